@@ -1,0 +1,56 @@
+# Every target sets up what it needs: a fresh clone goes straight to `make story` or `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+ID ?= build-revise
+ARGS ?=
+
+.PHONY: help venv engine browser oracle-image prerequisites test story calibrate bench testbed report clean
+
+help:
+	@echo "make story ID=build-revise   run one cell (short case id or full execution id)"
+	@echo "make test                    set up everything and run every test"
+	@echo "make calibrate               prove the oracle and the stories catch every bad delivery"
+	@echo "make bench                   print the speed figures"
+	@echo "make oracle-image            build or verify the oracle's container image"
+	@echo "make testbed                 start the reference product on http://127.0.0.1:8765"
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	touch $@
+
+venv: $(VENV)/.installed
+
+engine:
+	@bash scripts/ensure-docker-engine.sh
+
+browser: venv
+	@bash scripts/ensure-browser.sh $(PY)
+
+oracle-image: venv engine
+	$(PY) -m oracle image
+
+prerequisites: venv engine browser oracle-image
+
+test: prerequisites
+	$(PY) -m pytest $(ARGS)
+
+story: prerequisites
+	$(VENV)/bin/harness run --id $(ID) $(ARGS)
+
+calibrate: prerequisites
+	$(PY) -m calibration $(ARGS)
+
+bench: prerequisites
+	$(PY) -m oracle bench $(ARGS)
+
+testbed: venv
+	$(PY) -m testbed serve --data .cache/testbed --port 8765
+
+report: venv
+	$(VENV)/bin/harness report
+
+clean:
+	rm -rf results report .cache .pytest_cache
