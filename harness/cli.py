@@ -1,0 +1,107 @@
+"""The ``harness`` command line.
+
+Each subcommand is a thin argparse front over a Python function, and every
+flag maps to one keyword argument of that function, so anything the CLI does
+a test or a script can do by calling the function. Selectors are shared:
+``list`` and ``run`` add them with ``add_selector_arguments`` and turn them
+into ``select(...)`` keyword arguments with ``selection_kwargs``, so the two
+can never disagree about which cells a command line names.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from harness.selection import SelectionError, select
+
+PROG = "harness"
+# Exit status for a command line the harness cannot honour (argparse uses the same).
+USAGE_ERROR = 2
+
+
+def add_selector_arguments(parser: argparse.ArgumentParser) -> None:
+    """The selector flags, one per ``select`` keyword; repeatable flags widen their dimension."""
+    group = parser.add_argument_group(
+        "selection",
+        "repeat a flag to widen it, combine different flags to narrow; paid cells only by --suite or exact --id",
+    )
+    group.add_argument("--all", action="store_true", help="every cell except those of manual (paid) suites")
+    group.add_argument("--suite", dest="suites", action="append", default=[], metavar="S", help="suite name")
+    group.add_argument("--profile", dest="profiles", action="append", default=[], metavar="P", help="profile name")
+    group.add_argument(
+        "--environment", dest="environments", action="append", default=[], metavar="E", help="environment name"
+    )
+    group.add_argument("--case", dest="cases", action="append", default=[], metavar="C", help="case name")
+    group.add_argument(
+        "--id",
+        dest="ids",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="full execution id, or a case name for its scripted local cell; stands alone",
+    )
+    group.add_argument("--shard", metavar="i/n", help="keep only shard i of n (1-based) of the sorted selection")
+
+
+def selection_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``select(...)`` keyword arguments a parsed command line asks for."""
+    return {
+        "all": args.all,
+        "suites": tuple(args.suites),
+        "profiles": tuple(args.profiles),
+        "environments": tuple(args.environments),
+        "cases": tuple(args.cases),
+        "ids": tuple(args.ids),
+        "shard": args.shard,
+    }
+
+
+def list_cells(**selectors: Any) -> list[str]:
+    """Execution IDs of a selection, in run order; runs nothing."""
+    return [cell.execution_id for cell in select(**selectors)]
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    for execution_id in list_cells(**selection_kwargs(args)):
+        print(execution_id)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser; each subparser stores its handler as ``func``."""
+    parser = argparse.ArgumentParser(prog=PROG, description="Browser-driven workflow evals for agent work platforms.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    list_parser = commands.add_parser("list", help="print the execution ids a selection names, one per line")
+    add_selector_arguments(list_parser)
+    list_parser.set_defaults(func=_cmd_list)
+
+    # `run` (lead): add_selector_arguments(run_parser) plus its own flags
+    # (--max-parallel, --max-automatic-retries, ...), then call select(**selection_kwargs(args)).
+    # `report`, `merge`, `promote`, `review` (issue 6) register here the same way.
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``harness`` console script; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # argparse exits on --help and on usage errors
+        return exit_.code if isinstance(exit_.code, int) else USAGE_ERROR
+    handler: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return USAGE_ERROR
+    try:
+        return handler(args)
+    except SelectionError as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return USAGE_ERROR
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
