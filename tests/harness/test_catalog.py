@@ -1,0 +1,107 @@
+"""The catalog's facts: which cells exist, what they cost, and when a live cell must be skipped."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from harness.catalog import (
+    CATALOG,
+    MANUAL_SUITE,
+    SCRIPTED,
+    SCRIPTED_SUITE,
+    Cell,
+    Profile,
+    Suite,
+    live_cell_unavailable_reason,
+    suite_definition_hash,
+)
+
+CASES = ["build-revise", "delegate-feedback", "recover-controller", "stop-redirect"]
+
+
+def cell(execution_id: str) -> Cell:
+    return next(c for c in CATALOG.cells() if c.execution_id == execution_id)
+
+
+def suite(name: str) -> Suite:
+    return next(s for s in CATALOG.suites if s.name == name)
+
+
+def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
+    ids = [c.execution_id for c in CATALOG.cells()]
+    assert ids == sorted(ids)
+    assert len(ids) == len(set(ids)) == 4 * 4  # 3 paid profiles + scripted, 4 cases each
+    for c in CATALOG.cells():
+        assert c.execution_id.split(".") == [c.suite.name, c.profile.name, c.environment.name, c.case.name]
+
+
+def test_manual_suite_holds_only_paid_live_cells() -> None:
+    manual = suite(MANUAL_SUITE)
+    assert manual.manual_only
+    assert [p.name for p in manual.profiles] == ["runner-codex", "runner-claude", "runner-codex-mini"]
+    for c in CATALOG.cells():
+        assert c.paid == c.manual == (c.suite.name == MANUAL_SUITE)
+        assert c.evidence_mode == ("live" if c.paid else "scripted")
+
+
+def test_scripted_suite_is_free_and_covers_the_same_cases() -> None:
+    scripted = suite(SCRIPTED_SUITE)
+    assert not scripted.manual_only
+    assert scripted.profiles == (SCRIPTED,)
+    assert (SCRIPTED.adapter, SCRIPTED.model) == ("scripted", "default")
+    assert [c.name for c in scripted.cases] == [c.name for c in suite(MANUAL_SUITE).cases] == CASES
+    assert [c.story for c in scripted.cases] == [f"stories.{name.replace('-', '_')}" for name in CASES]
+
+
+def test_deadlines_and_run_record_bound() -> None:
+    live = cell("everyday-workflows.runner-claude.local.build-revise")
+    free = cell("everyday-workflows-scripted.scripted.local.build-revise")
+    assert live.deadline_s == 12 * 60
+    assert free.deadline_s < live.deadline_s
+    assert live.case.max_run_records == free.case.max_run_records == 12
+
+
+def test_suite_hash_is_stable_and_covers_member_definitions() -> None:
+    scripted = suite(SCRIPTED_SUITE)
+    first = suite_definition_hash(scripted)
+    assert first == suite_definition_hash(Suite.model_validate(scripted.model_dump()))
+    assert len(first) == 64 and first != suite_definition_hash(suite(MANUAL_SUITE))
+    slower = scripted.model_copy(
+        update={"cases": (scripted.cases[0].model_copy(update={"scripted_deadline_s": 999}), *scripted.cases[1:])}
+    )
+    assert suite_definition_hash(slower) != first
+
+
+def test_live_cell_without_credentials_or_binary_has_a_skip_reason() -> None:
+    codex = cell("everyday-workflows.runner-codex.local.build-revise")
+    reason = live_cell_unavailable_reason(codex, env={}, which=lambda name: None)
+    assert reason is not None
+    assert "OPENAI_API_KEY" in reason and "'codex'" in reason
+
+
+def test_skip_reason_names_only_what_is_missing_and_never_a_value() -> None:
+    claude = cell("everyday-workflows.runner-claude.local.stop-redirect")
+    found = lambda name: f"/usr/bin/{name}"  # noqa: E731
+    reason = live_cell_unavailable_reason(claude, env={"OPENAI_API_KEY": "sk-secret"}, which=found)
+    assert reason is not None and "ANTHROPIC_API_KEY" in reason and "binary" not in reason
+    assert "sk-secret" not in reason
+    assert live_cell_unavailable_reason(claude, env={"ANTHROPIC_API_KEY": "x"}, which=lambda name: None) is not None
+    assert live_cell_unavailable_reason(claude, env={"ANTHROPIC_API_KEY": ""}, which=found) is not None
+
+
+def test_runnable_live_cell_and_scripted_cell_have_no_skip_reason() -> None:
+    mini = cell("everyday-workflows.runner-codex-mini.local.build-revise")
+    assert live_cell_unavailable_reason(mini, env={"OPENAI_API_KEY": "k"}, which=lambda n: f"/bin/{n}") is None
+    free = cell("everyday-workflows-scripted.scripted.local.build-revise")
+    assert live_cell_unavailable_reason(free, env={}, which=lambda name: None) is None
+
+
+def test_definitions_reject_contradictions() -> None:
+    with pytest.raises(ValidationError):
+        Profile(name="x", adapter="a", model="m", live=True, evidence_mode="scripted")
+    with pytest.raises(ValidationError):  # dots would break execution ids
+        Profile(name="a.b", adapter="a", model="m", live=False, evidence_mode="scripted")
+    manual = suite(MANUAL_SUITE)
+    with pytest.raises(ValidationError, match="not manual-only"):
+        Suite.model_validate({**manual.model_dump(), "manual_only": False})

@@ -1,0 +1,128 @@
+"""Selection rules: widen within a dimension, narrow across, paid cells only when named."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.catalog import CATALOG
+from harness.selection import SelectionError, parse_shard, resolve_short_id, select, shard_cells
+
+PAID_ID = "everyday-workflows.runner-codex.local.build-revise"
+FREE_ID = "everyday-workflows-scripted.scripted.local.build-revise"
+
+
+def ids(**selectors) -> list[str]:
+    return [cell.execution_id for cell in select(**selectors)]
+
+
+def test_all_selects_every_free_cell_and_no_paid_one() -> None:
+    cells = select(all=True)
+    assert len(cells) == 4
+    assert not any(cell.paid or cell.manual for cell in cells)
+
+
+def test_naming_the_manual_suite_selects_its_paid_cells() -> None:
+    cells = select(suites=["everyday-workflows"])
+    assert len(cells) == 12 and all(cell.paid for cell in cells)
+    assert PAID_ID in [cell.execution_id for cell in cells]
+
+
+@pytest.mark.parametrize("profile", ["runner-codex", "runner-claude", "runner-codex-mini"])
+def test_paid_profile_alone_is_an_error_that_says_how_to_select_it(profile: str) -> None:
+    with pytest.raises(SelectionError, match="--suite everyday-workflows or pass an exact --id"):
+        select(profiles=[profile])
+
+
+def test_group_selectors_never_pull_in_paid_cells() -> None:
+    assert ids(environments=["local"]) == ids(all=True)
+    assert ids(cases=["build-revise"]) == [FREE_ID]
+    assert ids(profiles=["scripted", "runner-codex"]) == ids(all=True)
+    assert ids(all=True, profiles=["runner-claude", "scripted"]) == ids(all=True)
+
+
+def test_exact_id_selects_a_paid_cell() -> None:
+    assert ids(ids=[PAID_ID]) == [PAID_ID]
+
+
+def test_repeating_a_dimension_widens_it() -> None:
+    assert ids(cases=["build-revise", "stop-redirect"]) == [FREE_ID, "everyday-workflows-scripted.scripted.local.stop-redirect"]
+    both = ids(suites=["everyday-workflows", "everyday-workflows-scripted"])
+    assert len(both) == 16
+    assert ids(ids=[PAID_ID, "build-revise", PAID_ID]) == [FREE_ID, PAID_ID]  # sorted, deduplicated
+
+
+def test_different_dimensions_narrow() -> None:
+    assert ids(suites=["everyday-workflows"], profiles=["runner-claude"], cases=["build-revise"]) == [
+        "everyday-workflows.runner-claude.local.build-revise"
+    ]
+    assert len(ids(suites=["everyday-workflows"], profiles=["runner-codex", "runner-codex-mini"])) == 8
+
+
+def test_selectors_that_match_nothing_are_an_error() -> None:
+    with pytest.raises(SelectionError, match="no cell matches --suite everyday-workflows --profile scripted"):
+        select(suites=["everyday-workflows"], profiles=["scripted"])
+
+
+def test_no_selector_is_an_error() -> None:
+    with pytest.raises(SelectionError, match="pass --all"):
+        select()
+
+
+@pytest.mark.parametrize(
+    "selectors",
+    [{"all": True}, {"suites": ["everyday-workflows"]}, {"profiles": ["scripted"]}, {"cases": ["build-revise"]}],
+)
+def test_id_stands_alone(selectors: dict) -> None:
+    with pytest.raises(SelectionError, match="--id stands alone"):
+        select(ids=["build-revise"], **selectors)
+
+
+@pytest.mark.parametrize(
+    ("selectors", "listed"),
+    [
+        ({"suites": ["nope"]}, "valid suites: everyday-workflows, everyday-workflows-scripted"),
+        ({"profiles": ["nope"]}, "valid profiles: runner-claude, runner-codex, runner-codex-mini, scripted"),
+        ({"environments": ["cloud"]}, "valid environments: local"),
+        ({"cases": ["nope"]}, "valid cases: build-revise, delegate-feedback, recover-controller, stop-redirect"),
+        ({"ids": ["nope"]}, f"valid ids: build-revise, delegate-feedback, recover-controller, stop-redirect, {FREE_ID}"),
+    ],
+)
+def test_unknown_values_list_the_valid_ones_on_one_line(selectors: dict, listed: str) -> None:
+    with pytest.raises(SelectionError, match="unknown") as raised:
+        select(**selectors)
+    assert listed in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_short_id_is_the_scripted_local_cell_and_full_id_is_exact() -> None:
+    assert resolve_short_id("build-revise").execution_id == FREE_ID
+    assert resolve_short_id(PAID_ID).execution_id == PAID_ID
+    with pytest.raises(SelectionError):
+        resolve_short_id("local.build-revise")
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 5, 16, 20])
+def test_shards_partition_the_selection(count: int) -> None:
+    both = ["everyday-workflows", "everyday-workflows-scripted"]
+    selection = ids(suites=both)
+    shards = [ids(suites=both, shard=f"{i}/{count}") for i in range(1, count + 1)]
+    flat = [execution_id for shard in shards for execution_id in shard]
+    assert sorted(flat) == selection  # union is the selection and no cell is in two shards
+    assert max(map(len, shards)) - min(map(len, shards)) <= 1
+
+
+def test_shard_does_not_depend_on_input_order() -> None:
+    cells = select(suites=["everyday-workflows"])
+    assert shard_cells(list(reversed(cells)), "2/3") == shard_cells(cells, "2/3") == select(suites=["everyday-workflows"], shard="2/3")
+
+
+@pytest.mark.parametrize("text", ["", "1", "0/2", "3/2", "a/b", "1/0", "-1/2", "1/2/3", "1 of 2"])
+def test_malformed_shard_is_a_selection_error(text: str) -> None:
+    with pytest.raises(SelectionError, match="malformed shard"):
+        parse_shard(text)
+    with pytest.raises(SelectionError, match="malformed shard"):
+        select(all=True, shard=text)
+
+
+def test_order_is_sorted_by_execution_id() -> None:
+    cells = select(suites=["everyday-workflows"])
+    assert [c.execution_id for c in cells] == sorted(c.execution_id for c in CATALOG.cells() if c.manual)
