@@ -180,15 +180,9 @@ RUNNER_CODEX = Profile(
     required_binary="codex",
     description="The Codex command-line agent with its default model.",
 )
-RUNNER_CODEX_MINI = Profile(
-    name="runner-codex-mini",
-    adapter="runner-codex",
-    model="mini",
-    live=True,
-    evidence_mode="live",
-    required_env=("OPENAI_API_KEY",),
-    required_binary="codex",
-    description="The Codex command-line agent with a smaller, cheaper model.",
+# Same adapter, binary and credentials as runner-codex; only the model differs.
+RUNNER_CODEX_MINI = RUNNER_CODEX.model_copy(
+    update={"name": "runner-codex-mini", "model": "mini", "description": "The Codex command-line agent with a smaller model."}
 )
 RUNNER_CLAUDE = Profile(
     name="runner-claude",
