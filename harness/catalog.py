@@ -18,13 +18,14 @@ import json
 import os
 import shutil
 from collections.abc import Callable, Mapping
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
+from harness.verdicts import EvidenceMode
+
 # Dots separate the parts of an execution ID, so no name may contain one.
 Name = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
-EvidenceMode = Literal["scripted", "live"]
 
 LIVE_DEADLINE_S = 12 * 60
 MAX_RUN_RECORDS = 12

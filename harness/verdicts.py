@@ -1,0 +1,53 @@
+"""The verdict classes: the one place that says how an attempt can end.
+
+They are never merged: an infrastructure failure is not a product failure,
+and a fault that was never injected is not a pass.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Verdict(str, Enum):
+    PASSED = "passed"
+    FAILED = "failed"
+    INFRASTRUCTURE_FAILED = "infrastructure_failed"
+    UNEXERCISED = "unexercised"
+    SKIPPED = "skipped"
+
+    @property
+    def counts_as_success(self) -> bool:
+        """Only a pass is a success; a skip is neither success nor failure."""
+        return self is Verdict.PASSED
+
+
+class EvidenceMode(str, Enum):
+    """What an attempt can prove: scripted proves paths, never a model's quality."""
+
+    SCRIPTED = "scripted"
+    LIVE = "live"
+
+
+class StoryOutcome(Exception):
+    """Raised inside a story to end the attempt with a verdict other than passed."""
+
+    verdict: Verdict = Verdict.FAILED
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class StoryFailed(StoryOutcome):
+    verdict = Verdict.FAILED
+
+
+class InfrastructureFailed(StoryOutcome):
+    verdict = Verdict.INFRASTRUCTURE_FAILED
+
+
+class Unexercised(StoryOutcome):
+    """The fault premise was never reached: not a pass, not a model failure."""
+
+    verdict = Verdict.UNEXERCISED
