@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -70,6 +71,31 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_run(args: argparse.Namespace) -> int:
+    from harness.run import run_cells  # imports pytest and playwright: only when running
+
+    extra = args.pytest_args[1:] if args.pytest_args[:1] == ["--"] else args.pytest_args
+    return run_cells(
+        select(**selection_kwargs(args)),
+        results=args.results,
+        campaign=args.campaign,
+        max_parallel=args.max_parallel,
+        max_automatic_retries=args.max_automatic_retries,
+        headed=args.headed,
+        junitxml=args.junitxml,
+        scripted_persona=args.scripted_persona,
+        pace_s=args.pace,
+        extra=extra,
+    )
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full parser; each subparser stores its handler as ``func``."""
     parser = argparse.ArgumentParser(prog=PROG, description="Browser-driven workflow evals for agent work platforms.")
@@ -79,8 +105,22 @@ def build_parser() -> argparse.ArgumentParser:
     add_selector_arguments(list_parser)
     list_parser.set_defaults(func=_cmd_list)
 
-    # `run` (lead): add_selector_arguments(run_parser) plus its own flags
-    # (--max-parallel, --max-automatic-retries, ...), then call select(**selection_kwargs(args)).
+    run_parser = commands.add_parser("run", help="run the selected cells and print a verdict summary")
+    add_selector_arguments(run_parser)
+    run_parser.add_argument("--max-parallel", type=_positive_int, default=1, metavar="N", help="cells run at once")
+    run_parser.add_argument(
+        "--max-automatic-retries", type=int, choices=(0, 1), default=0,
+        help="retry a cell once after an infrastructure failure only (default 0)",
+    )
+    run_parser.add_argument("--results", type=Path, default=Path("results"), help="evidence folder (default results/)")
+    run_parser.add_argument("--campaign", help="campaign id (default: a new time-ordered id)")
+    run_parser.add_argument("--headed", action="store_true", help="show the browser")
+    run_parser.add_argument("--junitxml", type=Path, help="write junit XML here")
+    run_parser.add_argument("--scripted-persona", help="calibration: give the scripted agent a faulty persona")
+    run_parser.add_argument("--pace", type=float, help="seconds per scripted agent step")
+    run_parser.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: more pytest arguments (-k, -x)")
+    run_parser.set_defaults(func=_cmd_run)
+
     # `report`, `merge`, `promote`, `review` (issue 6) register here the same way.
     return parser
 

@@ -1,13 +1,3 @@
-"""Shared test configuration: real Chromium, launched the way this machine allows."""
+"""Shared test configuration: the harness plugin (real Chromium launch options and story cells)."""
 
-from __future__ import annotations
-
-import pytest
-
-from harness.browser import launch_options
-
-
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
-    """Point pytest-playwright at an existing Chromium; fail loudly when there is none."""
-    return {**browser_type_launch_args, **launch_options()}
+pytest_plugins = ["harness.plugin"]

@@ -1,0 +1,228 @@
+"""The journey: the world a story acts in, in a person's vocabulary.
+
+A story says "create the task", "wait until the agent has finished",
+"download the delivery", "send a message"; the journey turns each into page
+object calls (browser), API reads (to know when to look), evidence (a
+screenshot at every decision point, the ZIP and its sha256, the oracle
+result) and checks. Selectors live in the driver's page objects, JSON in its
+API client, paths in the evidence recorder: never in a story.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from harness.attempt import AttemptContext
+from harness.driver.api import Agent, ApiClient, Task
+from harness.driver.instance import TestbedInstance
+from harness.driver.pages import TaskPage, TaskListPage
+from harness.driver.secrets import testbed_secret_patterns
+from harness.lifecycle import LifecycleFacts, MessageFacts, RunFacts, TaskFacts, grade_lifecycle
+from harness.records import DownloadRecord
+from harness.verdicts import InfrastructureFailed, StoryFailed
+
+SCRIPTED_PACE_S = 0.05
+FINISHED_STATUSES = {"done", "in_review", "blocked", "cancelled"}
+
+
+class Journey:
+    """One attempt's product instance, browser page, deadline and evidence, for a story to use."""
+
+    def __init__(self, context: AttemptContext, instance: TestbedInstance, browser_context: Any) -> None:
+        self.cell = context.cell
+        self.settings = context.settings
+        self.evidence = context.recorder
+        self.deadline = context.deadline
+        self.instance = instance
+        self.api: ApiClient = instance.api
+        self.browser_context = browser_context
+        self.page = browser_context.new_page()
+        self.tasks = TaskListPage(self.page, instance.base_url)
+        self.sent_messages: list[str] = []
+        self.interrupted_run_ids: list[int] = []
+        self.current: TaskPage | None = None
+        self.oracle_image: str | None = None
+        self.lead = self._hire("Avery", "lead engineer")
+
+    # ---- the team ---------------------------------------------------------------
+
+    def _hire(self, name: str, role: str, reports_to: Agent | None = None) -> Agent:
+        """Create an agent with the cell's profile (a calibration run swaps in a faulty persona)."""
+        model = self.settings.scripted_persona or self.cell.profile.model
+        agent = self.api.create_agent(
+            name=name, role=role, adapter=self.cell.profile.adapter, model=model,
+            reports_to=reports_to.id if reports_to else None,
+        )  # fmt: skip
+        self.evidence.note("hire", f"{name} ({role}) on {self.cell.profile.adapter}/{model}")
+        return agent
+
+    def hire_teammate(self, name: str, role: str) -> Agent:
+        return self._hire(name, role, reports_to=self.lead)
+
+    # ---- what a person does in the browser ---------------------------------------
+
+    def screenshot(self, step: str) -> None:
+        self.page.screenshot(path=self.evidence.screenshot_path(step), full_page=True)
+
+    def create_task(self, title: str, body: str, assignee: Agent | None = None) -> Task:
+        """Open the product, fill the new-task form and land on the task's page."""
+        assignee = assignee or self.lead
+        self.tasks.open()
+        self.current = self.tasks.create_task(title=title, body=body, assignee=assignee.name)
+        task = self.api.task(self.current.task_id)
+        self.evidence.note("create task", f"task {task.id} {title!r} for {assignee.name}")
+        self.screenshot(f"task {task.id} created")
+        return task
+
+    def send_message(self, text: str) -> None:
+        """Type into the current task's composer and send; the message must show exactly once."""
+        page = self._current_page()
+        page.send_message(text)
+        self.sent_messages.append(text)
+        self.evidence.note("send message", text.splitlines()[0][:80])
+        self.screenshot("message sent")
+
+    def wait_until_finished(self, task: Task, what: str = "the agent to finish") -> Task:
+        """Wait until nothing runs or waits on the task and it left active work; then look at it."""
+        def finished() -> Task | None:
+            current = self.api.task(task.id)
+            return current if current.settled and current.status in FINISHED_STATUSES else None
+
+        current = self.api.wait_for(finished, timeout=self.deadline.budget(), description=what)
+        if current is None:
+            raise self.deadline.exceeded(f"waiting for {what} on task {task.id}")
+        page = self._current_page()
+        page.wait_until_status(current.status, timeout=self.deadline.budget(30))
+        self.evidence.note("finished", f"task {task.id} is {current.status}")
+        self.screenshot(f"task {task.id} {current.status}")
+        return current
+
+    def download_latest_delivery(self, task: Task, phase: str) -> DownloadRecord:
+        """Click the newest delivery's download link, as a person would, and keep the bytes."""
+        current = self.api.task(task.id)
+        if not current.deliveries:
+            self.evidence.check(f"delivery.{phase}", False, f"task {task.id} has no delivery to download")
+            raise StoryFailed(f"no delivery for {phase} on task {task.id}")
+        latest = current.deliveries[-1]
+        data = self._current_page().download_delivery(latest.id)
+        record = self.evidence.download(phase, data)
+        self.evidence.check(
+            f"delivery.{phase}.sha256", record.sha256 == latest.sha256,
+            f"downloaded {record.sha256}, product says {latest.sha256}", [record.path],
+        )  # fmt: skip
+        return record
+
+    def download_again(self, original: DownloadRecord, task: Task) -> None:
+        """The first delivery must still download with exactly its original bytes."""
+        delivery = next((d for d in self.api.task(task.id).deliveries if d.sha256 == original.sha256), None)
+        if delivery is None:
+            self.evidence.check("delivery.redownload-identical", False, f"no delivery with sha256 {original.sha256} any more")
+            return
+        data = self._current_page().download_delivery(delivery.id)
+        again = self.evidence.download(f"{original.phase}-again", data)
+        self.evidence.check(
+            "delivery.redownload-identical", again.sha256 == original.sha256,
+            f"{original.phase} downloaded again: {again.sha256} (originally {original.sha256})",
+            [original.path, again.path],
+        )  # fmt: skip
+
+    def require_different(self, first: DownloadRecord, second: DownloadRecord) -> None:
+        self.evidence.check(
+            "delivery.revision-differs", first.sha256 != second.sha256,
+            f"{first.phase} {first.sha256[:12]} vs {second.phase} {second.sha256[:12]}",
+            [first.path, second.path],
+        )  # fmt: skip
+
+    # ---- the independent oracle ----------------------------------------------------
+
+    def grade(self, download: DownloadRecord, mode: str) -> bool:
+        """Grade the downloaded ZIP in the locked-down container; the agent's word counts for nothing."""
+        from oracle import CannotGrade, grade
+
+        try:
+            result = grade(self.evidence.folder / download.path, mode)  # type: ignore[arg-type]
+        except CannotGrade as error:
+            raise InfrastructureFailed(f"the oracle could not grade: {error}") from None
+        self.oracle_image = result.image
+        path = self.evidence.oracle_result(download, mode, result.passed, result.model_dump(mode="json"))
+        failing = [check.id for check in result.checks if not check.passed]
+        detail = f"mode {mode}: passed" if result.passed else f"mode {mode}: failed {', '.join(failing)}"
+        self.evidence.check(f"oracle.{download.phase}", result.passed, detail, [download.path, path])
+        for check in result.checks:
+            if not check.passed:
+                self.evidence.check(f"oracle.{download.phase}.{check.id}", False, check.detail, [path])
+        return result.passed
+
+    # ---- the end of the attempt -------------------------------------------------------
+
+    def _current_page(self) -> TaskPage:
+        if self.current is None:
+            raise RuntimeError("the story has not opened a task yet")
+        return self.current
+
+    def _lifecycle_facts(self, tasks: list[Task]) -> LifecycleFacts:
+        runs = [run for task in tasks for run in task.runs]
+        return LifecycleFacts(
+            tasks=[TaskFacts(id=str(t.id), title=t.title, status=t.status, assignee_id=str(t.assignee_id),
+                             parent_id=None if t.parent_id is None else str(t.parent_id)) for t in tasks],
+            runs=[RunFacts(id=str(r.id), task_id=str(r.task_id), agent_id=str(r.agent_id), status=r.status,
+                           error=r.error_code, runner_instance_id=r.identity.runner_instance_id,
+                           pid=r.identity.pid, process_started_at=r.identity.process_start_time) for r in runs],
+            messages=[MessageFacts(id=str(c.id), task_id=str(c.task_id), body=c.body,
+                                   consumed_by_run_id=None if c.consumed_by_run_id is None else str(c.consumed_by_run_id))
+                      for t in tasks for c in t.user_messages()],
+            sent_messages=self.sent_messages,
+            interrupted_run_ids=[str(run_id) for run_id in self.interrupted_run_ids],
+        )  # fmt: skip
+
+    def conclude(self) -> dict[str, Any]:
+        """Final screenshot, persisted records, lifecycle checks; returns timing and accounting facts."""
+        if self.current is not None:
+            self.current.reload()
+            self.current.scroll_latest_reply_into_view()
+            self.screenshot("final")
+        tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
+        self.evidence.snapshot("tasks", tasks)
+        self.evidence.snapshot("agents", self.api.agents())
+        self.evidence.snapshot("company", self.api.company())
+        self.evidence.snapshot("activity", self.api.activity())
+        for check in grade_lifecycle(self._lifecycle_facts(tasks)):
+            self.evidence.checks.append(check)
+            self.evidence.note(f"check {check.id}", "passed" if check.passed else f"FAILED: {check.detail}")
+        runs = [run for task in tasks for run in task.runs]
+        return {
+            "agent_run_s": round(sum(run.duration_s or 0.0 for run in runs), 3),
+            "accounting": {"cost_cents": sum(run.cost_cents for run in runs), "run_count": len(runs)},
+            "oracle_image": self.oracle_image,
+        }
+
+    def known_secrets(self) -> dict[str, str]:
+        return {}
+
+
+def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
+    """Bind the session's browser; each attempt gets its own instance, context and trace."""
+
+    @contextmanager
+    def open_journey(context: AttemptContext) -> Iterator[Journey]:
+        pace = context.settings.pace_s if context.settings.pace_s is not None else SCRIPTED_PACE_S
+        recorder = context.recorder
+        try:
+            instance = TestbedInstance(pace=pace).start()
+        except Exception as error:
+            raise InfrastructureFailed(f"the product did not start: {error}") from error
+        browser_context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
+        browser_context.tracing.start(screenshots=True, snapshots=True)
+        try:
+            yield Journey(context, instance, browser_context)
+        finally:
+            try:
+                browser_context.tracing.stop(path=recorder.folder / "trace.zip")
+                browser_context.close()
+            finally:
+                instance.close_and_keep_logs(recorder.folder / "logs")
+
+    return open_journey

@@ -1,0 +1,19 @@
+"""The one pytest test that runs a story cell; the plugin parametrizes it with the selection."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.attempt import RunSettings, run_cell
+from harness.catalog import Cell
+from harness.journey import journey_factory
+from harness.verdicts import Verdict
+
+
+def test_cell(cell: Cell, run_settings: RunSettings, browser) -> None:
+    attempts = run_cell(cell, run_settings, journey_factory(browser))
+    final = attempts[-1]
+    if final.verdict is Verdict.SKIPPED:
+        pytest.skip(final.reason)
+    if final.verdict is not Verdict.PASSED:
+        pytest.fail(f"{final.verdict.value}: {final.reason}", pytrace=False)
