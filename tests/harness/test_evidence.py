@@ -1,0 +1,49 @@
+"""The evidence recorder lays out the package and never keeps a secret."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from harness.evidence import SUBFOLDERS, EvidenceRecorder
+from harness.secrets import scan_tree, secrets_from_environment
+
+
+def test_package_layout_and_download_hash(tmp_path: Path) -> None:
+    recorder = EvidenceRecorder(tmp_path / "attempt")
+    for name in SUBFOLDERS:
+        assert (recorder.folder / name).is_dir()
+    record = recorder.download("build", b"PK zip bytes")
+    assert record.path == "downloads/build.zip"
+    assert record.sha256 == hashlib.sha256(b"PK zip bytes").hexdigest()
+    assert (recorder.folder / record.path).read_bytes() == b"PK zip bytes"
+    recorder.oracle_result(record, "base", True, {"passed": True})
+    assert record.oracle_result == "oracle/build.json"
+    assert json.loads((recorder.folder / "oracle/build.json").read_text()) == {"passed": True}
+    assert recorder.screenshot_path("Task 1 created").name == "01-task-1-created.png"
+    assert recorder.screenshot_path("final").name == "02-final.png"
+
+
+def test_secret_is_withheld_and_named_by_file_not_value(tmp_path: Path) -> None:
+    recorder = EvidenceRecorder(tmp_path / "attempt")
+    token = "run-token-abcdef123456"
+    recorder.snapshot("runs", {"token": token})
+    recorder.snapshot("tasks", {"ok": True})
+    reason = recorder.withhold_secrets({"run token": token})
+    assert reason == "secret found in evidence: snapshots/runs.json holds a run token"
+    assert token not in reason
+    assert not (recorder.folder / "snapshots/runs.json").exists()
+    assert (recorder.folder / "snapshots/runs.json.withheld").exists()
+    assert scan_tree(recorder.folder, {"run token": token}) == []
+    assert recorder.withhold_secrets({"run token": token}) is None
+
+
+def test_credential_shapes_are_found_without_being_told(tmp_path: Path) -> None:
+    (tmp_path / "log.txt").write_text("calling with sk-" + "A" * 40)
+    assert [f.kind for f in scan_tree(tmp_path, {})] == ["openai-style key"]
+
+
+def test_environment_secrets_are_picked_by_name() -> None:
+    env = {"OPENAI_API_KEY": "sk-live-123456789", "HOME": "/root", "GITHUB_TOKEN": "short", "DB_PASSWORD": "hunter2hunter2"}
+    assert secrets_from_environment(env) == {"OPENAI_API_KEY": "sk-live-123456789", "DB_PASSWORD": "hunter2hunter2"}
