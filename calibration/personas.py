@@ -1,0 +1,68 @@
+"""Story calibration: each faulty scripted persona must make its story fail on the intended check.
+
+A story that passes with a persona built to break it proves nothing about
+the stories that pass; so every persona runs the real story end to end
+(real product, real browser, real oracle) and the attempt must end
+`failed` with the expected check among its failures. The well-behaved
+`default` persona runs too and must pass.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from calibration.runner import Row
+from harness.records import AttemptRecord
+from harness.verdicts import Verdict
+
+
+class PersonaCase(BaseModel):
+    case: str
+    persona: str
+    expected_check: str | None = None  # None: the story must pass
+
+
+PERSONA_CASES: tuple[PersonaCase, ...] = (
+    PersonaCase(case="build-revise", persona="default"),
+    PersonaCase(case="build-revise", persona="trailing-separator", expected_check="oracle.revision"),
+    PersonaCase(case="build-revise", persona="leaves-in-review", expected_check="lifecycle.tasks-done"),
+    PersonaCase(case="build-revise", persona="crashes-mid-run", expected_check="lifecycle.runs-succeeded"),
+)
+
+
+def run_persona(case: PersonaCase, results: Path) -> AttemptRecord | None:
+    """Run the story's scripted cell with the persona through the real `harness run`."""
+    campaign = f"calibration-{case.case}-{case.persona}"
+    subprocess.run(
+        [sys.executable, "-m", "harness.cli", "run", "--id", case.case, "--results", str(results),
+         "--campaign", campaign, "--scripted-persona", case.persona],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
+    )  # fmt: skip
+    records = sorted((results / campaign).glob("*/*/attempt.json"))
+    return AttemptRecord.model_validate_json(records[-1].read_text()) if records else None
+
+
+def row_for(case: PersonaCase, record: AttemptRecord | None) -> Row:
+    expected = "pass" if case.expected_check is None else f"fail {case.expected_check}"
+    if record is None:
+        return Row(suite="stories", delivery=f"{case.case}/{case.persona}", mode="-", expected=expected,
+                   got="no attempt", deciding="-", detail="the run left no attempt.json", ok=False)  # fmt: skip
+    failed = [check.id for check in record.checks if not check.passed]
+    if case.expected_check is None:
+        ok = record.verdict is Verdict.PASSED
+    else:
+        ok = record.verdict is Verdict.FAILED and case.expected_check in failed
+    return Row(
+        suite="stories", delivery=f"{case.case}/{case.persona}", mode="-", expected=expected,
+        got=record.verdict.value, deciding=failed[0] if failed else "-", detail=record.reason[:300], ok=ok,
+    )  # fmt: skip
+
+
+def run_persona_suite() -> list[Row]:
+    with tempfile.TemporaryDirectory(prefix="everyday-calibration-stories-") as folder:
+        return [row_for(case, run_persona(case, Path(folder))) for case in PERSONA_CASES]
