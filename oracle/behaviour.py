@@ -19,6 +19,7 @@ class CliObservation(BaseModel):
     """What one CLI invocation did, as the collector saw it."""
 
     args: list[str]
+    fresh: bool = False
     exit: int | None = None
     stdout: str = ""
     timed_out: bool = False
@@ -47,6 +48,7 @@ class Expectation(BaseModel):
     check_id: str
     args: tuple[str, ...]
     slug: str | None
+    fresh: bool = False  # run in a brand-new interpreter rather than a forked warm one
 
 
 def _facts(check_id: str, facts: tuple[SlugFact, ...]) -> list[Expectation]:
@@ -60,6 +62,7 @@ def _rejections(check_id: str, option: str, values: tuple[str, ...]) -> list[Exp
 def expectations(mode: Mode) -> list[Expectation]:
     """Every CLI invocation the mode's cumulative requirements call for."""
     planned = _facts(ids.BASE_CLI, contract.BASE_FACTS)
+    planned.append(planned[0].model_copy(update={"fresh": True}))  # the real `python3 slugify.py` path must agree
     if contract.requires_separator(mode):
         planned += _facts(ids.SEPARATOR_VALUES, contract.SEPARATOR_FACTS)
         planned += _rejections(ids.SEPARATOR_INVALID_REJECTED, "--separator", contract.INVALID_SEPARATORS)
@@ -82,7 +85,7 @@ def _short(value: str, limit: int = 60) -> str:
 
 def _cli_problem(expected: Expectation, seen: CliObservation) -> str | None:
     """Why one observation breaks the contract, or None when it holds."""
-    call = "slugify.py " + " ".join(_short(a, 30) for a in expected.args)
+    call = ("python3 " if expected.fresh else "") + "slugify.py " + " ".join(_short(a, 30) for a in expected.args)
     if seen.error:
         return f"{call}: {seen.error}"
     if seen.timed_out:
@@ -100,11 +103,11 @@ def _cli_problem(expected: Expectation, seen: CliObservation) -> str | None:
 
 def cli_checks(planned: list[Expectation], seen: list[CliObservation]) -> list[Check]:
     """One check per check id, failing with the first broken invocation and a count of all broken ones."""
-    by_args = {tuple(o.args): o for o in seen}
+    by_args = {(tuple(o.args), o.fresh): o for o in seen}
     results: list[Check] = []
     for check_id in dict.fromkeys(e.check_id for e in planned):
         group = [e for e in planned if e.check_id == check_id]
-        problems = [p for e in group if (p := _cli_problem(e, by_args.get(e.args, CliObservation(args=list(e.args), error="not observed"))))]
+        problems = [p for e in group if (p := _cli_problem(e, by_args.get((e.args, e.fresh), CliObservation(args=list(e.args), error="not observed"))))]
         if problems:
             more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
             results.append(check(check_id, False, problems[0] + more))

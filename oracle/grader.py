@@ -51,7 +51,7 @@ def collector_plan(mode: Mode, project: PurePosixPath, limits: SandboxLimits) ->
         "python": "python3",
         "project": str(project),
         "source_file": SOURCE_FILE,
-        "cli": [list(e.args) for e in behaviour.expectations(mode)],
+        "cli": [{"args": list(e.args), "fresh": e.fresh} for e in behaviour.expectations(mode)],
         "function_texts": behaviour.function_texts(),
         "command_timeout_s": limits.command_timeout_s,
         "stdout_limit": 1024,
