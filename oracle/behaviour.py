@@ -18,7 +18,7 @@ from oracle.contract import Mode, SlugFact
 class CliObservation(BaseModel):
     """What one CLI invocation did, as the collector saw it."""
 
-    args: list[str]
+    args: list[str] = []
     fresh: bool = False
     exit: int | None = None
     stdout: str = ""
@@ -40,6 +40,7 @@ class FunctionObservation(BaseModel):
 class Observations(BaseModel):
     cli: list[CliObservation]
     function: FunctionObservation
+    agent_tests: CliObservation | None = None  # the delivery's own test run (unittest), when asked for
 
 
 class Expectation(BaseModel):
@@ -132,6 +133,14 @@ def function_check(seen: FunctionObservation) -> Check:
     if len(results) != len(contract.BASE_FACTS):
         return check(ids.BASE_FUNCTION, False, f"{len(results)} results for {len(contract.BASE_FACTS)} calls")
     return check(ids.BASE_FUNCTION, True, f"slugify(text) returned every {len(results)} base slug")
+
+
+def agent_tests_diagnostic(seen: CliObservation) -> Check:
+    """How the delivery's own tests fared under `python3 -m unittest discover`: recorded, never deciding."""
+    if seen.timed_out or seen.flooded or seen.error:
+        return check(ids.DIAGNOSTIC_AGENT_TESTS, False, seen.error or "the agent's tests did not finish within limits")
+    summary = [line for line in seen.stdout.strip().splitlines() if line.startswith(("Ran ", "OK", "FAILED", "NO TESTS"))]
+    return check(ids.DIAGNOSTIC_AGENT_TESTS, seen.exit == 0, f"exit {seen.exit}: {' / '.join(summary[-2:]) or 'no unittest summary'}")
 
 
 def behaviour_checks(mode: Mode, observations: Observations) -> list[Check]:

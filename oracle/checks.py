@@ -31,6 +31,10 @@ MAX_LENGTH_VALUES = "max-length.values"
 MAX_LENGTH_INVALID_REJECTED = "max-length.invalid-rejected"
 COMBINED_VALUES = "combined.values"
 
+# Recorded for reviewers, never deciding: the agent's own tests cannot grade its delivery.
+DIAGNOSTIC_AGENT_TESTS = "diagnostic.agent-tests"
+DIAGNOSTICS: tuple[str, ...] = (DIAGNOSTIC_AGENT_TESTS,)
+
 ORDER: tuple[str, ...] = (
     INTAKE_READABLE,
     INTAKE_SAFE_PATHS,
@@ -62,7 +66,7 @@ class Check(BaseModel):
 
 def check(check_id: str, passed: bool, detail: str) -> Check:
     """Build a Check, refusing ids that are not registered above (typos would silently never decide)."""
-    if check_id not in ORDER:
+    if check_id not in ORDER + DIAGNOSTICS:
         raise ValueError(f"unregistered check id {check_id!r}")
     return Check(id=check_id, passed=passed, detail=detail)
 

@@ -15,7 +15,7 @@ from oracle.contract import MODES
 def _grade(args: argparse.Namespace) -> int:
     from oracle.grader import grade
 
-    result = grade(args.zip, args.mode, image_ref=args.image, command_timeout_s=args.command_timeout, deadline_s=args.deadline)
+    result = grade(args.zip, args.mode, image_ref=args.image, command_timeout_s=args.command_timeout, deadline_s=args.deadline, agent_tests=args.agent_tests)
     print(result.model_dump_json())
     return 0 if result.passed else 1
 
@@ -53,6 +53,7 @@ def parser() -> argparse.ArgumentParser:
     grade.add_argument("--image", default=None, help="image to grade in (default: $EVERYDAY_ORACLE_IMAGE, local tag, pinned digest)")
     grade.add_argument("--command-timeout", type=float, default=4.0, help="seconds per delivery command inside the container")
     grade.add_argument("--deadline", type=float, default=30.0, help="seconds for the whole sandboxed run, enforced from the host")
+    grade.add_argument("--agent-tests", action="store_true", help="also run the delivery's own tests (recorded as a diagnostic, never deciding)")
     grade.set_defaults(run=_grade)
 
     preflight = commands.add_parser("preflight", help="check engine and image, say how to fix what is missing")

@@ -121,14 +121,14 @@ def _child(plan, job, write_fd, env):
         devnull = os.open(os.devnull, os.O_RDWR)
         os.dup2(devnull, 0)
         os.dup2(write_fd, 1)
-        os.dup2(devnull, 2)
+        os.dup2(write_fd if job.get("stderr") else devnull, 2)
         os.closerange(3, 1024)
         memory = plan["memory_bytes"]
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         os.chdir(plan["project"])
-        if job.get("fresh"):
-            os.execvpe(plan["python"], [plan["python"], plan["source_file"]] + list(job["args"]), env)
+        if job.get("exec"):
+            os.execvpe(job["exec"][0], job["exec"], env)
         os.environ.clear()
         os.environ.update(env)
         sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
@@ -169,7 +169,7 @@ def run_all(plan, jobs, env):
     signal.signal(signal.SIGCHLD, lambda *_: None)
     signal.set_wakeup_fd(wake_write)
     selector.register(wake_read, selectors.EVENT_READ, None)
-    limit_for = lambda job: plan["function_stdout_limit"] if job["kind"] == "function" else plan["stdout_limit"]  # noqa: E731
+    limit_for = lambda job: plan["stdout_limit"] if job["kind"] == "cli" else plan["report_stdout_limit"]  # noqa: E731
 
     def close(index, item):
         try:
@@ -190,8 +190,12 @@ def run_all(plan, jobs, env):
     while pending or running:
         while pending and len(running) < plan["workers"]:
             index, job = pending.pop(0)
-            read_fd, write_fd = os.pipe()
-            pid = os.fork()
+            try:
+                read_fd, write_fd = os.pipe()
+                pid = os.fork()
+            except OSError as error:  # e.g. the delivery's processes hold every pid: its own fault
+                results[index] = dict(args=job.get("args", []), fresh=bool(job.get("fresh")), stdout="", error="could not start: %s" % error)
+                continue
             if pid == 0:
                 os.close(read_fd)
                 _child(plan, job, write_fd, env)
@@ -252,15 +256,22 @@ def main():
     plan = json.loads(sys.argv[1])
     _warm_stdlib()
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LC_ALL": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "TMPDIR": "/tmp"}
-    jobs = [{"kind": "function"}] + [{"kind": "cli", "args": entry["args"], "fresh": entry["fresh"]} for entry in plan["cli"]]
+    python, source = plan["python"], plan["source_file"]
+    jobs = [{"kind": "function"}]
+    for entry in plan["cli"]:
+        job = {"kind": "cli", "args": entry["args"], "fresh": entry["fresh"]}
+        jobs.append(dict(job, exec=[python, source] + entry["args"]) if entry["fresh"] else job)
+    if plan["agent_tests"]:
+        jobs.append({"kind": "agent-tests", "exec": [python, "-m", "unittest", "discover", "-s", plan["agent_tests"]], "stderr": True})
     observed = run_all(plan, jobs, env)
+    agent_tests = observed.pop() if plan["agent_tests"] else None
     function = observed[0]
     lines = [line for line in function.pop("stdout").splitlines() if line.startswith(FUNCTION_MARK)]
     try:
         function["report"] = json.loads(lines[-1][len(FUNCTION_MARK):]) if lines else None
     except ValueError:
         function["report"] = None
-    sys.stdout.write(json.dumps({"cli": observed[1:], "function": function}) + "\n")
+    sys.stdout.write(json.dumps({"cli": observed[1:], "function": function, "agent_tests": agent_tests}) + "\n")
     sys.stdout.flush()
 
 

@@ -66,6 +66,6 @@ def test_every_grade_flag_is_a_grade_argument() -> None:
 
     grade_parser = parser()._subparsers._group_actions[0].choices["grade"]
     flags = {a.dest for a in grade_parser._actions if a.option_strings and a.dest != "help"}
-    mapping = {"mode": "mode", "image": "image_ref", "command_timeout": "command_timeout_s", "deadline": "deadline_s"}
+    mapping = {"mode": "mode", "image": "image_ref", "command_timeout": "command_timeout_s", "deadline": "deadline_s", "agent_tests": "agent_tests"}
     assert flags == set(mapping)
     assert set(mapping.values()) <= set(inspect.signature(grade).parameters)

@@ -71,3 +71,15 @@ def test_grade_deadline_is_enforced_from_the_host(client, tmp_path: Path) -> Non
     result = grade(path, "base", command_timeout_s=20, deadline_s=2, client=client)
     assert time.monotonic() - started < 10
     assert result.deciding_check == ids.SANDBOX_COMPLETED and "killed" in next(c for c in result.checks if c.id == ids.SANDBOX_COMPLETED).detail
+
+
+def test_agent_tests_are_recorded_but_never_decide(client, tmp_path: Path) -> None:
+    from calibration.deliveries import SELF_TESTS_OF_WRONG, WRONG_BUT_SELF_TESTED
+
+    path = tmp_path / "wrong.zip"
+    path.write_bytes(zip_bytes(project(WRONG_BUT_SELF_TESTED, SELF_TESTS_OF_WRONG)))
+    result = grade(path, "base", agent_tests=True, client=client)
+    assert [d.id for d in result.diagnostics] == [ids.DIAGNOSTIC_AGENT_TESTS]
+    assert result.diagnostics[0].passed, result.diagnostics[0].detail
+    assert "Ran 1 test" in result.diagnostics[0].detail
+    assert not result.passed and result.deciding_check == ids.BASE_CLI
