@@ -13,8 +13,11 @@ from oracle.image import CannotGrade
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m calibration", description=__doc__)
-    parser.add_argument("suites", nargs="*", choices=[*SUITES, []], help="suites to run (default: all)")
+    parser.add_argument("suites", nargs="*", metavar="SUITE", help=f"suites to run (default: all of {', '.join(SUITES)})")
     args = parser.parse_args(argv)
+    unknown = [name for name in args.suites if name not in SUITES]
+    if unknown:
+        parser.error(f"unknown suite(s) {', '.join(unknown)}; known: {', '.join(SUITES)}")
     started = time.monotonic()
     rows = []
     try:

@@ -12,19 +12,21 @@ from calibration.sources import gated
 from calibration.zips import zip_bytes
 from oracle import checks as ids
 from oracle import grade
-from oracle.sandbox import LABEL, LABEL_EXPIRES, LABEL_PID, SandboxLimits, hardened_container, hardening, remove_leftovers
+from oracle.sandbox import DELIVERY_MOUNT, LABEL, LABEL_EXPIRES, LABEL_PID, SandboxLimits, hardened_container, hardening, remove_leftovers
 
 
 def _ours(client) -> list[dict]:
     return client.api.containers(all=True, filters={"label": LABEL})
 
 
-def test_container_is_hardened(client, oracle_image) -> None:
+def test_container_is_hardened(client, oracle_image, tmp_path: Path) -> None:
     limits = SandboxLimits()
-    with hardened_container(client, oracle_image.id, ["python3", "-c", "pass"], limits) as container:
-        host = client.api.inspect_container(container.id)["HostConfig"]
-        user = client.api.inspect_container(container.id)["Config"]["User"]
-    assert user == "65534:65534"
+    mounts = {str(tmp_path): {"bind": DELIVERY_MOUNT, "mode": "ro"}}
+    with hardened_container(client, oracle_image.id, ["python3", "-c", "pass"], limits, mounts) as container:
+        inspected = client.api.inspect_container(container.id)
+    host = inspected["HostConfig"]
+    assert inspected["Config"]["User"] == "65534:65534"
+    assert [(m["Destination"], m["RW"]) for m in inspected["Mounts"]] == [(DELIVERY_MOUNT, False)]
     assert host["NetworkMode"] == "none" and host["ReadonlyRootfs"] is True
     assert host["CapDrop"] == ["ALL"] and host["SecurityOpt"] == ["no-new-privileges"]
     assert host["PidsLimit"] == limits.pids and host["NanoCpus"] == limits.nano_cpus
