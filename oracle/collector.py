@@ -190,10 +190,12 @@ def run_all(plan, jobs, env):
     while pending or running:
         while pending and len(running) < plan["workers"]:
             index, job = pending.pop(0)
+            read_fd, write_fd = os.pipe()
             try:
-                read_fd, write_fd = os.pipe()
                 pid = os.fork()
             except OSError as error:  # e.g. the delivery's processes hold every pid: its own fault
+                os.close(read_fd)
+                os.close(write_fd)
                 results[index] = dict(args=job.get("args", []), fresh=bool(job.get("fresh")), stdout="", error="could not start: %s" % error)
                 continue
             if pid == 0:

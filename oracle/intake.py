@@ -181,6 +181,7 @@ def _checked_extract(zip_path: Path, root: Path, limits: IntakeLimits) -> tuple[
             _extract(archive, root, limits)
     except IntakeRefused as refused:
         return [check(refused.check_id, False, refused.detail)], None
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, NotImplementedError, ValueError, OSError) as error:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError, OSError) as error:
+        # RuntimeError: encrypted entries; NotImplementedError: unsupported compression
         return [check(ids.INTAKE_READABLE, False, f"archive could not be read: {error}".splitlines()[0])], None
     return _all_passed(), root

@@ -107,6 +107,17 @@ def test_corrupted_member_data_fails_readable(tmp_path: Path) -> None:
     assert not checks[0].passed
 
 
+def test_encrypted_entries_fail_readable(tmp_path: Path) -> None:
+    import struct
+
+    data = bytearray(zip_bytes({"a.py": "x = 1\n"}))
+    struct.pack_into("<H", data, 6, 1)  # local header: "encrypted" flag
+    central = data.rindex(b"PK\x01\x02")
+    struct.pack_into("<H", data, central + 8, 1)
+    checks, _ = _intake(tmp_path, bytes(data))
+    assert checks[0].id == ids.INTAKE_READABLE and "encrypted" in checks[0].detail
+
+
 def test_missing_file_fails_readable(tmp_path: Path) -> None:
     with intake(tmp_path / "nope.zip") as (checks, root):
         assert root is None and checks[0].id == ids.INTAKE_READABLE and "no file" in checks[0].detail
