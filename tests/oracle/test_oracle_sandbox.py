@@ -85,3 +85,25 @@ def test_agent_tests_are_recorded_but_never_decide(client, tmp_path: Path) -> No
     assert result.diagnostics[0].passed, result.diagnostics[0].detail
     assert "Ran 1 test" in result.diagnostics[0].detail
     assert not result.passed and result.deciding_check == ids.BASE_CLI
+
+
+def test_container_of_a_killed_grade_is_removed_by_the_next_run(client, tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    path = tmp_path / "endless.zip"
+    path.write_bytes(zip_bytes(project(gated(ENDLESS, "True"))))
+    grading = subprocess.Popen([sys.executable, "-m", "oracle", "grade", "--mode", "base", str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while not (mine := [c for c in _ours(client) if c["Labels"].get(LABEL_PID) == str(grading.pid)]):
+            assert time.monotonic() < deadline and grading.poll() is None, "the grade never started its container"
+            time.sleep(0.05)
+    finally:
+        os.kill(grading.pid, signal.SIGKILL)
+        grading.wait()
+    assert mine[0]["Id"] in {c["Id"] for c in _ours(client)}, "a SIGKILLed grade cannot clean up, so its container should still be there"
+    remove_leftovers(client)
+    assert mine[0]["Id"] not in {c["Id"] for c in _ours(client)}
