@@ -1,0 +1,38 @@
+"""`python -m calibration [SUITE ...]`: run calibration suites, print the table, exit 1 on any wrong row."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from calibration.runner import table
+from calibration.suites import SUITES
+from oracle.image import CannotGrade
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m calibration", description=__doc__)
+    parser.add_argument("suites", nargs="*", metavar="SUITE", help=f"suites to run (default: all of {', '.join(SUITES)})")
+    args = parser.parse_args(argv)
+    unknown = [name for name in args.suites if name not in SUITES]
+    if unknown:
+        parser.error(f"unknown suite(s) {', '.join(unknown)}; known: {', '.join(SUITES)}")
+    started = time.monotonic()
+    rows = []
+    try:
+        for name in args.suites or list(SUITES):
+            rows += SUITES[name]()
+    except CannotGrade as error:
+        print(f"calibration: cannot grade: {error}", file=sys.stderr)
+        return 2
+    print(table(rows))
+    wrong = [r for r in rows if not r.ok]
+    for row in wrong:
+        print(f"WRONG: {row.delivery} ({row.mode}) expected {row.expected}, got {row.got} {row.deciding}: {row.detail}", file=sys.stderr)
+    print(f"{len(rows) - len(wrong)}/{len(rows)} cases as expected in {time.monotonic() - started:.1f} s")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,15 @@
+"""Registry of calibration suites run by `python -m calibration`.
+
+Story calibration (bad run records, faulty personas) adds its own entry here;
+each suite is a callable returning table rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from calibration.runner import Row, run_oracle_suite
+
+SUITES: dict[str, Callable[[], list[Row]]] = {
+    "oracle": run_oracle_suite,
+}

@@ -1,0 +1,281 @@
+"""In-container collector: run every planned invocation of the delivery and print raw observations.
+
+This file is never imported by the oracle; its source is passed to
+``python3 -c`` inside the sandbox, so it must stay standalone (stdlib only,
+Python 3.11). It judges nothing: it records the exit status and bounded
+stdout of each CLI call and what ``slugify(text)`` returned. The host
+compares those observations with the contract, so a delivery that tampers
+with this process can at worst spoil its own grade.
+
+Speed: a grade's wall time is dominated by interpreter start-ups (~25 ms
+each, ~30 calls per grade). So this process stays single-threaded, warms
+the interpreter once, and runs each call in a *forked* child that executes
+slugify.py as ``__main__`` with the same argv, cwd, sys.path[0], stdout and
+exit-status semantics as ``python3 slugify.py ...``. Jobs marked ``fresh``
+exec a brand-new ``python3 slugify.py`` instead, so the real entry path is
+always exercised too and must agree. Every child gets its own session (the
+whole group is killed afterwards), an address-space limit, a timeout and a
+stdout cap. Running as PID 1, the loop also reaps orphans so zombies cannot
+eat the container's pid budget.
+"""
+
+import argparse  # noqa: F401  pre-warmed for forked children: typical CLI imports
+import atexit
+import io
+import json
+import os
+import re  # noqa: F401
+import resource
+import runpy
+import select
+import selectors
+import signal
+import sys
+import time
+import traceback
+
+FUNCTION_MARK = "@@everyday-oracle-function@@"
+
+
+def _warm_stdlib():
+    """Exercise argparse once so forked children inherit its lazy imports and compiled regexes.
+
+    Only standard-library code runs here, never the delivery's.
+    """
+    parser = argparse.ArgumentParser(prog="warm")
+    parser.add_argument("text")
+    parser.add_argument("--choice", choices=("a", "b"), default="a")
+    parser.add_argument("--number", type=int, default=None)
+    parser.format_help()
+    parser.parse_args(["x", "--number", "1"])
+    re.sub(r"[^a-z0-9]+", "-", "warm up")
+
+
+def _exit_status(code):
+    """The status `python3` itself would exit with for SystemExit(code)."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _finish(status):
+    try:
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        status = 120  # what python3 exits with when flushing stdout fails
+    os._exit(status)
+
+
+def _run_script(plan, args):
+    sys.argv = [plan["source_file"]] + list(args)
+    sys.path[0] = plan["project"]
+    try:
+        runpy.run_path(os.path.join(plan["project"], plan["source_file"]), run_name="__main__")
+        status = 0
+    except SystemExit as stop:
+        status = _exit_status(stop.code)
+    except BaseException:
+        traceback.print_exc()
+        status = 1
+    _finish(status)
+
+
+def _run_function(plan):
+    out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)  # anything the delivery prints goes where stderr goes (ignored)
+    sys.argv = [""]
+    sys.path[0] = plan["project"]
+
+    def report(payload):
+        out.write(FUNCTION_MARK + json.dumps(payload) + "\n")
+        out.flush()
+        os._exit(0)
+
+    try:
+        import slugify
+
+        function = slugify.slugify
+    except BaseException as error:
+        report({"error": "import failed: %s: %s" % (type(error).__name__, error)})
+    results = []
+    for text in plan["function_texts"]:
+        try:
+            value = function(text)
+            results.append({"value": value} if isinstance(value, str) else {"error": "returned %s, not str" % type(value).__name__})
+        except BaseException as error:
+            results.append({"error": "%s: %s" % (type(error).__name__, error)})
+    report({"results": results})
+
+
+def _child(plan, job, write_fd, env):
+    """Runs in the forked child: isolate, limit, then run the job. Never returns."""
+    try:
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.setsid()
+        devnull = os.open(os.devnull, os.O_RDWR)
+        os.dup2(devnull, 0)
+        os.dup2(write_fd, 1)
+        os.dup2(write_fd if job.get("stderr") else devnull, 2)
+        os.closerange(3, 1024)
+        memory = plan["memory_bytes"]
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        os.chdir(plan["project"])
+        if job.get("exec"):
+            os.execvpe(job["exec"][0], job["exec"], env)
+        os.environ.clear()
+        os.environ.update(env)
+        sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
+        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8")
+        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace")
+        if job["kind"] == "function":
+            _run_function(plan)
+        _run_script(plan, job["args"])
+    except BaseException:
+        os._exit(127)
+    os._exit(127)
+
+
+class Running:
+    def __init__(self, job, pid, fd, started):
+        self.job, self.pid, self.fd, self.started = job, pid, fd, started
+        self.buffer = bytearray()
+        self.status = None
+        self.eof = False
+        self.registered = True
+        self.timed_out = False
+        self.flooded = False
+
+
+def _decode_status(raw):
+    return os.waitstatus_to_exitcode(raw)
+
+
+def run_all(plan, jobs, env):
+    """Run jobs with bounded concurrency; returns one observation per job, in order."""
+    pending = list(enumerate(jobs))
+    running = {}
+    results = [None] * len(jobs)
+    selector = selectors.DefaultSelector()
+    wake_read, wake_write = os.pipe()  # SIGCHLD wakes the loop at once instead of polling
+    for fd in (wake_read, wake_write):
+        os.set_blocking(fd, False)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.set_wakeup_fd(wake_write)
+    selector.register(wake_read, selectors.EVENT_READ, None)
+    limit_for = lambda job: plan["stdout_limit"] if job["kind"] == "cli" else plan["report_stdout_limit"]  # noqa: E731
+
+    def close(index, item):
+        try:
+            os.killpg(item.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if item.status is None and not (item.timed_out or item.flooded):
+            item.timed_out = True
+        if item.registered:
+            selector.unregister(item.fd)
+        os.close(item.fd)
+        stdout = bytes(item.buffer[: limit_for(item.job)]).decode("utf-8", "surrogateescape")
+        exit_status = None if (item.timed_out or item.flooded) else item.status
+        results[index] = dict(args=item.job.get("args", []), fresh=bool(item.job.get("fresh")), exit=exit_status, stdout=stdout,
+                              timed_out=item.timed_out, flooded=item.flooded, seconds=round(time.monotonic() - item.started, 3))
+        del running[index]
+
+    while pending or running:
+        while pending and len(running) < plan["workers"]:
+            index, job = pending.pop(0)
+            read_fd, write_fd = os.pipe()
+            try:
+                pid = os.fork()
+            except OSError as error:  # e.g. the delivery's processes hold every pid: its own fault
+                os.close(read_fd)
+                os.close(write_fd)
+                results[index] = dict(args=job.get("args", []), fresh=bool(job.get("fresh")), stdout="", error="could not start: %s" % error)
+                continue
+            if pid == 0:
+                os.close(read_fd)
+                _child(plan, job, write_fd, env)
+            os.close(write_fd)
+            os.set_blocking(read_fd, False)
+            running[index] = Running(job, pid, read_fd, time.monotonic())
+            selector.register(read_fd, selectors.EVENT_READ, index)
+        for key, _ in selector.select(timeout=0.05):
+            if key.data is None:
+                _drain(wake_read)
+                continue
+            item = running[key.data]
+            try:
+                chunk = os.read(item.fd, 65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                item.eof = True
+                item.registered = False
+                selector.unregister(item.fd)
+                continue
+            item.buffer += chunk
+            if len(item.buffer) > limit_for(item.job):
+                item.flooded = True
+        while True:  # reap our children and any orphans re-parented to us (PID 1)
+            try:
+                pid, raw = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            for item in running.values():
+                if item.pid == pid:
+                    item.status = _decode_status(raw)
+        now = time.monotonic()
+        for index, item in list(running.items()):
+            if now - item.started > plan["command_timeout_s"]:
+                item.timed_out = True
+            exited_and_drained = item.status is not None and (item.eof or not _readable(item.fd))
+            if item.flooded or item.timed_out or exited_and_drained:
+                close(index, item)
+    return results
+
+
+def _readable(fd):
+    return bool(select.select([fd], [], [], 0)[0])
+
+
+def _drain(fd):
+    try:
+        while os.read(fd, 4096):
+            pass
+    except BlockingIOError:
+        pass
+
+
+def main():
+    plan = json.loads(sys.argv[1])
+    _warm_stdlib()
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LC_ALL": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "TMPDIR": "/tmp"}
+    python, source = plan["python"], plan["source_file"]
+    jobs = [{"kind": "function"}]
+    for entry in plan["cli"]:
+        job = {"kind": "cli", "args": entry["args"], "fresh": entry["fresh"]}
+        jobs.append(dict(job, exec=[python, source] + entry["args"]) if entry["fresh"] else job)
+    if plan["agent_tests"]:
+        jobs.append({"kind": "agent-tests", "exec": [python, "-m", "unittest", "discover", "-s", plan["agent_tests"]], "stderr": True})
+    observed = run_all(plan, jobs, env)
+    agent_tests = observed.pop() if plan["agent_tests"] else None
+    function = observed[0]
+    lines = [line for line in function.pop("stdout").splitlines() if line.startswith(FUNCTION_MARK)]
+    try:
+        function["report"] = json.loads(lines[-1][len(FUNCTION_MARK):]) if lines else None
+    except ValueError:
+        function["report"] = None
+    sys.stdout.write(json.dumps({"cli": observed[1:], "function": function, "agent_tests": agent_tests}) + "\n")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""Which image grades, and how a machine without a registry gets one.
+
+Resolution never pulls: a grade uses only what is already on the engine, so
+a grade cannot silently change what it runs in or hang on a registry.
+`python -m oracle image` is the one place allowed to fetch or build.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import docker
+from docker.errors import DockerException, ImageNotFound
+
+IMAGE_ENV = "EVERYDAY_ORACLE_IMAGE"
+LOCAL_TAG = "everyday-evals-oracle:local"
+PINNED_IMAGE = "python@sha256:9d2e5553305c7c7b0097999bb17187c69b921ccd6bc9d40e4bb5ebe652c00285"
+BUILD_HINT = "run `make oracle-image` (or `python -m oracle image`)"
+DEFAULT_MIRROR = "http://deb.debian.org/debian"
+_PRUNE = ("usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale", "var/lib/apt/lists", "var/cache/apt", "var/cache/debconf")
+
+
+class CannotGrade(Exception):
+    """The oracle could not grade at all (no engine, no image): not the delivery's fault."""
+
+
+def engine() -> docker.DockerClient:
+    """A client whose engine answers, or CannotGrade naming the fix."""
+    try:
+        client = docker.from_env(timeout=60)
+        client.ping()
+    except DockerException as error:
+        raise CannotGrade(f"no Docker engine answers ({str(error).splitlines()[0][:120]}): run `make engine` or start Docker") from None
+    return client
+
+
+def candidates() -> list[str]:
+    """Image references in order of preference."""
+    chosen = os.environ.get(IMAGE_ENV)
+    return [chosen] if chosen else [LOCAL_TAG, PINNED_IMAGE]
+
+
+def resolve(client: docker.DockerClient, reference: str | None = None) -> docker.models.images.Image:
+    """The image a grade runs in, present on the engine already, or CannotGrade."""
+    for ref in [reference] if reference else candidates():
+        try:
+            return client.images.get(ref)
+        except ImageNotFound:
+            continue
+    wanted = reference or os.environ.get(IMAGE_ENV)
+    if wanted:
+        raise CannotGrade(f"oracle image {wanted!r} is not on the engine: build it or unset {IMAGE_ENV}, then {BUILD_HINT}")
+    raise CannotGrade(f"no oracle image on the engine: {BUILD_HINT}")
+
+
+def debian_mirror() -> str:
+    """The Debian mirror apt already uses here (so a proxy or snapshot keeps working)."""
+    for path in [Path("/etc/apt/sources.list"), *sorted(Path("/etc/apt/sources.list.d").glob("*"))]:
+        try:
+            text = path.read_text()
+        except OSError:
+            continue
+        for match in re.finditer(r"(?:^URIs:\s*|^deb\s+(?:\[[^\]]*\]\s+)?)(\S+)", text, re.MULTILINE):
+            uri = match.group(1)
+            if uri.rstrip("/").endswith("/debian"):
+                return uri
+    return DEFAULT_MIRROR
+
+
+def _say(line: str) -> None:
+    print(f"oracle image: {line}", file=sys.stderr, flush=True)
+
+
+def _ensure_debootstrap() -> str:
+    found = shutil.which("debootstrap")
+    if found:
+        return found
+    if os.geteuid() != 0 or not shutil.which("apt-get"):
+        raise CannotGrade("debootstrap is missing: install it (`apt-get install debootstrap`) or pull " + PINNED_IMAGE)
+    _say("installing debootstrap with apt-get ...")
+    subprocess.run(["apt-get", "update", "-q"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["apt-get", "install", "-y", "-q", "debootstrap"], check=True, stdout=subprocess.DEVNULL, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    return shutil.which("debootstrap") or "debootstrap"
+
+
+def _try_pull(client: docker.DockerClient) -> docker.models.images.Image | None:
+    _say(f"trying to pull {PINNED_IMAGE} ...")
+    try:
+        repository, digest = PINNED_IMAGE.split("@")
+        return client.images.pull(repository, tag=digest)
+    except DockerException as error:
+        _say(f"pull failed ({str(error).splitlines()[0][:100]}); building locally instead")
+        return None
+
+
+def _build_local(client: docker.DockerClient) -> docker.models.images.Image:
+    """Minimal Debian root with python3 via debootstrap, imported as LOCAL_TAG."""
+    debootstrap = _ensure_debootstrap()
+    mirror = debian_mirror()
+    with tempfile.TemporaryDirectory(prefix="everyday-oracle-root-") as workdir:
+        root = Path(workdir) / "root"
+        _say(f"debootstrap bookworm (minbase + python3) from {mirror} into {root} (about a minute) ...")
+        done = subprocess.run([debootstrap, "--variant=minbase", "--include=python3", "bookworm", str(root), mirror], capture_output=True, text=True)
+        if done.returncode != 0:
+            tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+            raise CannotGrade(f"debootstrap failed: {tail[0]}")
+        for part in _PRUNE:
+            shutil.rmtree(root / part, ignore_errors=True)
+        _say(f"importing the root into Docker as {LOCAL_TAG} ...")
+        tar = subprocess.Popen(["tar", "-C", str(root), "--numeric-owner", "-c", "."], stdout=subprocess.PIPE)
+        imported = subprocess.run(["docker", "import", "-c", "ENV LC_ALL=C.UTF-8", "-", LOCAL_TAG], stdin=tar.stdout, capture_output=True, text=True)
+        tar.stdout.close()
+        tar.wait()
+        if imported.returncode != 0 or tar.returncode != 0:
+            raise CannotGrade(f"docker import failed: {(imported.stderr.strip() or 'tar failed').splitlines()[0]}")
+    return client.images.get(LOCAL_TAG)
+
+
+def ensure_image(client: docker.DockerClient) -> docker.models.images.Image:
+    """Use an image already present, else pull the pinned one, else build one locally."""
+    try:
+        image = resolve(client)
+        _say(f"using existing image {image.tags[0] if image.tags else ''} {image.id}")
+        return image
+    except CannotGrade:
+        if os.environ.get(IMAGE_ENV):
+            raise
+    return _try_pull(client) or _build_local(client)

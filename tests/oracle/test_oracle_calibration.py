@@ -1,0 +1,31 @@
+"""Real containers: the oracle calibration suite, one test per case (graded once, concurrently)."""
+
+from __future__ import annotations
+
+import pytest
+
+from calibration.deliveries import cases
+from calibration.runner import Row, run_oracle_suite
+
+
+@pytest.fixture(scope="module")
+def rows(client, oracle_image) -> dict[tuple[str, str], Row]:
+    return {(row.delivery, row.mode): row for row in run_oracle_suite()}
+
+
+@pytest.mark.parametrize("case", cases(), ids=lambda c: f"{c.name}[{c.mode}]")
+def test_case_is_decided_as_expected(rows: dict[tuple[str, str], Row], case) -> None:
+    row = rows[(case.name, case.mode)]
+    assert row.ok, f"{case.name} ({case.mode}): expected {row.expected}, got {row.got} {row.deciding}: {row.detail}"
+
+
+def test_every_kind_of_bad_delivery_is_registered() -> None:
+    names = {case.name for case in cases()}
+    required = {
+        "wrong-output-own-tests-pass", "late-requirement-ignored", "trailing-separator-after-cut", "invalid-separator-accepted",
+        "zero-length-accepted", "negative-length-accepted", "non-integer-length-accepted", "duplicate-module", "shadowing-package",
+        "path-traversal", "absolute-path", "symlink", "zip-bomb", "lying-size-header", "reads-host-file", "reaches-host-loopback",
+        "writes-into-delivery", "fork-bomb", "memory-hog", "endless-loop", "output-flood",
+    }
+    assert required <= names
+    assert {c.mode for c in cases() if c.expected is None} == {"base", "separator", "max-length", "separator+max-length"}
