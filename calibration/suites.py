@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from calibration.personas import run_persona_suite
 from calibration.runner import Row, run_oracle_suite
 
 SUITES: dict[str, Callable[[], list[Row]]] = {
     "oracle": run_oracle_suite,
+    "stories": run_persona_suite,
 }
