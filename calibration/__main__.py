@@ -6,8 +6,10 @@ import argparse
 import sys
 import time
 
+from calibration.record import record_calibration
 from calibration.runner import table
 from calibration.suites import SUITES
+from harness.provenance import harness_digest
 from oracle.image import CannotGrade
 
 
@@ -20,8 +22,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown suite(s) {', '.join(unknown)}; known: {', '.join(SUITES)}")
     started = time.monotonic()
     rows = []
+    names = args.suites or list(SUITES)
     try:
-        for name in args.suites or list(SUITES):
+        for name in names:
             rows += SUITES[name]()
     except CannotGrade as error:
         print(f"calibration: cannot grade: {error}", file=sys.stderr)
@@ -31,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     for row in wrong:
         print(f"WRONG: {row.delivery} ({row.mode}) expected {row.expected}, got {row.got} {row.deciding}: {row.detail}", file=sys.stderr)
     print(f"{len(rows) - len(wrong)}/{len(rows)} cases as expected in {time.monotonic() - started:.1f} s")
+    recorded = record_calibration(rows, harness_digest(), suites=names, complete=set(names) == set(SUITES))
+    print(f"calibration record: {recorded}")
     return 1 if wrong else 0
 
 
