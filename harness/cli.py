@@ -21,6 +21,7 @@ from harness.selection import SelectionError, select
 PROG = "harness"
 # Exit status for a command line the harness cannot honour (argparse uses the same).
 USAGE_ERROR = 2
+DEFAULT_RESULTS = Path("results")
 
 
 def add_selector_arguments(parser: argparse.ArgumentParser) -> None:
@@ -89,6 +90,124 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )
 
 
+def _roots(args: argparse.Namespace) -> list[Path]:
+    return list(args.results) or [DEFAULT_RESULTS]
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from harness.report.build import build_report  # imports Jinja2 and Pillow: only when reporting
+
+    built = build_report(results=_roots(args), out=args.out, copy_evidence=args.copy_evidence)
+    print(f"report of {built.attempts} attempt(s) ({built.broken} broken) in {built.seconds:.1f} s: {built.index.as_uri()}")
+    for path, error in built.thumbnail_errors.items():
+        print(f"  unreadable screenshot {path}: {error}", file=sys.stderr)
+    return 0
+
+
+def _cmd_merge(args: argparse.Namespace) -> int:
+    from harness.merge import MergeConflict, merge_results
+
+    try:
+        merged = merge_results(args.sources, into=args.into)
+    except MergeConflict as error:
+        print(f"{PROG} merge: {error}", file=sys.stderr)
+        return 1
+    print(f"merged into {args.into}: {merged.copied} file(s) copied, {merged.identical} already there, {len(merged.skipped)} derived file(s) skipped")
+    return 0
+
+
+def _cmd_review(args: argparse.Namespace) -> int:
+    from harness.review import ReviewError, write_review
+
+    try:
+        path = write_review(args.attempt, note=args.note, reviewer=args.reviewer)
+    except ReviewError as error:
+        print(f"{PROG} review: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    print(f"review note written: {path}")
+    return 0
+
+
+def _cmd_promote(args: argparse.Namespace) -> int:
+    from harness.promotion import promote
+
+    decision, path = promote(
+        args.suite, results=_roots(args), campaigns=tuple(args.campaigns), min_independent=args.min_attempts,
+    )  # fmt: skip
+    if path is None:
+        print(f"{PROG} promote: refusing to promote {args.suite}, {len(decision.reasons)} reason(s):", file=sys.stderr)
+        for reason in decision.reasons:
+            print(f"  - {reason}", file=sys.stderr)
+        return 1
+    print(f"promoted {args.suite} on {len(decision.counted)} attempt(s): {path}")
+    return 0
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    from harness.schema import write_schema
+
+    text = write_schema(args.out)
+    if args.out is None:
+        print(text, end="")
+    return 0
+
+
+def _cmd_summary(args: argparse.Namespace) -> int:
+    from harness.packages import load_attempts
+    from harness.summary import summarize
+
+    print(summarize(load_attempts(_roots(args))).model_dump_json(indent=2))
+    return 0
+
+
+def _add_results_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--results", type=Path, action="append", default=[], metavar="DIR",
+        help="results folder; repeat to combine folders copied from several machines (default results/)",
+    )  # fmt: skip
+
+
+def _add_report_commands(commands: argparse._SubParsersAction) -> None:
+    """Subcommands of the evidence browser and the promotion gate (issue 6)."""
+    report = commands.add_parser("report", help="build the static evidence report (opens from file://)")
+    _add_results_argument(report)
+    report.add_argument("--out", type=Path, default=Path("report"), help="site folder (default report/)")
+    report.add_argument(
+        "--copy-evidence", action="store_true",
+        help="copy packages into the site (self-contained) instead of linking into the results folder",
+    )  # fmt: skip
+    report.set_defaults(func=_cmd_report)
+
+    merge = commands.add_parser("merge", help="copy results folders together; refuses to overwrite different files")
+    merge.add_argument("sources", type=Path, nargs="+", metavar="SRC", help="results folders to merge")
+    merge.add_argument("--into", type=Path, required=True, metavar="DIR", help="destination results folder")
+    merge.set_defaults(func=_cmd_merge)
+
+    review = commands.add_parser("review", help="add a review note to an attempt (review.json beside attempt.json)")
+    review.add_argument("attempt", type=Path, metavar="ATTEMPT_PATH", help="the attempt's folder")
+    review.add_argument("--note", required=True, help="what the reviewer concluded")
+    review.add_argument("--reviewer", help="who reviewed (default: git user.name)")
+    review.set_defaults(func=_cmd_review)
+
+    promote = commands.add_parser("promote", help="promote a suite version, or name every reason it cannot be")
+    promote.add_argument("--suite", required=True, metavar="S", help="suite to promote")
+    _add_results_argument(promote)
+    promote.add_argument(
+        "--campaign", dest="campaigns", action="append", default=[], metavar="C",
+        help="count only these campaigns (repeatable; default: every campaign)",
+    )  # fmt: skip
+    promote.add_argument("--min-attempts", type=_positive_int, default=3, metavar="N", help="independent attempts per local cell (default 3)")
+    promote.set_defaults(func=_cmd_promote)
+
+    schema = commands.add_parser("schema", help="print (or write) the JSON Schema of attempt.json")
+    schema.add_argument("--out", type=Path, help="write here (a folder gets attempt.schema.json)")
+    schema.set_defaults(func=_cmd_schema)
+
+    summary = commands.add_parser("summary", help="print the machine-readable summary of every campaign as JSON")
+    _add_results_argument(summary)
+    summary.set_defaults(func=_cmd_summary)
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -121,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: more pytest arguments (-k, -x)")
     run_parser.set_defaults(func=_cmd_run)
 
-    # `report`, `merge`, `promote`, `review` (issue 6) register here the same way.
+    _add_report_commands(commands)
     return parser
 
 

@@ -1,0 +1,129 @@
+"""The evidence browser, opened from file:// in real headless Chromium (no skip when it is missing)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+from playwright.sync_api import Page
+
+from harness.cli import main
+from harness.packages import load_attempts
+from harness.report.build import build_report
+from harness.report.fixtures import LIVE_CELL, SCRIPTED_CELL, unknown_schema_json, write_attempt, write_broken
+from harness.verdicts import Verdict
+
+STOP = "everyday-workflows-scripted.scripted.local.stop-redirect"
+RECOVER = "everyday-workflows-scripted.scripted.local.recover-controller"
+RETIRED = "everyday-workflows-scripted.scripted.local.recover-runner"
+
+
+def populate(results: Path) -> None:
+    """Every verdict class, both evidence modes, broken packages and a diagnostics attempt."""
+    write_attempt(results, "c1", SCRIPTED_CELL, "1-aaaa")
+    write_attempt(results, "c2", SCRIPTED_CELL, "1-bbbb", Verdict.FAILED, reason="failed checks: oracle.revision")
+    write_attempt(results, "c1", RECOVER, "1-cccc", Verdict.INFRASTRUCTURE_FAILED, reason="the product did not start")
+    write_attempt(results, "c1", RECOVER, "2-cccc", Verdict.UNEXERCISED, reason="run ended before the restart", retry_of="1-cccc")
+    write_attempt(results, "c1", LIVE_CELL, "1-dddd", Verdict.SKIPPED, reason="no OPENAI_API_KEY", screenshots=0, phases=())
+    write_attempt(results, "c1", LIVE_CELL, "2-dddd", Verdict.PASSED, cost_cents=42)
+    write_attempt(results, "c0", RETIRED, "1-eeee", Verdict.FAILED)
+    write_broken(results, "c1", STOP, "1-ffff", None)
+    write_broken(results, "c1", STOP, "2-ffff", unknown_schema_json())
+    write_broken(results, "c1", STOP, "3-ffff", "{not json")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("site")
+    populate(root / "results")
+    built = build_report([root / "results"], root / "report")
+    assert built.attempts == 10 and built.broken == 3
+    return root / "results", root / "report"
+
+
+def watch(page: Page) -> tuple[list[str], list[str]]:
+    errors: list[str] = []
+    remote: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("request", lambda request: remote.append(request.url) if not request.url.startswith("file://") else None)
+    return errors, remote
+
+
+def test_index_lists_every_attempt_with_separate_mode_counts(page: Page, site: tuple[Path, Path]) -> None:
+    results, report = site
+    errors, remote = watch(page)
+    page.goto((report / "index.html").as_uri())
+    page.wait_for_load_state("load")
+    listed = page.eval_on_selector_all("a.attempt-link", "links => links.map(a => a.dataset.attempt)")
+    assert sorted(listed) == sorted(a.key for a in load_attempts([results]))
+    # Failed, infrastructure_failed, unexercised and broken are chips just like passed ones.
+    for verdict in ("passed", "failed", "infrastructure_failed", "unexercised", "skipped", "broken"):
+        assert page.locator(f"a.attempt-link[data-verdict='{verdict}']").count() >= 1, verdict
+    assert page.locator("[data-count='live/all/passed']").inner_text() == "1"
+    assert page.locator("[data-count='scripted/all/passed']").inner_text() == "1"
+    assert page.locator("[data-count='scripted/all/broken']").inner_text() == "3"
+    assert page.locator("#diagnostics a.attempt-link").count() == 1  # the retired case, out of the matrix
+    assert page.locator("#matrix a.attempt-link[data-attempt^='c0/']").count() == 0
+    assert errors == [] and remote == []
+
+
+def test_filters_narrow_rows_and_recount(page: Page, site: tuple[Path, Path]) -> None:
+    _, report = site
+    errors, _ = watch(page)
+    page.goto((report / "index.html").as_uri())
+    page.select_option("select[name=mode]", "live")
+    assert page.locator("#matrix tr.cell-row:not(.hidden)").count() == 1
+    assert page.locator("[data-count='scripted/all/passed']").inner_text() == "0"
+    page.select_option("select[name=mode]", "")
+    page.select_option("select[name=verdict]", "unexercised")
+    visible = page.locator("#matrix tr.cell-row:not(.hidden)")
+    assert visible.count() == 1 and RECOVER in visible.inner_text()
+    assert visible.locator(".chip.dim").count() == 1  # the infrastructure failure is dimmed, not hidden
+    assert errors == []
+
+
+def test_attempt_page_shows_loaded_thumbnails_and_working_evidence_links(page: Page, site: tuple[Path, Path]) -> None:
+    results, report = site
+    errors, remote = watch(page)
+    page.goto((report / "index.html").as_uri())
+    page.click(f"a.attempt-link[data-attempt='c2/{SCRIPTED_CELL}/1-bbbb']")
+    page.wait_for_load_state("load")
+    assert "failed checks: oracle.revision" in page.inner_text("body")
+    widths = page.eval_on_selector_all("img.shot", "imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
+    assert len(widths) == 2 and all(0 < width <= 240 for width in widths)
+    assert page.locator("table.zip-listing").count() == 2
+    assert "tool/slug.py" in page.locator("table.zip-listing").first.inner_text()
+    assert "playwright show-trace" in page.inner_text("body")
+    assert page.locator("tr.check").count() == 3
+    assert "Please add a separator option." in page.inner_text("body")
+    for link in page.eval_on_selector_all("a[href]", "links => links.map(a => a.href)"):
+        assert link.startswith("file://"), link
+        assert Path(unquote(urlparse(link).path)).exists(), link
+    full = page.locator("img.shot").first.evaluate("img => img.parentElement.href")
+    page.goto(full)
+    assert page.evaluate("document.images[0].naturalWidth") == 1280
+    assert errors == [] and remote == []
+
+
+def test_broken_packages_get_pages_that_say_why(page: Page, site: tuple[Path, Path]) -> None:
+    _, report = site
+    errors, _ = watch(page)
+    for attempt, message in (("1-ffff", "attempt.json is missing"), ("2-ffff", "schema_version 99"), ("3-ffff", "unreadable")):
+        page.goto((report / "attempts" / "c1" / STOP / f"{attempt}.html").as_uri())
+        assert message in page.inner_text(".bad")
+    assert errors == []
+
+
+def test_self_contained_copy_works_without_the_results_folder(page: Page, tmp_path: Path) -> None:
+    populate(tmp_path / "results")
+    assert main(["report", "--results", str(tmp_path / "results"), "--out", str(tmp_path / "site"), "--copy-evidence"]) == 0
+    (tmp_path / "site").rename(tmp_path / "moved")
+    errors, remote = watch(page)
+    page.goto((tmp_path / "moved" / "attempts" / "c1" / SCRIPTED_CELL / "1-aaaa.html").as_uri())
+    for link in page.eval_on_selector_all("a[href]", "links => links.map(a => a.href)"):
+        assert Path(unquote(urlparse(link).path)).is_relative_to(tmp_path / "moved"), link
+        assert Path(unquote(urlparse(link).path)).exists(), link
+    assert page.eval_on_selector_all("img.shot", "imgs => imgs.every(i => i.naturalWidth > 0)")
+    assert errors == [] and remote == []
