@@ -77,13 +77,14 @@ class _Site:
     def __init__(self, out: Path, copy_evidence: bool) -> None:
         self.out = out.resolve()
         self.copy_evidence = copy_evidence
+        self._resolved: dict[str, Path] = {}  # resolving is a syscall per path part: once per package
 
     def page(self, attempt: LoadedAttempt) -> Path:
         return self.out / "attempts" / attempt.campaign / attempt.execution_id / f"{attempt.attempt}{_suffix(attempt)}.html"
 
     def evidence(self, attempt: LoadedAttempt) -> Path:
         if not self.copy_evidence:
-            return attempt.folder.resolve()
+            return self._resolved.setdefault(attempt.key, attempt.folder.resolve())
         return self.out / "evidence" / attempt.campaign / attempt.execution_id / f"{attempt.attempt}{_suffix(attempt)}"
 
     def thumbs(self, attempt: LoadedAttempt) -> Path:
