@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 ID ?= build-revise
 ARGS ?=
 
-.PHONY: help venv engine browser oracle-image prerequisites test story calibrate bench testbed report clean
+.PHONY: help venv engine browser oracle-image prerequisites test story calibrate bench bench-report testbed report clean
 
 help:
 	@echo "make story ID=build-revise   run one cell (short case id or full execution id)"
@@ -50,7 +50,10 @@ testbed: venv
 	$(PY) -m testbed serve --data .cache/testbed --port 8765
 
 report: venv
-	$(VENV)/bin/harness report
+	$(VENV)/bin/harness report $(ARGS)
+
+bench-report: venv
+	$(PY) -m harness.report.bench $(ARGS)
 
 clean:
 	rm -rf results report .cache .pytest_cache

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from harness.records import AttemptRecord, CheckRecord, DownloadRecord, TimelineEvent
+from harness.report.thumbnails import make_thumbnail, packaged_thumbnail
 from harness.secrets import describe, scan_tree
 
 SUBFOLDERS = ("snapshots", "downloads", "oracle", "screenshots", "logs")
@@ -70,6 +71,11 @@ class EvidenceRecorder:
         self.screenshots.append(self.relative(path))
         self.note(f"screenshot {step}", self.relative(path))
         return path
+
+    def thumbnail(self, screenshot: Path) -> None:
+        """Make the reviewer's thumbnail now, while the PNG is hot: a report of a thousand
+        attempts then only links thumbnails instead of decoding every screenshot."""
+        make_thumbnail((screenshot, packaged_thumbnail(screenshot)))
 
     def snapshot(self, name: str, data: Any) -> str:
         path = self.folder / "snapshots" / f"{_slug(name)}.json"

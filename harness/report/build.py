@@ -25,7 +25,7 @@ from harness.packages import LoadedAttempt, PackageState, load_attempts
 from harness.promotion import read_promotions
 from harness.records import ATTEMPT_SCHEMA_VERSION, utc_now
 from harness.report import details, matrix
-from harness.report.thumbnails import make_thumbnails, thumbnail_name
+from harness.report.thumbnails import make_thumbnails, packaged_thumbnail, thumbnail_name
 from harness.schema import write_schema
 from harness.summary import VERDICT_ORDER, summarize
 
@@ -90,6 +90,11 @@ class _Site:
     def thumbs(self, attempt: LoadedAttempt) -> Path:
         return self.out / "thumbs" / attempt.campaign / attempt.execution_id / f"{attempt.attempt}{_suffix(attempt)}"
 
+    def thumb(self, attempt: LoadedAttempt, name: str) -> Path:
+        """The package's own thumbnail when the harness made one, else the report's cached one."""
+        packaged = packaged_thumbnail(self.evidence(attempt) / name)
+        return packaged if packaged.is_file() else self.thumbs(attempt) / thumbnail_name(Path(name))
+
 
 def _suffix(attempt: LoadedAttempt) -> str:
     return "" if attempt.duplicate == 1 else f"~{attempt.duplicate}"
@@ -125,6 +130,7 @@ def build_report(
         (site.evidence(attempt) / name, site.thumbs(attempt) / thumbnail_name(Path(name)))
         for attempt in attempts for name in shots[attempt.key]
         if (site.evidence(attempt) / name).is_file()
+        and not packaged_thumbnail(site.evidence(attempt) / name).is_file()
     ]  # fmt: skip
     errors = make_thumbnails(jobs, workers)
 
@@ -144,9 +150,9 @@ def build_report(
     pages = {a.key: href(site.page(a), site.out) for a in attempts}
     thumbs = {}
     for attempt in attempts:
-        names = [name for name in shots[attempt.key] if (site.thumbs(attempt) / thumbnail_name(Path(name))).is_file()]
+        names = [name for name in shots[attempt.key] if site.thumb(attempt, name).is_file()]
         if names:
-            thumbs[attempt.key] = href(site.thumbs(attempt) / thumbnail_name(Path(names[-1])), site.out)
+            thumbs[attempt.key] = href(site.thumb(attempt, names[-1]), site.out)
     summary = summarize(attempts)
     index.write_text(
         env.get_template("index.html").render(
@@ -186,7 +192,7 @@ def _attempt_context(
 
     screenshots = []
     for name in screenshot_names:
-        source, thumb = evidence / name, site.thumbs(attempt) / thumbnail_name(Path(name))
+        source, thumb = evidence / name, site.thumb(attempt, name)
         error = errors.get(source) or (None if source.is_file() else "missing from the package")
         screenshots.append(Screenshot(name=name, full=ev(name), thumb=href(thumb, page_dir) if thumb.is_file() else None, error=error))
     record = attempt.record

@@ -108,7 +108,9 @@ def write_attempt(
     recorder = EvidenceRecorder(results / campaign / execution_id / attempt)
     started = started_at or EPOCH
     for number in range(screenshots):
-        recorder.screenshot_path(f"step {number + 1}").write_bytes(screenshot_png(number * 37 + len(attempt)))
+        shot = recorder.screenshot_path(f"step {number + 1}")
+        shot.write_bytes(screenshot_png(number * 37 + len(attempt)))
+        recorder.thumbnail(shot)
     for phase in phases:
         download = recorder.download(phase, delivery_zip(phase))
         passed = verdict is not Verdict.FAILED

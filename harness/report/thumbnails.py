@@ -26,6 +26,11 @@ def thumbnail_name(screenshot: Path) -> str:
     return screenshot.stem + ".jpg"
 
 
+def packaged_thumbnail(screenshot: Path) -> Path:
+    """Where the harness keeps a screenshot's thumbnail inside the evidence package."""
+    return screenshot.parent / "thumbs" / thumbnail_name(screenshot)
+
+
 def is_fresh(source: Path, target: Path) -> bool:
     try:
         return target.stat().st_mtime >= source.stat().st_mtime
