@@ -140,18 +140,25 @@ class Controller:
                     record_activity(conn, "run_adopted", f"Run {row['id']} re-adopted after restart", row["task_id"], row["id"])
             else:
                 log.warning("run %s lost while the controller was down", row["id"])
-                self.end_run(row["id"], "failed", error_code="process_lost", terminal={"reason": "runner gone at restart"})
+                self._end_dead(row, "process_lost", {"at": "restart"})
 
     def monitor(self) -> None:
-        """Fail running runs whose process has exited without reporting a finish."""
+        """End running runs whose process has exited without reporting a finish."""
         for row in self.db.all("SELECT * FROM runs WHERE status = 'running' AND pid IS NOT NULL"):
             identity = self._identity(row)
             assert identity is not None
             if self.supervisor.is_alive(identity):
                 continue
             code = self.supervisor.exit_code(identity.pid)
-            error = "process_lost" if code is None else "runner_crashed"
-            self.end_run(row["id"], "failed", error_code=error, terminal={"reason": "runner exited", "exit_code": code})
+            self._end_dead(row, "process_lost" if code is None else "runner_crashed", {"exit_code": code})
+
+    def _end_dead(self, row: sqlite3.Row, error_code: str, terminal: dict[str, object]) -> None:
+        """A runner that died after Stop was asked for was stopped, not lost: Stop records it cancelled."""
+        fresh = self.db.one("SELECT stop_requested_at FROM runs WHERE id = ?", row["id"])
+        if fresh is not None and fresh["stop_requested_at"]:
+            self.end_run(row["id"], "cancelled", error_code="stopped_by_user", terminal={"reason": "stopped by user"})
+        else:
+            self.end_run(row["id"], "failed", error_code=error_code, terminal={"reason": "runner exited", **terminal})
 
     @staticmethod
     def _identity(row: object) -> Identity | None:
@@ -179,6 +186,8 @@ class Controller:
 
     def stop(self, run_id: int) -> bool:
         """Kill the run's whole process group, then record it cancelled; returns whether the group is gone."""
+        with self.db.transaction() as conn:
+            conn.execute("UPDATE runs SET stop_requested_at = ? WHERE id = ? AND stop_requested_at IS NULL", (now(), run_id))
         row = self.db.one("SELECT * FROM runs WHERE id = ?", run_id)
         assert row is not None
         identity = self._identity(row)

@@ -73,7 +73,8 @@ CREATE TABLE IF NOT EXISTS runs (
     cost_cents INTEGER NOT NULL DEFAULT 0,
     error_code TEXT,
     terminal_json TEXT,
-    process_group_gone INTEGER
+    process_group_gone INTEGER,
+    stop_requested_at TEXT
 );
 CREATE TABLE IF NOT EXISTS receipts (
     id TEXT PRIMARY KEY,

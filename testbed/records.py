@@ -30,6 +30,14 @@ def not_found(kind: str, ident: object) -> HTTPException:
     return HTTPException(status_code=404, detail=f"{kind} {ident} not found")
 
 
+def row_or_404(db: Database, sql: str, kind: str, ident: int) -> sqlite3.Row:
+    """The one row ``sql`` selects for ``ident``, or the API's 404 naming what was missing."""
+    row = db.one(sql, ident)
+    if row is None:
+        raise not_found(kind, ident)
+    return row
+
+
 def company(db: Database) -> Company:
     row = db.one("SELECT name, budget_cents FROM company WHERE id = 1")
     assert row is not None
@@ -46,10 +54,7 @@ def agents(db: Database) -> list[Agent]:
 
 
 def agent(db: Database, agent_id: int) -> Agent:
-    row = db.one("SELECT * FROM agents WHERE id = ?", agent_id)
-    if row is None:
-        raise not_found("agent", agent_id)
-    return _agent(row)
+    return _agent(row_or_404(db, "SELECT * FROM agents WHERE id = ?", "agent", agent_id))
 
 
 def _receipts(db: Database, run_id: int) -> list[Receipt]:
@@ -83,10 +88,7 @@ def _run(db: Database, row: sqlite3.Row, with_receipts: bool) -> Run:
 
 
 def run(db: Database, run_id: int) -> Run:
-    row = db.one("SELECT * FROM runs WHERE id = ?", run_id)
-    if row is None:
-        raise not_found("run", run_id)
-    return _run(db, row, with_receipts=True)
+    return _run(db, row_or_404(db, "SELECT * FROM runs WHERE id = ?", "run", run_id), with_receipts=True)
 
 
 def runs(db: Database, task_id: int | None = None) -> list[Run]:
@@ -132,10 +134,7 @@ def _delivery(row: sqlite3.Row) -> Delivery:
 
 
 def delivery(db: Database, delivery_id: int) -> Delivery:
-    row = db.one("SELECT * FROM deliveries WHERE id = ?", delivery_id)
-    if row is None:
-        raise not_found("delivery", delivery_id)
-    return _delivery(row)
+    return _delivery(row_or_404(db, "SELECT * FROM deliveries WHERE id = ?", "delivery", delivery_id))
 
 
 def deliveries(db: Database, task_id: int) -> list[Delivery]:
@@ -156,9 +155,7 @@ def tasks(db: Database, parent_id: int | None = None) -> list[TaskSummary]:
 
 
 def task(db: Database, task_id: int) -> Task:
-    row = db.one(TASK_SQL + " WHERE t.id = ?", task_id)
-    if row is None:
-        raise not_found("task", task_id)
+    row = row_or_404(db, TASK_SQL + " WHERE t.id = ?", "task", task_id)
     task_runs = runs(db, task_id)
     active = [r.id for r in task_runs if r.status in ACTIVE_RUN_STATUSES]
     thread = comments(db, task_id)

@@ -279,3 +279,8 @@ class ApiClient:
             return run if hit else None
 
         return self.wait_for(probe, timeout, what=f"receipt {tool} {target} on run {run_id}")
+
+    def wait_until_file_saved(self, task_id: int, filename: str, timeout: float = 30.0) -> Run:
+        """Until a running run on the task has reported writing ``filename``: the moment to inject a fault."""
+        run = self.wait_for_active_run(task_id, timeout)
+        return self.wait_for_receipt(run.id, "write_file", filename, timeout)

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from harness.driver import ApiClient, TestbedInstance
-from harness.driver.api import Agent
+from harness.driver.api import Agent, Run, Task
+from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE
 
 FAST_PACE = 0.05
 
@@ -40,6 +41,12 @@ def unique(prefix: str) -> str:
 
 def new_agent(api: ApiClient, model: str = "default", **fields: object) -> Agent:
     return api.create_agent(name=unique("Agent"), model=model, **fields)  # type: ignore[arg-type]
+
+
+def start_build(api: ApiClient, model: str = "default") -> tuple[Task, Run]:
+    """A build task whose run is active and has saved slugify.py: the moment stories inject faults."""
+    task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=new_agent(api, model).id)
+    return task, api.wait_until_file_saved(task.id, "slugify.py")
 
 
 def runner_token(pid: int) -> str:

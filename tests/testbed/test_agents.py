@@ -14,7 +14,7 @@ from harness.driver import ApiClient, TestbedInstance
 from harness.driver.api import Agent, Task
 from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
 
-from .conftest import new_agent
+from .conftest import new_agent, start_build
 
 
 def team(api: ApiClient, model: str = "default") -> tuple[Agent, Agent]:
@@ -42,8 +42,7 @@ def test_lead_delegates_and_reports_the_childs_final_delivery(fresh_testbed: Tes
     lead, mate = team(api)
     parent = api.create_task(BUILD_TASK_TITLE, delegation_body(mate), assignee_id=lead.id)
     child = wait_for_child(api, parent.id)
-    child_run = api.wait_for_active_run(child.id)
-    api.wait_for_receipt(child_run.id, "write_file", "slugify.py")
+    api.wait_until_file_saved(child.id, "slugify.py")
     message = api.send_message(child.id, LATE_REQUIREMENT_MAX_LENGTH)
 
     done = api.wait_until_done(parent.id)
@@ -99,9 +98,7 @@ def test_works_on_parent_persona(api: ApiClient) -> None:
 @pytest.mark.pace(0.3)
 def test_ignores_late_feedback_persona(fresh_testbed: TestbedInstance) -> None:
     api = fresh_testbed.api
-    task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=new_agent(api, "ignores-late-feedback").id)
-    run = api.wait_for_active_run(task.id)
-    api.wait_for_receipt(run.id, "write_file", "slugify.py")
+    task, run = start_build(api, "ignores-late-feedback")
     message = api.send_message(task.id, LATE_REQUIREMENT_MAX_LENGTH)
     done = api.wait_until_done(task.id)
     assert [c.consumed_by_run_id for c in done.user_messages()] == [run.id] and message.id
@@ -111,9 +108,7 @@ def test_ignores_late_feedback_persona(fresh_testbed: TestbedInstance) -> None:
 @pytest.mark.pace(0.3)
 def test_writes_after_stop_persona(fresh_testbed: TestbedInstance) -> None:
     api = fresh_testbed.api
-    task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=new_agent(api, "writes-after-stop").id)
-    run = api.wait_for_active_run(task.id)
-    api.wait_for_receipt(run.id, "write_file", "slugify.py")
+    task, run = start_build(api, "writes-after-stop")
     assert api.stop_run(run.id).process_group_gone
     progress = fresh_testbed.workspace(task.id) / "progress.log"
     api.wait_for(lambda: progress.exists() and progress.stat().st_size > 0, timeout=10, what="writes after Stop")

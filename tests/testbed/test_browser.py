@@ -14,7 +14,7 @@ from harness.driver import TestbedInstance
 from harness.driver.pages import TaskListPage, TaskPage
 from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
 
-from .conftest import new_agent
+from .conftest import new_agent, start_build
 
 
 def test_create_task_watch_it_finish_and_download(page: Page, testbed: TestbedInstance) -> None:
@@ -38,10 +38,10 @@ def test_create_task_watch_it_finish_and_download(page: Page, testbed: TestbedIn
 @pytest.mark.pace(0.3)
 def test_reply_mid_run_is_shown_once_and_consumed_by_that_run(page: Page, fresh_testbed: TestbedInstance) -> None:
     api = fresh_testbed.api
-    task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=new_agent(api).id)
+    task, run = start_build(api)
     task_page = TaskPage(page, fresh_testbed.base_url, task.id).open()
     run_id = task_page.wait_for_active_run()
-    api.wait_for_receipt(run_id, "write_file", "slugify.py")
+    assert run_id == run.id
 
     message = task_page.send_message(LATE_REQUIREMENT_MAX_LENGTH)
     assert len(task_page.user_messages_with(LATE_REQUIREMENT_MAX_LENGTH)) == 1
@@ -59,10 +59,8 @@ def test_reply_mid_run_is_shown_once_and_consumed_by_that_run(page: Page, fresh_
 @pytest.mark.pace(0.3)
 def test_stop_kills_the_runner_and_a_new_request_gets_a_short_reply(page: Page, fresh_testbed: TestbedInstance) -> None:
     api = fresh_testbed.api
-    task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=new_agent(api).id)
+    task, running = start_build(api)
     task_page = TaskPage(page, fresh_testbed.base_url, task.id).open()
-    running = api.wait_for_active_run(task.id)
-    api.wait_for_receipt(running.id, "write_file", "slugify.py")
 
     stopped_id = task_page.stop()
     assert stopped_id == running.id

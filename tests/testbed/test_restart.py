@@ -12,16 +12,15 @@ import pytest
 from harness.driver import TestbedInstance
 from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
 
-from .conftest import new_agent
+from .conftest import new_agent, start_build
 
 
 @pytest.mark.pace(0.4)
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["sigkill", "sigterm"])
 def test_runner_survives_controller_restart(fresh_testbed: TestbedInstance, sig: signal.Signals) -> None:
     api = fresh_testbed.api
-    task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=new_agent(api).id)
-    run = api.wait_for_active_run(task.id)
-    before = api.wait_for_receipt(run.id, "write_file", "slugify.py")
+    task, before = start_build(api)
+    run = before
     message = api.send_message(task.id, LATE_REQUIREMENT_MAX_LENGTH)
     old_controller = fresh_testbed.controller_pid
 
