@@ -14,8 +14,8 @@ from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
 from . import records
-from .api import controller_of, create_task, post_comment, stop_run
-from .models import CommentCreate, TaskCreate
+from .api import controller_of, create_agent, create_task, post_comment, stop_run
+from .models import AgentCreate, CommentCreate, TaskCreate
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
@@ -27,15 +27,43 @@ STATUS_LABELS = {
 templates.env.globals["status_label"] = lambda status: STATUS_LABELS.get(status, status)
 
 
-def render_index(request: Request, error: str | None = None, status_code: int = 200) -> HTMLResponse:
+def render_index(
+    request: Request, error: str | None = None, status_code: int = 200, agent_error: str | None = None
+) -> HTMLResponse:
     db = controller_of(request).db
-    context = {"tasks": records.tasks(db), "agents": records.agents(db), "error": error}
+    context = {"tasks": records.tasks(db), "agents": records.agents(db), "error": error, "agent_error": agent_error}
     return templates.TemplateResponse(request, "index.html", context, status_code=status_code)
 
 
 @router.get("/", response_class=HTMLResponse)
 def index(request: Request) -> HTMLResponse:
     return render_index(request)
+
+
+def form_failure(request: Request, error: Exception, field: str) -> HTMLResponse:
+    """Re-render the index with the API's own message for a rejected form."""
+    if isinstance(error, ValidationError):
+        message, code = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in error.errors()), 422
+    else:
+        assert isinstance(error, HTTPException)
+        message, code = str(error.detail), error.status_code
+    return render_index(request, status_code=code, **{field: message})
+
+
+@router.post("/agents", response_model=None)
+def create_agent_form(
+    request: Request,
+    name: Annotated[str, Form()] = "",
+    role: Annotated[str, Form()] = "engineer",
+    model: Annotated[str, Form()] = "default",
+    reports_to: Annotated[str, Form()] = "",
+) -> HTMLResponse | RedirectResponse:
+    try:
+        payload = AgentCreate(name=name, role=role, model=model, reports_to=int(reports_to) if reports_to else None)
+        create_agent(payload, request)
+    except (ValidationError, HTTPException) as error:
+        return form_failure(request, error, "agent_error")
+    return RedirectResponse("/", status_code=303)
 
 
 @router.post("/tasks", response_model=None)
@@ -48,10 +76,8 @@ def create_task_form(
     try:
         payload = TaskCreate(title=title, body=body, assignee_id=int(assignee_id) if assignee_id else None)
         task = create_task(payload, request)
-    except ValidationError as error:
-        return render_index(request, "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in error.errors()), 422)
-    except HTTPException as error:
-        return render_index(request, str(error.detail), error.status_code)
+    except (ValidationError, HTTPException) as error:
+        return form_failure(request, error, "error")
     return RedirectResponse(f"/tasks/{task.id}", status_code=303)
 
 

@@ -47,6 +47,19 @@ class TaskListPage:
         expect(self.page.get_by_test_id("new-task-form")).to_be_visible()
         return self
 
+    def create_agent(self, name: str, role: str = "engineer", model: str = "default", reports_to: str | None = None) -> int:
+        """Add an agent through the form; returns its id."""
+        form = self.page.get_by_test_id("new-agent-form")
+        form.get_by_label("Name").fill(name)
+        form.get_by_label("Role").fill(role)
+        form.get_by_label("Model").fill(model)
+        if reports_to is not None:
+            form.get_by_label("Reports to").select_option(label=reports_to)
+        form.get_by_role("button", name="Add agent").click()
+        row = self.page.get_by_test_id("agent-row").filter(has_text=name)
+        expect(row).to_have_count(1)
+        return int(row.get_attribute("data-agent-id") or 0)
+
     def create_task(self, title: str, body: str, assignee: str | None = None) -> TaskPage:
         """Fill the new-task form (assignee by agent name) and land on the new task's page."""
         form = self.page.get_by_test_id("new-task-form")

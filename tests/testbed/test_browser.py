@@ -14,12 +14,15 @@ from harness.driver import TestbedInstance
 from harness.driver.pages import TaskListPage, TaskPage
 from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
 
-from .conftest import new_agent, start_build
+from .conftest import start_build, unique
 
 
 def test_create_task_watch_it_finish_and_download(page: Page, testbed: TestbedInstance) -> None:
-    agent = new_agent(testbed.api)
-    task_page = TaskListPage(page, testbed.base_url).open().create_task(BUILD_TASK_TITLE, BUILD_TASK, agent.name)
+    tasks = TaskListPage(page, testbed.base_url).open()
+    name = unique("Browser")
+    agent_id = tasks.create_agent(name, role="lead")
+    assert [a.name for a in testbed.api.agents() if a.id == agent_id] == [name]
+    task_page = tasks.create_task(BUILD_TASK_TITLE, BUILD_TASK, name)
 
     task_page.wait_until_status("done")
     [shown] = task_page.wait_for_deliveries(1)
