@@ -149,8 +149,9 @@ class Controller:
             assert identity is not None
             if self.supervisor.is_alive(identity):
                 continue
-            code = self.supervisor.exit_code(identity.pid)
-            self._end_dead(row, "process_lost" if code is None else "runner_crashed", {"exit_code": code})
+            # A runner we spawned that exits without finishing crashed; one we adopted is simply gone.
+            error = "runner_crashed" if self.supervisor.spawned(identity.pid) else "process_lost"
+            self._end_dead(row, error, {"exit_code": self.supervisor.exit_code(identity.pid)})
 
     def _end_dead(self, row: sqlite3.Row, error_code: str, terminal: dict[str, object]) -> None:
         """A runner that died after Stop was asked for was stopped, not lost: Stop records it cancelled."""

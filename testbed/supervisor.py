@@ -75,6 +75,10 @@ class Supervisor:
         self._children[process.pid] = process
         return Identity(pid=process.pid, start_time=psutil.Process(process.pid).create_time())
 
+    def spawned(self, pid: int) -> bool:
+        """True for a runner this controller instance started (rather than re-adopted)."""
+        return pid in self._children
+
     def exit_code(self, pid: int) -> int | None:
         """Exit status of a runner this controller spawned, or None while running / not ours."""
         child = self._children.get(pid)

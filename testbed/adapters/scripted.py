@@ -37,7 +37,7 @@ PERSONAS = (
     "works-on-parent",  # hands the parent task to the teammate instead of waiting on the child
     "leaves-in-review",  # ends with the task in_review instead of done
     "crashes-mid-run",  # the runner dies right after saving slugify.py
-    "parent-before-child",  # finishes the parent as soon as the child starts
+    "parent-before-child",  # finishes the parent right after creating the child, without waiting
     "writes-after-stop",  # leaves a detached process writing to the workspace once the runner is gone
 )
 
@@ -234,7 +234,7 @@ class ScriptedAgent:
         self.api.receipt("wait_for_task", f"task {child_id}")
         while True:
             child = self.api.read_task(child_id)
-            if self.persona == "parent-before-child" and child["runs"]:
+            if self.persona == "parent-before-child":  # does not wait at all
                 return child
             settled = child["active_run_id"] is None and child["unconsumed_user_messages"] == 0
             if child["status"] == "done" and settled and child["deliveries"]:

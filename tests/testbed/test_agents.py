@@ -81,7 +81,7 @@ def test_crashes_mid_run_persona(api: ApiClient) -> None:
 def test_parent_before_child_persona(api: ApiClient) -> None:
     lead, mate = team(api, "parent-before-child")
     parent = api.create_task(BUILD_TASK_TITLE, delegation_body(mate), assignee_id=lead.id)
-    done = api.wait_for_task(parent.id, lambda t: t.status == "done", what="parent done")
+    done = api.wait_until_done(parent.id)
     child = api.wait_until_done(done.children[0].id)
     assert done.runs[-1].ended_at and done.runs[-1].ended_at < child.deliveries[-1].created_at
     assert child.deliveries[-1].sha256 not in done.agent_replies()[-1].body
