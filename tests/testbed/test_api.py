@@ -96,3 +96,12 @@ def test_run_token_only_works_for_its_own_run(fresh_testbed: TestbedInstance) ->
     answers = [api.request("POST", f"/api/agent/runs/{run_a.id}/receipts", json=receipt, headers=auth) for _ in range(2)]
     assert [a.status_code for a in answers] == [201, 201] and answers[0].json() == answers[1].json()
     assert [r.tool for r in api.run(run_a.id).receipts].count("probe") == 1
+
+
+def test_company_activity_and_schema_are_public(api: ApiClient) -> None:
+    company = api.company()
+    assert company.budget_cents > 0 and company.spend_cents >= 0
+    agent = new_agent(api)
+    assert any(a.kind == "agent_created" and agent.name in a.message for a in api.activity())
+    paths = api.request("GET", "/openapi.json").json()["paths"]
+    assert {"/api/tasks/{task_id}", "/api/runs/{run_id}/stop", "/api/deliveries/{delivery_id}/download"} <= set(paths)
