@@ -7,7 +7,12 @@ import zipfile
 from pathlib import Path
 
 from oracle.contract import BUILD_TASK, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
-from testbed.adapters.scripted import DELEGATION, nonce_in, strip_delegation, zip_workspace
+from testbed.adapters.scripted import (
+    DELEGATION,
+    nonce_in,
+    strip_delegation,
+    zip_workspace,
+)
 from testbed.adapters.slugify_project import Requirements
 
 
