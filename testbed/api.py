@@ -7,6 +7,7 @@ wrong); unknown ids in the path answer 404.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 
@@ -31,6 +32,7 @@ from .models import (
     Task,
     TaskCreate,
     TaskSummary,
+    WorkspaceFile,
 )
 
 router = APIRouter(prefix="/api", tags=["public"])
@@ -138,6 +140,20 @@ def task_deliveries(task_id: int, request: Request) -> list[Delivery]:
     db = controller_of(request).db
     records.task(db, task_id)
     return records.deliveries(db, task_id)
+
+
+@router.get("/tasks/{task_id}/workspace")
+def task_workspace(task_id: int, request: Request) -> list[WorkspaceFile]:
+    """Every file in the task's workspace with its sha256, so a user can see what changed and when."""
+    controller = controller_of(request)
+    records.task(controller.db, task_id)
+    root = controller.workspace(task_id)
+    files = sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
+    return [
+        WorkspaceFile(path=p.relative_to(root).as_posix(), size=len(data), sha256=hashlib.sha256(data).hexdigest())
+        for p in files
+        for data in (p.read_bytes(),)
+    ]
 
 
 @router.get("/runs")

@@ -190,6 +190,12 @@ class Task(TaskSummary):
     unconsumed_user_messages: int
 
 
+class WorkspaceFile(BaseModel):
+    path: str
+    size: int
+    sha256: str
+
+
 class StopResult(BaseModel):
     run: Run
     process_group_gone: bool

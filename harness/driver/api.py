@@ -210,6 +210,10 @@ class ApiClient:
             raise ApiError(response)
         return response.content
 
+    def workspace_hashes(self, task_id: int) -> dict[str, str]:
+        """Path -> sha256 of every file in the task's workspace, as the product reports it."""
+        return {f["path"]: f["sha256"] for f in self._json("GET", f"/api/tasks/{task_id}/workspace")}
+
     def activity(self) -> list[Activity]:
         return [Activity.model_validate(a) for a in self._json("GET", "/api/activity")]
 

@@ -110,5 +110,5 @@ def test_writes_after_stop_persona(fresh_testbed: TestbedInstance) -> None:
     api = fresh_testbed.api
     task, run = start_build(api, "writes-after-stop")
     assert api.stop_run(run.id).process_group_gone
-    progress = fresh_testbed.workspace(task.id) / "progress.log"
-    api.wait_for(lambda: progress.exists() and progress.stat().st_size > 0, timeout=10, what="writes after Stop")
+    before = api.wait_for(lambda: "progress.log" in (h := api.workspace_hashes(task.id)) and h, 10, what="writes after Stop")
+    api.wait_for(lambda: api.workspace_hashes(task.id) != before, timeout=10, what="more writes after Stop")

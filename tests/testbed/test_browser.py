@@ -70,13 +70,13 @@ def test_stop_kills_the_runner_and_a_new_request_gets_a_short_reply(page: Page, 
     stopped = api.run(stopped_id)
     assert stopped.status == "cancelled" and stopped.process_group_gone is True
     assert not psutil.pid_exists(running.identity.pid or 0) or psutil.Process(running.identity.pid or 0).status() == psutil.STATUS_ZOMBIE
-    workspace = fresh_testbed.workspace(task.id)
-    hashes = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in workspace.iterdir()}
+    hashes = api.workspace_hashes(task.id)
+    assert "slugify.py" in hashes
 
     task_page.send_message("Change of plan: stop building. Just give me a short reply with the nonce K7Q2X9.")
     done = api.wait_until_done(task.id)
     assert "K7Q2X9" in done.agent_replies()[-1].body
     assert [r.status for r in done.runs] == ["cancelled", "succeeded"]
-    assert {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in workspace.iterdir()} == hashes
+    assert api.workspace_hashes(task.id) == hashes
     task_page.reload()
     assert task_page.status() == "done"
