@@ -59,3 +59,16 @@ def test_runner_gone_during_restart_is_marked_process_lost(fresh_testbed: Testbe
     lost = api.run(run.id)
     assert lost.status == "failed" and lost.error_code == "process_lost"
     assert api.task(task.id).status == "blocked"
+
+
+@pytest.mark.pace(0.5)
+def test_stop_reaches_a_runner_adopted_after_restart(fresh_testbed: TestbedInstance) -> None:
+    api = fresh_testbed.api
+    task, run = start_build(api)
+    fresh_testbed.restart(signal.SIGKILL)
+    assert api.run(run.id).status == "running"
+
+    result = api.stop_run(run.id)
+    assert result.process_group_gone and result.run.status == "cancelled"
+    assert result.run.error_code == "stopped_by_user"
+    assert api.wait_for_task(task.id, lambda t: t.settled, what="settled").status == "blocked"
