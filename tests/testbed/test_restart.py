@@ -42,7 +42,9 @@ def test_runner_survives_controller_restart(fresh_testbed: TestbedInstance, sig:
     assert len(done.user_messages()) == 1
     source = zipfile.ZipFile(io.BytesIO(api.delivery_bytes(done.deliveries[-1].id))).read("slugify.py").decode()
     assert "--max-length" in source
-    assert len([c for c in done.agent_replies() if c.body.startswith("Delivered")]) == 1
+    replies = [(c.run_id, c.body) for c in done.agent_replies()]
+    assert len(set(replies)) == len(replies), "a reply was recorded twice"
+    assert len({d.sha256 for d in done.deliveries}) == len(done.deliveries), "a delivery was recorded twice"
     assert "re-adopted" in fresh_testbed.controller_log.read_text()
 
 
