@@ -1,0 +1,187 @@
+"""An isolated testbed instance: own data folder, free port, own controller and runners.
+
+A context manager, so the controller, every runner process group and any
+stray helper are gone afterwards, on failure and on Ctrl-C too. Everything
+the instance started names its data folder on its command line (controller
+``--data``, runner ``--workspace``, helpers their workspace), which is how
+teardown finds them even after the controller that spawned them was killed.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import TracebackType
+
+import httpx
+import psutil
+
+from .api import ApiClient
+
+
+class InstanceError(RuntimeError):
+    """The product did not start (or stop) as asked: an infrastructure failure, not a product verdict."""
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class TestbedInstance:
+    __test__ = False  # not a pytest test class, despite the name
+
+    def __init__(
+        self,
+        data_dir: Path | None = None,
+        port: int | None = None,
+        pace: float = 0.05,
+        keep_data: bool = False,
+        startup_timeout: float = 30.0,
+    ) -> None:
+        self._owns_data = data_dir is None
+        self.data_dir = (data_dir or Path(tempfile.mkdtemp(prefix="testbed-"))).resolve()
+        self.port = port or free_port()
+        self.pace = pace
+        self.keep_data = keep_data or not self._owns_data
+        self.startup_timeout = startup_timeout
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen[bytes] | None = None
+        self._api: ApiClient | None = None
+        self._closed = False
+        atexit.register(self.close)
+
+    # ---- paths ------------------------------------------------------------------
+
+    @property
+    def log_dir(self) -> Path:
+        return self.data_dir / "logs"
+
+    @property
+    def controller_log(self) -> Path:
+        return self.log_dir / "controller.log"
+
+    def log_paths(self) -> list[Path]:
+        """Controller log, its stdout, and one log per run."""
+        return sorted(self.log_dir.glob("*.log")) if self.log_dir.exists() else []
+
+    def workspace(self, task_id: int) -> Path:
+        return self.data_dir / "workspaces" / f"task-{task_id}"
+
+    @property
+    def api(self) -> ApiClient:
+        if self._api is None:
+            self._api = ApiClient(self.base_url)
+        return self._api
+
+    @property
+    def controller_pid(self) -> int | None:
+        return None if self.process is None else self.process.pid
+
+    # ---- lifecycle --------------------------------------------------------------
+
+    def start(self) -> TestbedInstance:
+        if self.process is not None and self.process.poll() is None:
+            raise InstanceError("controller already running")
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        command = [sys.executable, "-m", "testbed", "serve", "--data", str(self.data_dir),
+                   "--port", str(self.port), "--pace", str(self.pace)]  # fmt: skip
+        with open(self.log_dir / "controller.stdout.log", "ab") as out:
+            self.process = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                cwd=self.data_dir, start_new_session=True,
+            )  # fmt: skip
+        self._wait_healthy()
+        return self
+
+    def _wait_healthy(self) -> None:
+        assert self.process is not None
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise InstanceError(f"controller exited with {self.process.returncode}: {self._log_tail()}")
+            try:
+                if httpx.get(f"{self.base_url}/api/health", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)
+        raise InstanceError(f"controller not healthy after {self.startup_timeout} s: {self._log_tail()}")
+
+    def _log_tail(self) -> str:
+        path = self.log_dir / "controller.stdout.log"
+        return path.read_text(errors="replace")[-2000:] if path.exists() else "(no log)"
+
+    def stop_controller(self, sig: signal.Signals = signal.SIGTERM, timeout: float = 15.0) -> None:
+        """Stop only the controller; its runners keep going in their own sessions."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(sig)
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(5)
+            raise InstanceError(f"controller ignored {sig.name} for {timeout} s") from None
+
+    def restart(self, sig: signal.Signals = signal.SIGTERM) -> None:
+        """Stop the controller with ``sig`` (SIGTERM or SIGKILL) and start it again on the same port and data."""
+        self.stop_controller(sig)
+        self.start()
+
+    def processes(self) -> list[psutil.Process]:
+        """Every live process this instance started: controller, runners, their helpers."""
+        marker = str(self.data_dir)
+        found = []
+        for process in psutil.process_iter(["pid", "cmdline", "status"]):
+            try:
+                if process.info["status"] != psutil.STATUS_ZOMBIE and marker in " ".join(process.info["cmdline"] or []):
+                    found.append(process)
+            except psutil.Error:
+                continue
+        return found
+
+    def close(self) -> None:
+        """Tear everything down; safe to call more than once."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.stop_controller(signal.SIGTERM, timeout=10)
+        except InstanceError:
+            pass
+        self._kill_leftovers()
+        if self._api is not None:
+            self._api.close()
+        if not self.keep_data:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    def _kill_leftovers(self) -> None:
+        own_group = os.getpgrp()
+        for process in self.processes():
+            try:
+                group = os.getpgid(process.pid)
+                if group != own_group:
+                    os.killpg(group, signal.SIGKILL)
+                else:
+                    process.kill()
+            except (ProcessLookupError, PermissionError, psutil.Error):
+                continue
+        psutil.wait_procs(self.processes(), timeout=5)
+
+    def __enter__(self) -> TestbedInstance:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

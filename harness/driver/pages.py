@@ -1,0 +1,227 @@
+"""Playwright page objects for the testbed's web UI.
+
+Every selector the harness uses lives in this file (``data-testid``, roles,
+labels); stories call methods that read like a person's actions and wait for
+visible states instead of sleeping.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from playwright.sync_api import Locator, Page, expect
+
+DEFAULT_TIMEOUT_S = 60.0
+T = TypeVar("T")
+
+
+def ms(seconds: float) -> float:
+    return seconds * 1000
+
+
+@dataclass(frozen=True)
+class CommentView:
+    id: int
+    author_kind: str
+    body: str
+    consumed_by_run: int | None
+
+
+@dataclass(frozen=True)
+class DeliveryView:
+    id: int
+    sha256: str
+
+
+class TaskListPage:
+    def __init__(self, page: Page, base_url: str) -> None:
+        self.page = page
+        self.base_url = base_url.rstrip("/")
+
+    def open(self) -> TaskListPage:
+        self.page.goto(f"{self.base_url}/")
+        expect(self.page.get_by_test_id("new-task-form")).to_be_visible()
+        return self
+
+    def create_agent(self, name: str, role: str = "engineer", model: str = "default", reports_to: str | None = None) -> int:
+        """Add an agent through the form; returns its id."""
+        form = self.page.get_by_test_id("new-agent-form")
+        form.get_by_label("Name").fill(name)
+        form.get_by_label("Role").fill(role)
+        form.get_by_label("Model").fill(model)
+        if reports_to is not None:
+            form.get_by_label("Reports to").select_option(label=reports_to)
+        form.get_by_role("button", name="Add agent").click()
+        row = self.page.get_by_test_id("agent-row").filter(has_text=name)
+        expect(row).to_have_count(1)
+        return int(row.get_attribute("data-agent-id") or 0)
+
+    def create_task(self, title: str, body: str, assignee: str | None = None) -> TaskPage:
+        """Fill the new-task form (assignee by agent name) and land on the new task's page."""
+        form = self.page.get_by_test_id("new-task-form")
+        form.get_by_label("Title").fill(title)
+        form.get_by_label("Description").fill(body)
+        if assignee is not None:
+            form.get_by_label("Assignee").select_option(label=assignee)
+        form.get_by_role("button", name="Create task").click()
+        expect(self.page.get_by_test_id("task-page")).to_be_visible()
+        task_id = int(self.page.get_by_test_id("task-page").get_attribute("data-task-id") or 0)
+        return TaskPage(self.page, self.base_url, task_id)
+
+    def task_ids(self) -> list[int]:
+        rows = self.page.get_by_test_id("task-row")
+        return [int(rows.nth(i).get_attribute("data-task-id") or 0) for i in range(rows.count())]
+
+    def status_of(self, task_id: int) -> str:
+        row = self.page.locator(f'[data-testid="task-row"][data-task-id="{task_id}"]')
+        return row.get_attribute("data-status") or ""
+
+
+class TaskPage:
+    def __init__(self, page: Page, base_url: str, task_id: int) -> None:
+        self.page = page
+        self.base_url = base_url.rstrip("/")
+        self.task_id = task_id
+
+    # ---- navigation ----------------------------------------------------------------
+
+    def open(self) -> TaskPage:
+        self.page.goto(f"{self.base_url}/tasks/{self.task_id}")
+        expect(self.page.get_by_test_id("task-page")).to_be_visible()
+        return self
+
+    def reload(self) -> TaskPage:
+        self.page.reload()
+        expect(self.page.get_by_test_id("task-page")).to_be_visible()
+        return self
+
+    def open_child(self, index: int = 0) -> TaskPage:
+        link = self.page.get_by_test_id("child-task-link").nth(index)
+        child_id = int(link.get_attribute("data-task-id") or 0)
+        link.click()
+        expect(self.page.locator(f'[data-testid="task-page"][data-task-id="{child_id}"]')).to_be_visible()
+        return TaskPage(self.page, self.base_url, child_id)
+
+    def child_task_ids(self) -> list[int]:
+        links = self.page.get_by_test_id("child-task-link")
+        return [int(links.nth(i).get_attribute("data-task-id") or 0) for i in range(links.count())]
+
+    # ---- state ---------------------------------------------------------------------
+
+    @property
+    def _status(self) -> Locator:
+        return self.page.get_by_test_id("task-status")
+
+    def status(self) -> str:
+        return self._status.get_attribute("data-status") or ""
+
+    def wait_until_status(self, status: str, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        """Wait, without reloading, until the live badge shows ``status``."""
+        expect(self._status).to_have_attribute("data-status", status, timeout=ms(timeout))
+
+    def wait_for_active_run(self, timeout: float = DEFAULT_TIMEOUT_S) -> int:
+        """Wait until a run with a runner process is shown; returns its id."""
+        active = self.page.locator('[data-testid="active-run"][data-status="running"]:not([data-pid=""])')
+        expect(active).to_be_visible(timeout=ms(timeout))
+        return int(active.get_attribute("data-run-id") or 0)
+
+    def wait_until_no_active_run(self, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        expect(self.page.get_by_test_id("no-active-run")).to_be_visible(timeout=ms(timeout))
+
+    # ---- thread --------------------------------------------------------------------
+
+    def comments(self) -> list[CommentView]:
+        items = self.page.get_by_test_id("comment")
+        views = []
+        for i in range(items.count()):
+            item = items.nth(i)
+            consumed = item.get_attribute("data-consumed-by-run") or ""
+            views.append(
+                CommentView(
+                    id=int(item.get_attribute("data-comment-id") or 0),
+                    author_kind=item.get_attribute("data-author-kind") or "",
+                    body=item.get_by_test_id("comment-body").inner_text(),
+                    consumed_by_run=int(consumed) if consumed else None,
+                )
+            )
+        return views
+
+    def user_messages_with(self, text: str) -> list[CommentView]:
+        return [c for c in self.comments() if c.author_kind == "user" and c.body.strip() == text.strip()]
+
+    def latest_reply(self) -> CommentView | None:
+        replies = [c for c in self.comments() if c.author_kind == "agent"]
+        return replies[-1] if replies else None
+
+    def send_message(self, text: str, timeout: float = DEFAULT_TIMEOUT_S) -> CommentView:
+        """Type into the composer, send, and wait until the stored message is shown; returns it."""
+        composer = self.page.get_by_test_id("composer")
+        before = {c.id for c in self.user_messages_with(text)}
+        composer.get_by_label("Message").fill(text)
+        composer.get_by_role("button", name="Send").click()
+        expect(composer.get_by_label("Message")).to_have_value("", timeout=ms(timeout))
+        return self._poll(
+            lambda: next((c for c in self.user_messages_with(text) if c.id not in before), None),
+            timeout, "the sent message to appear in the thread",
+        )  # fmt: skip
+
+    def _poll(self, probe: Callable[[], T | None], timeout: float, what: str) -> T:
+        """Re-read the live DOM until ``probe`` finds what it looks for."""
+        deadline = time.monotonic() + timeout
+        while (found := probe()) is None:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
+            self.page.wait_for_timeout(100)
+        return found
+
+    def wait_until_consumed(self, comment_id: int, timeout: float = DEFAULT_TIMEOUT_S) -> int:
+        """Wait until the thread shows which run read message ``comment_id``; returns that run's id."""
+        item = self.page.locator(f'[data-testid="comment"][data-comment-id="{comment_id}"]')
+        expect(item).not_to_have_attribute("data-consumed-by-run", "", timeout=ms(timeout))
+        return int(item.get_attribute("data-consumed-by-run") or 0)
+
+    def scroll_latest_reply_into_view(self) -> None:
+        replies = self.page.locator('[data-testid="comment"][data-author-kind="agent"]')
+        expect(replies.last).to_be_visible()
+        replies.last.scroll_into_view_if_needed()
+
+    # ---- Stop ----------------------------------------------------------------------
+
+    def stop(self, timeout: float = DEFAULT_TIMEOUT_S) -> int:
+        """Click Stop on the active run and wait until the page says its processes have exited."""
+        run_id = self.wait_for_active_run(timeout)
+        self.page.get_by_role("button", name=f"Stop run #{run_id}").click()
+        result = self.page.locator(f'[data-testid="stop-result"][data-run-id="{run_id}"]')
+        expect(result).to_have_attribute("data-process-group-gone", "true", timeout=ms(timeout))
+        return run_id
+
+    # ---- deliveries ----------------------------------------------------------------
+
+    def deliveries(self) -> list[DeliveryView]:
+        items = self.page.get_by_test_id("delivery")
+        return [
+            DeliveryView(id=int(items.nth(i).get_attribute("data-delivery-id") or 0),
+                         sha256=items.nth(i).get_attribute("data-sha256") or "")
+            for i in range(items.count())
+        ]  # fmt: skip
+
+    def wait_for_deliveries(self, count: int, timeout: float = DEFAULT_TIMEOUT_S) -> list[DeliveryView]:
+        expect(self.page.get_by_test_id("delivery")).to_have_count(count, timeout=ms(timeout))
+        return self.deliveries()
+
+    def download_delivery(self, index: int = -1, save_to: Path | None = None) -> bytes:
+        """Click the download link of delivery ``index`` (list order; -1 is the latest) and return its bytes."""
+        links = self.page.get_by_test_id("delivery-download")
+        link = links.nth(index if index >= 0 else links.count() + index)
+        with self.page.expect_download() as info:
+            link.click()
+        download = info.value
+        if save_to is not None:
+            save_to.parent.mkdir(parents=True, exist_ok=True)
+            download.save_as(save_to)
+            return save_to.read_bytes()
+        return Path(download.path()).read_bytes()

@@ -1,0 +1,31 @@
+"""``python -m testbed serve --data DIR --port N``: start the controller."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import uvicorn
+
+from .app import configure_logging, create_app
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m testbed", description="The reference agent-work product.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="start the controller (web UI, API, scheduler)")
+    serve.add_argument("--data", type=Path, required=True, help="data folder (SQLite, workspaces, deliveries, logs)")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--pace", type=float, default=0.3, help="seconds per scripted agent step")
+    args = parser.parse_args(argv)
+    data_dir = args.data.resolve()
+    configure_logging(data_dir)
+    local_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+    app = create_app(data_dir, f"http://{local_host}:{args.port}", args.pace)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,242 @@
+"""Agent API: the only door a runner has into the controller.
+
+A bearer token is valid for exactly one run: a missing or unknown token is
+401, a token used on another run's path is 403. Every write carries a
+client-generated ``event_id``; the first application is stored with its
+response and any replay (a runner retrying after a controller restart) gets
+that same response without applying anything twice.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
+
+from . import records
+from .api import controller_of, insert_task
+from .controller import Controller, end_run_in, token_hash
+from .db import now, record_activity
+from .deliveries import DeliveryError, store
+from .models import (
+    Ack,
+    AgentComment,
+    AgentRunContext,
+    AssignUpdate,
+    ChildTaskCreate,
+    Delivery,
+    FinishRequest,
+    InboxRequest,
+    InboxResponse,
+    ReceiptCreate,
+    StatusUpdate,
+    Task,
+    TaskCreate,
+)
+
+router = APIRouter(prefix="/api/agent/runs/{run_id}", tags=["agent"])
+EVENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{8,80}$")
+
+
+def authorized_run(run_id: int, request: Request) -> sqlite3.Row:
+    """The run row this request's token belongs to, which must be the run in the path."""
+    header = request.headers.get("authorization", "")
+    if not header.lower().startswith("bearer "):
+        raise HTTPException(status_code=401, detail="missing bearer token")
+    db = controller_of(request).db
+    run = db.one("SELECT * FROM runs WHERE token_hash = ?", token_hash(header[7:].strip()))
+    if run is None:
+        raise HTTPException(status_code=401, detail="unknown run token")
+    if run["id"] != run_id:
+        raise HTTPException(status_code=403, detail=f"this token belongs to run {run['id']}, not run {run_id}")
+    return run
+
+
+RunRow = Annotated[sqlite3.Row, Depends(authorized_run)]
+
+
+def once(
+    conn: sqlite3.Connection, run_id: int, event_id: str, kind: str, apply: Callable[[], dict[str, Any]]
+) -> dict[str, Any]:
+    """Apply an agent event exactly once; replays return the stored response."""
+    seen = conn.execute("SELECT run_id, kind, response_json FROM events WHERE event_id = ?", (event_id,)).fetchone()
+    if seen is not None:
+        if seen["run_id"] != run_id or seen["kind"] != kind:
+            raise HTTPException(status_code=409, detail=f"event_id {event_id} was already used for another event")
+        return json.loads(seen["response_json"])  # type: ignore[no-any-return]
+    status = conn.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()["status"]
+    if status != "running":
+        raise HTTPException(status_code=409, detail=f"run {run_id} is {status}; it can no longer act")
+    response = apply()
+    conn.execute(
+        "INSERT INTO events (event_id, run_id, kind, response_json, created_at) VALUES (?, ?, ?, ?, ?)",
+        (event_id, run_id, kind, json.dumps(response), now()),
+    )
+    return response
+
+
+def own_task(conn: sqlite3.Connection, run: sqlite3.Row, task_id: int) -> None:
+    """A run may read its own task and that task's children (to wait on delegated work)."""
+    row = conn.execute("SELECT parent_id FROM tasks WHERE id = ?", (task_id,)).fetchone()
+    if row is None:
+        raise records.not_found("task", task_id)
+    if task_id != run["task_id"] and row["parent_id"] != run["task_id"]:
+        raise HTTPException(status_code=403, detail=f"run {run['id']} may not read task {task_id}")
+
+
+def agent_named(conn: sqlite3.Connection, name: str) -> sqlite3.Row:
+    agent = conn.execute("SELECT * FROM agents WHERE name = ?", (name,)).fetchone()
+    if agent is None:
+        raise HTTPException(status_code=400, detail=f"assignee_name: no agent named {name!r}")
+    return agent  # type: ignore[no-any-return]
+
+
+@router.get("/context")
+def context(run: RunRow, request: Request) -> AgentRunContext:
+    db = controller_of(request).db
+    return AgentRunContext(
+        run_id=run["id"],
+        task=records.task(db, run["task_id"]),
+        agent=records.agent(db, run["agent_id"]),
+        agents=records.agents(db),
+    )
+
+
+@router.get("/tasks/{task_id}")
+def read_task(task_id: int, run: RunRow, request: Request) -> Task:
+    db = controller_of(request).db
+    own_task(db.connection(), run, task_id)
+    return records.task(db, task_id)
+
+
+@router.post("/inbox")
+def inbox(payload: InboxRequest, run: RunRow, request: Request) -> InboxResponse:
+    """Hand the run every unconsumed user message on its task and record that this run consumed them."""
+    db = controller_of(request).db
+
+    def consume() -> dict[str, Any]:
+        conn.execute(
+            "UPDATE comments SET consumed_by_run_id = ?, consumed_at = ?, consume_event_id = ? "
+            "WHERE task_id = ? AND author_kind = 'user' AND consumed_by_run_id IS NULL",
+            (run["id"], now(), payload.event_id, run["task_id"]),
+        )
+        ids = [r["id"] for r in conn.execute("SELECT id FROM comments WHERE consume_event_id = ?", (payload.event_id,))]
+        if ids:
+            record_activity(conn, "messages_consumed", f"Run {run['id']} read messages {ids}", run["task_id"], run["id"])
+        return {"ids": ids}
+
+    with db.transaction() as conn:
+        ids = once(conn, run["id"], payload.event_id, "inbox", consume)["ids"]
+    return InboxResponse(messages=records.comments_by_ids(db, ids))
+
+
+@router.post("/comments", status_code=201)
+def agent_comment(payload: AgentComment, run: RunRow, request: Request) -> Ack:
+    def insert() -> dict[str, Any]:
+        cursor = conn.execute(
+            "INSERT INTO comments (task_id, author_kind, agent_id, run_id, body, created_at) VALUES (?, 'agent', ?, ?, ?, ?)",
+            (run["task_id"], run["agent_id"], run["id"], payload.body, now()),
+        )
+        return {"id": cursor.lastrowid}
+
+    with controller_of(request).db.transaction() as conn:
+        return Ack(**once(conn, run["id"], payload.event_id, "comment", insert))
+
+
+@router.post("/receipts", status_code=201)
+def receipt(payload: ReceiptCreate, run: RunRow, request: Request) -> Ack:
+    def insert() -> dict[str, Any]:
+        if conn.execute("SELECT 1 FROM receipts WHERE run_id = ? AND seq = ?", (run["id"], payload.seq)).fetchone():
+            raise HTTPException(status_code=409, detail=f"seq: receipt {payload.seq} already recorded with another id")
+        conn.execute(
+            "INSERT INTO receipts (id, run_id, seq, tool, target, ok, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (payload.event_id, run["id"], payload.seq, payload.tool, payload.target, payload.ok, payload.detail, now()),
+        )
+        return {"id": payload.event_id}
+
+    with controller_of(request).db.transaction() as conn:
+        return Ack(**once(conn, run["id"], payload.event_id, "receipt", insert))
+
+
+@router.post("/status")
+def set_status(payload: StatusUpdate, run: RunRow, request: Request) -> Ack:
+    def update() -> dict[str, Any]:
+        conn.execute("UPDATE tasks SET status = ?, updated_at = ? WHERE id = ?", (payload.status, now(), run["task_id"]))
+        record_activity(conn, "task_status", f"Task {run['task_id']} -> {payload.status}", run["task_id"], run["id"])
+        return {"id": run["task_id"]}
+
+    with controller_of(request).db.transaction() as conn:
+        return Ack(**once(conn, run["id"], payload.event_id, "status", update))
+
+
+@router.post("/children", status_code=201)
+def create_child(payload: ChildTaskCreate, run: RunRow, request: Request) -> Ack:
+    """Delegate: a child task of the run's task, assigned to a named agent."""
+
+    def insert() -> dict[str, Any]:
+        assignee = agent_named(conn, payload.assignee_name)
+        child = TaskCreate(title=payload.title, body=payload.body, assignee_id=assignee["id"], parent_id=run["task_id"])
+        return {"id": insert_task(conn, child, created_by_run_id=run["id"])}
+
+    with controller_of(request).db.transaction() as conn:
+        return Ack(**once(conn, run["id"], payload.event_id, "child", insert))
+
+
+@router.post("/assign")
+def assign(payload: AssignUpdate, run: RunRow, request: Request) -> Ack:
+    """Hand the run's own task to another agent; the scheduler starts that agent on it."""
+
+    def update() -> dict[str, Any]:
+        assignee = agent_named(conn, payload.assignee_name)
+        conn.execute(
+            "UPDATE tasks SET assignee_id = ?, wake = 1, status = 'todo', updated_at = ? WHERE id = ?",
+            (assignee["id"], now(), run["task_id"]),
+        )
+        record_activity(conn, "task_assigned", f"Task {run['task_id']} handed to {assignee['name']}", run["task_id"], run["id"])
+        return {"id": run["task_id"]}
+
+    with controller_of(request).db.transaction() as conn:
+        return Ack(**once(conn, run["id"], payload.event_id, "assign", update))
+
+
+@router.post("/deliveries", status_code=201)
+async def upload_delivery(
+    run: RunRow, request: Request, event_id: Annotated[str, Form()], file: Annotated[UploadFile, File()]
+) -> Delivery:
+    """Store the uploaded workspace ZIP (content-addressed) as a new immutable delivery."""
+    if not EVENT_ID.match(event_id):
+        raise HTTPException(status_code=422, detail="event_id: 8-80 characters of A-Z a-z 0-9 _ . : -")
+    controller: Controller = controller_of(request)
+    data = await file.read()
+    try:
+        digest, names = store(controller.data_dir, data)
+    except DeliveryError as error:
+        raise HTTPException(status_code=400, detail=f"file: {error}") from error
+
+    def insert() -> dict[str, Any]:
+        cursor = conn.execute(
+            "INSERT INTO deliveries (task_id, run_id, sha256, size, files_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (run["task_id"], run["id"], digest, len(data), json.dumps(names), now()),
+        )
+        record_activity(conn, "delivery", f"Delivery {cursor.lastrowid} ({digest[:12]})", run["task_id"], run["id"])
+        return {"id": cursor.lastrowid}
+
+    with controller.db.transaction() as conn:
+        delivery_id = once(conn, run["id"], event_id, "delivery", insert)["id"]
+    return records.delivery(controller.db, delivery_id)
+
+
+@router.post("/finish")
+def finish(payload: FinishRequest, run: RunRow, request: Request) -> Ack:
+    """The runner's last word: the terminal record of its run."""
+    def end() -> dict[str, Any]:
+        terminal = {"summary": payload.summary, "reported_by": "runner"}
+        end_run_in(conn, run["id"], payload.outcome, payload.error_code, terminal, payload.cost_cents)
+        return {"id": run["id"]}
+
+    with controller_of(request).db.transaction() as conn:
+        return Ack(**once(conn, run["id"], payload.event_id, "finish", end))

@@ -1,0 +1,167 @@
+"""The runner's side of the agent API: ordered, retried, deduplicated events.
+
+Writes go into an outbox that one sender thread delivers in order, retrying
+with backoff while the controller is down, so the agent keeps working through
+a controller restart. Every event carries an id made here; the controller
+stores it with the first application, so a retry after a lost response is
+answered instead of applied twice. The inbox read reuses its id until it gets
+an answer, so messages consumed just before a crash are not lost either.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+log = logging.getLogger("testbed.runner.client")
+
+RETRY_FOR_SECONDS = 15 * 60
+MAX_BACKOFF = 2.0
+
+
+class RunEnded(Exception):
+    """The controller says this run can no longer act (stopped, lost or finished)."""
+
+
+class AgentApiError(Exception):
+    """The controller rejected a request for a reason retrying cannot fix."""
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    path: str
+    json: dict[str, Any] | None = None
+    file: bytes | None = None
+    event_id: str = ""
+
+
+class AgentClient:
+    def __init__(self, base_url: str, run_id: int, token: str, timeout: float = 5.0) -> None:
+        self.run_id = run_id
+        self._http = httpx.Client(
+            base_url=f"{base_url}/api/agent/runs/{run_id}",
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=timeout,
+        )
+        self._outbox: queue.Queue[Outgoing] = queue.Queue()
+        self._failure: Exception | None = None
+        self._seq = 0
+        self._pending_inbox_id: str | None = None
+        threading.Thread(target=self._sender, name="outbox", daemon=True).start()
+
+    def new_event_id(self) -> str:
+        return f"r{self.run_id}-{uuid.uuid4().hex}"
+
+    # ---- transport ----------------------------------------------------------
+
+    def _request(self, method: str, path: str, *, once: bool = False, **kwargs: Any) -> httpx.Response:
+        """Send until the controller answers; connection errors and 5xx are retried with backoff."""
+        deadline = time.monotonic() + RETRY_FOR_SECONDS
+        backoff = 0.1
+        while True:
+            try:
+                response = self._http.request(method, path, **kwargs)
+                if response.status_code < 500:
+                    return self._checked(response)
+                log.warning("%s %s -> %s; retrying", method, path, response.status_code)
+            except httpx.TransportError as error:
+                log.warning("%s %s failed (%s); controller unreachable, retrying", method, path, error)
+                if once:
+                    raise
+            if time.monotonic() > deadline:
+                raise AgentApiError(f"controller unreachable for {RETRY_FOR_SECONDS} s")
+            time.sleep(backoff)
+            backoff = min(backoff * 2, MAX_BACKOFF)
+
+    @staticmethod
+    def _checked(response: httpx.Response) -> httpx.Response:
+        if response.status_code == 409 and "can no longer act" in response.text:
+            raise RunEnded(response.json().get("detail", "run ended"))
+        if response.status_code >= 400:
+            raise AgentApiError(f"{response.request.method} {response.request.url.path} -> {response.status_code}: {response.text}")
+        return response
+
+    def _sender(self) -> None:
+        while True:
+            item = self._outbox.get()
+            try:
+                if self._failure is None:
+                    self._deliver(item)
+            except Exception as error:  # surfaced to the agent at its next flush
+                self._failure = error
+            finally:
+                self._outbox.task_done()
+
+    def _deliver(self, item: Outgoing) -> httpx.Response:
+        if item.file is not None:
+            return self._request(
+                "POST", item.path, data={"event_id": item.event_id},
+                files={"file": ("delivery.zip", item.file, "application/zip")},
+            )  # fmt: skip
+        return self._request("POST", item.path, json=item.json)
+
+    def send(self, path: str, payload: dict[str, Any]) -> str:
+        """Queue a write; returns its event id."""
+        event_id = self.new_event_id()
+        self._outbox.put(Outgoing(path=path, json={"event_id": event_id, **payload}))
+        return event_id
+
+    def flush(self) -> None:
+        """Wait until every queued write is acknowledged; re-raise what stopped the sender."""
+        self._outbox.join()
+        if self._failure is not None:
+            raise self._failure
+
+    def call(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """A write whose answer the agent needs: sent after everything queued before it."""
+        self.flush()
+        return self._request("POST", path, json={"event_id": self.new_event_id(), **payload}).json()  # type: ignore[no-any-return]
+
+    # ---- what an agent can do --------------------------------------------------
+
+    def context(self) -> dict[str, Any]:
+        return self._request("GET", "/context").json()  # type: ignore[no-any-return]
+
+    def read_task(self, task_id: int) -> dict[str, Any]:
+        return self._request("GET", f"/tasks/{task_id}").json()  # type: ignore[no-any-return]
+
+    def inbox(self) -> list[dict[str, Any]]:
+        """New user messages, or [] while the controller is unreachable (asked again next turn)."""
+        if self._pending_inbox_id is None:
+            self._pending_inbox_id = self.new_event_id()
+        try:
+            response = self._request("POST", "/inbox", once=True, json={"event_id": self._pending_inbox_id})
+        except httpx.TransportError:
+            return []
+        self._pending_inbox_id = None
+        return response.json()["messages"]  # type: ignore[no-any-return]
+
+    def comment(self, body: str) -> None:
+        self.send("/comments", {"body": body})
+
+    def receipt(self, tool: str, target: str = "", ok: bool = True, detail: str = "") -> str:
+        seq, self._seq = self._seq, self._seq + 1
+        return self.send("/receipts", {"seq": seq, "tool": tool, "target": target, "ok": ok, "detail": detail})
+
+    def set_status(self, status: str) -> None:
+        self.send("/status", {"status": status})
+
+    def create_child(self, title: str, body: str, assignee_name: str) -> int:
+        return int(self.call("/children", {"title": title, "body": body, "assignee_name": assignee_name})["id"])
+
+    def assign(self, assignee_name: str) -> None:
+        self.send("/assign", {"assignee_name": assignee_name})
+
+    def deliver(self, data: bytes) -> None:
+        self._outbox.put(Outgoing(path="/deliveries", file=data, event_id=self.new_event_id()))
+
+    def finish(self, outcome: str, summary: str = "", error_code: str | None = None, cost_cents: int = 0) -> None:
+        self.send("/finish", {"outcome": outcome, "summary": summary, "error_code": error_code, "cost_cents": cost_cents})
+        self.flush()

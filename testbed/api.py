@@ -1,0 +1,202 @@
+"""Public JSON API: what a person's tools (and the harness) read and do.
+
+Every route reads through :mod:`records` and writes in one transaction.
+References inside a payload that do not exist answer 400 (the payload is
+wrong); unknown ids in the path answer 404.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import FileResponse
+
+from . import records
+from .controller import Controller
+from .db import now, record_activity
+from .deliveries import blob_path
+from .models import (
+    Activity,
+    Agent,
+    AgentCreate,
+    Comment,
+    CommentCreate,
+    Company,
+    Delivery,
+    Health,
+    Run,
+    StopResult,
+    Task,
+    TaskCreate,
+    TaskSummary,
+    WorkspaceFile,
+)
+
+router = APIRouter(prefix="/api", tags=["public"])
+
+
+def controller_of(request: Request) -> Controller:
+    return request.app.state.controller  # type: ignore[no-any-return]
+
+
+def require_row(conn: sqlite3.Connection, table: str, ident: int | None, field: str) -> None:
+    if ident is not None and conn.execute(f"SELECT 1 FROM {table} WHERE id = ?", (ident,)).fetchone() is None:
+        raise HTTPException(status_code=400, detail=f"{field}: no {table[:-1]} with id {ident}")
+
+
+@router.get("/health")
+def health(request: Request) -> Health:
+    return Health(ok=True, instance_id=controller_of(request).instance_id, pid=os.getpid())
+
+
+@router.get("/company")
+def get_company(request: Request) -> Company:
+    return records.company(controller_of(request).db)
+
+
+@router.get("/agents")
+def list_agents(request: Request) -> list[Agent]:
+    return records.agents(controller_of(request).db)
+
+
+@router.post("/agents", status_code=201)
+def create_agent(payload: AgentCreate, request: Request) -> Agent:
+    from .adapters import ADAPTERS
+
+    if payload.adapter not in ADAPTERS:
+        raise HTTPException(status_code=400, detail=f"adapter: unknown adapter {payload.adapter!r}; known: {sorted(ADAPTERS)}")
+    db = controller_of(request).db
+    with db.transaction() as conn:
+        require_row(conn, "agents", payload.reports_to, "reports_to")
+        if conn.execute("SELECT 1 FROM agents WHERE name = ?", (payload.name,)).fetchone():
+            raise HTTPException(status_code=409, detail=f"name: an agent named {payload.name!r} already exists")
+        cursor = conn.execute(
+            "INSERT INTO agents (name, role, reports_to, adapter, model, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (payload.name, payload.role, payload.reports_to, payload.adapter, payload.model, now()),
+        )
+        agent_id = int(cursor.lastrowid or 0)
+        record_activity(conn, "agent_created", f"Agent {payload.name} created", agent_id=agent_id)
+    return records.agent(db, agent_id)
+
+
+@router.get("/tasks")
+def list_tasks(request: Request) -> list[TaskSummary]:
+    return records.tasks(controller_of(request).db)
+
+
+def insert_task(conn: sqlite3.Connection, payload: TaskCreate, created_by_run_id: int | None = None) -> int:
+    """Insert a task; an assigned task wakes the scheduler. Shared by users and delegating agents."""
+    require_row(conn, "agents", payload.assignee_id, "assignee_id")
+    require_row(conn, "tasks", payload.parent_id, "parent_id")
+    stamp = now()
+    cursor = conn.execute(
+        "INSERT INTO tasks (title, body, status, assignee_id, parent_id, created_by_run_id, wake, created_at, updated_at) "
+        "VALUES (?, ?, 'todo', ?, ?, ?, ?, ?, ?)",
+        (payload.title, payload.body, payload.assignee_id, payload.parent_id, created_by_run_id,
+         1 if payload.assignee_id is not None else 0, stamp, stamp),
+    )  # fmt: skip
+    task_id = int(cursor.lastrowid or 0)
+    record_activity(conn, "task_created", f"Task {task_id} created: {payload.title}", task_id, created_by_run_id)
+    return task_id
+
+
+@router.post("/tasks", status_code=201)
+def create_task(payload: TaskCreate, request: Request) -> Task:
+    db = controller_of(request).db
+    with db.transaction() as conn:
+        task_id = insert_task(conn, payload)
+    return records.task(db, task_id)
+
+
+@router.get("/tasks/{task_id}")
+def get_task(task_id: int, request: Request) -> Task:
+    return records.task(controller_of(request).db, task_id)
+
+
+@router.post("/tasks/{task_id}/comments", status_code=201)
+def post_comment(task_id: int, payload: CommentCreate, request: Request) -> Comment:
+    """Store a user message at once; the agent reads it at its next turn or in the next run."""
+    db = controller_of(request).db
+    with db.transaction() as conn:
+        task = conn.execute("SELECT status FROM tasks WHERE id = ?", (task_id,)).fetchone()
+        if task is None:
+            raise records.not_found("task", task_id)
+        if task["status"] == "cancelled":
+            raise HTTPException(status_code=409, detail=f"task {task_id} is cancelled")
+        cursor = conn.execute(
+            "INSERT INTO comments (task_id, author_kind, body, created_at) VALUES (?, 'user', ?, ?)",
+            (task_id, payload.body, now()),
+        )
+        comment_id = int(cursor.lastrowid or 0)
+        record_activity(conn, "user_message", f"User message {comment_id} on task {task_id}", task_id)
+    return records.comments_by_ids(db, [comment_id])[0]
+
+
+@router.get("/tasks/{task_id}/deliveries")
+def task_deliveries(task_id: int, request: Request) -> list[Delivery]:
+    db = controller_of(request).db
+    records.task(db, task_id)
+    return records.deliveries(db, task_id)
+
+
+@router.get("/tasks/{task_id}/workspace")
+def task_workspace(task_id: int, request: Request) -> list[WorkspaceFile]:
+    """Every file in the task's workspace with its sha256, so a user can see what changed and when."""
+    controller = controller_of(request)
+    records.task(controller.db, task_id)
+    root = controller.workspace(task_id)
+    files = sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
+    return [
+        WorkspaceFile(path=p.relative_to(root).as_posix(), size=len(data), sha256=hashlib.sha256(data).hexdigest())
+        for p in files
+        for data in (p.read_bytes(),)
+    ]
+
+
+@router.get("/runs")
+def list_runs(request: Request, task_id: int | None = None) -> list[Run]:
+    db = controller_of(request).db
+    if task_id is not None:
+        records.task(db, task_id)
+    return records.runs(db, task_id)
+
+
+@router.get("/runs/{run_id}")
+def get_run(run_id: int, request: Request) -> Run:
+    return records.run(controller_of(request).db, run_id)
+
+
+@router.post("/runs/{run_id}/stop")
+def stop_run(run_id: int, request: Request) -> StopResult:
+    """Kill the runner's process group and record the run cancelled; 409 when it already ended."""
+    controller = controller_of(request)
+    run = records.run(controller.db, run_id)
+    if run.status not in ("queued", "running"):
+        raise HTTPException(status_code=409, detail=f"run {run_id} is {run.status}, not active")
+    gone = controller.stop(run_id)
+    return StopResult(run=records.run(controller.db, run_id), process_group_gone=gone)
+
+
+@router.get("/deliveries/{delivery_id}")
+def get_delivery(delivery_id: int, request: Request) -> Delivery:
+    return records.delivery(controller_of(request).db, delivery_id)
+
+
+@router.get("/deliveries/{delivery_id}/download")
+def download_delivery(delivery_id: int, request: Request) -> FileResponse:
+    controller = controller_of(request)
+    item = records.delivery(controller.db, delivery_id)
+    return FileResponse(
+        blob_path(controller.data_dir, item.sha256),
+        media_type="application/zip",
+        filename=f"task-{item.task_id}-delivery-{item.id}.zip",
+        headers={"X-Content-SHA256": item.sha256},
+    )
+
+
+@router.get("/activity")
+def get_activity(request: Request, limit: int = 200) -> list[Activity]:
+    return records.activity(controller_of(request).db, max(1, min(limit, 1000)))

@@ -1,0 +1,49 @@
+"""Builds the controller's ASGI app: routes, static files, and the scheduler's lifetime."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from . import agent_api, api, web
+from .controller import Controller
+from .scheduler import Scheduler
+
+STATIC_DIR = Path(__file__).parent / "static"
+
+
+def configure_logging(data_dir: Path) -> None:
+    """Controller logs go to DIR/logs/controller.log (and stderr), appended across restarts."""
+    (data_dir / "logs").mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(data_dir / "logs" / "controller.log")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"))
+    root = logging.getLogger("testbed")
+    root.setLevel(logging.INFO)
+    root.addHandler(handler)
+    root.addHandler(logging.StreamHandler())
+
+
+def create_app(data_dir: Path, url: str, pace: float) -> FastAPI:
+    controller = Controller(data_dir=data_dir, url=url, pace=pace)
+    scheduler = Scheduler(controller)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        logging.getLogger("testbed").info("controller %s starting on %s", controller.instance_id, url)
+        scheduler.start()
+        yield
+        scheduler.stop()
+        logging.getLogger("testbed").info("controller %s stopped; runners keep going", controller.instance_id)
+
+    app = FastAPI(title="testbed", version="1", lifespan=lifespan)
+    app.state.controller = controller
+    app.include_router(api.router)
+    app.include_router(agent_api.router)
+    app.include_router(web.router)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    return app

@@ -1,0 +1,232 @@
+"""The controller's run lifecycle: queue, start, adopt, monitor, finish, stop.
+
+All transitions are conditional updates (``WHERE status = ...``) inside one
+transaction, so a runner that finishes while the monitor looks at it, or a
+Stop racing a finish, can never overwrite a terminal record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import secrets
+import sqlite3
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .db import Database, now, record_activity
+from .supervisor import Identity, RunnerSpec, Supervisor
+
+log = logging.getLogger("testbed.controller")
+
+# A message only wakes a task when it is newer than the task's last failed or
+# cancelled run: Stop and crashes must not restart work on their own, and a
+# new message then carries every earlier unconsumed one into the next run.
+PENDING_TASKS_SQL = """
+SELECT t.id, t.assignee_id, t.wake FROM tasks t
+WHERE t.assignee_id IS NOT NULL AND t.status != 'cancelled'
+  AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.task_id = t.id AND r.status IN ('queued', 'running'))
+  AND (t.wake = 1 OR EXISTS (
+        SELECT 1 FROM comments c
+        WHERE c.task_id = t.id AND c.author_kind = 'user' AND c.consumed_by_run_id IS NULL
+          AND c.created_at > COALESCE((SELECT MAX(r2.ended_at) FROM runs r2
+                                       WHERE r2.task_id = t.id AND r2.status IN ('failed', 'cancelled')), '')))
+ORDER BY t.id
+"""
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass
+class Controller:
+    data_dir: Path
+    url: str
+    pace: float
+    db: Database = field(init=False)
+    supervisor: Supervisor = field(default_factory=Supervisor)
+    instance_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    def __post_init__(self) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        (self.data_dir / "logs").mkdir(exist_ok=True)
+        self.db = Database(self.data_dir / "testbed.sqlite3")
+
+    def workspace(self, task_id: int) -> Path:
+        return self.data_dir / "workspaces" / f"task-{task_id}"
+
+    # ---- scheduling -------------------------------------------------------
+
+    def queue_pending(self) -> list[int]:
+        """Queue one run for each task that has work waiting and nothing active."""
+        queued: list[int] = []
+        with self.db.transaction() as conn:
+            for row in conn.execute(PENDING_TASKS_SQL).fetchall():
+                agent = conn.execute("SELECT * FROM agents WHERE id = ?", (row["assignee_id"],)).fetchone()
+                cursor = conn.execute(
+                    "INSERT INTO runs (task_id, agent_id, adapter, model, status, queued_at) "
+                    "VALUES (?, ?, ?, ?, 'queued', ?)",
+                    (row["id"], agent["id"], agent["adapter"], agent["model"], now()),
+                )
+                conn.execute("UPDATE tasks SET wake = 0 WHERE id = ?", (row["id"],))
+                run_id = int(cursor.lastrowid or 0)
+                record_activity(conn, "run_queued", f"Run {run_id} queued for {agent['name']}", row["id"], run_id)
+                queued.append(run_id)
+        return queued
+
+    def start_queued(self) -> None:
+        for row in self.db.all("SELECT id FROM runs WHERE status = 'queued' ORDER BY id"):
+            self.start(row["id"])
+
+    def start(self, run_id: int) -> None:
+        """Record the run as running (with its token) before spawning, then record the identity.
+
+        A controller killed between the two leaves a running run without a pid,
+        which the next start-up marks ``process_lost`` instead of spawning twice.
+        """
+        token = secrets.token_urlsafe(32)
+        runner_instance_id = uuid.uuid4().hex
+        log_path = self.data_dir / "logs" / f"run-{run_id}.log"
+        with self.db.transaction() as conn:
+            run = conn.execute("SELECT * FROM runs WHERE id = ? AND status = 'queued'", (run_id,)).fetchone()
+            if run is None:
+                return
+            conn.execute(
+                "UPDATE runs SET status = 'running', started_at = ?, token_hash = ?, runner_instance_id = ?, "
+                "log_path = ? WHERE id = ?",
+                (now(), token_hash(token), runner_instance_id, str(log_path), run_id),
+            )
+            conn.execute(
+                "UPDATE tasks SET status = 'in_progress', updated_at = ? WHERE id = ? AND status != 'cancelled'",
+                (now(), run["task_id"]),
+            )
+        spec = RunnerSpec(
+            run_id=run_id,
+            controller_url=self.url,
+            token=token,
+            adapter=run["adapter"],
+            model=run["model"],
+            workspace=self.workspace(run["task_id"]),
+            pace=self.pace,
+            log_path=log_path,
+            runner_instance_id=runner_instance_id,
+        )
+        try:
+            identity = self.supervisor.spawn(spec)
+        except OSError as error:
+            log.exception("could not spawn runner for run %s", run_id)
+            self.end_run(run_id, "failed", error_code="spawn_failed", terminal={"reason": str(error)})
+            return
+        with self.db.transaction() as conn:
+            conn.execute(
+                "UPDATE runs SET pid = ?, process_start_time = ? WHERE id = ?",
+                (identity.pid, identity.start_time, run_id),
+            )
+            record_activity(conn, "run_started", f"Run {run_id} started (pid {identity.pid})", run["task_id"], run_id)
+        log.info("run %s started: pid %s runner %s", run_id, identity.pid, runner_instance_id)
+
+    # ---- liveness ---------------------------------------------------------
+
+    def recover(self) -> None:
+        """On start-up: re-adopt runners whose pid and start time still match; the rest are lost."""
+        for row in self.db.all("SELECT * FROM runs WHERE status = 'running' ORDER BY id"):
+            identity = self._identity(row)
+            if identity is not None and self.supervisor.is_alive(identity):
+                log.info("run %s re-adopted: pid %s start %s", row["id"], identity.pid, identity.start_time)
+                with self.db.transaction() as conn:
+                    record_activity(conn, "run_adopted", f"Run {row['id']} re-adopted after restart", row["task_id"], row["id"])
+            else:
+                log.warning("run %s lost while the controller was down", row["id"])
+                self._end_dead(row, "process_lost", {"at": "restart"})
+
+    def monitor(self) -> None:
+        """End running runs whose process has exited without reporting a finish."""
+        for row in self.db.all("SELECT * FROM runs WHERE status = 'running' AND pid IS NOT NULL"):
+            identity = self._identity(row)
+            assert identity is not None
+            if self.supervisor.is_alive(identity):
+                continue
+            # A runner we spawned that exits without finishing crashed; one we adopted is simply gone.
+            error = "runner_crashed" if self.supervisor.spawned(identity.pid) else "process_lost"
+            self._end_dead(row, error, {"exit_code": self.supervisor.exit_code(identity.pid)})
+
+    def _end_dead(self, row: sqlite3.Row, error_code: str, terminal: dict[str, object]) -> None:
+        """A runner that died after Stop was asked for was stopped, not lost: Stop records it cancelled."""
+        fresh = self.db.one("SELECT stop_requested_at FROM runs WHERE id = ?", row["id"])
+        if fresh is not None and fresh["stop_requested_at"]:
+            self.end_run(row["id"], "cancelled", error_code="stopped_by_user", terminal={"reason": "stopped by user"})
+        else:
+            self.end_run(row["id"], "failed", error_code=error_code, terminal={"reason": "runner exited", **terminal})
+
+    @staticmethod
+    def _identity(row: object) -> Identity | None:
+        pid, start = row["pid"], row["process_start_time"]  # type: ignore[index]
+        return None if pid is None or start is None else Identity(pid=pid, start_time=start)
+
+    # ---- terminal transitions --------------------------------------------
+
+    def end_run(
+        self,
+        run_id: int,
+        status: str,
+        *,
+        error_code: str | None = None,
+        terminal: dict[str, object] | None = None,
+        cost_cents: int = 0,
+        group_gone: bool | None = None,
+    ) -> bool:
+        """Move an active run to a terminal status once; False when it already ended."""
+        with self.db.transaction() as conn:
+            ended = end_run_in(conn, run_id, status, error_code, terminal, cost_cents, group_gone)
+        if ended:
+            log.info("run %s ended: %s %s", run_id, status, error_code or "")
+        return ended
+
+    def stop(self, run_id: int) -> bool:
+        """Kill the run's whole process group, then record it cancelled; returns whether the group is gone."""
+        with self.db.transaction() as conn:
+            conn.execute("UPDATE runs SET stop_requested_at = ? WHERE id = ? AND stop_requested_at IS NULL", (now(), run_id))
+        row = self.db.one("SELECT * FROM runs WHERE id = ?", run_id)
+        assert row is not None
+        identity = self._identity(row)
+        gone = True if identity is None else self.supervisor.stop_group(identity)
+        if not self.end_run(
+            run_id, "cancelled", error_code="stopped_by_user", terminal={"reason": "stopped by user"}, group_gone=gone
+        ):
+            with self.db.transaction() as conn:
+                conn.execute("UPDATE runs SET process_group_gone = ? WHERE id = ?", (gone, run_id))
+        return gone
+
+
+def end_run_in(
+    conn: sqlite3.Connection,
+    run_id: int,
+    status: str,
+    error_code: str | None,
+    terminal: dict[str, object] | None,
+    cost_cents: int = 0,
+    group_gone: bool | None = None,
+) -> bool:
+    """The terminal transition inside the caller's transaction (the agent API's finish uses it too)."""
+    run = conn.execute("SELECT * FROM runs WHERE id = ? AND status IN ('queued', 'running')", (run_id,)).fetchone()
+    if run is None:
+        return False
+    record = {"status": status, "error_code": error_code, **(terminal or {})}
+    conn.execute(
+        "UPDATE runs SET status = ?, ended_at = ?, error_code = ?, terminal_json = ?, cost_cents = ?, "
+        "process_group_gone = COALESCE(?, process_group_gone) WHERE id = ?",
+        (status, now(), error_code, json.dumps(record), cost_cents, group_gone, run_id),
+    )
+    # A run that ends without the agent settling its task leaves it for review (success)
+    # or blocked (failure, Stop); a task the agent already settled keeps its status.
+    settled = "in_review" if status == "succeeded" else "blocked"
+    conn.execute(
+        "UPDATE tasks SET status = ?, updated_at = ? WHERE id = ? AND status IN ('todo', 'in_progress')",
+        (settled, now(), run["task_id"]),
+    )
+    suffix = f" ({error_code})" if error_code else ""
+    record_activity(conn, f"run_{status}", f"Run {run_id} {status}{suffix}", run["task_id"], run_id)
+    return True

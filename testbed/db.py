@@ -1,0 +1,184 @@
+"""SQLite schema and connection handling for the controller.
+
+One file under the data folder holds every record. WAL mode lets the web
+requests, the scheduler thread and a restarted controller read while another
+writer commits; every write goes through :func:`transaction` so a request
+either lands completely or not at all (nothing half-written on bad input).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS company (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    name TEXT NOT NULL,
+    budget_cents INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS agents (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    role TEXT NOT NULL,
+    reports_to INTEGER REFERENCES agents(id),
+    adapter TEXT NOT NULL,
+    model TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tasks (
+    id INTEGER PRIMARY KEY,
+    title TEXT NOT NULL,
+    body TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('todo','in_progress','in_review','blocked','done','cancelled')),
+    assignee_id INTEGER REFERENCES agents(id),
+    parent_id INTEGER REFERENCES tasks(id),
+    created_by_run_id INTEGER,
+    wake INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS comments (
+    id INTEGER PRIMARY KEY,
+    task_id INTEGER NOT NULL REFERENCES tasks(id),
+    author_kind TEXT NOT NULL CHECK (author_kind IN ('user','agent')),
+    agent_id INTEGER REFERENCES agents(id),
+    run_id INTEGER REFERENCES runs(id),
+    body TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    consumed_by_run_id INTEGER REFERENCES runs(id),
+    consumed_at TEXT,
+    consume_event_id TEXT
+);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    task_id INTEGER NOT NULL REFERENCES tasks(id),
+    agent_id INTEGER NOT NULL REFERENCES agents(id),
+    adapter TEXT NOT NULL,
+    model TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('queued','running','succeeded','failed','cancelled')),
+    token_hash TEXT UNIQUE,
+    runner_instance_id TEXT,
+    pid INTEGER,
+    process_start_time REAL,
+    log_path TEXT,
+    queued_at TEXT NOT NULL,
+    started_at TEXT,
+    ended_at TEXT,
+    cost_cents INTEGER NOT NULL DEFAULT 0,
+    error_code TEXT,
+    terminal_json TEXT,
+    process_group_gone INTEGER,
+    stop_requested_at TEXT
+);
+CREATE TABLE IF NOT EXISTS receipts (
+    id TEXT PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    seq INTEGER NOT NULL,
+    tool TEXT NOT NULL,
+    target TEXT NOT NULL,
+    ok INTEGER NOT NULL,
+    detail TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS deliveries (
+    id INTEGER PRIMARY KEY,
+    task_id INTEGER NOT NULL REFERENCES tasks(id),
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    sha256 TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    files_json TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    event_id TEXT PRIMARY KEY,
+    run_id INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    response_json TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS activity (
+    id INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    task_id INTEGER,
+    run_id INTEGER,
+    agent_id INTEGER,
+    message TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS comments_task ON comments(task_id);
+CREATE INDEX IF NOT EXISTS runs_task ON runs(task_id);
+CREATE INDEX IF NOT EXISTS receipts_run ON receipts(run_id, seq);
+"""
+
+ACTIVE_RUN_STATUSES = ("queued", "running")
+
+
+def now() -> str:
+    """UTC timestamp with microseconds; ISO strings sort in time order."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+class Database:
+    """Opens one connection per thread on the controller's SQLite file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+        conn = self.connection()
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.executescript(SCHEMA)
+        if conn.execute("SELECT COUNT(*) FROM company").fetchone()[0] == 0:
+            conn.execute(
+                "INSERT INTO company (id, name, budget_cents, created_at) VALUES (1, ?, ?, ?)",
+                ("Testbed Company", 10_000, now()),
+            )
+
+    def connection(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA busy_timeout=30000")
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
+        conn = self.connection()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def one(self, sql: str, *params: object) -> sqlite3.Row | None:
+        return self.connection().execute(sql, params).fetchone()
+
+    def all(self, sql: str, *params: object) -> list[sqlite3.Row]:
+        return self.connection().execute(sql, params).fetchall()
+
+
+def record_activity(
+    conn: sqlite3.Connection,
+    kind: str,
+    message: str,
+    task_id: int | None = None,
+    run_id: int | None = None,
+    agent_id: int | None = None,
+) -> None:
+    """Append one line to the activity feed inside the caller's transaction."""
+    conn.execute(
+        "INSERT INTO activity (at, kind, task_id, run_id, agent_id, message) VALUES (?, ?, ?, ?, ?, ?)",
+        (now(), kind, task_id, run_id, agent_id, message),
+    )

@@ -1,0 +1,229 @@
+"""Pydantic models for everything that crosses the public API boundary.
+
+Requests are strict (unknown fields rejected, lengths bounded) so bad input
+fails with a 422 that names the field before anything is written.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TaskStatus = Literal["todo", "in_progress", "in_review", "blocked", "done", "cancelled"]
+RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+AuthorKind = Literal["user", "agent"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+# ---- requests -------------------------------------------------------------
+
+
+class AgentCreate(Strict):
+    name: str = Field(min_length=1, max_length=80, pattern=r"^[A-Za-z][A-Za-z0-9 _.-]*$")
+    role: str = Field(default="engineer", min_length=1, max_length=80)
+    reports_to: int | None = None
+    adapter: str = Field(default="scripted", min_length=1, max_length=40)
+    model: str = Field(default="default", min_length=1, max_length=80)
+
+
+class TaskCreate(Strict):
+    title: str = Field(min_length=1, max_length=200)
+    body: str = Field(default="", max_length=20_000)
+    assignee_id: int | None = None
+    parent_id: int | None = None
+
+
+class CommentCreate(Strict):
+    body: str = Field(min_length=1, max_length=20_000)
+
+
+class AgentEvent(Strict):
+    """Every agent write carries a client-generated id; replays are answered, not re-applied."""
+
+    event_id: str = Field(min_length=8, max_length=80, pattern=r"^[A-Za-z0-9_.:-]+$")
+
+
+class InboxRequest(AgentEvent):
+    pass
+
+
+class AgentComment(AgentEvent):
+    body: str = Field(min_length=1, max_length=20_000)
+
+
+class ReceiptCreate(AgentEvent):
+    seq: int = Field(ge=0)
+    tool: str = Field(min_length=1, max_length=60)
+    target: str = Field(default="", max_length=500)
+    ok: bool = True
+    detail: str = Field(default="", max_length=4_000)
+
+
+class StatusUpdate(AgentEvent):
+    status: TaskStatus
+
+
+class ChildTaskCreate(AgentEvent):
+    title: str = Field(min_length=1, max_length=200)
+    body: str = Field(default="", max_length=20_000)
+    assignee_name: str = Field(min_length=1, max_length=80)
+
+
+class AssignUpdate(AgentEvent):
+    assignee_name: str = Field(min_length=1, max_length=80)
+
+
+class FinishRequest(AgentEvent):
+    outcome: Literal["succeeded", "failed"]
+    summary: str = Field(default="", max_length=4_000)
+    cost_cents: int = Field(default=0, ge=0)
+    error_code: str | None = Field(default=None, max_length=80)
+
+
+# ---- responses ------------------------------------------------------------
+
+
+class Health(BaseModel):
+    ok: bool
+    instance_id: str
+    pid: int
+    version: str = "1"
+
+
+class Company(BaseModel):
+    name: str
+    budget_cents: int
+    spend_cents: int
+
+
+class Agent(BaseModel):
+    id: int
+    name: str
+    role: str
+    reports_to: int | None
+    adapter: str
+    model: str
+    created_at: str
+
+
+class Comment(BaseModel):
+    id: int
+    task_id: int
+    author_kind: AuthorKind
+    agent_id: int | None
+    author_name: str
+    run_id: int | None
+    body: str
+    created_at: str
+    consumed_by_run_id: int | None
+    consumed_at: str | None
+
+
+class Receipt(BaseModel):
+    id: str
+    run_id: int
+    seq: int
+    tool: str
+    target: str
+    ok: bool
+    detail: str
+    created_at: str
+
+
+class RunIdentity(BaseModel):
+    runner_instance_id: str | None
+    pid: int | None
+    process_start_time: float | None
+
+
+class Run(BaseModel):
+    id: int
+    task_id: int
+    agent_id: int
+    adapter: str
+    model: str
+    status: RunStatus
+    identity: RunIdentity
+    queued_at: str
+    started_at: str | None
+    ended_at: str | None
+    cost_cents: int
+    error_code: str | None
+    terminal: dict[str, Any] | None
+    process_group_gone: bool | None
+    receipts: list[Receipt] = []
+
+
+class Delivery(BaseModel):
+    id: int
+    task_id: int
+    run_id: int
+    sha256: str
+    size: int
+    files: list[str]
+    created_at: str
+    download_url: str
+
+
+class TaskSummary(BaseModel):
+    id: int
+    title: str
+    status: TaskStatus
+    assignee_id: int | None
+    assignee_name: str | None
+    parent_id: int | None
+    created_at: str
+    updated_at: str
+
+
+class Task(TaskSummary):
+    body: str
+    comments: list[Comment]
+    runs: list[Run]
+    deliveries: list[Delivery]
+    children: list[TaskSummary]
+    active_run_id: int | None
+    unconsumed_user_messages: int
+
+
+class WorkspaceFile(BaseModel):
+    path: str
+    size: int
+    sha256: str
+
+
+class StopResult(BaseModel):
+    run: Run
+    process_group_gone: bool
+
+
+class Activity(BaseModel):
+    id: int
+    at: str
+    kind: str
+    task_id: int | None
+    run_id: int | None
+    agent_id: int | None
+    message: str
+
+
+class AgentRunContext(BaseModel):
+    """What a runner learns about its own run: the task, its history, its team."""
+
+    run_id: int
+    task: Task
+    agent: Agent
+    agents: list[Agent]
+
+
+class InboxResponse(BaseModel):
+    messages: list[Comment]
+
+
+class Ack(BaseModel):
+    ok: bool = True
+    id: int | str | None = None

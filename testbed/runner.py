@@ -1,0 +1,60 @@
+"""``python -m testbed.runner``: one run of one agent, in its own process group.
+
+Spawned by the controller; from then on it talks to the controller only
+through the public agent API with the token from ``TESTBED_RUN_TOKEN``. It
+outlives controller restarts: its client retries until the controller is back.
+Output goes to the log file the controller opened for it (DIR/logs/run-N.log).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+from .adapters import AgentSession, adapter_for
+from .agent_client import AgentClient, RunEnded
+
+log = logging.getLogger("testbed.runner")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m testbed.runner")
+    parser.add_argument("--controller", required=True)
+    parser.add_argument("--run-id", type=int, required=True)
+    parser.add_argument("--adapter", required=True)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--workspace", type=Path, required=True)
+    parser.add_argument("--pace", type=float, default=0.3)
+    parser.add_argument("--runner-instance-id", required=True)
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO, stream=sys.stdout, format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"
+    )
+    token = os.environ.pop("TESTBED_RUN_TOKEN", "")
+    if not token:
+        log.error("TESTBED_RUN_TOKEN is not set")
+        return 2
+    log.info("run %s: runner %s pid %s adapter %s model %s", args.run_id, args.runner_instance_id, os.getpid(), args.adapter, args.model)
+    client = AgentClient(args.controller, args.run_id, token)
+    session = AgentSession(client=client, workspace=args.workspace, model=args.model, pace=args.pace, run_id=args.run_id)
+    try:
+        adapter_for(args.adapter).run(session)
+    except RunEnded as ended:
+        log.info("run %s ended by the controller: %s", args.run_id, ended)
+        return 0
+    except Exception as error:
+        log.exception("agent failed")
+        try:
+            client.finish("failed", summary=str(error)[:2000], error_code="agent_error")
+        except Exception:
+            log.exception("could not report the failure")
+        return 1
+    log.info("run %s finished", args.run_id)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

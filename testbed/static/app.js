@@ -1,0 +1,71 @@
+// Keeps a task page live: re-fetches the server-rendered state fragment and
+// sends the composer and Stop through the JSON API without reloading the page.
+"use strict";
+
+(function () {
+  const live = document.getElementById("live");
+  if (!live) return;
+  const url = live.dataset.liveUrl;
+  let last = live.innerHTML;
+  let inFlight = false;
+
+  async function refresh() {
+    if (inFlight) return;
+    inFlight = true;
+    try {
+      const response = await fetch(url, { cache: "no-store" });
+      if (response.ok) {
+        const html = await response.text();
+        if (html !== last) {
+          live.innerHTML = html;
+          last = html;
+        }
+      }
+    } catch (error) {
+      // The controller may be restarting; the next poll tries again.
+    } finally {
+      inFlight = false;
+    }
+  }
+  setInterval(refresh, 400);
+
+  const composer = document.querySelector("[data-testid=composer]");
+  const errorBox = document.querySelector("[data-testid=composer-error]");
+  composer.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const input = composer.querySelector("textarea");
+    const button = composer.querySelector("button");
+    const body = input.value.trim();
+    if (!body) return;
+    button.disabled = true;
+    errorBox.hidden = true;
+    try {
+      const response = await fetch(composer.dataset.apiUrl, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ body: body }),
+      });
+      if (response.ok) {
+        input.value = "";
+      } else {
+        errorBox.textContent = "Not sent: " + (await response.text());
+        errorBox.hidden = false;
+      }
+    } catch (error) {
+      errorBox.textContent = "Not sent: the server is not reachable. Try again.";
+      errorBox.hidden = false;
+    } finally {
+      button.disabled = false;
+      await refresh();
+    }
+  });
+
+  live.addEventListener("submit", async (event) => {
+    const form = event.target;
+    if (!form.dataset.stopUrl) return;
+    event.preventDefault();
+    form.querySelector("button").disabled = true;
+    await fetch(form.dataset.stopUrl, { method: "POST" });
+    await refresh();
+  });
+})();

@@ -1,0 +1,134 @@
+"""Runner process supervision: spawn, identify, check liveness, stop.
+
+Runners live in their own session (``start_new_session=True``) so a controller
+that is stopped or killed leaves them running. A runner is identified by pid
+plus the kernel's process start time, so a recycled pid is never mistaken for
+a runner we started (or killed in its place).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+START_TIME_TOLERANCE = 0.05
+
+
+@dataclass(frozen=True)
+class RunnerSpec:
+    """Everything a runner process needs; the token travels in the environment, never argv."""
+
+    run_id: int
+    controller_url: str
+    token: str
+    adapter: str
+    model: str
+    workspace: Path
+    pace: float
+    log_path: Path
+    runner_instance_id: str
+
+
+@dataclass(frozen=True)
+class Identity:
+    pid: int
+    start_time: float
+
+
+class Supervisor:
+    """Keeps handles on runners this controller spawned (to reap them) and checks any runner by identity."""
+
+    def __init__(self) -> None:
+        self._children: dict[int, subprocess.Popen[bytes]] = {}
+
+    def spawn(self, spec: RunnerSpec) -> Identity:
+        spec.log_path.parent.mkdir(parents=True, exist_ok=True)
+        spec.workspace.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "TESTBED_RUN_TOKEN": spec.token}
+        command = [
+            sys.executable, "-m", "testbed.runner",
+            "--controller", spec.controller_url,
+            "--run-id", str(spec.run_id),
+            "--adapter", spec.adapter,
+            "--model", spec.model,
+            "--workspace", str(spec.workspace),
+            "--pace", str(spec.pace),
+            "--runner-instance-id", spec.runner_instance_id,
+        ]  # fmt: skip
+        with open(spec.log_path, "ab") as log:
+            process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=spec.workspace,
+                env=env,
+                start_new_session=True,
+            )
+        self._children[process.pid] = process
+        return Identity(pid=process.pid, start_time=psutil.Process(process.pid).create_time())
+
+    def spawned(self, pid: int) -> bool:
+        """True for a runner this controller instance started (rather than re-adopted)."""
+        return pid in self._children
+
+    def exit_code(self, pid: int) -> int | None:
+        """Exit status of a runner this controller spawned, or None while running / not ours."""
+        child = self._children.get(pid)
+        return None if child is None else child.poll()
+
+    def is_alive(self, identity: Identity) -> bool:
+        """True when a live, non-zombie process with this pid and start time exists."""
+        if self.exit_code(identity.pid) is not None:
+            return False
+        try:
+            process = psutil.Process(identity.pid)
+            if abs(process.create_time() - identity.start_time) > START_TIME_TOLERANCE:
+                return False
+            return process.status() != psutil.STATUS_ZOMBIE
+        except psutil.Error:
+            return False
+
+    def group_alive(self, pgid: int) -> bool:
+        """True while any process (zombies of our own children aside) is still in the group."""
+        self.exit_code(pgid)
+        for process in psutil.process_iter(["pid", "status"]):
+            try:
+                if os.getpgid(process.pid) == pgid and process.info["status"] != psutil.STATUS_ZOMBIE:
+                    return True
+            except (ProcessLookupError, psutil.Error):
+                continue
+        return False
+
+    def stop_group(self, identity: Identity, grace: float = 3.0) -> bool:
+        """SIGTERM the runner's process group, SIGKILL what remains; True when the group is gone.
+
+        Only a group whose leader still matches the recorded identity is signalled:
+        a dead runner's pid may belong to somebody else by now.
+        """
+        pgid = identity.pid
+        if self.is_alive(identity):
+            self._signal_group(pgid, signal.SIGTERM)
+            deadline = time.monotonic() + grace
+            while time.monotonic() < deadline and self.group_alive(pgid):
+                time.sleep(0.05)
+        if self.group_alive(pgid):
+            self._signal_group(pgid, signal.SIGKILL)
+            deadline = time.monotonic() + grace
+            while time.monotonic() < deadline and self.group_alive(pgid):
+                time.sleep(0.05)
+        return not self.group_alive(pgid)
+
+    @staticmethod
+    def _signal_group(pgid: int, sig: signal.Signals) -> None:
+        try:
+            os.killpg(pgid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass

@@ -1,0 +1,120 @@
+"""Server-rendered web UI. The live part of a task page is one template
+fragment that the page's script re-fetches while it is open, so the first
+render, every live update and a reload all show the same persisted state
+from the same code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.templating import Jinja2Templates
+from pydantic import ValidationError
+
+from . import records
+from .api import controller_of, create_agent, create_task, post_comment, stop_run
+from .models import AgentCreate, CommentCreate, TaskCreate
+
+router = APIRouter(include_in_schema=False)
+templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
+
+STATUS_LABELS = {
+    "todo": "To do", "in_progress": "In progress", "in_review": "In review",
+    "blocked": "Blocked", "done": "Done", "cancelled": "Cancelled",
+}  # fmt: skip
+templates.env.globals["status_label"] = lambda status: STATUS_LABELS.get(status, status)
+
+
+def render_index(
+    request: Request, error: str | None = None, status_code: int = 200, agent_error: str | None = None
+) -> HTMLResponse:
+    db = controller_of(request).db
+    context = {"tasks": records.tasks(db), "agents": records.agents(db), "error": error, "agent_error": agent_error}
+    return templates.TemplateResponse(request, "index.html", context, status_code=status_code)
+
+
+@router.get("/", response_class=HTMLResponse)
+def index(request: Request) -> HTMLResponse:
+    return render_index(request)
+
+
+def form_failure(request: Request, error: Exception, field: str) -> HTMLResponse:
+    """Re-render the index with the API's own message for a rejected form."""
+    if isinstance(error, ValidationError):
+        message, code = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in error.errors()), 422
+    else:
+        assert isinstance(error, HTTPException)
+        message, code = str(error.detail), error.status_code
+    return render_index(request, status_code=code, **{field: message})
+
+
+@router.post("/agents", response_model=None)
+def create_agent_form(
+    request: Request,
+    name: Annotated[str, Form()] = "",
+    role: Annotated[str, Form()] = "engineer",
+    model: Annotated[str, Form()] = "default",
+    reports_to: Annotated[str, Form()] = "",
+) -> HTMLResponse | RedirectResponse:
+    try:
+        payload = AgentCreate(name=name, role=role, model=model, reports_to=int(reports_to) if reports_to else None)
+        create_agent(payload, request)
+    except (ValidationError, HTTPException) as error:
+        return form_failure(request, error, "agent_error")
+    return RedirectResponse("/", status_code=303)
+
+
+@router.post("/tasks", response_model=None)
+def create_task_form(
+    request: Request,
+    title: Annotated[str, Form()] = "",
+    body: Annotated[str, Form()] = "",
+    assignee_id: Annotated[str, Form()] = "",
+) -> HTMLResponse | RedirectResponse:
+    try:
+        payload = TaskCreate(title=title, body=body, assignee_id=int(assignee_id) if assignee_id else None)
+        task = create_task(payload, request)
+    except (ValidationError, HTTPException) as error:
+        return form_failure(request, error, "error")
+    return RedirectResponse(f"/tasks/{task.id}", status_code=303)
+
+
+def thread_context(request: Request, task_id: int) -> dict[str, object]:
+    db = controller_of(request).db
+    task = records.task(db, task_id)
+    active = next((r for r in task.runs if r.id == task.active_run_id), None)
+    stopped = [r for r in task.runs if r.status == "cancelled"]
+    return {"task": task, "active": active, "last_stopped": stopped[-1] if stopped else None}
+
+
+@router.get("/tasks/{task_id}", response_class=HTMLResponse)
+def task_page(task_id: int, request: Request) -> HTMLResponse:
+    context = thread_context(request, task_id)
+    parent = context["task"].parent_id  # type: ignore[attr-defined]
+    context["parent"] = records.task(controller_of(request).db, parent) if parent else None
+    return templates.TemplateResponse(request, "task.html", context)
+
+
+@router.get("/tasks/{task_id}/live", response_class=HTMLResponse)
+def task_live(task_id: int, request: Request) -> HTMLResponse:
+    return templates.TemplateResponse(request, "_live.html", thread_context(request, task_id))
+
+
+@router.post("/tasks/{task_id}/comments")
+def comment_form(task_id: int, request: Request, body: Annotated[str, Form()] = "") -> RedirectResponse:
+    """Fallback for the composer without JavaScript; the script posts to the JSON API instead."""
+    try:
+        post_comment(task_id, CommentCreate(body=body), request)
+    except ValidationError:
+        pass
+    return RedirectResponse(f"/tasks/{task_id}", status_code=303)
+
+
+@router.post("/runs/{run_id}/stop")
+def stop_form(run_id: int, request: Request) -> RedirectResponse:
+    run = records.run(controller_of(request).db, run_id)
+    if run.status in ("queued", "running"):
+        stop_run(run_id, request)
+    return RedirectResponse(f"/tasks/{run.task_id}", status_code=303)

@@ -1,0 +1,82 @@
+"""The web UI in real headless Chromium, driven through the page objects."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import zipfile
+
+import psutil
+import pytest
+from playwright.sync_api import Page
+
+from harness.driver import TestbedInstance
+from harness.driver.pages import TaskListPage, TaskPage
+from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
+
+from .conftest import start_build, unique
+
+
+def test_create_task_watch_it_finish_and_download(page: Page, testbed: TestbedInstance) -> None:
+    tasks = TaskListPage(page, testbed.base_url).open()
+    name = unique("Browser")
+    agent_id = tasks.create_agent(name, role="lead")
+    assert [a.name for a in testbed.api.agents() if a.id == agent_id] == [name]
+    task_page = tasks.create_task(BUILD_TASK_TITLE, BUILD_TASK, name)
+
+    task_page.wait_until_status("done")
+    [shown] = task_page.wait_for_deliveries(1)
+    data = task_page.download_delivery(0)
+    assert hashlib.sha256(data).hexdigest() == shown.sha256 == testbed.api.deliveries(task_page.task_id)[0].sha256
+    assert task_page.download_delivery(0) == data
+    assert "slugify.py" in zipfile.ZipFile(io.BytesIO(data)).namelist()
+    task_page.scroll_latest_reply_into_view()
+
+    before = task_page.comments()
+    task_page.reload()
+    assert task_page.status() == "done" and task_page.comments() == before
+    assert TaskListPage(page, testbed.base_url).open().status_of(task_page.task_id) == "done"
+
+
+@pytest.mark.pace(0.3)
+def test_reply_mid_run_is_shown_once_and_consumed_by_that_run(page: Page, fresh_testbed: TestbedInstance) -> None:
+    api = fresh_testbed.api
+    task, run = start_build(api)
+    task_page = TaskPage(page, fresh_testbed.base_url, task.id).open()
+    run_id = task_page.wait_for_active_run()
+    assert run_id == run.id
+
+    message = task_page.send_message(LATE_REQUIREMENT_MAX_LENGTH)
+    assert len(task_page.user_messages_with(LATE_REQUIREMENT_MAX_LENGTH)) == 1
+    assert task_page.wait_until_consumed(message.id) == run_id
+    task_page.wait_until_status("done")
+
+    done = api.wait_until_done(task.id)
+    assert [r.status for r in done.runs] == ["succeeded"]
+    assert "--max-length" in zipfile.ZipFile(io.BytesIO(task_page.download_delivery(-1))).read("slugify.py").decode()
+    task_page.reload()
+    assert len(task_page.user_messages_with(LATE_REQUIREMENT_MAX_LENGTH)) == 1
+    assert [c.id for c in done.user_messages()] == [message.id]
+
+
+@pytest.mark.pace(0.3)
+def test_stop_kills_the_runner_and_a_new_request_gets_a_short_reply(page: Page, fresh_testbed: TestbedInstance) -> None:
+    api = fresh_testbed.api
+    task, running = start_build(api)
+    task_page = TaskPage(page, fresh_testbed.base_url, task.id).open()
+
+    stopped_id = task_page.stop()
+    assert stopped_id == running.id
+    stopped = api.run(stopped_id)
+    assert stopped.status == "cancelled" and stopped.process_group_gone is True
+    assert not psutil.pid_exists(running.identity.pid or 0) or psutil.Process(running.identity.pid or 0).status() == psutil.STATUS_ZOMBIE
+    hashes = api.workspace_hashes(task.id)
+    assert "slugify.py" in hashes
+
+    task_page.send_message("Change of plan: stop building. Just give me a short reply with the nonce K7Q2X9.")
+    done = api.wait_until_done(task.id)
+    assert "K7Q2X9" in done.agent_replies()[-1].body
+    assert [r.status for r in done.runs] == ["cancelled", "succeeded"]
+    assert api.workspace_hashes(task.id) == hashes
+    task_page.reload()
+    assert task_page.status() == "done"
