@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from harness.records import AttemptRecord, CheckRecord, DownloadRecord, TimelineEvent
 from harness.report.thumbnails import make_thumbnail, packaged_thumbnail
-from harness.secrets import describe, scan_tree
+from harness.secrets import SecretFinding, scan_tree
 
 SUBFOLDERS = ("snapshots", "downloads", "oracle", "screenshots", "logs")
 
@@ -107,13 +107,15 @@ class EvidenceRecorder:
         shutil.copyfile(source, destination)
         return self.relative(destination)
 
-    def withhold_secrets(self, known: Mapping[str, str]) -> str | None:
-        """Remove every file holding a secret; return a reason naming the files, or None.
+    def withhold_secrets(
+        self, known: Mapping[str, str], patterns: Mapping[str, re.Pattern[bytes]] | None = None
+    ) -> list[SecretFinding]:
+        """Remove every file holding a secret and return the findings (file and kind, never the value).
 
         The offending file is deleted rather than redacted: a redaction that
         misses one encoding would still leak, and the finding fails the attempt.
         """
-        findings = scan_tree(self.folder, known)
+        findings = scan_tree(self.folder, known, patterns)
         for finding in findings:
             path = self.folder / finding.path
             if path.exists():
@@ -121,7 +123,7 @@ class EvidenceRecorder:
                 path.with_name(path.name + ".withheld").write_text(
                     f"withheld: this file held a {finding.kind}\n"
                 )
-        return f"secret found in evidence: {describe(findings)}" if findings else None
+        return findings
 
     def write(self, record: AttemptRecord) -> Path:
         path = self.folder / "attempt.json"

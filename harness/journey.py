@@ -10,16 +10,16 @@ API client, paths in the evidence recorder: never in a story.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 
-from harness.attempt import AttemptContext
-from harness.driver.api import Agent, ApiClient, Task
+from harness.attempt import AttemptContext, Conclusion
+from harness.driver.api import Agent, ApiClient, Run, Task, WaitTimeout
 from harness.driver.instance import TestbedInstance
-from harness.driver.pages import TaskPage, TaskListPage
-from harness.driver.secrets import testbed_secret_patterns
+from harness.driver.pages import TaskListPage, TaskPage
+from harness.driver.secrets import SECRET_PATTERNS
 from harness.lifecycle import LifecycleFacts, MessageFacts, RunFacts, TaskFacts, grade_lifecycle
 from harness.records import DownloadRecord
 from harness.verdicts import InfrastructureFailed, StoryFailed
@@ -64,8 +64,17 @@ class Journey:
 
     # ---- what a person does in the browser ---------------------------------------
 
+    def wait(self, probe: Callable[[], Any], what: str) -> Any:
+        """Poll the product until ``probe`` answers, within what is left of the attempt deadline."""
+        try:
+            return self.api.wait_for(probe, timeout=self.deadline.budget(), what=what)
+        except WaitTimeout:
+            raise self.deadline.exceeded(f"waiting for {what}") from None
+
     def screenshot(self, step: str) -> None:
-        self.page.screenshot(path=self.evidence.screenshot_path(step), full_page=True)
+        path = self.evidence.screenshot_path(step)
+        self.page.screenshot(path=path, full_page=True)
+        self.evidence.thumbnail(path)
 
     def create_task(self, title: str, body: str, assignee: Agent | None = None) -> Task:
         """Open the product, fill the new-task form and land on the task's page."""
@@ -91,9 +100,7 @@ class Journey:
             current = self.api.task(task.id)
             return current if current.settled and current.status in FINISHED_STATUSES else None
 
-        current = self.api.wait_for(finished, timeout=self.deadline.budget(), description=what)
-        if current is None:
-            raise self.deadline.exceeded(f"waiting for {what} on task {task.id}")
+        current = self.wait(finished, f"{what} on task {task.id}")
         page = self._current_page()
         page.wait_until_status(current.status, timeout=self.deadline.budget(30))
         self.evidence.note("finished", f"task {task.id} is {current.status}")
@@ -107,7 +114,7 @@ class Journey:
             self.evidence.check(f"delivery.{phase}", False, f"task {task.id} has no delivery to download")
             raise StoryFailed(f"no delivery for {phase} on task {task.id}")
         latest = current.deliveries[-1]
-        data = self._current_page().download_delivery(latest.id)
+        data = self._current_page().download_delivery_id(latest.id)
         record = self.evidence.download(phase, data)
         self.evidence.check(
             f"delivery.{phase}.sha256", record.sha256 == latest.sha256,
@@ -121,7 +128,7 @@ class Journey:
         if delivery is None:
             self.evidence.check("delivery.redownload-identical", False, f"no delivery with sha256 {original.sha256} any more")
             return
-        data = self._current_page().download_delivery(delivery.id)
+        data = self._current_page().download_delivery_id(delivery.id)
         again = self.evidence.download(f"{original.phase}-again", data)
         self.evidence.check(
             "delivery.redownload-identical", again.sha256 == original.sha256,
@@ -178,11 +185,12 @@ class Journey:
             interrupted_run_ids=[str(run_id) for run_id in self.interrupted_run_ids],
         )  # fmt: skip
 
-    def conclude(self) -> dict[str, Any]:
+    def conclude(self) -> Conclusion:
         """Final screenshot, persisted records, lifecycle checks; returns timing and accounting facts."""
         if self.current is not None:
             self.current.reload()
-            self.current.scroll_latest_reply_into_view()
+            if self.api.task(self.current.task_id).agent_replies():
+                self.current.scroll_latest_reply_into_view()
             self.screenshot("final")
         tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
         self.evidence.snapshot("tasks", tasks)
@@ -193,14 +201,17 @@ class Journey:
             self.evidence.checks.append(check)
             self.evidence.note(f"check {check.id}", "passed" if check.passed else f"FAILED: {check.detail}")
         runs = [run for task in tasks for run in task.runs]
-        return {
-            "agent_run_s": round(sum(run.duration_s or 0.0 for run in runs), 3),
-            "accounting": {"cost_cents": sum(run.cost_cents for run in runs), "run_count": len(runs)},
-            "oracle_image": self.oracle_image,
-        }
+        return Conclusion(
+            agent_run_s=round(sum(_duration_s(run) for run in runs), 3),
+            accounting={"cost_cents": sum(run.cost_cents for run in runs), "run_count": len(runs)},
+            oracle_image=self.oracle_image,
+        )
 
-    def known_secrets(self) -> dict[str, str]:
-        return {}
+
+def _duration_s(run: Run) -> float:
+    if not run.started_at or not run.ended_at:
+        return 0.0
+    return (datetime.fromisoformat(run.ended_at) - datetime.fromisoformat(run.started_at)).total_seconds()
 
 
 def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
@@ -223,6 +234,9 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
                 browser_context.tracing.stop(path=recorder.folder / "trace.zip")
                 browser_context.close()
             finally:
-                instance.close_and_keep_logs(recorder.folder / "logs")
+                instance.stop_controller()
+                for log in instance.log_paths():
+                    recorder.keep_file(log, f"logs/{log.name}")
+                instance.close()
 
     return open_journey

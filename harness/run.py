@@ -16,6 +16,7 @@ import pytest
 
 from harness.attempt import new_campaign_id
 from harness.catalog import Cell
+from harness import plugin
 from harness.plugin import STORY_CELLS_MODULE
 from harness.records import AttemptRecord
 from harness.verdicts import Verdict
@@ -33,7 +34,7 @@ def pytest_arguments(
     pace_s: float | None = None,
     extra: Sequence[str] = (),
 ) -> list[str]:
-    args = [str(STORY_CELLS_MODULE), "-p", "harness.plugin", "-p", "no:cacheprovider", "-q", "-rfEs"]
+    args = [str(STORY_CELLS_MODULE), "-p", "no:cacheprovider", "-q", "-rfEs"]
     args += ["--rootdir", str(STORY_CELLS_MODULE.parent.parent), "-o", "addopts=", "-o", "testpaths="]
     for cell in cells:
         args += ["--cell", cell.execution_id]
@@ -92,10 +93,11 @@ def run_cells(
     campaign = campaign or new_campaign_id()
     results.mkdir(parents=True, exist_ok=True)
     print(f"running {len(cells)} cell(s) in campaign {campaign}; evidence under {results / campaign}", flush=True)
-    pytest_status = pytest.main(pytest_arguments(cells, campaign, results, **options))  # type: ignore[arg-type]
+    pytest_status = pytest.main(pytest_arguments(cells, campaign, results, **options), plugins=[plugin])  # type: ignore[arg-type]
     records = campaign_records(results, campaign)
     print()
     print(summary(records, results, campaign))
+    (results / campaign).mkdir(parents=True, exist_ok=True)
     (results / campaign / "summary.json").write_text(
         json.dumps([record.model_dump(mode="json", include={"cell", "verdict", "reason", "attempt"}) for record in records], indent=2)
     )

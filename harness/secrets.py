@@ -41,20 +41,24 @@ def secrets_from_environment(environ: Mapping[str, str] = os.environ) -> dict[st
     }
 
 
-def scan_tree(root: Path, known: Mapping[str, str]) -> list[SecretFinding]:
+def scan_tree(
+    root: Path, known: Mapping[str, str], patterns: Mapping[str, re.Pattern[bytes]] | None = None
+) -> list[SecretFinding]:
     """Every file under root that holds a known secret value or a credential shape.
 
-    ``known`` maps a label (e.g. ``run token``) to the secret value. Binary
+    ``known`` maps a label (e.g. ``run token``) to the secret value;
+    ``patterns`` adds a product's own credential shapes to the common ones. Binary
     files (screenshots, ZIPs, traces) are scanned as bytes too: a token can hide
     in a trace's network log.
     """
     needles = [(label, value.encode()) for label, value in known.items() if len(value) >= MIN_SECRET_LENGTH]
+    shapes = {**SECRET_PATTERNS, **(patterns or {})}
     findings: list[SecretFinding] = []
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         data = path.read_bytes()
         relative = str(path.relative_to(root))
         kinds = {label for label, needle in needles if needle in data}
-        kinds |= {kind for kind, pattern in SECRET_PATTERNS.items() if pattern.search(data)}
+        kinds |= {kind for kind, pattern in shapes.items() if pattern.search(data)}
         findings.extend(SecretFinding(path=relative, kind=kind) for kind in sorted(kinds))
     return findings
 

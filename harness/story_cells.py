@@ -6,12 +6,13 @@ import pytest
 
 from harness.attempt import RunSettings, run_cell
 from harness.catalog import Cell
-from harness.journey import journey_factory
+from harness.journey import SECRET_PATTERNS, journey_factory
+from harness.plugin import browser_type_launch_args  # noqa: F401  a module fixture outranks pytest-playwright's
 from harness.verdicts import Verdict
 
 
 def test_cell(cell: Cell, run_settings: RunSettings, browser) -> None:
-    attempts = run_cell(cell, run_settings, journey_factory(browser))
+    attempts = run_cell(cell, run_settings, journey_factory(browser), SECRET_PATTERNS)
     final = attempts[-1]
     if final.verdict is Verdict.SKIPPED:
         pytest.skip(final.reason)

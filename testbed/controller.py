@@ -37,6 +37,10 @@ ORDER BY t.id
 """
 
 
+# A recognisable prefix lets secret scanners find run tokens wherever they leak.
+RUN_TOKEN_PREFIX = "tbrun_"
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -87,7 +91,7 @@ class Controller:
         A controller killed between the two leaves a running run without a pid,
         which the next start-up marks ``process_lost`` instead of spawning twice.
         """
-        token = secrets.token_urlsafe(32)
+        token = RUN_TOKEN_PREFIX + secrets.token_urlsafe(32)
         runner_instance_id = uuid.uuid4().hex
         log_path = self.data_dir / "logs" / f"run-{run_id}.log"
         with self.db.transaction() as conn:

@@ -216,7 +216,15 @@ class TaskPage:
     def download_delivery(self, index: int = -1, save_to: Path | None = None) -> bytes:
         """Click the download link of delivery ``index`` (list order; -1 is the latest) and return its bytes."""
         links = self.page.get_by_test_id("delivery-download")
-        link = links.nth(index if index >= 0 else links.count() + index)
+        return self._download(links.nth(index if index >= 0 else links.count() + index), save_to)
+
+    def download_delivery_id(self, delivery_id: int, timeout: float = DEFAULT_TIMEOUT_S) -> bytes:
+        """Click the download link of one delivery, once the thread shows it."""
+        item = self.page.locator(f'[data-testid="delivery"][data-delivery-id="{delivery_id}"]')
+        expect(item).to_be_visible(timeout=ms(timeout))
+        return self._download(item.get_by_test_id("delivery-download"), None)
+
+    def _download(self, link: Locator, save_to: Path | None) -> bytes:
         with self.page.expect_download() as info:
             link.click()
         download = info.value

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from harness.evidence import SUBFOLDERS, EvidenceRecorder
-from harness.secrets import scan_tree, secrets_from_environment
+from harness.secrets import describe, scan_tree, secrets_from_environment
 
 
 def test_package_layout_and_download_hash(tmp_path: Path) -> None:
@@ -30,13 +30,13 @@ def test_secret_is_withheld_and_named_by_file_not_value(tmp_path: Path) -> None:
     token = "run-token-abcdef123456"
     recorder.snapshot("runs", {"token": token})
     recorder.snapshot("tasks", {"ok": True})
-    reason = recorder.withhold_secrets({"run token": token})
-    assert reason == "secret found in evidence: snapshots/runs.json holds a run token"
-    assert token not in reason
+    findings = recorder.withhold_secrets({"run token": token})
+    assert describe(findings) == "snapshots/runs.json holds a run token"
+    assert token not in describe(findings)
     assert not (recorder.folder / "snapshots/runs.json").exists()
     assert (recorder.folder / "snapshots/runs.json.withheld").exists()
     assert scan_tree(recorder.folder, {"run token": token}) == []
-    assert recorder.withhold_secrets({"run token": token}) is None
+    assert recorder.withhold_secrets({"run token": token}) == []
 
 
 def test_credential_shapes_are_found_without_being_told(tmp_path: Path) -> None:
