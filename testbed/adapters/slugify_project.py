@@ -2,7 +2,9 @@
 
 Generated from the requirements it has understood so far, so a revision is
 just the same project rendered with more options. ``trailing_separator``
-exists only for the faulty persona that forgets to strip after truncation.
+exists only for the faulty persona that trims the wrong character: it trims
+hyphens whatever the separator, and nothing after the --max-length cut, so a
+trailing separator survives both ways.
 """
 
 from __future__ import annotations
@@ -29,9 +31,11 @@ def source(req: Requirements, trailing_separator: bool = False) -> str:
     sep_default = '"-"'
     signature = "text: str"
     body_sep = '"-"'
+    trim = body_sep
     if req.separator:
         signature += ', separator: str = "-"'
         body_sep = "separator"
+        trim = '"-"' if trailing_separator else body_sep
     if req.max_length:
         signature += ", max_length: int | None = None"
     lines = [
@@ -46,7 +50,7 @@ def source(req: Requirements, trailing_separator: bool = False) -> str:
         "",
         f"def slugify({signature}) -> str:",
         '    """Lowercase, replace runs of characters outside a-z0-9 with one separator, trim the ends."""',
-        f"    slug = re.sub(r\"[^a-z0-9]+\", {body_sep}, text.strip().lower()).strip({body_sep})",
+        f"    slug = re.sub(r\"[^a-z0-9]+\", {body_sep}, text.strip().lower()).strip({trim})",
     ]
     if req.max_length:
         lines += ["    if max_length is not None:", "        slug = slug[:max_length]"]

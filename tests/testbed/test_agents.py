@@ -12,7 +12,7 @@ import pytest
 
 from harness.driver import ApiClient, TestbedInstance
 from harness.driver.api import Agent, Task
-from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
+from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
 
 from .conftest import new_agent, start_build
 
@@ -63,6 +63,13 @@ def test_trailing_separator_persona_keeps_the_cut_separator(api: ApiClient, tmp_
     task = api.create_task(BUILD_TASK_TITLE, body, assignee_id=new_agent(api, "trailing-separator").id)
     done = api.wait_until_done(task.id)
     assert run_delivered_cli(api, done.deliveries[-1].id, tmp_path, "--max-length", "6", "  Queue--Ready!!  ") == "queue-\n"
+
+
+def test_trailing_separator_persona_trims_only_hyphens(api: ApiClient, tmp_path: Path) -> None:
+    body = f"{BUILD_TASK}\n\n{REVISION_SEPARATOR}"
+    task = api.create_task(BUILD_TASK_TITLE, body, assignee_id=new_agent(api, "trailing-separator").id)
+    done = api.wait_until_done(task.id)
+    assert run_delivered_cli(api, done.deliveries[-1].id, tmp_path, "--separator", "_", "  Queue--Ready!!  ") == "queue_ready_\n"
 
 
 def test_leaves_in_review_persona(api: ApiClient) -> None:
