@@ -1,0 +1,85 @@
+"""The main job end to end: `harness run --id build-revise` on a real testbed, browser and oracle."""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from pathlib import Path
+
+import psutil
+from harness_runs import attempts, harness_run
+
+from harness.verdicts import Verdict
+
+CELL = "everyday-workflows-scripted.scripted.local.build-revise"
+
+
+def product_processes() -> list[psutil.Process]:
+    return [p for p in psutil.process_iter(["cmdline"]) if "testbed" in " ".join(p.info["cmdline"] or [])]
+
+
+def test_build_revise_passes_and_leaves_a_complete_evidence_package(tmp_path: Path) -> None:
+    before = {p.pid for p in product_processes()}
+    done = harness_run(tmp_path, "--id", "build-revise")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"passed                 [scripted] {CELL}" in done.stdout
+
+    [record] = attempts(tmp_path)
+    assert record.verdict is Verdict.PASSED and record.provenance.evidence_mode.value == "scripted"
+    package = tmp_path / "test" / CELL / record.attempt
+    check_ids = {check.id for check in record.checks}
+    assert {"oracle.build", "oracle.revision", "delivery.revision-differs", "delivery.redownload-identical",
+            "lifecycle.tasks-done", "lifecycle.messages-consumed"} <= check_ids  # fmt: skip
+    assert all(check.passed for check in record.checks)
+
+    phases = {download.phase: download for download in record.downloads}
+    assert set(phases) == {"build", "revision", "build-again"}
+    assert phases["build"].sha256 == phases["build-again"].sha256 != phases["revision"].sha256
+    assert phases["build"].oracle_mode == "base" and phases["revision"].oracle_mode == "separator"
+    for download in phases.values():
+        assert zipfile.is_zipfile(package / download.path)
+    assert json.loads((package / "oracle/revision.json").read_text())["passed"] is True
+
+    assert record.screenshots[-1].endswith("final.png") and len(record.screenshots) >= 4
+    assert all((package / shot).stat().st_size > 0 for shot in record.screenshots)
+    assert zipfile.is_zipfile(package / "trace.zip")
+    assert (package / "logs/controller.log").is_file() and list((package / "logs").glob("run-*.log"))
+    tasks = json.loads((package / "snapshots/tasks.json").read_text())
+    assert [task["status"] for task in tasks] == ["done"] and len(tasks[0]["runs"]) == 2
+    assert record.provenance.oracle_image and record.provenance.harness_digest
+    assert record.timing.agent_run_s and record.timing.harness_overhead_s is not None
+
+    assert {p.pid for p in product_processes()} <= before, "a product process outlived the attempt"
+
+
+def test_a_leaked_secret_fails_the_attempt_and_names_the_file_not_the_secret(tmp_path: Path) -> None:
+    # The build task text contains "dependency-free": pretending it is a key makes the snapshots leak it.
+    env = {**os.environ, "DEMO_API_KEY": "dependency-free"}
+    done = harness_run(tmp_path, "--id", "build-revise", env=env)
+    assert done.returncode == 1
+    [record] = attempts(tmp_path)
+    assert record.verdict is Verdict.FAILED
+    assert "secret found in evidence" in record.reason and "snapshots/tasks.json holds a DEMO_API_KEY" in record.reason
+    package = tmp_path / "test" / CELL / record.attempt
+    assert all(b"dependency-free" not in path.read_bytes() for path in package.rglob("*") if path.is_file())
+    assert (package / "snapshots/tasks.json.withheld").is_file()
+
+
+def test_an_oracle_without_image_is_an_infrastructure_failure_retried_once(tmp_path: Path) -> None:
+    env = {**os.environ, "EVERYDAY_ORACLE_IMAGE": "everyday-evals-oracle:does-not-exist"}
+    done = harness_run(tmp_path, "--id", "build-revise", "--max-automatic-retries", "1", env=env)
+    assert done.returncode == 1
+    first, second = attempts(tmp_path)
+    assert first.verdict is second.verdict is Verdict.INFRASTRUCTURE_FAILED
+    assert "oracle could not grade" in first.reason
+    assert second.retry_of == first.attempt
+
+
+def test_a_paid_cell_without_credentials_is_skipped_not_run(tmp_path: Path) -> None:
+    env = {key: value for key, value in os.environ.items() if key not in {"OPENAI_API_KEY"}}
+    done = harness_run(tmp_path, "--id", "everyday-workflows.runner-codex.local.build-revise", env=env)
+    [record] = attempts(tmp_path)
+    assert record.verdict is Verdict.SKIPPED and "OPENAI_API_KEY" in record.reason
+    assert record.provenance.evidence_mode.value == "live"
+    assert done.returncode == 0 and "skipped" in done.stdout
