@@ -1,0 +1,62 @@
+"""Benchmark: the harness's own overhead on the scripted build-revise cell.
+
+Overhead is an attempt's wall time minus the time the product's agent runs
+took (both from attempt.json): browser, product start-up, oracle grades,
+evidence. Prints medians over repeated runs; never asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from harness.records import AttemptRecord
+
+GOAL_OVERHEAD_S = 15.0
+
+
+def run_once(results: Path, campaign: str, case: str) -> tuple[AttemptRecord, float]:
+    """One `harness run` as a user types it; returns its record and the whole command's wall time."""
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "harness.cli", "run", "--id", case, "--results", str(results), "--campaign", campaign],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
+    )  # fmt: skip
+    command_s = time.perf_counter() - started
+    [path] = results.glob(f"{campaign}/*/*/attempt.json")
+    return AttemptRecord.model_validate_json(path.read_text()), command_s
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m harness.bench", description=__doc__)
+    parser.add_argument("--repetitions", type=int, default=5)
+    parser.add_argument("--case", default="build-revise")
+    args = parser.parse_args(argv)
+    records, commands = [], []
+    with tempfile.TemporaryDirectory(prefix="everyday-bench-") as folder:
+        for number in range(args.repetitions):
+            record, command_s = run_once(Path(folder), f"bench-{number}", args.case)
+            records.append(record)
+            commands.append(command_s)
+            print(f"  run {number + 1}: {record.verdict.value}, command {command_s:.2f} s, attempt {record.timing.wall_s:.2f} s, "
+                  f"agent runs {record.timing.agent_run_s:.2f} s, overhead {record.timing.harness_overhead_s:.2f} s")  # fmt: skip
+    wall = statistics.median(r.timing.wall_s or 0.0 for r in records)
+    agent = statistics.median(r.timing.agent_run_s or 0.0 for r in records)
+    overhead = statistics.median(r.timing.harness_overhead_s or 0.0 for r in records)
+    passed = sum(r.verdict.value == "passed" for r in records)
+    print(f"{args.case} (scripted), {args.repetitions} runs, {passed} passed")
+    print(f"median attempt wall time: {wall:.2f} s; median agent run time: {agent:.2f} s")
+    verdict = "met" if overhead <= GOAL_OVERHEAD_S else "NOT met"
+    command_overhead = statistics.median(c - (r.timing.agent_run_s or 0.0) for r, c in zip(records, commands, strict=True))
+    print(f"median harness overhead inside the attempt: {overhead:.2f} s (goal <= {GOAL_OVERHEAD_S:.0f} s: {verdict})")
+    print(f"median overhead of the whole command (pytest and browser start-up included): {command_overhead:.2f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
