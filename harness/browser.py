@@ -10,6 +10,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from playwright.sync_api import BrowserType
+
 SYSTEM_CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 
 # Flags that keep a headless Chromium quiet on a closed network and runnable as root.
@@ -24,12 +26,18 @@ CHROMIUM_ARGS = [
 ]
 
 
-def playwright_chromium() -> str | None:
-    """Path of Playwright's downloaded Chromium, when it exists."""
-    from playwright.sync_api import sync_playwright
+def playwright_chromium(chromium: BrowserType | None = None) -> str | None:
+    """Path of Playwright's downloaded Chromium, when it exists.
 
-    with sync_playwright() as p:
-        path = p.chromium.executable_path
+    Pass the running Playwright's ``chromium`` where there is one: a second
+    sync Playwright cannot start inside the first one's event loop.
+    """
+    if chromium is None:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as playwright:
+            return playwright_chromium(playwright.chromium)
+    path = chromium.executable_path
     return path if path and Path(path).exists() else None
 
 
@@ -41,9 +49,9 @@ def system_chromium() -> str | None:
     return found
 
 
-def launch_options() -> dict:
+def launch_options(chromium: BrowserType | None = None) -> dict:
     """Keyword arguments for ``browser_type.launch``; raises when no browser exists."""
-    if playwright_chromium():
+    if playwright_chromium(chromium):
         return {"args": CHROMIUM_ARGS}
     system = system_chromium()
     if system:

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Playwright
 
 from harness.attempt import RunSettings, new_campaign_id
 from harness.browser import launch_options
@@ -67,6 +68,6 @@ def run_settings(pytestconfig: pytest.Config) -> RunSettings:
 
 
 @pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
+def browser_type_launch_args(browser_type_launch_args: dict, playwright: Playwright) -> dict:
     """Use Playwright's Chromium where installed, else the system one; fail loudly when none."""
-    return {**browser_type_launch_args, **launch_options()}
+    return {**browser_type_launch_args, **launch_options(playwright.chromium)}
