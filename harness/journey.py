@@ -225,6 +225,7 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
             instance = TestbedInstance(pace=pace).start()
         except Exception as error:
             raise InfrastructureFailed(f"the product did not start: {error}") from error
+        recorder.note("product started", f"{instance.base_url}, data folder {instance.data_dir}")
         browser_context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
         browser_context.tracing.start(screenshots=True, snapshots=True)
         try:

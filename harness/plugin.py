@@ -45,6 +45,7 @@ def _campaign(config: pytest.Config) -> str:
 def pytest_configure(config: pytest.Config) -> None:
     if not config.option.harness_campaign and not hasattr(config, "workerinput"):
         config.option.harness_campaign = _campaign(config)
+    _register_progress(config)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -71,3 +72,36 @@ def run_settings(pytestconfig: pytest.Config) -> RunSettings:
 def browser_type_launch_args(browser_type_launch_args: dict, playwright: Playwright) -> dict:
     """Use Playwright's Chromium where installed, else the system one; fail loudly when none."""
     return {**browser_type_launch_args, **launch_options(playwright.chromium)}
+
+
+class CellProgress:
+    """One line per finished cell (verdict, id, time), so a long campaign shows where it is."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.total = 0
+        self.done = 0
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.total = len(session.items)
+
+    def pytest_report_teststatus(self, report: pytest.TestReport) -> tuple[str, str, str] | None:
+        """No progress dot for a cell: its own line says more."""
+        if report.when == "call" and "verdict" in dict(report.user_properties):
+            return report.outcome, "", report.outcome.upper()
+        return None
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        verdict = dict(report.user_properties).get("verdict")
+        if verdict is None or report.when != "call" and not report.skipped:
+            return
+        self.done += 1
+        cell = report.nodeid.rsplit("[", 1)[-1].rstrip("]").removeprefix("chromium-")
+        terminal = self.config.pluginmanager.get_plugin("terminalreporter")
+        if terminal is not None:
+            terminal.write_line(f"[{self.done}/{self.total or '?'}] {verdict:<21} {cell} ({report.duration:.1f} s)")
+
+
+def _register_progress(config: pytest.Config) -> None:
+    if config.option.harness_cells and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(CellProgress(config), "everyday-evals-progress")

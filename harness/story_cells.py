@@ -11,9 +11,11 @@ from harness.plugin import browser_type_launch_args  # noqa: F401  a module fixt
 from harness.verdicts import Verdict
 
 
-def test_cell(cell: Cell, run_settings: RunSettings, browser) -> None:
+def test_cell(cell: Cell, run_settings: RunSettings, browser, record_property) -> None:
     attempts = run_cell(cell, run_settings, journey_factory(browser), SECRET_PATTERNS)
     final = attempts[-1]
+    record_property("verdict", final.verdict.value)
+    record_property("attempts", len(attempts))
     if final.verdict is Verdict.SKIPPED:
         pytest.skip(final.reason)
     if final.verdict is not Verdict.PASSED:

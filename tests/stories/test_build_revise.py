@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
 import zipfile
 from pathlib import Path
 
@@ -83,3 +89,38 @@ def test_a_paid_cell_without_credentials_is_skipped_not_run(tmp_path: Path) -> N
     assert record.verdict is Verdict.SKIPPED and "OPENAI_API_KEY" in record.reason
     assert record.provenance.evidence_mode.value == "live"
     assert done.returncode == 0 and "skipped" in done.stdout
+
+
+def test_ctrl_c_mid_story_tears_the_product_down_and_keeps_the_attempt(tmp_path: Path) -> None:
+    # The product's data folder is made under TMPDIR: that is how this test recognises its processes.
+    # A short one: Chromium's sockets live there too, and socket paths are limited to 108 bytes.
+    temp = Path(tempfile.mkdtemp(prefix="ctrl-c-"))
+    command = [sys.executable, "-m", "harness.cli", "run", "--id", "build-revise", "--results", str(tmp_path),
+               "--campaign", "test", "--pace", "0.5"]  # fmt: skip
+    env = {**os.environ, "TMPDIR": str(temp)}
+    harness = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    wait_for(lambda: [p for p in processes_naming(temp) if "--workspace" in " ".join(p.cmdline())], "a runner")
+    harness.send_signal(signal.SIGINT)
+    output, _ = harness.communicate(timeout=120)
+    assert harness.returncode != 0, output
+    [record] = attempts(tmp_path)
+    assert record.verdict is Verdict.INFRASTRUCTURE_FAILED and "interrupted" in record.reason
+    assert processes_naming(temp) == [], "processes of the product outlived Ctrl-C"
+    shutil.rmtree(temp, ignore_errors=True)
+
+
+def processes_naming(folder: Path) -> list[psutil.Process]:
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        if str(folder) in " ".join(process.info["cmdline"] or []) and process.status() != psutil.STATUS_ZOMBIE:
+            found.append(process)
+    return found
+
+
+def wait_for(probe, what: str, timeout: float = 60.0):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if found := probe():
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
