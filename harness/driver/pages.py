@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 DEFAULT_TIMEOUT_S = 60.0
 T = TypeVar("T")
@@ -195,9 +196,26 @@ class TaskPage:
         """Click Stop on the active run and wait until the page says its processes have exited."""
         run_id = self.wait_for_active_run(timeout)
         self.page.get_by_role("button", name=f"Stop run #{run_id}").click()
+        self.wait_for_stop_result(run_id, timeout)
+        return run_id
+
+    def click_stop(self, run_id: int, timeout: float = 5.0) -> bool:
+        """Click Stop on run ``run_id`` if the page still offers it; False when the run ended first.
+
+        The live fragment drops the button the moment the run ends, so a run
+        that finished on its own is an answer here, not a 30-second hang.
+        """
+        button = self.page.get_by_role("button", name=f"Stop run #{run_id}")
+        try:
+            button.click(timeout=ms(timeout))
+        except PlaywrightTimeoutError:
+            return False
+        return True
+
+    def wait_for_stop_result(self, run_id: int, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        """Wait until the page reports that run ``run_id`` was stopped and its process group has exited."""
         result = self.page.locator(f'[data-testid="stop-result"][data-run-id="{run_id}"]')
         expect(result).to_have_attribute("data-process-group-gone", "true", timeout=ms(timeout))
-        return run_id
 
     # ---- deliveries ----------------------------------------------------------------
 
