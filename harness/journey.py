@@ -118,12 +118,23 @@ class Journey(FaultSteps):
         self._current_page().reload()
 
     def wait_until_source_saved(self, task: Task, filename: str = SOURCE_FILE) -> Run:
-        """Wait until a running run on the task has saved the source file: the moment to interrupt it."""
+        """Wait until a running run on the task has saved the source file: the moment to interrupt it.
+
+        If the task settles first (the agent finished or died before anyone
+        could see the file), the premise is gone: that is decided, not waited out.
+        """
         def saved() -> Run | None:
-            return next((run for run in self.api.runs(task.id) if run.status == "running" and run.identity.pid
-                         and any(r.tool == "write_file" and r.target == filename for r in run.receipts)), None)  # fmt: skip
+            current = self.api.task(task.id)
+            for run in current.runs:
+                if run.status == "running" and run.identity.pid and any(
+                    r.tool == "write_file" and r.target == filename for r in run.receipts
+                ):
+                    return run
+            return current.runs[-1] if current.settled and current.runs and not current.runs[-1].active else None
 
         run = self.wait(saved, f"{filename} saved by a running run on task {task.id}")
+        if run.status != "running":
+            self._ended_before(run, f"{filename} was seen saved")
         self.evidence.note("source saved", f"run {run.id} (pid {run.identity.pid}) saved {filename} on task {task.id}")
         return run
 
