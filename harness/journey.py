@@ -50,6 +50,7 @@ class Journey(FaultSteps):
         self.tasks = TaskListPage(self.page, instance.base_url)
         self.sent_messages: list[str] = []
         self.last_message_id: int | None = None
+        self.pending_message: tuple[int, str, set[int]] | None = None
         self.interrupted_run_ids: list[int] = []
         self.restart_record = None
         self.restart_paths = []
@@ -138,13 +139,25 @@ class Journey(FaultSteps):
         self.evidence.note("source saved", f"run {run.id} (pid {run.identity.pid}) saved {filename} on task {task.id}")
         return run
 
-    def send_message(self, text: str) -> None:
-        """Type into the current task's composer and send; the message must show exactly once."""
+    def send_message(self, text: str, wait_until_shown: bool = True) -> None:
+        """Type into the current task's composer and send; the message must show exactly once.
+
+        ``wait_until_shown=False`` only presses Send: a fault injected "once the
+        message is persisted" (``restart_controller``) then waits for the
+        product's record instead of the page, and lands as early as it can.
+        """
         page = self._current_page()
-        self.last_message_id = page.send_message(text).id
+        if wait_until_shown:
+            self.last_message_id = page.send_message(text).id
+        else:
+            known = {c.id for c in self.api.task(page.task_id).comments}
+            page.submit_message(text)
+            self.last_message_id = None
+            self.pending_message = (page.task_id, text, known)
         self.sent_messages.append(text)
         self.evidence.note("send message", text.splitlines()[0][:80])
-        self.screenshot("message sent")
+        if wait_until_shown:
+            self.screenshot("message sent")
 
     def wait_until_finished(self, task: Task, what: str = "the agent to finish") -> Task:
         """Wait until nothing runs or waits on the task and it left active work; then look at it."""

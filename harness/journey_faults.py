@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 from harness.driver.api import Agent, Run, Task, WaitTimeout
 from harness.driver.instance import InstanceError
+from harness.driver.pages import TaskPage
 from harness.faults.delegation import delegation_checks
 from harness.faults.restart import MessageState, RestartRecord, RestartSnapshot, RunState, restart_checks
 from harness.faults.stop import ShortReplyView, StopRecord, stop_checks
@@ -82,30 +83,44 @@ class FaultSteps:
             run=RunState.of(run), message=MessageState.of(message), workspace=self.api.workspace_hashes(run.task_id),
         )  # fmt: skip
 
+    def _wait_until_persisted(self: Journey) -> None:
+        """Until the product has stored the message whose Send was just pressed (no wait for the page)."""
+        if self.pending_message is None:
+            return
+        task_id, text, known = self.pending_message
+
+        def stored() -> int | None:
+            fresh = [c.id for c in self.api.task(task_id).user_messages() if c.id not in known and c.body.strip() == text.strip()]
+            return fresh[0] if fresh else None
+
+        self.last_message_id = self.wait(stored, f"the message to be stored on task {task_id}")
+        self.pending_message = None
+
     def restart_controller(self: Journey, run: Run, sig: signal.Signals = signal.SIGTERM) -> None:
         """Restart the product's controller under ``run`` while its runner keeps going; keep before and after.
 
         The restart counts only if the new controller re-adopted this very run;
         a run that finished while the old one went down leaves the attempt unexercised.
         """
+        self._wait_until_persisted()
         current = self.api.run(run.id)
         if current.status != "running":
             self._ended_before(current, f"the {sig.name} restart")
         mark = max((a.id for a in self.api.activity()), default=0)
         before = self._restart_snapshot("before", sig, current)
         before_path = self.evidence.snapshot(f"restart-{sig.name.lower()}-before", before)
-        self.screenshot(f"before {sig.name} restart")
         try:
             self.instance.stop_controller(sig)
             kept_going = self.instance.process_alive(current.identity.pid or 0, current.identity.process_start_time or 0)
             self.instance.start()
         except InstanceError as error:
             raise InfrastructureFailed(f"the controller did not restart: {error}") from None
-        self.evidence.note("restart", f"controller {sig.name}, runner pid {current.identity.pid} alive meanwhile: {kept_going}")
         adopted = any(a.kind == "run_adopted" and a.run_id == run.id and a.id > mark for a in self.api.activity())
         after_run = self.api.run(run.id)
         after = self._restart_snapshot("after", sig, after_run)
         after_path = self.evidence.snapshot(f"restart-{sig.name.lower()}-after", after)
+        self.evidence.note("restart", f"controller {sig.name}, runner pid {current.identity.pid} alive meanwhile: {kept_going}")
+        self.screenshot(f"after {sig.name} restart")
         self.restart_record = RestartRecord(before=before, after=after, runner_kept_going=kept_going, adopted=adopted)
         self.restart_paths = [before_path, after_path]
         self.evidence.note("restarted", f"run {run.id} is {after_run.status}; re-adopted: {adopted}")
@@ -120,7 +135,13 @@ class FaultSteps:
         final_run = self.api.run(record.before.run.id)
         final = self._restart_snapshot("final", signal.Signals[record.before.signal], final_run)
         final_path = self.evidence.snapshot(f"restart-{record.before.signal.lower()}-final", final)
-        self._record_checks(restart_checks(record, final, self.api.task(task.id)), [*self.restart_paths, final_path])
+        current = self.api.task(task.id)
+        message = next((c for c in current.comments if c.id == self.last_message_id), None)
+        page = self._current_page()
+        page.reload()
+        shown = len(page.user_messages_with(message.body)) if message else 0
+        checks = restart_checks(record, final, current, shown_in_thread=shown)
+        self._record_checks(checks, [*self.restart_paths, final_path])
 
     # ---- Stop and a change of direction -------------------------------------------------------
 
@@ -158,7 +179,7 @@ class FaultSteps:
         run = self.api.run(run_id)
         return None if run.active else run
 
-    def _stopped(self: Journey, page, run: Run, requests_for_work: int) -> Run:  # type: ignore[no-untyped-def]
+    def _stopped(self: Journey, page: TaskPage, run: Run, requests_for_work: int) -> Run:
         page.wait_for_stop_result(run.id, timeout=self.deadline.budget(30))
         pid = run.identity.pid
         try:

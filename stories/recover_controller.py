@@ -18,9 +18,8 @@ from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_L
 def recover(journey: Journey, sig: signal.Signals) -> None:
     task = journey.create_task(BUILD_TASK_TITLE, BUILD_TASK)
     working = journey.wait_until_source_saved(task)
-    journey.send_message(LATE_REQUIREMENT_MAX_LENGTH)
-
-    journey.restart_controller(working, sig)
+    journey.send_message(LATE_REQUIREMENT_MAX_LENGTH, wait_until_shown=False)
+    journey.restart_controller(working, sig)  # as soon as the product has stored the message
 
     journey.wait_until_finished(task, "the build after the restart")
     final = journey.download_latest_delivery(task, phase="final")

@@ -162,13 +162,18 @@ class TaskPage:
         """Type into the composer, send, and wait until the stored message is shown; returns it."""
         composer = self.page.get_by_test_id("composer")
         before = {c.id for c in self.user_messages_with(text)}
-        composer.get_by_label("Message").fill(text)
-        composer.get_by_role("button", name="Send").click()
+        self.submit_message(text)
         expect(composer.get_by_label("Message")).to_have_value("", timeout=ms(timeout))
         return self._poll(
             lambda: next((c for c in self.user_messages_with(text) if c.id not in before), None),
             timeout, "the sent message to appear in the thread",
         )  # fmt: skip
+
+    def submit_message(self, text: str) -> None:
+        """Type into the composer and press Send, without waiting for the page to confirm it."""
+        composer = self.page.get_by_test_id("composer")
+        composer.get_by_label("Message").fill(text)
+        composer.get_by_role("button", name="Send").click()
 
     def _poll(self, probe: Callable[[], T | None], timeout: float, what: str) -> T:
         """Re-read the live DOM until ``probe`` finds what it looks for."""
