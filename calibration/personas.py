@@ -32,6 +32,16 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
     PersonaCase(case="build-revise", persona="trailing-separator", expected_check="oracle.revision"),
     PersonaCase(case="build-revise", persona="leaves-in-review", expected_check="lifecycle.tasks-done"),
     PersonaCase(case="build-revise", persona="crashes-mid-run", expected_check="lifecycle.runs-succeeded"),
+    PersonaCase(case="delegate-feedback", persona="default"),
+    PersonaCase(case="delegate-feedback", persona="ignores-late-feedback", expected_check="oracle.child"),
+    PersonaCase(case="delegate-feedback", persona="works-on-parent", expected_check="delegate.teammate-never-on-parent"),
+    PersonaCase(case="delegate-feedback", persona="parent-before-child", expected_check="lifecycle.parent-after-child"),
+    PersonaCase(case="recover-controller", persona="default"),
+    PersonaCase(case="recover-controller", persona="crashes-mid-run", expected_check="lifecycle.runs-succeeded"),
+    PersonaCase(case="recover-controller", persona="ignores-late-feedback", expected_check="oracle.final"),
+    PersonaCase(case="recover-controller-sigkill", persona="default"),
+    PersonaCase(case="stop-redirect", persona="default"),
+    PersonaCase(case="stop-redirect", persona="writes-after-stop", expected_check="stop.workspace-unchanged"),
 )
 
 
@@ -59,8 +69,15 @@ def row_for(case: PersonaCase, record: AttemptRecord | None) -> Row:
         ok = record.verdict is Verdict.FAILED and case.expected_check in failed
     return Row(
         suite="stories", delivery=f"{case.case}/{case.persona}", mode="-", expected=expected,
-        got=record.verdict.value, deciding=failed[0] if failed else "-", detail=record.reason[:300], ok=ok,
+        got=record.verdict.value, deciding=_deciding(case, failed), detail=record.reason[:300], ok=ok,
     )  # fmt: skip
+
+
+def _deciding(case: PersonaCase, failed: list[str]) -> str:
+    """The intended check when it fired (others may fire too; the detail lists them), else the first."""
+    if case.expected_check in failed:
+        return case.expected_check
+    return failed[0] if failed else "-"
 
 
 def run_persona_suite() -> list[Row]:

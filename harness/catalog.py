@@ -73,6 +73,9 @@ class Case(_Frozen):
     scripted_deadline_s: int = Field(gt=0)
     live_deadline_s: int = Field(default=LIVE_DEADLINE_S, gt=0)
     max_run_records: int = Field(default=MAX_RUN_RECORDS, gt=0)
+    scripted_pace_s: float | None = Field(
+        default=None, gt=0, description="scripted agent seconds per step; a fault needs a window to land in"
+    )
     description: str = ""
 
 
@@ -209,19 +212,29 @@ CASES: tuple[Case, ...] = (
         name="delegate-feedback",
         story="stories.delegate_feedback",
         scripted_deadline_s=120,
-        description="Feedback arrives while the agent is working and must be consumed exactly once.",
+        scripted_pace_s=0.3,
+        description="A teammate builds through a child task; late feedback in the child's composer is consumed once.",
     ),
     Case(
         name="recover-controller",
         story="stories.recover_controller",
         scripted_deadline_s=180,
-        description="The controller restarts mid-run; the runner survives and the task still finishes.",
+        scripted_pace_s=0.3,
+        description="The controller restarts (SIGTERM) mid-run; the runner survives and the task still finishes.",
+    ),
+    Case(
+        name="recover-controller-sigkill",
+        story="stories.recover_controller_sigkill",
+        scripted_deadline_s=180,
+        scripted_pace_s=0.3,
+        description="The controller is killed (SIGKILL) mid-run and started again; the runner survives.",
     ),
     Case(
         name="stop-redirect",
         story="stories.stop_redirect",
         scripted_deadline_s=120,
-        description="The user presses Stop and redirects the agent to a different ask.",
+        scripted_pace_s=0.3,
+        description="The user presses Stop and redirects the agent to a short reply; nothing writes after Stop.",
     ),
 )
 

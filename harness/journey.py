@@ -20,16 +20,23 @@ from harness.driver.api import Agent, ApiClient, Run, Task, WaitTimeout
 from harness.driver.instance import TestbedInstance
 from harness.driver.pages import TaskListPage, TaskPage
 from harness.driver.secrets import SECRET_PATTERNS
-from harness.lifecycle import LifecycleFacts, MessageFacts, RunFacts, TaskFacts, grade_lifecycle
+from harness.facts import lifecycle_facts
+from harness.journey_faults import FaultSteps
+from harness.lifecycle import grade_lifecycle
 from harness.records import DownloadRecord
 from harness.verdicts import InfrastructureFailed, StoryFailed
+from oracle.contract import SOURCE_FILE
 
 SCRIPTED_PACE_S = 0.05
 FINISHED_STATUSES = {"done", "in_review", "blocked", "cancelled"}
 
 
-class Journey:
-    """One attempt's product instance, browser page, deadline and evidence, for a story to use."""
+class Journey(FaultSteps):
+    """One attempt's product instance, browser page, deadline and evidence, for a story to use.
+
+    The fault steps (restart the controller, Stop, late feedback) live in
+    ``FaultSteps``; this class holds what every story does.
+    """
 
     def __init__(self, context: AttemptContext, instance: TestbedInstance, browser_context: Any) -> None:
         self.cell = context.cell
@@ -42,7 +49,12 @@ class Journey:
         self.page = browser_context.new_page()
         self.tasks = TaskListPage(self.page, instance.base_url)
         self.sent_messages: list[str] = []
+        self.last_message_id: int | None = None
+        self.pending_message: tuple[int, str, set[int]] | None = None
         self.interrupted_run_ids: list[int] = []
+        self.restart_record = None
+        self.restart_paths = []
+        self.stop_record = None
         self.current: TaskPage | None = None
         self.oracle_image: str | None = None
         self.lead = self._hire("Avery", "lead engineer")
@@ -86,13 +98,66 @@ class Journey:
         self.screenshot(f"task {task.id} created")
         return task
 
-    def send_message(self, text: str) -> None:
-        """Type into the current task's composer and send; the message must show exactly once."""
+    def open_task(self, task: Task) -> None:
+        """Go to a task's page (for example back to the parent), as a person following a link would."""
+        self.current = TaskPage(self.page, self.instance.base_url, task.id).open()
+        self.evidence.note("open task", f"task {task.id}")
+
+    def open_child_task(self, parent: Task) -> Task:
+        """Wait until the lead has created a child task, then follow its link from the parent's page."""
+        self.wait(lambda: self.api.task(parent.id).children or None, f"a child task of task {parent.id}")
         page = self._current_page()
-        page.send_message(text)
+        if page.task_id != parent.id:
+            self.open_task(parent)
+        self.current = self._current_page().open_child(0)
+        child = self.api.task(self.current.task_id)
+        self.evidence.note("open child task", f"task {child.id} assigned to {child.assignee_name}")
+        self.screenshot(f"child task {child.id}")
+        return child
+
+    def reload(self) -> None:
+        self._current_page().reload()
+
+    def wait_until_source_saved(self, task: Task, filename: str = SOURCE_FILE) -> Run:
+        """Wait until a running run on the task has saved the source file: the moment to interrupt it.
+
+        If the task settles first (the agent finished or died before anyone
+        could see the file), the premise is gone: that is decided, not waited out.
+        """
+        def saved() -> Run | None:
+            current = self.api.task(task.id)
+            for run in current.runs:
+                if run.status == "running" and run.identity.pid and any(
+                    r.tool == "write_file" and r.target == filename for r in run.receipts
+                ):
+                    return run
+            return current.runs[-1] if current.settled and current.runs and not current.runs[-1].active else None
+
+        run = self.wait(saved, f"{filename} saved by a running run on task {task.id}")
+        if run.status != "running":
+            self._ended_before(run, f"{filename} was seen saved")
+        self.evidence.note("source saved", f"run {run.id} (pid {run.identity.pid}) saved {filename} on task {task.id}")
+        return run
+
+    def send_message(self, text: str, wait_until_shown: bool = True) -> None:
+        """Type into the current task's composer and send; the message must show exactly once.
+
+        ``wait_until_shown=False`` only presses Send: a fault injected "once the
+        message is persisted" (``restart_controller``) then waits for the
+        product's record instead of the page, and lands as early as it can.
+        """
+        page = self._current_page()
+        if wait_until_shown:
+            self.last_message_id = page.send_message(text).id
+        else:
+            known = {c.id for c in self.api.task(page.task_id).comments}
+            page.submit_message(text)
+            self.last_message_id = None
+            self.pending_message = (page.task_id, text, known)
         self.sent_messages.append(text)
         self.evidence.note("send message", text.splitlines()[0][:80])
-        self.screenshot("message sent")
+        if wait_until_shown:
+            self.screenshot("message sent")
 
     def wait_until_finished(self, task: Task, what: str = "the agent to finish") -> Task:
         """Wait until nothing runs or waits on the task and it left active work; then look at it."""
@@ -170,21 +235,6 @@ class Journey:
             raise RuntimeError("the story has not opened a task yet")
         return self.current
 
-    def _lifecycle_facts(self, tasks: list[Task]) -> LifecycleFacts:
-        runs = [run for task in tasks for run in task.runs]
-        return LifecycleFacts(
-            tasks=[TaskFacts(id=str(t.id), title=t.title, status=t.status, assignee_id=str(t.assignee_id),
-                             parent_id=None if t.parent_id is None else str(t.parent_id)) for t in tasks],
-            runs=[RunFacts(id=str(r.id), task_id=str(r.task_id), agent_id=str(r.agent_id), status=r.status,
-                           error=r.error_code, runner_instance_id=r.identity.runner_instance_id,
-                           pid=r.identity.pid, process_started_at=r.identity.process_start_time) for r in runs],
-            messages=[MessageFacts(id=str(c.id), task_id=str(c.task_id), body=c.body,
-                                   consumed_by_run_id=None if c.consumed_by_run_id is None else str(c.consumed_by_run_id))
-                      for t in tasks for c in t.user_messages()],
-            sent_messages=self.sent_messages,
-            interrupted_run_ids=[str(run_id) for run_id in self.interrupted_run_ids],
-        )  # fmt: skip
-
     def conclude(self) -> Conclusion:
         """Final screenshot, persisted records, lifecycle checks; returns timing and accounting facts."""
         if self.current is not None:
@@ -197,7 +247,9 @@ class Journey:
         self.evidence.snapshot("agents", self.api.agents())
         self.evidence.snapshot("company", self.api.company())
         self.evidence.snapshot("activity", self.api.activity())
-        for check in grade_lifecycle(self._lifecycle_facts(tasks)):
+        facts = lifecycle_facts(tasks, self.sent_messages, self.interrupted_run_ids, self.lead.id,
+                                self.cell.case.max_run_records)  # fmt: skip
+        for check in grade_lifecycle(facts):
             self.evidence.checks.append(check)
             self.evidence.note(f"check {check.id}", "passed" if check.passed else f"FAILED: {check.detail}")
         runs = [run for task in tasks for run in task.runs]
@@ -214,12 +266,23 @@ def _duration_s(run: Run) -> float:
     return (datetime.fromisoformat(run.ended_at) - datetime.fromisoformat(run.started_at)).total_seconds()
 
 
+def pace_for(context: AttemptContext) -> float:
+    """The scripted agent's step time: the command line wins, else the case's window, else fast.
+
+    A fault story needs the agent slow enough for a person to act between
+    its steps (the case says how slow); everything else runs fast.
+    """
+    if context.settings.pace_s is not None:
+        return context.settings.pace_s
+    return context.cell.case.scripted_pace_s or SCRIPTED_PACE_S
+
+
 def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
     """Bind the session's browser; each attempt gets its own instance, context and trace."""
 
     @contextmanager
     def open_journey(context: AttemptContext) -> Iterator[Journey]:
-        pace = context.settings.pace_s if context.settings.pace_s is not None else SCRIPTED_PACE_S
+        pace = pace_for(context)
         recorder = context.recorder
         try:
             instance = TestbedInstance(pace=pace).start()

@@ -44,6 +44,25 @@ any trailing separator left by the cut. Anything that is not a positive
 integer must be rejected with a non-zero exit status. Keep everything else as
 it is, update the README and tests, and deliver a new ZIP."""
 
+DELEGATE_TASK_TITLE = "Have a teammate build the slugify command-line tool"
+
+
+def delegation_task(teammate: str) -> str:
+    """The lead's task: the build contract, to be done by ``teammate`` through one child task.
+
+    The first sentence is the only place the teammate is named, so the child
+    task (the body without that sentence) is exactly the build contract.
+    """
+    return (
+        f"Ask your teammate {teammate} to build this through one child task, and tell me which delivery is final.\n\n"
+        f"{BUILD_TASK}"
+    )
+
+
+def nonce_request(nonce: str) -> str:
+    """A change of direction after Stop: no more building, only a short reply that proves it was read."""
+    return f"Change of plan: stop the earlier work. Reply with one short message that contains the nonce {nonce}."
+
 
 class SlugFact(BaseModel):
     """One input and the exact slug the contract demands for it."""

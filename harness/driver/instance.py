@@ -150,6 +150,30 @@ class TestbedInstance:
                 continue
         return found
 
+    @staticmethod
+    def process_alive(pid: int, start_time: float, tolerance: float = 0.05) -> bool:
+        """True while the process with this pid *and* start time lives: a recycled pid is someone else."""
+        try:
+            process = psutil.Process(pid)
+            return process.status() != psutil.STATUS_ZOMBIE and abs(process.create_time() - start_time) <= tolerance
+        except psutil.Error:
+            return False
+
+    @staticmethod
+    def process_group_alive(pgid: int) -> bool:
+        """True while any live (non-zombie) process belongs to process group ``pgid``.
+
+        Runners lead their own session, so a runner's pid is its group id; a
+        helper that escaped into a new session is deliberately not counted.
+        """
+        for process in psutil.process_iter(["pid", "status"]):
+            try:
+                if process.info["status"] != psutil.STATUS_ZOMBIE and os.getpgid(process.pid) == pgid:
+                    return True
+            except (ProcessLookupError, psutil.Error):
+                continue
+        return False
+
     def close(self) -> None:
         """Tear everything down; safe to call more than once."""
         if self._closed:

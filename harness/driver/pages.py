@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 DEFAULT_TIMEOUT_S = 60.0
 T = TypeVar("T")
@@ -161,13 +162,18 @@ class TaskPage:
         """Type into the composer, send, and wait until the stored message is shown; returns it."""
         composer = self.page.get_by_test_id("composer")
         before = {c.id for c in self.user_messages_with(text)}
-        composer.get_by_label("Message").fill(text)
-        composer.get_by_role("button", name="Send").click()
+        self.submit_message(text)
         expect(composer.get_by_label("Message")).to_have_value("", timeout=ms(timeout))
         return self._poll(
             lambda: next((c for c in self.user_messages_with(text) if c.id not in before), None),
             timeout, "the sent message to appear in the thread",
         )  # fmt: skip
+
+    def submit_message(self, text: str) -> None:
+        """Type into the composer and press Send, without waiting for the page to confirm it."""
+        composer = self.page.get_by_test_id("composer")
+        composer.get_by_label("Message").fill(text)
+        composer.get_by_role("button", name="Send").click()
 
     def _poll(self, probe: Callable[[], T | None], timeout: float, what: str) -> T:
         """Re-read the live DOM until ``probe`` finds what it looks for."""
@@ -195,9 +201,26 @@ class TaskPage:
         """Click Stop on the active run and wait until the page says its processes have exited."""
         run_id = self.wait_for_active_run(timeout)
         self.page.get_by_role("button", name=f"Stop run #{run_id}").click()
+        self.wait_for_stop_result(run_id, timeout)
+        return run_id
+
+    def click_stop(self, run_id: int, timeout: float = 5.0) -> bool:
+        """Click Stop on run ``run_id`` if the page still offers it; False when the run ended first.
+
+        The live fragment drops the button the moment the run ends, so a run
+        that finished on its own is an answer here, not a 30-second hang.
+        """
+        button = self.page.get_by_role("button", name=f"Stop run #{run_id}")
+        try:
+            button.click(timeout=ms(timeout))
+        except PlaywrightTimeoutError:
+            return False
+        return True
+
+    def wait_for_stop_result(self, run_id: int, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        """Wait until the page reports that run ``run_id`` was stopped and its process group has exited."""
         result = self.page.locator(f'[data-testid="stop-result"][data-run-id="{run_id}"]')
         expect(result).to_have_attribute("data-process-group-gone", "true", timeout=ms(timeout))
-        return run_id
 
     # ---- deliveries ----------------------------------------------------------------
 

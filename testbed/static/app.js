@@ -6,7 +6,15 @@
   const live = document.getElementById("live");
   if (!live) return;
   const url = live.dataset.liveUrl;
-  let last = live.innerHTML;
+  // Compare the browser's own serialisation of both sides: the first render
+  // (included in the page) and the fragment differ in whitespace and entity
+  // spelling only, and replacing identical content would detach every
+  // element a reader (or a test) is looking at.
+  const parser = document.createElement("template");
+  function normalised(html) {
+    parser.innerHTML = html;
+    return parser.innerHTML.trim();
+  }
   let inFlight = false;
 
   async function refresh() {
@@ -16,9 +24,8 @@
       const response = await fetch(url, { cache: "no-store" });
       if (response.ok) {
         const html = await response.text();
-        if (html !== last) {
+        if (normalised(html) !== live.innerHTML.trim()) {
           live.innerHTML = html;
-          last = html;
         }
       }
     } catch (error) {

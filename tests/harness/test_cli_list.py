@@ -27,13 +27,14 @@ def test_list_all_prints_only_free_cells(capsys: pytest.CaptureFixture[str]) -> 
         "everyday-workflows-scripted.scripted.local.build-revise",
         "everyday-workflows-scripted.scripted.local.delegate-feedback",
         "everyday-workflows-scripted.scripted.local.recover-controller",
+        "everyday-workflows-scripted.scripted.local.recover-controller-sigkill",
         "everyday-workflows-scripted.scripted.local.stop-redirect",
     ]
 
 
 def test_list_manual_suite_prints_paid_cells(capsys: pytest.CaptureFixture[str]) -> None:
     status, lines, _ = run(capsys, "--suite", "everyday-workflows")
-    assert status == 0 and len(lines) == 12 and PAID_ID in lines
+    assert status == 0 and len(lines) == 15 and PAID_ID in lines
     assert all(line.startswith("everyday-workflows.runner-") for line in lines)
 
 
@@ -121,4 +122,4 @@ def test_installed_entry_point_is_harness_cli_main() -> None:
         pytest.skip("the console script is installed only by 'pip install -e .' into this interpreter's environment")
     done = subprocess.run([str(script), "list", "--all"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert len(done.stdout.splitlines()) == 4
+    assert len(done.stdout.splitlines()) == 5

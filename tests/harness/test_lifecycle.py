@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
+
 import pytest
 
-from harness.lifecycle import LifecycleFacts, MessageFacts, RunFacts, TaskFacts, grade_lifecycle
+from harness.lifecycle import (
+    CHECK_IDS,
+    LIFECYCLE_CHECKS,
+    DeliveryFacts,
+    LifecycleFacts,
+    MessageFacts,
+    RunFacts,
+    TaskFacts,
+    grade_lifecycle,
+)
 
 IDENTITY = {"runner_instance_id": "r-1", "pid": 4242, "process_started_at": 1700000000.0}
 
@@ -83,3 +94,83 @@ def test_contention_cancellation_is_excused_only_without_identity() -> None:
     assert failed_ids(facts) == []
     facts.runs[-1].pid = 99
     assert failed_ids(facts) == ["lifecycle.runner-identity", "lifecycle.runs-succeeded"]
+
+
+# ---- the named checks added for delegation, Stop and restarts --------------------------------
+
+T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def delegated() -> LifecycleFacts:
+    """Lead 1 owns parent 1; teammate 2 works on child 2 and delivers before the parent finishes."""
+    facts = healthy()
+    facts.lead_agent_id = "7"
+    facts.tasks.append(TaskFacts(id="2", status="done", assignee_id="8", parent_id="1"))
+    facts.runs[0].ended_at = T0 + timedelta(seconds=2)
+    facts.runs[1].ended_at = T0 + timedelta(seconds=9)
+    facts.runs.append(RunFacts(id="20", task_id="2", agent_id="8", status="succeeded", ended_at=T0 + timedelta(seconds=5), **IDENTITY))
+    facts.deliveries.append(DeliveryFacts(id="3", task_id="2", run_id="20", created_at=T0 + timedelta(seconds=4)))
+    return facts
+
+
+def test_every_check_has_its_documented_name() -> None:
+    assert CHECK_IDS == tuple(check(healthy()).id for check in LIFECYCLE_CHECKS)
+    assert set(CHECK_IDS) >= {
+        "lifecycle.tasks-done", "lifecycle.settled", "lifecycle.runner-identity", "lifecycle.runs-succeeded",
+        "lifecycle.bounded-runs", "lifecycle.parent-owned-by-lead", "lifecycle.messages-stored-once",
+        "lifecycle.messages-consumed", "lifecycle.no-pending-bookkeeping", "lifecycle.parent-after-child",
+    }
+
+
+def test_a_healthy_delegation_passes() -> None:
+    assert failed_ids(delegated()) == []
+
+
+def test_a_teammate_on_the_parent_breaks_ownership_only() -> None:
+    facts = delegated()
+    facts.runs.append(RunFacts(id="21", task_id="1", agent_id="8", status="succeeded", ended_at=T0 + timedelta(seconds=6), **IDENTITY))
+    assert failed_ids(facts) == ["lifecycle.parent-owned-by-lead"]
+    facts = delegated()
+    facts.tasks[0].assignee_id = "8"
+    assert failed_ids(facts) == ["lifecycle.parent-owned-by-lead"]
+
+
+def test_a_parent_that_finishes_before_its_child_delivers_fails() -> None:
+    facts = delegated()
+    facts.runs[1].ended_at = T0 + timedelta(seconds=3)  # before the child's run ended and its delivery
+    assert failed_ids(facts) == ["lifecycle.parent-after-child"]
+
+
+def test_pending_bookkeeping_is_named() -> None:
+    facts = healthy()
+    facts.tasks[0].unconsumed_messages = 2
+    assert failed_ids(facts) == ["lifecycle.no-pending-bookkeeping"]
+    facts = healthy()
+    facts.tasks[0].active_run_id = "11"  # succeeded long ago
+    assert failed_ids(facts) == ["lifecycle.no-pending-bookkeeping"]
+
+
+def test_the_interruption_is_excused_once_and_only_as_the_users_stop() -> None:
+    facts = healthy()
+    facts.runs[0].status, facts.runs[0].error = "cancelled", "stopped_by_user"
+    facts.interrupted_run_ids = ["10"]
+    assert failed_ids(facts) == []
+    facts.runs[0].error = "process_lost"
+    assert failed_ids(facts) == ["lifecycle.runs-succeeded"]
+    facts.runs[0].error = "stopped_by_user"
+    facts.interrupted_run_ids = ["10", "11"]
+    assert failed_ids(facts) == ["lifecycle.runs-succeeded"]
+
+
+def test_a_message_read_by_the_stopped_run_counts_as_consumed() -> None:
+    facts = healthy()
+    facts.runs[1].status, facts.runs[1].error = "cancelled", "stopped_by_user"
+    assert "lifecycle.messages-consumed" in failed_ids(facts)
+    facts.interrupted_run_ids = ["11"]
+    assert failed_ids(facts) == []
+
+
+def test_a_session_id_alone_voids_the_contention_exemption() -> None:
+    facts = healthy()
+    facts.runs.append(RunFacts(id="12", task_id="1", status="cancelled", provider_work_started=False, session_id="s-1"))
+    assert "lifecycle.runs-succeeded" in failed_ids(facts)

@@ -17,13 +17,13 @@ def ids(**selectors) -> list[str]:
 
 def test_all_selects_every_free_cell_and_no_paid_one() -> None:
     cells = select(all=True)
-    assert len(cells) == 4
+    assert len(cells) == 5
     assert not any(cell.paid or cell.manual for cell in cells)
 
 
 def test_naming_the_manual_suite_selects_its_paid_cells() -> None:
     cells = select(suites=["everyday-workflows"])
-    assert len(cells) == 12 and all(cell.paid for cell in cells)
+    assert len(cells) == 15 and all(cell.paid for cell in cells)
     assert PAID_ID in [cell.execution_id for cell in cells]
 
 
@@ -47,7 +47,7 @@ def test_exact_id_selects_a_paid_cell() -> None:
 def test_repeating_a_dimension_widens_it() -> None:
     assert ids(cases=["build-revise", "stop-redirect"]) == [FREE_ID, "everyday-workflows-scripted.scripted.local.stop-redirect"]
     both = ids(suites=["everyday-workflows", "everyday-workflows-scripted"])
-    assert len(both) == 16
+    assert len(both) == 20
     assert ids(ids=[PAID_ID, "build-revise", PAID_ID]) == [FREE_ID, PAID_ID]  # sorted, deduplicated
 
 
@@ -55,7 +55,7 @@ def test_different_dimensions_narrow() -> None:
     assert ids(suites=["everyday-workflows"], profiles=["runner-claude"], cases=["build-revise"]) == [
         "everyday-workflows.runner-claude.local.build-revise"
     ]
-    assert len(ids(suites=["everyday-workflows"], profiles=["runner-codex", "runner-codex-mini"])) == 8
+    assert len(ids(suites=["everyday-workflows"], profiles=["runner-codex", "runner-codex-mini"])) == 10
 
 
 def test_selectors_that_match_nothing_are_an_error() -> None:
@@ -83,8 +83,8 @@ def test_id_stands_alone(selectors: dict) -> None:
         ({"suites": ["nope"]}, "valid suites: everyday-workflows, everyday-workflows-scripted"),
         ({"profiles": ["nope"]}, "valid profiles: runner-claude, runner-codex, runner-codex-mini, scripted"),
         ({"environments": ["cloud"]}, "valid environments: local"),
-        ({"cases": ["nope"]}, "valid cases: build-revise, delegate-feedback, recover-controller, stop-redirect"),
-        ({"ids": ["nope"]}, f"valid ids: build-revise, delegate-feedback, recover-controller, stop-redirect, {FREE_ID}"),
+        ({"cases": ["nope"]}, "valid cases: build-revise, delegate-feedback, recover-controller, recover-controller-sigkill, stop-redirect"),
+        ({"ids": ["nope"]}, f"valid ids: build-revise, delegate-feedback, recover-controller, recover-controller-sigkill, stop-redirect, {FREE_ID}"),
     ],
 )
 def test_unknown_values_list_the_valid_ones_on_one_line(selectors: dict, listed: str) -> None:

@@ -80,3 +80,17 @@ def test_stop_kills_the_runner_and_a_new_request_gets_a_short_reply(page: Page, 
     assert api.workspace_hashes(task.id) == hashes
     task_page.reload()
     assert task_page.status() == "done"
+
+
+def test_live_refresh_leaves_an_unchanged_page_alone(page: Page, testbed: TestbedInstance) -> None:
+    """A settled task's page is not re-rendered by the live poll, so nothing a reader holds gets detached."""
+    agent = testbed.api.create_agent(name=unique("Still"))
+    task = testbed.api.wait_until_done(testbed.api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=agent.id).id)
+    task_page = TaskPage(page, testbed.base_url, task.id).open()
+    page.evaluate("() => { document.querySelector('[data-testid=comment]').everydayMark = true; }")
+    for _ in range(2):  # two complete polls of the live fragment
+        with page.expect_response(lambda r: r.url.endswith(f"/tasks/{task.id}/live")):
+            pass
+    still_there = page.evaluate("() => document.querySelector('[data-testid=comment]').everydayMark === true")
+    assert still_there, "the live poll replaced an unchanged fragment"
+    assert task_page.status() == "done"

@@ -1,0 +1,73 @@
+"""Late feedback to a delegated worker: who did the work, where the feedback went, what the lead reported.
+
+The lead's final word counts only if it names the child's *final* delivery
+(by sha256 or by delivery id): a lead that reports an earlier ZIP, or
+reports before the child is done, told the user something untrue.
+"""
+
+from __future__ import annotations
+
+import re
+
+from harness.driver.api import Agent, Task
+from harness.records import CheckRecord
+
+
+def cites_delivery(text: str, delivery_id: int, sha256: str) -> bool:
+    return sha256 in text or re.search(rf"\bdelivery\s+#?{delivery_id}\b", text, re.IGNORECASE) is not None
+
+
+def delegation_checks(parent: Task, children: list[Task], lead: Agent, teammate: Agent, feedback: str) -> list[CheckRecord]:
+    mine = [c for c in children if c.assignee_id == teammate.id]
+    checks = [
+        CheckRecord(
+            id="delegate.teammate-reports-to-lead",
+            passed=teammate.reports_to == lead.id and (teammate.adapter, teammate.model) == (lead.adapter, lead.model),
+            detail=f"{teammate.name} reports to agent {teammate.reports_to} (lead {lead.id}) on "
+                   f"{teammate.adapter}/{teammate.model} (lead {lead.adapter}/{lead.model})",
+        ),  # fmt: skip
+        CheckRecord(
+            id="delegate.one-child-for-teammate",
+            passed=len(children) == 1 and len(mine) == 1,
+            detail=f"{len(children)} child task(s), {len(mine)} assigned to {teammate.name}",
+        ),
+        CheckRecord(
+            id="delegate.teammate-never-on-parent",
+            passed=parent.assignee_id == lead.id and all(r.agent_id != teammate.id for r in parent.runs),
+            detail=f"parent assigned to agent {parent.assignee_id}; runs on it by agents {sorted({r.agent_id for r in parent.runs})}",
+        ),
+    ]
+    child = mine[0] if len(mine) == 1 else None
+    checks.append(_feedback_check(parent, child, feedback))
+    checks.append(_reply_check(parent, child))
+    return checks
+
+
+def _feedback_check(parent: Task, child: Task | None, feedback: str) -> CheckRecord:
+    """Stored once, in the child's history only, and read by a child run that succeeded."""
+    check_id = "delegate.feedback-in-child"
+    if child is None:
+        return CheckRecord(id=check_id, passed=False, detail="no single child task to look in")
+    in_child = [c for c in child.user_messages() if c.body.strip() == feedback.strip()]
+    in_parent = [c for c in parent.user_messages() if c.body.strip() == feedback.strip()]
+    consumer = next((r for r in child.runs if in_child and r.id == in_child[0].consumed_by_run_id), None)
+    passed = len(in_child) == 1 and not in_parent and consumer is not None and consumer.status == "succeeded"
+    who = f"run {consumer.id} ({consumer.status})" if consumer else "no child run"
+    detail = f"stored {len(in_child)}x in child {child.id}, {len(in_parent)}x in the parent; read by {who}"
+    return CheckRecord(id=check_id, passed=passed, detail=detail)
+
+
+def _reply_check(parent: Task, child: Task | None) -> CheckRecord:
+    check_id = "delegate.reply-cites-final-delivery"
+    if child is None or not child.deliveries:
+        return CheckRecord(id=check_id, passed=False, detail="the child has no delivery to cite")
+    replies = parent.agent_replies()
+    if not replies:
+        return CheckRecord(id=check_id, passed=False, detail="the lead never replied on the parent")
+    final, text = child.deliveries[-1], replies[-1].body
+    earlier = [d.id for d in child.deliveries[:-1] if cites_delivery(text, d.id, d.sha256)]
+    passed = cites_delivery(text, final.id, final.sha256) and not earlier
+    detail = (f"the lead's final reply cites delivery {final.id} ({final.sha256[:12]})" if passed
+              else f"the lead's final reply does not cite final delivery {final.id} ({final.sha256[:12]})"
+              + (f" but earlier {earlier}" if earlier else ""))  # fmt: skip
+    return CheckRecord(id=check_id, passed=passed, detail=detail)

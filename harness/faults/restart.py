@@ -1,0 +1,157 @@
+"""A controller restart under a running job: before/after/final snapshots and the checks on them.
+
+The snapshots hold what a reviewer needs to see that nothing was lost or
+repeated (controller instance, run identity, receipt ids with a digest of
+each receipt, the late message, workspace file hashes) and nothing secret:
+no run token, no log text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Literal
+
+from pydantic import BaseModel
+
+from harness.driver.api import Comment, Receipt, Run, Task
+from harness.records import CheckRecord
+
+Moment = Literal["before", "after", "final"]
+
+
+class ReceiptDigest(BaseModel):
+    id: str
+    seq: int
+    tool: str
+    target: str
+    sha256: str
+
+    @classmethod
+    def of(cls, receipt: Receipt) -> ReceiptDigest:
+        canonical = json.dumps(receipt.model_dump(), sort_keys=True, separators=(",", ":"))
+        return cls(id=receipt.id, seq=receipt.seq, tool=receipt.tool, target=receipt.target,
+                   sha256=hashlib.sha256(canonical.encode()).hexdigest())  # fmt: skip
+
+
+class RunState(BaseModel):
+    id: int
+    status: str
+    error_code: str | None
+    runner_instance_id: str | None
+    pid: int | None
+    process_start_time: float | None
+    receipts: list[ReceiptDigest]
+
+    @property
+    def identity(self) -> tuple[str | None, int | None, float | None]:
+        return self.runner_instance_id, self.pid, self.process_start_time
+
+    @classmethod
+    def of(cls, run: Run) -> RunState:
+        return cls(id=run.id, status=run.status, error_code=run.error_code,
+                   runner_instance_id=run.identity.runner_instance_id, pid=run.identity.pid,
+                   process_start_time=run.identity.process_start_time,
+                   receipts=[ReceiptDigest.of(r) for r in run.receipts])  # fmt: skip
+
+
+class MessageState(BaseModel):
+    id: int
+    consumed_by_run_id: int | None
+
+    @classmethod
+    def of(cls, comment: Comment | None) -> MessageState | None:
+        return None if comment is None else cls(id=comment.id, consumed_by_run_id=comment.consumed_by_run_id)
+
+
+class RestartSnapshot(BaseModel):
+    """One moment of the restart, as read back through the public API."""
+
+    moment: Moment
+    signal: str
+    controller_instance_id: str
+    controller_pid: int
+    run: RunState
+    message: MessageState | None
+    workspace: dict[str, str]
+
+
+class RestartRecord(BaseModel):
+    """What the journey learned while restarting, for the checks at the end."""
+
+    before: RestartSnapshot
+    after: RestartSnapshot
+    runner_kept_going: bool
+    adopted: bool
+
+
+def _duplicates(values: list[object]) -> list[object]:
+    return sorted({v for v in values if values.count(v) > 1}, key=str)
+
+
+def restart_checks(record: RestartRecord, final: RestartSnapshot, task: Task, shown_in_thread: int = 1) -> list[CheckRecord]:
+    """The named requirements of a restart under a running job, decided on the three snapshots.
+
+    ``shown_in_thread`` is how often the page, reloaded after the work, shows the late message.
+    """
+    before, after = record.before, record.after
+    checks = [
+        CheckRecord(
+            id="restart.controller-replaced",
+            passed=before.controller_instance_id != after.controller_instance_id,
+            detail=f"controller pid {before.controller_pid} -> {after.controller_pid} after {before.signal}",
+        ),
+        CheckRecord(
+            id="restart.runner-kept-going",
+            passed=record.runner_kept_going,
+            detail=f"runner pid {before.run.pid} {'was' if record.runner_kept_going else 'was NOT'} alive while the controller was down",
+        ),
+    ]
+    same = before.run.identity == after.run.identity == final.run.identity
+    checks.append(CheckRecord(
+        id="restart.same-run",
+        passed=same and record.adopted and final.run.status == "succeeded",
+        detail=(f"run {before.run.id}: {before.run.status} -> {after.run.status} -> {final.run.status}; "
+                f"identity {'unchanged' if same else 'CHANGED'} (pid {before.run.pid}/{after.run.pid}/{final.run.pid}); "
+                f"{'re-adopted' if record.adopted else 'NOT re-adopted'} by the new controller"),
+    ))  # fmt: skip
+    checks.append(_message_check(before, task, shown_in_thread))
+    ids = [r.id for r in final.run.receipts]
+    seqs = [r.seq for r in final.run.receipts]
+    repeated = _duplicates(ids) + _duplicates([(r.tool, r.target, r.sha256) for r in final.run.receipts])
+    checks.append(CheckRecord(
+        id="restart.receipts-once",
+        passed=not repeated and seqs == list(range(len(seqs))),
+        detail=f"{len(ids)} receipts, seq 0..{len(seqs) - 1}" if not repeated and seqs == list(range(len(seqs)))
+        else f"repeated {repeated[:3]}; seqs {seqs}",
+    ))  # fmt: skip
+    prefix = final.run.receipts[: len(before.run.receipts)]
+    checks.append(CheckRecord(
+        id="restart.receipt-prefix",
+        passed=prefix == before.run.receipts,
+        detail=f"the {len(before.run.receipts)} receipts recorded before the restart are "
+               f"{'unchanged' if prefix == before.run.receipts else 'CHANGED'} at the start of the final record",
+    ))  # fmt: skip
+    replies = [(c.run_id, c.body) for c in task.agent_replies()]
+    shas = [d.sha256 for d in task.deliveries]
+    doubled = _duplicates(replies) + _duplicates(shas)
+    checks.append(CheckRecord(
+        id="restart.records-once",
+        passed=not doubled,
+        detail=f"{len(replies)} replies and {len(shas)} deliveries, none twice" if not doubled else f"recorded twice: {doubled[:3]}",
+    ))  # fmt: skip
+    return checks
+
+
+def _message_check(before: RestartSnapshot, task: Task, shown_in_thread: int) -> CheckRecord:
+    """The late requirement, persisted before the restart, survives it once and is read by a successful run."""
+    if before.message is None:
+        return CheckRecord(id="restart.message-survived", passed=False, detail="no message was persisted before the restart")
+    stored = [c for c in task.user_messages() if c.id == before.message.id]
+    consumer = next((r for r in task.runs if stored and r.id == stored[0].consumed_by_run_id), None)
+    passed = len(stored) == 1 and shown_in_thread == 1 and consumer is not None and consumer.status == "succeeded"
+    state = "unread" if before.message.consumed_by_run_id is None else f"read by run {before.message.consumed_by_run_id}"
+    detail = (f"message {before.message.id} ({state} at the restart) stored {len(stored)} time(s), shown "
+              f"{shown_in_thread} time(s) after a reload; consumed by "
+              f"{'run ' + str(consumer.id) + ' ' + consumer.status if consumer else 'no run'}")  # fmt: skip
+    return CheckRecord(id="restart.message-survived", passed=passed, detail=detail)

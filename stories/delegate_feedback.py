@@ -1,0 +1,31 @@
+"""Late feedback to a delegated worker.
+
+A person hires a teammate who reports to the lead, asks the lead to have
+that teammate build the slugify tool, follows the lead's child task in the
+browser and, while the teammate is already writing the code, adds one more
+requirement in the child's composer. The teammate's final ZIP must honour
+it, and the lead may only report back once that final delivery exists.
+"""
+
+from __future__ import annotations
+
+from harness.journey import Journey
+from oracle.contract import DELEGATE_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, delegation_task
+
+
+def story(journey: Journey) -> None:
+    teammate = journey.hire_teammate("Blake", "engineer")
+    parent = journey.create_task(DELEGATE_TASK_TITLE, delegation_task(teammate.name))
+
+    child = journey.open_child_task(parent)
+    working = journey.wait_until_source_saved(child)
+    journey.send_message(LATE_REQUIREMENT_MAX_LENGTH)
+    journey.require_arrived_while_active(working)
+
+    journey.wait_until_finished(child, "the teammate")
+    delivery = journey.download_latest_delivery(child, phase="child")
+    journey.grade(delivery, mode="max-length")
+
+    journey.open_task(parent)
+    journey.wait_until_finished(parent, "the lead")
+    journey.require_delegation(parent, teammate, feedback=LATE_REQUIREMENT_MAX_LENGTH)

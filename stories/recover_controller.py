@@ -1,0 +1,31 @@
+"""The server restarts under a running job.
+
+A person asks for the slugify tool and, while the agent is writing it, adds
+one more requirement. Right after the message is stored the controller goes
+down (SIGTERM here; SIGKILL in ``recover_controller_sigkill``) and comes back
+while the agent's runner keeps going. The same run must finish the job, read
+the message once, record nothing twice, and deliver a ZIP that honours it.
+"""
+
+from __future__ import annotations
+
+import signal
+
+from harness.journey import Journey
+from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
+
+
+def recover(journey: Journey, sig: signal.Signals) -> None:
+    task = journey.create_task(BUILD_TASK_TITLE, BUILD_TASK)
+    working = journey.wait_until_source_saved(task)
+    journey.send_message(LATE_REQUIREMENT_MAX_LENGTH, wait_until_shown=False)
+    journey.restart_controller(working, sig)  # as soon as the product has stored the message
+
+    journey.wait_until_finished(task, "the build after the restart")
+    final = journey.download_latest_delivery(task, phase="final")
+    journey.grade(final, mode="max-length")
+    journey.require_recovered(task)
+
+
+def story(journey: Journey) -> None:
+    recover(journey, signal.SIGTERM)

@@ -1,0 +1,25 @@
+"""Stop, and change direction.
+
+A person asks for the slugify tool, changes their mind while the agent is
+writing it and clicks Stop. Once the agent's processes are gone they ask
+only for a short reply carrying a fresh nonce. After a reload they must see
+their request once, an answer with the nonce, the task done, nothing else
+running, and the workspace exactly as it was when Stop took effect.
+"""
+
+from __future__ import annotations
+
+from harness.journey import Journey
+from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR, nonce_request
+
+
+def story(journey: Journey) -> None:
+    task = journey.create_task(BUILD_TASK_TITLE, BUILD_TASK)
+    journey.stop_active_work(task, more_work=REVISION_SEPARATOR)
+    after_stop = journey.record_workspace_hashes(task, "after stop")
+
+    nonce = journey.fresh_nonce()
+    request = nonce_request(nonce)
+    journey.send_message(request)
+    journey.wait_until_finished(task, "the short reply")
+    journey.require_short_reply(task, request, nonce, unchanged_since=after_stop)

@@ -1,0 +1,158 @@
+"""The fault checks decided on synthetic driver records: each requirement fails on the record that breaks it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.driver.api import Agent, Receipt, Run, Task
+from harness.faults.delegation import cites_delivery, delegation_checks
+from harness.faults.restart import RestartRecord, RestartSnapshot, RunState, restart_checks
+from harness.faults.stop import ShortReplyView, StopRecord, changed_paths, stop_checks
+
+SHA_EARLY, SHA_FINAL = "e" * 64, "f" * 64
+LATE = "One more requirement: --max-length."
+
+
+def receipt(seq: int, tool: str = "write_file", target: str = "slugify.py") -> dict[str, Any]:
+    return {"id": f"rc-{seq}", "seq": seq, "tool": tool, "target": target, "ok": True, "detail": "", "created_at": f"t{seq}"}
+
+
+def run(run_id: int, task_id: int, agent_id: int = 1, status: str = "succeeded", receipts: int = 0, pid: int = 500, **extra: Any) -> dict[str, Any]:
+    return {"id": run_id, "task_id": task_id, "agent_id": agent_id, "status": status,
+            "identity": {"runner_instance_id": f"r{run_id}", "pid": pid, "process_start_time": 1.0},
+            "queued_at": "q", "started_at": "s", "ended_at": None if status == "running" else "e", "cost_cents": 0,
+            "error_code": extra.get("error_code"), "terminal": None, "process_group_gone": extra.get("gone"),
+            "receipts": [receipt(n) for n in range(receipts)]}  # fmt: skip
+
+
+def comment(comment_id: int, task_id: int, body: str, kind: str = "user", run_id: int | None = None, consumed: int | None = None) -> dict[str, Any]:
+    return {"id": comment_id, "task_id": task_id, "author_kind": kind, "agent_id": None, "author_name": "x",
+            "run_id": run_id, "body": body, "created_at": "c", "consumed_by_run_id": consumed, "consumed_at": None}  # fmt: skip
+
+
+def delivery(delivery_id: int, task_id: int, sha: str) -> dict[str, Any]:
+    return {"id": delivery_id, "task_id": task_id, "run_id": 1, "sha256": sha, "size": 1, "files": [],
+            "created_at": "d", "download_url": "/"}  # fmt: skip
+
+
+def task(task_id: int, assignee: int, parent: int | None = None, **parts: Any) -> Task:
+    return Task.model_validate({
+        "id": task_id, "title": "t", "status": parts.get("status", "done"), "assignee_id": assignee, "assignee_name": "n",
+        "parent_id": parent, "updated_at": "u", "body": "", "comments": parts.get("comments", []),
+        "runs": parts.get("runs", []), "deliveries": parts.get("deliveries", []), "children": parts.get("children", []),
+        "active_run_id": None, "unconsumed_user_messages": 0,
+    })  # fmt: skip
+
+
+def failed(checks: list) -> list[str]:  # type: ignore[type-arg]
+    return [check.id for check in checks if not check.passed]
+
+
+# ---- delegation ------------------------------------------------------------------------------
+
+LEAD = Agent(id=1, name="Avery", role="lead", reports_to=None, adapter="scripted", model="default")
+MATE = Agent(id=2, name="Blake", role="engineer", reports_to=1, adapter="scripted", model="default")
+
+
+def delegation(reply: str = f"Final delivery #9, sha256 {SHA_FINAL}.", parent_runs: list[dict[str, Any]] | None = None) -> tuple[Task, list[Task]]:
+    child = task(2, assignee=2, parent=1, runs=[run(2, 2, agent_id=2)], comments=[comment(5, 2, LATE, consumed=2)],
+                 deliveries=[delivery(8, 2, SHA_EARLY), delivery(9, 2, SHA_FINAL)])  # fmt: skip
+    parent = task(1, assignee=1, runs=parent_runs or [run(1, 1)], comments=[comment(6, 1, reply, kind="agent", run_id=1)])
+    return parent, [child]
+
+
+def test_a_true_delegation_passes() -> None:
+    parent, children = delegation()
+    assert failed(delegation_checks(parent, children, LEAD, MATE, LATE)) == []
+
+
+def test_a_reply_citing_an_earlier_delivery_fails() -> None:
+    parent, children = delegation(reply=f"Done: sha256 {SHA_EARLY}")
+    assert failed(delegation_checks(parent, children, LEAD, MATE, LATE)) == ["delegate.reply-cites-final-delivery"]
+    assert cites_delivery("see delivery #9", 9, SHA_FINAL) and not cites_delivery("see delivery #19", 9, SHA_FINAL)
+
+
+def test_the_teammate_running_on_the_parent_fails() -> None:
+    parent, children = delegation(parent_runs=[run(1, 1), run(3, 1, agent_id=2)])
+    assert failed(delegation_checks(parent, children, LEAD, MATE, LATE)) == ["delegate.teammate-never-on-parent"]
+
+
+def test_feedback_read_by_a_failed_child_run_or_sent_to_the_parent_fails() -> None:
+    parent, [child] = delegation()
+    crashed = child.model_copy(update={"runs": [Run.model_validate(run(2, 2, agent_id=2, status="failed"))]})
+    assert failed(delegation_checks(parent, [crashed], LEAD, MATE, LATE)) == ["delegate.feedback-in-child"]
+    two = [child, child.model_copy(update={"id": 3})]
+    assert "delegate.one-child-for-teammate" in failed(delegation_checks(parent, two, LEAD, MATE, LATE))
+    stranger = MATE.model_copy(update={"reports_to": None})
+    assert failed(delegation_checks(parent, [child], LEAD, stranger, LATE)) == ["delegate.teammate-reports-to-lead"]
+
+
+# ---- controller restart --------------------------------------------------------------------------
+
+
+def snapshot(moment: str, receipts: int, status: str = "running", instance: str = "A", pid: int = 500) -> RestartSnapshot:
+    state = RunState.of(Run.model_validate(run(1, 1, status=status, receipts=receipts, pid=pid)))
+    return RestartSnapshot(moment=moment, signal="SIGKILL", controller_instance_id=instance, controller_pid=1,  # type: ignore[arg-type]
+                           run=state, message=None, workspace={"slugify.py": "h"})  # fmt: skip
+
+
+def restart(after_pid: int = 500, adopted: bool = True) -> RestartRecord:
+    return RestartRecord(before=snapshot("before", 3), after=snapshot("after", 3, instance="B", pid=after_pid),
+                         runner_kept_going=True, adopted=adopted)  # fmt: skip
+
+
+def finished_task() -> Task:
+    return task(1, assignee=1, runs=[run(1, 1, receipts=6)], comments=[comment(4, 1, LATE, consumed=1)])
+
+
+def test_a_clean_restart_passes_and_a_missing_message_is_named() -> None:
+    record = restart()
+    record.before.message = record.after.message = None
+    final = snapshot("final", 6, status="succeeded", instance="B")
+    assert failed(restart_checks(record, final, finished_task())) == ["restart.message-survived"]
+
+
+def test_a_new_runner_or_a_rewritten_receipt_fails() -> None:
+    final = snapshot("final", 6, status="succeeded", instance="B")
+    assert "restart.same-run" in failed(restart_checks(restart(after_pid=501), final, finished_task()))
+    assert "restart.same-run" in failed(restart_checks(restart(adopted=False), final, finished_task()))
+    rewritten = final.model_copy(deep=True)
+    rewritten.run.receipts[1] = RunState.of(Run.model_validate(run(1, 1, receipts=6))).receipts[1].model_copy(update={"sha256": "0" * 64})
+    assert "restart.receipt-prefix" in failed(restart_checks(restart(), rewritten, finished_task()))
+    doubled = final.model_copy(deep=True)
+    doubled.run.receipts.append(doubled.run.receipts[0])
+    assert "restart.receipts-once" in failed(restart_checks(restart(), doubled, finished_task()))
+
+
+def test_receipt_digest_covers_every_field() -> None:
+    one = Receipt.model_validate(receipt(0))
+    assert RunState.of(Run.model_validate(run(1, 1, receipts=1))).receipts[0].sha256 != RunState.of(
+        Run.model_validate(run(1, 1, receipts=1) | {"receipts": [one.model_dump() | {"detail": "changed"}]})
+    ).receipts[0].sha256
+
+
+# ---- Stop ----------------------------------------------------------------------------------------
+
+REQUEST = "Change of plan ... nonce N123456"
+
+
+def stopped_task(reply: str = "Your short reply: N123456") -> Task:
+    return task(1, assignee=1, runs=[run(1, 1, status="cancelled", error_code="stopped_by_user", gone=True), run(2, 1)],
+                comments=[comment(3, 1, REQUEST, consumed=2), comment(4, 1, reply, kind="agent", run_id=2)])  # fmt: skip
+
+
+def test_a_clean_stop_passes_and_a_late_write_is_named() -> None:
+    record = StopRecord(run_id=1, pid=500, product_says_group_gone=True, harness_saw_group_gone=True)
+    view = ShortReplyView(request_copies=1, latest_reply="Your short reply: N123456", status="done")
+    before = {"slugify.py": "a"}
+    assert failed(stop_checks(record, stopped_task(), REQUEST, "N123456", view, before, before)) == []
+    after = {"slugify.py": "a", "progress.log": "b"}
+    assert failed(stop_checks(record, stopped_task(), REQUEST, "N123456", view, before, after)) == ["stop.workspace-unchanged"]
+    assert changed_paths(before, after) == ["progress.log"]
+
+
+def test_a_duplicate_request_a_missing_nonce_or_a_surviving_group_fails() -> None:
+    record = StopRecord(run_id=1, pid=500, product_says_group_gone=True, harness_saw_group_gone=False)
+    view = ShortReplyView(request_copies=2, latest_reply="done", status="done")
+    got = failed(stop_checks(record, stopped_task(reply="done"), REQUEST, "N123456", view, {}, {}))
+    assert got == ["stop.process-group-gone", "stop.request-stored-once", "stop.reply-has-nonce"]
