@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from calibration.record import record_calibration
 from calibration.runner import table
@@ -16,6 +17,7 @@ from oracle.image import CannotGrade
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m calibration", description=__doc__)
     parser.add_argument("suites", nargs="*", metavar="SUITE", help=f"suites to run (default: all of {', '.join(SUITES)})")
+    parser.add_argument("--results", type=Path, default=Path("results"), help="where the calibration record goes")
     args = parser.parse_args(argv)
     unknown = [name for name in args.suites if name not in SUITES]
     if unknown:
@@ -34,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     for row in wrong:
         print(f"WRONG: {row.delivery} ({row.mode}) expected {row.expected}, got {row.got} {row.deciding}: {row.detail}", file=sys.stderr)
     print(f"{len(rows) - len(wrong)}/{len(rows)} cases as expected in {time.monotonic() - started:.1f} s")
-    recorded = record_calibration(rows, harness_digest(), suites=names, complete=set(names) == set(SUITES))
+    recorded = record_calibration(rows, harness_digest(), suites=names, complete=set(names) == set(SUITES), results=args.results)
     print(f"calibration record: {recorded}")
     return 1 if wrong else 0
 

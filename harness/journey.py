@@ -243,15 +243,14 @@ class Journey(FaultSteps):
                 self.current.scroll_latest_reply_into_view()
             self.screenshot("final")
         tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
-        self.evidence.snapshot("tasks", tasks)
+        records = self.evidence.snapshot("tasks", tasks)
         self.evidence.snapshot("agents", self.api.agents())
         self.evidence.snapshot("company", self.api.company())
         self.evidence.snapshot("activity", self.api.activity())
         facts = lifecycle_facts(tasks, self.sent_messages, self.interrupted_run_ids, self.lead.id,
                                 self.cell.case.max_run_records)  # fmt: skip
         for check in grade_lifecycle(facts):
-            self.evidence.checks.append(check)
-            self.evidence.note(f"check {check.id}", "passed" if check.passed else f"FAILED: {check.detail}")
+            self.evidence.check(check.id, check.passed, check.detail, [records])
         runs = [run for task in tasks for run in task.runs]
         return Conclusion(
             agent_run_s=round(sum(_duration_s(run) for run in runs), 3),

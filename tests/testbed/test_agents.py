@@ -14,7 +14,7 @@ from harness.driver import ApiClient, TestbedInstance
 from harness.driver.api import Agent, Task
 from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
 
-from .conftest import new_agent, start_build
+from product_helpers import new_agent, start_build
 
 
 def team(api: ApiClient, model: str = "default") -> tuple[Agent, Agent]:

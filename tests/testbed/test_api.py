@@ -11,7 +11,7 @@ import pytest
 from harness.driver import ApiClient, ApiError, TestbedInstance
 from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR
 
-from .conftest import new_agent, runner_token
+from product_helpers import new_agent, runner_token
 
 
 def test_build_then_revise_with_downloadable_immutable_deliveries(api: ApiClient) -> None:

@@ -14,7 +14,7 @@ from harness.driver import TestbedInstance
 from harness.driver.pages import TaskListPage, TaskPage
 from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
 
-from .conftest import start_build, unique
+from product_helpers import start_build, unique
 
 
 def test_create_task_watch_it_finish_and_download(page: Page, testbed: TestbedInstance) -> None:

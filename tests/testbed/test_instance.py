@@ -9,7 +9,7 @@ import psutil
 
 from harness.driver import TestbedInstance
 
-from .conftest import start_build
+from product_helpers import start_build
 
 
 def test_teardown_kills_controller_runners_and_detached_helpers() -> None:

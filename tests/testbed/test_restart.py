@@ -12,7 +12,7 @@ import pytest
 from harness.driver import TestbedInstance
 from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
 
-from .conftest import new_agent, start_build
+from product_helpers import new_agent, start_build
 
 
 @pytest.mark.pace(0.4)

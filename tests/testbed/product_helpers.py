@@ -1,0 +1,32 @@
+"""Helpers for the testbed's tests: agents, tasks and tokens on a real controller."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+from harness.driver import ApiClient
+from harness.driver.api import Agent, Run, Task
+from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}{uuid.uuid4().hex[:6]}"
+
+
+def new_agent(api: ApiClient, model: str = "default", **fields: object) -> Agent:
+    return api.create_agent(name=unique("Agent"), model=model, **fields)  # type: ignore[arg-type]
+
+
+def start_build(api: ApiClient, model: str = "default") -> tuple[Task, Run]:
+    """A build task whose run is active and has saved slugify.py: the moment stories inject faults."""
+    task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=new_agent(api, model).id)
+    return task, api.wait_until_file_saved(task.id, "slugify.py")
+
+
+def runner_token(pid: int) -> str:
+    """The run token a runner was started with (root can read its initial environment)."""
+    for entry in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
+        if entry.startswith(b"TESTBED_RUN_TOKEN="):
+            return entry.split(b"=", 1)[1].decode()
+    raise AssertionError(f"runner {pid} has no token in its environment")
