@@ -253,16 +253,25 @@ class Journey(FaultSteps):
             self.evidence.check(check.id, check.passed, check.detail, [records])
         runs = [run for task in tasks for run in task.runs]
         return Conclusion(
-            agent_run_s=round(sum(_duration_s(run) for run in runs), 3),
+            agent_run_s=round(_busy_s(runs), 3),
             accounting={"cost_cents": sum(run.cost_cents for run in runs), "run_count": len(runs)},
             oracle_image=self.oracle_image,
         )
 
 
-def _duration_s(run: Run) -> float:
-    if not run.started_at or not run.ended_at:
-        return 0.0
-    return (datetime.fromisoformat(run.ended_at) - datetime.fromisoformat(run.started_at)).total_seconds()
+def _busy_s(runs: list[Run]) -> float:
+    """Seconds during which at least one run was active: a lead waiting on its teammate counts once."""
+    spans = sorted(
+        (datetime.fromisoformat(run.started_at), datetime.fromisoformat(run.ended_at))
+        for run in runs if run.started_at and run.ended_at
+    )  # fmt: skip
+    busy, reach = 0.0, None
+    for start, end in spans:
+        if reach is None or start > reach:
+            busy, reach = busy + (end - start).total_seconds(), end
+        elif end > reach:
+            busy, reach = busy + (end - reach).total_seconds(), end
+    return busy
 
 
 def pace_for(context: AttemptContext) -> float:

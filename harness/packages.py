@@ -159,8 +159,15 @@ def package_folders(results: Path) -> Iterable[Path]:
     for campaign in sorted(results.iterdir()):
         if not campaign.is_dir() or campaign.name in RESERVED_FOLDERS or campaign.name.startswith("."):
             continue
-        for cell in sorted(child for child in campaign.iterdir() if child.is_dir()):
-            yield from sorted(child for child in cell.iterdir() if child.is_dir())
+        yield from campaign_package_folders(campaign)
+
+
+def campaign_package_folders(campaign: Path) -> Iterable[Path]:
+    """Every ``<execution-id>/<attempt>`` folder of one campaign folder, sorted."""
+    if not campaign.is_dir():
+        return
+    for cell in sorted(child for child in campaign.iterdir() if child.is_dir()):
+        yield from sorted(child for child in cell.iterdir() if child.is_dir())
 
 
 def load_attempts(roots: Sequence[Path]) -> list[LoadedAttempt]:

@@ -39,7 +39,7 @@ class Timing(BaseModel):
     started_at: datetime
     ended_at: datetime | None = None
     wall_s: float | None = None
-    agent_run_s: float | None = Field(None, description="sum of the product's run durations")
+    agent_run_s: float | None = Field(None, description="seconds during which at least one of the product's runs was active")
     harness_overhead_s: float | None = None
     deadline_s: float
 

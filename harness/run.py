@@ -7,7 +7,6 @@ print one screen a person can act on.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,8 +16,10 @@ import pytest
 from harness.attempt import new_campaign_id
 from harness.catalog import Cell
 from harness import plugin
+from harness.packages import LoadedAttempt, campaign_package_folders, read_package
 from harness.plugin import STORY_CELLS_MODULE
 from harness.records import AttemptRecord
+from harness.summary import summarize_campaign
 from harness.verdicts import Verdict
 
 
@@ -53,11 +54,15 @@ def pytest_arguments(
     return args + list(extra)
 
 
-def campaign_records(results: Path, campaign: str) -> list[AttemptRecord]:
-    """The latest attempt of every cell in a campaign (retries superseded by later ones)."""
+def campaign_attempts(results: Path, campaign: str) -> list[LoadedAttempt]:
+    """Every package of one campaign, read by the same reader the report uses."""
+    return [read_package(results, folder) for folder in campaign_package_folders(results / campaign)]
+
+
+def latest_records(attempts: Sequence[LoadedAttempt]) -> list[AttemptRecord]:
+    """The latest readable attempt of every cell (retries superseded by later ones)."""
     latest: dict[str, AttemptRecord] = {}
-    for path in sorted((results / campaign).glob("*/*/attempt.json")):
-        record = AttemptRecord.model_validate_json(path.read_text())
+    for record in (attempt.record for attempt in attempts if attempt.record):
         current = latest.get(record.cell.execution_id)
         if current is None or record.timing.started_at > current.timing.started_at:
             latest[record.cell.execution_id] = record
@@ -94,13 +99,12 @@ def run_cells(
     results.mkdir(parents=True, exist_ok=True)
     print(f"running {len(cells)} cell(s) in campaign {campaign}; evidence under {results / campaign}", flush=True)
     pytest_status = pytest.main(pytest_arguments(cells, campaign, results, **options), plugins=[plugin])  # type: ignore[arg-type]
-    records = campaign_records(results, campaign)
+    attempts = campaign_attempts(results, campaign)
+    records = latest_records(attempts)
     print()
     print(summary(records, results, campaign))
     (results / campaign).mkdir(parents=True, exist_ok=True)
-    (results / campaign / "summary.json").write_text(
-        json.dumps([record.model_dump(mode="json", include={"cell", "verdict", "reason", "attempt"}) for record in records], indent=2)
-    )
+    (results / campaign / "summary.json").write_text(summarize_campaign(campaign, attempts).model_dump_json(indent=2) + "\n")
     if pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not records:
         return int(pytest_status) or 1
     return exit_status(records, len(cells))

@@ -16,11 +16,6 @@ class Verdict(str, Enum):
     UNEXERCISED = "unexercised"
     SKIPPED = "skipped"
 
-    @property
-    def counts_as_success(self) -> bool:
-        """Only a pass is a success; a skip is neither success nor failure."""
-        return self is Verdict.PASSED
-
 
 class EvidenceMode(str, Enum):
     """What an attempt can prove: scripted proves paths, never a model's quality."""

@@ -73,10 +73,6 @@ class TaskListPage:
         task_id = int(self.page.get_by_test_id("task-page").get_attribute("data-task-id") or 0)
         return TaskPage(self.page, self.base_url, task_id)
 
-    def task_ids(self) -> list[int]:
-        rows = self.page.get_by_test_id("task-row")
-        return [int(rows.nth(i).get_attribute("data-task-id") or 0) for i in range(rows.count())]
-
     def status_of(self, task_id: int) -> str:
         row = self.page.locator(f'[data-testid="task-row"][data-task-id="{task_id}"]')
         return row.get_attribute("data-status") or ""
@@ -107,10 +103,6 @@ class TaskPage:
         expect(self.page.locator(f'[data-testid="task-page"][data-task-id="{child_id}"]')).to_be_visible()
         return TaskPage(self.page, self.base_url, child_id)
 
-    def child_task_ids(self) -> list[int]:
-        links = self.page.get_by_test_id("child-task-link")
-        return [int(links.nth(i).get_attribute("data-task-id") or 0) for i in range(links.count())]
-
     # ---- state ---------------------------------------------------------------------
 
     @property
@@ -129,9 +121,6 @@ class TaskPage:
         active = self.page.locator('[data-testid="active-run"][data-status="running"]:not([data-pid=""])')
         expect(active).to_be_visible(timeout=ms(timeout))
         return int(active.get_attribute("data-run-id") or 0)
-
-    def wait_until_no_active_run(self, timeout: float = DEFAULT_TIMEOUT_S) -> None:
-        expect(self.page.get_by_test_id("no-active-run")).to_be_visible(timeout=ms(timeout))
 
     # ---- thread --------------------------------------------------------------------
 
