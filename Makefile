@@ -46,7 +46,7 @@ calibrate: prerequisites
 bench: prerequisites
 	$(PY) -m oracle bench
 	$(PY) -m harness.bench
-	$(PY) -m harness.report.bench
+	$(PY) -m harness.results.report.bench
 
 testbed: venv
 	$(PY) -m testbed serve --data .cache/testbed --port 8765
@@ -55,7 +55,7 @@ report: venv
 	$(VENV)/bin/harness report $(ARGS)
 
 bench-report: venv
-	$(PY) -m harness.report.bench $(ARGS)
+	$(PY) -m harness.results.report.bench $(ARGS)
 
 clean:
 	rm -rf results report .cache .pytest_cache

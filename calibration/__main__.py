@@ -10,7 +10,7 @@ from pathlib import Path
 from calibration.record import record_calibration
 from calibration.runner import table
 from calibration.suites import SUITES
-from harness.provenance import harness_digest
+from harness.evidence.provenance import harness_digest
 from oracle.image import CannotGrade
 
 

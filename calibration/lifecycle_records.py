@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 from pydantic import BaseModel, ConfigDict
 
 from calibration.runner import Row
-from harness.lifecycle import DeliveryFacts, LifecycleFacts, MessageFacts, RunFacts, TaskFacts, grade_lifecycle
+from harness.checks.lifecycle import DeliveryFacts, LifecycleFacts, MessageFacts, RunFacts, TaskFacts, grade_lifecycle
 
 LEAD, MATE = "1", "2"
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)

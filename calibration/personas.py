@@ -17,8 +17,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from calibration.runner import Row
-from harness.records import AttemptRecord
-from harness.verdicts import Verdict
+from harness.core.records import AttemptRecord
+from harness.core.verdicts import Verdict
 
 
 class PersonaCase(BaseModel):

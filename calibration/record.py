@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from calibration.runner import Row
-from harness.calibration_record import CalibrationRecord, write_calibration
-from harness.provenance import source_dirty, source_revision
+from harness.results.calibration_record import CalibrationRecord, write_calibration
+from harness.evidence.provenance import source_dirty, source_revision
 
 
 def record_calibration(

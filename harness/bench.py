@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness.records import AttemptRecord
+from harness.core.records import AttemptRecord
 
 GOAL_OVERHEAD_S = 15.0
 

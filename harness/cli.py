@@ -16,7 +16,7 @@ from pathlib import Path
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from harness.selection import SelectionError, select
+from harness.running.selection import SelectionError, select
 
 PROG = "harness"
 # Exit status for a command line the harness cannot honour (argparse uses the same).
@@ -73,7 +73,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from harness.run import run_cells  # imports pytest and playwright: only when running
+    from harness.running.campaign import run_cells  # imports pytest and playwright: only when running
 
     extra = args.pytest_args[1:] if args.pytest_args[:1] == ["--"] else args.pytest_args
     return run_cells(
@@ -95,7 +95,7 @@ def _roots(args: argparse.Namespace) -> list[Path]:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from harness.report.build import build_report  # imports Jinja2 and Pillow: only when reporting
+    from harness.results.report.build import build_report  # imports Jinja2 and Pillow: only when reporting
 
     built = build_report(results=_roots(args), out=args.out, copy_evidence=args.copy_evidence)
     print(f"report of {built.attempts} attempt(s) ({built.broken} broken) in {built.seconds:.1f} s: {built.index.as_uri()}")
@@ -105,7 +105,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_merge(args: argparse.Namespace) -> int:
-    from harness.merge import MergeConflict, merge_results
+    from harness.results.merge import MergeConflict, merge_results
 
     try:
         merged = merge_results(args.sources, into=args.into)
@@ -117,7 +117,7 @@ def _cmd_merge(args: argparse.Namespace) -> int:
 
 
 def _cmd_review(args: argparse.Namespace) -> int:
-    from harness.review import ReviewError, write_review
+    from harness.results.review import ReviewError, write_review
 
     try:
         path = write_review(args.attempt, note=args.note, reviewer=args.reviewer)
@@ -129,7 +129,7 @@ def _cmd_review(args: argparse.Namespace) -> int:
 
 
 def _cmd_promote(args: argparse.Namespace) -> int:
-    from harness.promotion import promote
+    from harness.results.promotion import promote
 
     decision, path = promote(
         args.suite, results=_roots(args), campaigns=tuple(args.campaigns), min_independent=args.min_attempts,
@@ -144,7 +144,7 @@ def _cmd_promote(args: argparse.Namespace) -> int:
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
-    from harness.schema import write_schema
+    from harness.core.schema import write_schema
 
     text = write_schema(args.out)
     if args.out is None:
@@ -153,8 +153,8 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:
-    from harness.packages import load_attempts
-    from harness.summary import summarize
+    from harness.results.packages import load_attempts
+    from harness.results.summary import summarize
 
     print(summarize(load_attempts(_roots(args))).model_dump_json(indent=2))
     return 0

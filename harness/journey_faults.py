@@ -14,18 +14,18 @@ import signal
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
-from harness.driver.api import Agent, Run, Task, WaitTimeout
-from harness.driver.instance import InstanceError
-from harness.driver.pages import TaskPage
+from harness.products.testbed.api import Agent, Run, Task, WaitTimeout
+from harness.products.testbed.instance import InstanceError
+from harness.products.testbed.pages import TaskPage
 from harness.faults.delegation import delegation_checks
 from harness.faults.restart import MessageState, RestartRecord, RestartSnapshot, RunState, restart_checks
 from harness.faults.stop import ShortReplyView, StopRecord, stop_checks
-from harness.records import CheckRecord
-from harness.verdicts import InfrastructureFailed, StoryFailed, Unexercised
+from harness.core.records import CheckRecord
+from harness.core.verdicts import InfrastructureFailed, StoryFailed, Unexercised
 from oracle.contract import SOURCE_FILE
 
 if TYPE_CHECKING:
-    from harness.journey import Journey
+    from harness.running.journey import Journey
 
 FINISHED: Literal["finished"] = "finished"
 STOP_TRIES = 3

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import signal
 
-from harness.journey import Journey
+from harness.running.journey import Journey
 from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import signal
 
-from harness.journey import Journey
+from harness.running.journey import Journey
 from stories.recover_controller import recover
 
 

@@ -9,7 +9,7 @@ running, and the workspace exactly as it was when Stop took effect.
 
 from __future__ import annotations
 
-from harness.journey import Journey
+from harness.running.journey import Journey
 from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR, nonce_request
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from harness.driver.api import Agent, Task
-from harness.records import CheckRecord
+from harness.products.testbed.api import Agent, Task
+from harness.core.records import CheckRecord
 
 
 def cites_delivery(text: str, delivery_id: int, sha256: str) -> bool:

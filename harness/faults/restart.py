@@ -14,8 +14,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from harness.driver.api import Comment, Receipt, Run, Task
-from harness.records import CheckRecord
+from harness.products.testbed.api import Comment, Receipt, Run, Task
+from harness.core.records import CheckRecord
 
 Moment = Literal["before", "after", "final"]
 

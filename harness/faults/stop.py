@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from harness.driver.api import Task
-from harness.records import CheckRecord
+from harness.products.testbed.api import Task
+from harness.core.records import CheckRecord
 
 
 class StopRecord(BaseModel):

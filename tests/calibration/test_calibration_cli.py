@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from calibration.__main__ import main
-from harness.provenance import harness_digest
+from harness.evidence.provenance import harness_digest
 
 
 def test_a_suite_prints_its_table_and_records_the_outcome(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from harness.catalog import (
+from harness.core.catalog import (
     CATALOG,
     MANUAL_SUITE,
     SCRIPTED,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import build_parser, main, selection_kwargs
-from harness.selection import select
+from harness.running.selection import select
 
 PAID_ID = "everyday-workflows.runner-codex.local.build-revise"
 

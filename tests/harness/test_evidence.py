@@ -6,8 +6,8 @@ import hashlib
 import json
 from pathlib import Path
 
-from harness.evidence import SUBFOLDERS, EvidenceRecorder
-from harness.secrets import describe, scan_tree, secrets_from_environment
+from harness.evidence.recorder import SUBFOLDERS, EvidenceRecorder
+from harness.evidence.secret_scan import describe, scan_tree, secrets_from_environment
 
 
 def test_package_layout_and_download_hash(tmp_path: Path) -> None:

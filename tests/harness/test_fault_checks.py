@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.driver.api import Agent, Receipt, Run, Task
+from harness.products.testbed.api import Agent, Receipt, Run, Task
 from harness.faults.delegation import cites_delivery, delegation_checks
 from harness.faults.restart import RestartRecord, RestartSnapshot, RunState, restart_checks
 from harness.faults.stop import ShortReplyView, StopRecord, changed_paths, stop_checks

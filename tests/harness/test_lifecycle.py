@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from harness.lifecycle import (
+from harness.checks.lifecycle import (
     CHECK_IDS,
     LIFECYCLE_CHECKS,
     DeliveryFacts,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.catalog import CATALOG
-from harness.selection import SelectionError, parse_shard, resolve_short_id, select, shard_cells
+from harness.core.catalog import CATALOG
+from harness.running.selection import SelectionError, parse_shard, resolve_short_id, select, shard_cells
 
 PAID_ID = "everyday-workflows.runner-codex.local.build-revise"
 FREE_ID = "everyday-workflows-scripted.scripted.local.build-revise"

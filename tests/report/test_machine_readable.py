@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.packages import load_attempts
-from harness.records import ATTEMPT_SCHEMA_VERSION
-from harness.report.fixtures import LIVE_CELL, SCRIPTED_CELL, write_attempt, write_broken
-from harness.schema import COMMITTED_SCHEMA, schema_text
-from harness.summary import summarize
-from harness.verdicts import Verdict
+from harness.results.packages import load_attempts
+from harness.core.records import ATTEMPT_SCHEMA_VERSION
+from harness.results.report.fixtures import LIVE_CELL, SCRIPTED_CELL, write_attempt, write_broken
+from harness.core.schema import COMMITTED_SCHEMA, schema_text
+from harness.results.summary import summarize
+from harness.core.verdicts import Verdict
 
 
 def test_committed_schema_matches_the_model() -> None:
-    assert COMMITTED_SCHEMA.read_text() == schema_text(), "regenerate: harness schema --out harness/schemas/attempt.schema.json"
+    assert COMMITTED_SCHEMA.read_text() == schema_text(), "regenerate: harness schema --out harness/core/schemas/attempt.schema.json"
     schema = json.loads(schema_text())
     assert schema["$id"].endswith(f":v{ATTEMPT_SCHEMA_VERSION}")
     assert {"verdict", "provenance", "checks", "timing"} <= set(schema["properties"])

@@ -9,13 +9,13 @@ import pytest
 
 from calibration.record import record_calibration
 from calibration.runner import Row
-from harness.calibration_record import CalibrationRecord, write_calibration
-from harness.catalog import CATALOG, SCRIPTED_SUITE
+from harness.results.calibration_record import CalibrationRecord, write_calibration
+from harness.core.catalog import CATALOG, SCRIPTED_SUITE
 from harness.cli import main
-from harness.promotion import evaluate, promote
-from harness.report.build import build_report
-from harness.report.fixtures import DIGEST, REVISION, write_attempt, write_broken
-from harness.verdicts import Verdict
+from harness.results.promotion import evaluate, promote
+from harness.results.report.build import build_report
+from harness.results.report.fixtures import DIGEST, REVISION, write_attempt, write_broken
+from harness.core.verdicts import Verdict
 
 CELLS = [c.execution_id for c in CATALOG.cells() if c.suite.name == SCRIPTED_SUITE]
 BUILD = CELLS[0]

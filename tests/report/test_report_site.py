@@ -9,10 +9,10 @@ import pytest
 from playwright.sync_api import Page
 
 from harness.cli import main
-from harness.packages import load_attempts
-from harness.report.build import build_report
-from harness.report.fixtures import LIVE_CELL, SCRIPTED_CELL, unknown_schema_json, write_attempt, write_broken
-from harness.verdicts import Verdict
+from harness.results.packages import load_attempts
+from harness.results.report.build import build_report
+from harness.results.report.fixtures import LIVE_CELL, SCRIPTED_CELL, unknown_schema_json, write_attempt, write_broken
+from harness.core.verdicts import Verdict
 
 STOP = "everyday-workflows-scripted.scripted.local.stop-redirect"
 RECOVER = "everyday-workflows-scripted.scripted.local.recover-controller"

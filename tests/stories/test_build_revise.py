@@ -16,7 +16,7 @@ from pathlib import Path
 import psutil
 from harness_runs import attempts, harness_run
 
-from harness.verdicts import Verdict
+from harness.core.verdicts import Verdict
 
 CELL = "everyday-workflows-scripted.scripted.local.build-revise"
 

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from harness.attempt import AttemptContext, RunSettings
-from harness.catalog import CATALOG
-from harness.deadline import Deadline
-from harness.evidence import EvidenceRecorder
-from harness.journey import Journey, journey_factory
-from harness.verdicts import Unexercised
+from harness.running.attempt import AttemptContext, RunSettings
+from harness.core.catalog import CATALOG
+from harness.core.deadline import Deadline
+from harness.evidence.recorder import EvidenceRecorder
+from harness.running.journey import Journey, journey_factory
+from harness.core.verdicts import Unexercised
 from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR, nonce_request
 
 

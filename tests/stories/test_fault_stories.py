@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from calibration.personas import PERSONA_CASES
-from harness.records import AttemptRecord
-from harness.verdicts import Verdict
+from harness.core.records import AttemptRecord
+from harness.core.verdicts import Verdict
 
 RESTART_SNAPSHOTS = ("restart-{sig}-before", "restart-{sig}-after", "restart-{sig}-final")
 STORIES = {

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness.driver import ApiClient, TestbedInstance
+from harness.products.testbed import ApiClient, TestbedInstance
 
 FAST_PACE = 0.05
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
-from harness.driver import ApiClient
-from harness.driver.api import Agent, Run, Task
+from harness.products.testbed import ApiClient
+from harness.products.testbed.api import Agent, Run, Task
 from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE
 
 

@@ -7,7 +7,7 @@ import socket
 
 import psutil
 
-from harness.driver import TestbedInstance
+from harness.products.testbed import TestbedInstance
 
 from product_helpers import start_build
 

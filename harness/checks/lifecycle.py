@@ -1,0 +1,258 @@
+"""The lifecycle grader: named checks over plain facts about tasks, runs, messages and deliveries.
+
+Did the work settle the way a user expects? Each rule is one small function
+returning one named check, so a failure names the rule it broke. The grader
+reads plain facts rather than a product's API objects: any product's driver
+can feed it (``harness.products.testbed.facts`` does it for the testbed), and calibration
+feeds it synthetic records that each break exactly one rule.
+
+Two excuses exist, and both are narrow on purpose:
+
+- the one interruption the story caused (``interrupted_run_ids``): a run the
+  story stopped may end ``cancelled`` by the user, nothing else, and a story
+  may excuse only one;
+- a run cancelled for workspace contention before any provider work, and only
+  when its persisted record proves it (``is_contention_exempt``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from harness.core.catalog import MAX_RUN_RECORDS
+from harness.core.records import CheckRecord
+
+EXECUTED_STATUSES = {"running", "succeeded", "failed", "cancelled"}
+ACTIVE_STATUSES = {"queued", "running"}
+USER_STOP_ERRORS = {None, "stopped_by_user"}
+
+
+class TaskFacts(BaseModel):
+    id: str
+    title: str = ""
+    status: str
+    assignee_id: str | None = None
+    parent_id: str | None = None
+    active_run_id: str | None = Field(None, description="the run the task still points at as active")
+    unconsumed_messages: int = Field(0, description="user messages the product still counts as unread")
+
+
+class RunFacts(BaseModel):
+    id: str
+    task_id: str
+    agent_id: str | None = None
+    status: str
+    error: str | None = None
+    runner_instance_id: str | None = None
+    session_id: str | None = None
+    pid: int | None = None
+    process_started_at: float | None = None
+    ended_at: datetime | None = None
+    provider_work_started: bool | None = Field(
+        None, description="False only when the product recorded that no agent work began"
+    )
+
+    @property
+    def has_identity(self) -> bool:
+        return bool(self.runner_instance_id) and self.pid is not None and self.process_started_at is not None
+
+    @property
+    def has_any_identity(self) -> bool:
+        identities = (self.runner_instance_id, self.session_id, self.pid, self.process_started_at)
+        return any(value not in (None, "") for value in identities)
+
+
+class MessageFacts(BaseModel):
+    """A message the user sent, as the product stored it."""
+
+    id: str
+    task_id: str
+    body: str
+    consumed_by_run_id: str | None = None
+
+
+class DeliveryFacts(BaseModel):
+    id: str
+    task_id: str
+    run_id: str | None = None
+    sha256: str = ""
+    created_at: datetime | None = None
+
+
+class LifecycleFacts(BaseModel):
+    tasks: list[TaskFacts]
+    runs: list[RunFacts]
+    messages: list[MessageFacts]
+    deliveries: list[DeliveryFacts] = Field(default_factory=list)
+    sent_messages: list[str] = Field(default_factory=list, description="bodies the story itself sent")
+    interrupted_run_ids: list[str] = Field(
+        default_factory=list, description="the run the story stopped on purpose (at most one is excused)"
+    )
+    lead_agent_id: str | None = Field(None, description="the agent the story handed its top-level tasks to")
+    max_runs: int = MAX_RUN_RECORDS
+
+
+def _check(check_id: str, problems: list[str], ok: str) -> CheckRecord:
+    return CheckRecord(id=check_id, passed=not problems, detail="; ".join(problems) if problems else ok)
+
+
+def is_contention_exempt(run: RunFacts) -> bool:
+    """A pre-dispatch cancellation is not agent execution only when the record proves it.
+
+    "No provider work started" must be recorded by the product (not inferred
+    from silence), and the run must carry no process, session or runner
+    identity: a run with a pid did execute, whatever it claims.
+    """
+    return run.status == "cancelled" and run.provider_work_started is False and not run.has_any_identity
+
+
+def _excused_interruption(run: RunFacts, facts: LifecycleFacts) -> bool:
+    """The story's one interruption is excused only as a user's Stop, never as a later crash or loss."""
+    return (
+        len(facts.interrupted_run_ids) == 1
+        and run.id in facts.interrupted_run_ids
+        and run.status == "cancelled"
+        and run.error in USER_STOP_ERRORS
+    )
+
+
+def tasks_done(facts: LifecycleFacts) -> CheckRecord:
+    problems = [f"task {t.id} ({t.title!r}) is {t.status}" for t in facts.tasks if t.status != "done"]
+    return _check("lifecycle.tasks-done", problems, f"all {len(facts.tasks)} tasks done")
+
+
+def settled(facts: LifecycleFacts) -> CheckRecord:
+    problems = [f"run {r.id} is still {r.status}" for r in facts.runs if r.status in ACTIVE_STATUSES]
+    return _check("lifecycle.settled", problems, "no run queued or running")
+
+
+def runner_identity(facts: LifecycleFacts) -> CheckRecord:
+    problems = [
+        f"run {r.id} ({r.status}) has no runner identity"
+        for r in facts.runs
+        if r.status in EXECUTED_STATUSES and not r.has_identity and not is_contention_exempt(r)
+    ]
+    return _check("lifecycle.runner-identity", problems, "every executed run carries runner id, pid and start time")
+
+
+def runs_succeeded(facts: LifecycleFacts) -> CheckRecord:
+    problems = []
+    if len(facts.interrupted_run_ids) > 1:
+        problems.append(f"a story may excuse one interruption, not {len(facts.interrupted_run_ids)}")
+    for run in facts.runs:
+        if run.status == "succeeded" or is_contention_exempt(run) or _excused_interruption(run, facts):
+            continue
+        if run.status in ACTIVE_STATUSES:
+            continue  # not ended yet: lifecycle.settled names it
+        why = f"run {run.id} ended {run.status}" + (f" ({run.error})" if run.error else "")
+        if run.id in facts.interrupted_run_ids:
+            why += ", though the story's interruption may only end as the user's Stop"
+        elif run.status == "cancelled" and run.provider_work_started is False:
+            why += ", claiming no provider work yet carrying a process, session or runner identity"
+        problems.append(why)
+    return _check("lifecycle.runs-succeeded", problems, "every run succeeded or was the interruption the story caused")
+
+
+def bounded_runs(facts: LifecycleFacts) -> CheckRecord:
+    count = len(facts.runs)
+    problems = [f"{count} run records exceed the bound of {facts.max_runs}"] if count > facts.max_runs else []
+    return _check("lifecycle.bounded-runs", problems, f"{count} run records (bound {facts.max_runs})")
+
+
+def parent_owned_by_lead(facts: LifecycleFacts) -> CheckRecord:
+    """The tasks the user handed to the lead stay the lead's: no teammate takes one over or runs on it."""
+    if facts.lead_agent_id is None:
+        return _check("lifecycle.parent-owned-by-lead", [], "no lead named by the story")
+    top = {t.id: t for t in facts.tasks if t.parent_id is None}
+    problems = [f"task {t.id} is assigned to agent {t.assignee_id}" for t in top.values() if t.assignee_id != facts.lead_agent_id]
+    problems += [
+        f"run {r.id} on task {r.task_id} was executed by agent {r.agent_id}"
+        for r in facts.runs
+        if r.task_id in top and r.agent_id != facts.lead_agent_id
+    ]
+    return _check("lifecycle.parent-owned-by-lead", problems, f"{len(top)} top-level task(s) owned and run by the lead")
+
+
+def messages_stored_once(facts: LifecycleFacts) -> CheckRecord:
+    problems = []
+    for body in facts.sent_messages:
+        count = sum(1 for m in facts.messages if m.body.strip() == body.strip())
+        if count != 1:
+            problems.append(f"message {body[:40]!r} stored {count} times")
+    return _check("lifecycle.messages-stored-once", problems, f"{len(facts.sent_messages)} sent messages stored once each")
+
+
+def messages_consumed(facts: LifecycleFacts) -> CheckRecord:
+    """Every user message read by a run that succeeded, or by the run the user then stopped on purpose."""
+    readers = {r.id for r in facts.runs if r.status == "succeeded" or _excused_interruption(r, facts)}
+    problems = [
+        f"message {m.id} was never consumed"
+        if m.consumed_by_run_id is None
+        else f"message {m.id} was consumed by run {m.consumed_by_run_id}, which did not succeed"
+        for m in facts.messages
+        if m.consumed_by_run_id not in readers
+    ]
+    return _check("lifecycle.messages-consumed", problems, "every user message consumed by a successful run")
+
+
+def no_pending_bookkeeping(facts: LifecycleFacts) -> CheckRecord:
+    """What the product still owes once the work is over: unread counters and active-run pointers."""
+    runs = {r.id: r for r in facts.runs}
+    problems = [f"task {t.id} still counts {t.unconsumed_messages} unread message(s)" for t in facts.tasks if t.unconsumed_messages]
+    for task in facts.tasks:
+        pointed = runs.get(task.active_run_id) if task.active_run_id else None
+        if task.active_run_id and (pointed is None or pointed.status not in ACTIVE_STATUSES):
+            problems.append(f"task {task.id} still points at run {task.active_run_id} as active, which has ended")
+    return _check("lifecycle.no-pending-bookkeeping", problems, "no unread counters or stale active-run pointers")
+
+
+def parent_after_child(facts: LifecycleFacts) -> CheckRecord:
+    """A parent may finish only after each child's last run and final delivery."""
+    problems = []
+    for parent in facts.tasks:
+        children = [t for t in facts.tasks if t.parent_id == parent.id]
+        if not children:
+            continue
+        finished = _last_end(facts, parent.id)
+        for child in children:
+            child_end = max(
+                [e for e in (_last_end(facts, child.id), _last_delivery(facts, child.id)) if e is not None], default=None
+            )
+            if finished is None or child_end is None:
+                problems.append(f"cannot order parent {parent.id} and child {child.id}: a run has no end time")
+            elif finished < child_end:
+                problems.append(f"parent {parent.id} finished at {finished.isoformat()} before child {child.id} at {child_end.isoformat()}")
+    return _check("lifecycle.parent-after-child", problems, "every parent finished after its children")
+
+
+def _last_end(facts: LifecycleFacts, task_id: str) -> datetime | None:
+    ends = [r.ended_at for r in facts.runs if r.task_id == task_id]
+    return None if not ends or None in ends else max(e for e in ends if e is not None)
+
+
+def _last_delivery(facts: LifecycleFacts, task_id: str) -> datetime | None:
+    return max((d.created_at for d in facts.deliveries if d.task_id == task_id and d.created_at), default=None)
+
+
+LIFECYCLE_CHECKS: tuple[Callable[[LifecycleFacts], CheckRecord], ...] = (
+    tasks_done,
+    settled,
+    runner_identity,
+    runs_succeeded,
+    bounded_runs,
+    parent_owned_by_lead,
+    messages_stored_once,
+    messages_consumed,
+    no_pending_bookkeeping,
+    parent_after_child,
+)
+CHECK_IDS: tuple[str, ...] = tuple(f"lifecycle.{check.__name__.replace('_', '-')}" for check in LIFECYCLE_CHECKS)
+
+
+def grade_lifecycle(
+    facts: LifecycleFacts, checks: Iterable[Callable[[LifecycleFacts], CheckRecord]] = LIFECYCLE_CHECKS
+) -> list[CheckRecord]:
+    return [check(facts) for check in checks]

@@ -1,0 +1,299 @@
+"""The catalog: which suites, profiles, environments and cases exist, and the cells they make.
+
+A *cell* is suite x profile x environment x case; its execution ID
+``<suite>.<profile>.<environment>.<case>`` is what users type, what results are
+filed under and what shards split. Everything here is data plus a few derived
+facts, so selection, the runner and the report all read the same truth.
+
+Paid (live) profiles live only in the manual-only suite ``everyday-workflows``;
+the free ``scripted`` profile runs the same cases in ``everyday-workflows-scripted``
+so that ``--all`` never spends money.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import shutil
+from collections.abc import Callable, Mapping
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
+
+from harness.core.verdicts import EvidenceMode
+
+# Dots separate the parts of an execution ID, so no name may contain one.
+Name = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
+
+LIVE_DEADLINE_S = 12 * 60
+MAX_RUN_RECORDS = 12
+
+
+class _Frozen(BaseModel):
+    """Catalog entries are values: immutable, hashable, and strict about unknown fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Profile(_Frozen):
+    """Which agent runs a cell, and what it needs from the machine before it may run."""
+
+    name: Name
+    adapter: str
+    model: str
+    live: bool
+    evidence_mode: EvidenceMode
+    # Names only, never values: these are checked for presence and reported in skip reasons.
+    required_env: tuple[str, ...] = ()
+    required_binary: str | None = None
+    description: str = ""
+
+    @model_validator(mode="after")
+    def _evidence_matches_liveness(self) -> Profile:
+        # A scripted pass must never be labelled live evidence, nor the other way round.
+        if self.live != (self.evidence_mode == "live"):
+            raise ValueError(f"profile {self.name}: live={self.live} contradicts evidence_mode={self.evidence_mode}")
+        return self
+
+
+class Environment(_Frozen):
+    """Where the runner executes; only ``local`` today, ``container`` later."""
+
+    name: Name
+    description: str = ""
+
+
+class Case(_Frozen):
+    """One story and the bounds an attempt of it must stay within."""
+
+    name: Name
+    story: str = Field(description="importable module of the story, e.g. stories.build_revise")
+    scripted_deadline_s: int = Field(gt=0)
+    live_deadline_s: int = Field(default=LIVE_DEADLINE_S, gt=0)
+    max_run_records: int = Field(default=MAX_RUN_RECORDS, gt=0)
+    scripted_pace_s: float | None = Field(
+        default=None, gt=0, description="scripted agent seconds per step; a fault needs a window to land in"
+    )
+    description: str = ""
+
+
+class Suite(_Frozen):
+    """A purpose, with every member spelled out so its definition hash covers all of them."""
+
+    name: Name
+    manual_only: bool
+    description: str
+    profiles: tuple[Profile, ...]
+    environments: tuple[Environment, ...]
+    cases: tuple[Case, ...]
+
+    @model_validator(mode="after")
+    def _paid_profiles_only_in_manual_suites(self) -> Suite:
+        # The promise "--all never spends money" is enforced here, not just by convention.
+        live = [p.name for p in self.profiles if p.live]
+        if live and not self.manual_only:
+            raise ValueError(f"suite {self.name} has live profiles {live} but is not manual-only")
+        return self
+
+
+class Cell(_Frozen):
+    """One suite x profile x environment x case: the unit that is selected, run and reported."""
+
+    suite: Suite
+    profile: Profile
+    environment: Environment
+    case: Case
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def execution_id(self) -> str:
+        return f"{self.suite.name}.{self.profile.name}.{self.environment.name}.{self.case.name}"
+
+    @property
+    def paid(self) -> bool:
+        """A live profile calls a real model and costs money."""
+        return self.profile.live
+
+    @property
+    def manual(self) -> bool:
+        """Manual cells run only when their suite or exact ID is named."""
+        return self.suite.manual_only
+
+    @property
+    def deadline_s(self) -> int:
+        """Live agents get minutes; the scripted agent is fast, so a long wait means a bug."""
+        return self.case.live_deadline_s if self.profile.live else self.case.scripted_deadline_s
+
+    @property
+    def evidence_mode(self) -> EvidenceMode:
+        return self.profile.evidence_mode
+
+
+class Catalog(_Frozen):
+    """All suites; the single source of the cells and of the valid names for each dimension."""
+
+    suites: tuple[Suite, ...]
+
+    @model_validator(mode="after")
+    def _names_are_unambiguous(self) -> Catalog:
+        # One name must mean one definition everywhere, or a selector would be ambiguous.
+        for dimension in ("profiles", "environments", "cases"):
+            seen: dict[str, BaseModel] = {}
+            for suite in self.suites:
+                for member in getattr(suite, dimension):
+                    if seen.setdefault(member.name, member) != member:
+                        raise ValueError(f"{dimension}: two different definitions named {member.name}")
+        names = [s.name for s in self.suites]
+        if len(names) != len(set(names)):
+            raise ValueError(f"duplicate suite names in {names}")
+        return self
+
+    def cells(self) -> list[Cell]:
+        """Every cell, sorted by execution ID."""
+        cells = [
+            Cell(suite=suite, profile=profile, environment=environment, case=case)
+            for suite in self.suites
+            for profile, environment, case in itertools.product(suite.profiles, suite.environments, suite.cases)
+        ]
+        return sorted(cells, key=lambda cell: cell.execution_id)
+
+    def names(self, dimension: str) -> list[str]:
+        """Sorted valid names of one dimension: ``suites``, ``profiles``, ``environments`` or ``cases``."""
+        if dimension == "suites":
+            return sorted(s.name for s in self.suites)
+        return sorted({member.name for suite in self.suites for member in getattr(suite, dimension)})
+
+
+SCRIPTED = Profile(
+    name="scripted",
+    adapter="scripted",
+    model="default",
+    live=False,
+    evidence_mode="scripted",
+    description="The testbed's deterministic, free agent: proves product and harness paths, not model quality.",
+)
+RUNNER_CODEX = Profile(
+    name="runner-codex",
+    adapter="runner-codex",
+    model="default",
+    live=True,
+    evidence_mode="live",
+    required_env=("OPENAI_API_KEY",),
+    required_binary="codex",
+    description="The Codex command-line agent with its default model.",
+)
+# Same adapter, binary and credentials as runner-codex; only the model differs.
+RUNNER_CODEX_MINI = RUNNER_CODEX.model_copy(
+    update={"name": "runner-codex-mini", "model": "mini", "description": "The Codex command-line agent with a smaller model."}
+)
+RUNNER_CLAUDE = Profile(
+    name="runner-claude",
+    adapter="runner-claude",
+    model="default",
+    live=True,
+    evidence_mode="live",
+    required_env=("ANTHROPIC_API_KEY",),
+    required_binary="claude",
+    description="The Claude Code command-line agent with its default model.",
+)
+
+LOCAL = Environment(name="local", description="Runners are processes on this machine, spawned by the testbed.")
+
+CASES: tuple[Case, ...] = (
+    Case(
+        name="build-revise",
+        story="stories.build_revise",
+        scripted_deadline_s=120,
+        description="Build a tool, grade the ZIP, ask for a revision, grade the second ZIP.",
+    ),
+    Case(
+        name="delegate-feedback",
+        story="stories.delegate_feedback",
+        scripted_deadline_s=120,
+        scripted_pace_s=0.3,
+        description="A teammate builds through a child task; late feedback in the child's composer is consumed once.",
+    ),
+    Case(
+        name="recover-controller",
+        story="stories.recover_controller",
+        scripted_deadline_s=180,
+        scripted_pace_s=0.3,
+        description="The controller restarts (SIGTERM) mid-run; the runner survives and the task still finishes.",
+    ),
+    Case(
+        name="recover-controller-sigkill",
+        story="stories.recover_controller_sigkill",
+        scripted_deadline_s=180,
+        scripted_pace_s=0.3,
+        description="The controller is killed (SIGKILL) mid-run and started again; the runner survives.",
+    ),
+    Case(
+        name="stop-redirect",
+        story="stories.stop_redirect",
+        scripted_deadline_s=120,
+        scripted_pace_s=0.3,
+        description="The user presses Stop and redirects the agent to a short reply; nothing writes after Stop.",
+    ),
+)
+
+MANUAL_SUITE = "everyday-workflows"
+SCRIPTED_SUITE = "everyday-workflows-scripted"
+
+CATALOG = Catalog(
+    suites=(
+        Suite(
+            name=MANUAL_SUITE,
+            manual_only=True,
+            description="Everyday workflows with real (paid) agents; runs only when named explicitly.",
+            profiles=(RUNNER_CODEX, RUNNER_CLAUDE, RUNNER_CODEX_MINI),
+            environments=(LOCAL,),
+            cases=CASES,
+        ),
+        Suite(
+            name=SCRIPTED_SUITE,
+            manual_only=False,
+            description="The same everyday workflows with the free scripted agent.",
+            profiles=(SCRIPTED,),
+            environments=(LOCAL,),
+            cases=CASES,
+        ),
+    )
+)
+
+
+def suite_definition_hash(suite: Suite) -> str:
+    """sha256 of the suite's canonical JSON, so attempts record exactly which definition they ran.
+
+    Every member (profiles, environments, cases with their deadlines) is part of
+    the suite model, so changing any of them changes the hash; key order and
+    whitespace never do.
+    """
+    canonical = json.dumps(suite.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def live_cell_unavailable_reason(
+    cell: Cell,
+    env: Mapping[str, str] = os.environ,
+    which: Callable[[str], str | None] = shutil.which,
+) -> str | None:
+    """Why a live cell must be reported ``skipped`` instead of run; None when it can run.
+
+    A live cell without its credentials or binary must never fall back to a
+    default agent, and never count as passed. The reason names what is missing,
+    never a value.
+    """
+    if not cell.profile.live:
+        return None
+    missing: list[str] = []
+    absent_env = [name for name in cell.profile.required_env if not env.get(name)]
+    if absent_env:
+        missing.append(f"environment variable(s) {', '.join(absent_env)} not set")
+    binary = cell.profile.required_binary
+    if binary and which(binary) is None:
+        missing.append(f"binary '{binary}' not found on PATH")
+    if not missing:
+        return None
+    return f"profile {cell.profile.name} cannot run: {'; '.join(missing)}"

@@ -1,0 +1,94 @@
+"""The attempt record (attempt.json) and its parts.
+
+Every field a reviewer or a later tool reads crosses a boundary, so each is a
+pydantic model with a schema version; readers reject what they do not know.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from harness.core.verdicts import EvidenceMode, Verdict
+
+ATTEMPT_SCHEMA_VERSION = 1
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class CheckRecord(BaseModel):
+    """One named requirement, its outcome and what it was decided on."""
+
+    id: str
+    passed: bool
+    detail: str = ""
+    evidence: list[str] = Field(default_factory=list, description="package-relative paths or record ids")
+
+
+class TimelineEvent(BaseModel):
+    at: datetime = Field(default_factory=utc_now)
+    step: str
+    detail: str = ""
+
+
+class Timing(BaseModel):
+    started_at: datetime
+    ended_at: datetime | None = None
+    wall_s: float | None = None
+    agent_run_s: float | None = Field(None, description="seconds during which at least one of the product's runs was active")
+    harness_overhead_s: float | None = None
+    deadline_s: float
+
+
+class Accounting(BaseModel):
+    cost_cents: int = 0
+    run_count: int = 0
+
+
+class Provenance(BaseModel):
+    source_revision: str
+    source_dirty: bool
+    harness_digest: str
+    suite_definition_hash: str
+    oracle_image: str | None = None
+    evidence_mode: EvidenceMode
+
+
+class DownloadRecord(BaseModel):
+    phase: str
+    path: str
+    sha256: str
+    size: int
+    oracle_mode: str | None = None
+    oracle_passed: bool | None = None
+    oracle_result: str | None = None
+
+
+class CellIdentity(BaseModel):
+    execution_id: str
+    suite: str
+    profile: str
+    environment: str
+    case: str
+
+
+class AttemptRecord(BaseModel):
+    schema_version: int = ATTEMPT_SCHEMA_VERSION
+    campaign: str
+    attempt: str
+    cell: CellIdentity
+    verdict: Verdict
+    reason: str = ""
+    retry_of: str | None = None
+    checks: list[CheckRecord] = Field(default_factory=list)
+    timeline: list[TimelineEvent] = Field(default_factory=list)
+    timing: Timing
+    accounting: Accounting = Field(default_factory=Accounting)
+    provenance: Provenance
+    downloads: list[DownloadRecord] = Field(default_factory=list)
+    screenshots: list[str] = Field(default_factory=list)
+    extra: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,131 @@
+"""The evidence recorder: everything an attempt saw, written where a reviewer finds it.
+
+Stories never build paths or JSON themselves; they tell the recorder what
+happened and it lays out the package of DESIGN.md:
+results/<campaign>/<execution-id>/<attempt>/.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from harness.core.records import AttemptRecord, CheckRecord, DownloadRecord, TimelineEvent
+from harness.evidence.thumbnails import make_thumbnail, packaged_thumbnail
+from harness.evidence.secret_scan import SecretFinding, scan_tree
+
+SUBFOLDERS = ("snapshots", "downloads", "oracle", "screenshots", "logs")
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "step"
+
+
+def _jsonable(data: Any) -> Any:
+    if isinstance(data, BaseModel):
+        return data.model_dump(mode="json")
+    if isinstance(data, (list, tuple)):
+        return [_jsonable(item) for item in data]
+    if isinstance(data, dict):
+        return {key: _jsonable(value) for key, value in data.items()}
+    return data
+
+
+class EvidenceRecorder:
+    """Collects one attempt's evidence on disk as it happens, so a crash loses nothing."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        for name in SUBFOLDERS:
+            (folder / name).mkdir(parents=True, exist_ok=True)
+        self.checks: list[CheckRecord] = []
+        self.timeline: list[TimelineEvent] = []
+        self.downloads: list[DownloadRecord] = []
+        self.screenshots: list[str] = []
+
+    def relative(self, path: Path) -> str:
+        return str(path.relative_to(self.folder))
+
+    def note(self, step: str, detail: str = "") -> None:
+        self.timeline.append(TimelineEvent(step=step, detail=detail))
+
+    def check(self, check_id: str, passed: bool, detail: str = "", evidence: list[str] | None = None) -> CheckRecord:
+        record = CheckRecord(id=check_id, passed=passed, detail=detail, evidence=evidence or [])
+        self.checks.append(record)
+        self.note(f"check {check_id}", "passed" if passed else f"FAILED: {detail}")
+        return record
+
+    def failed_checks(self) -> list[CheckRecord]:
+        return [check for check in self.checks if not check.passed]
+
+    def screenshot_path(self, step: str) -> Path:
+        """A fresh, ordered file name for the screenshot of a decision point."""
+        path = self.folder / "screenshots" / f"{len(self.screenshots) + 1:02d}-{_slug(step)}.png"
+        self.screenshots.append(self.relative(path))
+        self.note(f"screenshot {step}", self.relative(path))
+        return path
+
+    def thumbnail(self, screenshot: Path) -> None:
+        """Make the reviewer's thumbnail now, while the PNG is hot: a report of a thousand
+        attempts then only links thumbnails instead of decoding every screenshot."""
+        make_thumbnail((screenshot, packaged_thumbnail(screenshot)))
+
+    def snapshot(self, name: str, data: Any) -> str:
+        path = self.folder / "snapshots" / f"{_slug(name)}.json"
+        path.write_text(json.dumps(_jsonable(data), indent=2, sort_keys=True, default=str) + "\n")
+        return self.relative(path)
+
+    def download(self, phase: str, data: bytes) -> DownloadRecord:
+        path = self.folder / "downloads" / f"{_slug(phase)}.zip"
+        path.write_bytes(data)
+        record = DownloadRecord(
+            phase=phase, path=self.relative(path), sha256=hashlib.sha256(data).hexdigest(), size=len(data)
+        )
+        self.downloads.append(record)
+        self.note(f"download {phase}", f"{record.size} bytes, sha256 {record.sha256}")
+        return record
+
+    def oracle_result(self, download: DownloadRecord, mode: str, passed: bool, result: Mapping[str, Any]) -> str:
+        path = self.folder / "oracle" / f"{_slug(download.phase)}.json"
+        path.write_text(json.dumps(_jsonable(result), indent=2, sort_keys=True) + "\n")
+        download.oracle_mode, download.oracle_passed, download.oracle_result = mode, passed, self.relative(path)
+        return self.relative(path)
+
+    def keep_file(self, source: Path, target: str) -> str | None:
+        """Copy a file (a log, a trace) into the package when it exists."""
+        if not source.is_file():
+            return None
+        destination = self.folder / target
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, destination)
+        return self.relative(destination)
+
+    def withhold_secrets(
+        self, known: Mapping[str, str], patterns: Mapping[str, re.Pattern[bytes]] | None = None
+    ) -> list[SecretFinding]:
+        """Remove every file holding a secret and return the findings (file and kind, never the value).
+
+        The offending file is deleted rather than redacted: a redaction that
+        misses one encoding would still leak, and the finding fails the attempt.
+        """
+        findings = scan_tree(self.folder, known, patterns)
+        for finding in findings:
+            path = self.folder / finding.path
+            if path.exists():
+                path.unlink()
+                path.with_name(path.name + ".withheld").write_text(
+                    f"withheld: this file held a {finding.kind}\n"
+                )
+        return findings
+
+    def write(self, record: AttemptRecord) -> Path:
+        path = self.folder / "attempt.json"
+        path.write_text(record.model_dump_json(indent=2) + "\n")
+        return path

@@ -1,0 +1,58 @@
+"""The testbed driver's records turned into the lifecycle grader's plain facts.
+
+The grader knows nothing of the testbed's API; this is the one adapter
+between them, so another product's driver only needs its own version of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from harness.products.testbed.api import Task
+from harness.checks.lifecycle import DeliveryFacts, LifecycleFacts, MessageFacts, RunFacts, TaskFacts
+
+
+def _id(value: int | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def _time(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+def lifecycle_facts(
+    tasks: Sequence[Task],
+    sent_messages: Sequence[str],
+    interrupted_run_ids: Sequence[int],
+    lead_agent_id: int | None,
+    max_runs: int,
+) -> LifecycleFacts:
+    """Everything the grader judges, read back through the public API after the story."""
+    return LifecycleFacts(
+        tasks=[
+            TaskFacts(id=str(t.id), title=t.title, status=t.status, assignee_id=_id(t.assignee_id),
+                      parent_id=_id(t.parent_id), active_run_id=_id(t.active_run_id),
+                      unconsumed_messages=t.unconsumed_user_messages)
+            for t in tasks
+        ],
+        runs=[
+            RunFacts(id=str(r.id), task_id=str(r.task_id), agent_id=str(r.agent_id), status=r.status,
+                     error=r.error_code, runner_instance_id=r.identity.runner_instance_id, pid=r.identity.pid,
+                     process_started_at=r.identity.process_start_time, ended_at=_time(r.ended_at))
+            for t in tasks for r in t.runs
+        ],
+        messages=[
+            MessageFacts(id=str(c.id), task_id=str(c.task_id), body=c.body, consumed_by_run_id=_id(c.consumed_by_run_id))
+            for t in tasks for c in t.user_messages()
+        ],
+        deliveries=[
+            DeliveryFacts(id=str(d.id), task_id=str(d.task_id), run_id=str(d.run_id), sha256=d.sha256,
+                          created_at=_time(d.created_at))
+            for t in tasks for d in t.deliveries
+        ],
+        sent_messages=list(sent_messages),
+        interrupted_run_ids=[str(run_id) for run_id in interrupted_run_ids],
+        lead_agent_id=_id(lead_agent_id),
+        max_runs=max_runs,
+    )  # fmt: skip

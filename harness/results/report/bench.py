@@ -1,0 +1,91 @@
+"""`python -m harness.results.report.bench`: how long `harness report` takes over 1,000 attempts, and the index's weight.
+
+Prints figures, asserts nothing: a timed test would be flaky on a busy CI
+machine, a printed figure is a fact to compare. Two build times are
+reported because they answer different questions: the *cold* build makes
+every thumbnail (a fresh clone, or a new report folder), the *warm* builds
+reuse cached thumbnails (rebuilding after each campaign, the common case);
+the goal (at most 10 s) is for the warm median. The index weight counts the
+HTML, its stylesheet and script, and every image it embeds (thumbnails,
+never full screenshots).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+from harness.core.catalog import CATALOG
+from harness.results.report.build import build_report
+from harness.results.report.fixtures import EPOCH, write_attempt
+from harness.core.verdicts import Verdict
+
+GOAL_S = 10.0
+RETIRED_CASES = ("recover-runner", "recover-runner-safe", "recover-runner-uncertain", "hire-reuse-draft")
+# Mostly passes, every other class present, as a real campaign history looks.
+VERDICT_CYCLE = (
+    [Verdict.PASSED] * 12 + [Verdict.FAILED] * 3
+    + [Verdict.INFRASTRUCTURE_FAILED, Verdict.UNEXERCISED, Verdict.SKIPPED]
+)  # fmt: skip
+
+
+def fixture_cells() -> list[str]:
+    cells = [cell.execution_id for cell in CATALOG.cells()]
+    return cells + [f"everyday-workflows-scripted.scripted.local.{case}" for case in RETIRED_CASES]
+
+
+def generate(results: Path, attempts: int, screenshots: int) -> None:
+    """ATTEMPTS packages spread over every catalog cell plus retired ones, one campaign per round."""
+    cells = fixture_cells()
+    for number in range(attempts):
+        campaign, cell = divmod(number, len(cells))
+        verdict = VERDICT_CYCLE[number % len(VERDICT_CYCLE)]
+        write_attempt(
+            results, f"bench-{campaign:03d}", cells[cell], f"1-{number:06x}", verdict,
+            started_at=EPOCH + timedelta(minutes=number), screenshots=screenshots,
+        )  # fmt: skip
+
+
+def page_weight(index: Path) -> int:
+    """Bytes a browser fetches to show the index: the HTML and every local file it references."""
+    html = index.read_text()
+    referenced = set(re.findall(r'(?:src|href)="(assets/[^"]+|thumbs/[^"]+)"', html))
+    return len(html.encode()) + sum((index.parent / ref).stat().st_size for ref in referenced)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m harness.results.report.bench", description=__doc__)
+    parser.add_argument("--attempts", type=int, default=1000)
+    parser.add_argument("--screenshots", type=int, default=4, help="screenshots per attempt (1280x900 PNG)")
+    parser.add_argument("--repetitions", type=int, default=3, help="warm builds to take the median of")
+    parser.add_argument("--keep", type=Path, help="generate into this folder and keep it (default: a temporary one)")
+    args = parser.parse_args(argv)
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="everyday-report-bench-"))
+    try:
+        started = time.perf_counter()
+        generate(folder / "results", args.attempts, args.screenshots)
+        print(f"generated {args.attempts} attempt packages ({args.screenshots} screenshots each) in {time.perf_counter() - started:.1f} s")
+        cold = build_report([folder / "results"], folder / "report")
+        warm = [build_report([folder / "results"], folder / "report").seconds for _ in range(args.repetitions)]
+        median = statistics.median(warm)
+        index = page_weight(cold.index)
+        print(f"first build (thumbnails made at capture, as the harness does): {cold.seconds:.2f} s")
+        print(f"warm build median of {args.repetitions} (thumbnails cached): {median:.2f} s  [{', '.join(f'{s:.2f}' for s in warm)}]  goal <= {GOAL_S:.0f} s: {'met' if median <= GOAL_S else 'MISSED'}")
+        print(f"index page weight: {index} bytes ({index / 1024:.0f} KiB) with thumbnails; index.html alone {cold.index.stat().st_size} bytes")
+        full = sum(p.stat().st_size for p in (folder / "results").rglob("screenshots/*.png"))
+        print(f"for scale: all full-size screenshots together are {full / 1024 / 1024:.0f} MiB")
+    finally:
+        if args.keep is None:
+            shutil.rmtree(folder, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""The machine-readable campaign summary: counts per verdict per evidence mode, cost, durations.
+
+CI and dashboards read this instead of scraping the report. Counts are kept
+per evidence mode because a scripted pass and a live pass prove different
+things; adding them would produce a number that means nothing. Broken
+packages are counted under ``broken``; diagnostics attempts are counted
+separately, but their cost is included (money spent is money spent).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from harness.results.packages import LoadedAttempt
+from harness.core.records import utc_now
+
+SUMMARY_SCHEMA_VERSION = 1
+VERDICT_ORDER = ("passed", "failed", "infrastructure_failed", "unexercised", "skipped", "broken")
+
+
+class Durations(BaseModel):
+    total_s: float = 0.0
+    median_s: float | None = None
+    max_s: float | None = None
+
+
+class CampaignSummary(BaseModel):
+    campaign: str
+    attempts: int
+    diagnostics: int = Field(description="attempts kept out of the promoted matrix (still counted by mode)")
+    by_mode: dict[str, dict[str, int]] = Field(description="evidence mode -> verdict -> attempts")
+    cost_cents: int
+    run_count: int
+    wall: Durations
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+
+
+class ResultsSummary(BaseModel):
+    schema_version: int = SUMMARY_SCHEMA_VERSION
+    generated_at: datetime = Field(default_factory=utc_now)
+    campaigns: list[CampaignSummary]
+    overall: CampaignSummary
+
+
+def count_by_mode(attempts: Sequence[LoadedAttempt]) -> dict[str, dict[str, int]]:
+    """mode -> verdict -> n, every verdict present (zeros included) so no class is hidden."""
+    counts: dict[str, dict[str, int]] = {}
+    for attempt in attempts:
+        row = counts.setdefault(attempt.evidence_mode, dict.fromkeys(VERDICT_ORDER, 0))
+        row[attempt.verdict] = row.get(attempt.verdict, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def summarize_campaign(campaign: str, attempts: Sequence[LoadedAttempt]) -> CampaignSummary:
+    records = [attempt.record for attempt in attempts if attempt.record]
+    walls = [record.timing.wall_s for record in records if record.timing.wall_s is not None]
+    ends = [record.timing.ended_at for record in records if record.timing.ended_at]
+    return CampaignSummary(
+        campaign=campaign,
+        attempts=len(attempts),
+        diagnostics=sum(1 for attempt in attempts if attempt.diagnostic_reason),
+        by_mode=count_by_mode(attempts),
+        cost_cents=sum(record.accounting.cost_cents for record in records),
+        run_count=sum(record.accounting.run_count for record in records),
+        wall=Durations(
+            total_s=round(sum(walls), 3),
+            median_s=statistics.median(walls) if walls else None,
+            max_s=max(walls) if walls else None,
+        ),
+        started_at=min((record.timing.started_at for record in records), default=None),
+        ended_at=max(ends, default=None),
+    )
+
+
+def summarize(attempts: Sequence[LoadedAttempt]) -> ResultsSummary:
+    by_campaign: dict[str, list[LoadedAttempt]] = defaultdict(list)
+    for attempt in attempts:
+        by_campaign[attempt.campaign].append(attempt)
+    return ResultsSummary(
+        campaigns=[summarize_campaign(name, by_campaign[name]) for name in sorted(by_campaign)],
+        overall=summarize_campaign("*", attempts),
+    )

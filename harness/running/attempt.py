@@ -1,0 +1,203 @@
+"""One attempt of one cell: run its story, classify the outcome, write the package.
+
+This is where the verdict classes are decided, in one place: a story ends
+with checks and possibly a StoryOutcome; anything unexpected is the
+harness's or the machine's fault (infrastructure_failed), never the agent's.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import secrets as random_tokens
+import traceback
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.core.catalog import Cell, live_cell_unavailable_reason, suite_definition_hash
+from harness.core.deadline import Deadline
+from harness.evidence.recorder import EvidenceRecorder
+from harness.evidence.provenance import harness_digest, source_dirty, source_revision
+from harness.core.records import Accounting, AttemptRecord, CellIdentity, Provenance, Timing, utc_now
+from harness.evidence.secret_scan import describe, secrets_from_environment
+from harness.core.verdicts import StoryOutcome, Verdict
+
+
+class RunSettings(BaseModel):
+    """Everything a run needs besides the cells; each CLI flag of `harness run` is one field."""
+
+    campaign: str
+    results: Path = Path("results")
+    max_automatic_retries: Literal[0, 1] = 0
+    scripted_persona: str | None = None
+    pace_s: float | None = None
+
+
+class AttemptContext(BaseModel):
+    """What a journey factory is handed to build the story's world."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    cell: Cell
+    settings: RunSettings
+    recorder: EvidenceRecorder
+    deadline: Deadline
+
+
+class Conclusion(BaseModel):
+    """What the journey learned by the end, beyond checks: timing, accounting, the oracle's image."""
+
+    agent_run_s: float | None = None
+    accounting: Accounting = Accounting()
+    oracle_image: str | None = None
+
+
+OpenJourney = Callable[[AttemptContext], AbstractContextManager[Any]]
+
+
+def new_campaign_id() -> str:
+    """Time-ordered and unique across machines, so merged results never collide."""
+    return f"{datetime.now().strftime('%Y%m%dT%H%M%S')}-{random_tokens.token_hex(3)}"
+
+
+def new_attempt_id(cell_folder: Path) -> str:
+    """Ordinal for people, random suffix so attempts from different machines never collide."""
+    number = 1 + sum(1 for child in cell_folder.iterdir() if child.is_dir()) if cell_folder.is_dir() else 1
+    return f"{number}-{random_tokens.token_hex(4)}"
+
+
+def run_cell(
+    cell: Cell,
+    settings: RunSettings,
+    open_journey: OpenJourney,
+    secret_patterns: Mapping[str, re.Pattern[bytes]] | None = None,
+) -> list[AttemptRecord]:
+    """All attempts of a cell: one, plus at most one retry after an infrastructure failure."""
+    attempts: list[AttemptRecord] = []
+    for _ in range(1 + settings.max_automatic_retries):
+        retry_of = attempts[-1].attempt if attempts else None
+        attempts.append(run_attempt(cell, settings, open_journey, secret_patterns, retry_of))
+        if attempts[-1].verdict is not Verdict.INFRASTRUCTURE_FAILED:
+            break
+    return attempts
+
+
+def _play(cell: Cell, context: AttemptContext, open_journey: OpenJourney) -> tuple[Verdict, str, Conclusion]:
+    """Run the story; the verdict the way it ended, before the checks are counted."""
+    story = importlib.import_module(cell.case.story).story
+    conclusion = Conclusion()
+    try:
+        with open_journey(context) as journey:
+            try:
+                story(journey)
+            finally:
+                conclusion = journey.conclude()
+    except StoryOutcome as outcome:
+        return outcome.verdict, outcome.reason, conclusion
+    except Exception as error:  # the harness or the machine broke, not the agent
+        (context.recorder.folder / "logs" / "harness-error.txt").write_text(traceback.format_exc())
+        return Verdict.INFRASTRUCTURE_FAILED, f"{type(error).__name__}: {error}", conclusion
+    return Verdict.PASSED, "", conclusion
+
+
+def run_attempt(
+    cell: Cell,
+    settings: RunSettings,
+    open_journey: OpenJourney,
+    secret_patterns: Mapping[str, re.Pattern[bytes]] | None = None,
+    retry_of: str | None = None,
+) -> AttemptRecord:
+    cell_folder = settings.results / settings.campaign / cell.execution_id
+    attempt_id = new_attempt_id(cell_folder)
+    recorder = EvidenceRecorder(cell_folder / attempt_id)
+    started = utc_now()
+    deadline = Deadline(cell.deadline_s)
+    conclusion = Conclusion()
+
+    unavailable = live_cell_unavailable_reason(cell)
+    if unavailable:
+        verdict, reason = Verdict.SKIPPED, unavailable
+    else:
+        context = AttemptContext(cell=cell, settings=settings, recorder=recorder, deadline=deadline)
+        try:
+            verdict, reason, conclusion = _play(cell, context, open_journey)
+        except KeyboardInterrupt:
+            verdict, reason = Verdict.INFRASTRUCTURE_FAILED, "interrupted by the user (Ctrl-C)"
+            _finish(recorder, cell, settings, attempt_id, retry_of, verdict, reason, started, deadline,
+                    conclusion, secret_patterns)  # fmt: skip
+            raise
+        failed = [check.id for check in recorder.failed_checks()]
+        if verdict is Verdict.PASSED and failed:
+            verdict, reason = Verdict.FAILED, "failed checks: " + ", ".join(failed)
+        elif verdict is Verdict.FAILED and failed:
+            reason = f"{reason} (failed checks: {', '.join(failed)})"
+    return _finish(recorder, cell, settings, attempt_id, retry_of, verdict, reason, started, deadline,
+                   conclusion, secret_patterns)  # fmt: skip
+
+
+def _finish(
+    recorder: EvidenceRecorder,
+    cell: Cell,
+    settings: RunSettings,
+    attempt_id: str,
+    retry_of: str | None,
+    verdict: Verdict,
+    reason: str,
+    started: datetime,
+    deadline: Deadline,
+    conclusion: Conclusion,
+    secret_patterns: Mapping[str, re.Pattern[bytes]] | None,
+) -> AttemptRecord:
+    """Scan for secrets, then write attempt.json: a leak fails the attempt and names the file only."""
+    known_secrets = secrets_from_environment()
+    ended = utc_now()
+    wall = (ended - started).total_seconds()
+    record = AttemptRecord(
+        campaign=settings.campaign,
+        attempt=attempt_id,
+        cell=CellIdentity(
+            execution_id=cell.execution_id, suite=cell.suite.name, profile=cell.profile.name,
+            environment=cell.environment.name, case=cell.case.name,
+        ),  # fmt: skip
+        verdict=verdict,
+        reason=reason,
+        retry_of=retry_of,
+        checks=recorder.checks,
+        timeline=recorder.timeline,
+        timing=Timing(
+            started_at=started,
+            ended_at=ended,
+            wall_s=round(wall, 3),
+            agent_run_s=conclusion.agent_run_s,
+            harness_overhead_s=None if conclusion.agent_run_s is None else round(wall - conclusion.agent_run_s, 3),
+            deadline_s=deadline.seconds,
+        ),
+        accounting=conclusion.accounting,
+        provenance=Provenance(
+            source_revision=source_revision(),
+            source_dirty=source_dirty(),
+            harness_digest=harness_digest(),
+            suite_definition_hash=suite_definition_hash(cell.suite),
+            oracle_image=conclusion.oracle_image,
+            evidence_mode=cell.evidence_mode,
+        ),
+        downloads=recorder.downloads,
+        screenshots=recorder.screenshots,
+        extra={"scripted_persona": settings.scripted_persona} if settings.scripted_persona else {},
+    )
+    path = recorder.write(record)
+    findings = recorder.withhold_secrets(known_secrets, secret_patterns)
+    if findings:
+        update: dict[str, Any] = {"verdict": Verdict.FAILED, "reason": f"secret found in evidence: {describe(findings)}"}
+        if any(finding.path == path.name for finding in findings):
+            # The record itself leaked: keep its shape, drop the free text that held the secret.
+            update |= {"checks": [c.model_copy(update={"detail": "(withheld)"}) for c in record.checks], "timeline": []}
+            path.with_name(path.name + ".withheld").unlink(missing_ok=True)
+        record = record.model_copy(update=update)
+        recorder.write(record)
+    return record

@@ -1,0 +1,110 @@
+"""`harness run`: select cells, run them as pytest items, summarise the verdicts.
+
+pytest does the running (selection by -k, -x, junit XML, xdist workers); this
+module only builds its command line and reads the attempt records back to
+print one screen a person can act on.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from harness.running.attempt import new_campaign_id
+from harness.core.catalog import Cell
+from harness.running import plugin
+from harness.results.packages import LoadedAttempt, campaign_package_folders, read_package
+from harness.running.plugin import STORY_CELLS_MODULE
+from harness.core.records import AttemptRecord
+from harness.results.summary import summarize_campaign
+from harness.core.verdicts import Verdict
+
+
+def pytest_arguments(
+    cells: Sequence[Cell],
+    campaign: str,
+    results: Path,
+    max_parallel: int = 1,
+    max_automatic_retries: int = 0,
+    headed: bool = False,
+    junitxml: Path | None = None,
+    scripted_persona: str | None = None,
+    pace_s: float | None = None,
+    extra: Sequence[str] = (),
+) -> list[str]:
+    args = [str(STORY_CELLS_MODULE), "-p", "no:cacheprovider", "-q", "-rfEs"]
+    args += ["--rootdir", str(STORY_CELLS_MODULE.parents[2]), "-o", "addopts=", "-o", "testpaths="]
+    for cell in cells:
+        args += ["--cell", cell.execution_id]
+    args += ["--campaign", campaign, "--results", str(results)]
+    args += ["--max-automatic-retries", str(max_automatic_retries)]
+    if max_parallel > 1:
+        args += ["-n", str(max_parallel), "--dist", "load"]
+    if headed:
+        args.append("--headed")
+    if junitxml:
+        args += ["--junitxml", str(junitxml)]
+    if scripted_persona:
+        args += ["--scripted-persona", scripted_persona]
+    if pace_s is not None:
+        args += ["--pace", str(pace_s)]
+    return args + list(extra)
+
+
+def campaign_attempts(results: Path, campaign: str) -> list[LoadedAttempt]:
+    """Every package of one campaign, read by the same reader the report uses."""
+    return [read_package(results, folder) for folder in campaign_package_folders(results / campaign)]
+
+
+def latest_records(attempts: Sequence[LoadedAttempt]) -> list[AttemptRecord]:
+    """The latest readable attempt of every cell (retries superseded by later ones)."""
+    latest: dict[str, AttemptRecord] = {}
+    for record in (attempt.record for attempt in attempts if attempt.record):
+        current = latest.get(record.cell.execution_id)
+        if current is None or record.timing.started_at > current.timing.started_at:
+            latest[record.cell.execution_id] = record
+    return [latest[key] for key in sorted(latest)]
+
+
+def summary(records: Sequence[AttemptRecord], results: Path, campaign: str) -> str:
+    lines = [f"campaign {campaign}: {len(records)} cell(s)"]
+    for record in records:
+        mode = record.provenance.evidence_mode.value
+        reason = f"  {record.reason}" if record.reason else ""
+        lines.append(f"  {record.verdict.value:<22} [{mode}] {record.cell.execution_id}{reason}")
+        lines.append(f"      evidence: {results / campaign / record.cell.execution_id / record.attempt}")
+    counts = Counter(record.verdict.value for record in records)
+    lines.append("verdicts: " + (", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items())) or "none"))
+    return "\n".join(lines)
+
+
+def exit_status(records: Sequence[AttemptRecord], expected: int) -> int:
+    """0 only when every selected cell has a record and every non-skipped one passed."""
+    if len(records) < expected:
+        return 1
+    ran = [record for record in records if record.verdict is not Verdict.SKIPPED]
+    return 0 if all(record.verdict is Verdict.PASSED for record in ran) else 1
+
+
+def run_cells(
+    cells: Sequence[Cell],
+    results: Path = Path("results"),
+    campaign: str | None = None,
+    **options: object,
+) -> int:
+    campaign = campaign or new_campaign_id()
+    results.mkdir(parents=True, exist_ok=True)
+    print(f"running {len(cells)} cell(s) in campaign {campaign}; evidence under {results / campaign}", flush=True)
+    pytest_status = pytest.main(pytest_arguments(cells, campaign, results, **options), plugins=[plugin])  # type: ignore[arg-type]
+    attempts = campaign_attempts(results, campaign)
+    records = latest_records(attempts)
+    print()
+    print(summary(records, results, campaign))
+    (results / campaign).mkdir(parents=True, exist_ok=True)
+    (results / campaign / "summary.json").write_text(summarize_campaign(campaign, attempts).model_dump_json(indent=2) + "\n")
+    if pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not records:
+        return int(pytest_status) or 1
+    return exit_status(records, len(cells))

@@ -1,0 +1,314 @@
+"""The journey: the world a story acts in, in a person's vocabulary.
+
+A story says "create the task", "wait until the agent has finished",
+"download the delivery", "send a message"; the journey turns each into page
+object calls (browser), API reads (to know when to look), evidence (a
+screenshot at every decision point, the ZIP and its sha256, the oracle
+result) and checks. Selectors live in the driver's page objects, JSON in its
+API client, paths in the evidence recorder: never in a story.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+from harness.running.attempt import AttemptContext, Conclusion
+from harness.products.testbed.api import Agent, ApiClient, Run, Task, WaitTimeout
+from harness.products.testbed.instance import TestbedInstance
+from harness.products.testbed.pages import TaskListPage, TaskPage
+from harness.products.testbed.secrets import SECRET_PATTERNS
+from harness.products.testbed.facts import lifecycle_facts
+from harness.journey_faults import FaultSteps
+from harness.checks.lifecycle import grade_lifecycle
+from harness.core.records import DownloadRecord
+from harness.core.verdicts import InfrastructureFailed, StoryFailed
+from oracle.contract import SOURCE_FILE
+
+SCRIPTED_PACE_S = 0.05
+FINISHED_STATUSES = {"done", "in_review", "blocked", "cancelled"}
+
+
+class Journey(FaultSteps):
+    """One attempt's product instance, browser page, deadline and evidence, for a story to use.
+
+    The fault steps (restart the controller, Stop, late feedback) live in
+    ``FaultSteps``; this class holds what every story does.
+    """
+
+    def __init__(self, context: AttemptContext, instance: TestbedInstance, browser_context: Any) -> None:
+        self.cell = context.cell
+        self.settings = context.settings
+        self.evidence = context.recorder
+        self.deadline = context.deadline
+        self.instance = instance
+        self.api: ApiClient = instance.api
+        self.browser_context = browser_context
+        self.page = browser_context.new_page()
+        self.tasks = TaskListPage(self.page, instance.base_url)
+        self.sent_messages: list[str] = []
+        self.last_message_id: int | None = None
+        self.pending_message: tuple[int, str, set[int]] | None = None
+        self.interrupted_run_ids: list[int] = []
+        self.restart_record = None
+        self.restart_paths = []
+        self.stop_record = None
+        self.current: TaskPage | None = None
+        self.oracle_image: str | None = None
+        self.lead = self._hire("Avery", "lead engineer")
+
+    # ---- the team ---------------------------------------------------------------
+
+    def _hire(self, name: str, role: str, reports_to: Agent | None = None) -> Agent:
+        """Create an agent with the cell's profile (a calibration run swaps in a faulty persona)."""
+        model = self.settings.scripted_persona or self.cell.profile.model
+        agent = self.api.create_agent(
+            name=name, role=role, adapter=self.cell.profile.adapter, model=model,
+            reports_to=reports_to.id if reports_to else None,
+        )  # fmt: skip
+        self.evidence.note("hire", f"{name} ({role}) on {self.cell.profile.adapter}/{model}")
+        return agent
+
+    def hire_teammate(self, name: str, role: str) -> Agent:
+        return self._hire(name, role, reports_to=self.lead)
+
+    # ---- what a person does in the browser ---------------------------------------
+
+    def wait(self, probe: Callable[[], Any], what: str) -> Any:
+        """Poll the product until ``probe`` answers, within what is left of the attempt deadline."""
+        try:
+            return self.api.wait_for(probe, timeout=self.deadline.budget(), what=what)
+        except WaitTimeout:
+            raise self.deadline.exceeded(f"waiting for {what}") from None
+
+    def screenshot(self, step: str) -> None:
+        path = self.evidence.screenshot_path(step)
+        self.page.screenshot(path=path, full_page=True)
+        self.evidence.thumbnail(path)
+
+    def create_task(self, title: str, body: str, assignee: Agent | None = None) -> Task:
+        """Open the product, fill the new-task form and land on the task's page."""
+        assignee = assignee or self.lead
+        self.tasks.open()
+        self.current = self.tasks.create_task(title=title, body=body, assignee=assignee.name)
+        task = self.api.task(self.current.task_id)
+        self.evidence.note("create task", f"task {task.id} {title!r} for {assignee.name}")
+        self.screenshot(f"task {task.id} created")
+        return task
+
+    def open_task(self, task: Task) -> None:
+        """Go to a task's page (for example back to the parent), as a person following a link would."""
+        self.current = TaskPage(self.page, self.instance.base_url, task.id).open()
+        self.evidence.note("open task", f"task {task.id}")
+
+    def open_child_task(self, parent: Task) -> Task:
+        """Wait until the lead has created a child task, then follow its link from the parent's page."""
+        self.wait(lambda: self.api.task(parent.id).children or None, f"a child task of task {parent.id}")
+        page = self._current_page()
+        if page.task_id != parent.id:
+            self.open_task(parent)
+        self.current = self._current_page().open_child(0)
+        child = self.api.task(self.current.task_id)
+        self.evidence.note("open child task", f"task {child.id} assigned to {child.assignee_name}")
+        self.screenshot(f"child task {child.id}")
+        return child
+
+    def reload(self) -> None:
+        self._current_page().reload()
+
+    def wait_until_source_saved(self, task: Task, filename: str = SOURCE_FILE) -> Run:
+        """Wait until a running run on the task has saved the source file: the moment to interrupt it.
+
+        If the task settles first (the agent finished or died before anyone
+        could see the file), the premise is gone: that is decided, not waited out.
+        """
+        def saved() -> Run | None:
+            current = self.api.task(task.id)
+            for run in current.runs:
+                if run.status == "running" and run.identity.pid and any(
+                    r.tool == "write_file" and r.target == filename for r in run.receipts
+                ):
+                    return run
+            return current.runs[-1] if current.settled and current.runs and not current.runs[-1].active else None
+
+        run = self.wait(saved, f"{filename} saved by a running run on task {task.id}")
+        if run.status != "running":
+            self._ended_before(run, f"{filename} was seen saved")
+        self.evidence.note("source saved", f"run {run.id} (pid {run.identity.pid}) saved {filename} on task {task.id}")
+        return run
+
+    def send_message(self, text: str, wait_until_shown: bool = True) -> None:
+        """Type into the current task's composer and send; the message must show exactly once.
+
+        ``wait_until_shown=False`` only presses Send: a fault injected "once the
+        message is persisted" (``restart_controller``) then waits for the
+        product's record instead of the page, and lands as early as it can.
+        """
+        page = self._current_page()
+        if wait_until_shown:
+            self.last_message_id = page.send_message(text).id
+        else:
+            known = {c.id for c in self.api.task(page.task_id).comments}
+            page.submit_message(text)
+            self.last_message_id = None
+            self.pending_message = (page.task_id, text, known)
+        self.sent_messages.append(text)
+        self.evidence.note("send message", text.splitlines()[0][:80])
+        if wait_until_shown:
+            self.screenshot("message sent")
+
+    def wait_until_finished(self, task: Task, what: str = "the agent to finish") -> Task:
+        """Wait until nothing runs or waits on the task and it left active work; then look at it."""
+        def finished() -> Task | None:
+            current = self.api.task(task.id)
+            return current if current.settled and current.status in FINISHED_STATUSES else None
+
+        current = self.wait(finished, f"{what} on task {task.id}")
+        page = self._current_page()
+        page.wait_until_status(current.status, timeout=self.deadline.budget(30))
+        self.evidence.note("finished", f"task {task.id} is {current.status}")
+        self.screenshot(f"task {task.id} {current.status}")
+        return current
+
+    def download_latest_delivery(self, task: Task, phase: str) -> DownloadRecord:
+        """Click the newest delivery's download link, as a person would, and keep the bytes."""
+        current = self.api.task(task.id)
+        if not current.deliveries:
+            self.evidence.check(f"delivery.{phase}", False, f"task {task.id} has no delivery to download")
+            raise StoryFailed(f"no delivery for {phase} on task {task.id}")
+        latest = current.deliveries[-1]
+        data = self._current_page().download_delivery_id(latest.id)
+        record = self.evidence.download(phase, data)
+        self.evidence.check(
+            f"delivery.{phase}.sha256", record.sha256 == latest.sha256,
+            f"downloaded {record.sha256}, product says {latest.sha256}", [record.path],
+        )  # fmt: skip
+        return record
+
+    def download_again(self, original: DownloadRecord, task: Task) -> None:
+        """The first delivery must still download with exactly its original bytes."""
+        delivery = next((d for d in self.api.task(task.id).deliveries if d.sha256 == original.sha256), None)
+        if delivery is None:
+            self.evidence.check("delivery.redownload-identical", False, f"no delivery with sha256 {original.sha256} any more")
+            return
+        data = self._current_page().download_delivery_id(delivery.id)
+        again = self.evidence.download(f"{original.phase}-again", data)
+        self.evidence.check(
+            "delivery.redownload-identical", again.sha256 == original.sha256,
+            f"{original.phase} downloaded again: {again.sha256} (originally {original.sha256})",
+            [original.path, again.path],
+        )  # fmt: skip
+
+    def require_different(self, first: DownloadRecord, second: DownloadRecord) -> None:
+        self.evidence.check(
+            "delivery.revision-differs", first.sha256 != second.sha256,
+            f"{first.phase} {first.sha256[:12]} vs {second.phase} {second.sha256[:12]}",
+            [first.path, second.path],
+        )  # fmt: skip
+
+    # ---- the independent oracle ----------------------------------------------------
+
+    def grade(self, download: DownloadRecord, mode: str) -> bool:
+        """Grade the downloaded ZIP in the locked-down container; the agent's word counts for nothing."""
+        from oracle import CannotGrade, grade
+
+        try:
+            result = grade(self.evidence.folder / download.path, mode)  # type: ignore[arg-type]
+        except CannotGrade as error:
+            raise InfrastructureFailed(f"the oracle could not grade: {error}") from None
+        self.oracle_image = result.image
+        path = self.evidence.oracle_result(download, mode, result.passed, result.model_dump(mode="json"))
+        failing = [check.id for check in result.checks if not check.passed]
+        detail = f"mode {mode}: passed" if result.passed else f"mode {mode}: failed {', '.join(failing)}"
+        self.evidence.check(f"oracle.{download.phase}", result.passed, detail, [download.path, path])
+        for check in result.checks:
+            if not check.passed:
+                self.evidence.check(f"oracle.{download.phase}.{check.id}", False, check.detail, [path])
+        return result.passed
+
+    # ---- the end of the attempt -------------------------------------------------------
+
+    def _current_page(self) -> TaskPage:
+        if self.current is None:
+            raise RuntimeError("the story has not opened a task yet")
+        return self.current
+
+    def conclude(self) -> Conclusion:
+        """Final screenshot, persisted records, lifecycle checks; returns timing and accounting facts."""
+        if self.current is not None:
+            self.current.reload()
+            if self.api.task(self.current.task_id).agent_replies():
+                self.current.scroll_latest_reply_into_view()
+            self.screenshot("final")
+        tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
+        records = self.evidence.snapshot("tasks", tasks)
+        self.evidence.snapshot("agents", self.api.agents())
+        self.evidence.snapshot("company", self.api.company())
+        self.evidence.snapshot("activity", self.api.activity())
+        facts = lifecycle_facts(tasks, self.sent_messages, self.interrupted_run_ids, self.lead.id,
+                                self.cell.case.max_run_records)  # fmt: skip
+        for check in grade_lifecycle(facts):
+            self.evidence.check(check.id, check.passed, check.detail, [records])
+        runs = [run for task in tasks for run in task.runs]
+        return Conclusion(
+            agent_run_s=round(_busy_s(runs), 3),
+            accounting={"cost_cents": sum(run.cost_cents for run in runs), "run_count": len(runs)},
+            oracle_image=self.oracle_image,
+        )
+
+
+def _busy_s(runs: list[Run]) -> float:
+    """Seconds during which at least one run was active: a lead waiting on its teammate counts once."""
+    spans = sorted(
+        (datetime.fromisoformat(run.started_at), datetime.fromisoformat(run.ended_at))
+        for run in runs if run.started_at and run.ended_at
+    )  # fmt: skip
+    busy, reach = 0.0, None
+    for start, end in spans:
+        if reach is None or start > reach:
+            busy, reach = busy + (end - start).total_seconds(), end
+        elif end > reach:
+            busy, reach = busy + (end - reach).total_seconds(), end
+    return busy
+
+
+def pace_for(context: AttemptContext) -> float:
+    """The scripted agent's step time: the command line wins, else the case's window, else fast.
+
+    A fault story needs the agent slow enough for a person to act between
+    its steps (the case says how slow); everything else runs fast.
+    """
+    if context.settings.pace_s is not None:
+        return context.settings.pace_s
+    return context.cell.case.scripted_pace_s or SCRIPTED_PACE_S
+
+
+def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
+    """Bind the session's browser; each attempt gets its own instance, context and trace."""
+
+    @contextmanager
+    def open_journey(context: AttemptContext) -> Iterator[Journey]:
+        pace = pace_for(context)
+        recorder = context.recorder
+        try:
+            instance = TestbedInstance(pace=pace).start()
+        except Exception as error:
+            raise InfrastructureFailed(f"the product did not start: {error}") from error
+        recorder.note("product started", f"{instance.base_url}, data folder {instance.data_dir}")
+        browser_context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
+        browser_context.tracing.start(screenshots=True, snapshots=True)
+        try:
+            yield Journey(context, instance, browser_context)
+        finally:
+            try:
+                browser_context.tracing.stop(path=recorder.folder / "trace.zip")
+                browser_context.close()
+            finally:
+                instance.stop_controller()
+                for log in instance.log_paths():
+                    recorder.keep_file(log, f"logs/{log.name}")
+                instance.close()
+
+    return open_journey

@@ -1,0 +1,22 @@
+"""The one pytest test that runs a story cell; the plugin parametrizes it with the selection."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.running.attempt import RunSettings, run_cell
+from harness.core.catalog import Cell
+from harness.running.journey import SECRET_PATTERNS, journey_factory
+from harness.running.plugin import browser_type_launch_args  # noqa: F401  a module fixture outranks pytest-playwright's
+from harness.core.verdicts import Verdict
+
+
+def test_cell(cell: Cell, run_settings: RunSettings, browser, record_property) -> None:
+    attempts = run_cell(cell, run_settings, journey_factory(browser), SECRET_PATTERNS)
+    final = attempts[-1]
+    record_property("verdict", final.verdict.value)
+    record_property("attempts", len(attempts))
+    if final.verdict is Verdict.SKIPPED:
+        pytest.skip(final.reason)
+    if final.verdict is not Verdict.PASSED:
+        pytest.fail(f"{final.verdict.value}: {final.reason}", pytrace=False)
