@@ -59,9 +59,14 @@ class Profile(_Frozen):
 
 
 class Environment(_Frozen):
-    """Where the runner executes; only ``local`` today, ``container`` later."""
+    """Where the runner executes (only ``local`` today, ``container`` later) and which product it serves.
+
+    ``product`` names the driver package under ``harness.products`` that a
+    cell of this environment starts and drives.
+    """
 
     name: Name
+    product: Name = "testbed"
     description: str = ""
 
 

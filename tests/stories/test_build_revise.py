@@ -14,19 +14,14 @@ import zipfile
 from pathlib import Path
 
 import psutil
-from harness_runs import attempts, harness_run
+from harness_runs import attempts, harness_run, processes_naming, processes_of
 
 from harness.core.verdicts import Verdict
 
 CELL = "everyday-workflows-scripted.scripted.local.build-revise"
 
 
-def product_processes() -> list[psutil.Process]:
-    return [p for p in psutil.process_iter(["cmdline"]) if "testbed" in " ".join(p.info["cmdline"] or [])]
-
-
 def test_build_revise_passes_and_leaves_a_complete_evidence_package(tmp_path: Path) -> None:
-    before = {p.pid for p in product_processes()}
     done = harness_run(tmp_path, "--id", "build-revise")
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"passed                 [scripted] {CELL}" in done.stdout
@@ -56,7 +51,7 @@ def test_build_revise_passes_and_leaves_a_complete_evidence_package(tmp_path: Pa
     assert record.provenance.oracle_image and record.provenance.harness_digest
     assert record.timing.agent_run_s and record.timing.harness_overhead_s is not None
 
-    assert {p.pid for p in product_processes()} <= before, "a product process outlived the attempt"
+    assert processes_of(tmp_path) == [], "a product process outlived the attempt"
 
 
 def test_a_leaked_secret_fails_the_attempt_and_names_the_file_not_the_secret(tmp_path: Path) -> None:
@@ -107,14 +102,6 @@ def test_ctrl_c_mid_story_tears_the_product_down_and_keeps_the_attempt(tmp_path:
     assert record.verdict is Verdict.INFRASTRUCTURE_FAILED and "interrupted" in record.reason
     assert processes_naming(temp) == [], "processes of the product outlived Ctrl-C"
     shutil.rmtree(temp, ignore_errors=True)
-
-
-def processes_naming(folder: Path) -> list[psutil.Process]:
-    found = []
-    for process in psutil.process_iter(["cmdline"]):
-        if str(folder) in " ".join(process.info["cmdline"] or []) and process.status() != psutil.STATUS_ZOMBIE:
-            found.append(process)
-    return found
 
 
 def wait_for(probe, what: str, timeout: float = 60.0):  # type: ignore[no-untyped-def]

@@ -6,7 +6,7 @@ import uuid
 from pathlib import Path
 
 from harness.products.testbed import ApiClient
-from harness.products.testbed.api import Agent, Run, Task
+from harness.products.records import Agent, Run, Task
 from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE
 
 

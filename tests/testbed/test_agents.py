@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.products.testbed import ApiClient, TestbedInstance
-from harness.products.testbed.api import Agent, Task
+from harness.products.records import Agent, Task
 from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
 
 from product_helpers import new_agent, start_build
