@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
 
-from . import records
+from . import faults, records
 from .api import controller_of, insert_task
 from .controller import Controller, end_run_in, token_hash
 from .db import now, record_activity
@@ -115,8 +115,13 @@ def read_task(task_id: int, run: RunRow, request: Request) -> Task:
 
 @router.post("/inbox")
 def inbox(payload: InboxRequest, run: RunRow, request: Request) -> InboxResponse:
-    """Hand the run every unconsumed user message on its task and record that this run consumed them."""
+    """Hand the run every unconsumed user message on its task and record that this run consumed them.
+
+    A retry with the same ``event_id`` (the answer was lost) gets the same
+    messages again from the stored event, so none is consumed unseen.
+    """
     db = controller_of(request).db
+    first_read: list[int] = []
 
     def consume() -> dict[str, Any]:
         conn.execute(
@@ -127,10 +132,12 @@ def inbox(payload: InboxRequest, run: RunRow, request: Request) -> InboxResponse
         ids = [r["id"] for r in conn.execute("SELECT id FROM comments WHERE consume_event_id = ?", (payload.event_id,))]
         if ids:
             record_activity(conn, "messages_consumed", f"Run {run['id']} read messages {ids}", run["task_id"], run["id"])
+        first_read.extend(ids)
         return {"ids": ids}
 
     with db.transaction() as conn:
         ids = once(conn, run["id"], payload.event_id, "inbox", consume)["ids"]
+    faults.after_inbox_commit(first_read)
     return InboxResponse(messages=records.comments_by_ids(db, ids))
 
 

@@ -60,7 +60,7 @@ class Supervisor:
             "--model", spec.model,
             "--workspace", str(spec.workspace),
             "--pace", str(spec.pace),
-            "--runner-instance-id", spec.runner_instance_id,
+            f"--runner-instance-id={spec.runner_instance_id}",
         ]  # fmt: skip
         with open(spec.log_path, "ab") as log:
             process = subprocess.Popen(
@@ -74,6 +74,22 @@ class Supervisor:
             )
         self._children[process.pid] = process
         return Identity(pid=process.pid, start_time=psutil.Process(process.pid).create_time())
+
+    @staticmethod
+    def find(runner_instance_id: str) -> Identity | None:
+        """The live runner started with this instance id, found by its command line.
+
+        A controller that dies between spawning a runner and recording its pid
+        leaves the runner working; this is how the next controller finds it.
+        """
+        for process in psutil.process_iter(["pid", "cmdline", "status", "create_time"]):
+            try:
+                cmdline = process.info["cmdline"] or []
+                if process.info["status"] != psutil.STATUS_ZOMBIE and f"--runner-instance-id={runner_instance_id}" in cmdline:
+                    return Identity(pid=process.info["pid"], start_time=process.info["create_time"])
+            except psutil.Error:
+                continue
+        return None
 
     def spawned(self, pid: int) -> bool:
         """True for a runner this controller instance started (rather than re-adopted)."""

@@ -51,6 +51,11 @@ def nonce_in(text: str) -> str | None:
     return match.group(1) if match else None
 
 
+def ids_of(messages: list[dict[str, Any]]) -> str:
+    """The message ids a read returned, in its receipt, so a soak can prove each reached the agent once."""
+    return "ids " + (",".join(str(m["id"]) for m in messages) or "-")
+
+
 def strip_delegation(body: str) -> str:
     """The parent's request without the sentence that asks for delegation (the child must not delegate again)."""
     return re.sub(r"[^.\n]*\bteammate\s+[A-Za-z][\w.-]*[^.\n]*[.:]?[ \t]*\n?", "", body, count=1, flags=re.IGNORECASE).strip()
@@ -83,7 +88,7 @@ class ScriptedAgent:
         self.task: dict[str, Any] = context["task"]
         self.me: dict[str, Any] = context["agent"]
         new = self.api.inbox()
-        self.api.receipt("read_task", f"task {self.task['id']}", detail=f"{len(new)} new message(s)")
+        self.api.receipt("read_task", f"task {self.task['id']}", detail=f"{len(new)} new message(s), {ids_of(new)}")
         seen = {c["id"] for c in self.task["comments"]}
         self.user_texts = [c["body"] for c in self.task["comments"] if c["author_kind"] == "user"]
         self.user_texts += [m["body"] for m in new if m["id"] not in seen]
@@ -129,7 +134,7 @@ class ScriptedAgent:
         messages = self.api.inbox()
         if not messages:
             return False
-        self.api.receipt("read_inbox", f"{len(messages)} message(s)")
+        self.api.receipt("read_inbox", f"{len(messages)} message(s)", detail=ids_of(messages))
         if self.persona == "ignores-late-feedback":
             return False
         self.user_texts += [m["body"] for m in messages]
