@@ -56,6 +56,12 @@ def ids_of(messages: list[dict[str, Any]]) -> str:
     return "ids " + (",".join(str(m["id"]) for m in messages) or "-")
 
 
+def ids_in(detail: str) -> list[int]:
+    """The message ids a ``read_task``/``read_inbox`` receipt's detail names (inverse of :func:`ids_of`)."""
+    listed = detail.rpartition("ids ")[2]
+    return [int(part) for part in listed.split(",") if part.isdigit()] if "ids " in detail else []
+
+
 def strip_delegation(body: str) -> str:
     """The parent's request without the sentence that asks for delegation (the child must not delegate again)."""
     return re.sub(r"[^.\n]*\bteammate\s+[A-Za-z][\w.-]*[^.\n]*[.:]?[ \t]*\n?", "", body, count=1, flags=re.IGNORECASE).strip()

@@ -16,6 +16,7 @@ import uuid
 import pytest
 
 from harness.driver import TestbedInstance
+from testbed.adapters.scripted import ids_in
 from testbed.faults import DIE_AFTER_INBOX_COMMIT, ENV
 
 from product_helpers import new_agent
@@ -44,7 +45,7 @@ def test_no_message_lost_when_the_controller_dies_right_after_consuming(testbed_
         assert stored.consumed_by_run_id is not None, f"kill {kill}: message {message.id} was never consumed"
         answers = [c for c in done.agent_replies() if c.run_id == stored.consumed_by_run_id and nonce in c.body]
         receipts = api.run(stored.consumed_by_run_id).receipts
-        handed = [r for r in receipts if r.tool in ("read_task", "read_inbox") and str(message.id) in r.detail.split("ids ")[-1].split(",")]
+        handed = [r for r in receipts if r.tool in ("read_task", "read_inbox") and message.id in ids_in(r.detail)]
         if len(answers) != 1 or len(handed) != 1:
             lost.append(f"kill {kill}: message {message.id} answered {len(answers)}x, read {len(handed)}x by run {stored.consumed_by_run_id}")
 
