@@ -18,6 +18,8 @@ from pathlib import Path
 
 import psutil
 
+from .environment import minimal_environment
+
 START_TIME_TOLERANCE = 0.05
 
 
@@ -51,15 +53,16 @@ class Supervisor:
     def spawn(self, spec: RunnerSpec) -> Identity:
         spec.log_path.parent.mkdir(parents=True, exist_ok=True)
         spec.workspace.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, "TESTBED_RUN_TOKEN": spec.token}
+        env = minimal_environment(TESTBED_RUN_TOKEN=spec.token)
+        # option=value: a value (an agent's model, say) can never be read as another option
         command = [
             sys.executable, "-m", "testbed.runner",
-            "--controller", spec.controller_url,
-            "--run-id", str(spec.run_id),
-            "--adapter", spec.adapter,
-            "--model", spec.model,
-            "--workspace", str(spec.workspace),
-            "--pace", str(spec.pace),
+            f"--controller={spec.controller_url}",
+            f"--run-id={spec.run_id}",
+            f"--adapter={spec.adapter}",
+            f"--model={spec.model}",
+            f"--workspace={spec.workspace}",
+            f"--pace={spec.pace}",
             f"--runner-instance-id={spec.runner_instance_id}",
         ]  # fmt: skip
         with open(spec.log_path, "ab") as log:

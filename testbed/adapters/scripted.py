@@ -25,6 +25,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from ..environment import minimal_environment
 from . import AgentSession
 from .slugify_project import Requirements, project
 
@@ -202,7 +203,7 @@ class ScriptedAgent:
             cwd=self.s.workspace,
             capture_output=True,
             text=True,
-            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+            env=minimal_environment(PYTHONDONTWRITEBYTECODE="1"),
             timeout=120,
         )
         tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or [""]
