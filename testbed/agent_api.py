@@ -288,7 +288,7 @@ async def upload_delivery(run: RunRow, request: Request) -> Delivery:
     The body is read here, not by the framework, so a run that can no longer
     act is refused before a byte of its upload is read or written anywhere,
     and an upload larger than a delivery may be is cut off while it streams.
-    A replay of an upload that was applied still gets its first answer.
+    While the run is running, a replay of an applied upload gets its first answer.
     """
     controller: Controller = controller_of(request)
     if run["status"] != "running":
