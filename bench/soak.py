@@ -27,7 +27,7 @@ import httpx
 from pydantic import BaseModel
 
 # The one import of the product's instance: it is moving to harness.products.testbed.instance.
-from harness.driver import TestbedInstance
+from harness.products.testbed import TestbedInstance
 from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
 from testbed.adapters.scripted import ids_in
 

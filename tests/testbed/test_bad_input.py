@@ -14,7 +14,7 @@ import httpx
 import pytest
 from fastapi.routing import APIRoute
 
-from harness.driver import ApiClient, TestbedInstance
+from harness.products.testbed import ApiClient, TestbedInstance
 from testbed import agent_api, api as public_api, web
 from testbed.body_deadline import ENV as BODY_TIMEOUT_ENV
 from testbed.environment import minimal_environment

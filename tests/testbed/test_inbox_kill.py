@@ -15,7 +15,7 @@ import uuid
 
 import pytest
 
-from harness.driver import TestbedInstance
+from harness.products.testbed import TestbedInstance
 from testbed.adapters.scripted import ids_in
 from testbed.faults import DIE_AFTER_INBOX_COMMIT, ENV
 
