@@ -44,9 +44,9 @@ calibrate: prerequisites
 	$(PY) -m calibration $(ARGS)
 
 bench: prerequisites
-	$(PY) -m oracle bench
-	$(PY) -m harness.bench
-	$(PY) -m harness.report.bench
+	$(PY) -m bench.oracle
+	$(PY) -m bench.harness
+	$(PY) -m bench.report
 
 testbed: venv
 	$(PY) -m testbed serve --data .cache/testbed --port 8765
@@ -55,7 +55,7 @@ report: venv
 	$(VENV)/bin/harness report $(ARGS)
 
 bench-report: venv
-	$(PY) -m harness.report.bench $(ARGS)
+	$(PY) -m bench.report $(ARGS)
 
 clean:
 	rm -rf results report .cache .pytest_cache

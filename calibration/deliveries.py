@@ -13,10 +13,13 @@ from collections.abc import Callable
 from pydantic import BaseModel
 
 from calibration import sources
-from calibration.sources import GOOD_SLUGIFY, README, TESTS, gated, variant, with_main_prelude
+from calibration.sources import gated, variant, with_main_prelude
 from calibration.zips import incompressible, lying_size_zip, zip_bytes
-from oracle import checks as ids
-from oracle.contract import MODES, Mode
+from oracle import checks as engine
+from oracle.tasks.slugify import checks as ids
+from oracle.tasks.slugify import reference
+from oracle.tasks.slugify.contract import MODES, Mode
+from oracle.tasks.slugify.reference import GOOD_SLUGIFY, TESTS
 
 
 class HostTraps(BaseModel):
@@ -37,10 +40,9 @@ class Case(BaseModel):
 
 
 def project(slugify_source: str = GOOD_SLUGIFY, tests: str = TESTS, extra: dict[str, str | bytes] | None = None, folder: str = "slugify-tool/") -> dict[str, str | bytes]:
-    """The files of a delivery, inside one top-level folder as most ZIP tools make them."""
-    files = {f"{folder}slugify.py": slugify_source, f"{folder}README.md": README, f"{folder}tests/test_slugify.py": tests}
-    files.update({f"{folder}{name}": content for name, content in (extra or {}).items()})
-    return files
+    """The task's reference delivery with one part swapped, inside one top-level folder as most ZIP tools make them."""
+    files: dict[str, str | bytes] = {**reference.files(), "slugify.py": slugify_source, "tests/test_slugify.py": tests, **(extra or {})}
+    return {f"{folder}{name}": content for name, content in files.items()}
 
 
 def _static(files: dict[str, str | bytes], **kwargs) -> Callable[[HostTraps], bytes]:
@@ -79,11 +81,11 @@ def cases() -> list[Case]:
         Case(name="shadowing-package", mode="base", expected=ids.STRUCTURE_SINGLE_MODULE, build=_static(project(extra={"slugify/__init__.py": "def slugify(text):\n    return text\n"}))),
     ]
     archives = [
-        Case(name="path-traversal", mode="base", expected=ids.INTAKE_SAFE_PATHS, build=_static({**project(), "slugify-tool/../../escaped.py": "x = 1\n"})),
-        Case(name="absolute-path", mode="base", expected=ids.INTAKE_SAFE_PATHS, build=_static({**project(), "/tmp/escaped.py": "x = 1\n"})),
-        Case(name="symlink", mode="base", expected=ids.INTAKE_NO_LINKS, build=_static(project(), links={"slugify-tool/notes.txt": "/etc/passwd"})),
-        Case(name="zip-bomb", mode="base", expected=ids.INTAKE_LIMITS, build=_static(project(extra={"data.bin": b"\0" * (1900 * 1024)}))),
-        Case(name="lying-size-header", mode="base", expected=ids.INTAKE_HONEST_SIZES,
+        Case(name="path-traversal", mode="base", expected=engine.INTAKE_SAFE_PATHS, build=_static({**project(), "slugify-tool/../../escaped.py": "x = 1\n"})),
+        Case(name="absolute-path", mode="base", expected=engine.INTAKE_SAFE_PATHS, build=_static({**project(), "/tmp/escaped.py": "x = 1\n"})),
+        Case(name="symlink", mode="base", expected=engine.INTAKE_NO_LINKS, build=_static(project(), links={"slugify-tool/notes.txt": "/etc/passwd"})),
+        Case(name="zip-bomb", mode="base", expected=engine.INTAKE_LIMITS, build=_static(project(extra={"data.bin": b"\0" * (1900 * 1024)}))),
+        Case(name="lying-size-header", mode="base", expected=engine.INTAKE_HONEST_SIZES,
              build=lambda traps: lying_size_zip(project(extra={"data.bin": incompressible(40_000)}), "slugify-tool/data.bin", 100)),
     ]
     escapes = [

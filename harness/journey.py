@@ -25,7 +25,7 @@ from harness.journey_faults import FaultSteps
 from harness.lifecycle import grade_lifecycle
 from harness.records import DownloadRecord
 from harness.verdicts import InfrastructureFailed, StoryFailed
-from oracle.contract import SOURCE_FILE
+from oracle.tasks.slugify.contract import SOURCE_FILE
 
 SCRIPTED_PACE_S = 0.05
 FINISHED_STATUSES = {"done", "in_review", "blocked", "cancelled"}

@@ -22,7 +22,7 @@ from harness.faults.restart import MessageState, RestartRecord, RestartSnapshot,
 from harness.faults.stop import ShortReplyView, StopRecord, stop_checks
 from harness.records import CheckRecord
 from harness.verdicts import InfrastructureFailed, StoryFailed, Unexercised
-from oracle.contract import SOURCE_FILE
+from oracle.tasks.slugify.contract import SOURCE_FILE
 
 if TYPE_CHECKING:
     from harness.journey import Journey

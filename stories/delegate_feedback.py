@@ -10,7 +10,7 @@ it, and the lead may only report back once that final delivery exists.
 from __future__ import annotations
 
 from harness.journey import Journey
-from oracle.contract import DELEGATE_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, delegation_task
+from oracle.tasks.slugify.contract import DELEGATE_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, delegation_task
 
 
 def story(journey: Journey) -> None:

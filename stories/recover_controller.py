@@ -12,7 +12,7 @@ from __future__ import annotations
 import signal
 
 from harness.journey import Journey
-from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
 
 
 def recover(journey: Journey, sig: signal.Signals) -> None:

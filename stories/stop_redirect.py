@@ -10,7 +10,7 @@ running, and the workspace exactly as it was when Stop took effect.
 from __future__ import annotations
 
 from harness.journey import Journey
-from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR, nonce_request
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR, nonce_request
 
 
 def story(journey: Journey) -> None:

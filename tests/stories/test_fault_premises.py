@@ -20,7 +20,7 @@ from harness.deadline import Deadline
 from harness.evidence import EvidenceRecorder
 from harness.journey import Journey, journey_factory
 from harness.verdicts import Unexercised
-from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR, nonce_request
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR, nonce_request
 
 
 @pytest.fixture
