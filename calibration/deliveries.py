@@ -19,7 +19,6 @@ from oracle import checks as engine
 from oracle.tasks.slugify import checks as ids
 from oracle.tasks.slugify import reference
 from oracle.tasks.slugify.contract import MODES, Mode
-from oracle.tasks.slugify.reference import GOOD_SLUGIFY, TESTS
 
 
 class HostTraps(BaseModel):
@@ -39,7 +38,7 @@ class Case(BaseModel):
     build: Callable[[HostTraps], bytes]
 
 
-def project(slugify_source: str = GOOD_SLUGIFY, tests: str = TESTS, extra: dict[str, str | bytes] | None = None, folder: str = "slugify-tool/") -> dict[str, str | bytes]:
+def project(slugify_source: str = reference.GOOD_SLUGIFY, tests: str = reference.TESTS, extra: dict[str, str | bytes] | None = None, folder: str = "slugify-tool/") -> dict[str, str | bytes]:
     """The task's reference delivery with one part swapped, inside one top-level folder as most ZIP tools make them."""
     files: dict[str, str | bytes] = {**reference.files(), "slugify.py": slugify_source, "tests/test_slugify.py": tests, **(extra or {})}
     return {f"{folder}{name}": content for name, content in files.items()}
@@ -50,7 +49,7 @@ def _static(files: dict[str, str | bytes], **kwargs) -> Callable[[HostTraps], by
 
 
 WRONG_BUT_SELF_TESTED = variant('.strip("-")\n', "\n")
-SELF_TESTS_OF_WRONG = TESTS.replace('self.assertEqual(slugify("Hello World"), "hello-world")', 'self.assertEqual(slugify("Hello World!"), "hello-world-")')
+SELF_TESTS_OF_WRONG = reference.TESTS.replace('self.assertEqual(slugify("Hello World"), "hello-world")', 'self.assertEqual(slugify("Hello World!"), "hello-world-")')
 
 ESCAPE_HOST_FILE = 'import os\ntry:\n    _SEEN = open({path!r}).read()\nexcept OSError:\n    _SEEN = ""\n'
 ESCAPE_LOOPBACK = 'import urllib.request\ntry:\n    _SEEN = urllib.request.urlopen("http://127.0.0.1:{port}/", timeout=2).read().decode()\nexcept Exception:\n    _SEEN = ""\n'
@@ -77,7 +76,7 @@ def cases() -> list[Case]:
         Case(name="zero-length-accepted", mode="max-length", expected=ids.MAX_LENGTH_INVALID_REJECTED, build=_static(project(variant("if number < 1:", "if number < 0:")))),
         Case(name="negative-length-accepted", mode="max-length", expected=ids.MAX_LENGTH_INVALID_REJECTED, build=_static(project(variant("if number < 1:", "if number == 0:")))),
         Case(name="non-integer-length-accepted", mode="max-length", expected=ids.MAX_LENGTH_INVALID_REJECTED, build=_static(project(variant("number = int(value)", "number = int(float(value))")))),
-        Case(name="duplicate-module", mode="base", expected=ids.STRUCTURE_SINGLE_MODULE, build=_static(project(extra={"src/slugify.py": GOOD_SLUGIFY}))),
+        Case(name="duplicate-module", mode="base", expected=ids.STRUCTURE_SINGLE_MODULE, build=_static(project(extra={"src/slugify.py": reference.GOOD_SLUGIFY}))),
         Case(name="shadowing-package", mode="base", expected=ids.STRUCTURE_SINGLE_MODULE, build=_static(project(extra={"slugify/__init__.py": "def slugify(text):\n    return text\n"}))),
     ]
     archives = [
