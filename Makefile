@@ -45,9 +45,9 @@ calibrate: prerequisites
 	$(PY) -m calibration $(ARGS)
 
 bench: prerequisites
-	$(PY) -m oracle bench
-	$(PY) -m harness.bench
-	$(PY) -m harness.results.report.bench
+	$(PY) -m bench.oracle
+	$(PY) -m bench.harness
+	$(PY) -m bench.report
 
 soak: venv
 	$(PY) -m bench.soak $(ARGS)
@@ -59,7 +59,7 @@ report: venv
 	$(VENV)/bin/harness report $(ARGS)
 
 bench-report: venv
-	$(PY) -m harness.results.report.bench $(ARGS)
+	$(PY) -m bench.report $(ARGS)
 
 clean:
 	rm -rf results report .cache .pytest_cache

@@ -18,7 +18,7 @@ from harness.products.testbed import ApiClient, TestbedInstance
 from testbed import agent_api, api as public_api, web
 from testbed.body_deadline import ENV as BODY_TIMEOUT_ENV
 from testbed.environment import minimal_environment
-from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
 
 from product_helpers import new_agent, runner_token
 
