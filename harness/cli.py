@@ -176,6 +176,16 @@ def _cmd_summary(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_clean(args: argparse.Namespace) -> int:
+    from harness.running.ownership import owned_root, remove_dead_owners
+
+    removed = remove_dead_owners()
+    for item in removed:
+        print(f"removed {item.folder} ({item.processes} process(es) ended)")
+    print(f"{len(removed)} folder(s) of dead runs removed from {owned_root()}; runs still alive were left alone")
+    return 0
+
+
 def _add_results_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--results", type=Path, action="append", default=[], metavar="DIR",
@@ -256,6 +266,9 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: more pytest arguments (-k, -x)")
     run_parser.set_defaults(func=_cmd_run)
 
+    clean = commands.add_parser("clean", help="end the processes and remove the folders that killed runs left behind")
+    clean.set_defaults(func=_cmd_clean)
+
     _add_report_commands(commands)
     return parser
 
@@ -274,7 +287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except (SelectionError, UsageError) as error:
-        print(f"{PROG} {args.command}: {error}", file=sys.stderr)
+        print(f"{PROG}: {error}", file=sys.stderr)
         return USAGE_ERROR
 
 
