@@ -13,44 +13,32 @@ from pathlib import Path
 
 import pytest
 
-from harness.running.attempt import new_campaign_id
-from harness.core.catalog import Cell
+from harness.core.settings import RunSettings
 from harness.running import plugin
 from harness.results.packages import LoadedAttempt, campaign_package_folders, read_package
-from harness.running.plugin import STORY_CELLS_MODULE
+from harness.running.plugin import SETTINGS_OPTION, STORY_CELLS_MODULE
 from harness.core.records import AttemptRecord
 from harness.results.summary import summarize_campaign
 from harness.core.verdicts import Verdict
 
 
-def pytest_arguments(
-    cells: Sequence[Cell],
-    campaign: str,
-    results: Path,
-    max_parallel: int = 1,
-    max_automatic_retries: int = 0,
-    headed: bool = False,
-    junitxml: Path | None = None,
-    scripted_persona: str | None = None,
-    pace_s: float | None = None,
-    extra: Sequence[str] = (),
-) -> list[str]:
-    args = [str(STORY_CELLS_MODULE), "-p", "no:cacheprovider", "-q", "-rfEs"]
+def pytest_arguments(settings: RunSettings, extra: Sequence[str] = ()) -> list[str]:
+    """pytest's command line for a run: the settings travel whole, as JSON in one option.
+
+    The plugin is loaded with `-p` (not `pytest.main(plugins=...)`) because
+    xdist workers rebuild their configuration from this command line only.
+    pytest's and pytest-playwright's own options (`-n`, `--junitxml`, `--headed`)
+    are derived here from the settings, never set separately.
+    """
+    args = [str(STORY_CELLS_MODULE), "-p", plugin.__name__, "-p", "no:cacheprovider", "-q", "-rfEs"]
     args += ["--rootdir", str(STORY_CELLS_MODULE.parents[2]), "-o", "addopts=", "-o", "testpaths="]
-    for cell in cells:
-        args += ["--cell", cell.execution_id]
-    args += ["--campaign", campaign, "--results", str(results)]
-    args += ["--max-automatic-retries", str(max_automatic_retries)]
-    if max_parallel > 1:
-        args += ["-n", str(max_parallel), "--dist", "load"]
-    if headed:
+    args += [SETTINGS_OPTION, settings.model_dump_json()]
+    if settings.max_parallel > 1:
+        args += ["-n", str(settings.max_parallel), "--dist", "load"]
+    if settings.headed:
         args.append("--headed")
-    if junitxml:
-        args += ["--junitxml", str(junitxml)]
-    if scripted_persona:
-        args += ["--scripted-persona", scripted_persona]
-    if pace_s is not None:
-        args += ["--pace", str(pace_s)]
+    if settings.junitxml:
+        args += ["--junitxml", str(settings.junitxml)]
     return args + list(extra)
 
 
@@ -89,16 +77,12 @@ def exit_status(records: Sequence[AttemptRecord], expected: int) -> int:
     return 0 if all(record.verdict is Verdict.PASSED for record in ran) else 1
 
 
-def run_cells(
-    cells: Sequence[Cell],
-    results: Path = Path("results"),
-    campaign: str | None = None,
-    **options: object,
-) -> int:
-    campaign = campaign or new_campaign_id()
+def run_cells(settings: RunSettings, extra: Sequence[str] = ()) -> int:
+    """Run the settings' cells through pytest, then print and write the campaign's summary."""
+    results, campaign = settings.results, settings.campaign
     results.mkdir(parents=True, exist_ok=True)
-    print(f"running {len(cells)} cell(s) in campaign {campaign}; evidence under {results / campaign}", flush=True)
-    pytest_status = pytest.main(pytest_arguments(cells, campaign, results, **options), plugins=[plugin])  # type: ignore[arg-type]
+    print(f"running {len(settings.cells)} cell(s) in campaign {campaign}; evidence under {results / campaign}", flush=True)
+    pytest_status = pytest.main(pytest_arguments(settings, extra))
     attempts = campaign_attempts(results, campaign)
     records = latest_records(attempts)
     print()
@@ -107,4 +91,4 @@ def run_cells(
     (results / campaign / "summary.json").write_text(summarize_campaign(campaign, attempts).model_dump_json(indent=2) + "\n")
     if pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not records:
         return int(pytest_status) or 1
-    return exit_status(records, len(cells))
+    return exit_status(records, len(settings.cells))
