@@ -18,6 +18,10 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 
+# The one pytest option that carries a run's settings, as JSON, to pytest and to every xdist worker.
+SETTINGS_OPTION = "--run-settings"
+
+
 def new_campaign_id() -> str:
     """Time-ordered and unique across machines, so merged results never collide."""
     return f"{datetime.now().strftime('%Y%m%dT%H%M%S')}-{random_tokens.token_hex(3)}"

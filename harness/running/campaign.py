@@ -13,13 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.settings import RunSettings
-from harness.running import plugin
+from harness.core.settings import SETTINGS_OPTION, RunSettings
 from harness.results.packages import LoadedAttempt, campaign_package_folders, read_package
-from harness.running.plugin import SETTINGS_OPTION, STORY_CELLS_MODULE
 from harness.core.records import AttemptRecord
 from harness.results.summary import summarize_campaign
 from harness.core.verdicts import Verdict
+
+# Named, not imported: pytest imports the plugin itself (`-p`), so it can rewrite its asserts,
+# and each xdist worker does the same from the command line it is given.
+PLUGIN = "harness.running.plugin"
+STORY_CELLS_MODULE = Path(__file__).with_name("story_cells.py")
 
 
 def pytest_arguments(settings: RunSettings, extra: Sequence[str] = ()) -> list[str]:
@@ -30,7 +33,7 @@ def pytest_arguments(settings: RunSettings, extra: Sequence[str] = ()) -> list[s
     pytest's and pytest-playwright's own options (`-n`, `--junitxml`, `--headed`)
     are derived here from the settings, never set separately.
     """
-    args = [str(STORY_CELLS_MODULE), "-p", plugin.__name__, "-p", "no:cacheprovider", "-q", "-rfEs"]
+    args = [str(STORY_CELLS_MODULE), "-p", PLUGIN, "-p", "no:cacheprovider", "-q", "-rfEs"]
     args += ["--rootdir", str(STORY_CELLS_MODULE.parents[2]), "-o", "addopts=", "-o", "testpaths="]
     args += [SETTINGS_OPTION, settings.model_dump_json()]
     if settings.max_parallel > 1:

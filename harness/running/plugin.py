@@ -12,17 +12,13 @@ JSON: same cells, same campaign id.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import Playwright
 
-from harness.core.settings import RunSettings
+from harness.core.settings import SETTINGS_OPTION, RunSettings
 from harness.running.browser import launch_options
 from harness.running.selection import select
 
-STORY_CELLS_MODULE = Path(__file__).with_name("story_cells.py")
-SETTINGS_OPTION = "--run-settings"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -1,0 +1,54 @@
+"""Two cells at once through `harness run --max-parallel 2`: real Chromium, real testbed, real oracle container.
+
+Each xdist worker must load the harness plugin, read the same settings (same
+campaign) and start its own product instance; the controller prints one
+progress line per cell and one summary.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from pathlib import Path
+
+from harness_runs import attempts, harness_run
+
+from harness.core.verdicts import Verdict
+
+CELLS = (
+    "everyday-workflows-scripted.scripted.local.build-revise",
+    "everyday-workflows-scripted.scripted.local.stop-redirect",
+)
+
+
+def test_two_cells_run_at_once_each_with_its_own_product_and_package(tmp_path: Path) -> None:
+    done = harness_run(tmp_path, "--id", CELLS[0], "--id", CELLS[1], "--max-parallel", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "unrecognized arguments" not in done.stderr
+    for cell in CELLS:
+        assert f"passed                 [scripted] {cell}" in done.stdout
+    progress = [line for line in done.stdout.splitlines() if re.match(r"\[\d/2\] ", line)]
+    assert len(progress) == 2 and {line.split()[2] for line in progress} == set(CELLS), done.stdout
+
+    records = {record.cell.execution_id: record for record in attempts(tmp_path)}
+    assert set(records) == set(CELLS)
+    assert {record.campaign for record in records.values()} == {"test"}
+    assert all(record.verdict is Verdict.PASSED for record in records.values())
+    first, second = records.values()
+    assert first.timing.started_at < second.timing.ended_at and second.timing.started_at < first.timing.ended_at, (
+        "the two cells did not run at the same time"
+    )
+
+    ports = set()
+    for cell, record in records.items():
+        package = tmp_path / "test" / cell / record.attempt
+        assert record.checks and all(check.passed for check in record.checks)
+        assert all(zipfile.is_zipfile(package / download.path) for download in record.downloads)
+        assert zipfile.is_zipfile(package / "trace.zip")
+        assert all((package / shot).stat().st_size > 0 for shot in record.screenshots)
+        ports |= set(re.findall(r"starting on http://127\.0\.0\.1:(\d+)", (package / "logs/controller.log").read_text()))
+    assert {download.phase for download in records[CELLS[0]].downloads} == {"build", "revision", "build-again"}
+    stop_package = tmp_path / "test" / CELLS[1] / records[CELLS[1]].attempt
+    assert (stop_package / "snapshots/stop.json").is_file()
+    assert len(ports) == 2, f"the cells shared a product instance: {ports}"
+    assert (tmp_path / "test" / "summary.json").is_file()
