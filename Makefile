@@ -11,7 +11,7 @@ help:
 	@echo "make story ID=build-revise   run one cell (short case id or full execution id)"
 	@echo "make test                    set up everything and run every test"
 	@echo "make calibrate               prove the oracle and the stories catch every bad delivery"
-	@echo "make bench                   print the speed figures (oracle, harness overhead, report)"
+	@echo "make bench                   print the speed figures (oracle, harness overhead, report, parallel cells)"
 	@echo "make oracle-image            build or verify the oracle's container image"
 	@echo "make testbed                 start the reference product on http://127.0.0.1:8765"
 
@@ -47,6 +47,7 @@ bench: prerequisites
 	$(PY) -m oracle bench
 	$(PY) -m harness.bench
 	$(PY) -m harness.results.report.bench
+	$(PY) -m bench.parallel
 
 testbed: venv
 	$(PY) -m testbed serve --data .cache/testbed --port 8765
