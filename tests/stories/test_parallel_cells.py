@@ -7,11 +7,17 @@ progress line per cell and one summary.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
-from harness_runs import attempts, harness_run
+from harness_runs import attempts, harness_run, processes_naming, wait_for
 
 from harness.core.verdicts import Verdict
 
@@ -52,3 +58,22 @@ def test_two_cells_run_at_once_each_with_its_own_product_and_package(tmp_path: P
     assert (stop_package / "snapshots/stop.json").is_file()
     assert len(ports) == 2, f"the cells shared a product instance: {ports}"
     assert (tmp_path / "test" / "summary.json").is_file()
+
+
+def test_ctrl_c_with_two_workers_leaves_no_product_or_browser_behind(tmp_path: Path) -> None:
+    # Both products and both Chromiums keep their data under this TMPDIR: that is how they are recognised.
+    temp = Path(tempfile.mkdtemp(prefix="ctrl-c-"))
+    command = [sys.executable, "-m", "harness.cli", "run", "--id", CELLS[0], "--id", CELLS[1], "--max-parallel", "2",
+               "--results", str(tmp_path), "--campaign", "test", "--pace", "0.5"]  # fmt: skip
+    harness = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               env={**os.environ, "TMPDIR": str(temp)})  # fmt: skip
+    runners = lambda: [p for p in processes_naming(temp) if "--workspace" in " ".join(p.cmdline())]  # noqa: E731
+    wait_for(lambda: len(runners()) >= 2, "a runner in each worker's product", timeout=120)
+    harness.send_signal(signal.SIGINT)
+    output, _ = harness.communicate(timeout=120)
+    assert harness.returncode != 0, output
+    records = attempts(tmp_path)
+    assert {record.cell.execution_id for record in records} <= set(CELLS)
+    assert any(record.verdict is Verdict.INFRASTRUCTURE_FAILED and "interrupted" in record.reason for record in records), output
+    assert processes_naming(temp) == [], "processes of a product or a browser outlived Ctrl-C"
+    shutil.rmtree(temp, ignore_errors=True)
