@@ -29,16 +29,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )  # fmt: skip
 
 
+SETTINGS_KEY = pytest.StashKey[RunSettings]()
+
+
 def settings_of(config: pytest.Config) -> RunSettings | None:
     """The run's settings, parsed once per process; None when pytest runs without `harness run`."""
-    cached: RunSettings | None = getattr(config, "_harness_settings", None)
-    if cached is None and config.option.harness_settings:
+    if SETTINGS_KEY not in config.stash and config.option.harness_settings:
         try:
-            cached = RunSettings.model_validate_json(config.option.harness_settings)
+            config.stash[SETTINGS_KEY] = RunSettings.model_validate_json(config.option.harness_settings)
         except ValueError as error:
             raise pytest.UsageError(f"{SETTINGS_OPTION}: {error}") from error
-        config._harness_settings = cached  # type: ignore[attr-defined]
-    return cached
+    return config.stash.get(SETTINGS_KEY, None)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -61,7 +62,7 @@ def run_settings(pytestconfig: pytest.Config) -> RunSettings:
     """The one settings object of this run; override it in a conftest to run cells differently."""
     settings = settings_of(pytestconfig)
     if settings is None:
-        raise pytest.UsageError(f"story cells need {SETTINGS_OPTION}: run them with `harness run`")
+        pytest.fail(f"story cells need {SETTINGS_OPTION}: run them with `harness run`", pytrace=False)
     return settings
 
 
