@@ -35,8 +35,8 @@ class Measurement(BaseModel):
 
 def measure(results: Path, campaign: str, max_parallel: int) -> Measurement:
     """Run every free cell once with the given parallelism, in its own campaign."""
-    command = [sys.executable, "-m", "harness.cli", "run", "--all", "--results", str(results),
-               "--campaign", campaign, "--max-parallel", str(max_parallel)]  # fmt: skip
+    command = [sys.executable, "-m", "harness.cli", "run", "--all", "--results", str(results), "--campaign", campaign]
+    command += ["--max-parallel", str(max_parallel)]
     started = time.perf_counter()
     done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     wall = time.perf_counter() - started
@@ -50,8 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-parallel", type=int, default=2, help="workers of the parallel run (default 2)")
     parser.add_argument("--repetitions", type=int, default=1, help="pairs of runs (default 1)")
     args = parser.parse_args(argv)
-    cells = subprocess.run([sys.executable, "-m", "harness.cli", "list", "--all"], capture_output=True, text=True, check=True)
-    print(f"parallel benchmark: {len(cells.stdout.split())} scripted cell(s), sequential vs --max-parallel {args.max_parallel}")
+    listing = [sys.executable, "-m", "harness.cli", "list", "--all"]
+    cells = subprocess.run(listing, capture_output=True, text=True, check=True).stdout.split()
+    print(f"parallel benchmark: {len(cells)} scripted cell(s), sequential vs --max-parallel {args.max_parallel}")
     runs: dict[int, list[Measurement]] = {1: [], args.max_parallel: []}
     with tempfile.TemporaryDirectory(prefix="everyday-bench-parallel-") as folder:
         for number in range(args.repetitions):
@@ -61,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
                 measured = measure(Path(folder), f"bench-{number}-n{workers}", workers)
                 runs[workers].append(measured)
                 verdicts = ", ".join(f"{n} {v}" for v, n in sorted(measured.verdicts.items())) or "no records"
-                print(f"  run {number + 1}, max-parallel {workers}: {measured.wall_s:.1f} s, exit {measured.exit_status} ({verdicts})")
+                label = f"run {number + 1}, max-parallel {workers}"
+                print(f"  {label}: {measured.wall_s:.1f} s, exit {measured.exit_status} ({verdicts})")
     sequential = statistics.median(m.wall_s for m in runs[1])
     parallel = statistics.median(m.wall_s for m in runs[args.max_parallel])
     ratio = sequential / parallel

@@ -27,9 +27,9 @@ def new_campaign_id() -> str:
     return f"{datetime.now().strftime('%Y%m%dT%H%M%S')}-{random_tokens.token_hex(3)}"
 
 
-def flag(name: str, help: str, metavar: str | None = None) -> dict[str, Any]:
+def flag(name: str, text: str, metavar: str | None = None) -> dict[str, Any]:
     """Field metadata that makes a field a `harness run` flag (read by the CLI's parser builder)."""
-    return {"flag": name, "metavar": metavar, "help": help}
+    return {"flag": name, "metavar": metavar, "help": text}
 
 
 class RunSettings(BaseModel):
@@ -44,9 +44,10 @@ class RunSettings(BaseModel):
 
     cells: tuple[str, ...] = Field(default=(), description="execution ids to run, from the selection flags")
     campaign: str = Field(
-        default_factory=new_campaign_id, min_length=1,
+        default_factory=new_campaign_id,
+        min_length=1,
         json_schema_extra=flag("--campaign", "campaign id (default: a new time-ordered id)"),
-    )  # fmt: skip
+    )
     results: Path = Field(
         default=Path("results"), json_schema_extra=flag("--results", "evidence folder (default results/)")
     )
@@ -62,7 +63,8 @@ class RunSettings(BaseModel):
     headed: bool = Field(default=False, json_schema_extra=flag("--headed", "show the browser"))
     junitxml: Path | None = Field(default=None, json_schema_extra=flag("--junitxml", "write junit XML here"))
     scripted_persona: str | None = Field(
-        default=None, json_schema_extra=flag("--scripted-persona", "calibration: give the scripted agent a faulty persona")
+        default=None,
+        json_schema_extra=flag("--scripted-persona", "calibration: give the scripted agent a faulty persona"),
     )
     pace_s: Annotated[float, Field(gt=0)] | None = Field(
         default=None, json_schema_extra=flag("--pace", "seconds per scripted agent step (> 0)", "SECONDS")

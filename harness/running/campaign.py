@@ -7,6 +7,7 @@ print one screen a person can act on.
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -84,7 +85,8 @@ def run_cells(settings: RunSettings, extra: Sequence[str] = ()) -> int:
     """Run the settings' cells through pytest, then print and write the campaign's summary."""
     results, campaign = settings.results, settings.campaign
     results.mkdir(parents=True, exist_ok=True)
-    print(f"running {len(settings.cells)} cell(s) in campaign {campaign}; evidence under {results / campaign}", flush=True)
+    print(f"running {len(settings.cells)} cell(s) in campaign {campaign}; evidence under {results / campaign}")
+    sys.stdout.flush()
     pytest_status = pytest.main(pytest_arguments(settings, extra))
     attempts = campaign_attempts(results, campaign)
     records = latest_records(attempts)

@@ -20,13 +20,14 @@ from harness.running.browser import launch_options
 from harness.running.selection import select
 
 
-
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("everyday-evals", "everyday-evals story cells")
     group.addoption(
-        SETTINGS_OPTION, dest="harness_settings", metavar="JSON",
+        SETTINGS_OPTION,
+        dest="harness_settings",
+        metavar="JSON",
         help="the RunSettings of this run as JSON (`harness run` builds it; every xdist worker gets the same)",
-    )  # fmt: skip
+    )
 
 
 SETTINGS_KEY = pytest.StashKey[RunSettings]()

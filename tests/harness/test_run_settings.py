@@ -23,11 +23,11 @@ from harness.running.campaign import PLUGIN, pytest_arguments
         (["--campaign", ""], "--campaign"),
     ],
 )
-def test_a_bad_value_is_one_line_and_exit_2_before_anything_runs(tmp_path: Path, flags: list[str], refused: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", "--id", "build-revise", "--results", str(tmp_path), *flags],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+def test_a_bad_value_is_one_line_and_exit_2_before_anything_runs(
+    tmp_path: Path, flags: list[str], refused: str
+) -> None:
+    command = [sys.executable, "-m", "harness.cli", "run", "--id", "build-revise", "--results", str(tmp_path), *flags]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr.startswith(f"harness run: {refused} ") and done.stderr.count("\n") == 1, done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""

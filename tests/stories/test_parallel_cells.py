@@ -52,7 +52,8 @@ def test_two_cells_run_at_once_each_with_its_own_product_and_package(tmp_path: P
         assert all(zipfile.is_zipfile(package / download.path) for download in record.downloads)
         assert zipfile.is_zipfile(package / "trace.zip")
         assert all((package / shot).stat().st_size > 0 for shot in record.screenshots)
-        ports |= set(re.findall(r"starting on http://127\.0\.0\.1:(\d+)", (package / "logs/controller.log").read_text()))
+        controller_log = (package / "logs/controller.log").read_text()
+        ports |= set(re.findall(r"starting on http://127\.0\.0\.1:(\d+)", controller_log))
     assert {download.phase for download in records[CELLS[0]].downloads} == {"build", "revision", "build-again"}
     stop_package = tmp_path / "test" / CELLS[1] / records[CELLS[1]].attempt
     assert (stop_package / "snapshots/stop.json").is_file()
@@ -63,17 +64,21 @@ def test_two_cells_run_at_once_each_with_its_own_product_and_package(tmp_path: P
 def test_ctrl_c_with_two_workers_leaves_no_product_or_browser_behind(tmp_path: Path) -> None:
     # Both products and both Chromiums keep their data under this TMPDIR: that is how they are recognised.
     temp = Path(tempfile.mkdtemp(prefix="ctrl-c-"))
-    command = [sys.executable, "-m", "harness.cli", "run", "--id", CELLS[0], "--id", CELLS[1], "--max-parallel", "2",
-               "--results", str(tmp_path), "--campaign", "test", "--pace", "0.5"]  # fmt: skip
-    harness = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               env={**os.environ, "TMPDIR": str(temp)})  # fmt: skip
-    runners = lambda: [p for p in processes_naming(temp) if "--workspace" in " ".join(p.cmdline())]  # noqa: E731
-    wait_for(lambda: len(runners()) >= 2, "a runner in each worker's product", timeout=120)
+    command = [sys.executable, "-m", "harness.cli", "run", "--id", CELLS[0], "--id", CELLS[1], "--max-parallel", "2"]
+    command += ["--results", str(tmp_path), "--campaign", "test", "--pace", "0.5"]
+    env = {**os.environ, "TMPDIR": str(temp)}
+    harness = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+
+    def both_runners() -> bool:
+        return len([p for p in processes_naming(temp) if "--workspace" in " ".join(p.cmdline())]) >= 2
+
+    wait_for(both_runners, "a runner in each worker's product", timeout=120)
     harness.send_signal(signal.SIGINT)
     output, _ = harness.communicate(timeout=120)
     assert harness.returncode != 0, output
     records = attempts(tmp_path)
     assert {record.cell.execution_id for record in records} <= set(CELLS)
-    assert any(record.verdict is Verdict.INFRASTRUCTURE_FAILED and "interrupted" in record.reason for record in records), output
+    interrupted = [r for r in records if r.verdict is Verdict.INFRASTRUCTURE_FAILED and "interrupted" in r.reason]
+    assert interrupted, output
     assert processes_naming(temp) == [], "processes of a product or a browser outlived Ctrl-C"
     shutil.rmtree(temp, ignore_errors=True)
