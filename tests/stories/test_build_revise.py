@@ -21,7 +21,13 @@ CELL = "everyday-workflows-scripted.scripted.local.build-revise"
 
 
 def product_processes() -> list[psutil.Process]:
-    return [p for p in psutil.process_iter(["cmdline"]) if "testbed" in " ".join(p.info["cmdline"] or [])]
+    """Testbed processes started from this checkout's interpreter: other checkouts on a shared machine run their own."""
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        cmdline = process.info["cmdline"] or []
+        if cmdline[:1] == [sys.executable] and "testbed" in " ".join(cmdline):
+            found.append(process)
+    return found
 
 
 def test_build_revise_passes_and_leaves_a_complete_evidence_package(tmp_path: Path) -> None:
