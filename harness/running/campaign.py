@@ -37,8 +37,9 @@ def pytest_arguments(settings: RunSettings, extra: Sequence[str] = ()) -> list[s
     args = [str(STORY_CELLS_MODULE), "-p", PLUGIN, "-p", "no:cacheprovider", "-q", "-rfEs"]
     args += ["--rootdir", str(STORY_CELLS_MODULE.parents[2]), "-o", "addopts=", "-o", "testpaths="]
     args += [SETTINGS_OPTION, settings.model_dump_json()]
-    if settings.max_parallel > 1:
-        args += ["-n", str(settings.max_parallel), "--dist", "load"]
+    workers = min(settings.max_parallel, len(settings.cells))  # an idle worker would only cost its start-up
+    if workers > 1:
+        args += ["-n", str(workers), "--dist", "load"]
     if settings.headed:
         args.append("--headed")
     if settings.junitxml:

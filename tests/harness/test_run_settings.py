@@ -35,17 +35,20 @@ def test_a_bad_value_is_one_line_and_exit_2_before_anything_runs(
 
 
 def test_the_command_line_becomes_one_settings_object_and_pytest_gets_it_whole() -> None:
-    args = build_parser().parse_args(
-        ["run", "--id", "build-revise", "--max-parallel", "2", "--pace", "0.5", "--campaign", "c", "--headed"]
-    )
+    command = ["run", "--id", "build-revise", "--id", "stop-redirect", "--max-parallel", "3"]
+    args = build_parser().parse_args([*command, "--pace", "0.5", "--campaign", "c", "--headed"])
     settings = run_settings(args)
-    assert settings.cells == ("everyday-workflows-scripted.scripted.local.build-revise",)
-    assert (settings.max_parallel, settings.pace_s, settings.campaign, settings.headed) == (2, 0.5, "c", True)
+    assert settings.cells == (
+        "everyday-workflows-scripted.scripted.local.build-revise",
+        "everyday-workflows-scripted.scripted.local.stop-redirect",
+    )
+    assert (settings.max_parallel, settings.pace_s, settings.campaign, settings.headed) == (3, 0.5, "c", True)
 
     argv = pytest_arguments(settings, ["-x"])
     assert argv[argv.index("-p") + 1] == PLUGIN, "workers load the plugin only from the command line"
     assert RunSettings.model_validate_json(argv[argv.index(SETTINGS_OPTION) + 1]) == settings
-    assert argv[argv.index("-n") + 1] == "2" and "--headed" in argv and argv[-1] == "-x"
+    assert argv[argv.index("-n") + 1] == "2", "never more workers than cells"
+    assert "--headed" in argv and argv[-1] == "-x"
 
 
 def test_the_campaign_id_is_drawn_once_where_the_settings_are_built() -> None:
