@@ -19,6 +19,9 @@ from harness.core.settings import SETTINGS_OPTION, RunSettings
 from harness.running.browser import launch_options
 from harness.running.selection import select
 
+# Where each process keeps the settings it parsed from the option (the controller and every worker alike).
+SETTINGS_KEY = pytest.StashKey[RunSettings]()
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("everyday-evals", "everyday-evals story cells")
@@ -28,9 +31,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="JSON",
         help="the RunSettings of this run as JSON (`harness run` builds it; every xdist worker gets the same)",
     )
-
-
-SETTINGS_KEY = pytest.StashKey[RunSettings]()
 
 
 def settings_of(config: pytest.Config) -> RunSettings | None:
