@@ -1,1 +1,5 @@
-"""Benchmarks that print figures; never timed tests."""
+"""Benchmarks that print figures (never timed tests): `python -m bench.oracle`, `bench.harness`, `bench.report`,
+`bench.parallel`.
+
+They sit at the top so they may use every package; nothing imports them.
+"""

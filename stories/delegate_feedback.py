@@ -9,8 +9,9 @@ it, and the lead may only report back once that final delivery exists.
 
 from __future__ import annotations
 
+from harness.faults.late_feedback import require_arrived_while_active, require_delegation
 from harness.running.journey import Journey
-from oracle.contract import DELEGATE_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, delegation_task
+from oracle.tasks.slugify.contract import DELEGATE_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, SOURCE_FILE, delegation_task
 
 
 def story(journey: Journey) -> None:
@@ -18,9 +19,9 @@ def story(journey: Journey) -> None:
     parent = journey.create_task(DELEGATE_TASK_TITLE, delegation_task(teammate.name))
 
     child = journey.open_child_task(parent)
-    working = journey.wait_until_source_saved(child)
-    journey.send_message(LATE_REQUIREMENT_MAX_LENGTH)
-    journey.require_arrived_while_active(working)
+    working = journey.wait_until_source_saved(child, SOURCE_FILE)
+    feedback = journey.send_message(LATE_REQUIREMENT_MAX_LENGTH)
+    require_arrived_while_active(journey, working, feedback)
 
     journey.wait_until_finished(child, "the teammate")
     delivery = journey.download_latest_delivery(child, phase="child")
@@ -28,4 +29,4 @@ def story(journey: Journey) -> None:
 
     journey.open_task(parent)
     journey.wait_until_finished(parent, "the lead")
-    journey.require_delegation(parent, teammate, feedback=LATE_REQUIREMENT_MAX_LENGTH)
+    require_delegation(journey, parent, teammate, feedback=LATE_REQUIREMENT_MAX_LENGTH)

@@ -11,20 +11,21 @@ from __future__ import annotations
 
 import signal
 
+from harness.faults.restart import require_recovered, restart_controller
 from harness.running.journey import Journey
-from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, SOURCE_FILE
 
 
 def recover(journey: Journey, sig: signal.Signals) -> None:
     task = journey.create_task(BUILD_TASK_TITLE, BUILD_TASK)
-    working = journey.wait_until_source_saved(task)
-    journey.send_message(LATE_REQUIREMENT_MAX_LENGTH, wait_until_shown=False)
-    journey.restart_controller(working, sig)  # as soon as the product has stored the message
+    working = journey.wait_until_source_saved(task, SOURCE_FILE)
+    late = journey.submit_message(LATE_REQUIREMENT_MAX_LENGTH)
+    restart = restart_controller(journey, working, sig, once_stored=late)
 
     journey.wait_until_finished(task, "the build after the restart")
     final = journey.download_latest_delivery(task, phase="final")
     journey.grade(final, mode="max-length")
-    journey.require_recovered(task)
+    require_recovered(journey, task, restart)
 
 
 def story(journey: Journey) -> None:

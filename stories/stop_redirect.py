@@ -9,17 +9,18 @@ running, and the workspace exactly as it was when Stop took effect.
 
 from __future__ import annotations
 
+from harness.faults.stop import require_short_reply, stop_active_work
 from harness.running.journey import Journey
-from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR, nonce_request
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR, SOURCE_FILE, nonce_request
 
 
 def story(journey: Journey) -> None:
     task = journey.create_task(BUILD_TASK_TITLE, BUILD_TASK)
-    journey.stop_active_work(task, more_work=REVISION_SEPARATOR)
+    stopped = stop_active_work(journey, task, source=SOURCE_FILE, more_work=REVISION_SEPARATOR)
     after_stop = journey.record_workspace_hashes(task, "after stop")
 
     nonce = journey.fresh_nonce()
     request = nonce_request(nonce)
     journey.send_message(request)
     journey.wait_until_finished(task, "the short reply")
-    journey.require_short_reply(task, request, nonce, unchanged_since=after_stop)
+    require_short_reply(journey, task, stopped, request, nonce, unchanged_since=after_stop)

@@ -3,7 +3,7 @@
 Did the work settle the way a user expects? Each rule is one small function
 returning one named check, so a failure names the rule it broke. The grader
 reads plain facts rather than a product's API objects: any product's driver
-can feed it (``harness.products.testbed.facts`` does it for the testbed), and calibration
+can feed it (``harness.checks.facts`` does it for every driver's records), and calibration
 feeds it synthetic records that each break exactly one rule.
 
 Two excuses exist, and both are narrow on purpose:

@@ -1,4 +1,4 @@
-"""A controller restart under a running job: before/after/final snapshots and the checks on them.
+"""A controller restart under a running job: the step, its before/after/final snapshots and the checks on them.
 
 The snapshots hold what a reviewer needs to see that nothing was lost or
 repeated (controller instance, run identity, receipt ids with a digest of
@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import signal
 from typing import Literal
 
 from pydantic import BaseModel
 
-from harness.products.testbed.api import Comment, Receipt, Run, Task
 from harness.core.records import CheckRecord
+from harness.core.verdicts import InfrastructureFailed, Unexercised
+from harness.products.base import InstanceError
+from harness.products.records import Comment, Receipt, Run, Task
+from harness.running.journey import Journey, PendingMessage
 
 Moment = Literal["before", "after", "final"]
 
@@ -77,12 +81,73 @@ class RestartSnapshot(BaseModel):
 
 
 class RestartRecord(BaseModel):
-    """What the journey learned while restarting, for the checks at the end."""
+    """What the restart step learned, for the checks at the end."""
 
     before: RestartSnapshot
     after: RestartSnapshot
     runner_kept_going: bool
     adopted: bool
+    evidence: list[str] = []
+
+
+def restart_controller(
+    journey: Journey, run: Run, sig: signal.Signals, once_stored: PendingMessage | None = None
+) -> RestartRecord:
+    """Restart the product's controller under ``run`` as soon as the late message is stored; keep before and after.
+
+    The runner keeps going meanwhile. The restart counts only if the new
+    controller re-adopted this very run; a run that finished while the old
+    one went down leaves the attempt unexercised.
+    """
+    message_id = journey.wait_until_stored(once_stored).id if once_stored else None
+    current = journey.api.run(run.id)
+    if current.status != "running":
+        journey.ended_before(current, f"the {sig.name} restart")
+    mark = max((a.id for a in journey.api.activity()), default=0)
+    before = _snapshot(journey, "before", sig, current, message_id)
+    before_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-before", before)
+    try:
+        journey.instance.stop_controller(sig)
+        kept_going = journey.instance.process_alive(current.identity.pid or 0, current.identity.process_start_time or 0)
+        journey.instance.start()
+    except InstanceError as error:
+        raise InfrastructureFailed(f"the controller did not restart: {error}") from None
+    adopted = any(a.kind == "run_adopted" and a.run_id == run.id and a.id > mark for a in journey.api.activity())
+    after_run = journey.api.run(run.id)
+    after = _snapshot(journey, "after", sig, after_run, message_id)
+    after_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-after", after)
+    journey.evidence.note("restart", f"controller {sig.name}, runner pid {current.identity.pid} alive meanwhile: {kept_going}")
+    journey.screenshot(f"after {sig.name} restart")
+    journey.evidence.note("restarted", f"run {run.id} is {after_run.status}; re-adopted: {adopted}")
+    if not adopted and after_run.status == "succeeded":
+        raise Unexercised(f"run {run.id} finished while the controller was going down; the restart hit no running job")
+    return RestartRecord(before=before, after=after, runner_kept_going=kept_going, adopted=adopted,
+                         evidence=[before_path, after_path])
+
+
+def require_recovered(journey: Journey, task: Task, record: RestartRecord) -> None:
+    """After the work: the same run and runner all along, the message read once, nothing recorded twice."""
+    sig = signal.Signals[record.before.signal]
+    message_id = record.before.message.id if record.before.message else None
+    final = _snapshot(journey, "final", sig, journey.api.run(record.before.run.id), message_id)
+    final_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-final", final)
+    current = journey.api.task(task.id)
+    message = next((c for c in current.comments if c.id == message_id), None)
+    page = journey.current_page()
+    page.reload()
+    shown = len(page.user_messages_with(message.body)) if message else 0
+    checks = restart_checks(record, final, current, shown_in_thread=shown)
+    journey.record_checks(checks, [*record.evidence, final_path])
+
+
+def _snapshot(journey: Journey, moment: Moment, sig: signal.Signals, run: Run, message_id: int | None) -> RestartSnapshot:
+    health = journey.api.health()
+    task = journey.api.task(run.task_id)
+    message = next((c for c in task.user_messages() if c.id == message_id), None)
+    return RestartSnapshot(
+        moment=moment, signal=sig.name, controller_instance_id=health["instance_id"], controller_pid=health["pid"],
+        run=RunState.of(run), message=MessageState.of(message), workspace=journey.api.workspace_hashes(run.task_id),
+    )
 
 
 def _duplicates(values: list[object]) -> list[object]:

@@ -1,4 +1,4 @@
-"""Stop, then a change of direction: what the user saw, what the product stored, what the disk says.
+"""Stop, then a change of direction: the Stop step, what the user saw, what the product stored, what the disk says.
 
 The workspace hashes are taken once the stopped runner's process group has
 exited (checked by the harness itself, not only the product's word) and again
@@ -9,8 +9,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from harness.products.testbed.api import Task
 from harness.core.records import CheckRecord
+from harness.core.verdicts import Unexercised
+from harness.core.waiting import WaitTimeout, wait_for
+from harness.products.base import TaskView
+from harness.products.records import Run, Task
+from harness.running.journey import Journey
+
+STOP_TRIES = 3
+GROUP_EXIT_WAIT_S = 15.0
 
 
 class StopRecord(BaseModel):
@@ -29,6 +36,67 @@ class ShortReplyView(BaseModel):
     request_copies: int
     latest_reply: str | None
     status: str
+
+
+def stop_active_work(journey: Journey, task: Task, source: str, more_work: str) -> StopRecord:
+    """Click Stop while the agent works (once it has saved ``source``) and wait until its process group exited.
+
+    If the agent finished before Stop could land, the user asks for more
+    work (``more_work``) and stops that instead: the story never passes
+    without the fault. The stopped run is the one interruption it excuses.
+    """
+    page = journey.current_page()
+    for requests_for_work in range(STOP_TRIES):
+        target = journey.wait_until_saved(task, source)
+        if target is not None:
+            journey.screenshot("before stop")
+            page.click_stop(target.id)
+            ended = journey.wait(lambda r=target: _ended(journey, r.id), f"run {target.id} to end")
+            if ended.status == "cancelled":
+                return _stopped(journey, page, ended, requests_for_work)
+        journey.evidence.note("stop missed", "the agent finished before Stop landed; asking for more work to stop")
+        journey.send_message(more_work)
+    raise Unexercised(f"the agent finished {STOP_TRIES} times before Stop could be clicked")
+
+
+def require_short_reply(
+    journey: Journey, task: Task, stopped: StopRecord, request: str, nonce: str, unchanged_since: dict[str, str]
+) -> None:
+    """After a reload: the request shown once, the answer holds the nonce, nothing else ran or wrote."""
+    page = journey.current_page()
+    page.reload()
+    latest = page.latest_reply()
+    view = ShortReplyView(request_copies=len(page.user_messages_with(request)),
+                          latest_reply=latest.body if latest else None, status=page.status())
+    journey.screenshot("short reply after reload")
+    after = journey.record_workspace_hashes(task, "after reply")
+    checks = stop_checks(stopped, journey.api.task(task.id), request, nonce, view, unchanged_since, after)
+    journey.record_checks(checks, ["snapshots/stop.json", "snapshots/workspace-after-stop.json",
+                                   "snapshots/workspace-after-reply.json"])
+
+
+def _ended(journey: Journey, run_id: int) -> Run | None:
+    run = journey.api.run(run_id)
+    return None if run.active else run
+
+
+def _stopped(journey: Journey, page: TaskView, run: Run, requests_for_work: int) -> StopRecord:
+    page.wait_for_stop_result(run.id, timeout=journey.deadline.budget(30))
+    pid = run.identity.pid
+    try:
+        wait_for(lambda: pid is None or not journey.instance.process_group_alive(pid) or None,
+                 timeout=journey.deadline.budget(GROUP_EXIT_WAIT_S), what=f"process group {pid} to exit")
+        group_gone = True
+    except WaitTimeout:
+        group_gone = False
+    journey.excuse_interruption(run)
+    final = journey.api.run(run.id)
+    record = StopRecord(run_id=run.id, pid=pid, product_says_group_gone=bool(final.process_group_gone),
+                        harness_saw_group_gone=group_gone, requests_for_work=requests_for_work)
+    journey.evidence.snapshot("stop", record)
+    journey.evidence.note("stopped", f"run {run.id} cancelled; process group {pid} gone: {group_gone}")
+    journey.screenshot("stopped")
+    return record
 
 
 def changed_paths(before: dict[str, str], after: dict[str, str]) -> list[str]:

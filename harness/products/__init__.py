@@ -1,1 +1,33 @@
-"""products."""
+"""Product drivers, looked up by name: ``harness.products.<name>`` exposes ``DRIVER``.
+
+Adding a product is adding one package here; nothing else in the harness
+names a product. The protocol a driver implements is in :mod:`.base`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import cache
+
+from harness.products.base import InstanceError, ProductDriver
+
+__all__ = ["InstanceError", "ProductDriver", "UnknownProduct", "known_products", "product_driver"]
+
+
+class UnknownProduct(LookupError):
+    """A cell names a product no driver exists for."""
+
+
+def known_products() -> list[str]:
+    """The names of the driver packages beside this module."""
+    return sorted(module.name for module in pkgutil.iter_modules(__path__) if module.ispkg)
+
+
+@cache
+def product_driver(name: str) -> ProductDriver:
+    """The driver of product ``name``, imported on first use."""
+    if name not in known_products():
+        raise UnknownProduct(f"no product driver {name!r}; known: {', '.join(known_products())}")
+    driver: ProductDriver = importlib.import_module(f"harness.products.{name}").DRIVER
+    return driver

@@ -12,50 +12,56 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+import secrets
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal, NoReturn
 
-from harness.running.attempt import AttemptContext, Conclusion
-from harness.products.testbed.api import Agent, ApiClient, Run, Task, WaitTimeout
-from harness.products.testbed.instance import TestbedInstance
-from harness.products.testbed.pages import TaskListPage, TaskPage
-from harness.products.testbed.secrets import SECRET_PATTERNS
-from harness.products.testbed.facts import lifecycle_facts
-from harness.journey_faults import FaultSteps
+from pydantic import BaseModel
+
+from harness.checks.facts import lifecycle_facts
 from harness.checks.lifecycle import grade_lifecycle
-from harness.core.records import DownloadRecord
-from harness.core.verdicts import InfrastructureFailed, StoryFailed
-from oracle.contract import SOURCE_FILE
+from harness.core.records import CheckRecord, DownloadRecord
+from harness.core.verdicts import InfrastructureFailed, StoryFailed, Unexercised
+from harness.core.waiting import WaitTimeout, wait_for
+from harness.products import product_driver
+from harness.products.base import ProductDriver, ProductInstance, TaskView
+from harness.products.records import Agent, Comment, Run, Task
+from harness.running.attempt import AttemptContext, Conclusion
 
 SCRIPTED_PACE_S = 0.05
 FINISHED_STATUSES = {"done", "in_review", "blocked", "cancelled"}
 
 
-class Journey(FaultSteps):
+class PendingMessage(BaseModel):
+    """A message whose Send was pressed but whose storing nobody waited for yet."""
+
+    task_id: int
+    text: str
+    known_ids: frozenset[int]
+
+
+class Journey:
     """One attempt's product instance, browser page, deadline and evidence, for a story to use.
 
-    The fault steps (restart the controller, Stop, late feedback) live in
-    ``FaultSteps``; this class holds what every story does.
+    It holds what every story does and what a person knows along the way
+    (the messages they sent, the runs they interrupted on purpose). Faults
+    are functions in :mod:`harness.faults` that take the journey and return
+    their own records; nothing of a fault is kept here.
     """
 
-    def __init__(self, context: AttemptContext, instance: TestbedInstance, browser_context: Any) -> None:
+    def __init__(self, context: AttemptContext, driver: ProductDriver, instance: ProductInstance, browser_context: Any) -> None:
         self.cell = context.cell
         self.settings = context.settings
         self.evidence = context.recorder
         self.deadline = context.deadline
+        self.driver = driver
         self.instance = instance
-        self.api: ApiClient = instance.api
+        self.api = instance.api
         self.browser_context = browser_context
         self.page = browser_context.new_page()
-        self.tasks = TaskListPage(self.page, instance.base_url)
         self.sent_messages: list[str] = []
-        self.last_message_id: int | None = None
-        self.pending_message: tuple[int, str, set[int]] | None = None
         self.interrupted_run_ids: list[int] = []
-        self.restart_record = None
-        self.restart_paths = []
-        self.stop_record = None
-        self.current: TaskPage | None = None
+        self.current: TaskView | None = None
         self.oracle_image: str | None = None
         self.lead = self._hire("Avery", "lead engineer")
 
@@ -79,7 +85,7 @@ class Journey(FaultSteps):
     def wait(self, probe: Callable[[], Any], what: str) -> Any:
         """Poll the product until ``probe`` answers, within what is left of the attempt deadline."""
         try:
-            return self.api.wait_for(probe, timeout=self.deadline.budget(), what=what)
+            return wait_for(probe, timeout=self.deadline.budget(), what=what)
         except WaitTimeout:
             raise self.deadline.exceeded(f"waiting for {what}") from None
 
@@ -88,11 +94,16 @@ class Journey(FaultSteps):
         self.page.screenshot(path=path, full_page=True)
         self.evidence.thumbnail(path)
 
+    def record_checks(self, checks: list[CheckRecord], evidence: list[str]) -> None:
+        """Keep checks decided elsewhere (a fault module's rules), each linked to its evidence."""
+        for check in checks:
+            self.evidence.check(check.id, check.passed, check.detail, evidence)
+
     def create_task(self, title: str, body: str, assignee: Agent | None = None) -> Task:
         """Open the product, fill the new-task form and land on the task's page."""
         assignee = assignee or self.lead
-        self.tasks.open()
-        self.current = self.tasks.create_task(title=title, body=body, assignee=assignee.name)
+        tasks = self.driver.task_list(self.page, self.instance.base_url).open()
+        self.current = tasks.create_task(title=title, body=body, assignee=assignee.name)
         task = self.api.task(self.current.task_id)
         self.evidence.note("create task", f"task {task.id} {title!r} for {assignee.name}")
         self.screenshot(f"task {task.id} created")
@@ -100,64 +111,107 @@ class Journey(FaultSteps):
 
     def open_task(self, task: Task) -> None:
         """Go to a task's page (for example back to the parent), as a person following a link would."""
-        self.current = TaskPage(self.page, self.instance.base_url, task.id).open()
+        self.current = self.driver.task_page(self.page, self.instance.base_url, task.id).open()
         self.evidence.note("open task", f"task {task.id}")
 
     def open_child_task(self, parent: Task) -> Task:
         """Wait until the lead has created a child task, then follow its link from the parent's page."""
         self.wait(lambda: self.api.task(parent.id).children or None, f"a child task of task {parent.id}")
-        page = self._current_page()
-        if page.task_id != parent.id:
+        if self.current_page().task_id != parent.id:
             self.open_task(parent)
-        self.current = self._current_page().open_child(0)
+        self.current = self.current_page().open_child(0)
         child = self.api.task(self.current.task_id)
         self.evidence.note("open child task", f"task {child.id} assigned to {child.assignee_name}")
         self.screenshot(f"child task {child.id}")
         return child
 
     def reload(self) -> None:
-        self._current_page().reload()
+        self.current_page().reload()
 
-    def wait_until_source_saved(self, task: Task, filename: str = SOURCE_FILE) -> Run:
-        """Wait until a running run on the task has saved the source file: the moment to interrupt it.
+    # ---- the premise of every fault: a running run has saved the source -------------
 
-        If the task settles first (the agent finished or died before anyone
-        could see the file), the premise is gone: that is decided, not waited out.
+    def wait_until_saved(self, task: Task, filename: str) -> Run | None:
+        """The running run on the task that has saved ``filename``; None once the task settled without one.
+
+        A settled task means the agent finished (or died) before anyone could
+        see the file: the premise is gone, and that is decided, not waited out.
         """
-        def saved() -> Run | None:
+        def saved() -> Run | Literal["settled"] | None:
             current = self.api.task(task.id)
-            for run in current.runs:
-                if run.status == "running" and run.identity.pid and any(
-                    r.tool == "write_file" and r.target == filename for r in run.receipts
-                ):
-                    return run
-            return current.runs[-1] if current.settled and current.runs and not current.runs[-1].active else None
+            run = current.running_run_that_saved(filename)
+            if run is not None:
+                return run
+            return "settled" if current.settled and current.runs and not current.runs[-1].active else None
 
-        run = self.wait(saved, f"{filename} saved by a running run on task {task.id}")
-        if run.status != "running":
-            self._ended_before(run, f"{filename} was seen saved")
-        self.evidence.note("source saved", f"run {run.id} (pid {run.identity.pid}) saved {filename} on task {task.id}")
-        return run
+        found = self.wait(saved, f"{filename} saved by a running run on task {task.id}")
+        if found == "settled":
+            return None
+        self.evidence.note("source saved", f"run {found.id} (pid {found.identity.pid}) saved {filename} on task {task.id}")
+        return found  # type: ignore[no-any-return]
 
-    def send_message(self, text: str, wait_until_shown: bool = True) -> None:
-        """Type into the current task's composer and send; the message must show exactly once.
+    def wait_until_source_saved(self, task: Task, filename: str) -> Run:
+        """Like ``wait_until_saved``, for a story that cannot go on without the premise."""
+        run = self.wait_until_saved(task, filename)
+        if run is None:
+            self.ended_before(self.api.task(task.id).runs[-1], f"{filename} was seen saved")
+        return run  # type: ignore[return-value]
 
-        ``wait_until_shown=False`` only presses Send: a fault injected "once the
-        message is persisted" (``restart_controller``) then waits for the
-        product's record instead of the page, and lands as early as it can.
+    def ended_before(self, run: Run, fault: str) -> NoReturn:
+        """The run ended on its own before the fault: nothing to judge, or a failure of its own."""
+        if run.status == "succeeded":
+            self.evidence.note("premise missed", f"run {run.id} succeeded before {fault}")
+            raise Unexercised(f"run {run.id} finished before {fault} could be injected")
+        self.wait(lambda: self.api.task(run.task_id).settled or None, f"task {run.task_id} to settle")
+        raise StoryFailed(f"run {run.id} ended {run.status} ({run.error_code}) before {fault}")
+
+    # ---- messages ---------------------------------------------------------------------
+
+    def send_message(self, text: str) -> Comment:
+        """Type into the current task's composer and send; returns the message once the page shows it."""
+        page = self.current_page()
+        shown = page.send_message(text)
+        self._sent(text)
+        self.screenshot("message sent")
+        return next(c for c in self.api.task(page.task_id).comments if c.id == shown.id)
+
+    def submit_message(self, text: str) -> PendingMessage:
+        """Type and press Send without waiting for the page: a fault that lands "once the message is
+        stored" then waits for the product's record (``wait_until_stored``) and lands as early as it can.
         """
-        page = self._current_page()
-        if wait_until_shown:
-            self.last_message_id = page.send_message(text).id
-        else:
-            known = {c.id for c in self.api.task(page.task_id).comments}
-            page.submit_message(text)
-            self.last_message_id = None
-            self.pending_message = (page.task_id, text, known)
+        page = self.current_page()
+        known = frozenset(c.id for c in self.api.task(page.task_id).comments)
+        page.submit_message(text)
+        self._sent(text)
+        return PendingMessage(task_id=page.task_id, text=text, known_ids=known)
+
+    def wait_until_stored(self, pending: PendingMessage) -> Comment:
+        """Until the product has stored the message whose Send was pressed (no wait for the page)."""
+        def stored() -> Comment | None:
+            fresh = [c for c in self.api.task(pending.task_id).user_messages()
+                     if c.id not in pending.known_ids and c.body.strip() == pending.text.strip()]
+            return fresh[0] if fresh else None
+
+        return self.wait(stored, f"the message to be stored on task {pending.task_id}")  # type: ignore[no-any-return]
+
+    def _sent(self, text: str) -> None:
         self.sent_messages.append(text)
         self.evidence.note("send message", text.splitlines()[0][:80])
-        if wait_until_shown:
-            self.screenshot("message sent")
+
+    def excuse_interruption(self, run: Run) -> None:
+        """A run the person interrupted on purpose (Stop): the lifecycle checks must not count it against the agent."""
+        self.interrupted_run_ids.append(run.id)
+
+    def record_workspace_hashes(self, task: Task, moment: str) -> dict[str, str]:
+        """The sha256 of every workspace file now, kept in the package under ``moment``."""
+        hashes = self.api.workspace_hashes(task.id)
+        self.evidence.snapshot(f"workspace-{moment}", hashes)
+        self.evidence.note("workspace hashes", f"{len(hashes)} files {moment}")
+        return hashes
+
+    @staticmethod
+    def fresh_nonce() -> str:
+        """A token nobody could have written before this attempt."""
+        return "N" + secrets.token_hex(5).upper()
 
     def wait_until_finished(self, task: Task, what: str = "the agent to finish") -> Task:
         """Wait until nothing runs or waits on the task and it left active work; then look at it."""
@@ -166,7 +220,7 @@ class Journey(FaultSteps):
             return current if current.settled and current.status in FINISHED_STATUSES else None
 
         current = self.wait(finished, f"{what} on task {task.id}")
-        page = self._current_page()
+        page = self.current_page()
         page.wait_until_status(current.status, timeout=self.deadline.budget(30))
         self.evidence.note("finished", f"task {task.id} is {current.status}")
         self.screenshot(f"task {task.id} {current.status}")
@@ -179,7 +233,7 @@ class Journey(FaultSteps):
             self.evidence.check(f"delivery.{phase}", False, f"task {task.id} has no delivery to download")
             raise StoryFailed(f"no delivery for {phase} on task {task.id}")
         latest = current.deliveries[-1]
-        data = self._current_page().download_delivery_id(latest.id)
+        data = self.current_page().download_delivery_id(latest.id)
         record = self.evidence.download(phase, data)
         self.evidence.check(
             f"delivery.{phase}.sha256", record.sha256 == latest.sha256,
@@ -193,7 +247,7 @@ class Journey(FaultSteps):
         if delivery is None:
             self.evidence.check("delivery.redownload-identical", False, f"no delivery with sha256 {original.sha256} any more")
             return
-        data = self._current_page().download_delivery_id(delivery.id)
+        data = self.current_page().download_delivery_id(delivery.id)
         again = self.evidence.download(f"{original.phase}-again", data)
         self.evidence.check(
             "delivery.redownload-identical", again.sha256 == original.sha256,
@@ -230,7 +284,7 @@ class Journey(FaultSteps):
 
     # ---- the end of the attempt -------------------------------------------------------
 
-    def _current_page(self) -> TaskPage:
+    def current_page(self) -> TaskView:
         if self.current is None:
             raise RuntimeError("the story has not opened a task yet")
         return self.current
@@ -290,17 +344,17 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
 
     @contextmanager
     def open_journey(context: AttemptContext) -> Iterator[Journey]:
-        pace = pace_for(context)
+        driver = product_driver(context.cell.environment.product)
         recorder = context.recorder
         try:
-            instance = TestbedInstance(pace=pace).start()
+            instance = driver.start_instance(pace_for(context))
         except Exception as error:
             raise InfrastructureFailed(f"the product did not start: {error}") from error
-        recorder.note("product started", f"{instance.base_url}, data folder {instance.data_dir}")
+        recorder.note("product started", f"{driver.name} at {instance.base_url}, data folder {instance.data_dir}")
         browser_context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
         browser_context.tracing.start(screenshots=True, snapshots=True)
         try:
-            yield Journey(context, instance, browser_context)
+            yield Journey(context, driver, instance, browser_context)
         finally:
             try:
                 browser_context.tracing.stop(path=recorder.folder / "trace.zip")

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from harness.running.attempt import RunSettings, run_cell
+from harness.core.settings import RunSettings
+from harness.running.attempt import run_cell
 from harness.core.catalog import Cell
-from harness.running.journey import SECRET_PATTERNS, journey_factory
+from harness.products import product_driver
+from harness.running.journey import journey_factory
 from harness.running.plugin import browser_type_launch_args  # noqa: F401  a module fixture outranks pytest-playwright's
 from harness.core.verdicts import Verdict
 
 
 def test_cell(cell: Cell, run_settings: RunSettings, browser, record_property) -> None:
-    attempts = run_cell(cell, run_settings, journey_factory(browser), SECRET_PATTERNS)
+    secret_shapes = product_driver(cell.environment.product).secret_patterns
+    attempts = run_cell(cell, run_settings, journey_factory(browser), secret_shapes)
     final = attempts[-1]
     record_property("verdict", final.verdict.value)
     record_property("attempts", len(attempts))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.products.testbed.api import Agent, Receipt, Run, Task
-from harness.faults.delegation import cites_delivery, delegation_checks
+from harness.products.records import Agent, Receipt, Run, Task
+from harness.faults.late_feedback import cites_delivery, delegation_checks
 from harness.faults.restart import RestartRecord, RestartSnapshot, RunState, restart_checks
 from harness.faults.stop import ShortReplyView, StopRecord, changed_paths, stop_checks
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,11 +20,35 @@ T = TypeVar("T")
 
 
 def harness_run(results: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """Run `harness run` in a subprocess, as a user would, with its own results folder."""
+    """Run `harness run` in a subprocess, as a user would, with its own results and temporary folders.
+
+    The product instances it starts keep their data under ``run_temp(results)``,
+    so ``processes_of`` finds exactly this run's processes on a shared machine.
+    """
+    run_temp(results).mkdir(parents=True, exist_ok=True)
     return subprocess.run(
         [sys.executable, "-m", "harness.cli", "run", "--results", str(results), "--campaign", "test", *args],
-        capture_output=True, text=True, timeout=600, env=env or dict(os.environ),
+        capture_output=True, text=True, timeout=600, env={**(env or os.environ), "TMPDIR": str(run_temp(results))},
     )  # fmt: skip
+
+
+def run_temp(results: Path) -> Path:
+    """A short temporary folder of the run's own (Chromium's socket paths there must stay under 108 bytes)."""
+    return Path(tempfile.gettempdir()) / f"hr-{hashlib.sha256(str(results).encode()).hexdigest()[:10]}"
+
+
+def processes_of(results: Path) -> list[psutil.Process]:
+    """Live processes of the run with this results folder (product controllers, runners, helpers)."""
+    return processes_naming(run_temp(results))
+
+
+def processes_naming(folder: Path) -> list[psutil.Process]:
+    """Live processes whose command line names ``folder``: the products started with their data under it."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "status"]):
+        if process.info["status"] != psutil.STATUS_ZOMBIE and str(folder) in " ".join(process.info["cmdline"] or []):
+            found.append(process)
+    return found
 
 
 def attempts(results: Path) -> list[AttemptRecord]:
@@ -32,20 +58,8 @@ def attempts(results: Path) -> list[AttemptRecord]:
     ]
 
 
-def processes_naming(folder: Path) -> list[psutil.Process]:
-    """Live processes whose command line names ``folder`` (a product's data folder lives under it)."""
-    found = []
-    for process in psutil.process_iter(["cmdline"]):
-        try:
-            if str(folder) in " ".join(process.info["cmdline"] or []) and process.status() != psutil.STATUS_ZOMBIE:
-                found.append(process)
-        except psutil.NoSuchProcess:  # ended between the listing and the look: not left behind
-            continue
-    return found
-
-
 def wait_for(probe: Callable[[], T], what: str, timeout: float = 60.0) -> T:
-    """Poll ``probe`` until it returns something truthy; no fixed sleeps in the tests' assertions."""
+    """Poll ``probe`` until it returns something truthy: the tests wait for a state, never a fixed time."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if found := probe():

@@ -13,25 +13,14 @@ import zipfile
 from pathlib import Path
 
 import psutil
-from harness_runs import attempts, harness_run, processes_naming, wait_for
+from harness_runs import attempts, harness_run, processes_naming, processes_of, wait_for
 
 from harness.core.verdicts import Verdict
 
 CELL = "everyday-workflows-scripted.scripted.local.build-revise"
 
 
-def product_processes() -> list[psutil.Process]:
-    """Testbed processes started from this checkout's interpreter: other checkouts on a shared machine run their own."""
-    found = []
-    for process in psutil.process_iter(["cmdline"]):
-        cmdline = process.info["cmdline"] or []
-        if cmdline[:1] == [sys.executable] and "testbed" in " ".join(cmdline):
-            found.append(process)
-    return found
-
-
 def test_build_revise_passes_and_leaves_a_complete_evidence_package(tmp_path: Path) -> None:
-    before = {p.pid for p in product_processes()}
     done = harness_run(tmp_path, "--id", "build-revise")
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"passed                 [scripted] {CELL}" in done.stdout
@@ -61,7 +50,7 @@ def test_build_revise_passes_and_leaves_a_complete_evidence_package(tmp_path: Pa
     assert record.provenance.oracle_image and record.provenance.harness_digest
     assert record.timing.agent_run_s and record.timing.harness_overhead_s is not None
 
-    assert {p.pid for p in product_processes()} <= before, "a product process outlived the attempt"
+    assert processes_of(tmp_path) == [], "a product process outlived the attempt"
 
 
 def test_a_leaked_secret_fails_the_attempt_and_names_the_file_not_the_secret(tmp_path: Path) -> None:

@@ -19,9 +19,11 @@ from harness.running.attempt import AttemptContext
 from harness.core.catalog import CATALOG
 from harness.core.deadline import Deadline
 from harness.evidence.recorder import EvidenceRecorder
+from harness.faults.restart import restart_controller
+from harness.faults.stop import require_short_reply, stop_active_work
 from harness.running.journey import Journey, journey_factory
 from harness.core.verdicts import Unexercised
-from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR, nonce_request
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR, SOURCE_FILE, nonce_request
 
 
 @pytest.fixture
@@ -43,14 +45,14 @@ def test_stop_after_the_agent_finished_asks_for_new_work_and_stops_that(journey:
     task = journey.create_task(BUILD_TASK_TITLE, BUILD_TASK)
     journey.wait_until_finished(task, "the build")  # the premise is missed on purpose
 
-    stopped = journey.stop_active_work(task, more_work=REVISION_SEPARATOR)
-    assert stopped.status == "cancelled" and journey.stop_record is not None
-    assert journey.stop_record.requests_for_work == 1 and journey.interrupted_run_ids == [stopped.id]
+    stopped = stop_active_work(journey, task, source=SOURCE_FILE, more_work=REVISION_SEPARATOR)
+    assert journey.api.run(stopped.run_id).status == "cancelled"
+    assert stopped.requests_for_work == 1 and journey.interrupted_run_ids == [stopped.run_id]
     after_stop = journey.record_workspace_hashes(task, "after stop")
     nonce = journey.fresh_nonce()
     journey.send_message(nonce_request(nonce))
     journey.wait_until_finished(task, "the short reply")
-    journey.require_short_reply(task, nonce_request(nonce), nonce, unchanged_since=after_stop)
+    require_short_reply(journey, task, stopped, nonce_request(nonce), nonce, unchanged_since=after_stop)
     journey.conclude()
     assert failed(journey) == []
 
@@ -60,5 +62,4 @@ def test_a_restart_after_the_run_finished_is_unexercised_not_passed(journey: Jou
     task = journey.create_task(BUILD_TASK_TITLE, BUILD_TASK)
     finished = journey.wait_until_finished(task, "the build")
     with pytest.raises(Unexercised, match="finished before the SIGTERM restart"):
-        journey.restart_controller(finished.runs[-1], signal.SIGTERM)
-    assert journey.restart_record is None
+        restart_controller(journey, finished.runs[-1], signal.SIGTERM)

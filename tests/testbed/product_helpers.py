@@ -6,8 +6,8 @@ import uuid
 from pathlib import Path
 
 from harness.products.testbed import ApiClient
-from harness.products.testbed.api import Agent, Run, Task
-from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE
+from harness.products.records import Agent, Run, Task
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
 
 
 def unique(prefix: str) -> str:

@@ -1,12 +1,16 @@
-"""The driver for the reference testbed: everything a story knows about the product.
+"""The driver for the reference testbed (``testbed/``): the product the stories drive by default.
 
-Stories talk only to these classes. Pointing the harness at another product
-means writing another driver with the same shape: an API client
-(:mod:`.api`), page objects (:mod:`.pages`) and an isolated instance
-(:mod:`.instance`).
+An API client (:mod:`.api`), page objects (:mod:`.pages`), an isolated
+instance (:mod:`.instance`) and the shapes of its credentials
+(:mod:`.secrets`), bound together as ``DRIVER`` (:mod:`.driver`).
 """
 
-from .api import ApiClient, ApiError, WaitTimeout
-from .instance import InstanceError, TestbedInstance
+from harness.products.base import InstanceError
 
-__all__ = ["ApiClient", "ApiError", "InstanceError", "TestbedInstance", "WaitTimeout"]
+from .api import ApiClient, ApiError, WaitTimeout
+from .driver import TestbedDriver
+from .instance import TestbedInstance
+
+DRIVER = TestbedDriver()
+
+__all__ = ["DRIVER", "ApiClient", "ApiError", "InstanceError", "TestbedInstance", "WaitTimeout"]

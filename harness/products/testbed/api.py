@@ -1,159 +1,28 @@
-"""httpx client for the testbed's public API, with pydantic models for what it reads.
+"""httpx client for the testbed's public API, answering in the harness's product records.
 
-The models are the harness's own (not imported from the product): they list
-only the fields stories rely on, so a product change that drops one fails
-loudly at the boundary instead of deep inside a story.
+The testbed's JSON already has the shape of :mod:`harness.products.records`,
+so reading is validation; another product's client maps its own JSON there.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import httpx
-from pydantic import BaseModel, ConfigDict
+
+from harness.core.waiting import WaitTimeout, wait_for
+from harness.products.records import Activity, Agent, Comment, Company, Delivery, Run, StopResult, Task, TaskSummary
+
+__all__ = ["ApiClient", "ApiError", "WaitTimeout"]
 
 T = TypeVar("T")
-
-TaskStatus = Literal["todo", "in_progress", "in_review", "blocked", "done", "cancelled"]
-RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
-ACTIVE_RUN_STATUSES: tuple[RunStatus, ...] = ("queued", "running")
-
-
-class Record(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class Company(Record):
-    name: str
-    budget_cents: int
-    spend_cents: int
-
-
-class Agent(Record):
-    id: int
-    name: str
-    role: str
-    reports_to: int | None
-    adapter: str
-    model: str
-
-
-class Comment(Record):
-    id: int
-    task_id: int
-    author_kind: Literal["user", "agent"]
-    agent_id: int | None
-    author_name: str
-    run_id: int | None
-    body: str
-    created_at: str
-    consumed_by_run_id: int | None
-    consumed_at: str | None
-
-
-class Receipt(Record):
-    id: str
-    seq: int
-    tool: str
-    target: str
-    ok: bool
-    detail: str
-    created_at: str
-
-
-class RunIdentity(Record):
-    runner_instance_id: str | None
-    pid: int | None
-    process_start_time: float | None
-
-
-class Run(Record):
-    id: int
-    task_id: int
-    agent_id: int
-    status: RunStatus
-    identity: RunIdentity
-    queued_at: str
-    started_at: str | None
-    ended_at: str | None
-    cost_cents: int
-    error_code: str | None
-    terminal: dict[str, Any] | None
-    process_group_gone: bool | None
-    receipts: list[Receipt]
-
-    @property
-    def active(self) -> bool:
-        return self.status in ACTIVE_RUN_STATUSES
-
-
-class Delivery(Record):
-    id: int
-    task_id: int
-    run_id: int
-    sha256: str
-    size: int
-    files: list[str]
-    created_at: str
-    download_url: str
-
-
-class TaskSummary(Record):
-    id: int
-    title: str
-    status: TaskStatus
-    assignee_id: int | None
-    assignee_name: str | None
-    parent_id: int | None
-    updated_at: str
-
-
-class Task(TaskSummary):
-    body: str
-    comments: list[Comment]
-    runs: list[Run]
-    deliveries: list[Delivery]
-    children: list[TaskSummary]
-    active_run_id: int | None
-    unconsumed_user_messages: int
-
-    @property
-    def settled(self) -> bool:
-        """Nothing running, nothing queued, no message waiting for the agent."""
-        return self.active_run_id is None and self.unconsumed_user_messages == 0
-
-    def user_messages(self) -> list[Comment]:
-        return [c for c in self.comments if c.author_kind == "user"]
-
-    def agent_replies(self) -> list[Comment]:
-        return [c for c in self.comments if c.author_kind == "agent"]
-
-
-class StopResult(Record):
-    run: Run
-    process_group_gone: bool
-
-
-class Activity(Record):
-    id: int
-    at: str
-    kind: str
-    task_id: int | None
-    run_id: int | None
-    message: str
-
 
 class ApiError(RuntimeError):
     def __init__(self, response: httpx.Response) -> None:
         self.status_code = response.status_code
         self.detail = response.text
         super().__init__(f"{response.request.method} {response.request.url.path} -> {response.status_code}: {response.text}")
-
-
-class WaitTimeout(TimeoutError):
-    """A waited-for state never came; the message says which and what was last seen."""
 
 
 class ApiClient:
@@ -246,16 +115,7 @@ class ApiClient:
     def wait_for(
         probe: Callable[[], T | None], timeout: float = 30.0, interval: float = 0.1, what: str = "condition"
     ) -> T:
-        """Poll ``probe`` until it returns something truthy and return it; no caller ever sleeps."""
-        deadline = time.monotonic() + timeout
-        last: Any = None
-        while True:
-            last = probe()
-            if last:
-                return last
-            if time.monotonic() > deadline:
-                raise WaitTimeout(f"timed out after {timeout:.0f} s waiting for {what}")
-            time.sleep(interval)
+        return wait_for(probe, timeout, interval, what)
 
     def wait_for_task(self, task_id: int, predicate: Callable[[Task], bool], timeout: float = 30.0, what: str = "") -> Task:
         def probe() -> Task | None:

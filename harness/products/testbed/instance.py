@@ -24,11 +24,9 @@ from types import TracebackType
 import httpx
 import psutil
 
+from harness.products.base import InstanceError
+
 from .api import ApiClient
-
-
-class InstanceError(RuntimeError):
-    """The product did not start (or stop) as asked: an infrastructure failure, not a product verdict."""
 
 
 def free_port() -> int:

@@ -1,16 +1,36 @@
-"""Late feedback to a delegated worker: who did the work, where the feedback went, what the lead reported.
+"""Late feedback to a delegated worker: the step that proves it landed, and who did what with it.
 
-The lead's final word counts only if it names the child's *final* delivery
-(by sha256 or by delivery id): a lead that reports an earlier ZIP, or
-reports before the child is done, told the user something untrue.
+The feedback counts as late only if it was stored while the teammate's run
+was still going. The lead's final word counts only if it names the child's
+*final* delivery (by sha256 or by delivery id): a lead that reports an
+earlier ZIP, or reports before the child is done, told the user something untrue.
 """
 
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
-from harness.products.testbed.api import Agent, Task
 from harness.core.records import CheckRecord
+from harness.products.records import Agent, Comment, Run, Task
+from harness.running.journey import Journey
+
+
+def require_arrived_while_active(journey: Journey, run: Run, message: Comment) -> None:
+    """The message must have been stored while ``run`` was still going, or the premise was missed."""
+    current = journey.api.run(run.id)
+    if current.ended_at and datetime.fromisoformat(current.ended_at) < datetime.fromisoformat(message.created_at):
+        journey.ended_before(current, "the feedback arrived")
+    journey.evidence.note("feedback landed", f"message {message.id} stored while run {run.id} was {current.status}")
+
+
+def require_delegation(journey: Journey, parent: Task, teammate: Agent, feedback: str) -> None:
+    """One child for the teammate, the feedback in the child only, and a true final report by the lead."""
+    current = journey.api.task(parent.id)
+    children = [journey.api.task(child.id) for child in current.children]
+    mate = next(agent for agent in journey.api.agents() if agent.id == teammate.id)
+    path = journey.evidence.snapshot("delegation", {"parent": current, "children": children, "teammate": mate})
+    journey.record_checks(delegation_checks(current, children, journey.lead, mate, feedback), [path])
 
 
 def cites_delivery(text: str, delivery_id: int, sha256: str) -> bool:

@@ -1,7 +1,7 @@
-"""The testbed driver's records turned into the lifecycle grader's plain facts.
+"""The product records of any driver turned into the lifecycle grader's plain facts.
 
-The grader knows nothing of the testbed's API; this is the one adapter
-between them, so another product's driver only needs its own version of it.
+The grader takes string ids and plain values so that calibration can build
+facts by hand; this is the one adapter between the drivers' records and it.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from harness.products.testbed.api import Task
+from harness.products.records import Task
 from harness.checks.lifecycle import DeliveryFacts, LifecycleFacts, MessageFacts, RunFacts, TaskFacts
 
 

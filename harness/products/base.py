@@ -1,0 +1,117 @@
+"""The product driver seam: what a journey needs from a product, and nothing more.
+
+A story acts on a product through four things, each a protocol here so that
+any product can supply them:
+
+- an **instance**: an isolated copy of the product (own data, ports and
+  processes) that can be started, have its controller stopped and started
+  again, and be torn down leaving nothing behind;
+- an **API** that answers in :mod:`harness.products.records`;
+- **pages**: the task list and a task's page, as a person uses them in the
+  browser (selectors live in the driver's page objects, never in a story);
+- the product's **credential shapes**, so the evidence scan recognises them.
+
+The lifecycle checks read the same records through
+:func:`harness.checks.facts.lifecycle_facts`, so a driver never writes checks.
+A driver is a module ``harness.products.<name>`` exposing ``DRIVER``; a cell's
+environment names the product it runs against.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from harness.products.records import Activity, Agent, Company, Run, Task, TaskSummary
+
+
+class InstanceError(RuntimeError):
+    """The product did not start (or stop) as asked: an infrastructure failure, not a product verdict."""
+
+
+class ProductApi(Protocol):
+    """The public API reads (and the few writes) a journey makes, in harness records."""
+
+    def health(self) -> dict[str, Any]: ...
+    def company(self) -> Company: ...
+    def agents(self) -> list[Agent]: ...
+    def tasks(self) -> list[TaskSummary]: ...
+    def task(self, task_id: int) -> Task: ...
+    def run(self, run_id: int) -> Run: ...
+    def activity(self) -> list[Activity]: ...
+    def workspace_hashes(self, task_id: int) -> dict[str, str]: ...
+
+    def create_agent(
+        self, name: str, role: str = ..., reports_to: int | None = ..., adapter: str = ..., model: str = ...
+    ) -> Agent: ...
+
+
+class ProductInstance(Protocol):
+    """One isolated, running copy of the product."""
+
+    base_url: str
+    data_dir: Path
+
+    @property
+    def api(self) -> ProductApi: ...
+
+    def start(self) -> ProductInstance:
+        """Start (or start again, on the same data and port) and return once it answers."""
+        ...
+
+    def stop_controller(self, sig: signal.Signals = signal.SIGTERM) -> None:
+        """Stop only the controller; the agents' runners keep going."""
+        ...
+
+    def close(self) -> None:
+        """Tear everything down (controller, runners, helpers, data); safe to call twice."""
+        ...
+
+    def log_paths(self) -> list[Path]: ...
+    def process_alive(self, pid: int, start_time: float) -> bool: ...
+    def process_group_alive(self, pgid: int) -> bool: ...
+
+
+class TaskView(Protocol):
+    """A task's page: its status, thread, deliveries and Stop, as a person sees them."""
+
+    task_id: int
+
+    def open(self) -> TaskView: ...
+    def reload(self) -> TaskView: ...
+    def open_child(self, index: int = 0) -> TaskView: ...
+    def status(self) -> str: ...
+    def wait_until_status(self, status: str, timeout: float = ...) -> None: ...
+    def user_messages_with(self, text: str) -> list[Any]: ...
+    def latest_reply(self) -> Any | None: ...
+    def send_message(self, text: str, timeout: float = ...) -> Any: ...
+    def submit_message(self, text: str) -> None: ...
+    def scroll_latest_reply_into_view(self) -> None: ...
+    def click_stop(self, run_id: int, timeout: float = ...) -> bool: ...
+    def wait_for_stop_result(self, run_id: int, timeout: float = ...) -> None: ...
+    def download_delivery_id(self, delivery_id: int, timeout: float = ...) -> bytes: ...
+
+
+class TaskListView(Protocol):
+    """The product's start page, where a person creates a task."""
+
+    def open(self) -> TaskListView: ...
+    def create_task(self, title: str, body: str, assignee: str | None = None) -> TaskView: ...
+
+
+class ProductDriver(Protocol):
+    """Everything product-specific a journey uses; one module per product implements it."""
+
+    name: str
+    secret_patterns: Mapping[str, re.Pattern[bytes]]
+
+    def start_instance(self, pace_s: float) -> ProductInstance:
+        """A new isolated instance, started; ``pace_s`` is the scripted agent's step time."""
+        ...
+
+    def task_list(self, page: Any, base_url: str) -> TaskListView: ...
+    def task_page(self, page: Any, base_url: str, task_id: int) -> TaskView: ...
+

@@ -1,0 +1,25 @@
+"""The testbed's implementation of the product driver protocol."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.products.testbed.instance import TestbedInstance
+from harness.products.testbed.pages import TaskListPage, TaskPage
+from harness.products.testbed.secrets import SECRET_PATTERNS
+
+
+class TestbedDriver:
+    __test__ = False  # not a pytest test class, despite the name
+
+    name = "testbed"
+    secret_patterns = SECRET_PATTERNS
+
+    def start_instance(self, pace_s: float) -> TestbedInstance:
+        return TestbedInstance(pace=pace_s).start()
+
+    def task_list(self, page: Any, base_url: str) -> TaskListPage:
+        return TaskListPage(page, base_url)
+
+    def task_page(self, page: Any, base_url: str, task_id: int) -> TaskPage:
+        return TaskPage(page, base_url, task_id)
