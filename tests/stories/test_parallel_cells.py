@@ -17,7 +17,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from harness_runs import attempts, harness_run, processes_naming, wait_for
+from harness_runs import attempts, harness_run, processes_naming, processes_of, wait_for
 
 from harness.core.verdicts import Verdict
 
@@ -59,6 +59,7 @@ def test_two_cells_run_at_once_each_with_its_own_product_and_package(tmp_path: P
     assert (stop_package / "snapshots/stop.json").is_file()
     assert len(ports) == 2, f"the cells shared a product instance: {ports}"
     assert (tmp_path / "test" / "summary.json").is_file()
+    assert processes_of(tmp_path) == [], "a product or browser process outlived the run"
 
 
 def test_ctrl_c_with_two_workers_leaves_no_product_or_browser_behind(tmp_path: Path) -> None:
@@ -70,7 +71,7 @@ def test_ctrl_c_with_two_workers_leaves_no_product_or_browser_behind(tmp_path: P
     harness = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
 
     def both_runners() -> bool:
-        return len([p for p in processes_naming(temp) if "--workspace" in " ".join(p.cmdline())]) >= 2
+        return len([p for p in processes_naming(temp) if "--workspace" in " ".join(p.info["cmdline"] or [])]) >= 2
 
     wait_for(both_runners, "a runner in each worker's product", timeout=120)
     harness.send_signal(signal.SIGINT)
