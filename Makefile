@@ -11,7 +11,7 @@ help:
 	@echo "make story ID=build-revise   run one cell (short case id or full execution id)"
 	@echo "make test                    set up everything and run every test"
 	@echo "make calibrate               prove the oracle and the stories catch every bad delivery"
-	@echo "make bench                   print the speed figures (oracle, harness overhead, report)"
+	@echo "make bench                   print the speed figures (oracle, harness overhead, report, parallel cells)"
 	@echo "make soak                    kill the testbed controller at random during real work; print lost/duplicated/stuck"
 	@echo "make oracle-image            build or verify the oracle's container image"
 	@echo "make testbed                 start the reference product on http://127.0.0.1:8765"
@@ -48,6 +48,7 @@ bench: prerequisites
 	$(PY) -m bench.oracle
 	$(PY) -m bench.harness
 	$(PY) -m bench.report
+	$(PY) -m bench.parallel
 
 soak: venv
 	$(PY) -m bench.soak $(ARGS)

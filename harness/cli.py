@@ -5,7 +5,10 @@ flag maps to one keyword argument of that function, so anything the CLI does
 a test or a script can do by calling the function. Selectors are shared:
 ``list`` and ``run`` add them with ``add_selector_arguments`` and turn them
 into ``select(...)`` keyword arguments with ``selection_kwargs``, so the two
-can never disagree about which cells a command line names.
+can never disagree about which cells a command line names. The flags of
+``run`` are the fields of ``RunSettings`` (``harness/core/settings.py``):
+``add_run_settings_arguments`` declares them from the model and ``run_settings``
+builds the one validated object that pytest and every xdist worker receive.
 """
 
 from __future__ import annotations
@@ -16,6 +19,9 @@ from pathlib import Path
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
+from harness.core.settings import RunSettings, run_flags
 from harness.running.selection import SelectionError, select
 
 PROG = "harness"
@@ -76,18 +82,38 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from harness.running.campaign import run_cells  # imports pytest and playwright: only when running
 
     extra = args.pytest_args[1:] if args.pytest_args[:1] == ["--"] else args.pytest_args
-    return run_cells(
-        select(**selection_kwargs(args)),
-        results=args.results,
-        campaign=args.campaign,
-        max_parallel=args.max_parallel,
-        max_automatic_retries=args.max_automatic_retries,
-        headed=args.headed,
-        junitxml=args.junitxml,
-        scripted_persona=args.scripted_persona,
-        pace_s=args.pace,
-        extra=extra,
-    )
+    try:
+        settings = run_settings(args)
+    except ValidationError as error:
+        raise UsageError(_settings_error(error)) from error
+    return run_cells(settings, extra=extra)
+
+
+def add_run_settings_arguments(parser: argparse.ArgumentParser) -> None:
+    """One flag per RunSettings field that declares one; values stay text until RunSettings validates them."""
+    for name, meta in run_flags().items():
+        if RunSettings.model_fields[name].annotation is bool:
+            parser.add_argument(meta["flag"], dest=name, action="store_true", default=None, help=meta["help"])
+        else:
+            parser.add_argument(meta["flag"], dest=name, metavar=meta["metavar"], help=meta["help"])
+
+
+def run_settings(args: argparse.Namespace) -> RunSettings:
+    """The one validated settings object of a `harness run` command line (raises ValidationError)."""
+    given = {name: getattr(args, name) for name in run_flags() if getattr(args, name) is not None}
+    cells = tuple(cell.execution_id for cell in select(**selection_kwargs(args)))
+    return RunSettings.model_validate({"cells": cells, **given})
+
+
+def _settings_error(error: ValidationError) -> str:
+    """One line naming each refused flag, its value and why, in the words a person typed."""
+    flags = run_flags()
+    parts = []
+    for problem in error.errors():
+        name = str(problem["loc"][0]) if problem["loc"] else ""
+        flag = flags[name]["flag"] if name in flags else name
+        parts.append(f"{flag} {problem.get('input')!r}: {problem['msg'].lower()}")
+    return "; ".join(parts)
 
 
 class UsageError(ValueError):
@@ -252,17 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     run_parser = commands.add_parser("run", help="run the selected cells and print a verdict summary")
     add_selector_arguments(run_parser)
-    run_parser.add_argument("--max-parallel", type=_positive_int, default=1, metavar="N", help="cells run at once")
-    run_parser.add_argument(
-        "--max-automatic-retries", type=int, choices=(0, 1), default=0,
-        help="retry a cell once after an infrastructure failure only (default 0)",
-    )
-    run_parser.add_argument("--results", type=Path, default=Path("results"), help="evidence folder (default results/)")
-    run_parser.add_argument("--campaign", help="campaign id (default: a new time-ordered id)")
-    run_parser.add_argument("--headed", action="store_true", help="show the browser")
-    run_parser.add_argument("--junitxml", type=Path, help="write junit XML here")
-    run_parser.add_argument("--scripted-persona", help="calibration: give the scripted agent a faulty persona")
-    run_parser.add_argument("--pace", type=float, help="seconds per scripted agent step")
+    add_run_settings_arguments(run_parser)
     run_parser.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: more pytest arguments (-k, -x)")
     run_parser.set_defaults(func=_cmd_run)
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -23,19 +23,10 @@ from harness.core.catalog import Cell, live_cell_unavailable_reason, suite_defin
 from harness.core.deadline import Deadline
 from harness.evidence.recorder import EvidenceRecorder
 from harness.evidence.provenance import harness_digest, source_dirty, source_revision
+from harness.core.settings import RunSettings
 from harness.core.records import Accounting, AttemptRecord, CellIdentity, Provenance, Timing, utc_now
 from harness.evidence.secret_scan import describe, secrets_from_environment
 from harness.core.verdicts import StoryOutcome, Verdict
-
-
-class RunSettings(BaseModel):
-    """Everything a run needs besides the cells; each CLI flag of `harness run` is one field."""
-
-    campaign: str
-    results: Path = Path("results")
-    max_automatic_retries: Literal[0, 1] = 0
-    scripted_persona: str | None = None
-    pace_s: float | None = None
 
 
 class AttemptContext(BaseModel):
@@ -58,11 +49,6 @@ class Conclusion(BaseModel):
 
 
 OpenJourney = Callable[[AttemptContext], AbstractContextManager[Any]]
-
-
-def new_campaign_id() -> str:
-    """Time-ordered and unique across machines, so merged results never collide."""
-    return f"{datetime.now().strftime('%Y%m%dT%H%M%S')}-{random_tokens.token_hex(3)}"
 
 
 def new_attempt_id(cell_folder: Path) -> str:

@@ -7,50 +7,43 @@ print one screen a person can act on.
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from harness.running.attempt import new_campaign_id
-from harness.core.catalog import Cell
-from harness.running import plugin
+from harness.core.settings import SETTINGS_OPTION, RunSettings
 from harness.results.packages import LoadedAttempt, campaign_package_folders, read_package
-from harness.running.plugin import STORY_CELLS_MODULE
 from harness.core.records import AttemptRecord
 from harness.results.summary import summarize_campaign
 from harness.core.verdicts import Verdict
 
+# Named, not imported: pytest imports the plugin itself (`-p`), so it can rewrite its asserts,
+# and each xdist worker does the same from the command line it is given.
+PLUGIN = "harness.running.plugin"
+STORY_CELLS_MODULE = Path(__file__).with_name("story_cells.py")
 
-def pytest_arguments(
-    cells: Sequence[Cell],
-    campaign: str,
-    results: Path,
-    max_parallel: int = 1,
-    max_automatic_retries: int = 0,
-    headed: bool = False,
-    junitxml: Path | None = None,
-    scripted_persona: str | None = None,
-    pace_s: float | None = None,
-    extra: Sequence[str] = (),
-) -> list[str]:
-    args = [str(STORY_CELLS_MODULE), "-p", "no:cacheprovider", "-q", "-rfEs"]
+
+def pytest_arguments(settings: RunSettings, extra: Sequence[str] = ()) -> list[str]:
+    """pytest's command line for a run: the settings travel whole, as JSON in one option.
+
+    The plugin is loaded with `-p` (not `pytest.main(plugins=...)`) because
+    xdist workers rebuild their configuration from this command line only.
+    pytest's and pytest-playwright's own options (`-n`, `--junitxml`, `--headed`)
+    are derived here from the settings, never set separately.
+    """
+    args = [str(STORY_CELLS_MODULE), "-p", PLUGIN, "-p", "no:cacheprovider", "-q", "-rfEs"]
     args += ["--rootdir", str(STORY_CELLS_MODULE.parents[2]), "-o", "addopts=", "-o", "testpaths="]
-    for cell in cells:
-        args += ["--cell", cell.execution_id]
-    args += ["--campaign", campaign, "--results", str(results)]
-    args += ["--max-automatic-retries", str(max_automatic_retries)]
-    if max_parallel > 1:
-        args += ["-n", str(max_parallel), "--dist", "load"]
-    if headed:
+    args += [SETTINGS_OPTION, settings.model_dump_json()]
+    workers = min(settings.max_parallel, len(settings.cells))  # an idle worker would only cost its start-up
+    if workers > 1:
+        args += ["-n", str(workers), "--dist", "load"]
+    if settings.headed:
         args.append("--headed")
-    if junitxml:
-        args += ["--junitxml", str(junitxml)]
-    if scripted_persona:
-        args += ["--scripted-persona", scripted_persona]
-    if pace_s is not None:
-        args += ["--pace", str(pace_s)]
+    if settings.junitxml:
+        args += ["--junitxml", str(settings.junitxml)]
     return args + list(extra)
 
 
@@ -89,16 +82,13 @@ def exit_status(records: Sequence[AttemptRecord], expected: int) -> int:
     return 0 if all(record.verdict is Verdict.PASSED for record in ran) else 1
 
 
-def run_cells(
-    cells: Sequence[Cell],
-    results: Path = Path("results"),
-    campaign: str | None = None,
-    **options: object,
-) -> int:
-    campaign = campaign or new_campaign_id()
+def run_cells(settings: RunSettings, extra: Sequence[str] = ()) -> int:
+    """Run the settings' cells through pytest, then print and write the campaign's summary."""
+    results, campaign = settings.results, settings.campaign
     results.mkdir(parents=True, exist_ok=True)
-    print(f"running {len(cells)} cell(s) in campaign {campaign}; evidence under {results / campaign}", flush=True)
-    pytest_status = pytest.main(pytest_arguments(cells, campaign, results, **options), plugins=[plugin])  # type: ignore[arg-type]
+    print(f"running {len(settings.cells)} cell(s) in campaign {campaign}; evidence under {results / campaign}")
+    sys.stdout.flush()
+    pytest_status = pytest.main(pytest_arguments(settings, extra))
     attempts = campaign_attempts(results, campaign)
     records = latest_records(attempts)
     print()
@@ -107,4 +97,4 @@ def run_cells(
     (results / campaign / "summary.json").write_text(summarize_campaign(campaign, attempts).model_dump_json(indent=2) + "\n")
     if pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not records:
         return int(pytest_status) or 1
-    return exit_status(records, len(cells))
+    return exit_status(records, len(settings.cells))

@@ -1,71 +1,70 @@
 """pytest plugin: story cells become pytest items.
 
 Running stories as pytest items gives users what they already know: `-k`,
-`-x`, `--headed`, junit XML and xdist workers for `--max-parallel`. The
-plugin only parametrizes the one story test with the selected cells and
-turns command-line options into RunSettings.
+`-x`, `--headed`, junit XML and xdist workers for `--max-parallel`. Like
+pytest-playwright's plugin module, everything is declared once here: one
+option (`--run-settings`, the whole RunSettings as JSON, built and validated by
+`harness run`), one fixture chain (`run_settings`, then the browser launch
+arguments). `harness run` loads this module with `-p harness.running.plugin`
+on the command line, so every xdist worker loads it too and parses the same
+JSON: same cells, same campaign id.
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import Playwright
 
-from harness.running.attempt import RunSettings, new_campaign_id
+from harness.core.settings import SETTINGS_OPTION, RunSettings
 from harness.running.browser import launch_options
 from harness.running.selection import select
 
-STORY_CELLS_MODULE = Path(__file__).with_name("story_cells.py")
+# Where each process keeps the settings it parsed from the option (the controller and every worker alike).
+SETTINGS_KEY = pytest.StashKey[RunSettings]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("everyday-evals", "everyday-evals story cells")
-    group.addoption("--cell", dest="harness_cells", action="append", default=[], help="execution id to run (repeatable)")
-    group.addoption("--campaign", dest="harness_campaign", help="campaign id shared by every attempt of this run")
-    group.addoption("--results", dest="harness_results", default="results", help="folder for evidence packages")
     group.addoption(
-        "--max-automatic-retries", dest="harness_retries", type=int, choices=(0, 1), default=0,
-        help="retry a cell once after an infrastructure failure (never after any other verdict)",
+        SETTINGS_OPTION,
+        dest="harness_settings",
+        metavar="JSON",
+        help="the RunSettings of this run as JSON (`harness run` builds it; every xdist worker gets the same)",
     )
-    group.addoption("--scripted-persona", dest="harness_persona", help="calibration: run a faulty scripted persona")
-    group.addoption("--pace", dest="harness_pace", type=float, help="seconds per scripted agent step")
 
 
-def _campaign(config: pytest.Config) -> str:
-    """One campaign id for the controller and every xdist worker of this session."""
-    if config.option.harness_campaign:
-        return config.option.harness_campaign
-    run_uid = os.environ.get("PYTEST_XDIST_TESTRUNUID")
-    return f"pytest-{run_uid[:12]}" if run_uid else new_campaign_id()
+def settings_of(config: pytest.Config) -> RunSettings | None:
+    """The run's settings, parsed once per process; None when pytest runs without `harness run`."""
+    if SETTINGS_KEY not in config.stash and config.option.harness_settings:
+        try:
+            config.stash[SETTINGS_KEY] = RunSettings.model_validate_json(config.option.harness_settings)
+        except ValueError as error:
+            raise pytest.UsageError(f"{SETTINGS_OPTION}: {error}") from error
+    return config.stash.get(SETTINGS_KEY, None)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if not config.option.harness_campaign and not hasattr(config, "workerinput"):
-        config.option.harness_campaign = _campaign(config)
-    _register_progress(config)
+    settings = settings_of(config)
+    if settings and settings.cells and not hasattr(config, "workerinput"):
+        # Only on the controller (or a run without workers): workers' reports arrive here.
+        config.pluginmanager.register(CellProgress(config), "everyday-evals-progress")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "cell" not in metafunc.fixturenames:
         return
-    ids = metafunc.config.option.harness_cells
-    cells = select(ids=tuple(ids)) if ids else []
+    settings = settings_of(metafunc.config)
+    cells = select(ids=settings.cells) if settings and settings.cells else []
     metafunc.parametrize("cell", cells, ids=[cell.execution_id for cell in cells])
 
 
 @pytest.fixture(scope="session")
 def run_settings(pytestconfig: pytest.Config) -> RunSettings:
-    option = pytestconfig.option
-    return RunSettings(
-        campaign=_campaign(pytestconfig),
-        results=Path(option.harness_results),
-        max_automatic_retries=option.harness_retries,
-        scripted_persona=option.harness_persona,
-        pace_s=option.harness_pace,
-    )
+    """The one settings object of this run; override it in a conftest to run cells differently."""
+    settings = settings_of(pytestconfig)
+    if settings is None:
+        pytest.fail(f"story cells need {SETTINGS_OPTION}: run them with `harness run`", pytrace=False)
+    return settings
 
 
 @pytest.fixture(scope="session")
@@ -85,6 +84,11 @@ class CellProgress:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.total = len(session.items)
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
+        """Under xdist the controller collects nothing itself: every worker reports the same items."""
+        self.total = len(ids)
+
     def pytest_report_teststatus(self, report: pytest.TestReport) -> tuple[str, str, str] | None:
         """No progress dot for a cell: its own line says more."""
         if report.when == "call" and "verdict" in dict(report.user_properties):
@@ -100,8 +104,3 @@ class CellProgress:
         terminal = self.config.pluginmanager.get_plugin("terminalreporter")
         if terminal is not None:
             terminal.write_line(f"[{self.done}/{self.total or '?'}] {verdict:<21} {cell} ({report.duration:.1f} s)")
-
-
-def _register_progress(config: pytest.Config) -> None:
-    if config.option.harness_cells and not hasattr(config, "workerinput"):
-        config.pluginmanager.register(CellProgress(config), "everyday-evals-progress")

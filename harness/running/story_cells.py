@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.running.attempt import RunSettings, run_cell
+from harness.core.settings import RunSettings
+from harness.running.attempt import run_cell
 from harness.core.catalog import Cell
 from harness.products import product_driver
 from harness.running.journey import journey_factory

@@ -7,11 +7,16 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import psutil
 
 from harness.core.records import AttemptRecord
+
+T = TypeVar("T")
 
 
 def harness_run(results: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -51,3 +56,13 @@ def attempts(results: Path) -> list[AttemptRecord]:
         AttemptRecord.model_validate_json(path.read_text())
         for path in sorted(results.glob("test/*/*/attempt.json"), key=lambda p: p.stat().st_mtime)
     ]
+
+
+def wait_for(probe: Callable[[], T], what: str, timeout: float = 60.0) -> T:
+    """Poll ``probe`` until it returns something truthy: the tests wait for a state, never a fixed time."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if found := probe():
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")

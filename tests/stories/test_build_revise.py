@@ -9,12 +9,11 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 import zipfile
 from pathlib import Path
 
 import psutil
-from harness_runs import attempts, harness_run, processes_naming, processes_of
+from harness_runs import attempts, harness_run, processes_naming, processes_of, wait_for
 
 from harness.core.verdicts import Verdict
 
@@ -102,12 +101,3 @@ def test_ctrl_c_mid_story_tears_the_product_down_and_keeps_the_attempt(tmp_path:
     assert record.verdict is Verdict.INFRASTRUCTURE_FAILED and "interrupted" in record.reason
     assert processes_naming(temp) == [], "processes of the product outlived Ctrl-C"
     shutil.rmtree(temp, ignore_errors=True)
-
-
-def wait_for(probe, what: str, timeout: float = 60.0):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if found := probe():
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")

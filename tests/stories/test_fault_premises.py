@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from harness.running.attempt import AttemptContext, RunSettings
+from harness.core.settings import RunSettings
+from harness.running.attempt import AttemptContext
 from harness.core.catalog import CATALOG
 from harness.core.deadline import Deadline
 from harness.evidence.recorder import EvidenceRecorder

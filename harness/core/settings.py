@@ -1,0 +1,81 @@
+"""The settings of one `harness run`, built and validated once.
+
+`harness run` turns its command line into one RunSettings; pytest and every
+xdist worker receive it whole as JSON in one option (`--run-settings`), so a
+flag is declared in exactly one place: a field here. The CLI derives its
+`run` flags from these fields (``flag`` in the field's metadata), the plugin
+parses the JSON back, and the attempt reads the fields. A bad value is refused
+by the same validation on the command line and in every worker.
+"""
+
+from __future__ import annotations
+
+import secrets as random_tokens
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+# The one pytest option that carries a run's settings, as JSON, to pytest and to every xdist worker.
+SETTINGS_OPTION = "--run-settings"
+
+
+def new_campaign_id() -> str:
+    """Time-ordered and unique across machines, so merged results never collide."""
+    return f"{datetime.now().strftime('%Y%m%dT%H%M%S')}-{random_tokens.token_hex(3)}"
+
+
+def flag(name: str, text: str, metavar: str | None = None) -> dict[str, Any]:
+    """Field metadata that makes a field a `harness run` flag (read by the CLI's parser builder)."""
+    return {"flag": name, "metavar": metavar, "help": text}
+
+
+class RunSettings(BaseModel):
+    """Everything a run needs; each `harness run` flag is one field (with ``flag`` metadata).
+
+    Frozen, because the controller and every worker must see the same values;
+    the campaign id is drawn once, where the object is built, so every worker
+    writes into the same campaign.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    cells: tuple[str, ...] = Field(default=(), description="execution ids to run, from the selection flags")
+    campaign: str = Field(
+        default_factory=new_campaign_id,
+        min_length=1,
+        json_schema_extra=flag("--campaign", "campaign id (default: a new time-ordered id)"),
+    )
+    results: Path = Field(
+        default=Path("results"), json_schema_extra=flag("--results", "evidence folder (default results/)")
+    )
+    max_parallel: Annotated[int, Field(ge=1)] = Field(
+        default=1, json_schema_extra=flag("--max-parallel", "cells run at once, each with its own product", "N")
+    )
+    max_automatic_retries: Annotated[int, Field(ge=0, le=1)] = Field(
+        default=0,
+        json_schema_extra=flag(
+            "--max-automatic-retries", "retry a cell once after an infrastructure failure only (0 or 1, default 0)", "N"
+        ),
+    )
+    headed: bool = Field(default=False, json_schema_extra=flag("--headed", "show the browser"))
+    junitxml: Path | None = Field(default=None, json_schema_extra=flag("--junitxml", "write junit XML here"))
+    scripted_persona: str | None = Field(
+        default=None,
+        json_schema_extra=flag("--scripted-persona", "calibration: give the scripted agent a faulty persona"),
+    )
+    pace_s: Annotated[float, Field(gt=0)] | None = Field(
+        default=None, json_schema_extra=flag("--pace", "seconds per scripted agent step (> 0)", "SECONDS")
+    )
+
+
+def run_flags() -> dict[str, dict[str, Any]]:
+    """field name -> its flag metadata, for every RunSettings field a person sets on the command line."""
+    flags = {}
+    for name, field in RunSettings.model_fields.items():
+        extra = field.json_schema_extra
+        if isinstance(extra, dict) and "flag" in extra:
+            flags[name] = extra
+    return flags

@@ -1,0 +1,56 @@
+"""`harness run` builds one validated RunSettings and hands it to pytest whole."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.cli import build_parser, run_settings
+from harness.core.settings import SETTINGS_OPTION, RunSettings
+from harness.running.campaign import PLUGIN, pytest_arguments
+
+
+@pytest.mark.parametrize(
+    ("flags", "refused"),
+    [
+        (["--pace", "-1"], "--pace"),
+        (["--pace", "0"], "--pace"),
+        (["--max-parallel", "0"], "--max-parallel"),
+        (["--max-automatic-retries", "2"], "--max-automatic-retries"),
+        (["--campaign", ""], "--campaign"),
+    ],
+)
+def test_a_bad_value_is_one_line_and_exit_2_before_anything_runs(
+    tmp_path: Path, flags: list[str], refused: str
+) -> None:
+    command = [sys.executable, "-m", "harness.cli", "run", "--id", "build-revise", "--results", str(tmp_path), *flags]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"harness run: {refused} ") and done.stderr.count("\n") == 1, done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    assert not any(tmp_path.iterdir()), "a refused run must not start"
+
+
+def test_the_command_line_becomes_one_settings_object_and_pytest_gets_it_whole() -> None:
+    command = ["run", "--id", "build-revise", "--id", "stop-redirect", "--max-parallel", "3"]
+    args = build_parser().parse_args([*command, "--pace", "0.5", "--campaign", "c", "--headed"])
+    settings = run_settings(args)
+    assert settings.cells == (
+        "everyday-workflows-scripted.scripted.local.build-revise",
+        "everyday-workflows-scripted.scripted.local.stop-redirect",
+    )
+    assert (settings.max_parallel, settings.pace_s, settings.campaign, settings.headed) == (3, 0.5, "c", True)
+
+    argv = pytest_arguments(settings, ["-x"])
+    assert argv[argv.index("-p") + 1] == PLUGIN, "workers load the plugin only from the command line"
+    assert RunSettings.model_validate_json(argv[argv.index(SETTINGS_OPTION) + 1]) == settings
+    assert argv[argv.index("-n") + 1] == "2", "never more workers than cells"
+    assert "--headed" in argv and argv[-1] == "-x"
+
+
+def test_the_campaign_id_is_drawn_once_where_the_settings_are_built() -> None:
+    settings = RunSettings(cells=("a",))
+    assert RunSettings.model_validate_json(settings.model_dump_json()).campaign == settings.campaign

@@ -1,0 +1,85 @@
+"""Two cells at once through `harness run --max-parallel 2`: real Chromium, real testbed, real oracle container.
+
+Each xdist worker must load the harness plugin, read the same settings (same
+campaign) and start its own product instance; the controller prints one
+progress line per cell and one summary.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from harness_runs import attempts, harness_run, processes_naming, processes_of, wait_for
+
+from harness.core.verdicts import Verdict
+
+CELLS = (
+    "everyday-workflows-scripted.scripted.local.build-revise",
+    "everyday-workflows-scripted.scripted.local.stop-redirect",
+)
+
+
+def test_two_cells_run_at_once_each_with_its_own_product_and_package(tmp_path: Path) -> None:
+    done = harness_run(tmp_path, "--id", CELLS[0], "--id", CELLS[1], "--max-parallel", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "unrecognized arguments" not in done.stderr
+    for cell in CELLS:
+        assert f"passed                 [scripted] {cell}" in done.stdout
+    progress = [line for line in done.stdout.splitlines() if re.match(r"\[\d/2\] ", line)]
+    assert len(progress) == 2 and {line.split()[2] for line in progress} == set(CELLS), done.stdout
+
+    records = {record.cell.execution_id: record for record in attempts(tmp_path)}
+    assert set(records) == set(CELLS)
+    assert {record.campaign for record in records.values()} == {"test"}
+    assert all(record.verdict is Verdict.PASSED for record in records.values())
+    first, second = records.values()
+    assert first.timing.started_at < second.timing.ended_at and second.timing.started_at < first.timing.ended_at, (
+        "the two cells did not run at the same time"
+    )
+
+    ports = set()
+    for cell, record in records.items():
+        package = tmp_path / "test" / cell / record.attempt
+        assert record.checks and all(check.passed for check in record.checks)
+        assert all(zipfile.is_zipfile(package / download.path) for download in record.downloads)
+        assert zipfile.is_zipfile(package / "trace.zip")
+        assert all((package / shot).stat().st_size > 0 for shot in record.screenshots)
+        controller_log = (package / "logs/controller.log").read_text()
+        ports |= set(re.findall(r"starting on http://127\.0\.0\.1:(\d+)", controller_log))
+    assert {download.phase for download in records[CELLS[0]].downloads} == {"build", "revision", "build-again"}
+    stop_package = tmp_path / "test" / CELLS[1] / records[CELLS[1]].attempt
+    assert (stop_package / "snapshots/stop.json").is_file()
+    assert len(ports) == 2, f"the cells shared a product instance: {ports}"
+    assert (tmp_path / "test" / "summary.json").is_file()
+    assert processes_of(tmp_path) == [], "a product or browser process outlived the run"
+
+
+def test_ctrl_c_with_two_workers_leaves_no_product_or_browser_behind(tmp_path: Path) -> None:
+    # Both products and both Chromiums keep their data under this TMPDIR: that is how they are recognised.
+    temp = Path(tempfile.mkdtemp(prefix="ctrl-c-"))
+    command = [sys.executable, "-m", "harness.cli", "run", "--id", CELLS[0], "--id", CELLS[1], "--max-parallel", "2"]
+    command += ["--results", str(tmp_path), "--campaign", "test", "--pace", "0.5"]
+    env = {**os.environ, "TMPDIR": str(temp)}
+    harness = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+
+    def both_runners() -> bool:
+        return len([p for p in processes_naming(temp) if "--workspace" in " ".join(p.info["cmdline"] or [])]) >= 2
+
+    wait_for(both_runners, "a runner in each worker's product", timeout=120)
+    harness.send_signal(signal.SIGINT)
+    output, _ = harness.communicate(timeout=120)
+    assert harness.returncode != 0, output
+    records = attempts(tmp_path)
+    assert {record.cell.execution_id for record in records} <= set(CELLS)
+    interrupted = [r for r in records if r.verdict is Verdict.INFRASTRUCTURE_FAILED and "interrupted" in r.reason]
+    assert interrupted, output
+    assert processes_naming(temp) == [], "processes of a product or a browser outlived Ctrl-C"
+    shutil.rmtree(temp, ignore_errors=True)
