@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.core.settings import SETTINGS_OPTION, RunSettings
+from harness.running.ownership import claim_run_folder, release_run_folder, remove_dead_owners
 from harness.results.packages import LoadedAttempt, campaign_package_folders, read_package
 from harness.core.records import AttemptRecord
 from harness.results.summary import summarize_campaign
@@ -87,8 +88,14 @@ def run_cells(settings: RunSettings, extra: Sequence[str] = ()) -> int:
     results, campaign = settings.results, settings.campaign
     results.mkdir(parents=True, exist_ok=True)
     print(f"running {len(settings.cells)} cell(s) in campaign {campaign}; evidence under {results / campaign}")
+    for leftover in remove_dead_owners():
+        print(f"removed what a killed run left: {leftover.folder} ({leftover.processes} process(es) ended)")
     sys.stdout.flush()
-    pytest_status = pytest.main(pytest_arguments(settings, extra))
+    run_folder = claim_run_folder()
+    try:
+        pytest_status = pytest.main(pytest_arguments(settings, extra))
+    finally:
+        release_run_folder(run_folder)
     attempts = campaign_attempts(results, campaign)
     records = latest_records(attempts)
     print()

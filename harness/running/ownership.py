@@ -1,0 +1,117 @@
+"""Everything a harness run starts lives in one folder labelled with its owner, so a killed run can be cleaned up.
+
+Teardown in ``atexit`` and ``finally`` does not run after SIGKILL: the
+product's controller (in its own session) keeps running and its data and the
+browser's temporary folders stay on disk. So a run claims a folder
+``<tmp>/everyday-evals/<pid>-<start>/``, labels it with its process identity
+and points ``TMPDIR`` there before anything starts: product instances, their
+runners, the Playwright driver and Chromium all put their files under it and
+name it on their command line or in their environment. The next run (or
+``harness clean``) finds folders whose owner is gone, ends every process that
+names them and removes them; folders of live runs are left alone.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import tempfile
+from pathlib import Path
+
+import psutil
+from pydantic import BaseModel, ValidationError
+
+OWNED_ROOT_NAME = "everyday-evals"
+OWNER_FILE = "owner.json"
+
+
+class Owner(BaseModel):
+    """A process, told apart from a later one that reuses its pid by its start time."""
+
+    pid: int
+    started: float
+
+    @classmethod
+    def this_process(cls) -> Owner:
+        return cls(pid=os.getpid(), started=psutil.Process().create_time())
+
+    def alive(self) -> bool:
+        try:
+            process = psutil.Process(self.pid)
+            return process.status() != psutil.STATUS_ZOMBIE and abs(process.create_time() - self.started) < 0.05
+        except psutil.Error:
+            return False
+
+
+class Removed(BaseModel):
+    """What cleaning one dead owner's folder did."""
+
+    folder: Path
+    processes: int
+
+
+def owned_root(base: Path | None = None) -> Path:
+    return (base or Path(tempfile.gettempdir())) / OWNED_ROOT_NAME
+
+
+def claim_run_folder(base: Path | None = None) -> Path:
+    """Make this process's labelled folder and send every temporary file of this run (and its children) there."""
+    owner = Owner.this_process()
+    folder = owned_root(base) / f"{owner.pid}-{int(owner.started)}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / OWNER_FILE).write_text(owner.model_dump_json())
+    os.environ["TMPDIR"] = str(folder)
+    tempfile.tempdir = str(folder)
+    return folder
+
+
+def release_run_folder(folder: Path) -> None:
+    """The run ended normally and tore its instances down: its folder goes too."""
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def remove_dead_owners(base: Path | None = None) -> list[Removed]:
+    """End the processes and remove the folders of runs whose owner is gone; live runs are left alone."""
+    root = owned_root(base)
+    if not root.is_dir():
+        return []
+    removed = []
+    for folder in sorted(child for child in root.iterdir() if child.is_dir()):
+        owner = _owner_of(folder)
+        if owner is not None and owner.alive():
+            continue
+        ended = _end_processes_naming(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(Removed(folder=folder, processes=ended))
+    return removed
+
+
+def _owner_of(folder: Path) -> Owner | None:
+    try:
+        return Owner.model_validate_json((folder / OWNER_FILE).read_text())
+    except (OSError, ValidationError):
+        return None  # a folder without a readable label was never finished being claimed: its owner died
+
+
+def _names(process: psutil.Process, marker: str) -> bool:
+    """The process names the folder on its command line or was started with TMPDIR inside it."""
+    try:
+        if marker in " ".join(process.cmdline()):
+            return True
+        return process.environ().get("TMPDIR", "").startswith(marker)
+    except psutil.Error:
+        return False
+
+
+def _end_processes_naming(folder: Path) -> int:
+    marker = str(folder)
+    me = os.getpid()
+    found = [p for p in psutil.process_iter() if p.pid != me and _names(p, marker)]
+    for process in found:
+        try:
+            process.send_signal(signal.SIGKILL)
+        except psutil.Error:
+            continue
+    psutil.wait_procs(found, timeout=5)
+    return len(found)
