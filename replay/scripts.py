@@ -114,7 +114,7 @@ def _build() -> Script:
         steps=[
             say("I'll write the slugify tool, its README and a test, then run the tests."),
             *[write(path, content) for path, content in files.items()],
-            shell("python3 -m unittest discover -s tests -t . -v"),
+            shell("python3 -m unittest discover -s tests -v"),
             shell('python3 slugify.py "Hello, World!"'),
             finish("Done: slugify.py prints the slug of its argument (--separator, --max-length); README.md explains it; the tests pass."),
         ],
@@ -126,7 +126,7 @@ def _ignores_late_message() -> Script:
     return Script(
         name="ignores-late-message",
         description="Builds without the late requirement (--max-length) and never reads new messages: the oracle must catch it.",
-        steps=[*[write(path, content) for path, content in files.items()], shell("python3 -m unittest discover -s tests -t ."), finish("Done.")],
+        steps=[*[write(path, content) for path, content in files.items()], shell("python3 -m unittest discover -s tests"), finish("Done.")],
     )
 
 
