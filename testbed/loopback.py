@@ -21,6 +21,7 @@ class LoopbackServer:
     """A uvicorn server on 127.0.0.1 in a daemon thread; a context manager."""
 
     def __init__(self, app, port: int = 0, start_timeout: float = 10.0) -> None:
+        self.app = app
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind(("127.0.0.1", port))

@@ -173,15 +173,25 @@ class MeteringProxy:
             self._report(protocol, model, upstream.status_code, reader.usage)
             return Response(raw, status_code=upstream.status_code, headers=_response_headers(upstream))
 
+        reported = False
+
+        def report_once() -> None:
+            nonlocal reported
+            if not reported:
+                reported = True
+                self._report(protocol, model, upstream.status_code, reader.usage)
+
         async def relay() -> AsyncIterator[bytes]:
             try:
                 async for chunk in upstream.aiter_raw():
                     reader.feed(chunk)
+                    if reader.complete:  # charged before the CLI sees the end and sends its next call
+                        report_once()
                     yield chunk
-            finally:  # a client that hangs up mid-stream is still charged for what was produced
+            finally:  # a stream cut short is still charged for what was produced
                 reader.finish()
-                await asyncio.shield(upstream.aclose())
-                self._report(protocol, model, upstream.status_code, reader.usage)
+                report_once()
+                await upstream.aclose()
 
         return StreamingResponse(relay(), status_code=upstream.status_code, headers=_response_headers(upstream))
 

@@ -57,6 +57,7 @@ class UsageReader:
         self.usage: Usage | None = None
         self._buffer = b""
         self._anthropic: dict = {}
+        self.complete = False  # the response's last event has been read: its usage is final
 
     def body(self, raw: bytes) -> None:
         """A whole, non-streamed JSON response."""
@@ -84,6 +85,8 @@ class UsageReader:
                 self._event(line[5:].strip())
 
     def _event(self, payload: bytes) -> None:
+        if payload == b"[DONE]":
+            self.complete = True
         if not payload or payload == b"[DONE]":
             return
         try:
@@ -93,6 +96,8 @@ class UsageReader:
         if not isinstance(data, dict):
             return
         kind = data.get("type")
+        if kind in ("response.completed", "response.incomplete", "response.failed", "message_stop"):
+            self.complete = True
         if self.protocol == "responses" and kind in ("response.completed", "response.incomplete", "response.failed"):
             usage = (data.get("response") or {}).get("usage")
             if isinstance(usage, dict):
