@@ -33,8 +33,10 @@ Provider = Literal["openai", "anthropic"]
 # Headers that describe one hop, or the key: never forwarded in either direction.
 HOP_HEADERS = {"host", "connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "accept-encoding",
                "authorization", "x-api-key", "proxy-authorization", "te", "trailer", "upgrade"}
-# HTTP 400 is final for all three CLIs (each retries only 408/409/429/5xx and network errors).
-REFUSAL_STATUS = 400
+# 402 with a billing error is final for all three CLIs (measured: each retries only
+# 408/409/429/5xx and network errors, and Claude Code answers a 400 by retrying
+# with fewer beta features and tools, so a 400 would be refused several times).
+REFUSAL_STATUS = 402
 
 
 class ProxyConfig(BaseModel):
@@ -89,11 +91,11 @@ class Budget:
 
 
 def refusal(protocol: Protocol, message: str) -> JSONResponse:
-    """An error each CLI shows and stops on (an invalid request: never retried)."""
+    """An error each CLI shows and stops on, in its protocol's shape (a billing error: never retried)."""
     if protocol == "messages":
-        body = {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+        body = {"type": "error", "error": {"type": "billing_error", "message": message}}
     else:
-        body = {"error": {"message": message, "type": "invalid_request_error", "code": "budget_exceeded", "param": None}}
+        body = {"error": {"message": message, "type": "insufficient_quota", "code": "budget_exceeded", "param": None}}
     return JSONResponse(body, status_code=REFUSAL_STATUS)
 
 
