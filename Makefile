@@ -46,7 +46,7 @@ oracle-image: venv engine
 
 prerequisites: venv engine browser oracle-image
 
-test: prerequisites
+test: prerequisites agents
 	$(PY) -m pytest $(ARGS)
 
 story: prerequisites

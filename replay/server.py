@@ -33,6 +33,7 @@ class Call(BaseModel):
     tool: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
+    key: str | None = None  # the key presented, as a provider would see it: proves the proxy's key swap
 
 
 class CallLog:
@@ -54,14 +55,19 @@ def create_app(default_script: str = "build") -> FastAPI:
     log = CallLog()
     app.state.calls = log
 
-    def play(raw: bytes, path: str, name: str | None, parse: Callable, read: Callable[..., Conversation],
+    def presented_key(request: Request) -> str | None:
+        bearer = request.headers.get("authorization", "")
+        return request.headers.get("x-api-key") or (bearer.removeprefix("Bearer ") if bearer else None)
+
+    def play(raw: bytes, path: str, key: str | None, name: str | None, parse: Callable, read: Callable[..., Conversation],
              render_stream: Callable[[Reply, str], Iterator[str]], render_whole: Callable[[Reply, str], dict]):
         request = parse(raw)
         chosen: Script = script(name or default_script)
         conversation = read(request, len(raw))
         answer = reply(chosen, conversation)
         log.add(Call(path=path, script=chosen.name, model=request.model, tool_calls_answered=conversation.tool_calls_answered,
-                     tool=answer.tool_call.name if answer.tool_call else None, input_tokens=answer.input_tokens, output_tokens=answer.output_tokens))
+                     tool=answer.tool_call.name if answer.tool_call else None, input_tokens=answer.input_tokens, output_tokens=answer.output_tokens,
+                     key=key))
         if request.stream:
             return StreamingResponse(render_stream(answer, request.model), media_type="text/event-stream", headers=SSE_HEADERS)
         return JSONResponse(render_whole(answer, request.model))
@@ -69,12 +75,12 @@ def create_app(default_script: str = "build") -> FastAPI:
     for prefix in ("", "/scripts/{name}"):
         @app.post(prefix + "/v1/responses")
         async def post_responses(request: Request, name: str | None = None):
-            return play(await request.body(), request.url.path, name, responses.ResponsesRequest.model_validate_json, responses.conversation,
+            return play(await request.body(), request.url.path, presented_key(request), name, responses.ResponsesRequest.model_validate_json, responses.conversation,
                         responses.stream, lambda answer, model: responses.response(answer, model, "resp_replay"))
 
         @app.post(prefix + "/v1/messages")
         async def post_messages(request: Request, name: str | None = None):
-            return play(await request.body(), request.url.path, name, messages.MessagesRequest.model_validate_json, messages.conversation,
+            return play(await request.body(), request.url.path, presented_key(request), name, messages.MessagesRequest.model_validate_json, messages.conversation,
                         messages.stream, messages.message)
 
         @app.post(prefix + "/v1/messages/count_tokens")
@@ -83,7 +89,7 @@ def create_app(default_script: str = "build") -> FastAPI:
 
         @app.post(prefix + "/v1/chat/completions")
         async def post_chat(request: Request, name: str | None = None):
-            return play(await request.body(), request.url.path, name, chat.ChatRequest.model_validate_json, chat.conversation,
+            return play(await request.body(), request.url.path, presented_key(request), name, chat.ChatRequest.model_validate_json, chat.conversation,
                         chat.stream, chat.completion)
 
     @app.get("/replay/calls")
@@ -93,7 +99,7 @@ def create_app(default_script: str = "build") -> FastAPI:
     @app.api_route("/{rest:path}", methods=["GET", "POST", "PUT", "DELETE", "HEAD"])
     async def unknown(rest: str, request: Request):
         """Anything else a CLI tries is logged (so tests see it) and refused."""
-        log.add(Call(path=request.url.path))
+        log.add(Call(path=request.url.path, key=presented_key(request)))
         return JSONResponse({"error": {"message": f"replay server has no {request.method} {request.url.path}", "type": "not_found"}}, status_code=404)
 
     return app
