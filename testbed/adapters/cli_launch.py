@@ -43,6 +43,7 @@ class LaunchSpec(BaseModel):
 
 
 class RunOutcome(BaseModel):
+    pid: int  # also the process group and session id: everything the CLI started
     exit_code: int | None
     timed_out: bool
     seconds: float
@@ -83,7 +84,7 @@ def run(spec: LaunchSpec) -> RunOutcome:
         stdout, stderr = process.communicate()
     finally:
         end_group(process.pid)  # tools the CLI left behind in its session
-    return RunOutcome(exit_code=None if timed_out else process.returncode, timed_out=timed_out,
+    return RunOutcome(pid=process.pid, exit_code=None if timed_out else process.returncode, timed_out=timed_out,
                       seconds=time.monotonic() - started, stdout=stdout, stderr=stderr)
 
 

@@ -66,3 +66,54 @@ def test_budget_stop_ends_the_cli_and_nothing_more_reaches_upstream(name, tmp_pa
     assert len(replay.calls()) == len(metered)
     assert len(refused) == 1, f"{name} retried a final refusal {len(refused)} times"
     assert refused[0].spent_cents > 0 and all("budget exceeded" in report.refused for report in refused)
+
+
+@pytest.mark.parametrize("name", sorted(CLIS))
+def test_an_environment_dump_shows_a_cleared_environment_without_the_real_key(name, tmp_path, replay, monkeypatch):
+    monkeypatch.setenv("RUNNER_ONLY_CANARY", "runner-environment-leaked")
+    module, provider, model = CLIS[name]
+    reports: list[CallReport] = []
+    _, proxy = start_proxy(ProxyConfig(upstream=replay.url + "/scripts/environment-dump", provider=provider, client_key=THROWAWAY_KEY,
+                                       upstream_key="real-provider-key-held-by-the-proxy", simulated=True), reports.append)
+    try:
+        request = LaunchRequest(cli=locate(name), workspace=tmp_path / "workspace", home=tmp_path / "home", prompt=PROMPT,
+                                proxy_url=proxy.url, proxy_key=THROWAWAY_KEY, model=model, timeout_seconds=120)
+        outcome = run(module.launch(request))
+    finally:
+        proxy.stop()
+    dump = tmp_path / "workspace" / "environment.txt"
+    assert dump.exists(), f"{name} wrote no dump: {outcome.stderr[-2000:]}"
+    text = dump.read_text()
+    assert f"HOME={tmp_path / 'home'}" in text
+    assert "runner-environment-leaked" not in text and "real-provider-key-held-by-the-proxy" not in text
+    assert {call.key for call in replay.calls()} == {"real-provider-key-held-by-the-proxy"}
+
+
+def _session_members(sid: int) -> list[int]:
+    import os
+
+    import psutil
+
+    members = []
+    for pid in psutil.pids():
+        try:
+            if os.getsid(pid) == sid:
+                members.append(pid)
+        except OSError:
+            continue
+    return members
+
+
+@pytest.mark.parametrize("name", sorted(CLIS))
+def test_a_script_that_never_finishes_is_ended_at_the_deadline_with_nothing_left_running(name, tmp_path, replay):
+    outcome, reports = run_cli(name, tmp_path, replay.url + "/scripts/never-finishes", timeout=12)
+    assert outcome.timed_out and outcome.exit_code is None
+    assert len([report for report in reports if report.usage]) >= 2, f"{name} never looped: {outcome.stderr[-2000:]}"
+    assert _session_members(outcome.pid) == []
+
+
+@pytest.mark.parametrize("name", sorted(CLIS))
+def test_the_late_message_script_delivers_without_the_late_requirement(name, tmp_path, replay):
+    run_cli(name, tmp_path, replay.url + "/scripts/ignores-late-message")
+    source = (tmp_path / "workspace" / "slugify.py").read_text()
+    assert "--separator" in source and "--max-length" not in source
