@@ -59,6 +59,7 @@ bench: prerequisites
 	$(PY) -m oracle bench
 	$(PY) -m harness.bench
 	$(PY) -m harness.results.report.bench
+	$(PY) -m bench.proxy
 
 testbed: venv
 	$(PY) -m testbed serve --data .cache/testbed --port 8765
