@@ -63,6 +63,7 @@ class CallReport(BaseModel):
     simulated: bool
     price_table: str
     refused: str | None = None  # why the proxy refused the call (nothing reached upstream)
+    usage_estimated: bool = False  # an answered call without usage is charged its input estimate, never zero
     spent_cents: float
     budget_cents: float | None
 
@@ -130,12 +131,16 @@ class MeteringProxy:
                 headers["authorization"] = f"Bearer {self.config.upstream_key}"
         return headers
 
-    def _report(self, protocol: Protocol, model: str, status: int, usage: Usage | None, refused: str | None = None) -> None:
+    def _report(self, protocol: Protocol, model: str, status: int, usage: Usage | None, refused: str | None = None,
+                estimate: Usage | None = None) -> None:
+        estimated = usage is None and estimate is not None and 200 <= status < 300
+        if estimated:
+            usage = estimate
         cents = self.prices.cents(self.config.provider, model, usage) if usage else 0.0
         spent = self.budget.charge(cents) if cents else self.budget.spent_cents
         self.on_call(CallReport(protocol=protocol, provider=self.config.provider, model=model, status=status, usage=usage, cost_cents=cents,
                                 simulated=self.config.simulated, price_table=self.prices.version, refused=refused, spent_cents=spent,
-                                budget_cents=self.config.budget_cents))
+                                budget_cents=self.config.budget_cents, usage_estimated=estimated))
 
     async def handle(self, request: Request) -> Response:
         if not self._authorised(request):
@@ -145,16 +150,22 @@ class MeteringProxy:
         if protocol is None:  # token counting and the like: forwarded, never priced
             return await self._forward_plain(request, body)
         try:
-            model = str(json.loads(body).get("model", ""))
-            estimate = self.prices.cents(self.config.provider, model, Usage(input_tokens=len(body) // 4))
+            payload = json.loads(body)
+            model = str(payload.get("model", ""))
+            estimate = Usage(input_tokens=len(body) // 4)
+            estimate_cents = self.prices.cents(self.config.provider, model, estimate)
         except (ValueError, AttributeError, UnpricedModel) as error:
             self._report(protocol, "", REFUSAL_STATUS, None, refused=f"cannot price this call: {error}")
             return refusal(protocol, f"metering proxy refused the call: cannot price it ({error})")
-        if not self.budget.admit(estimate):
+        if not self.budget.admit(estimate_cents):
             message = f"budget exceeded: {self.budget.spent_cents:.2f} of {self.config.budget_cents} cents spent; no further model calls"
             self._report(protocol, model, REFUSAL_STATUS, None, refused=message)
             return refusal(protocol, message)
-        return await self._forward_metered(request, body, protocol, model)
+        if protocol == "chat" and payload.get("stream") and not (payload.get("stream_options") or {}).get("include_usage"):
+            # Without this a streamed Chat Completion carries no usage at all.
+            payload["stream_options"] = {**(payload.get("stream_options") or {}), "include_usage": True}
+            body = json.dumps(payload).encode()
+        return await self._forward_metered(request, body, protocol, model, estimate)
 
     def _url(self, request: Request) -> str:
         query = f"?{request.url.query}" if request.url.query else ""
@@ -164,7 +175,7 @@ class MeteringProxy:
         upstream = await self.client().request(request.method, self._url(request), content=body, headers=self._upstream_headers(request))
         return Response(upstream.content, status_code=upstream.status_code, headers=_response_headers(upstream))
 
-    async def _forward_metered(self, request: Request, body: bytes, protocol: Protocol, model: str) -> Response:
+    async def _forward_metered(self, request: Request, body: bytes, protocol: Protocol, model: str, estimate: Usage) -> Response:
         outgoing = self.client().build_request(request.method, self._url(request), content=body, headers=self._upstream_headers(request))
         upstream = await self.client().send(outgoing, stream=True)
         reader = UsageReader(protocol)
@@ -172,7 +183,7 @@ class MeteringProxy:
             raw = await upstream.aread()
             await upstream.aclose()
             reader.body(raw)
-            self._report(protocol, model, upstream.status_code, reader.usage)
+            self._report(protocol, model, upstream.status_code, reader.usage, estimate=estimate)
             return Response(raw, status_code=upstream.status_code, headers=_response_headers(upstream))
 
         reported = False
@@ -181,7 +192,7 @@ class MeteringProxy:
             nonlocal reported
             if not reported:
                 reported = True
-                self._report(protocol, model, upstream.status_code, reader.usage)
+                self._report(protocol, model, upstream.status_code, reader.usage, estimate=estimate)
 
         async def relay() -> AsyncIterator[bytes]:
             try:

@@ -8,7 +8,7 @@ import pytest
 from replay.conversation import Reply
 from replay.protocols import chat, messages, responses
 from testbed.metering.prices import UnpricedModel, price_table
-from testbed.metering.proxy import Budget, CallReport, ProxyConfig, start_proxy
+from testbed.metering.proxy import Budget, CallReport, MeteringProxy, ProxyConfig, start_proxy
 from testbed.metering.usage import Usage, UsageReader
 
 REPLY = Reply(text="hi", tool_call=None, input_tokens=1000, cached_tokens=600, output_tokens=50)
@@ -116,3 +116,30 @@ def test_after_the_budget_is_passed_every_call_is_refused_and_nothing_reaches_up
     assert len(replay.calls()) == 1
     assert proxy.budget.exceeded and reports[0].spent_cents > 1
     assert [bool(report.refused) for report in reports] == [False, True, True]
+
+
+def test_a_streamed_chat_call_is_made_to_carry_its_usage(replay):
+    _, server, reports = _proxy(replay)
+    try:
+        httpx.post(server.url + "/v1/chat/completions", json={"model": "gpt-5-mini", "stream": True, "messages": []}, headers={"authorization": f"Bearer {KEY}"})
+    finally:
+        server.stop()
+    assert replay.calls()[0].include_usage is True and reports[0].usage and not reports[0].usage_estimated
+
+
+def test_token_counting_is_forwarded_but_never_priced(replay):
+    _, server, reports = _proxy(replay, provider="anthropic")
+    try:
+        answer = httpx.post(server.url + "/v1/messages/count_tokens", json={"model": "m"}, headers={"x-api-key": KEY})
+    finally:
+        server.stop()
+    assert answer.json()["input_tokens"] > 0 and not reports
+
+
+def test_an_answered_call_without_usage_is_charged_its_estimate_and_a_failed_one_nothing():
+    reports: list[CallReport] = []
+    proxy = MeteringProxy(ProxyConfig(upstream="http://127.0.0.1:9", provider="openai", client_key=KEY), reports.append)
+    proxy._report("chat", "gpt-5-mini", 200, None, estimate=Usage(input_tokens=4000))
+    proxy._report("chat", "gpt-5-mini", 500, None, estimate=Usage(input_tokens=4000))
+    assert proxy.budget.spent_cents == pytest.approx(0.1)
+    assert [report.usage_estimated for report in reports] == [True, False]
