@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 CliName = Literal["codex", "claude", "opencode"]
 PINS_PATH = Path(__file__).with_name("npm") / "package.json"
-PACKAGES: dict[str, tuple[str, str]] = {  # CLI -> (npm package, binary name)
+PACKAGES: dict[CliName, tuple[str, str]] = {  # CLI -> (npm package, binary name)
     "codex": ("@openai/codex", "codex"),
     "claude": ("@anthropic-ai/claude-code", "claude"),
     "opencode": ("opencode-ai", "opencode"),
@@ -59,3 +59,9 @@ def locate(name: CliName) -> InstalledCli:
     if version != pinned:
         raise MissingCli(f"agent CLI {name} is {package}@{version}, pinned {pinned}: run `make agents`")
     return InstalledCli(name=name, package=package, version=version, binary=binary)
+
+
+def provenance() -> dict[str, str]:
+    """``{"codex": "@openai/codex@0.171.0", ...}`` for every CLI; raises MissingCli if one is absent."""
+    located = [locate(name) for name in PACKAGES]
+    return {cli.name: f"{cli.package}@{cli.version}" for cli in located}
