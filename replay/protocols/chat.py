@@ -12,19 +12,13 @@ import time
 import uuid
 from collections.abc import Iterator
 
-from pydantic import BaseModel, ConfigDict
-
 from ..conversation import Conversation, Reply
+from .request import ModelRequest
 from .sse import event
 
 
-class ChatRequest(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    model: str
+class ChatRequest(ModelRequest):
     messages: list[dict] = []
-    tools: list[dict] = []
-    stream: bool = False
 
 
 def conversation(request: ChatRequest, request_chars: int) -> Conversation:

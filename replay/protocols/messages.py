@@ -12,19 +12,13 @@ import json
 import uuid
 from collections.abc import Iterator
 
-from pydantic import BaseModel, ConfigDict
-
 from ..conversation import Conversation, Reply
+from .request import ModelRequest
 from .sse import event
 
 
-class MessagesRequest(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    model: str
+class MessagesRequest(ModelRequest):
     messages: list[dict] = []
-    tools: list[dict] = []
-    stream: bool = False
 
 
 def _blocks(message: dict) -> list[dict]:

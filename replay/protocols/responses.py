@@ -11,19 +11,13 @@ import json
 import uuid
 from collections.abc import Iterator
 
-from pydantic import BaseModel, ConfigDict
-
 from ..conversation import Conversation, Reply
+from .request import ModelRequest
 from .sse import event
 
 
-class ResponsesRequest(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    model: str
+class ResponsesRequest(ModelRequest):
     input: list[dict] | str = []
-    tools: list[dict] = []
-    stream: bool = False
 
 
 def conversation(request: ResponsesRequest, request_chars: int) -> Conversation:
