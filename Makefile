@@ -5,13 +5,14 @@ PY := $(VENV)/bin/python
 ID ?= build-revise
 ARGS ?=
 
-.PHONY: help venv agents engine browser oracle-image prerequisites test story calibrate bench bench-report testbed report clean
+.PHONY: help venv agents engine browser oracle-image prerequisites test story calibrate bench bench-report soak testbed report clean
 
 help:
 	@echo "make story ID=build-revise   run one cell (short case id or full execution id)"
 	@echo "make test                    set up everything and run every test"
 	@echo "make calibrate               prove the oracle and the stories catch every bad delivery"
-	@echo "make bench                   print the speed figures (oracle, harness overhead, report)"
+	@echo "make bench                   print the speed figures (oracle, harness overhead, report, metering proxy)"
+	@echo "make soak                    kill the testbed controller at random during real work; print lost/duplicated/stuck"
 	@echo "make oracle-image            build or verify the oracle's container image"
 	@echo "make agents                  install the pinned agent CLIs (codex, claude, opencode) into .agents/"
 	@echo "make testbed                 start the reference product on http://127.0.0.1:8765"
@@ -56,10 +57,13 @@ calibrate: prerequisites
 	$(PY) -m calibration $(ARGS)
 
 bench: prerequisites
-	$(PY) -m oracle bench
-	$(PY) -m harness.bench
-	$(PY) -m harness.results.report.bench
+	$(PY) -m bench.oracle
+	$(PY) -m bench.harness
+	$(PY) -m bench.report
 	$(PY) -m bench.proxy
+
+soak: venv
+	$(PY) -m bench.soak $(ARGS)
 
 testbed: venv
 	$(PY) -m testbed serve --data .cache/testbed --port 8765
@@ -68,7 +72,7 @@ report: venv
 	$(VENV)/bin/harness report $(ARGS)
 
 bench-report: venv
-	$(PY) -m harness.results.report.bench $(ARGS)
+	$(PY) -m bench.report $(ARGS)
 
 clean:
 	rm -rf results report .cache .pytest_cache

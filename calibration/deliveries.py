@@ -13,10 +13,12 @@ from collections.abc import Callable
 from pydantic import BaseModel
 
 from calibration import sources
-from calibration.sources import GOOD_SLUGIFY, README, TESTS, gated, variant, with_main_prelude
+from calibration.sources import gated, variant, with_main_prelude
 from calibration.zips import incompressible, lying_size_zip, zip_bytes
-from oracle import checks as ids
-from oracle.contract import MODES, Mode
+from oracle import checks as engine
+from oracle.tasks.slugify import checks as ids
+from oracle.tasks.slugify import reference
+from oracle.tasks.slugify.contract import MODES, Mode
 
 
 class HostTraps(BaseModel):
@@ -36,11 +38,10 @@ class Case(BaseModel):
     build: Callable[[HostTraps], bytes]
 
 
-def project(slugify_source: str = GOOD_SLUGIFY, tests: str = TESTS, extra: dict[str, str | bytes] | None = None, folder: str = "slugify-tool/") -> dict[str, str | bytes]:
-    """The files of a delivery, inside one top-level folder as most ZIP tools make them."""
-    files = {f"{folder}slugify.py": slugify_source, f"{folder}README.md": README, f"{folder}tests/test_slugify.py": tests}
-    files.update({f"{folder}{name}": content for name, content in (extra or {}).items()})
-    return files
+def project(slugify_source: str = reference.GOOD_SLUGIFY, tests: str = reference.TESTS, extra: dict[str, str | bytes] | None = None, folder: str = "slugify-tool/") -> dict[str, str | bytes]:
+    """The task's reference delivery with one part swapped, inside one top-level folder as most ZIP tools make them."""
+    files: dict[str, str | bytes] = {**reference.files(), "slugify.py": slugify_source, "tests/test_slugify.py": tests, **(extra or {})}
+    return {f"{folder}{name}": content for name, content in files.items()}
 
 
 def _static(files: dict[str, str | bytes], **kwargs) -> Callable[[HostTraps], bytes]:
@@ -48,7 +49,7 @@ def _static(files: dict[str, str | bytes], **kwargs) -> Callable[[HostTraps], by
 
 
 WRONG_BUT_SELF_TESTED = variant('.strip("-")\n', "\n")
-SELF_TESTS_OF_WRONG = TESTS.replace('self.assertEqual(slugify("Hello World"), "hello-world")', 'self.assertEqual(slugify("Hello World!"), "hello-world-")')
+SELF_TESTS_OF_WRONG = reference.TESTS.replace('self.assertEqual(slugify("Hello World"), "hello-world")', 'self.assertEqual(slugify("Hello World!"), "hello-world-")')
 
 ESCAPE_HOST_FILE = 'import os\ntry:\n    _SEEN = open({path!r}).read()\nexcept OSError:\n    _SEEN = ""\n'
 ESCAPE_LOOPBACK = 'import urllib.request\ntry:\n    _SEEN = urllib.request.urlopen("http://127.0.0.1:{port}/", timeout=2).read().decode()\nexcept Exception:\n    _SEEN = ""\n'
@@ -75,15 +76,15 @@ def cases() -> list[Case]:
         Case(name="zero-length-accepted", mode="max-length", expected=ids.MAX_LENGTH_INVALID_REJECTED, build=_static(project(variant("if number < 1:", "if number < 0:")))),
         Case(name="negative-length-accepted", mode="max-length", expected=ids.MAX_LENGTH_INVALID_REJECTED, build=_static(project(variant("if number < 1:", "if number == 0:")))),
         Case(name="non-integer-length-accepted", mode="max-length", expected=ids.MAX_LENGTH_INVALID_REJECTED, build=_static(project(variant("number = int(value)", "number = int(float(value))")))),
-        Case(name="duplicate-module", mode="base", expected=ids.STRUCTURE_SINGLE_MODULE, build=_static(project(extra={"src/slugify.py": GOOD_SLUGIFY}))),
+        Case(name="duplicate-module", mode="base", expected=ids.STRUCTURE_SINGLE_MODULE, build=_static(project(extra={"src/slugify.py": reference.GOOD_SLUGIFY}))),
         Case(name="shadowing-package", mode="base", expected=ids.STRUCTURE_SINGLE_MODULE, build=_static(project(extra={"slugify/__init__.py": "def slugify(text):\n    return text\n"}))),
     ]
     archives = [
-        Case(name="path-traversal", mode="base", expected=ids.INTAKE_SAFE_PATHS, build=_static({**project(), "slugify-tool/../../escaped.py": "x = 1\n"})),
-        Case(name="absolute-path", mode="base", expected=ids.INTAKE_SAFE_PATHS, build=_static({**project(), "/tmp/escaped.py": "x = 1\n"})),
-        Case(name="symlink", mode="base", expected=ids.INTAKE_NO_LINKS, build=_static(project(), links={"slugify-tool/notes.txt": "/etc/passwd"})),
-        Case(name="zip-bomb", mode="base", expected=ids.INTAKE_LIMITS, build=_static(project(extra={"data.bin": b"\0" * (1900 * 1024)}))),
-        Case(name="lying-size-header", mode="base", expected=ids.INTAKE_HONEST_SIZES,
+        Case(name="path-traversal", mode="base", expected=engine.INTAKE_SAFE_PATHS, build=_static({**project(), "slugify-tool/../../escaped.py": "x = 1\n"})),
+        Case(name="absolute-path", mode="base", expected=engine.INTAKE_SAFE_PATHS, build=_static({**project(), "/tmp/escaped.py": "x = 1\n"})),
+        Case(name="symlink", mode="base", expected=engine.INTAKE_NO_LINKS, build=_static(project(), links={"slugify-tool/notes.txt": "/etc/passwd"})),
+        Case(name="zip-bomb", mode="base", expected=engine.INTAKE_LIMITS, build=_static(project(extra={"data.bin": b"\0" * (1900 * 1024)}))),
+        Case(name="lying-size-header", mode="base", expected=engine.INTAKE_HONEST_SIZES,
              build=lambda traps: lying_size_zip(project(extra={"data.bin": incompressible(40_000)}), "slugify-tool/data.bin", 100)),
     ]
     escapes = [

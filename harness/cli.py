@@ -90,14 +90,30 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )
 
 
+class UsageError(ValueError):
+    """A command line naming something that is not there or not what it must be: one line, exit 2."""
+
+
 def _roots(args: argparse.Namespace) -> list[Path]:
-    return list(args.results) or [DEFAULT_RESULTS]
+    """The results folders to read; each must exist, or a typo would read as "0 attempts"."""
+    roots = list(args.results) or [DEFAULT_RESULTS]
+    missing = [str(root) for root in roots if not root.is_dir()]
+    if missing:
+        raise UsageError(f"no results folder {', '.join(missing)}")
+    return roots
+
+
+def _output_folder(path: Path, flag: str) -> Path:
+    """A folder to write into: it may not exist yet, but it must not be a file."""
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{flag} {path} is a file, not a folder")
+    return path
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from harness.results.report.build import build_report  # imports Jinja2 and Pillow: only when reporting
 
-    built = build_report(results=_roots(args), out=args.out, copy_evidence=args.copy_evidence)
+    built = build_report(results=_roots(args), out=_output_folder(args.out, "--out"), copy_evidence=args.copy_evidence)
     print(f"report of {built.attempts} attempt(s) ({built.broken} broken) in {built.seconds:.1f} s: {built.index.as_uri()}")
     for path, error in built.thumbnail_errors.items():
         print(f"  unreadable screenshot {path}: {error}", file=sys.stderr)
@@ -108,7 +124,7 @@ def _cmd_merge(args: argparse.Namespace) -> int:
     from harness.results.merge import MergeConflict, merge_results
 
     try:
-        merged = merge_results(args.sources, into=args.into)
+        merged = merge_results(args.sources, into=_output_folder(args.into, "--into"))
     except MergeConflict as error:
         print(f"{PROG} merge: {error}", file=sys.stderr)
         return 1
@@ -257,8 +273,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return USAGE_ERROR
     try:
         return handler(args)
-    except SelectionError as error:
-        print(f"{PROG}: {error}", file=sys.stderr)
+    except (SelectionError, UsageError) as error:
+        print(f"{PROG} {args.command}: {error}", file=sys.stderr)
         return USAGE_ERROR
 
 

@@ -1,12 +1,18 @@
-"""Every check the oracle can report, in the order that decides a grade.
+"""The engine's check ids and the registry that puts a task's checks in deciding order.
 
-Stable ids live here and only here: stories, calibration expectations and
+Stable ids are part of the interface: stories, calibration expectations and
 reviewers refer to them, so a rename must be a deliberate, visible change.
-The *deciding* check of a failed grade is the first failed one in this order
-(an unsafe archive is reported as such, not as a missing README).
+The engine owns the ids every task shares (intake, sandbox); each task owns
+its own ids and registers them with `CheckRegistry.for_task`. The *deciding*
+check of a failed grade is the first failed one in deciding order: intake,
+then the task's host-side checks, then the sandbox run, then the task's
+checks of what ran there (an unsafe archive is reported as such, not as a
+missing README).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from pydantic import BaseModel
 
@@ -16,44 +22,9 @@ INTAKE_NO_LINKS = "intake.no-links"
 INTAKE_UNIQUE_NAMES = "intake.unique-names"
 INTAKE_LIMITS = "intake.limits"
 INTAKE_HONEST_SIZES = "intake.honest-sizes"
-
-STRUCTURE_SINGLE_MODULE = "structure.single-module"
-STRUCTURE_README = "structure.readme"
-STRUCTURE_TESTS = "structure.tests"
+INTAKE: tuple[str, ...] = (INTAKE_READABLE, INTAKE_SAFE_PATHS, INTAKE_NO_LINKS, INTAKE_UNIQUE_NAMES, INTAKE_LIMITS, INTAKE_HONEST_SIZES)
 
 SANDBOX_COMPLETED = "sandbox.completed"
-
-BASE_CLI = "base.cli"
-BASE_FUNCTION = "base.function"
-SEPARATOR_VALUES = "separator.values"
-SEPARATOR_INVALID_REJECTED = "separator.invalid-rejected"
-MAX_LENGTH_VALUES = "max-length.values"
-MAX_LENGTH_INVALID_REJECTED = "max-length.invalid-rejected"
-COMBINED_VALUES = "combined.values"
-
-# Recorded for reviewers, never deciding: the agent's own tests cannot grade its delivery.
-DIAGNOSTIC_AGENT_TESTS = "diagnostic.agent-tests"
-DIAGNOSTICS: tuple[str, ...] = (DIAGNOSTIC_AGENT_TESTS,)
-
-ORDER: tuple[str, ...] = (
-    INTAKE_READABLE,
-    INTAKE_SAFE_PATHS,
-    INTAKE_NO_LINKS,
-    INTAKE_UNIQUE_NAMES,
-    INTAKE_LIMITS,
-    INTAKE_HONEST_SIZES,
-    STRUCTURE_SINGLE_MODULE,
-    STRUCTURE_README,
-    STRUCTURE_TESTS,
-    SANDBOX_COMPLETED,
-    BASE_CLI,
-    BASE_FUNCTION,
-    SEPARATOR_VALUES,
-    SEPARATOR_INVALID_REJECTED,
-    MAX_LENGTH_VALUES,
-    MAX_LENGTH_INVALID_REJECTED,
-    COMBINED_VALUES,
-)
 
 
 class Check(BaseModel):
@@ -64,18 +35,37 @@ class Check(BaseModel):
     detail: str
 
 
-def check(check_id: str, passed: bool, detail: str) -> Check:
-    """Build a Check, refusing ids that are not registered above (typos would silently never decide)."""
-    if check_id not in ORDER + DIAGNOSTICS:
-        raise ValueError(f"unregistered check id {check_id!r}")
-    return Check(id=check_id, passed=passed, detail=detail)
+@dataclass(frozen=True)
+class CheckRegistry:
+    """The ids one grade may report, in deciding order, plus diagnostics that are recorded but never decide."""
+
+    order: tuple[str, ...]
+    diagnostics: tuple[str, ...] = ()
+
+    @classmethod
+    def for_task(cls, host: tuple[str, ...], sandboxed: tuple[str, ...], diagnostics: tuple[str, ...] = ()) -> CheckRegistry:
+        """A task's registry: the engine's ids around the task's host-side and sandboxed check ids."""
+        order = (*INTAKE, *host, SANDBOX_COMPLETED, *sandboxed)
+        if len(set(order)) != len(order) or set(order) & set(diagnostics):
+            raise ValueError("a task's check ids must be unique and distinct from the engine's")
+        return cls(order=order, diagnostics=diagnostics)
+
+    def check(self, check_id: str, passed: bool, detail: str) -> Check:
+        """Build a Check, refusing ids that are not registered (typos would silently never decide)."""
+        if check_id not in self.order + self.diagnostics:
+            raise ValueError(f"unregistered check id {check_id!r}")
+        return Check(id=check_id, passed=passed, detail=detail)
+
+    def ordered(self, checks: list[Check]) -> list[Check]:
+        """Sort checks into deciding order."""
+        return sorted(checks, key=lambda c: self.order.index(c.id))
+
+    def deciding(self, checks: list[Check]) -> Check | None:
+        """The first failed check in deciding order, or None when every check passed."""
+        return next((c for c in self.ordered(checks) if not c.passed), None)
 
 
-def ordered(checks: list[Check]) -> list[Check]:
-    """Sort checks into deciding order."""
-    return sorted(checks, key=lambda c: ORDER.index(c.id))
+ENGINE = CheckRegistry(order=(*INTAKE, SANDBOX_COMPLETED))
+"""The ids the engine itself reports, whatever the task."""
 
-
-def deciding(checks: list[Check]) -> Check | None:
-    """The first failed check in deciding order, or None when every check passed."""
-    return next((c for c in ordered(checks) if not c.passed), None)
+check = ENGINE.check

@@ -1,7 +1,8 @@
-"""`python -m oracle`: grade, preflight, image, bench.
+"""`python -m oracle`: grade, preflight, image.
 
 Exit codes are part of the interface: 0 passed, 1 the delivery failed,
-2 the oracle could not grade (one line on stderr saying what to run).
+2 the oracle could not grade or was asked something it cannot answer (an
+unknown task or mode): one line on stderr saying what to do.
 """
 
 from __future__ import annotations
@@ -9,13 +10,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from oracle.contract import MODES
+from oracle.task import UnknownMode
+from oracle.tasks import DEFAULT_TASK, UnknownTask
 
 
 def _grade(args: argparse.Namespace) -> int:
     from oracle.grader import grade
 
-    result = grade(args.zip, args.mode, image_ref=args.image, command_timeout_s=args.command_timeout, deadline_s=args.deadline, agent_tests=args.agent_tests)
+    result = grade(args.zip, args.mode, args.task, image_ref=args.image, command_timeout_s=args.command_timeout, deadline_s=args.deadline, agent_tests=args.agent_tests)
     print(result.model_dump_json())
     return 0 if result.passed else 1
 
@@ -36,20 +38,14 @@ def _image(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bench(args: argparse.Namespace) -> int:
-    from oracle.bench import bench
-
-    print(bench(repetitions=args.repetitions, image_ref=args.image).report())
-    return 0
-
-
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="python -m oracle", description="Independent, sandboxed grading of delivered ZIPs.")
     commands = top.add_subparsers(dest="command", required=True)
 
     grade = commands.add_parser("grade", help="grade one ZIP; prints one JSON object")
     grade.add_argument("zip", help="path of the delivered ZIP")
-    grade.add_argument("--mode", choices=MODES, required=True, help="cumulative requirement set to grade against")
+    grade.add_argument("--task", default=DEFAULT_TASK, help=f"oracle task to grade against (default: {DEFAULT_TASK}; one folder under oracle/tasks)")
+    grade.add_argument("--mode", required=True, help="the task's requirement set to grade against (an unknown one is refused with the list)")
     grade.add_argument("--image", default=None, help="image to grade in (default: $EVERYDAY_ORACLE_IMAGE, local tag, pinned digest)")
     grade.add_argument("--command-timeout", type=float, default=4.0, help="seconds per delivery command inside the container")
     grade.add_argument("--deadline", type=float, default=30.0, help="seconds for the whole sandboxed run, enforced from the host")
@@ -61,11 +57,6 @@ def parser() -> argparse.ArgumentParser:
     preflight.set_defaults(run=_preflight)
 
     commands.add_parser("image", help="build or verify the oracle image").set_defaults(run=_image)
-
-    bench = commands.add_parser("bench", help="median grade time vs a bare hardened container")
-    bench.add_argument("--repetitions", type=int, default=7)
-    bench.add_argument("--image", default=None)
-    bench.set_defaults(run=_bench)
     return top
 
 
@@ -77,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
         return args.run(args)
     except CannotGrade as error:
         print(f"oracle: cannot grade: {error}", file=sys.stderr)
+        return 2
+    except (UnknownTask, UnknownMode) as error:
+        print(f"oracle: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("oracle: interrupted", file=sys.stderr)

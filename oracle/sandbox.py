@@ -32,7 +32,7 @@ DELIVERY_MOUNT = "/delivery"
 
 
 class SandboxLimits(BaseModel):
-    """The bounds of one grade; defaults leave an honest slugify ample room."""
+    """The bounds of one grade; defaults leave an honest small command-line tool ample room."""
 
     memory_bytes: int = 512 * 1024 * 1024
     child_memory_bytes: int = 256 * 1024 * 1024
@@ -152,10 +152,12 @@ def wait_bounded(container: Container, limits: SandboxLimits) -> tuple[int | Non
         return None, True
 
 
-def run_collector(client: docker.DockerClient, image_id: str, delivery: Path, plan: dict, limits: SandboxLimits) -> SandboxRun:
-    """Run the collector over a delivery folder in one hardened container and return its bounded output."""
-    source = (Path(__file__).parent / "collector.py").read_text()
-    command = ["python3", "-c", source, json.dumps(plan)]
+def run_collector(client: docker.DockerClient, image_id: str, delivery: Path, collector: Path, plan: dict, limits: SandboxLimits) -> SandboxRun:
+    """Run a task's collector script over a delivery folder in one hardened container and return its bounded output.
+
+    The script's source is passed to `python3 -c` so nothing needs mounting but the delivery, read-only.
+    """
+    command = ["python3", "-c", collector.read_text(), json.dumps(plan)]
     mounts = {str(delivery): {"bind": DELIVERY_MOUNT, "mode": "ro"}}
     with hardened_container(client, image_id, command, limits, mounts) as container:
         exit_status, deadline_hit = wait_bounded(container, limits)

@@ -6,20 +6,12 @@ the oracle task's own reference files rather than a copy that could drift.
 
 from __future__ import annotations
 
-try:  # the task's home once the oracle is split into oracle/tasks/
-    from oracle.tasks.slugify.reference import GOOD_SLUGIFY, README, TESTS
-except ImportError:  # until then it lives with calibration
-    from calibration.sources import GOOD_SLUGIFY, README, TESTS
+from oracle.tasks.slugify.reference import GOOD_SLUGIFY, files
 
 # The late requirement (--max-length) left out, exactly as calibration's
 # "late-requirement-ignored" delivery does: what an agent that never read the
 # late message delivers.
 _MAX_LENGTH_ARGUMENT = '    parser.add_argument("--max-length", type=positive_int, default=None)\n'
-
-
-def files() -> dict[str, str]:
-    """The reference delivery, relative to the agent's workspace."""
-    return {"slugify.py": GOOD_SLUGIFY, "README.md": README, "tests/test_slugify.py": TESTS}
 
 
 def files_without_late_requirement() -> dict[str, str]:
@@ -28,3 +20,6 @@ def files_without_late_requirement() -> dict[str, str]:
         raise ValueError("reference solution changed: the --max-length argument anchor is gone")
     source = GOOD_SLUGIFY.replace(_MAX_LENGTH_ARGUMENT, "").replace("args.max_length", "None")
     return {**files(), "slugify.py": source}
+
+
+__all__ = ["files", "files_without_late_requirement"]

@@ -9,7 +9,7 @@ delivery still downloads with exactly its original bytes.
 from __future__ import annotations
 
 from harness.running.journey import Journey
-from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR
 
 
 def story(journey: Journey) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from harness.faults.late_feedback import require_arrived_while_active, require_delegation
 from harness.running.journey import Journey
-from oracle.contract import DELEGATE_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, SOURCE_FILE, delegation_task
+from oracle.tasks.slugify.contract import DELEGATE_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, SOURCE_FILE, delegation_task
 
 
 def story(journey: Journey) -> None:

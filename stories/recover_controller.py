@@ -13,7 +13,7 @@ import signal
 
 from harness.faults.restart import require_recovered, restart_controller
 from harness.running.journey import Journey
-from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, SOURCE_FILE
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, SOURCE_FILE
 
 
 def recover(journey: Journey, sig: signal.Signals) -> None:

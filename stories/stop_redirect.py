@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from harness.faults.stop import require_short_reply, stop_active_work
 from harness.running.journey import Journey
-from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR, SOURCE_FILE, nonce_request
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR, SOURCE_FILE, nonce_request
 
 
 def story(journey: Journey) -> None:

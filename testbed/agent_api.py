@@ -12,16 +12,18 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
+from fastapi import APIRouter, Depends, HTTPException, Request
+from starlette.datastructures import UploadFile as StarletteUploadFile
+from starlette.formparsers import MultiPartException, MultiPartParser
 
-from . import records
-from .api import controller_of, insert_task
+from . import faults, records
+from .api import PathId, controller_of, insert_task
 from .controller import Controller, end_run_in, token_hash
 from .db import now, record_activity
-from .deliveries import DeliveryError, store
+from .deliveries import MAX_DELIVERY_BYTES, DeliveryError, store
 from .models import (
     Ack,
     AgentComment,
@@ -40,9 +42,24 @@ from .models import (
 
 router = APIRouter(prefix="/api/agent/runs/{run_id}", tags=["agent"])
 EVENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{8,80}$")
+# The upload route parses its own body (see upload_delivery); this documents it in OpenAPI.
+DELIVERY_FORM_SCHEMA: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["event_id", "file"],
+                    "properties": {"event_id": {"type": "string"}, "file": {"type": "string", "format": "binary"}},
+                }
+            }
+        },
+    }
+}
 
 
-def authorized_run(run_id: int, request: Request) -> sqlite3.Row:
+def authorized_run(run_id: PathId, request: Request) -> sqlite3.Row:
     """The run row this request's token belongs to, which must be the run in the path."""
     header = request.headers.get("authorization", "")
     if not header.lower().startswith("bearer "):
@@ -59,6 +76,21 @@ def authorized_run(run_id: int, request: Request) -> sqlite3.Row:
 RunRow = Annotated[sqlite3.Row, Depends(authorized_run)]
 
 
+def ended(run: sqlite3.Row) -> HTTPException:
+    """The 409 every request of a run that is no longer running gets (the runner stops on it)."""
+    return HTTPException(status_code=409, detail=f"run {run['id']} is {run['status']}; it can no longer act")
+
+
+def active_run(run: RunRow) -> sqlite3.Row:
+    """The authorized run, which must still be running: a finished run's token reads nothing."""
+    if run["status"] != "running":
+        raise ended(run)
+    return run
+
+
+ActiveRunRow = Annotated[sqlite3.Row, Depends(active_run)]
+
+
 def once(
     conn: sqlite3.Connection, run_id: int, event_id: str, kind: str, apply: Callable[[], dict[str, Any]]
 ) -> dict[str, Any]:
@@ -68,9 +100,9 @@ def once(
         if seen["run_id"] != run_id or seen["kind"] != kind:
             raise HTTPException(status_code=409, detail=f"event_id {event_id} was already used for another event")
         return json.loads(seen["response_json"])  # type: ignore[no-any-return]
-    status = conn.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()["status"]
-    if status != "running":
-        raise HTTPException(status_code=409, detail=f"run {run_id} is {status}; it can no longer act")
+    current = conn.execute("SELECT id, status FROM runs WHERE id = ?", (run_id,)).fetchone()
+    if current["status"] != "running":
+        raise ended(current)
     response = apply()
     conn.execute(
         "INSERT INTO events (event_id, run_id, kind, response_json, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -96,7 +128,7 @@ def agent_named(conn: sqlite3.Connection, name: str) -> sqlite3.Row:
 
 
 @router.get("/context")
-def context(run: RunRow, request: Request) -> AgentRunContext:
+def context(run: ActiveRunRow, request: Request) -> AgentRunContext:
     db = controller_of(request).db
     return AgentRunContext(
         run_id=run["id"],
@@ -107,7 +139,7 @@ def context(run: RunRow, request: Request) -> AgentRunContext:
 
 
 @router.get("/tasks/{task_id}")
-def read_task(task_id: int, run: RunRow, request: Request) -> Task:
+def read_task(task_id: PathId, run: ActiveRunRow, request: Request) -> Task:
     db = controller_of(request).db
     own_task(db.connection(), run, task_id)
     return records.task(db, task_id)
@@ -115,8 +147,13 @@ def read_task(task_id: int, run: RunRow, request: Request) -> Task:
 
 @router.post("/inbox")
 def inbox(payload: InboxRequest, run: RunRow, request: Request) -> InboxResponse:
-    """Hand the run every unconsumed user message on its task and record that this run consumed them."""
+    """Hand the run every unconsumed user message on its task and record that this run consumed them.
+
+    A retry with the same ``event_id`` (the answer was lost) gets the same
+    messages again from the stored event, so none is consumed unseen.
+    """
     db = controller_of(request).db
+    first_read: list[int] = []
 
     def consume() -> dict[str, Any]:
         conn.execute(
@@ -127,10 +164,12 @@ def inbox(payload: InboxRequest, run: RunRow, request: Request) -> InboxResponse
         ids = [r["id"] for r in conn.execute("SELECT id FROM comments WHERE consume_event_id = ?", (payload.event_id,))]
         if ids:
             record_activity(conn, "messages_consumed", f"Run {run['id']} read messages {ids}", run["task_id"], run["id"])
+        first_read.extend(ids)
         return {"ids": ids}
 
     with db.transaction() as conn:
         ids = once(conn, run["id"], payload.event_id, "inbox", consume)["ids"]
+    faults.after_inbox_commit(first_read)
     return InboxResponse(messages=records.comments_by_ids(db, ids))
 
 
@@ -203,15 +242,58 @@ def assign(payload: AssignUpdate, run: RunRow, request: Request) -> Ack:
         return Ack(**once(conn, run["id"], payload.event_id, "assign", update))
 
 
-@router.post("/deliveries", status_code=201)
-async def upload_delivery(
-    run: RunRow, request: Request, event_id: Annotated[str, Form()], file: Annotated[UploadFile, File()]
-) -> Delivery:
-    """Store the uploaded workspace ZIP (content-addressed) as a new immutable delivery."""
-    if not EVENT_ID.match(event_id):
+# Room for the multipart envelope around the largest ZIP the store keeps.
+MAX_UPLOAD_BYTES = MAX_DELIVERY_BYTES + 64 * 1024
+
+
+async def bounded_body(request: Request, limit: int) -> bytes:
+    """The request body, refused with 413 as soon as it (declared or streamed) exceeds ``limit``."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise HTTPException(status_code=413, detail=f"file: the upload is larger than {limit} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise HTTPException(status_code=413, detail=f"file: the upload is larger than {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def delivery_form(request: Request, data: bytes) -> tuple[str, bytes]:
+    """``(event_id, file bytes)`` from an already bounded multipart body."""
+
+    async def body() -> AsyncGenerator[bytes, None]:
+        yield data
+
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        raise HTTPException(status_code=422, detail="multipart/form-data expected with event_id and file")
+    try:
+        form = await MultiPartParser(request.headers, body(), max_files=1, max_fields=1).parse()
+    except MultiPartException as error:
+        raise HTTPException(status_code=422, detail=f"multipart form expected with event_id and file: {error}") from error
+    event_id, upload = form.get("event_id"), form.get("file")
+    if not isinstance(event_id, str) or not EVENT_ID.match(event_id):
         raise HTTPException(status_code=422, detail="event_id: 8-80 characters of A-Z a-z 0-9 _ . : -")
+    if not isinstance(upload, StarletteUploadFile):
+        raise HTTPException(status_code=422, detail="file: a ZIP file part is required")
+    return event_id, await upload.read()
+
+
+@router.post("/deliveries", status_code=201, openapi_extra=DELIVERY_FORM_SCHEMA)
+async def upload_delivery(run: RunRow, request: Request) -> Delivery:
+    """Store the uploaded workspace ZIP (content-addressed) as a new immutable delivery.
+
+    The body is read here, not by the framework, so a run that can no longer
+    act is refused before a byte of its upload is read or written anywhere,
+    and an upload larger than a delivery may be is cut off while it streams.
+    While the run is running, a replay of an applied upload gets its first answer.
+    """
     controller: Controller = controller_of(request)
-    data = await file.read()
+    if run["status"] != "running":
+        raise ended(run)
+    event_id, data = await delivery_form(request, await bounded_body(request, MAX_UPLOAD_BYTES))
     try:
         digest, names = store(controller.data_dir, data)
     except DeliveryError as error:

@@ -5,7 +5,9 @@ with backoff while the controller is down, so the agent keeps working through
 a controller restart. Every event carries an id made here; the controller
 stores it with the first application, so a retry after a lost response is
 answered instead of applied twice. The inbox read reuses its id until it gets
-an answer, so messages consumed just before a crash are not lost either.
+an answer and a failed read is retried, never taken for "no messages": the
+controller may have committed "consumed by this run" and died before its
+answer arrived, and only the retry with the same id gets those messages.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import httpx
 
 log = logging.getLogger("testbed.runner.client")
 
+# The runner's wall-clock limit for waiting on an unreachable controller.
 RETRY_FOR_SECONDS = 15 * 60
 MAX_BACKOFF = 2.0
 
@@ -61,7 +64,7 @@ class AgentClient:
 
     # ---- transport ----------------------------------------------------------
 
-    def _request(self, method: str, path: str, *, once: bool = False, **kwargs: Any) -> httpx.Response:
+    def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """Send until the controller answers; connection errors and 5xx are retried with backoff."""
         deadline = time.monotonic() + RETRY_FOR_SECONDS
         backoff = 0.1
@@ -73,8 +76,6 @@ class AgentClient:
                 log.warning("%s %s -> %s; retrying", method, path, response.status_code)
             except httpx.TransportError as error:
                 log.warning("%s %s failed (%s); controller unreachable, retrying", method, path, error)
-                if once:
-                    raise
             if time.monotonic() > deadline:
                 raise AgentApiError(f"controller unreachable for {RETRY_FOR_SECONDS} s")
             time.sleep(backoff)
@@ -133,13 +134,16 @@ class AgentClient:
         return self._request("GET", f"/tasks/{task_id}").json()  # type: ignore[no-any-return]
 
     def inbox(self) -> list[dict[str, Any]]:
-        """New user messages, or [] while the controller is unreachable (asked again next turn)."""
+        """New user messages, each handed to this run exactly once.
+
+        The read keeps its id until it is answered, and waits for the controller
+        like every other request (bounded by ``RETRY_FOR_SECONDS``): an empty
+        answer must mean "no new messages", never "the controller was down",
+        because the controller may already have recorded them as consumed.
+        """
         if self._pending_inbox_id is None:
             self._pending_inbox_id = self.new_event_id()
-        try:
-            response = self._request("POST", "/inbox", once=True, json={"event_id": self._pending_inbox_id})
-        except httpx.TransportError:
-            return []
+        response = self._request("POST", "/inbox", json={"event_id": self._pending_inbox_id})
         self._pending_inbox_id = None
         return response.json()["messages"]  # type: ignore[no-any-return]
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 from fastapi.responses import FileResponse
 
 from . import records
 from .controller import Controller
+from .origin import same_origin_if_browser
 from .db import now, record_activity
 from .deliveries import blob_path
 from .models import (
@@ -27,6 +29,7 @@ from .models import (
     Company,
     Delivery,
     Health,
+    SQLITE_INT_MAX,
     Run,
     StopResult,
     Task,
@@ -35,7 +38,9 @@ from .models import (
     WorkspaceFile,
 )
 
-router = APIRouter(prefix="/api", tags=["public"])
+# Every id in a path: a number SQLite can hold, else 422 naming it (never a 500).
+PathId = Annotated[int, Path(ge=1, le=SQLITE_INT_MAX)]
+router = APIRouter(prefix="/api", tags=["public"], dependencies=[Depends(same_origin_if_browser)])
 
 
 def controller_of(request: Request) -> Controller:
@@ -112,12 +117,12 @@ def create_task(payload: TaskCreate, request: Request) -> Task:
 
 
 @router.get("/tasks/{task_id}")
-def get_task(task_id: int, request: Request) -> Task:
+def get_task(task_id: PathId, request: Request) -> Task:
     return records.task(controller_of(request).db, task_id)
 
 
 @router.post("/tasks/{task_id}/comments", status_code=201)
-def post_comment(task_id: int, payload: CommentCreate, request: Request) -> Comment:
+def post_comment(task_id: PathId, payload: CommentCreate, request: Request) -> Comment:
     """Store a user message at once; the agent reads it at its next turn or in the next run."""
     db = controller_of(request).db
     with db.transaction() as conn:
@@ -136,14 +141,14 @@ def post_comment(task_id: int, payload: CommentCreate, request: Request) -> Comm
 
 
 @router.get("/tasks/{task_id}/deliveries")
-def task_deliveries(task_id: int, request: Request) -> list[Delivery]:
+def task_deliveries(task_id: PathId, request: Request) -> list[Delivery]:
     db = controller_of(request).db
     records.task(db, task_id)
     return records.deliveries(db, task_id)
 
 
 @router.get("/tasks/{task_id}/workspace")
-def task_workspace(task_id: int, request: Request) -> list[WorkspaceFile]:
+def task_workspace(task_id: PathId, request: Request) -> list[WorkspaceFile]:
     """Every file in the task's workspace with its sha256, so a user can see what changed and when."""
     controller = controller_of(request)
     records.task(controller.db, task_id)
@@ -157,7 +162,7 @@ def task_workspace(task_id: int, request: Request) -> list[WorkspaceFile]:
 
 
 @router.get("/runs")
-def list_runs(request: Request, task_id: int | None = None) -> list[Run]:
+def list_runs(request: Request, task_id: Annotated[int | None, Query(ge=1, le=SQLITE_INT_MAX)] = None) -> list[Run]:
     db = controller_of(request).db
     if task_id is not None:
         records.task(db, task_id)
@@ -165,12 +170,12 @@ def list_runs(request: Request, task_id: int | None = None) -> list[Run]:
 
 
 @router.get("/runs/{run_id}")
-def get_run(run_id: int, request: Request) -> Run:
+def get_run(run_id: PathId, request: Request) -> Run:
     return records.run(controller_of(request).db, run_id)
 
 
 @router.post("/runs/{run_id}/stop")
-def stop_run(run_id: int, request: Request) -> StopResult:
+def stop_run(run_id: PathId, request: Request) -> StopResult:
     """Kill the runner's process group and record the run cancelled; 409 when it already ended."""
     controller = controller_of(request)
     run = records.run(controller.db, run_id)
@@ -181,12 +186,12 @@ def stop_run(run_id: int, request: Request) -> StopResult:
 
 
 @router.get("/deliveries/{delivery_id}")
-def get_delivery(delivery_id: int, request: Request) -> Delivery:
+def get_delivery(delivery_id: PathId, request: Request) -> Delivery:
     return records.delivery(controller_of(request).db, delivery_id)
 
 
 @router.get("/deliveries/{delivery_id}/download")
-def download_delivery(delivery_id: int, request: Request) -> FileResponse:
+def download_delivery(delivery_id: PathId, request: Request) -> FileResponse:
     controller = controller_of(request)
     item = records.delivery(controller.db, delivery_id)
     return FileResponse(

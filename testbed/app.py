@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from . import agent_api, api, web
+from .body_deadline import BodyDeadline, configured_seconds
 from .controller import Controller
 from .scheduler import Scheduler
 
@@ -42,6 +43,7 @@ def create_app(data_dir: Path, url: str, pace: float) -> FastAPI:
 
     app = FastAPI(title="testbed", version="1", lifespan=lifespan)
     app.state.controller = controller
+    app.add_middleware(BodyDeadline, seconds=configured_seconds())
     app.include_router(api.router)
     app.include_router(agent_api.router)
     app.include_router(web.router)

@@ -88,8 +88,9 @@ class Controller:
     def start(self, run_id: int) -> None:
         """Record the run as running (with its token) before spawning, then record the identity.
 
-        A controller killed between the two leaves a running run without a pid,
-        which the next start-up marks ``process_lost`` instead of spawning twice.
+        A controller killed between the two leaves a running run without a pid:
+        the next start-up adopts the runner by its instance id, or, when it never
+        started, ends the run and wakes the task (see :meth:`_adopt_unrecorded`).
         """
         token = RUN_TOKEN_PREFIX + secrets.token_urlsafe(32)
         runner_instance_id = uuid.uuid4().hex
@@ -138,13 +139,38 @@ class Controller:
         """On start-up: re-adopt runners whose pid and start time still match; the rest are lost."""
         for row in self.db.all("SELECT * FROM runs WHERE status = 'running' ORDER BY id"):
             identity = self._identity(row)
-            if identity is not None and self.supervisor.is_alive(identity):
+            if identity is None:
+                identity = self._adopt_unrecorded(row)
+                if identity is None:
+                    continue
+            if self.supervisor.is_alive(identity):
                 log.info("run %s re-adopted: pid %s start %s", row["id"], identity.pid, identity.start_time)
                 with self.db.transaction() as conn:
                     record_activity(conn, "run_adopted", f"Run {row['id']} re-adopted after restart", row["task_id"], row["id"])
             else:
                 log.warning("run %s lost while the controller was down", row["id"])
                 self._end_dead(row, "process_lost", {"at": "restart"})
+
+    def _adopt_unrecorded(self, row: sqlite3.Row) -> Identity | None:
+        """A run the last controller marked running but died before recording its runner's pid.
+
+        If that runner was spawned, it is found by its instance id and its
+        identity recorded; if it never started, the run ends ``spawn_interrupted``
+        and the task is woken, so the user's waiting messages still get a run.
+        """
+        found = self.supervisor.find(row["runner_instance_id"]) if row["runner_instance_id"] else None
+        if found is not None:
+            with self.db.transaction() as conn:
+                conn.execute(
+                    "UPDATE runs SET pid = ?, process_start_time = ? WHERE id = ? AND pid IS NULL",
+                    (found.pid, found.start_time, row["id"]),
+                )
+            return found
+        log.warning("run %s never started: the controller died while spawning it", row["id"])
+        if self.end_run(row["id"], "failed", error_code="spawn_interrupted", terminal={"at": "restart"}):
+            with self.db.transaction() as conn:
+                conn.execute("UPDATE tasks SET wake = 1 WHERE id = ? AND status != 'cancelled'", (row["task_id"],))
+        return None
 
     def monitor(self) -> None:
         """End running runs whose process has exited without reporting a finish."""

@@ -6,13 +6,21 @@ fails with a 422 that names the field before anything is written.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 TaskStatus = Literal["todo", "in_progress", "in_review", "blocked", "done", "cancelled"]
 RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 AuthorKind = Literal["user", "agent"]
+
+# SQLite stores signed 64-bit integers; a larger number must be a 422 naming
+# the field, not an OverflowError (a 500 and a reset connection) in the driver.
+SQLITE_INT_MAX = 2**63 - 1
+RowId = Annotated[int, Field(ge=1, le=SQLITE_INT_MAX)]
+Count = Annotated[int, Field(ge=0, le=SQLITE_INT_MAX)]
+# A model name reaches the runner's command line: no leading "-", a plain charset.
+MODEL_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$"
 
 
 class Strict(BaseModel):
@@ -25,16 +33,16 @@ class Strict(BaseModel):
 class AgentCreate(Strict):
     name: str = Field(min_length=1, max_length=80, pattern=r"^[A-Za-z][A-Za-z0-9 _.-]*$")
     role: str = Field(default="engineer", min_length=1, max_length=80)
-    reports_to: int | None = None
+    reports_to: RowId | None = None
     adapter: str = Field(default="scripted", min_length=1, max_length=40)
-    model: str = Field(default="default", min_length=1, max_length=80)
+    model: str = Field(default="default", min_length=1, max_length=80, pattern=MODEL_PATTERN)
 
 
 class TaskCreate(Strict):
     title: str = Field(min_length=1, max_length=200)
     body: str = Field(default="", max_length=20_000)
-    assignee_id: int | None = None
-    parent_id: int | None = None
+    assignee_id: RowId | None = None
+    parent_id: RowId | None = None
 
 
 class CommentCreate(Strict):
@@ -56,7 +64,7 @@ class AgentComment(AgentEvent):
 
 
 class ReceiptCreate(AgentEvent):
-    seq: int = Field(ge=0)
+    seq: Count
     tool: str = Field(min_length=1, max_length=60)
     target: str = Field(default="", max_length=500)
     ok: bool = True
@@ -80,7 +88,7 @@ class AssignUpdate(AgentEvent):
 class FinishRequest(AgentEvent):
     outcome: Literal["succeeded", "failed"]
     summary: str = Field(default="", max_length=4_000)
-    cost_cents: int = Field(default=0, ge=0)
+    cost_cents: Count = 0
     error_code: str | None = Field(default=None, max_length=80)
 
 

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import psutil
 
+from .environment import minimal_environment
+
 START_TIME_TOLERANCE = 0.05
 
 
@@ -51,16 +53,17 @@ class Supervisor:
     def spawn(self, spec: RunnerSpec) -> Identity:
         spec.log_path.parent.mkdir(parents=True, exist_ok=True)
         spec.workspace.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, "TESTBED_RUN_TOKEN": spec.token}
+        env = minimal_environment(TESTBED_RUN_TOKEN=spec.token)
+        # option=value: a value (an agent's model, say) can never be read as another option
         command = [
             sys.executable, "-m", "testbed.runner",
-            "--controller", spec.controller_url,
-            "--run-id", str(spec.run_id),
-            "--adapter", spec.adapter,
-            "--model", spec.model,
-            "--workspace", str(spec.workspace),
-            "--pace", str(spec.pace),
-            "--runner-instance-id", spec.runner_instance_id,
+            f"--controller={spec.controller_url}",
+            f"--run-id={spec.run_id}",
+            f"--adapter={spec.adapter}",
+            f"--model={spec.model}",
+            f"--workspace={spec.workspace}",
+            f"--pace={spec.pace}",
+            f"--runner-instance-id={spec.runner_instance_id}",
         ]  # fmt: skip
         with open(spec.log_path, "ab") as log:
             process = subprocess.Popen(
@@ -74,6 +77,22 @@ class Supervisor:
             )
         self._children[process.pid] = process
         return Identity(pid=process.pid, start_time=psutil.Process(process.pid).create_time())
+
+    @staticmethod
+    def find(runner_instance_id: str) -> Identity | None:
+        """The live runner started with this instance id, found by its command line.
+
+        A controller that dies between spawning a runner and recording its pid
+        leaves the runner working; this is how the next controller finds it.
+        """
+        for process in psutil.process_iter(["pid", "cmdline", "status", "create_time"]):
+            try:
+                cmdline = process.info["cmdline"] or []
+                if process.info["status"] != psutil.STATUS_ZOMBIE and f"--runner-instance-id={runner_instance_id}" in cmdline:
+                    return Identity(pid=process.info["pid"], start_time=process.info["create_time"])
+            except psutil.Error:
+                continue
+        return None
 
     def spawned(self, pid: int) -> bool:
         """True for a runner this controller instance started (rather than re-adopted)."""

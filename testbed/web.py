@@ -8,16 +8,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
 from . import records
-from .api import controller_of, create_agent, create_task, post_comment, stop_run
+from .api import PathId, controller_of, create_agent, create_task, post_comment, stop_run
 from .models import AgentCreate, CommentCreate, TaskCreate
+from .origin import same_origin_required
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, dependencies=[Depends(same_origin_required)])
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 
 STATUS_LABELS = {
@@ -58,8 +59,8 @@ def create_agent_form(
     model: Annotated[str, Form()] = "default",
     reports_to: Annotated[str, Form()] = "",
 ) -> HTMLResponse | RedirectResponse:
-    try:
-        payload = AgentCreate(name=name, role=role, model=model, reports_to=int(reports_to) if reports_to else None)
+    try:  # pydantic converts (or rejects, naming the field) the id typed into the form
+        payload = AgentCreate.model_validate({"name": name, "role": role, "model": model, "reports_to": reports_to or None})
         create_agent(payload, request)
     except (ValidationError, HTTPException) as error:
         return form_failure(request, error, "agent_error")
@@ -74,7 +75,7 @@ def create_task_form(
     assignee_id: Annotated[str, Form()] = "",
 ) -> HTMLResponse | RedirectResponse:
     try:
-        payload = TaskCreate(title=title, body=body, assignee_id=int(assignee_id) if assignee_id else None)
+        payload = TaskCreate.model_validate({"title": title, "body": body, "assignee_id": assignee_id or None})
         task = create_task(payload, request)
     except (ValidationError, HTTPException) as error:
         return form_failure(request, error, "error")
@@ -90,7 +91,7 @@ def thread_context(request: Request, task_id: int) -> dict[str, object]:
 
 
 @router.get("/tasks/{task_id}", response_class=HTMLResponse)
-def task_page(task_id: int, request: Request) -> HTMLResponse:
+def task_page(task_id: PathId, request: Request) -> HTMLResponse:
     context = thread_context(request, task_id)
     parent = context["task"].parent_id  # type: ignore[attr-defined]
     context["parent"] = records.task(controller_of(request).db, parent) if parent else None
@@ -98,12 +99,12 @@ def task_page(task_id: int, request: Request) -> HTMLResponse:
 
 
 @router.get("/tasks/{task_id}/live", response_class=HTMLResponse)
-def task_live(task_id: int, request: Request) -> HTMLResponse:
+def task_live(task_id: PathId, request: Request) -> HTMLResponse:
     return templates.TemplateResponse(request, "_live.html", thread_context(request, task_id))
 
 
 @router.post("/tasks/{task_id}/comments")
-def comment_form(task_id: int, request: Request, body: Annotated[str, Form()] = "") -> RedirectResponse:
+def comment_form(task_id: PathId, request: Request, body: Annotated[str, Form()] = "") -> RedirectResponse:
     """Fallback for the composer without JavaScript; the script posts to the JSON API instead."""
     try:
         post_comment(task_id, CommentCreate(body=body), request)
@@ -113,7 +114,7 @@ def comment_form(task_id: int, request: Request, body: Annotated[str, Form()] = 
 
 
 @router.post("/runs/{run_id}/stop")
-def stop_form(run_id: int, request: Request) -> RedirectResponse:
+def stop_form(run_id: PathId, request: Request) -> RedirectResponse:
     run = records.run(controller_of(request).db, run_id)
     if run.status in ("queued", "running"):
         stop_run(run_id, request)

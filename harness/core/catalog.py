@@ -16,6 +16,7 @@ import hashlib
 import itertools
 import json
 import os
+import re
 import shutil
 from collections.abc import Callable, Mapping
 from typing import Annotated
@@ -25,7 +26,10 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validat
 from harness.core.verdicts import EvidenceMode
 
 # Dots separate the parts of an execution ID, so no name may contain one.
-Name = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
+NAME_PATTERN = r"[a-z0-9][a-z0-9-]*"
+Name = Annotated[str, Field(pattern=rf"^{NAME_PATTERN}$")]
+# suite.profile.environment.case
+EXECUTION_ID = re.compile(rf"{NAME_PATTERN}(\.{NAME_PATTERN}){{3}}")
 
 LIVE_DEADLINE_S = 12 * 60
 MAX_RUN_RECORDS = 12

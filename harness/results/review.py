@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
+from harness.core.catalog import EXECUTION_ID
 from harness.core.records import utc_now
 
 REVIEW_FILE = "review.json"
@@ -63,11 +64,18 @@ def read_reviews(package: Path) -> ReviewFile | None:
         return None
 
 
+def is_attempt_folder(folder: Path) -> bool:
+    """An attempt package: it has its record, or (broken) it sits in a cell folder named by an execution id."""
+    if not folder.is_dir():
+        return False
+    return (folder / "attempt.json").is_file() or EXECUTION_ID.fullmatch(folder.parent.name) is not None
+
+
 def write_review(package: Path, note: str, reviewer: str | None = None) -> Path:
     """Append a note to ``review.json`` of the package folder (or of the folder holding ATTEMPT.json)."""
     package = package.parent if package.name == "attempt.json" else package
-    if not package.is_dir():
-        raise ReviewError(f"{package} is not an attempt folder")
+    if not is_attempt_folder(package):
+        raise ReviewError(f"{package} is not an attempt folder (results/<campaign>/<execution-id>/<attempt>)")
     if not note.strip():
         raise ReviewError("the review note is empty")
     verdict = None

@@ -25,6 +25,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from ..environment import minimal_environment
 from . import AgentSession
 from .slugify_project import Requirements, project
 
@@ -49,6 +50,17 @@ CRASH_EXIT_CODE = 70
 def nonce_in(text: str) -> str | None:
     match = NONCE.search(text)
     return match.group(1) if match else None
+
+
+def ids_of(messages: list[dict[str, Any]]) -> str:
+    """The message ids a read returned, in its receipt, so a soak can prove each reached the agent once."""
+    return "ids " + (",".join(str(m["id"]) for m in messages) or "-")
+
+
+def ids_in(detail: str) -> list[int]:
+    """The message ids a ``read_task``/``read_inbox`` receipt's detail names (inverse of :func:`ids_of`)."""
+    listed = detail.rpartition("ids ")[2]
+    return [int(part) for part in listed.split(",") if part.isdigit()] if "ids " in detail else []
 
 
 def strip_delegation(body: str) -> str:
@@ -83,7 +95,7 @@ class ScriptedAgent:
         self.task: dict[str, Any] = context["task"]
         self.me: dict[str, Any] = context["agent"]
         new = self.api.inbox()
-        self.api.receipt("read_task", f"task {self.task['id']}", detail=f"{len(new)} new message(s)")
+        self.api.receipt("read_task", f"task {self.task['id']}", detail=f"{len(new)} new message(s), {ids_of(new)}")
         seen = {c["id"] for c in self.task["comments"]}
         self.user_texts = [c["body"] for c in self.task["comments"] if c["author_kind"] == "user"]
         self.user_texts += [m["body"] for m in new if m["id"] not in seen]
@@ -129,7 +141,7 @@ class ScriptedAgent:
         messages = self.api.inbox()
         if not messages:
             return False
-        self.api.receipt("read_inbox", f"{len(messages)} message(s)")
+        self.api.receipt("read_inbox", f"{len(messages)} message(s)", detail=ids_of(messages))
         if self.persona == "ignores-late-feedback":
             return False
         self.user_texts += [m["body"] for m in messages]
@@ -191,7 +203,7 @@ class ScriptedAgent:
             cwd=self.s.workspace,
             capture_output=True,
             text=True,
-            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+            env=minimal_environment(PYTHONDONTWRITEBYTECODE="1"),
             timeout=120,
         )
         tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or [""]

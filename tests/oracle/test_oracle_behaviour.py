@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from oracle import behaviour
-from oracle import checks as ids
-from oracle.behaviour import CliObservation, FunctionObservation, Observations
-from oracle.contract import BASE_FACTS, MODES
+from oracle.tasks.slugify import behaviour
+from oracle.tasks.slugify import checks as ids
+from oracle.tasks.slugify.behaviour import CliObservation, FunctionObservation, Observations
+from oracle.tasks.slugify.contract import BASE_FACTS, MODES
 
 
 def _perfect(mode: str) -> Observations:

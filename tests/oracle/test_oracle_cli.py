@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from oracle import checks as ids
+from oracle import checks as engine
+from oracle.tasks.slugify import checks as ids
 
 
 def _oracle(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -31,7 +32,7 @@ def test_unreadable_archive_exits_1_without_traceback(client, tmp_path: Path) ->
     done = _oracle("grade", "--mode", "base", str(path))
     assert done.returncode == 1 and "Traceback" not in done.stderr
     result = json.loads(done.stdout)
-    assert result["passed"] is False and result["checks"][0]["id"] == ids.INTAKE_READABLE
+    assert result["passed"] is False and result["checks"][0]["id"] == engine.INTAKE_READABLE
 
 
 def test_missing_zip_exits_1_with_clear_detail(client, tmp_path: Path) -> None:
@@ -66,6 +67,6 @@ def test_every_grade_flag_is_a_grade_argument() -> None:
 
     grade_parser = parser()._subparsers._group_actions[0].choices["grade"]
     flags = {a.dest for a in grade_parser._actions if a.option_strings and a.dest != "help"}
-    mapping = {"mode": "mode", "image": "image_ref", "command_timeout": "command_timeout_s", "deadline": "deadline_s", "agent_tests": "agent_tests"}
+    mapping = {"task": "task", "mode": "mode", "image": "image_ref", "command_timeout": "command_timeout_s", "deadline": "deadline_s", "agent_tests": "agent_tests"}
     assert flags == set(mapping)
     assert set(mapping.values()) <= set(inspect.signature(grade).parameters)

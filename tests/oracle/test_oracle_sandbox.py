@@ -10,9 +10,10 @@ import pytest
 from calibration.deliveries import ENDLESS, project
 from calibration.sources import gated
 from calibration.zips import zip_bytes
-from oracle import checks as ids
+from oracle import checks as engine
 from oracle import grade
 from oracle.sandbox import DELIVERY_MOUNT, LABEL, LABEL_EXPIRES, LABEL_PID, SandboxLimits, hardened_container, hardening, remove_leftovers
+from oracle.tasks.slugify import checks as ids
 
 
 def _ours(client) -> list[dict]:
@@ -72,7 +73,7 @@ def test_grade_deadline_is_enforced_from_the_host(client, tmp_path: Path) -> Non
     started = time.monotonic()
     result = grade(path, "base", command_timeout_s=20, deadline_s=2, client=client)
     assert time.monotonic() - started < 10
-    assert result.deciding_check == ids.SANDBOX_COMPLETED and "killed" in next(c for c in result.checks if c.id == ids.SANDBOX_COMPLETED).detail
+    assert result.deciding_check == engine.SANDBOX_COMPLETED and "killed" in next(c for c in result.checks if c.id == engine.SANDBOX_COMPLETED).detail
 
 
 def test_agent_tests_are_recorded_but_never_decide(client, tmp_path: Path) -> None:

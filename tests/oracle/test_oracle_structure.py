@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from oracle import checks as ids
-from oracle.structure import structure_checks
+from oracle.tasks.slugify import checks as ids
+from oracle.tasks.slugify.structure import structure_checks
 
 
 def _tree(root: Path, files: dict[str, str]) -> Path:

@@ -22,7 +22,7 @@ from harness.faults.restart import restart_controller
 from harness.faults.stop import require_short_reply, stop_active_work
 from harness.running.journey import Journey, journey_factory
 from harness.core.verdicts import Unexercised
-from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR, SOURCE_FILE, nonce_request
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR, SOURCE_FILE, nonce_request
 
 
 @pytest.fixture

@@ -27,9 +27,24 @@ def fresh_testbed(request: pytest.FixtureRequest) -> Iterator[TestbedInstance]:
 
 
 @pytest.fixture
+def testbed_with_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[TestbedInstance]:
+    """An instance whose controller starts with extra environment, from ``@pytest.mark.controller_env(NAME=value)``.
+
+    The controller inherits this process's environment, so the variables are
+    set here for the test only (test hooks, settings, a provider key to leak).
+    """
+    marker = request.node.get_closest_marker("controller_env")
+    for name, value in (marker.kwargs if marker else {}).items():
+        monkeypatch.setenv(name, value)
+    with TestbedInstance(pace=FAST_PACE) as instance:
+        yield instance
+
+
+@pytest.fixture
 def api(testbed: TestbedInstance) -> ApiClient:
     return testbed.api
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "pace(seconds): scripted agent pace for the fresh_testbed fixture")
+    config.addinivalue_line("markers", "controller_env(**variables): environment for the testbed_with_env controller")

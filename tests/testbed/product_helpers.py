@@ -7,7 +7,7 @@ from pathlib import Path
 
 from harness.products.testbed import ApiClient
 from harness.products.records import Agent, Run, Task
-from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
 
 
 def unique(prefix: str) -> str:

@@ -12,7 +12,7 @@ import pytest
 
 from harness.products.testbed import ApiClient, TestbedInstance
 from harness.products.records import Agent, Task
-from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
 
 from product_helpers import new_agent, start_build
 

@@ -9,7 +9,7 @@ import zipfile
 import pytest
 
 from harness.products.testbed import ApiClient, ApiError, TestbedInstance
-from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR
 
 from product_helpers import new_agent, runner_token
 

@@ -12,7 +12,7 @@ from playwright.sync_api import Page
 
 from harness.products.testbed import TestbedInstance
 from harness.products.testbed.pages import TaskListPage, TaskPage
-from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
 
 from product_helpers import start_build, unique
 

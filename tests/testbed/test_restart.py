@@ -10,7 +10,7 @@ import zipfile
 import pytest
 
 from harness.products.testbed import TestbedInstance
-from oracle.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
 
 from product_helpers import new_agent, start_build
 

@@ -6,7 +6,7 @@ import io
 import zipfile
 from pathlib import Path
 
-from oracle.contract import BUILD_TASK, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
+from oracle.tasks.slugify.contract import BUILD_TASK, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
 from testbed.adapters.scripted import (
     DELEGATION,
     nonce_in,

@@ -7,12 +7,15 @@ sandbox can decide its own grade.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import BaseModel
 
-from oracle import checks as ids
-from oracle import contract
-from oracle.checks import Check, check
-from oracle.contract import Mode, SlugFact
+from oracle.checks import Check
+from oracle.tasks.slugify import checks as ids
+from oracle.tasks.slugify import contract
+from oracle.tasks.slugify.checks import check
+from oracle.tasks.slugify.contract import Mode, SlugFact
 
 
 class CliObservation(BaseModel):
@@ -77,6 +80,20 @@ def expectations(mode: Mode) -> list[Expectation]:
 
 def function_texts() -> list[str]:
     return [f.text for f in contract.BASE_FACTS]
+
+
+def collector_plan(mode: Mode, project: Path, agent_tests: bool) -> dict:
+    """The task's part of the JSON plan the in-container collector executes."""
+    return {
+        "python": "python3",
+        "source_file": contract.SOURCE_FILE,
+        "cli": [{"args": list(e.args), "fresh": e.fresh} for e in expectations(mode)],
+        "function_texts": function_texts(),
+        "stdout_limit": 1024,
+        "report_stdout_limit": 64 * 1024,
+        "agent_tests": ("tests" if (project / "tests").is_dir() else ".") if agent_tests else None,
+        "workers": 8,
+    }
 
 
 def _short(value: str, limit: int = 60) -> str:
@@ -146,3 +163,11 @@ def agent_tests_diagnostic(seen: CliObservation) -> Check:
 def behaviour_checks(mode: Mode, observations: Observations) -> list[Check]:
     planned = expectations(mode)
     return [*cli_checks(planned, observations.cli), function_check(observations.function)]
+
+
+def judge(mode: Mode, observations: Observations) -> list[Check]:
+    """Behaviour checks plus, when the delivery's own tests ran, their diagnostic."""
+    found = behaviour_checks(mode, observations)
+    if observations.agent_tests is not None:
+        found.append(agent_tests_diagnostic(observations.agent_tests))
+    return found

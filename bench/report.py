@@ -1,4 +1,4 @@
-"""`python -m harness.results.report.bench`: how long `harness report` takes over 1,000 attempts, and the index's weight.
+"""`python -m bench.report`: how long `harness report` takes over 1,000 attempts, and the index's weight.
 
 Prints figures, asserts nothing: a timed test would be flaky on a busy CI
 machine, a printed figure is a fact to compare. Two build times are
@@ -61,7 +61,7 @@ def page_weight(index: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m harness.results.report.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m bench.report", description=__doc__)
     parser.add_argument("--attempts", type=int, default=1000)
     parser.add_argument("--screenshots", type=int, default=4, help="screenshots per attempt (1280x900 PNG)")
     parser.add_argument("--repetitions", type=int, default=3, help="warm builds to take the median of")

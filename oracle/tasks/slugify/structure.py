@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from oracle import checks as ids
-from oracle.checks import Check, check
-from oracle.contract import SOURCE_FILE
+from oracle.checks import Check
+from oracle.tasks.slugify import checks as ids
+from oracle.tasks.slugify.checks import check
+from oracle.tasks.slugify.contract import SOURCE_FILE
 
 _MODULE = Path(SOURCE_FILE).stem
 _IGNORED_PARTS = {"__MACOSX"}

@@ -33,7 +33,7 @@ def run_once(results: Path, campaign: str, case: str) -> tuple[AttemptRecord, fl
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m harness.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m bench.harness", description=__doc__)
     parser.add_argument("--repetitions", type=int, default=5)
     parser.add_argument("--case", default="build-revise")
     args = parser.parse_args(argv)

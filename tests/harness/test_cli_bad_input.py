@@ -1,0 +1,51 @@
+"""Bad command lines get one line on stderr, exit 2, no traceback, and change nothing on disk."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.core.catalog import CATALOG
+
+
+def harness(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=60)
+
+
+def listing(folder: Path) -> list[str]:
+    return sorted(str(path.relative_to(folder)) for path in folder.rglob("*"))
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["report", "--results", "missing"], "no results folder missing"),
+        (["summary", "--results", "missing"], "no results folder missing"),
+        (["promote", "--suite", "everyday-workflows-scripted", "--results", "missing"], "no results folder missing"),
+        (["report", "--results", "results", "--out", "a-file"], "--out a-file is a file, not a folder"),
+        (["merge", "results", "--into", "a-file"], "--into a-file is a file, not a folder"),
+        (["review", "results", "--note", "x"], "is not an attempt folder"),
+        (["review", "results/camp", "--note", "x"], "is not an attempt folder"),
+    ],
+)
+def test_bad_command_line_is_one_clear_line_and_changes_nothing(tmp_path: Path, args: list[str], says: str) -> None:
+    (tmp_path / "results" / "camp").mkdir(parents=True)
+    (tmp_path / "a-file").write_text("keep me\n")
+    before = listing(tmp_path)
+    done = harness(*args, cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    assert listing(tmp_path) == before and (tmp_path / "a-file").read_text() == "keep me\n"
+
+
+def test_a_broken_attempt_in_a_cell_folder_can_still_be_reviewed(tmp_path: Path) -> None:
+    cell = CATALOG.cells()[0].execution_id
+    broken = tmp_path / "results" / "camp" / cell / "1-abcd"
+    broken.mkdir(parents=True)
+    done = harness("review", str(broken), "--note", "the run died before writing its record", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (broken / "review.json").is_file()

@@ -1,0 +1,48 @@
+"""The oracle sits at the bottom of the house: nothing under oracle/ imports the packages built on it, and the engine imports no task."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import oracle
+from oracle import tasks
+
+ORACLE = Path(oracle.__file__).parent
+ABOVE_THE_ORACLE = {"calibration", "harness", "bench", "stories", "testbed"}
+
+
+def imported(source: str) -> set[str]:
+    """Every absolute module name a source imports, with `from m import x` also counted as `m.x`."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+    return names
+
+
+def wrong_imports(source: str, engine: bool) -> list[str]:
+    """Imports that point up the house, plus, in an engine module, any import of a task by name."""
+    names = imported(source)
+    wrong = {n for n in names if n.split(".")[0] in ABOVE_THE_ORACLE}
+    if engine:
+        wrong |= {n for n in names if n.startswith("oracle.tasks.") and n.split(".")[2] in tasks.known()}
+    return sorted(wrong)
+
+
+def test_the_scan_catches_what_it_is_for() -> None:
+    source = "import harness.cli\nfrom bench import oracle\nfrom oracle.tasks import slugify, load\nfrom .checks import Check\n"
+    assert wrong_imports(source, engine=True) == ["bench", "bench.oracle", "harness.cli", "oracle.tasks.slugify"]
+    assert wrong_imports(source, engine=False) == ["bench", "bench.oracle", "harness.cli"]
+
+
+def test_nothing_under_oracle_imports_upwards_and_the_engine_imports_no_task() -> None:
+    found = {}
+    for path in sorted(ORACLE.rglob("*.py")):
+        relative = path.relative_to(ORACLE)
+        engine = relative.parts[0] != "tasks" or relative == Path("tasks/__init__.py")
+        if wrong := wrong_imports(path.read_text(), engine):
+            found[str(relative)] = wrong
+    assert found == {}
