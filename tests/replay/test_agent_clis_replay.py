@@ -117,3 +117,14 @@ def test_the_late_message_script_delivers_without_the_late_requirement(name, tmp
     run_cli(name, tmp_path, replay.url + "/scripts/ignores-late-message")
     source = (tmp_path / "workspace" / "slugify.py").read_text()
     assert "--separator" in source and "--max-length" not in source
+
+
+def test_the_proxy_prices_claude_calls_as_claude_code_itself_does(tmp_path, replay):
+    """Claude Code prices its own usage (total_cost_usd): the same tokens at the table's prices must agree."""
+    import json
+
+    outcome, reports = run_cli("claude", tmp_path, replay.url)
+    result = next(json.loads(line) for line in reversed(outcome.stdout.splitlines()) if line.startswith("{") and json.loads(line).get("type") == "result")
+    proxy_cents = sum(report.cost_cents for report in reports)
+    assert proxy_cents > 0
+    assert proxy_cents == pytest.approx(result["total_cost_usd"] * 100, rel=0.01)
