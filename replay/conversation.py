@@ -28,12 +28,32 @@ class Conversation(BaseModel):
     tools: list[str]
     tool_calls_answered: int
     tool_results: list[str]
+    user_text: str = ""  # the words of the latest user message: a resumed session's new message shows here
     request_chars: int
 
     @property
     def is_agent_turn(self) -> bool:
         """Side requests (titles, summaries) offer no shell tool: they get a short answer, not a step."""
         return any(name in SHELL_TOOLS for name in self.tools)
+
+
+def text_of(content: object, kinds: tuple[str, ...] = ("text", "input_text")) -> str:
+    """The words in a message's content, whether a plain string or a list of typed parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict) and part.get("type") in kinds)
+    return ""
+
+
+def last_user_text(messages: list[dict]) -> str:
+    """The latest user message that has words (tool results travel as user messages too)."""
+    for message in reversed(messages):
+        if message.get("role") == "user" and message.get("type", "message") == "message":
+            text = text_of(message.get("content"))
+            if text:
+                return text
+    return ""
 
 
 class ToolCall(BaseModel):

@@ -34,6 +34,7 @@ class Call(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     key: str | None = None  # the key presented, as a provider would see it: proves the proxy's key swap
+    user_text: str = ""  # the latest user message, as the model would read it
     include_usage: bool | None = None  # Chat Completions: whether the client asked for usage in the stream
 
 
@@ -68,7 +69,7 @@ def create_app(default_script: str = "build") -> FastAPI:
         answer = reply(chosen, conversation)
         log.add(Call(path=path, script=chosen.name, model=request.model, tool_calls_answered=conversation.tool_calls_answered,
                      tool=answer.tool_call.name if answer.tool_call else None, input_tokens=answer.input_tokens, output_tokens=answer.output_tokens,
-                     key=key, include_usage=(getattr(request, "stream_options", None) or {}).get("include_usage")))
+                     key=key, user_text=conversation.user_text, include_usage=(getattr(request, "stream_options", None) or {}).get("include_usage")))
         if request.stream:
             return StreamingResponse(render_stream(answer, request.model), media_type="text/event-stream", headers=SSE_HEADERS)
         return JSONResponse(render_whole(answer, request.model))

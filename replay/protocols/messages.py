@@ -12,7 +12,7 @@ import json
 import uuid
 from collections.abc import Iterator
 
-from ..conversation import Conversation, Reply
+from ..conversation import Conversation, Reply, last_user_text
 from .request import ModelRequest
 from .sse import event
 
@@ -32,6 +32,7 @@ def conversation(request: MessagesRequest, request_chars: int) -> Conversation:
         tools=[tool.get("name", "") for tool in request.tools],
         tool_calls_answered=len(results),
         tool_results=[json.dumps(block.get("content", "")) for block in results],
+        user_text=last_user_text(request.messages),
         request_chars=request_chars,
     )
 

@@ -11,7 +11,7 @@ import json
 import uuid
 from collections.abc import Iterator
 
-from ..conversation import Conversation, Reply
+from ..conversation import Conversation, Reply, last_user_text
 from .request import ModelRequest
 from .sse import event
 
@@ -28,6 +28,7 @@ def conversation(request: ResponsesRequest, request_chars: int) -> Conversation:
         tools=[tool.get("name", tool.get("type", "")) for tool in request.tools],
         tool_calls_answered=len(results),
         tool_results=[str(item.get("output", "")) for item in results],
+        user_text=last_user_text(items),
         request_chars=request_chars,
     )
 

@@ -6,12 +6,14 @@ Measured with Claude Code 2.1.332:
 - ``CLAUDE_CONFIG_DIR`` isolates its config and sessions;
 - ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`` and ``DISABLE_TELEMETRY=1``
   keep all traffic on loopback; ``CLAUDE_CODE_MAX_RETRIES=0`` stops its retry loop;
-- as root, ``--dangerously-skip-permissions`` refuses to start unless ``IS_SANDBOX=1``.
+- as root, ``--dangerously-skip-permissions`` refuses to start unless ``IS_SANDBOX=1``;
+- ``--resume SESSION`` continues a session kept in the config folder; the id is
+  ``session_id`` in the stream-json output.
 """
 
 from __future__ import annotations
 
-from .cli_launch import LaunchRequest, LaunchSpec, base_env
+from .cli_launch import LaunchRequest, LaunchSpec, base_env, first_json_field
 
 
 def launch(request: LaunchRequest) -> LaunchSpec:
@@ -27,4 +29,10 @@ def launch(request: LaunchRequest) -> LaunchSpec:
     }
     argv = [str(request.cli.binary), "-p", request.prompt, "--output-format", "stream-json", "--verbose",
             "--dangerously-skip-permissions", "--model", request.model]
+    if request.resume_session:
+        argv += ["--resume", request.resume_session]
     return LaunchSpec(argv=argv, env=env, cwd=request.workspace, timeout_seconds=request.timeout_seconds)
+
+
+def session_id(stdout: str) -> str | None:
+    return first_json_field(stdout, "session_id")

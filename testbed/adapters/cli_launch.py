@@ -9,6 +9,7 @@ deadline, ends the whole process group (the CLI and every tool it started).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -32,6 +33,7 @@ class LaunchRequest(BaseModel):
     proxy_key: str  # throwaway key the proxy accepts; never a provider key
     model: str
     timeout_seconds: float = 120.0
+    resume_session: str | None = None  # continue this CLI session (same home) with `prompt` as the new message
 
 
 class LaunchSpec(BaseModel):
@@ -49,6 +51,29 @@ class RunOutcome(BaseModel):
     seconds: float
     stdout: str
     stderr: str
+
+
+def first_json_field(stdout: str, field: str) -> str | None:
+    """The first value of `field` in a CLI's JSON-lines output (how each names its session)."""
+    for line in stdout.splitlines():
+        if field in line and line.lstrip().startswith("{"):
+            try:
+                value = _find(json.loads(line), field)
+            except ValueError:
+                continue
+            if value:
+                return value
+    return None
+
+
+def _find(data: object, field: str) -> str | None:
+    if isinstance(data, dict):
+        if isinstance(data.get(field), str):
+            return data[field]
+        return next((found for value in data.values() if (found := _find(value, field))), None)
+    if isinstance(data, list):
+        return next((found for value in data if (found := _find(value, field))), None)
+    return None
 
 
 def base_env(home: Path) -> dict[str, str]:

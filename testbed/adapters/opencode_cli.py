@@ -8,14 +8,16 @@ Measured with opencode 1.18.33:
   ``_SHARE`` keep it off outside hosts; ``_PROJECT_CONFIG`` and ``_CLAUDE_CODE``
   stop it reading config from the workspace or a Claude setup;
 - ``run --auto`` approves its tools; ``--pure`` loads no external plugins;
-- it asks for a session title first: a request without tools.
+- it asks for a session title first: a request without tools;
+- ``run --session SESSION`` continues a session kept in its data folder; the id
+  is ``sessionID`` in the ``--format json`` events.
 """
 
 from __future__ import annotations
 
 import json
 
-from .cli_launch import LaunchRequest, LaunchSpec, base_env
+from .cli_launch import LaunchRequest, LaunchSpec, base_env, first_json_field
 
 PROVIDER = "metered"
 
@@ -52,6 +54,13 @@ def launch(request: LaunchRequest) -> LaunchSpec:
         "OPENCODE_DISABLE_PROJECT_CONFIG": "1",
         "OPENCODE_DISABLE_CLAUDE_CODE": "1",
     }
-    argv = [str(request.cli.binary), "run", "--format", "json", "--pure", "--auto", "-m", f"{PROVIDER}/{request.model}", request.prompt]
+    argv = [str(request.cli.binary), "run", "--format", "json", "--pure", "--auto", "-m", f"{PROVIDER}/{request.model}"]
+    if request.resume_session:
+        argv += ["--session", request.resume_session]
+    argv.append(request.prompt)
     return LaunchSpec(argv=argv, env=env, cwd=request.workspace, files={config_path: json.dumps(config(request), indent=2)},
                       timeout_seconds=request.timeout_seconds)
+
+
+def session_id(stdout: str) -> str | None:
+    return first_json_field(stdout, "sessionID")

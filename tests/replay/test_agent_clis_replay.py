@@ -25,14 +25,15 @@ PROMPT = "Write slugify.py (a command-line slug tool), a README and tests, run t
 THROWAWAY_KEY = "proxy-only-throwaway-key"
 
 
-def run_cli(name: str, tmp_path, upstream: str, budget_cents: float | None = None, timeout: float = 120) -> tuple[RunOutcome, list[CallReport]]:
+def run_cli(name: str, tmp_path, upstream: str, budget_cents: float | None = None, timeout: float = 120, prompt: str = PROMPT,
+            resume_session: str | None = None) -> tuple[RunOutcome, list[CallReport]]:
     module, provider, model = CLIS[name]
     reports: list[CallReport] = []
     _, proxy = start_proxy(ProxyConfig(upstream=upstream, provider=provider, client_key=THROWAWAY_KEY, simulated=True,
                                        budget_cents=budget_cents), reports.append)
     try:
-        request = LaunchRequest(cli=locate(name), workspace=tmp_path / "workspace", home=tmp_path / "home", prompt=PROMPT,
-                                proxy_url=proxy.url, proxy_key=THROWAWAY_KEY, model=model, timeout_seconds=timeout)
+        request = LaunchRequest(cli=locate(name), workspace=tmp_path / "workspace", home=tmp_path / "home", prompt=prompt,
+                                proxy_url=proxy.url, proxy_key=THROWAWAY_KEY, model=model, timeout_seconds=timeout, resume_session=resume_session)
         outcome = run(module.launch(request))
     finally:
         proxy.stop()
@@ -128,3 +129,18 @@ def test_the_proxy_prices_claude_calls_as_claude_code_itself_does(tmp_path, repl
     proxy_cents = sum(report.cost_cents for report in reports)
     assert proxy_cents > 0
     assert proxy_cents == pytest.approx(result["total_cost_usd"] * 100, rel=0.01)
+
+
+@pytest.mark.parametrize("name", sorted(CLIS))
+def test_a_resumed_session_brings_the_new_message_with_the_whole_history(name, tmp_path, replay):
+    """How a late message will reach an agent whose turn has ended: the same session, resumed."""
+    first, _ = run_cli(name, tmp_path, replay.url)
+    session = CLIS[name][0].session_id(first.stdout)
+    assert session, f"{name} printed no session id"
+    calls_before = len(replay.calls())
+    late = "A late message from the user: also support --max-length N."
+    second, reports = run_cli(name, tmp_path, replay.url, prompt=late, resume_session=session)
+    resumed = [call for call in replay.calls()[calls_before:] if late in call.user_text]
+    assert resumed, f"{name} did not send the late message: {second.stderr[-2000:]}"
+    assert resumed[-1].tool_calls_answered == 5, "the resumed conversation carries the first run's tool calls"
+    assert [report for report in reports if report.usage]
