@@ -10,7 +10,6 @@ size a CLI sends (its system prompt and tool schemas), timed to the last byte.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import subprocess
 import sys

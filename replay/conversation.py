@@ -1,8 +1,8 @@
 """What the replay server needs to know about a conversation, whatever its wire format.
 
 Each protocol module reduces its request to a :class:`Conversation`: which
-tools the CLI offers, how many tool calls the model has already had answered,
-and what came back. The script's next turn is chosen from that alone.
+tools the CLI offers, how many of the model's tool calls have been answered
+(the tool results it received), and the latest user message. The script's next turn is chosen from that alone.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ SHELL_TOOLS: dict[str, Callable[[str], dict]] = {
 class Conversation(BaseModel):
     tools: list[str]
     tool_calls_answered: int
-    tool_results: list[str]
     user_text: str = ""  # the words of the latest user message: a resumed session's new message shows here
     request_chars: int
 
@@ -88,7 +87,7 @@ def reply(script: Script, conversation: Conversation) -> Reply:
     if conversation.is_agent_turn:
         turn = script.turn_after(conversation.tool_calls_answered)
     else:
-        turn = Turn(text="Slugify tool")
+        turn = Turn(text="Agent session")
     call = tool_call(turn.action, conversation.tools) if turn.action else None
     input_tokens = conversation.request_chars // 4 + script.extra_input_tokens
     cached = input_tokens * 3 // 4 if conversation.tool_calls_answered else 0

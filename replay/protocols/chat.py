@@ -26,7 +26,6 @@ def conversation(request: ChatRequest, request_chars: int) -> Conversation:
     return Conversation(
         tools=[tool.get("function", {}).get("name", "") for tool in request.tools],
         tool_calls_answered=len(results),
-        tool_results=[json.dumps(message.get("content", "")) for message in results],
         user_text=last_user_text(request.messages),
         request_chars=request_chars,
     )

@@ -31,7 +31,6 @@ def conversation(request: MessagesRequest, request_chars: int) -> Conversation:
     return Conversation(
         tools=[tool.get("name", "") for tool in request.tools],
         tool_calls_answered=len(results),
-        tool_results=[json.dumps(block.get("content", "")) for block in results],
         user_text=last_user_text(request.messages),
         request_chars=request_chars,
     )

@@ -27,7 +27,6 @@ def conversation(request: ResponsesRequest, request_chars: int) -> Conversation:
     return Conversation(
         tools=[tool.get("name", tool.get("type", "")) for tool in request.tools],
         tool_calls_answered=len(results),
-        tool_results=[str(item.get("output", "")) for item in results],
         user_text=last_user_text(items),
         request_chars=request_chars,
     )

@@ -11,7 +11,6 @@ non-retryable error, before anything reaches upstream.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import threading
 from collections.abc import AsyncIterator, Callable
