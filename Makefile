@@ -5,15 +5,16 @@ PY := $(VENV)/bin/python
 ID ?= build-revise
 ARGS ?=
 
-.PHONY: help venv engine browser oracle-image prerequisites test story calibrate bench bench-report soak testbed report clean
+.PHONY: help venv agents engine browser oracle-image prerequisites test story calibrate bench bench-report soak testbed report clean
 
 help:
 	@echo "make story ID=build-revise   run one cell (short case id or full execution id)"
 	@echo "make test                    set up everything and run every test"
 	@echo "make calibrate               prove the oracle and the stories catch every bad delivery"
-	@echo "make bench                   print the speed figures (oracle, harness overhead, report, parallel cells)"
+	@echo "make bench                   print the speed figures (oracle, harness overhead, report, parallel cells, metering proxy)"
 	@echo "make soak                    kill the testbed controller at random during real work; print lost/duplicated/stuck"
 	@echo "make oracle-image            build or verify the oracle's container image"
+	@echo "make agents                  install the pinned agent CLIs (codex, claude, opencode) into .agents/"
 	@echo "make testbed                 start the reference product on http://127.0.0.1:8765"
 
 $(VENV)/.installed: pyproject.toml
@@ -23,6 +24,17 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 venv: $(VENV)/.installed
+
+# The agent CLIs, pinned exactly in testbed/adapters/npm (install scripts allowed there:
+# Claude Code's postinstall links its native binary). Reinstalled only when the pins change.
+AGENTS := .agents
+$(AGENTS)/.installed: testbed/adapters/npm/package.json
+	mkdir -p $(AGENTS)
+	cp testbed/adapters/npm/package.json $(AGENTS)/
+	cd $(AGENTS) && npm install --no-package-lock --no-audit --no-fund --loglevel=error
+	touch $@
+
+agents: $(AGENTS)/.installed
 
 engine:
 	@bash scripts/ensure-docker-engine.sh
@@ -35,7 +47,7 @@ oracle-image: venv engine
 
 prerequisites: venv engine browser oracle-image
 
-test: prerequisites
+test: prerequisites agents
 	$(PY) -m pytest $(ARGS)
 
 story: prerequisites
@@ -49,6 +61,7 @@ bench: prerequisites
 	$(PY) -m bench.harness
 	$(PY) -m bench.report
 	$(PY) -m bench.parallel
+	$(PY) -m bench.proxy
 
 soak: venv
 	$(PY) -m bench.soak $(ARGS)

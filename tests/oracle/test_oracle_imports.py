@@ -9,7 +9,7 @@ import oracle
 from oracle import tasks
 
 ORACLE = Path(oracle.__file__).parent
-ABOVE_THE_ORACLE = {"calibration", "harness", "bench", "stories", "testbed"}
+ABOVE_THE_ORACLE = {"calibration", "harness", "bench", "stories", "testbed", "replay"}
 
 
 def imported(source: str) -> set[str]:

@@ -1,0 +1,95 @@
+"""What the replay server needs to know about a conversation, whatever its wire format.
+
+Each protocol module reduces its request to a :class:`Conversation`: which
+tools the CLI offers, how many of the model's tool calls have been answered
+(the tool results it received), and the latest user message. The script's next turn is chosen from that alone.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from pydantic import BaseModel
+
+from .scripts import Script, Step, Turn, write_as_shell
+
+# The shell tool of each CLI and the arguments it takes: codex (exec_command,
+# or the older `shell`), Claude Code (Bash), OpenCode (bash).
+SHELL_TOOLS: dict[str, Callable[[str], dict]] = {
+    "exec_command": lambda cmd: {"cmd": cmd},
+    "shell": lambda cmd: {"command": ["bash", "-lc", cmd]},
+    "Bash": lambda cmd: {"command": cmd, "description": "Run a shell command"},
+    "bash": lambda cmd: {"command": cmd, "description": "Run a shell command"},
+}
+
+
+class Conversation(BaseModel):
+    tools: list[str]
+    tool_calls_answered: int
+    user_text: str = ""  # the words of the latest user message: a resumed session's new message shows here
+    request_chars: int
+
+    @property
+    def is_agent_turn(self) -> bool:
+        """Side requests (titles, summaries) offer no shell tool: they get a short answer, not a step."""
+        return any(name in SHELL_TOOLS for name in self.tools)
+
+
+def text_of(content: object, kinds: tuple[str, ...] = ("text", "input_text")) -> str:
+    """The words in a message's content, whether a plain string or a list of typed parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict) and part.get("type") in kinds)
+    return ""
+
+
+def last_user_text(messages: list[dict]) -> str:
+    """The latest user message that has words (tool results travel as user messages too)."""
+    for message in reversed(messages):
+        if message.get("role") == "user" and message.get("type", "message") == "message":
+            text = text_of(message.get("content"))
+            if text:
+                return text
+    return ""
+
+
+class ToolCall(BaseModel):
+    name: str
+    arguments: dict
+
+
+class Reply(BaseModel):
+    """One rendered model response, before any wire format: words, maybe one tool call, token usage."""
+
+    text: str
+    tool_call: ToolCall | None
+    input_tokens: int
+    cached_tokens: int
+    output_tokens: int
+
+
+def tool_call(step: Step, tools: list[str]) -> ToolCall:
+    """A script step as a call of the CLI's own shell tool (writes become a heredoc)."""
+    name = next(name for name in SHELL_TOOLS if name in tools)
+    command = write_as_shell(step) if step.kind == "write" else step.command
+    return ToolCall(name=name, arguments=SHELL_TOOLS[name](command))
+
+
+def reply(script: Script, conversation: Conversation) -> Reply:
+    """The next turn of the script for this conversation, with realistic token counts.
+
+    Tokens are about four characters each: the input is the whole request the
+    CLI sent (its system prompt and tool schemas are most of it, as with a real
+    model), and after the first call most of it counts as cached.
+    """
+    if conversation.is_agent_turn:
+        turn = script.turn_after(conversation.tool_calls_answered)
+    else:
+        turn = Turn(text="Agent session")
+    call = tool_call(turn.action, conversation.tools) if turn.action else None
+    input_tokens = conversation.request_chars // 4 + script.extra_input_tokens
+    cached = input_tokens * 3 // 4 if conversation.tool_calls_answered else 0
+    output_chars = len(turn.text) + (len(json.dumps(call.arguments)) if call else 0)
+    return Reply(text=turn.text, tool_call=call, input_tokens=max(input_tokens, 1), cached_tokens=cached, output_tokens=output_chars // 4 + 16)

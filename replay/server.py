@@ -1,0 +1,107 @@
+"""The model replay server: a real HTTP server that plays a script over three wire protocols.
+
+It stands in for a model provider so the real agent CLIs run for free and
+deterministically. The default script plays at ``/v1/...``; any other script
+at ``/scripts/<name>/v1/...``, so one server can serve every cell. Every
+request is kept in ``calls`` (and at ``GET /replay/calls``) so a test can
+prove what reached the "provider", e.g. nothing after a budget stop.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel
+
+from .conversation import Conversation, Reply, reply
+from .protocols import chat, messages, responses
+from .scripts import Script, script
+
+SSE_HEADERS = {"cache-control": "no-cache"}
+
+
+class Call(BaseModel):
+    """One request the server answered (or refused), as a test reads it back."""
+
+    path: str
+    script: str | None = None
+    model: str | None = None
+    tool_calls_answered: int | None = None
+    tool: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    key: str | None = None  # the key presented, as a provider would see it: proves the proxy's key swap
+    user_text: str = ""  # the latest user message, as the model would read it
+    include_usage: bool | None = None  # Chat Completions: whether the client asked for usage in the stream
+
+
+class CallLog:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._calls: list[Call] = []
+
+    def add(self, call: Call) -> None:
+        with self._lock:
+            self._calls.append(call)
+
+    def all(self) -> list[Call]:
+        with self._lock:
+            return list(self._calls)
+
+
+def create_app(default_script: str = "build") -> FastAPI:
+    app = FastAPI(title="model replay", docs_url=None, redoc_url=None, openapi_url=None)
+    log = CallLog()
+    app.state.calls = log
+
+    def presented_key(request: Request) -> str | None:
+        bearer = request.headers.get("authorization", "")
+        return request.headers.get("x-api-key") or (bearer.removeprefix("Bearer ") if bearer else None)
+
+    def play(raw: bytes, path: str, key: str | None, name: str | None, parse: Callable, read: Callable[..., Conversation],
+             render_stream: Callable[[Reply, str], Iterator[str]], render_whole: Callable[[Reply, str], dict]):
+        request = parse(raw)
+        chosen: Script = script(name or default_script)
+        conversation = read(request, len(raw))
+        answer = reply(chosen, conversation)
+        log.add(Call(path=path, script=chosen.name, model=request.model, tool_calls_answered=conversation.tool_calls_answered,
+                     tool=answer.tool_call.name if answer.tool_call else None, input_tokens=answer.input_tokens, output_tokens=answer.output_tokens,
+                     key=key, user_text=conversation.user_text, include_usage=(getattr(request, "stream_options", None) or {}).get("include_usage")))
+        if request.stream:
+            return StreamingResponse(render_stream(answer, request.model), media_type="text/event-stream", headers=SSE_HEADERS)
+        return JSONResponse(render_whole(answer, request.model))
+
+    for prefix in ("", "/scripts/{name}"):
+        @app.post(prefix + "/v1/responses")
+        async def post_responses(request: Request, name: str | None = None):
+            return play(await request.body(), request.url.path, presented_key(request), name, responses.ResponsesRequest.model_validate_json, responses.conversation,
+                        responses.stream, lambda answer, model: responses.response(answer, model, "resp_replay"))
+
+        @app.post(prefix + "/v1/messages")
+        async def post_messages(request: Request, name: str | None = None):
+            return play(await request.body(), request.url.path, presented_key(request), name, messages.MessagesRequest.model_validate_json, messages.conversation,
+                        messages.stream, messages.message)
+
+        @app.post(prefix + "/v1/messages/count_tokens")
+        async def count_tokens(request: Request, name: str | None = None):
+            return {"input_tokens": len(await request.body()) // 4}
+
+        @app.post(prefix + "/v1/chat/completions")
+        async def post_chat(request: Request, name: str | None = None):
+            return play(await request.body(), request.url.path, presented_key(request), name, chat.ChatRequest.model_validate_json, chat.conversation,
+                        chat.stream, chat.completion)
+
+    @app.get("/replay/calls")
+    def calls() -> list[Call]:
+        return log.all()
+
+    @app.api_route("/{rest:path}", methods=["GET", "POST", "PUT", "DELETE", "HEAD"])
+    async def unknown(rest: str, request: Request):
+        """Anything else a CLI tries is logged (so tests see it) and refused."""
+        log.add(Call(path=request.url.path, key=presented_key(request)))
+        return JSONResponse({"error": {"message": f"replay server has no {request.method} {request.url.path}", "type": "not_found"}}, status_code=404)
+
+    return app

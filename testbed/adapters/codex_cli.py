@@ -1,0 +1,54 @@
+"""Launching Codex CLI (``@openai/codex``) against the metering proxy.
+
+Measured with codex-cli 0.171.0:
+- it ignores ``OPENAI_BASE_URL``; a custom provider in ``$CODEX_HOME/config.toml``
+  (``wire_api = "responses"``, key read from ``env_key``) points it at the proxy;
+- ``--disable plugins -c analytics.enabled=false`` keep it off outside hosts;
+- ``--dangerously-bypass-approvals-and-sandbox``: the runner is the sandbox
+  (codex's own sandbox needs namespaces a runner may not have);
+- stdin must be closed, or ``exec`` waits for more input;
+- with an unreachable API it retries for ever: the deadline is not optional;
+- ``exec resume SESSION PROMPT`` continues a session (it takes no ``-C``: the
+  working folder is the process's); the session id is ``thread_id`` in ``--json``.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .cli_launch import LaunchRequest, LaunchSpec, base_env, first_json_field
+
+PROVIDER = "metered"
+KEY_VARIABLE = "METERED_API_KEY"
+
+
+def config_toml(request: LaunchRequest) -> str:
+    return "\n".join([
+        f"model = {json.dumps(request.model)}",
+        f'model_provider = "{PROVIDER}"',
+        "",
+        f"[model_providers.{PROVIDER}]",
+        'name = "metering proxy"',
+        f"base_url = {json.dumps(request.proxy_url.rstrip('/') + '/v1')}",
+        f'env_key = "{KEY_VARIABLE}"',
+        'wire_api = "responses"',
+        "request_max_retries = 0",
+        "stream_max_retries = 0",
+        "",
+    ])
+
+
+def launch(request: LaunchRequest) -> LaunchSpec:
+    codex_home = request.home / ".codex"
+    env = base_env(request.home) | {"CODEX_HOME": str(codex_home), KEY_VARIABLE: request.proxy_key}
+    options = ["--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--disable", "plugins", "-c", "analytics.enabled=false"]
+    if request.resume_session:
+        argv = [str(request.cli.binary), "exec", "resume", *options, request.resume_session, request.prompt]
+    else:
+        argv = [str(request.cli.binary), "exec", *options, "-C", str(request.workspace), request.prompt]
+    return LaunchSpec(argv=argv, env=env, cwd=request.workspace, files={codex_home / "config.toml": config_toml(request)},
+                      timeout_seconds=request.timeout_seconds)
+
+
+def session_id(stdout: str) -> str | None:
+    return first_json_field(stdout, "thread_id")

@@ -1,0 +1,66 @@
+"""Launching OpenCode (``opencode-ai``) against the metering proxy.
+
+Measured with opencode 1.18.33:
+- an OpenAI-compatible provider (``@ai-sdk/openai-compatible``, bundled) in the
+  file named by ``OPENCODE_CONFIG`` speaks Chat Completions to the proxy;
+- the XDG folders under the private home hold its database, logs and caches;
+- ``OPENCODE_DISABLE_MODELS_FETCH``, ``_AUTOUPDATE``, ``_LSP_DOWNLOAD`` and
+  ``_SHARE`` keep it off outside hosts; ``_PROJECT_CONFIG`` and ``_CLAUDE_CODE``
+  stop it reading config from the workspace or a Claude setup;
+- ``run --auto`` approves its tools; ``--pure`` loads no external plugins;
+- it asks for a session title first: a request without tools;
+- ``run --session SESSION`` continues a session kept in its data folder; the id
+  is ``sessionID`` in the ``--format json`` events.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .cli_launch import LaunchRequest, LaunchSpec, base_env, first_json_field
+
+PROVIDER = "metered"
+
+
+def config(request: LaunchRequest) -> dict:
+    return {
+        "provider": {
+            PROVIDER: {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "metering proxy",
+                "options": {"baseURL": request.proxy_url.rstrip("/") + "/v1", "apiKey": request.proxy_key, "includeUsage": True},
+                "models": {request.model: {"name": request.model, "tool_call": True}},
+            }
+        },
+        "model": f"{PROVIDER}/{request.model}",
+        "small_model": f"{PROVIDER}/{request.model}",
+        "autoupdate": False,
+        "share": "disabled",
+    }
+
+
+def launch(request: LaunchRequest) -> LaunchSpec:
+    config_path = request.home / "opencode.json"
+    env = base_env(request.home) | {
+        "OPENCODE_CONFIG": str(config_path),
+        "XDG_CONFIG_HOME": str(request.home / ".config"),
+        "XDG_DATA_HOME": str(request.home / ".local" / "share"),
+        "XDG_CACHE_HOME": str(request.home / ".cache"),
+        "XDG_STATE_HOME": str(request.home / ".local" / "state"),
+        "OPENCODE_DISABLE_AUTOUPDATE": "1",
+        "OPENCODE_DISABLE_MODELS_FETCH": "1",
+        "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+        "OPENCODE_DISABLE_SHARE": "1",
+        "OPENCODE_DISABLE_PROJECT_CONFIG": "1",
+        "OPENCODE_DISABLE_CLAUDE_CODE": "1",
+    }
+    argv = [str(request.cli.binary), "run", "--format", "json", "--pure", "--auto", "-m", f"{PROVIDER}/{request.model}"]
+    if request.resume_session:
+        argv += ["--session", request.resume_session]
+    argv.append(request.prompt)
+    return LaunchSpec(argv=argv, env=env, cwd=request.workspace, files={config_path: json.dumps(config(request), indent=2)},
+                      timeout_seconds=request.timeout_seconds)
+
+
+def session_id(stdout: str) -> str | None:
+    return first_json_field(stdout, "sessionID")

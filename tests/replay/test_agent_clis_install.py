@@ -1,0 +1,32 @@
+"""`make agents` put the pinned CLIs where the adapters look, and a missing one fails loudly."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from testbed.adapters.agent_clis import PACKAGES, MissingCli, locate, pinned_versions, provenance
+
+
+@pytest.mark.parametrize("name", sorted(PACKAGES))
+def test_each_cli_is_installed_at_its_pin_and_runs(name):
+    cli = locate(name)
+    assert cli.version == pinned_versions()[cli.package]
+    printed = subprocess.run([str(cli.binary), "--version"], capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"})
+    assert cli.version in printed.stdout
+
+
+def test_provenance_names_every_cli_with_its_version():
+    assert provenance() == {name: f"{package}@{pinned_versions()[package]}" for name, (package, _) in PACKAGES.items()}
+
+
+def test_a_missing_cli_names_the_command_that_installs_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVERYDAY_AGENTS_DIR", str(tmp_path))
+    with pytest.raises(MissingCli, match="run `make agents`") as error:
+        locate("claude")
+    assert "\n" not in str(error.value) and "@anthropic-ai/claude-code" in str(error.value)
+
+
+def test_pins_are_exact_versions():
+    assert all(version[0].isdigit() and all(part.isdigit() for part in version.split(".")) for version in pinned_versions().values())

@@ -1,0 +1,85 @@
+"""The replay scripts and the server's protocols, spoken to over real HTTP (no CLI needed)."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from replay import reference
+from replay.scripts import SCRIPTS, script, write_as_shell, write
+
+
+def test_build_plays_the_reference_files_then_runs_the_tests_then_finishes():
+    turns = list(script("build").turns())
+    writes = [turn.action for turn in turns if turn.action and turn.action.kind == "write"]
+    assert {step.path: step.content for step in writes} == reference.files()
+    assert [turn.action.kind if turn.action else "finish" for turn in turns][-3:] == ["shell", "shell", "finish"]
+    assert turns[0].text, "the first turn says what the agent is about to do"
+
+
+def test_endless_scripts_never_finish_and_finite_ones_repeat_their_end():
+    for name in ("over-budget", "never-finishes"):
+        assert script(name).turn_after(1000).action is not None
+    assert script("build").turn_after(1000).action is None
+
+
+def test_the_late_requirement_is_missing_only_from_the_script_that_ignores_it():
+    ignored = {step.path: step.content for step in script("ignores-late-message").steps if step.kind == "write"}
+    assert "--max-length" not in ignored["slugify.py"] and "--separator" in ignored["slugify.py"]
+    assert "--max-length" in reference.files()["slugify.py"]
+
+
+def test_a_heredoc_write_keeps_content_byte_for_byte(tmp_path):
+    import subprocess
+
+    content = "line with $HOME and `ticks` and 'quotes'\nREPLAY_EOF inside\n"
+    subprocess.run(["bash", "-c", write_as_shell(write("sub/dir/file.txt", content))], cwd=tmp_path, check=True)
+    assert (tmp_path / "sub/dir/file.txt").read_text() == content
+
+
+def test_unknown_script_names_the_known_ones():
+    with pytest.raises(ValueError, match="build"):
+        script("nope")
+    assert set(SCRIPTS) >= {"build", "ignores-late-message", "environment-dump", "over-budget", "never-finishes"}
+
+
+def _sse_data(text: str) -> list[dict]:
+    return [json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:") and line[5:].strip() != "[DONE]"]
+
+
+def test_responses_stream_carries_a_function_call_then_completed_usage(replay):
+    body = {"model": "gpt-5-codex", "stream": True, "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}],
+            "tools": [{"type": "function", "name": "exec_command", "parameters": {}}]}
+    events = _sse_data(httpx.post(replay.url + "/v1/responses", json=body).text)
+    done = [event["item"] for event in events if event["type"] == "response.output_item.done"]
+    assert [item["type"] for item in done] == ["message", "function_call"]
+    assert "cat > slugify.py" in json.loads(done[1]["arguments"])["cmd"]
+    assert events[-1]["type"] == "response.completed" and events[-1]["response"]["usage"]["input_tokens"] > 0
+
+
+def test_messages_stream_answers_a_tool_result_with_the_next_step(replay):
+    history = [{"role": "user", "content": "go"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}]
+    body = {"model": "claude-sonnet-4-5", "stream": True, "max_tokens": 100, "messages": history, "tools": [{"name": "Bash", "input_schema": {}}]}
+    events = _sse_data(httpx.post(replay.url + "/v1/messages?beta=true", json=body).text)
+    assert [event["type"] for event in events][0] == "message_start" and events[-1]["type"] == "message_stop"
+    partial = "".join(event["delta"].get("partial_json", "") for event in events if event["type"] == "content_block_delta")
+    assert "cat > README.md" in json.loads(partial)["command"]
+    assert next(event for event in events if event["type"] == "message_delta")["usage"]["output_tokens"] > 0
+
+
+def test_chat_completion_without_tools_is_a_side_request_answered_in_words(replay):
+    body = {"model": "gpt-5-mini", "stream": False, "messages": [{"role": "user", "content": "title?"}]}
+    answer = httpx.post(replay.url + "/v1/chat/completions", json=body).json()
+    assert answer["choices"][0]["message"]["content"] and "tool_calls" not in answer["choices"][0]["message"]
+    assert answer["usage"]["prompt_tokens"] > 0
+
+
+def test_a_script_is_chosen_by_path_and_unknown_paths_are_logged(replay):
+    body = {"model": "gpt-5-mini", "stream": False, "messages": [{"role": "user", "content": "go"}], "tools": [{"type": "function", "function": {"name": "bash"}}]}
+    answer = httpx.post(replay.url + "/scripts/never-finishes/v1/chat/completions", json=body).json()
+    assert "sleep 1" in answer["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]
+    assert httpx.get(replay.url + "/v1/models").status_code == 404
+    assert [call.path for call in replay.calls()] == ["/scripts/never-finishes/v1/chat/completions", "/v1/models"]
