@@ -25,7 +25,7 @@ from harness.core.verdicts import InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.products import product_driver
 from harness.products.base import ProductDriver, ProductInstance, TaskView
-from harness.products.records import Agent, Comment, Run, Task
+from harness.products.records import Agent, Comment, RecordId, Run, Task
 from harness.running.attempt import AttemptContext, Conclusion
 
 SCRIPTED_PACE_S = 0.05
@@ -35,9 +35,9 @@ FINISHED_STATUSES = {"done", "in_review", "blocked", "cancelled"}
 class PendingMessage(BaseModel):
     """A message whose Send was pressed but whose storing nobody waited for yet."""
 
-    task_id: int
+    task_id: RecordId
     text: str
-    known_ids: frozenset[int]
+    known_ids: frozenset[RecordId]
 
 
 class Journey:
@@ -60,7 +60,7 @@ class Journey:
         self.browser_context = browser_context
         self.page = browser_context.new_page()
         self.sent_messages: list[str] = []
-        self.interrupted_run_ids: list[int] = []
+        self.interrupted_run_ids: list[RecordId] = []
         self.current: TaskView | None = None
         self.oracle_image: str | None = None
         self.lead = self._hire("Avery", "lead engineer")
