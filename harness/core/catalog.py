@@ -205,6 +205,11 @@ RUNNER_CLAUDE = Profile(
 )
 
 LOCAL = Environment(name="local", description="Runners are processes on this machine, spawned by the testbed.")
+PAPERCLIP_LOCAL = Environment(
+    name="paperclip-local",
+    product="paperclip",
+    description="The real Paperclip (pinned npm release) on this machine; its process adapter runs the scripted agent.",
+)
 
 CASES: tuple[Case, ...] = (
     Case(
@@ -261,7 +266,7 @@ CATALOG = Catalog(
             manual_only=False,
             description="The same everyday workflows with the free scripted agent.",
             profiles=(SCRIPTED,),
-            environments=(LOCAL,),
+            environments=(LOCAL, PAPERCLIP_LOCAL),
             cases=CASES,
         ),
     )

@@ -169,10 +169,11 @@ class Journey:
     def send_message(self, text: str) -> Comment:
         """Type into the current task's composer and send; returns the message once the page shows it."""
         page = self.current_page()
-        shown = page.send_message(text)
+        known = frozenset(c.id for c in self.api.task(page.task_id).comments)
+        page.send_message(text)
         self._sent(text)
         self.screenshot("message sent")
-        return next(c for c in self.api.task(page.task_id).comments if c.id == shown.id)
+        return self.wait_until_stored(PendingMessage(task_id=page.task_id, text=text, known_ids=known))
 
     def submit_message(self, text: str) -> PendingMessage:
         """Type and press Send without waiting for the page: a fault that lands "once the message is

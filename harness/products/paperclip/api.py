@@ -94,7 +94,7 @@ class PaperclipApi:
         env = (raw.get("adapterConfig") or {}).get("env") or {}
         return Agent(
             id=raw["id"], name=raw["name"], role=raw.get("title") or raw["role"], reports_to=raw.get("reportsTo"),
-            adapter=env.get("EVERYDAY_ADAPTER", raw["adapterType"]), model=env.get("EVERYDAY_MODEL", ""),
+            adapter=_env_value(env, "EVERYDAY_ADAPTER") or raw["adapterType"], model=_env_value(env, "EVERYDAY_MODEL"),
         )  # fmt: skip
 
     def _raw_issues(self) -> list[dict[str, Any]]:
@@ -170,7 +170,9 @@ class PaperclipApi:
         result = raw.get("resultJson") or {}
         return Run(
             id=raw["id"], task_id=task_id, agent_id=raw["agentId"], status=RUN_STATUSES[raw["status"]],
-            identity=RunIdentity(runner_instance_id=None, pid=raw.get("processPid"),
+            # Paperclip's runner identity is the process group it spawned and tracks for the run.
+            identity=RunIdentity(runner_instance_id=f"pgid-{raw['processGroupId']}" if raw.get("processGroupId") else None,
+                                 pid=raw.get("processPid"),
                                  process_start_time=_epoch(raw.get("processStartedAt"))),
             queued_at=raw["createdAt"], started_at=raw.get("startedAt"), ended_at=raw.get("finishedAt"),
             cost_cents=0, error_code=raw.get("errorCode"),
@@ -256,6 +258,12 @@ class PaperclipApi:
     def send_message(self, task_id: RecordId, body: str) -> Comment:
         raw = self._json("POST", f"/api/issues/{task_id}/comments", json={"body": body})
         return self._comment(raw, str(task_id), {})
+
+
+def _env_value(env: dict[str, Any], name: str) -> str:
+    """Paperclip stores an adapter's env entry as ``{"type": "plain", "value": ...}`` (or a secret reference)."""
+    value = env.get(name, "")
+    return str(value.get("value", "")) if isinstance(value, dict) else str(value)
 
 
 def _delivered_comment_ids(run: dict[str, Any]) -> list[str]:
