@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -189,7 +190,7 @@ class PaperclipApi:
         return Comment(
             id=raw["id"], task_id=task_id, author_kind=kind, agent_id=raw.get("authorAgentId"),
             author_name=raw.get("authorAgentId") or raw.get("authorUserId") or "", run_id=raw.get("createdByRunId"),
-            body=raw["body"] if isinstance(raw["body"], str) else json.dumps(raw["body"]), created_at=raw["createdAt"],
+            body=markdown_text(raw["body"]) if isinstance(raw["body"], str) else json.dumps(raw["body"]), created_at=raw["createdAt"],
             consumed_by_run_id=consumer, consumed_at=None,
         )  # fmt: skip
 
@@ -258,6 +259,14 @@ class PaperclipApi:
     def send_message(self, task_id: RecordId, body: str) -> Comment:
         raw = self._json("POST", f"/api/issues/{task_id}/comments", json={"body": body})
         return self._comment(raw, str(task_id), {})
+
+
+MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|~<>])")
+
+
+def markdown_text(body: str) -> str:
+    """A comment as the person typed it: Paperclip's composer stores markdown, escaping ``_`` as ``\\_``."""
+    return MARKDOWN_ESCAPE.sub(r"\1", body)
 
 
 def _env_value(env: dict[str, Any], name: str) -> str:

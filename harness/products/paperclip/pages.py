@@ -142,16 +142,14 @@ class IssuePage:
     # ---- thread --------------------------------------------------------------------
 
     def messages(self) -> list[MessageView]:
-        bubbles = self.page.locator("[data-author]").filter(has_not=self.page.locator('[data-testid="task-chat-description-bubble"]'))
+        """The comment bubbles of the thread, oldest first (the description bubble is not a message)."""
+        bubbles = self.page.locator('[data-testid="task-chat-human-bubble"], [data-testid="task-chat-agent-bubble"]')
         views = []
         for i in range(bubbles.count()):
             bubble = bubbles.nth(i)
-            if bubble.get_attribute("data-testid") == "task-chat-description-bubble":
-                continue
-            author = bubble.get_attribute("data-author") or ""
-            paragraphs = bubble.locator("p")
-            body = "\n".join(paragraphs.all_inner_texts()) if paragraphs.count() else bubble.inner_text()
-            views.append(MessageView(author_kind="user" if author in ("user", "board", "me") else "agent", body=body.strip()))
+            kind = "user" if bubble.get_attribute("data-testid") == "task-chat-human-bubble" else "agent"
+            body = bubble.locator(".paperclip-markdown").first
+            views.append(MessageView(author_kind=kind, body=(body.inner_text() if body.count() else bubble.inner_text()).strip()))
         return views
 
     def user_messages_with(self, text: str) -> list[MessageView]:
@@ -184,7 +182,7 @@ class IssuePage:
         return found
 
     def scroll_latest_reply_into_view(self) -> None:
-        bubbles = self.page.locator("[data-author]")
+        bubbles = self.page.locator('[data-testid="task-chat-agent-bubble"]')
         expect(bubbles.last).to_be_visible()
         bubbles.last.scroll_into_view_if_needed()
 
@@ -208,18 +206,19 @@ class IssuePage:
     def download_delivery_id(self, delivery_id: str, timeout: float = DEFAULT_TIMEOUT_S) -> bytes:
         """Open the Artifacts tab and click the file's link, once it is listed.
 
-        The tab is not added live when the first file arrives on an open
-        page (seen with 2026.824.1); a person reloads, and so does this.
+        Neither the tab nor a new file is added live to an open page (seen
+        with 2026.824.1); a person reloads, and so does this, once.
         """
+        link = self.page.locator(f'a[href^="/api/attachments/{delivery_id}/content"]').first
         tab = self.page.get_by_role("tab", name="Artifacts")
         try:
-            expect(tab).to_be_visible(timeout=ms(5))
-        except AssertionError:
+            tab.click(timeout=ms(5))
+            expect(link).to_be_visible(timeout=ms(5))
+        except (AssertionError, PlaywrightTimeoutError):
             self.reload()
-        tab.click(timeout=ms(timeout))
-        link = self.page.locator(f'a[href^="/api/attachments/{delivery_id}/content"]')
-        expect(link.first).to_be_visible(timeout=ms(timeout))
-        data = self._download(link.first, None)
+            tab.click(timeout=ms(timeout))
+            expect(link).to_be_visible(timeout=ms(timeout))
+        data = self._download(link, None)
         self.page.get_by_role("tab", name="Properties").click()
         return data
 
