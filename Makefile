@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 ID ?= build-revise
 ARGS ?=
 
-.PHONY: help venv engine browser oracle-image prerequisites test story calibrate bench bench-report testbed report clean
+.PHONY: help venv engine browser oracle-image paperclip prerequisites test story calibrate bench bench-report testbed report clean
 
 help:
 	@echo "make story ID=build-revise   run one cell (short case id or full execution id)"
@@ -14,6 +14,7 @@ help:
 	@echo "make bench                   print the speed figures (oracle, harness overhead, report)"
 	@echo "make oracle-image            build or verify the oracle's container image"
 	@echo "make testbed                 start the reference product on http://127.0.0.1:8765"
+	@echo "make paperclip               install the pinned Paperclip and prepare its template data folder"
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -32,12 +33,17 @@ browser: venv
 oracle-image: venv engine
 	$(PY) -m oracle image
 
+# Paperclip (npm, pinned in harness/products/paperclip/install.py) into .cache/paperclip, plus its template data folder.
+paperclip: venv
+	$(PY) -m harness.products.paperclip install
+
 prerequisites: venv engine browser oracle-image
 
-test: prerequisites
+test: prerequisites paperclip
 	$(PY) -m pytest $(ARGS)
 
-story: prerequisites
+# A Paperclip cell (its execution id names the paperclip environment) installs Paperclip first.
+story: prerequisites $(if $(findstring paperclip,$(ID) $(ARGS)),paperclip)
 	$(VENV)/bin/harness run --id $(ID) $(ARGS)
 
 calibrate: prerequisites
@@ -47,6 +53,8 @@ bench: prerequisites
 	$(PY) -m oracle bench
 	$(PY) -m harness.bench
 	$(PY) -m harness.results.report.bench
+	$(MAKE) paperclip
+	$(PY) -m harness.products.paperclip bench
 
 testbed: venv
 	$(PY) -m testbed serve --data .cache/testbed --port 8765

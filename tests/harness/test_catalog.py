@@ -31,7 +31,7 @@ def suite(name: str) -> Suite:
 def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
     ids = [c.execution_id for c in CATALOG.cells()]
     assert ids == sorted(ids)
-    assert len(ids) == len(set(ids)) == 4 * len(CASES)  # 3 paid profiles + scripted, every case each
+    assert len(ids) == len(set(ids)) == 5 * len(CASES)  # 3 paid profiles + scripted on the testbed and on Paperclip, every case each
     for c in CATALOG.cells():
         assert c.execution_id.split(".") == [c.suite.name, c.profile.name, c.environment.name, c.case.name]
 

@@ -29,6 +29,11 @@ def test_list_all_prints_only_free_cells(capsys: pytest.CaptureFixture[str]) -> 
         "everyday-workflows-scripted.scripted.local.recover-controller",
         "everyday-workflows-scripted.scripted.local.recover-controller-sigkill",
         "everyday-workflows-scripted.scripted.local.stop-redirect",
+        "everyday-workflows-scripted.scripted.paperclip-local.build-revise",
+        "everyday-workflows-scripted.scripted.paperclip-local.delegate-feedback",
+        "everyday-workflows-scripted.scripted.paperclip-local.recover-controller",
+        "everyday-workflows-scripted.scripted.paperclip-local.recover-controller-sigkill",
+        "everyday-workflows-scripted.scripted.paperclip-local.stop-redirect",
     ]
 
 
@@ -51,7 +56,7 @@ def test_exact_id_and_short_id(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_repeat_widens_and_dimensions_narrow(capsys: pytest.CaptureFixture[str]) -> None:
     _, widened, _ = run(capsys, "--case", "build-revise", "--case", "stop-redirect")
-    assert len(widened) == 2
+    assert len(widened) == 4  # on the testbed and on Paperclip
     _, narrowed, _ = run(capsys, "--suite", "everyday-workflows", "--profile", "runner-claude", "--case", "build-revise")
     assert narrowed == ["everyday-workflows.runner-claude.local.build-revise"]
 
@@ -122,4 +127,4 @@ def test_installed_entry_point_is_harness_cli_main() -> None:
         pytest.skip("the console script is installed only by 'pip install -e .' into this interpreter's environment")
     done = subprocess.run([str(script), "list", "--all"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert len(done.stdout.splitlines()) == 5
+    assert len(done.stdout.splitlines()) == 10

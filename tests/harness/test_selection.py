@@ -17,7 +17,7 @@ def ids(**selectors) -> list[str]:
 
 def test_all_selects_every_free_cell_and_no_paid_one() -> None:
     cells = select(all=True)
-    assert len(cells) == 5
+    assert len(cells) == 10  # five cases on the testbed and on Paperclip
     assert not any(cell.paid or cell.manual for cell in cells)
 
 
@@ -34,8 +34,8 @@ def test_paid_profile_alone_is_an_error_that_says_how_to_select_it(profile: str)
 
 
 def test_group_selectors_never_pull_in_paid_cells() -> None:
-    assert ids(environments=["local"]) == ids(all=True)
-    assert ids(cases=["build-revise"]) == [FREE_ID]
+    assert sorted(ids(environments=["local", "paperclip-local"])) == ids(all=True)
+    assert ids(cases=["build-revise"]) == [FREE_ID, "everyday-workflows-scripted.scripted.paperclip-local.build-revise"]
     assert ids(profiles=["scripted", "runner-codex"]) == ids(all=True)
     assert ids(all=True, profiles=["runner-claude", "scripted"]) == ids(all=True)
 
@@ -45,9 +45,10 @@ def test_exact_id_selects_a_paid_cell() -> None:
 
 
 def test_repeating_a_dimension_widens_it() -> None:
-    assert ids(cases=["build-revise", "stop-redirect"]) == [FREE_ID, "everyday-workflows-scripted.scripted.local.stop-redirect"]
+    assert ids(cases=["build-revise", "stop-redirect"]) == [FREE_ID, "everyday-workflows-scripted.scripted.local.stop-redirect",
+                                                           "everyday-workflows-scripted.scripted.paperclip-local.build-revise", "everyday-workflows-scripted.scripted.paperclip-local.stop-redirect"]
     both = ids(suites=["everyday-workflows", "everyday-workflows-scripted"])
-    assert len(both) == 20
+    assert len(both) == 25
     assert ids(ids=[PAID_ID, "build-revise", PAID_ID]) == [FREE_ID, PAID_ID]  # sorted, deduplicated
 
 
