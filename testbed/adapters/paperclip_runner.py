@@ -96,7 +96,9 @@ class PaperclipAgentClient:
         children = [{"id": i["id"], "assignee_name": names.get(i.get("assigneeAgentId") or "")}
                     for i in sorted(issues, key=lambda i: i["createdAt"]) if i.get("parentId") == issue_id]
         runs = self._request("GET", f"/api/issues/{issue_id}/runs")
-        active = next((r["runId"] for r in runs if r["status"] in ("queued", "running")), None)
+        # Paperclip lists the run that created a child under the child too: only the assignee's runs count.
+        active = next((r["runId"] for r in runs if r["status"] in ("queued", "running")
+                       and r["agentId"] == issue.get("assigneeAgentId")), None)
         last_agent = max((n for n, c in enumerate(comments) if c["author_kind"] == "agent"), default=-1)
         waiting = sum(1 for c in comments[last_agent + 1:] if c["author_kind"] == "user")
         return {

@@ -123,6 +123,8 @@ class PaperclipApi:
         names = {a["id"]: a["name"] for a in self._raw_agents()}
         runs_raw = sorted(self._json("GET", f"/api/issues/{task_id}/runs"), key=lambda r: r["createdAt"])
         details = [self._run_detail(r["runId"], r["status"]) for r in runs_raw]
+        # Paperclip lists under a child issue the parent's run that created it; a task's runs are those woken for it.
+        details = [d for d in details if str((d.get("contextSnapshot") or {}).get("issueId")) == str(task_id)]
         runs = [self._run(d, str(task_id)) for d in details]
         delivered_by = {cid: d["id"] for d in details for cid in _delivered_comment_ids(d)}
         comments = [self._comment(c, str(task_id), delivered_by)
