@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from harness.core.records import CheckRecord
 from harness.core.verdicts import InfrastructureFailed, Unexercised
 from harness.products.base import InstanceError
-from harness.products.records import Comment, Receipt, Run, Task
+from harness.products.records import Comment, Receipt, RecordId, Run, Task
 from harness.running.journey import Journey, PendingMessage
 
 Moment = Literal["before", "after", "final"]
@@ -39,7 +39,7 @@ class ReceiptDigest(BaseModel):
 
 
 class RunState(BaseModel):
-    id: int
+    id: RecordId
     status: str
     error_code: str | None
     runner_instance_id: str | None
@@ -60,8 +60,8 @@ class RunState(BaseModel):
 
 
 class MessageState(BaseModel):
-    id: int
-    consumed_by_run_id: int | None
+    id: RecordId
+    consumed_by_run_id: RecordId | None
 
     @classmethod
     def of(cls, comment: Comment | None) -> MessageState | None:
@@ -74,7 +74,7 @@ class RestartSnapshot(BaseModel):
     moment: Moment
     signal: str
     controller_instance_id: str
-    controller_pid: int
+    controller_pid: int | None
     run: RunState
     message: MessageState | None
     workspace: dict[str, str]
@@ -103,7 +103,7 @@ def restart_controller(
     current = journey.api.run(run.id)
     if current.status != "running":
         journey.ended_before(current, f"the {sig.name} restart")
-    mark = max((a.id for a in journey.api.activity()), default=0)
+    seen = {a.id for a in journey.api.activity()}
     before = _snapshot(journey, "before", sig, current, message_id)
     before_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-before", before)
     try:
@@ -112,7 +112,7 @@ def restart_controller(
         journey.instance.start()
     except InstanceError as error:
         raise InfrastructureFailed(f"the controller did not restart: {error}") from None
-    adopted = any(a.kind == "run_adopted" and a.run_id == run.id and a.id > mark for a in journey.api.activity())
+    adopted = any(a.kind == "run_adopted" and a.run_id == run.id and a.id not in seen for a in journey.api.activity())
     after_run = journey.api.run(run.id)
     after = _snapshot(journey, "after", sig, after_run, message_id)
     after_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-after", after)
@@ -140,12 +140,12 @@ def require_recovered(journey: Journey, task: Task, record: RestartRecord) -> No
     journey.record_checks(checks, [*record.evidence, final_path])
 
 
-def _snapshot(journey: Journey, moment: Moment, sig: signal.Signals, run: Run, message_id: int | None) -> RestartSnapshot:
-    health = journey.api.health()
+def _snapshot(journey: Journey, moment: Moment, sig: signal.Signals, run: Run, message_id: RecordId | None) -> RestartSnapshot:
+    controller = journey.api.controller()
     task = journey.api.task(run.task_id)
     message = next((c for c in task.user_messages() if c.id == message_id), None)
     return RestartSnapshot(
-        moment=moment, signal=sig.name, controller_instance_id=health["instance_id"], controller_pid=health["pid"],
+        moment=moment, signal=sig.name, controller_instance_id=controller.instance_id, controller_pid=controller.pid,
         run=RunState.of(run), message=MessageState.of(message), workspace=journey.api.workspace_hashes(run.task_id),
     )
 

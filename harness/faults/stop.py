@@ -13,7 +13,7 @@ from harness.core.records import CheckRecord
 from harness.core.verdicts import Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.products.base import TaskView
-from harness.products.records import Run, Task
+from harness.products.records import RecordId, Run, Task
 from harness.running.journey import Journey
 
 STOP_TRIES = 3
@@ -23,7 +23,7 @@ GROUP_EXIT_WAIT_S = 15.0
 class StopRecord(BaseModel):
     """The Stop the story made, kept as a snapshot in the package."""
 
-    run_id: int
+    run_id: RecordId
     pid: int | None
     product_says_group_gone: bool
     harness_saw_group_gone: bool
@@ -75,7 +75,7 @@ def require_short_reply(
                                    "snapshots/workspace-after-reply.json"])
 
 
-def _ended(journey: Journey, run_id: int) -> Run | None:
+def _ended(journey: Journey, run_id: RecordId) -> Run | None:
     run = journey.api.run(run_id)
     return None if run.active else run
 
@@ -97,6 +97,12 @@ def _stopped(journey: Journey, page: TaskView, run: Run, requests_for_work: int)
     journey.evidence.note("stopped", f"run {run.id} cancelled; process group {pid} gone: {group_gone}")
     journey.screenshot("stopped")
     return record
+
+
+def _later(task: Task, run: Run, than: Run) -> bool:
+    """``run`` came after ``than``: ids are opaque, so order comes from the task's runs, oldest first."""
+    order = [r.id for r in task.runs]
+    return order.index(run.id) > order.index(than.id)
 
 
 def changed_paths(before: dict[str, str], after: dict[str, str]) -> list[str]:
@@ -139,7 +145,7 @@ def stop_checks(
         CheckRecord(
             id="stop.reply-has-nonce",
             passed=(view.latest_reply is not None and nonce in view.latest_reply and answering is not None
-                    and answering.id > record.run_id and answering.status == "succeeded"),
+                    and stopped is not None and _later(task, answering, stopped) and answering.status == "succeeded"),
             detail=f"latest reply {'contains' if view.latest_reply and nonce in view.latest_reply else 'LACKS'} the nonce; "
                    f"written by run {answering.id if answering else '-'} ({answering.status if answering else '-'})",
         ),  # fmt: skip

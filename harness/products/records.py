@@ -12,6 +12,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+# Ids are opaque: the testbed numbers its records, Paperclip names them with UUID strings.
+# Compare them for equality only, never for order (use the records' times for that).
+RecordId = int | str
+
 TaskStatus = Literal["todo", "in_progress", "in_review", "blocked", "done", "cancelled"]
 RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 ACTIVE_RUN_STATUSES: tuple[RunStatus, ...] = ("queued", "running")
@@ -28,24 +32,24 @@ class Company(Record):
 
 
 class Agent(Record):
-    id: int
+    id: RecordId
     name: str
     role: str
-    reports_to: int | None
+    reports_to: RecordId | None
     adapter: str
     model: str
 
 
 class Comment(Record):
-    id: int
-    task_id: int
+    id: RecordId
+    task_id: RecordId
     author_kind: Literal["user", "agent"]
-    agent_id: int | None
+    agent_id: RecordId | None
     author_name: str
-    run_id: int | None
+    run_id: RecordId | None
     body: str
     created_at: str
-    consumed_by_run_id: int | None
+    consumed_by_run_id: RecordId | None
     consumed_at: str | None
 
 
@@ -66,9 +70,9 @@ class RunIdentity(Record):
 
 
 class Run(Record):
-    id: int
-    task_id: int
-    agent_id: int
+    id: RecordId
+    task_id: RecordId
+    agent_id: RecordId
     status: RunStatus
     identity: RunIdentity
     queued_at: str
@@ -86,9 +90,9 @@ class Run(Record):
 
 
 class Delivery(Record):
-    id: int
-    task_id: int
-    run_id: int
+    id: RecordId
+    task_id: RecordId
+    run_id: RecordId
     sha256: str
     size: int
     files: list[str]
@@ -97,22 +101,22 @@ class Delivery(Record):
 
 
 class TaskSummary(Record):
-    id: int
+    id: RecordId
     title: str
     status: TaskStatus
-    assignee_id: int | None
+    assignee_id: RecordId | None
     assignee_name: str | None
-    parent_id: int | None
+    parent_id: RecordId | None
     updated_at: str
 
 
 class Task(TaskSummary):
     body: str
     comments: list[Comment]
-    runs: list[Run]
+    runs: list[Run]  # oldest first: the only order between runs a story may rely on
     deliveries: list[Delivery]
     children: list[TaskSummary]
-    active_run_id: int | None
+    active_run_id: RecordId | None
     unconsumed_user_messages: int
 
     @property
@@ -135,15 +139,22 @@ class Task(TaskSummary):
         )
 
 
+class Controller(Record):
+    """The product's controller process as its API describes it: a new ``instance_id`` proves a restart."""
+
+    instance_id: str
+    pid: int | None
+
+
 class StopResult(Record):
     run: Run
     process_group_gone: bool
 
 
 class Activity(Record):
-    id: int
+    id: RecordId
     at: str
     kind: str
-    task_id: int | None
-    run_id: int | None
+    task_id: RecordId | None
+    run_id: RecordId | None
     message: str

@@ -25,7 +25,7 @@ from harness.core.verdicts import InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.products import product_driver
 from harness.products.base import ProductDriver, ProductInstance, TaskView
-from harness.products.records import Agent, Comment, Run, Task
+from harness.products.records import Agent, Comment, RecordId, Run, Task
 from harness.running.attempt import AttemptContext, Conclusion
 
 SCRIPTED_PACE_S = 0.05
@@ -35,9 +35,9 @@ FINISHED_STATUSES = {"done", "in_review", "blocked", "cancelled"}
 class PendingMessage(BaseModel):
     """A message whose Send was pressed but whose storing nobody waited for yet."""
 
-    task_id: int
+    task_id: RecordId
     text: str
-    known_ids: frozenset[int]
+    known_ids: frozenset[RecordId]
 
 
 class Journey:
@@ -60,7 +60,7 @@ class Journey:
         self.browser_context = browser_context
         self.page = browser_context.new_page()
         self.sent_messages: list[str] = []
-        self.interrupted_run_ids: list[int] = []
+        self.interrupted_run_ids: list[RecordId] = []
         self.current: TaskView | None = None
         self.oracle_image: str | None = None
         self.lead = self._hire("Avery", "lead engineer")
@@ -169,10 +169,11 @@ class Journey:
     def send_message(self, text: str) -> Comment:
         """Type into the current task's composer and send; returns the message once the page shows it."""
         page = self.current_page()
-        shown = page.send_message(text)
+        known = frozenset(c.id for c in self.api.task(page.task_id).comments)
+        page.send_message(text)
         self._sent(text)
         self.screenshot("message sent")
-        return next(c for c in self.api.task(page.task_id).comments if c.id == shown.id)
+        return self.wait_until_stored(PendingMessage(task_id=page.task_id, text=text, known_ids=known))
 
     def submit_message(self, text: str) -> PendingMessage:
         """Type and press Send without waiting for the page: a fault that lands "once the message is
