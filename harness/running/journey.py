@@ -347,7 +347,7 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
         driver = product_driver(context.cell.environment.product)
         recorder = context.recorder
         try:
-            instance = driver.start_instance(pace_for(context))
+            instance = driver.start_instance(pace_for(context), defects=context.settings.product_defects)
         except Exception as error:
             raise InfrastructureFailed(f"the product did not start: {error}") from error
         recorder.note("product started", f"{driver.name} at {instance.base_url}, data folder {instance.data_dir}")
