@@ -308,7 +308,6 @@ async def upload_delivery(run: RunRow, request: Request) -> Delivery:
             (run["task_id"], run["id"], digest, len(data), json.dumps(names), now()),
         )
         record_activity(conn, "delivery", f"Delivery {cursor.lastrowid} ({digest[:12]})", run["task_id"], run["id"])
-        defects.after_delivery(conn, run)
         return {"id": cursor.lastrowid}
 
     with controller.db.transaction() as conn:

@@ -106,8 +106,8 @@ class Controller:
                 (now(), token_hash(token), runner_instance_id, str(log_path), run_id),
             )
             conn.execute(
-                "UPDATE tasks SET status = 'in_progress', updated_at = ? WHERE id = ? AND status != 'cancelled'",
-                (now(), run["task_id"]),
+                "UPDATE tasks SET status = ?, updated_at = ? WHERE id = ? AND status != 'cancelled'",
+                (defects.started_status("in_progress"), now(), run["task_id"]),
             )
         spec = RunnerSpec(
             run_id=run_id,

@@ -71,8 +71,8 @@ DEFECTS: tuple[Defect, ...] = (
            summary="the task page shows the newest user message twice (stored once)"),
     Defect(name="badge-done-while-running", area="ui", hook="web.thread_context -> hooks.as_shown",
            summary="the status badge shows Done while the stored status is in progress"),
-    Defect(name="done-while-running", area="task-status", hook="agent_api.upload_delivery -> hooks.after_delivery",
-           summary="a delivery sets its task Done while the delivering run is still running"),
+    Defect(name="done-while-running", area="task-status", hook="controller.start -> hooks.started_status",
+           summary="a run starting sets its task Done instead of in progress, while the run works"),
     Defect(name="unread-off-by-one", area="bookkeeping", hook="records.task -> hooks.unread_count",
            summary="once a message was consumed, the unread counter counts one more than there are"),
 )  # fmt: skip

@@ -105,10 +105,9 @@ def after_receipt(conn: sqlite3.Connection, run: sqlite3.Row) -> None:
 # ---- task status during runs ------------------------------------------------------------
 
 
-def after_delivery(conn: sqlite3.Connection, run: sqlite3.Row) -> None:
-    """Called after a delivery is recorded, inside the same transaction."""
-    if active("done-while-running"):
-        conn.execute("UPDATE tasks SET status = 'done', updated_at = ? WHERE id = ?", (now(), run["task_id"]))
+def started_status(status: str) -> str:
+    """The status a task takes when a run on it starts (``in_progress``)."""
+    return "done" if active("done-while-running") else status
 
 
 # ---- Stop ----------------------------------------------------------------------------------
