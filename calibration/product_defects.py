@@ -15,14 +15,13 @@ A defect registered in the testbed without a case here fails calibration:
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from calibration.personas import run_story_cell
 from calibration.runner import Row
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
@@ -99,15 +98,8 @@ def unknown_defects() -> list[str]:
 
 def run_defect(case: DefectCase, results: Path) -> AttemptRecord | None:
     """Run the story's scripted cell against the product with the defect on, through the real `harness run`."""
-    campaign = f"calibration-defect-{case.defect}"
-    subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", "--id", case.case, "--results", str(results),
-         "--campaign", campaign, "--product-defect", case.defect,
-         *(["--pace", str(case.pace_s)] if case.pace_s else [])],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
-    )  # fmt: skip
-    records = sorted((results / campaign).glob("*/*/attempt.json"))
-    return AttemptRecord.model_validate_json(records[-1].read_text()) if records else None
+    flags = ["--product-defect", case.defect, *(["--pace", str(case.pace_s)] if case.pace_s else [])]
+    return run_story_cell(case.case, results, f"calibration-defect-{case.defect}", flags)
 
 
 def row_for(case: DefectCase, record: AttemptRecord | None) -> Row:
