@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from harness.products.records import Task
+from harness.products.records import RecordId, Task
 from harness.checks.lifecycle import DeliveryFacts, LifecycleFacts, MessageFacts, RunFacts, TaskFacts
 
 
-def _id(value: int | None) -> str | None:
+def _id(value: RecordId | None) -> str | None:
     return None if value is None else str(value)
 
 
@@ -24,8 +24,8 @@ def _time(value: str | None) -> datetime | None:
 def lifecycle_facts(
     tasks: Sequence[Task],
     sent_messages: Sequence[str],
-    interrupted_run_ids: Sequence[int],
-    lead_agent_id: int | None,
+    interrupted_run_ids: Sequence[RecordId],
+    lead_agent_id: RecordId | None,
     max_runs: int,
 ) -> LifecycleFacts:
     """Everything the grader judges, read back through the public API after the story."""

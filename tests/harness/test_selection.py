@@ -80,11 +80,12 @@ def test_id_stands_alone(selectors: dict) -> None:
 @pytest.mark.parametrize(
     ("selectors", "listed"),
     [
-        ({"suites": ["nope"]}, "valid suites: everyday-workflows, everyday-workflows-scripted"),
+        ({"suites": ["nope"]}, "valid suites: everyday-workflows, everyday-workflows-paperclip, everyday-workflows-scripted"),
         ({"profiles": ["nope"]}, "valid profiles: runner-claude, runner-codex, runner-codex-mini, scripted"),
-        ({"environments": ["cloud"]}, "valid environments: local"),
+        ({"environments": ["cloud"]}, "valid environments: local, paperclip-local"),
         ({"cases": ["nope"]}, "valid cases: build-revise, delegate-feedback, recover-controller, recover-controller-sigkill, stop-redirect"),
-        ({"ids": ["nope"]}, f"valid ids: build-revise, delegate-feedback, recover-controller, recover-controller-sigkill, stop-redirect, {FREE_ID}"),
+        ({"ids": ["nope"]}, "valid ids: build-revise, delegate-feedback, recover-controller, recover-controller-sigkill, stop-redirect, "
+                          "everyday-workflows-paperclip.scripted.paperclip-local.build-revise"),
     ],
 )
 def test_unknown_values_list_the_valid_ones_on_one_line(selectors: dict, listed: str) -> None:
@@ -125,4 +126,4 @@ def test_malformed_shard_is_a_selection_error(text: str) -> None:
 
 def test_order_is_sorted_by_execution_id() -> None:
     cells = select(suites=["everyday-workflows"])
-    assert [c.execution_id for c in cells] == sorted(c.execution_id for c in CATALOG.cells() if c.manual)
+    assert [c.execution_id for c in cells] == sorted(c.execution_id for c in CATALOG.cells() if c.suite.name == "everyday-workflows")

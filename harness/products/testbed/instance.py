@@ -13,7 +13,6 @@ import atexit
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -26,14 +25,9 @@ import httpx
 import psutil
 
 from harness.products.base import InstanceError
+from harness.products.processes import free_port, kill_groups, marked_processes, process_alive, process_group_alive
 
 from .api import ApiClient
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class TestbedInstance:
@@ -143,39 +137,10 @@ class TestbedInstance:
 
     def processes(self) -> list[psutil.Process]:
         """Every live process this instance started: controller, runners, their helpers."""
-        marker = str(self.data_dir)
-        found = []
-        for process in psutil.process_iter(["pid", "cmdline", "status"]):
-            try:
-                if process.info["status"] != psutil.STATUS_ZOMBIE and marker in " ".join(process.info["cmdline"] or []):
-                    found.append(process)
-            except psutil.Error:
-                continue
-        return found
+        return marked_processes(str(self.data_dir))
 
-    @staticmethod
-    def process_alive(pid: int, start_time: float, tolerance: float = 0.05) -> bool:
-        """True while the process with this pid *and* start time lives: a recycled pid is someone else."""
-        try:
-            process = psutil.Process(pid)
-            return process.status() != psutil.STATUS_ZOMBIE and abs(process.create_time() - start_time) <= tolerance
-        except psutil.Error:
-            return False
-
-    @staticmethod
-    def process_group_alive(pgid: int) -> bool:
-        """True while any live (non-zombie) process belongs to process group ``pgid``.
-
-        Runners lead their own session, so a runner's pid is its group id; a
-        helper that escaped into a new session is deliberately not counted.
-        """
-        for process in psutil.process_iter(["pid", "status"]):
-            try:
-                if process.info["status"] != psutil.STATUS_ZOMBIE and os.getpgid(process.pid) == pgid:
-                    return True
-            except (ProcessLookupError, psutil.Error):
-                continue
-        return False
+    process_alive = staticmethod(process_alive)
+    process_group_alive = staticmethod(process_group_alive)
 
     def close(self) -> None:
         """Tear everything down; safe to call more than once."""
@@ -193,17 +158,7 @@ class TestbedInstance:
             shutil.rmtree(self.data_dir, ignore_errors=True)
 
     def _kill_leftovers(self) -> None:
-        own_group = os.getpgrp()
-        for process in self.processes():
-            try:
-                group = os.getpgid(process.pid)
-                if group != own_group:
-                    os.killpg(group, signal.SIGKILL)
-                else:
-                    process.kill()
-            except (ProcessLookupError, PermissionError, psutil.Error):
-                continue
-        psutil.wait_procs(self.processes(), timeout=5)
+        kill_groups(self.processes())
 
     def __enter__(self) -> TestbedInstance:
         return self.start()

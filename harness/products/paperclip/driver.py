@@ -1,0 +1,29 @@
+"""Paperclip's implementation of the product driver protocol."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.products.paperclip.instance import PaperclipInstance
+from harness.products.paperclip.pages import IssueListPage, IssuePage
+from harness.products.paperclip.secrets import SECRET_PATTERNS
+from harness.products.records import RecordId
+
+
+class PaperclipDriver:
+    name = "paperclip"
+    secret_patterns = SECRET_PATTERNS
+
+    def start_instance(self, pace_s: float) -> PaperclipInstance:
+        instance = PaperclipInstance(pace=pace_s)
+        try:
+            return instance.start()
+        except BaseException:
+            instance.close()
+            raise
+
+    def task_list(self, page: Any, base_url: str) -> IssueListPage:
+        return IssueListPage(page, base_url)
+
+    def task_page(self, page: Any, base_url: str, task_id: RecordId) -> IssuePage:
+        return IssuePage(page, base_url, str(task_id))
