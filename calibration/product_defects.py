@@ -29,8 +29,10 @@ from testbed.defects import REGISTRY
 
 # Cells at once: each has its own product instance and browser context; two fit the shared machines.
 PARALLEL_CELLS = 2
-# A defect seen only while a run is active gets a slower agent, so the invariants sampled during waits see it.
-WINDOW_PACE_S = 0.2
+# A defect seen only while a run is active gets a slower agent, so the invariants sampled during waits
+# (every 0.5 s; a state counts once seen twice in a row, a delivery's bytes are read once, when it
+# appears) see it for sure: each step then outlasts a sampling interval.
+WINDOW_PACE_S = 0.5
 DEADLINE_REASON = re.compile(r"deadline\b.*\bexceeded", re.IGNORECASE)
 
 
@@ -52,7 +54,7 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
     DefectCase(defect="redownload-serves-newest", case="build-revise", expected_check="delivery.redownload-identical",
                why="the first delivery, downloaded again after the revision, comes back as the revision"),
     DefectCase(defect="download-partial-while-running", case="build-revise", expected_check="invariant.delivery-bytes",
-               why="only a download while the revision run is active is cut; the final downloads are whole", pace_s=WINDOW_PACE_S),
+               why="a download while the task has an active run is cut in half; the final downloads are whole", pace_s=WINDOW_PACE_S),
     DefectCase(defect="message-stored-twice", case="build-revise", expected_check="lifecycle.messages-stored-once",
                why="the revision request is stored twice"),
     DefectCase(defect="message-lost", case="build-revise", expected_check="lifecycle.messages-consumed",
