@@ -422,7 +422,7 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
         recorder = context.recorder
         try:
             with recorder.timed("product start"):
-                instance = driver.start_instance(pace_for(context))
+                instance = driver.start_instance(pace_for(context), defects=context.settings.product_defects)
         except Exception as error:
             raise InfrastructureFailed(f"the product did not start: {error}") from error
         recorder.note("product started", f"{driver.name} at {instance.base_url}, data folder {instance.data_dir}")
