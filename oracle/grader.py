@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
 import docker
@@ -23,6 +25,10 @@ from oracle.checks import SANDBOX_COMPLETED, Check, check
 from oracle.intake import IntakeLimits, intake
 from oracle.sandbox import DELIVERY_MOUNT, SandboxLimits, remove_leftovers, run_collector
 from oracle.task import OracleTask
+
+DEFAULT_WORKERS = 2
+"""Containers graded at once in a batch: each is bounded to one CPU, and the machines this runs on have two."""
+MAX_WORKERS = 16
 
 
 class GradeResult(BaseModel):
@@ -93,6 +99,40 @@ def _checks(client: docker.DockerClient, request: _Request, zip_path: Path) -> l
     return results
 
 
+def _prepare(client: docker.DockerClient | None, image_ref: str | None) -> tuple[docker.DockerClient, str]:
+    """The engine and the image id a grade (or a batch) runs in; leftovers of killed grades removed first."""
+    try:
+        client = client or image.engine()
+        chosen = image.resolve(client, image_ref)
+        remove_leftovers(client)
+    except DockerException as error:
+        raise image.CannotGrade(f"the Docker engine failed before the grade: {str(error).splitlines()[0][:200]}") from None
+    return client, chosen.id
+
+
+def _grade_one(client: docker.DockerClient, request: _Request, zip_path: Path) -> GradeResult:
+    started = time.monotonic()
+    try:
+        found = _checks(client, request, zip_path)
+    except DockerException as error:
+        raise image.CannotGrade(f"the Docker engine failed during the grade: {str(error).splitlines()[0][:200]}") from None
+    registry = request.task.checks
+    results = registry.ordered([c for c in found if c.id not in registry.diagnostics])
+    first_failure = registry.deciding(results)
+    return GradeResult(
+        task=request.task.name,
+        passed=first_failure is None,
+        mode=request.mode,
+        checks=results,
+        deciding_check=first_failure.id if first_failure else None,
+        diagnostics=[c for c in found if c.id in registry.diagnostics],
+        image=request.image_id,
+        elapsed_s=round(time.monotonic() - started, 3),
+        zip_sha256=_sha256(zip_path),
+        zip_path=str(zip_path),
+    )
+
+
 def grade(
     zip_path: str | Path,
     mode: str,
@@ -109,35 +149,45 @@ def grade(
     image_ref overrides image resolution (else EVERYDAY_ORACLE_IMAGE, the local
     tag, the pinned digest). agent_tests also runs the delivery's own tests
     and records the outcome as a non-deciding diagnostic. Raises
-    tasks.UnknownTask or task.UnknownMode before touching the engine, and
+    tasks.UnknownTask or task.UnknownMode before touching the engine, a
+    pydantic ValidationError for limits out of range (a deadline of 0), and
     image.CannotGrade when there is no engine or no image; never pulls and
     never runs the delivery on the host.
     """
+    return grade_many([zip_path], mode, task, image_ref=image_ref, command_timeout_s=command_timeout_s, deadline_s=deadline_s, agent_tests=agent_tests, client=client)[0]
+
+
+def grade_many(
+    zip_paths: Sequence[str | Path],
+    mode: str,
+    task: str = tasks.DEFAULT_TASK,
+    *,
+    image_ref: str | None = None,
+    command_timeout_s: float = 4.0,
+    deadline_s: float = 30.0,
+    agent_tests: bool = False,
+    client: docker.DockerClient | None = None,
+    workers: int = DEFAULT_WORKERS,
+) -> list[GradeResult]:
+    """Grade several ZIPs against one task and mode: one result per ZIP, in the order given.
+
+    Why a batch: the engine connection, the image lookup and the leftover
+    sweep are paid once, and up to `workers` containers run at the same time
+    (each still with its own limits), which is what calibration and bulk
+    re-grading need. Each ZIP gets its own container and its own deadline; a
+    delivery that fails does not stop the others. CannotGrade from any grade
+    (the engine went away) ends the whole batch: a partial batch would read
+    as a verdict on the ZIPs that were skipped.
+    """
     chosen_task = tasks.load(task)
     chosen_task.require_mode(mode)
-    started = time.monotonic()
-    zip_path = Path(zip_path)
-    client = client or image.engine()
-    chosen = image.resolve(client, image_ref)
-    remove_leftovers(client)
+    if not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"workers must be between 1 and {MAX_WORKERS}, got {workers}")
     limits = SandboxLimits(command_timeout_s=command_timeout_s, grade_deadline_s=deadline_s)
-    request = _Request(task=chosen_task, image_id=chosen.id, mode=mode, limits=limits, agent_tests=agent_tests)
-    try:
-        found = _checks(client, request, zip_path)
-    except DockerException as error:
-        raise image.CannotGrade(f"the Docker engine failed during the grade: {str(error).splitlines()[0][:200]}") from None
-    registry = chosen_task.checks
-    results = registry.ordered([c for c in found if c.id not in registry.diagnostics])
-    first_failure = registry.deciding(results)
-    return GradeResult(
-        task=chosen_task.name,
-        passed=first_failure is None,
-        mode=mode,
-        checks=results,
-        deciding_check=first_failure.id if first_failure else None,
-        diagnostics=[c for c in found if c.id in registry.diagnostics],
-        image=chosen.id,
-        elapsed_s=round(time.monotonic() - started, 3),
-        zip_sha256=_sha256(zip_path),
-        zip_path=str(zip_path),
-    )
+    client, image_id = _prepare(client, image_ref)
+    request = _Request(task=chosen_task, image_id=image_id, mode=mode, limits=limits, agent_tests=agent_tests)
+    paths = [Path(p) for p in zip_paths]
+    if len(paths) <= 1 or workers == 1:
+        return [_grade_one(client, request, path) for path in paths]
+    with ThreadPoolExecutor(max_workers=min(workers, len(paths)), thread_name_prefix="oracle-grade") as pool:
+        return list(pool.map(lambda path: _grade_one(client, request, path), paths))

@@ -5,30 +5,47 @@ limits is simpler to reason about. Everything the delivery could use to
 escape or exhaust the host is switched off or bounded here; the collector
 inside adds per-command limits. Containers carry labels so a grade killed
 half-way leaves nothing that the next run cannot find and remove.
+
+The delivery is *copied* into the created container (`put_archive`), never
+bind-mounted, so the engine may be another machine (`DOCKER_HOST`). The
+root filesystem stays read-only; the daemon only accepts a copy into a
+volume, so the container gets an anonymous volume at /delivery that is
+removed with it. The copied files are owned by root with modes 0555/0444
+and the delivery's code runs as nobody: it can read its files, never change
+them.
+
+The low-level API is called directly (one request per step, no model
+objects re-inspecting what was just created): a grade's own cost is the
+few engine round trips around the container, so each one counts.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import socket
+import tarfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import docker
 import requests
 from docker.errors import DockerException, NotFound
-from docker.models.containers import Container
 from docker.types import LogConfig, Ulimit
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 LABEL = "everyday-evals.oracle"
 LABEL_PID = "everyday-evals.oracle.pid"
 LABEL_HOST = "everyday-evals.oracle.host"
 LABEL_EXPIRES = "everyday-evals.oracle.expires"
 DELIVERY_MOUNT = "/delivery"
+USER = "65534:65534"
+MAX_DEADLINE_S = 3600.0
+"""No grade of a small CLI tool needs an hour; a larger value is a typo, not a wish."""
 
 
 class SandboxLimits(BaseModel):
@@ -41,8 +58,8 @@ class SandboxLimits(BaseModel):
     tmpfs_size: str = "16m"
     log_max_size: str = "1m"
     read_bytes: int = 1024 * 1024
-    command_timeout_s: float = 4.0
-    grade_deadline_s: float = 30.0
+    command_timeout_s: float = Field(4.0, gt=0, le=MAX_DEADLINE_S, allow_inf_nan=False)
+    grade_deadline_s: float = Field(30.0, gt=0, le=MAX_DEADLINE_S, allow_inf_nan=False)
 
 
 class SandboxRun(BaseModel):
@@ -54,10 +71,25 @@ class SandboxRun(BaseModel):
     deadline_hit: bool
 
 
-def hardening(limits: SandboxLimits, deadline_s: float) -> dict:
-    """Keyword arguments for containers.create shared by grades and the benchmark's bare run."""
-    return dict(
-        user="65534:65534",
+def labels(deadline_s: float) -> dict[str, str]:
+    """Who owns a container and until when, so the next run can tell a leftover from a live grade."""
+    return {
+        LABEL: "1",
+        LABEL_PID: str(os.getpid()),
+        LABEL_HOST: socket.gethostname(),
+        LABEL_EXPIRES: str(int(time.time() + deadline_s + 30)),
+    }
+
+
+def create_hardened(client: docker.DockerClient, image_id: str, command: list[str], limits: SandboxLimits, owner: dict[str, str] | None = None) -> str:
+    """Create (not start) one hardened container with an empty /delivery volume; returns its id.
+
+    Shared by grades, tests and the benchmark's bare run so all three measure
+    and check the very same configuration. `owner` overrides the labels (tests
+    of leftover cleanup fake a dead or expired owner).
+    """
+    api = client.api
+    host_config = api.create_host_config(
         network_mode="none",
         read_only=True,
         cap_drop=["ALL"],
@@ -70,17 +102,19 @@ def hardening(limits: SandboxLimits, deadline_s: float) -> dict:
         tmpfs={"/tmp": f"rw,nosuid,nodev,noexec,size={limits.tmpfs_size},mode=1777"},
         ulimits=[Ulimit(name="nofile", soft=256, hard=256), Ulimit(name="core", soft=0, hard=0), Ulimit(name="fsize", soft=16 << 20, hard=16 << 20)],
         log_config=LogConfig(type=LogConfig.types.JSON, config={"max-size": limits.log_max_size, "max-file": "1"}),
-        labels={
-            LABEL: "1",
-            LABEL_PID: str(os.getpid()),
-            LABEL_HOST: socket.gethostname(),
-            LABEL_EXPIRES: str(int(time.time() + deadline_s + 30)),
-        },
+    )
+    created = api.create_container(
+        image_id,
+        command,
+        user=USER,
+        volumes=[DELIVERY_MOUNT],
+        host_config=host_config,
+        labels=owner or labels(limits.grade_deadline_s),
         environment={"LC_ALL": "C.UTF-8", "HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
         working_dir="/tmp",
         stdin_open=False,
-        detach=True,
     )
+    return str(created["Id"])
 
 
 def _owner_gone(labels: dict[str, str]) -> bool:
@@ -98,69 +132,92 @@ def _owner_gone(labels: dict[str, str]) -> bool:
     return False
 
 
+def _remove(client: docker.DockerClient, container_id: str) -> None:
+    """Remove a container and its anonymous /delivery volume (v=True), whatever state it is in."""
+    try:
+        client.api.remove_container(container_id, force=True, v=True)
+    except NotFound:
+        pass
+
+
 def remove_leftovers(client: docker.DockerClient) -> int:
     """Remove containers left by killed grades (found by label); leaves concurrent live grades alone."""
     removed = 0
     for summary in client.api.containers(all=True, filters={"label": LABEL}):
         if _owner_gone(summary.get("Labels") or {}):
-            try:
-                client.api.remove_container(summary["Id"], force=True)
-                removed += 1
-            except NotFound:
-                pass
+            _remove(client, summary["Id"])
+            removed += 1
     return removed
 
 
-def _remove(container: Container) -> None:
-    try:
-        container.remove(force=True)
-    except NotFound:
-        pass
+def delivery_tar(delivery: Path) -> bytes:
+    """The extracted delivery as a tar for put_archive: root-owned, folders 0555, files 0444.
+
+    Ownership and modes are set here, not taken from the disk or the ZIP, so
+    the unprivileged user inside can read everything and change nothing.
+    """
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
+
+        def owned_by_root(info: tarfile.TarInfo) -> tarfile.TarInfo:
+            info.uid = info.gid = 0
+            info.uname = info.gname = "root"
+            info.mode = 0o555 if info.isdir() else 0o444
+            info.mtime = 0
+            return info
+
+        archive.add(delivery, arcname=".", filter=owned_by_root)
+    return buffer.getvalue()
 
 
 @contextmanager
-def hardened_container(client: docker.DockerClient, image_id: str, command: list[str], limits: SandboxLimits, mounts: dict | None = None) -> Iterator[Container]:
-    """Create and start one hardened container; it is removed on exit, on errors and on Ctrl-C too."""
-    container = client.containers.create(image_id, command, volumes=mounts or {}, **hardening(limits, limits.grade_deadline_s))
+def hardened_container(client: docker.DockerClient, image_id: str, command: list[str], limits: SandboxLimits, delivery: Path | None = None) -> Iterator[str]:
+    """Create one hardened container, copy the delivery in, start it; it is removed on exit, on errors and on Ctrl-C too."""
+    container_id = create_hardened(client, image_id, command, limits)
     try:
-        container.start()
-        yield container
+        if delivery is not None:
+            client.api.put_archive(container_id, DELIVERY_MOUNT, delivery_tar(delivery))
+        client.api.start(container_id)
+        yield container_id
     finally:
-        _remove(container)
+        _remove(client, container_id)
 
 
-def _bounded_logs(container: Container, limit: int, stdout: bool) -> bytes:
+def _bounded_logs(client: docker.DockerClient, container_id: str, limit: int, stdout: bool) -> bytes:
     """Read at most `limit` bytes of what the engine kept (which json-file max-size bounds already)."""
     kept = bytearray()
-    for chunk in container.logs(stdout=stdout, stderr=not stdout, stream=True, follow=False):
+    for chunk in client.api.logs(container_id, stdout=stdout, stderr=not stdout, stream=True, follow=False):
         kept += chunk[: limit - len(kept)]
         if len(kept) >= limit:
             break
     return bytes(kept)
 
 
-def wait_bounded(container: Container, limits: SandboxLimits) -> tuple[int | None, bool]:
+def wait_bounded(client: docker.DockerClient, container_id: str, limits: SandboxLimits) -> tuple[int | None, bool]:
     """Wait for the container until the per-grade deadline; kill it when the deadline passes."""
     try:
-        status = container.wait(timeout=limits.grade_deadline_s)
+        status = client.api.wait(container_id, timeout=limits.grade_deadline_s)
         return int(status.get("StatusCode", -1)), False
     except (requests.exceptions.ReadTimeout, requests.exceptions.ConnectionError):
         try:
-            container.kill()
+            client.api.kill(container_id)
         except DockerException:
             pass
         return None, True
 
 
-def run_collector(client: docker.DockerClient, image_id: str, delivery: Path, collector: Path, plan: dict, limits: SandboxLimits) -> SandboxRun:
+def run_collector(client: docker.DockerClient, image_id: str, delivery: Path, collector: Path, plan: dict[str, Any], limits: SandboxLimits) -> SandboxRun:
     """Run a task's collector script over a delivery folder in one hardened container and return its bounded output.
 
-    The script's source is passed to `python3 -c` so nothing needs mounting but the delivery, read-only.
+    The script's source is passed to `python3 -c`, so nothing needs copying in but the delivery.
+    Its stderr is fetched only when the collector failed (non-zero exit or no
+    output), the one case whose check reports it: one engine round trip less
+    for every good grade.
     """
     command = ["python3", "-c", collector.read_text(), json.dumps(plan)]
-    mounts = {str(delivery): {"bind": DELIVERY_MOUNT, "mode": "ro"}}
-    with hardened_container(client, image_id, command, limits, mounts) as container:
-        exit_status, deadline_hit = wait_bounded(container, limits)
-        stdout = _bounded_logs(container, limits.read_bytes, stdout=True)
-        stderr = _bounded_logs(container, 4096, stdout=False).decode("utf-8", "replace")
+    with hardened_container(client, image_id, command, limits, delivery) as container_id:
+        exit_status, deadline_hit = wait_bounded(client, container_id, limits)
+        stdout = _bounded_logs(client, container_id, limits.read_bytes, stdout=True)
+        failed = not deadline_hit and (exit_status != 0 or not stdout.strip())
+        stderr = "" if not failed else _bounded_logs(client, container_id, 4096, stdout=False).decode("utf-8", "replace")
     return SandboxRun(stdout=stdout, stderr_tail=stderr.strip()[-300:], exit=exit_status, deadline_hit=deadline_hit)
