@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from oracle.checks import Check
-    from oracle.grader import GradeResult, grade, grade_many
+    from oracle.grader import GradeJob, GradeResult, grade, grade_batch, grade_many
     from oracle.image import CannotGrade
     from oracle.task import OracleTask, UnknownMode
     from oracle.tasks import UnknownTask
@@ -26,6 +26,8 @@ _HOMES = {
     "GradeResult": "oracle.grader",
     "grade": "oracle.grader",
     "grade_many": "oracle.grader",
+    "grade_batch": "oracle.grader",
+    "GradeJob": "oracle.grader",
     "CannotGrade": "oracle.image",
     "OracleTask": "oracle.task",
     "UnknownMode": "oracle.task",

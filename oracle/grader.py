@@ -157,6 +157,14 @@ def grade(
     return grade_many([zip_path], mode, task, image_ref=image_ref, command_timeout_s=command_timeout_s, deadline_s=deadline_s, agent_tests=agent_tests, client=client)[0]
 
 
+class GradeJob(BaseModel):
+    """One ZIP of a batch and what to grade it against; a batch may mix modes and tasks."""
+
+    zip_path: Path
+    mode: str
+    task: str = tasks.DEFAULT_TASK
+
+
 def grade_many(
     zip_paths: Sequence[str | Path],
     mode: str,
@@ -169,25 +177,42 @@ def grade_many(
     client: docker.DockerClient | None = None,
     workers: int = DEFAULT_WORKERS,
 ) -> list[GradeResult]:
-    """Grade several ZIPs against one task and mode: one result per ZIP, in the order given.
+    """Grade several ZIPs against one task and mode: one result per ZIP, in the order given (see grade_batch)."""
+    jobs = [GradeJob(zip_path=Path(p), mode=mode, task=task) for p in zip_paths]
+    return grade_batch(jobs, image_ref=image_ref, command_timeout_s=command_timeout_s, deadline_s=deadline_s, agent_tests=agent_tests, client=client, workers=workers)
+
+
+def grade_batch(
+    jobs: Sequence[GradeJob],
+    *,
+    image_ref: str | None = None,
+    command_timeout_s: float = 4.0,
+    deadline_s: float = 30.0,
+    agent_tests: bool = False,
+    client: docker.DockerClient | None = None,
+    workers: int = DEFAULT_WORKERS,
+) -> list[GradeResult]:
+    """Grade several jobs: one result per job, in the order given.
 
     Why a batch: the engine connection, the image lookup and the leftover
     sweep are paid once, and up to `workers` containers run at the same time
-    (each still with its own limits), which is what calibration and bulk
-    re-grading need. Each ZIP gets its own container and its own deadline; a
-    delivery that fails does not stop the others. CannotGrade from any grade
-    (the engine went away) ends the whole batch: a partial batch would read
-    as a verdict on the ZIPs that were skipped.
+    (each still with its own limits and deadline), which is what calibration
+    and bulk re-grading need. Every task and mode is checked before the
+    engine is touched. A delivery that fails does not stop the others;
+    CannotGrade from any grade (the engine went away) ends the whole batch,
+    because a partial batch would read as a verdict on the ZIPs it skipped.
     """
-    chosen_task = tasks.load(task)
-    chosen_task.require_mode(mode)
     if not 1 <= workers <= MAX_WORKERS:
         raise ValueError(f"workers must be between 1 and {MAX_WORKERS}, got {workers}")
+    chosen_tasks = {job.task: tasks.load(job.task) for job in jobs}
+    for job in jobs:
+        chosen_tasks[job.task].require_mode(job.mode)
     limits = SandboxLimits(command_timeout_s=command_timeout_s, grade_deadline_s=deadline_s)
+    if not jobs:
+        return []
     client, image_id = _prepare(client, image_ref)
-    request = _Request(task=chosen_task, image_id=image_id, mode=mode, limits=limits, agent_tests=agent_tests)
-    paths = [Path(p) for p in zip_paths]
-    if len(paths) <= 1 or workers == 1:
-        return [_grade_one(client, request, path) for path in paths]
-    with ThreadPoolExecutor(max_workers=min(workers, len(paths)), thread_name_prefix="oracle-grade") as pool:
-        return list(pool.map(lambda path: _grade_one(client, request, path), paths))
+    planned = [(_Request(task=chosen_tasks[job.task], image_id=image_id, mode=job.mode, limits=limits, agent_tests=agent_tests), job.zip_path) for job in jobs]
+    if len(planned) == 1 or workers == 1:
+        return [_grade_one(client, request, path) for request, path in planned]
+    with ThreadPoolExecutor(max_workers=min(workers, len(planned)), thread_name_prefix="oracle-grade") as pool:
+        return list(pool.map(lambda pair: _grade_one(client, *pair), planned))
