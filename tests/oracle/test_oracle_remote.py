@@ -28,6 +28,7 @@ import pytest
 from docker.errors import DockerException
 
 from oracle import image
+from oracle.sandbox import LABEL_PID
 
 STARTUP_S = 60.0
 
@@ -111,24 +112,30 @@ def second_engine(oracle_image) -> Iterator[str]:
         assert not folder.exists()
 
 
+def _starts_by(client: docker.DockerClient, pid: int, since: int) -> int:
+    """How many oracle containers the grading process `pid` started on this engine since `since` (from the engine's events)."""
+    until = int(time.time()) + 1
+    events = client.api.events(since=since, until=until, decode=True, filters={"type": "container", "event": "start", "label": f"{LABEL_PID}={pid}"})
+    return sum(1 for _ in events)
+
+
 def test_a_grade_runs_on_the_engine_docker_host_names(second_engine: str, oracle_image, good_zip: Path) -> None:
-    local = image.engine()
-    before_local = {c["Id"] for c in local.api.containers(all=True)}
     env = {**os.environ, "DOCKER_HOST": second_engine}
     env.pop("EVERYDAY_ORACLE_IMAGE", None)
-    done = subprocess.run([sys.executable, "-m", "oracle", "grade", "--mode", "separator+max-length", str(good_zip)], capture_output=True, text=True, timeout=180, env=env)
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    since = int(time.time()) - 1
+    grading = subprocess.Popen([sys.executable, "-m", "oracle", "grade", "--mode", "separator+max-length", str(good_zip)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    stdout, stderr = grading.communicate(timeout=180)
+    assert grading.returncode == 0, stderr
+    result = json.loads(stdout)
     assert result["passed"] is True and result["image"] == oracle_image.id
     remote = docker.DockerClient(base_url=second_engine)
     try:
+        assert _starts_by(remote, grading.pid, since) == 1, "the grade's container did not run on the engine DOCKER_HOST names"
         assert remote.api.containers(all=True) == [], "the grade left a container on the engine it used"
         assert not remote.api.volumes().get("Volumes"), "the grade left its /delivery volume behind"
     finally:
         remote.close()
-    assert {c["Id"] for c in local.api.containers(all=True)} - before_local <= {
-        c["Id"] for c in local.api.containers(all=True) if "everyday-evals.oracle" not in (c.get("Labels") or {})
-    }, "the grade must not have run on the host's own engine"
+    assert _starts_by(image.engine(), grading.pid, since) == 0, "the grade must not have run on the host's own engine"
 
 
 def test_the_second_engine_cannot_pull_so_a_missing_image_is_exit_2(second_engine: str, good_zip: Path) -> None:
