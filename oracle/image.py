@@ -67,7 +67,7 @@ def resolve(client: docker.DockerClient, reference: str | None = None) -> docker
     raise CannotGrade(f"no oracle image on the engine: {BUILD_HINT}")
 
 
-def debian_mirror() -> str | None:
+def debian_mirror(apt_dir: Path = Path("/etc/apt")) -> str | None:
     """The Debian archive to debootstrap from: the override, else the one apt already uses here, else None.
 
     Why not a fixed host: a machine may reach Debian only through its own
@@ -79,7 +79,7 @@ def debian_mirror() -> str | None:
     override = os.environ.get(MIRROR_ENV, "").strip()
     if override:
         return override
-    for path in [Path("/etc/apt/sources.list"), *sorted(Path("/etc/apt/sources.list.d").glob("*"))]:
+    for path in [apt_dir / "sources.list", *sorted((apt_dir / "sources.list.d").glob("*"))]:
         if path.suffix not in (".list", ".sources"):
             continue  # e.g. "*.list.disabled": apt ignores those, so do we
         try:
