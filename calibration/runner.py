@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from calibration.deliveries import Case, cases
 from calibration.traps import host_traps
-from oracle import GradeJob, GradeResult, grade_batch
+from oracle import GradeJob, GradeOptions, GradeResult, grade_batch
 
 ORACLE_WORKERS = 3
 """Containers at once: each grade is bounded to one CPU but spends much of its time in engine round trips."""
@@ -54,7 +54,7 @@ def run_oracle_suite(workers: int = ORACLE_WORKERS) -> list[Row]:
             path = Path(folder) / f"{case.name}-{case.mode.replace('+', '_')}.zip"
             path.write_bytes(case.build(traps))
             jobs.append(GradeJob(zip_path=path, mode=case.mode))
-        results = grade_batch(jobs, workers=workers)
+        results = grade_batch(jobs, GradeOptions(workers=workers))
     return [_row(case, result) for case, result in zip(chosen, results, strict=True)]
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from oracle.checks import Check
-    from oracle.grader import GradeJob, GradeResult, grade, grade_batch, grade_many
+    from oracle.grader import GradeJob, GradeOptions, GradeResult, grade, grade_batch
     from oracle.image import CannotGrade
     from oracle.task import OracleTask, UnknownMode
     from oracle.tasks import UnknownTask
@@ -25,7 +25,7 @@ _HOMES = {
     "Check": "oracle.checks",
     "GradeResult": "oracle.grader",
     "grade": "oracle.grader",
-    "grade_many": "oracle.grader",
+    "GradeOptions": "oracle.grader",
     "grade_batch": "oracle.grader",
     "GradeJob": "oracle.grader",
     "CannotGrade": "oracle.image",

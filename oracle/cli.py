@@ -68,18 +68,11 @@ def _reference(text: str) -> str:
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from oracle.grader import grade_many
+    from oracle.grader import GradeJob, GradeOptions, grade_batch
 
-    results = grade_many(
-        args.zips,
-        args.mode,
-        args.task,
-        image_ref=args.image,
-        command_timeout_s=args.command_timeout,
-        deadline_s=args.deadline,
-        agent_tests=args.agent_tests,
-        workers=args.workers,
-    )
+    jobs = [GradeJob(zip_path=path, mode=args.mode, task=args.task) for path in args.zips]
+    options = GradeOptions(image_ref=args.image, command_timeout_s=args.command_timeout, deadline_s=args.deadline, agent_tests=args.agent_tests, workers=args.workers)
+    results = grade_batch(jobs, options)
     sys.stdout.write("".join(result.model_dump_json() + "\n" for result in results))
     return 0 if all(result.passed for result in results) else 1
 

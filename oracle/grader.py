@@ -18,12 +18,12 @@ from pathlib import Path, PurePosixPath
 
 import docker
 from docker.errors import DockerException
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from oracle import image, tasks
 from oracle.checks import SANDBOX_COMPLETED, Check, check
 from oracle.intake import IntakeLimits, intake
-from oracle.sandbox import DELIVERY_MOUNT, SandboxLimits, remove_leftovers, run_collector
+from oracle.sandbox import DELIVERY_MOUNT, MAX_DEADLINE_S, SandboxLimits, remove_leftovers, run_collector
 from oracle.task import OracleTask
 
 DEFAULT_WORKERS = 2
@@ -154,7 +154,8 @@ def grade(
     image.CannotGrade when there is no engine or no image; never pulls and
     never runs the delivery on the host.
     """
-    return grade_many([zip_path], mode, task, image_ref=image_ref, command_timeout_s=command_timeout_s, deadline_s=deadline_s, agent_tests=agent_tests, client=client)[0]
+    options = GradeOptions(image_ref=image_ref, command_timeout_s=command_timeout_s, deadline_s=deadline_s, agent_tests=agent_tests, workers=1)
+    return grade_batch([GradeJob(zip_path=Path(zip_path), mode=mode, task=task)], options, client=client)[0]
 
 
 class GradeJob(BaseModel):
@@ -165,54 +166,38 @@ class GradeJob(BaseModel):
     task: str = tasks.DEFAULT_TASK
 
 
-def grade_many(
-    zip_paths: Sequence[str | Path],
-    mode: str,
-    task: str = tasks.DEFAULT_TASK,
-    *,
-    image_ref: str | None = None,
-    command_timeout_s: float = 4.0,
-    deadline_s: float = 30.0,
-    agent_tests: bool = False,
-    client: docker.DockerClient | None = None,
-    workers: int = DEFAULT_WORKERS,
-) -> list[GradeResult]:
-    """Grade several ZIPs against one task and mode: one result per ZIP, in the order given (see grade_batch)."""
-    jobs = [GradeJob(zip_path=Path(p), mode=mode, task=task) for p in zip_paths]
-    return grade_batch(jobs, image_ref=image_ref, command_timeout_s=command_timeout_s, deadline_s=deadline_s, agent_tests=agent_tests, client=client, workers=workers)
+class GradeOptions(BaseModel):
+    """How every ZIP of a batch is graded (see grade() for the meaning of each)."""
+
+    image_ref: str | None = None
+    command_timeout_s: float = Field(4.0, gt=0, le=MAX_DEADLINE_S, allow_inf_nan=False)
+    deadline_s: float = Field(30.0, gt=0, le=MAX_DEADLINE_S, allow_inf_nan=False)
+    agent_tests: bool = False
+    workers: int = Field(DEFAULT_WORKERS, ge=1, le=MAX_WORKERS)
 
 
-def grade_batch(
-    jobs: Sequence[GradeJob],
-    *,
-    image_ref: str | None = None,
-    command_timeout_s: float = 4.0,
-    deadline_s: float = 30.0,
-    agent_tests: bool = False,
-    client: docker.DockerClient | None = None,
-    workers: int = DEFAULT_WORKERS,
-) -> list[GradeResult]:
+def grade_batch(jobs: Sequence[GradeJob], options: GradeOptions | None = None, *, client: docker.DockerClient | None = None) -> list[GradeResult]:
     """Grade several jobs: one result per job, in the order given.
 
     Why a batch: the engine connection, the image lookup and the leftover
-    sweep are paid once, and up to `workers` containers run at the same time
-    (each still with its own limits and deadline), which is what calibration
-    and bulk re-grading need. Every task and mode is checked before the
-    engine is touched. A delivery that fails does not stop the others;
-    CannotGrade from any grade (the engine went away) ends the whole batch,
-    because a partial batch would read as a verdict on the ZIPs it skipped.
+    sweep are paid once, and up to `options.workers` containers run at the
+    same time (each still with its own limits and deadline), which is what
+    calibration, bulk re-grading and `python -m oracle grade a.zip b.zip`
+    need. Every task and mode is checked before the engine is touched. A
+    delivery that fails does not stop the others; CannotGrade from any grade
+    (the engine went away) ends the whole batch, because a partial batch
+    would read as a verdict on the ZIPs it skipped.
     """
-    if not 1 <= workers <= MAX_WORKERS:
-        raise ValueError(f"workers must be between 1 and {MAX_WORKERS}, got {workers}")
+    options = options or GradeOptions()
     chosen_tasks = {job.task: tasks.load(job.task) for job in jobs}
     for job in jobs:
         chosen_tasks[job.task].require_mode(job.mode)
-    limits = SandboxLimits(command_timeout_s=command_timeout_s, grade_deadline_s=deadline_s)
+    limits = SandboxLimits(command_timeout_s=options.command_timeout_s, grade_deadline_s=options.deadline_s)
     if not jobs:
         return []
-    client, image_id = _prepare(client, image_ref)
-    planned = [(_Request(task=chosen_tasks[job.task], image_id=image_id, mode=job.mode, limits=limits, agent_tests=agent_tests), job.zip_path) for job in jobs]
-    if len(planned) == 1 or workers == 1:
+    client, image_id = _prepare(client, options.image_ref)
+    planned = [(_Request(task=chosen_tasks[job.task], image_id=image_id, mode=job.mode, limits=limits, agent_tests=options.agent_tests), job.zip_path) for job in jobs]
+    if len(planned) == 1 or options.workers == 1:
         return [_grade_one(client, request, path) for request, path in planned]
-    with ThreadPoolExecutor(max_workers=min(workers, len(planned)), thread_name_prefix="oracle-grade") as pool:
+    with ThreadPoolExecutor(max_workers=min(options.workers, len(planned)), thread_name_prefix="oracle-grade") as pool:
         return list(pool.map(lambda pair: _grade_one(client, *pair), planned))

@@ -66,17 +66,14 @@ def test_preflight_reports_image_or_the_fix(client) -> None:
 
 
 def test_every_grade_flag_is_a_grade_argument() -> None:
-    import inspect
-
-    from oracle import grade_many
+    from oracle import GradeJob, GradeOptions
     from oracle.cli import parser
 
     grade_parser = parser()._subparsers._group_actions[0].choices["grade"]
     flags = {a.dest for a in grade_parser._actions if a.option_strings and a.dest != "help"}
     mapping = {"task": "task", "mode": "mode", "image": "image_ref", "command_timeout": "command_timeout_s", "deadline": "deadline_s", "agent_tests": "agent_tests", "workers": "workers"}
     assert flags == set(mapping)
-    assert set(mapping.values()) <= set(inspect.signature(grade_many).parameters)
-
+    assert set(mapping.values()) <= set(GradeJob.model_fields) | set(GradeOptions.model_fields)
 
 
 BAD_VALUES = [
@@ -152,14 +149,15 @@ def test_a_batch_that_cannot_grade_exits_2_and_prints_nothing(client, tmp_path: 
     assert done.returncode == 2 and done.stdout == "" and len(done.stderr.strip().splitlines()) == 1
 
 
-def test_grade_many_runs_containers_in_parallel_and_keeps_the_order(client, tmp_path: Path) -> None:
+def test_a_batch_runs_containers_in_parallel_and_keeps_the_order(client, tmp_path: Path) -> None:
     """Two slow deliveries graded with two workers take about one deadline, not two: the containers overlap."""
-    from oracle import grade_many
+    from oracle import GradeJob, GradeOptions, grade_batch
 
     endless = [_zip(tmp_path, f"endless{i}.zip", project(gated(ENDLESS, "True"))) for i in range(2)]
     good = _zip(tmp_path, "good.zip", project())
     started = time.monotonic()
-    results = grade_many([endless[0], good, endless[1]], "base", deadline_s=4, command_timeout_s=20, client=client, workers=3)
+    jobs = [GradeJob(zip_path=path, mode="base") for path in (endless[0], good, endless[1])]
+    results = grade_batch(jobs, GradeOptions(deadline_s=4, command_timeout_s=20, workers=3), client=client)
     elapsed = time.monotonic() - started
     assert [r.zip_path for r in results] == [str(endless[0]), str(good), str(endless[1])]
     assert [r.passed for r in results] == [False, True, False]
