@@ -68,11 +68,21 @@ def _reference(text: str) -> str:
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from oracle.grader import GradeJob, GradeOptions, grade_batch
+    """Start the first ZIP's container, then import the grader while the engine starts it (see oracle.sandbox)."""
+    from oracle import image
+    from oracle.sandbox import SandboxLimits, Standby
 
-    jobs = [GradeJob(zip_path=path, mode=args.mode, task=args.task) for path in args.zips]
-    options = GradeOptions(image_ref=args.image, command_timeout_s=args.command_timeout, deadline_s=args.deadline, agent_tests=args.agent_tests, workers=args.workers)
-    results = grade_batch(jobs, options)
+    client = image.engine()
+    chosen = image.resolve(client, args.image)
+    standby = Standby(client, chosen.id, SandboxLimits(command_timeout_s=args.command_timeout, grade_deadline_s=args.deadline))
+    try:
+        from oracle.grader import GradeJob, GradeOptions, grade_batch
+
+        jobs = [GradeJob(zip_path=path, mode=args.mode, task=args.task) for path in args.zips]
+        options = GradeOptions(image_ref=chosen.id, command_timeout_s=args.command_timeout, deadline_s=args.deadline, agent_tests=args.agent_tests, workers=args.workers)
+        results = grade_batch(jobs, options, client=client, standby=standby)
+    finally:
+        standby.close()
     sys.stdout.write("".join(result.model_dump_json() + "\n" for result in results))
     return 0 if all(result.passed for result in results) else 1
 

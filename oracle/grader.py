@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 from oracle import image, tasks
 from oracle.checks import SANDBOX_COMPLETED, Check, check
 from oracle.intake import IntakeLimits, intake
-from oracle.sandbox import DELIVERY_MOUNT, MAX_DEADLINE_S, SandboxLimits, remove_leftovers, run_collector
+from oracle.sandbox import DELIVERY_MOUNT, MAX_DEADLINE_S, SandboxLimits, Standby, remove_leftovers, run_collector
 from oracle.task import OracleTask
 
 DEFAULT_WORKERS = 2
@@ -73,10 +73,10 @@ def collector_plan(request: _Request, project: Path, inside: PurePosixPath) -> d
     }
 
 
-def _sandboxed_checks(client: docker.DockerClient, request: _Request, delivery: Path, project: Path) -> list[Check]:
+def _sandboxed_checks(client: docker.DockerClient, request: _Request, delivery: Path, project: Path, standby: Standby | None) -> list[Check]:
     inside = PurePosixPath(DELIVERY_MOUNT, *project.relative_to(delivery).parts)
     plan = collector_plan(request, project, inside)
-    run = run_collector(client, request.image_id, delivery, request.task.collector, plan, request.limits)
+    run = run_collector(client, request.image_id, delivery, request.task.collector, plan, request.limits, standby)
     if run.deadline_hit:
         return [check(SANDBOX_COMPLETED, False, f"the grade did not finish within {request.limits.grade_deadline_s:g} s and was killed")]
     try:
@@ -88,14 +88,14 @@ def _sandboxed_checks(client: docker.DockerClient, request: _Request, delivery: 
     return [check(SANDBOX_COMPLETED, True, "every planned invocation was observed"), *request.task.judge(request.mode, observations)]
 
 
-def _checks(client: docker.DockerClient, request: _Request, zip_path: Path) -> list[Check]:
+def _checks(client: docker.DockerClient, request: _Request, zip_path: Path, standby: Standby | None) -> list[Check]:
     """Intake, then the task's host checks, then the sandboxed run; each stage only when the previous one allows it."""
     with intake(zip_path, IntakeLimits()) as (results, delivery):
         if delivery is not None:
             found, project = request.task.structure(delivery)
             results += found
             if project is not None:
-                results += _sandboxed_checks(client, request, delivery, project)
+                results += _sandboxed_checks(client, request, delivery, project, standby)
     return results
 
 
@@ -110,12 +110,15 @@ def _prepare(client: docker.DockerClient | None, image_ref: str | None) -> tuple
     return client, chosen.id
 
 
-def _grade_one(client: docker.DockerClient, request: _Request, zip_path: Path) -> GradeResult:
+def _grade_one(client: docker.DockerClient, request: _Request, zip_path: Path, standby: Standby | None = None) -> GradeResult:
     started = time.monotonic()
     try:
-        found = _checks(client, request, zip_path)
+        found = _checks(client, request, zip_path, standby)
     except DockerException as error:
         raise image.CannotGrade(f"the Docker engine failed during the grade: {str(error).splitlines()[0][:200]}") from None
+    finally:
+        if standby is not None:
+            standby.close()  # unused when intake or the structure stopped the grade
     registry = request.task.checks
     results = registry.ordered([c for c in found if c.id not in registry.diagnostics])
     first_failure = registry.deciding(results)
@@ -176,7 +179,7 @@ class GradeOptions(BaseModel):
     workers: int = Field(DEFAULT_WORKERS, ge=1, le=MAX_WORKERS)
 
 
-def grade_batch(jobs: Sequence[GradeJob], options: GradeOptions | None = None, *, client: docker.DockerClient | None = None) -> list[GradeResult]:
+def grade_batch(jobs: Sequence[GradeJob], options: GradeOptions | None = None, *, client: docker.DockerClient | None = None, standby: Standby | None = None) -> list[GradeResult]:
     """Grade several jobs: one result per job, in the order given.
 
     Why a batch: the engine connection, the image lookup and the leftover
@@ -187,8 +190,20 @@ def grade_batch(jobs: Sequence[GradeJob], options: GradeOptions | None = None, *
     delivery that fails does not stop the others; CannotGrade from any grade
     (the engine went away) ends the whole batch, because a partial batch
     would read as a verdict on the ZIPs it skipped.
+
+    `standby` is a container the caller started ahead for the first job (the
+    command line does, before it imports pydantic and the task); it is used
+    only if it matches this batch's image and limits, and closed either way.
     """
     options = options or GradeOptions()
+    try:
+        return _batch(jobs, options, client, standby)
+    finally:
+        if standby is not None:
+            standby.close()
+
+
+def _batch(jobs: Sequence[GradeJob], options: GradeOptions, client: docker.DockerClient | None, standby: Standby | None) -> list[GradeResult]:
     chosen_tasks = {job.task: tasks.load(job.task) for job in jobs}
     for job in jobs:
         chosen_tasks[job.task].require_mode(job.mode)
@@ -197,7 +212,8 @@ def grade_batch(jobs: Sequence[GradeJob], options: GradeOptions | None = None, *
         return []
     client, image_id = _prepare(client, options.image_ref)
     planned = [(_Request(task=chosen_tasks[job.task], image_id=image_id, mode=job.mode, limits=limits, agent_tests=options.agent_tests), job.zip_path) for job in jobs]
+    ahead = [standby if standby is not None and (standby.image_id, standby.limits) == (image_id, limits) else None] + [None] * (len(planned) - 1)
     if len(planned) == 1 or options.workers == 1:
-        return [_grade_one(client, request, path) for request, path in planned]
+        return [_grade_one(client, request, path, first) for (request, path), first in zip(planned, ahead, strict=True)]
     with ThreadPoolExecutor(max_workers=min(options.workers, len(planned)), thread_name_prefix="oracle-grade") as pool:
-        return list(pool.map(lambda pair: _grade_one(client, *pair), planned))
+        return list(pool.map(lambda item: _grade_one(client, *item[0], item[1]), zip(planned, ahead, strict=True)))

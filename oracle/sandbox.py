@@ -6,13 +6,21 @@ escape or exhaust the host is switched off or bounded here; the collector
 inside adds per-command limits. Containers carry labels so a grade killed
 half-way leaves nothing that the next run cannot find and remove.
 
-The delivery is *copied* into the created container (`put_archive`), never
+The delivery is *copied* into the container (`put_archive`), never
 bind-mounted, so the engine may be another machine (`DOCKER_HOST`). The
 root filesystem stays read-only; the daemon only accepts a copy into a
-volume, so the container gets an anonymous volume at /delivery that is
+volume, so the container gets an anonymous volume at /oracle that is
 removed with it. The copied files are owned by root with modes 0555/0444
 and the delivery's code runs as nobody: it can read its files, never change
 them.
+
+A grade's container is a *standby*: created and started first, running a
+few lines that wait for /oracle/ready, and only then given the delivery,
+the task's collector and its plan (one put_archive, `ready` last). Why:
+container start-up is the largest fixed cost of a grade, and this way it
+runs on the engine while the host does its own work (the command line
+imports pydantic and the task, unpacks and checks the ZIP) instead of after
+it. Nothing of the delivery runs before it is complete.
 
 The low-level API is called directly (one request per step, no model
 objects re-inspecting what was just created): a grade's own cost is the
@@ -23,12 +31,15 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import socket
 import tarfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,20 +47,29 @@ import docker
 import requests
 from docker.errors import DockerException, NotFound
 from docker.types import LogConfig, Ulimit
-from pydantic import BaseModel, Field
 
 LABEL = "everyday-evals.oracle"
 LABEL_PID = "everyday-evals.oracle.pid"
 LABEL_HOST = "everyday-evals.oracle.host"
 LABEL_EXPIRES = "everyday-evals.oracle.expires"
-DELIVERY_MOUNT = "/delivery"
+VOLUME = "/oracle"
+DELIVERY_MOUNT = f"{VOLUME}/delivery"
+"""Where the delivery is inside the container (in the /oracle volume, beside the collector and its plan)."""
+READY = "ready"
 USER = "65534:65534"
 MAX_DEADLINE_S = 3600.0
 """No grade of a small CLI tool needs an hour; a larger value is a typo, not a wish."""
 
 
-class SandboxLimits(BaseModel):
-    """The bounds of one grade; defaults leave an honest small command-line tool ample room."""
+@dataclass(frozen=True)
+class SandboxLimits:
+    """The bounds of one grade; defaults leave an honest small command-line tool ample room.
+
+    A dataclass, not a pydantic model: the command line creates its standby
+    container before it imports pydantic (see the module's docstring). The
+    boundary that takes these values from callers (GradeOptions) validates
+    them; the check below keeps direct users honest too.
+    """
 
     memory_bytes: int = 512 * 1024 * 1024
     child_memory_bytes: int = 256 * 1024 * 1024
@@ -58,11 +78,18 @@ class SandboxLimits(BaseModel):
     tmpfs_size: str = "16m"
     log_max_size: str = "1m"
     read_bytes: int = 1024 * 1024
-    command_timeout_s: float = Field(4.0, gt=0, le=MAX_DEADLINE_S, allow_inf_nan=False)
-    grade_deadline_s: float = Field(30.0, gt=0, le=MAX_DEADLINE_S, allow_inf_nan=False)
+    command_timeout_s: float = 4.0
+    grade_deadline_s: float = 30.0
+
+    def __post_init__(self) -> None:
+        for name in ("command_timeout_s", "grade_deadline_s"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and 0 < value <= MAX_DEADLINE_S):
+                raise ValueError(f"{name} must be more than 0 and at most {MAX_DEADLINE_S:g} s, got {value!r}")
 
 
-class SandboxRun(BaseModel):
+@dataclass(frozen=True)
+class SandboxRun:
     """What came back from the container: its stdout (bounded), exit status, and whether the deadline hit."""
 
     stdout: bytes
@@ -82,7 +109,7 @@ def labels(deadline_s: float) -> dict[str, str]:
 
 
 def create_hardened(client: docker.DockerClient, image_id: str, command: list[str], limits: SandboxLimits, owner: dict[str, str] | None = None) -> str:
-    """Create (not start) one hardened container with an empty /delivery volume; returns its id.
+    """Create (not start) one hardened container with an empty /oracle volume; returns its id.
 
     Shared by grades, tests and the benchmark's bare run so all three measure
     and check the very same configuration. `owner` overrides the labels (tests
@@ -107,7 +134,7 @@ def create_hardened(client: docker.DockerClient, image_id: str, command: list[st
         image_id,
         command,
         user=USER,
-        volumes=[DELIVERY_MOUNT],
+        volumes=[VOLUME],
         host_config=host_config,
         labels=owner or labels(limits.grade_deadline_s),
         environment={"LC_ALL": "C.UTF-8", "HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
@@ -133,7 +160,7 @@ def _owner_gone(labels: dict[str, str]) -> bool:
 
 
 def _remove(client: docker.DockerClient, container_id: str) -> None:
-    """Remove a container and its anonymous /delivery volume (v=True), whatever state it is in."""
+    """Remove a container and its anonymous /oracle volume (v=True), whatever state it is in."""
     try:
         client.api.remove_container(container_id, force=True, v=True)
     except NotFound:
@@ -150,33 +177,124 @@ def remove_leftovers(client: docker.DockerClient) -> int:
     return removed
 
 
-def delivery_tar(delivery: Path) -> bytes:
-    """The extracted delivery as a tar for put_archive: root-owned, folders 0555, files 0444.
+def _owned_by_root(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    info.uid = info.gid = 0
+    info.uname = info.gname = "root"
+    info.mode = 0o555 if info.isdir() else 0o444
+    info.mtime = 0
+    return info
 
-    Ownership and modes are set here, not taken from the disk or the ZIP, so
-    the unprivileged user inside can read everything and change nothing.
+
+def oracle_tar(delivery: Path | None, files: dict[str, bytes]) -> bytes:
+    """A tar for put_archive into /oracle: `delivery/` (the extracted delivery), then `files`, then `ready`.
+
+    Root-owned, folders 0555, files 0444, whatever the disk or the ZIP said,
+    so the unprivileged user inside can read everything and change nothing.
+    `ready` comes last: tar entries are written in order, so when the
+    standby sees it, everything before it is complete.
     """
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
-
-        def owned_by_root(info: tarfile.TarInfo) -> tarfile.TarInfo:
-            info.uid = info.gid = 0
-            info.uname = info.gname = "root"
-            info.mode = 0o555 if info.isdir() else 0o444
-            info.mtime = 0
-            return info
-
-        archive.add(delivery, arcname=".", filter=owned_by_root)
+        if delivery is not None:
+            archive.add(delivery, arcname="delivery", filter=_owned_by_root)
+        for name, data in [*files.items(), (READY, b"")]:
+            info = _owned_by_root(tarfile.TarInfo(name))
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
+
+
+STANDBY = f"""
+import os, sys, time
+limit = time.monotonic() + float(sys.argv[1])
+while not os.path.exists({VOLUME + "/" + READY!r}):
+    if time.monotonic() > limit:
+        sys.exit(125)
+    time.sleep(0.002)
+source = open({VOLUME + "/collector.py"!r}).read()
+sys.argv = ["-c", open({VOLUME + "/plan.json"!r}).read()]
+exec(compile(source, "<string>", "exec"), {{"__name__": "__main__", "__builtins__": __builtins__}})
+"""
+"""What a standby runs: wait for `ready`, then run the collector exactly as `python3 -c SOURCE PLAN_JSON` would."""
+STANDBY_WAIT_S = 120.0
+"""A standby nobody feeds exits on its own (the host removes it anyway; this bounds a host killed mid-grade)."""
+
+_starter = ThreadPoolExecutor(max_workers=4, thread_name_prefix="oracle-standby")
+
+
+class Standby:
+    """A hardened container started ahead of its delivery; `run` feeds it and collects, `close` removes it.
+
+    Creation and start happen on a background thread, so the caller can do
+    its own work meanwhile; every method waits for them first. Always close
+    (or use as a context manager): the container is removed on every path,
+    Ctrl-C included.
+    """
+
+    def __init__(self, client: docker.DockerClient, image_id: str, limits: SandboxLimits) -> None:
+        self.client = client
+        self.image_id = image_id
+        self.limits = limits
+        self._closed = False
+        self._started: Future[str] = _starter.submit(self._create_and_start)
+
+    def _create_and_start(self) -> str:
+        container_id = create_hardened(self.client, self.image_id, ["python3", "-c", STANDBY, str(STANDBY_WAIT_S)], self.limits)
+        try:
+            self.client.api.start(container_id)
+        except BaseException:
+            _remove(self.client, container_id)
+            raise
+        return container_id
+
+    def container_id(self) -> str:
+        """The started container's id (waits for the start; raises what creating or starting raised)."""
+        return self._started.result()
+
+    def run(self, delivery: Path, collector: Path, plan: dict[str, Any]) -> SandboxRun:
+        """Copy in the delivery, the collector and its plan, then wait for the collector within the deadline.
+
+        Its stderr is fetched only when the collector failed (non-zero exit or
+        no output), the one case whose check reports it: one engine round trip
+        less for every good grade.
+        """
+        container_id = self.container_id()
+        files = {"collector.py": collector.read_bytes(), "plan.json": json.dumps(plan).encode()}
+        self.client.api.put_archive(container_id, VOLUME, oracle_tar(delivery, files))
+        exit_status, deadline_hit = wait_bounded(self.client, container_id, self.limits)
+        stdout = _bounded_logs(self.client, container_id, self.limits.read_bytes, stdout=True)
+        failed = not deadline_hit and (exit_status != 0 or not stdout.strip())
+        stderr = "" if not failed else _bounded_logs(self.client, container_id, 4096, stdout=False).decode("utf-8", "replace")
+        return SandboxRun(stdout=stdout, stderr_tail=stderr.strip()[-300:], exit=exit_status, deadline_hit=deadline_hit)
+
+    def close(self) -> None:
+        """Remove the container, once it exists (idempotent); a start that failed left nothing to remove."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            container_id = self._started.result()
+        except BaseException:  # noqa: BLE001 (creation failed: nothing of ours is on the engine)
+            return
+        _remove(self.client, container_id)
+
+    def __enter__(self) -> Standby:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
 
 @contextmanager
 def hardened_container(client: docker.DockerClient, image_id: str, command: list[str], limits: SandboxLimits, delivery: Path | None = None) -> Iterator[str]:
-    """Create one hardened container, copy the delivery in, start it; it is removed on exit, on errors and on Ctrl-C too."""
+    """Create one hardened container running `command`, copy a folder in (to DELIVERY_MOUNT), start it; removed on exit, on errors and on Ctrl-C too.
+
+    For commands that need nothing fed after start: the benchmark's bare run and tests.
+    """
     container_id = create_hardened(client, image_id, command, limits)
     try:
         if delivery is not None:
-            client.api.put_archive(container_id, DELIVERY_MOUNT, delivery_tar(delivery))
+            client.api.put_archive(container_id, VOLUME, oracle_tar(delivery, {}))
         client.api.start(container_id)
         yield container_id
     finally:
@@ -206,18 +324,7 @@ def wait_bounded(client: docker.DockerClient, container_id: str, limits: Sandbox
         return None, True
 
 
-def run_collector(client: docker.DockerClient, image_id: str, delivery: Path, collector: Path, plan: dict[str, Any], limits: SandboxLimits) -> SandboxRun:
-    """Run a task's collector script over a delivery folder in one hardened container and return its bounded output.
-
-    The script's source is passed to `python3 -c`, so nothing needs copying in but the delivery.
-    Its stderr is fetched only when the collector failed (non-zero exit or no
-    output), the one case whose check reports it: one engine round trip less
-    for every good grade.
-    """
-    command = ["python3", "-c", collector.read_text(), json.dumps(plan)]
-    with hardened_container(client, image_id, command, limits, delivery) as container_id:
-        exit_status, deadline_hit = wait_bounded(client, container_id, limits)
-        stdout = _bounded_logs(client, container_id, limits.read_bytes, stdout=True)
-        failed = not deadline_hit and (exit_status != 0 or not stdout.strip())
-        stderr = "" if not failed else _bounded_logs(client, container_id, 4096, stdout=False).decode("utf-8", "replace")
-    return SandboxRun(stdout=stdout, stderr_tail=stderr.strip()[-300:], exit=exit_status, deadline_hit=deadline_hit)
+def run_collector(client: docker.DockerClient, image_id: str, delivery: Path, collector: Path, plan: dict[str, Any], limits: SandboxLimits, standby: Standby | None = None) -> SandboxRun:
+    """Run a task's collector over a delivery folder in one hardened container (a standby started earlier, or a new one)."""
+    with standby or Standby(client, image_id, limits) as chosen:
+        return chosen.run(delivery, collector, plan)

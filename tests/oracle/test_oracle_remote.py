@@ -132,7 +132,7 @@ def test_a_grade_runs_on_the_engine_docker_host_names(second_engine: str, oracle
     try:
         assert _starts_by(remote, grading.pid, since) == 1, "the grade's container did not run on the engine DOCKER_HOST names"
         assert remote.api.containers(all=True) == [], "the grade left a container on the engine it used"
-        assert not remote.api.volumes().get("Volumes"), "the grade left its /delivery volume behind"
+        assert not remote.api.volumes().get("Volumes"), "the grade left its /oracle volume behind"
     finally:
         remote.close()
     assert _starts_by(image.engine(), grading.pid, since) == 0, "the grade must not have run on the host's own engine"

@@ -13,7 +13,7 @@ from calibration.sources import gated
 from calibration.zips import zip_bytes
 from oracle import checks as engine
 from oracle import grade
-from oracle.sandbox import DELIVERY_MOUNT, LABEL, LABEL_EXPIRES, LABEL_PID, USER, SandboxLimits, create_hardened, hardened_container, labels, remove_leftovers, wait_bounded
+from oracle.sandbox import DELIVERY_MOUNT, LABEL, LABEL_EXPIRES, LABEL_PID, USER, VOLUME, SandboxLimits, Standby, create_hardened, hardened_container, labels, remove_leftovers, wait_bounded
 from oracle.tasks.slugify import checks as ids
 
 
@@ -29,7 +29,7 @@ def test_container_is_hardened_and_has_no_bind_mount(client, oracle_image, tmp_p
     host = inspected["HostConfig"]
     assert inspected["Config"]["User"] == USER == "65534:65534"
     assert not host.get("Binds") and not host.get("Mounts"), "the delivery must be copied in, never bind-mounted"
-    assert [(m["Type"], m["Destination"]) for m in inspected["Mounts"]] == [("volume", DELIVERY_MOUNT)]
+    assert [(m["Type"], m["Destination"]) for m in inspected["Mounts"]] == [("volume", VOLUME)]
     assert host["NetworkMode"] == "none" and host["ReadonlyRootfs"] is True
     assert host["CapDrop"] == ["ALL"] and host["SecurityOpt"] == ["no-new-privileges"]
     assert host["PidsLimit"] == limits.pids and host["NanoCpus"] == limits.nano_cpus
@@ -37,7 +37,7 @@ def test_container_is_hardened_and_has_no_bind_mount(client, oracle_image, tmp_p
     assert "size=16m" in host["Tmpfs"]["/tmp"]
     assert host["LogConfig"] == {"Type": "json-file", "Config": {"max-file": "1", "max-size": "1m"}}
     with pytest.raises(NotFound):
-        client.api.inspect_volume(inspected["Mounts"][0]["Name"])  # the /delivery volume goes with its container
+        client.api.inspect_volume(inspected["Mounts"][0]["Name"])  # the /oracle volume goes with its container
 
 
 def test_the_copied_delivery_is_readable_but_not_writable_inside(client, oracle_image, tmp_path: Path) -> None:
@@ -46,7 +46,7 @@ def test_the_copied_delivery_is_readable_but_not_writable_inside(client, oracle_
     (tmp_path / "pkg" / "slugify.py").write_text("print('hi')\n")
     probe = (
         "import os, sys\n"
-        "d = '/delivery'\n"
+        f"d = {DELIVERY_MOUNT!r}\n"
         "print(open(d + '/pkg/slugify.py').read().strip())\n"
         "print(oct(os.stat(d + '/pkg').st_mode & 0o777), oct(os.stat(d + '/pkg/slugify.py').st_mode & 0o777), os.stat(d + '/pkg/slugify.py').st_uid)\n"
         "for attempt in (lambda: open(d + '/pkg/slugify.py', 'a'), lambda: open(d + '/new.py', 'w'), lambda: open(d + '/pkg/new.py', 'w'),\n"
@@ -140,3 +140,20 @@ def test_container_of_a_killed_grade_is_removed_by_the_next_run(client, tmp_path
     assert mine[0]["Id"] in {c["Id"] for c in _ours(client)}, "a SIGKILLed grade cannot clean up, so its container should still be there"
     remove_leftovers(client)
     assert mine[0]["Id"] not in {c["Id"] for c in _ours(client)}
+
+
+def test_a_standby_nobody_feeds_is_removed_and_ran_nothing(client, oracle_image, tmp_path: Path) -> None:
+    """A grade stopped by intake closes the container it started ahead: nothing stays on the engine."""
+    with Standby(client, oracle_image.id, SandboxLimits()) as standby:
+        container_id = standby.container_id()
+        state = client.api.inspect_container(container_id)["State"]
+        assert state["Running"] is True  # waiting for /oracle/ready, with nothing of a delivery inside
+    assert container_id not in {c["Id"] for c in _ours(client)}
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(b"not a zip")
+    ahead = Standby(client, oracle_image.id, SandboxLimits())
+    from oracle import GradeJob, grade_batch
+
+    [result] = grade_batch([GradeJob(zip_path=broken, mode="base")], client=client, standby=ahead)
+    assert result.deciding_check == engine.INTAKE_READABLE
+    assert ahead.container_id() not in {c["Id"] for c in _ours(client)}
