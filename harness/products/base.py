@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import signal
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -110,8 +110,13 @@ class ProductDriver(Protocol):
     name: str
     secret_patterns: Mapping[str, re.Pattern[bytes]]
 
-    def start_instance(self, pace_s: float) -> ProductInstance:
-        """A new isolated instance, started; ``pace_s`` is the scripted agent's step time."""
+    def start_instance(self, pace_s: float, defects: Sequence[str] = ()) -> ProductInstance:
+        """A new isolated instance, started; ``pace_s`` is the scripted agent's step time.
+
+        ``defects`` names product defects to switch on (calibration only; a
+        driver whose product has none refuses any name, so a calibration run
+        can never pass by silently running the healthy product).
+        """
         ...
 
     def task_list(self, page: Any, base_url: str) -> TaskListView: ...

@@ -204,6 +204,7 @@ def _finish(
             agent_run_s=conclusion.agent_run_s,
             harness_overhead_s=None if conclusion.agent_run_s is None else round(wall - conclusion.agent_run_s, 3),
             deadline_s=deadline.seconds,
+            phases={phase: round(seconds, 3) for phase, seconds in recorder.phases.items()},
         ),
         accounting=conclusion.accounting,
         provenance=Provenance(

@@ -11,6 +11,7 @@ API client, paths in the evidence recorder: never in a story.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 import secrets
 import time
@@ -68,6 +69,8 @@ class Journey:
         self.current: TaskView | None = None
         self.oracle_image: str | None = None
         self.watch = InvariantWatch(self.api, self.evidence, self.screenshot)
+        self._grader = ThreadPoolExecutor(max_workers=2, thread_name_prefix="oracle")
+        self._grades: list[tuple[DownloadRecord, str, Future[Any]]] = []
         self.lead = self._hire("Avery", "lead engineer")
 
     # ---- the team ---------------------------------------------------------------
@@ -94,7 +97,8 @@ class Journey:
         the attempt) fails the attempt under ``expect.<expectation>``.
         """
         def watched() -> Any:
-            self.watch.sample()
+            with self.evidence.timed("invariants"):
+                self.watch.sample()
             return probe()
 
         try:
@@ -118,9 +122,10 @@ class Journey:
         raise ExpectationUnmet(check_id, f"{check_id}: {detail}")
 
     def screenshot(self, step: str) -> None:
-        path = self.evidence.screenshot_path(step)
-        self.page.screenshot(path=path, full_page=True)
-        self.evidence.thumbnail(path)
+        with self.evidence.timed("screenshots"):
+            path = self.evidence.screenshot_path(step)
+            self.page.screenshot(path=path, full_page=True)
+            self.evidence.thumbnail(path)
 
     def record_checks(self, checks: list[CheckRecord], evidence: list[str]) -> None:
         """Keep checks decided elsewhere (a fault module's rules), each linked to its evidence."""
@@ -282,7 +287,8 @@ class Journey:
             raise StoryFailed(f"no delivery for {phase} on task {task.id}")
         latest = current.deliveries[-1]
         with self.expecting("delivery-downloadable", f"downloading delivery {latest.id} from the page"):
-            data = self.current_page().download_delivery_id(latest.id)
+            with self.evidence.timed("downloads"):
+                data = self.current_page().download_delivery_id(latest.id)
         record = self.evidence.download(phase, data)
         self.evidence.check(
             f"delivery.{phase}.sha256", record.sha256 == latest.sha256,
@@ -297,7 +303,8 @@ class Journey:
             self.evidence.check("delivery.redownload-identical", False, f"no delivery with sha256 {original.sha256} any more")
             return
         with self.expecting("delivery-downloadable", f"downloading delivery {delivery.id} again from the page"):
-            data = self.current_page().download_delivery_id(delivery.id)
+            with self.evidence.timed("downloads"):
+                data = self.current_page().download_delivery_id(delivery.id)
         again = self.evidence.download(f"{original.phase}-again", data)
         self.evidence.check(
             "delivery.redownload-identical", again.sha256 == original.sha256,
@@ -314,23 +321,38 @@ class Journey:
 
     # ---- the independent oracle ----------------------------------------------------
 
-    def grade(self, download: DownloadRecord, mode: str) -> bool:
-        """Grade the downloaded ZIP in the locked-down container; the agent's word counts for nothing."""
-        from oracle import CannotGrade, grade
+    def grade(self, download: DownloadRecord, mode: str) -> None:
+        """Hand the downloaded ZIP to the oracle; the agent's word counts for nothing.
 
-        try:
-            result = grade(self.evidence.folder / download.path, mode)  # type: ignore[arg-type]
-        except CannotGrade as error:
-            raise InfrastructureFailed(f"the oracle could not grade: {error}") from None
-        self.oracle_image = result.image
-        path = self.evidence.oracle_result(download, mode, result.passed, result.model_dump(mode="json"))
-        failing = [check.id for check in result.checks if not check.passed]
-        detail = f"mode {mode}: passed" if result.passed else f"mode {mode}: failed {', '.join(failing)}"
-        self.evidence.check(f"oracle.{download.phase}", result.passed, detail, [download.path, path])
-        for check in result.checks:
-            if not check.passed:
-                self.evidence.check(f"oracle.{download.phase}.{check.id}", False, check.detail, [path])
-        return result.passed
+        Grading runs in the background while the person goes on (the agent
+        revises meanwhile); its checks are recorded when the attempt concludes.
+        """
+        self._grades.append((download, mode, self._grader.submit(self._grade_now, download, mode)))
+
+    def _grade_now(self, download: DownloadRecord, mode: str) -> Any:
+        from oracle import grade
+
+        with self.evidence.timed("oracle"):
+            return grade(self.evidence.folder / download.path, mode)
+
+    def _record_grades(self) -> None:
+        """Wait for every grade handed to the oracle and keep its result and checks."""
+        from oracle import CannotGrade
+
+        grades, self._grades = self._grades, []
+        for download, mode, pending in grades:
+            try:
+                result = pending.result()
+            except CannotGrade as error:
+                raise InfrastructureFailed(f"the oracle could not grade: {error}") from None
+            self.oracle_image = result.image
+            path = self.evidence.oracle_result(download, mode, result.passed, result.model_dump(mode="json"))
+            failing = [check.id for check in result.checks if not check.passed]
+            detail = f"mode {mode}: passed" if result.passed else f"mode {mode}: failed {', '.join(failing)}"
+            self.evidence.check(f"oracle.{download.phase}", result.passed, detail, [download.path, path])
+            for check in result.checks:
+                if not check.passed:
+                    self.evidence.check(f"oracle.{download.phase}.{check.id}", False, check.detail, [path])
 
     # ---- the end of the attempt -------------------------------------------------------
 
@@ -340,7 +362,8 @@ class Journey:
         return self.current
 
     def conclude(self) -> Conclusion:
-        """Final screenshot, persisted records, lifecycle checks; returns timing and accounting facts."""
+        """Oracle results, final screenshot, persisted records, lifecycle checks; returns timing and accounting facts."""
+        self._record_grades()
         if self.current is not None:
             self.current.reload()
             if self.api.task(self.current.task_id).agent_replies():
@@ -398,22 +421,28 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
         driver = product_driver(context.cell.environment.product)
         recorder = context.recorder
         try:
-            instance = driver.start_instance(pace_for(context))
+            with recorder.timed("product start"):
+                instance = driver.start_instance(pace_for(context), defects=context.settings.product_defects)
         except Exception as error:
             raise InfrastructureFailed(f"the product did not start: {error}") from error
         recorder.note("product started", f"{driver.name} at {instance.base_url}, data folder {instance.data_dir}")
-        browser_context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
-        browser_context.tracing.start(screenshots=True, snapshots=True)
+        with recorder.timed("browser"):
+            browser_context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
+            browser_context.tracing.start(screenshots=True, snapshots=True)
         try:
-            yield Journey(context, driver, instance, browser_context)
+            with recorder.timed("journey setup"):
+                journey = Journey(context, driver, instance, browser_context)
+            yield journey
         finally:
             try:
-                browser_context.tracing.stop(path=recorder.folder / "trace.zip")
-                browser_context.close()
+                with recorder.timed("trace"):
+                    browser_context.tracing.stop(path=recorder.folder / "trace.zip")
+                    browser_context.close()
             finally:
-                instance.stop_controller()
-                for log in instance.log_paths():
-                    recorder.keep_file(log, f"logs/{log.name}")
-                instance.close()
+                with recorder.timed("product stop"):
+                    instance.stop_controller()
+                    for log in instance.log_paths():
+                        recorder.keep_file(log, f"logs/{log.name}")
+                    instance.close()
 
     return open_journey

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from harness.products.testbed.instance import TestbedInstance
@@ -15,8 +16,8 @@ class TestbedDriver:
     name = "testbed"
     secret_patterns = SECRET_PATTERNS
 
-    def start_instance(self, pace_s: float) -> TestbedInstance:
-        return TestbedInstance(pace=pace_s).start()
+    def start_instance(self, pace_s: float, defects: Sequence[str] = ()) -> TestbedInstance:
+        return TestbedInstance(pace=pace_s, defects=defects).start()
 
     def task_list(self, page: Any, base_url: str) -> TaskListPage:
         return TaskListPage(page, base_url)
