@@ -211,9 +211,14 @@ def _batch(jobs: Sequence[GradeJob], options: GradeOptions, client: docker.Docke
     if not jobs:
         return []
     client, image_id = _prepare(client, options.image_ref)
-    planned = [(_Request(task=chosen_tasks[job.task], image_id=image_id, mode=job.mode, limits=limits, agent_tests=options.agent_tests), job.zip_path) for job in jobs]
-    ahead = [standby if standby is not None and (standby.image_id, standby.limits) == (image_id, limits) else None] + [None] * (len(planned) - 1)
-    if len(planned) == 1 or options.workers == 1:
-        return [_grade_one(client, request, path, first) for (request, path), first in zip(planned, ahead, strict=True)]
-    with ThreadPoolExecutor(max_workers=min(options.workers, len(planned)), thread_name_prefix="oracle-grade") as pool:
-        return list(pool.map(lambda item: _grade_one(client, *item[0], item[1]), zip(planned, ahead, strict=True)))
+    usable = standby is not None and (standby.image_id, standby.limits) == (image_id, limits)
+
+    def one(index: int) -> GradeResult:
+        job = jobs[index]
+        request = _Request(task=chosen_tasks[job.task], image_id=image_id, mode=job.mode, limits=limits, agent_tests=options.agent_tests)
+        return _grade_one(client, request, job.zip_path, standby if usable and index == 0 else None)
+
+    if len(jobs) == 1 or options.workers == 1:
+        return [one(index) for index in range(len(jobs))]
+    with ThreadPoolExecutor(max_workers=min(options.workers, len(jobs)), thread_name_prefix="oracle-grade") as pool:
+        return list(pool.map(one, range(len(jobs))))

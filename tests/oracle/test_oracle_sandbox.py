@@ -13,7 +13,21 @@ from calibration.sources import gated
 from calibration.zips import zip_bytes
 from oracle import checks as engine
 from oracle import grade
-from oracle.sandbox import DELIVERY_MOUNT, LABEL, LABEL_EXPIRES, LABEL_PID, USER, VOLUME, SandboxLimits, Standby, create_hardened, hardened_container, labels, remove_leftovers, wait_bounded
+from oracle.sandbox import (
+    DELIVERY_MOUNT,
+    LABEL,
+    LABEL_EXPIRES,
+    LABEL_PID,
+    USER,
+    VOLUME,
+    SandboxLimits,
+    Standby,
+    create_hardened,
+    hardened_container,
+    labels,
+    remove_leftovers,
+    wait_bounded,
+)
 from oracle.tasks.slugify import checks as ids
 
 
