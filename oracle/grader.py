@@ -111,6 +111,7 @@ def _prepare(client: docker.DockerClient | None, image_ref: str | None) -> tuple
 
 
 def _grade_one(client: docker.DockerClient, request: _Request, zip_path: Path, standby: Standby | None = None) -> GradeResult:
+    """One ZIP from intake to verdict; a standby given here is used for its sandboxed run and always closed."""
     started = time.monotonic()
     try:
         found = _checks(client, request, zip_path, standby)

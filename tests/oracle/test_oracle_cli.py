@@ -76,6 +76,21 @@ def test_every_grade_flag_is_a_grade_argument() -> None:
     assert set(mapping.values()) <= set(GradeJob.model_fields) | set(GradeOptions.model_fields)
 
 
+def test_the_command_lines_bounds_are_the_engines() -> None:
+    """The CLI keeps its own copies (importing the engine would cost every usage error the Docker SDK); they must agree."""
+    from oracle import cli, grader, sandbox
+
+    assert cli.MAX_SECONDS == sandbox.MAX_DEADLINE_S and cli.MAX_WORKERS == grader.MAX_WORKERS
+    assert parser_default("workers") == grader.DEFAULT_WORKERS
+
+
+def parser_default(dest: str) -> object:
+    from oracle.cli import parser
+
+    grade_parser = parser()._subparsers._group_actions[0].choices["grade"]
+    return next(a.default for a in grade_parser._actions if a.dest == dest)
+
+
 BAD_VALUES = [
     ("--deadline", "0"), ("--deadline", "-1"), ("--deadline", "nan"), ("--deadline", "inf"), ("--deadline", "abc"), ("--deadline", "3601"),
     ("--command-timeout", "0"), ("--command-timeout", "-0.5"), ("--command-timeout", "nan"), ("--command-timeout", "x"),
