@@ -62,7 +62,7 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
                    "the ZIP is right anyway because the agent also reads the thread"),
     DefectCase(defect="read-still-unread", case="build-revise", expected_check="invariant.unread-count",
                why="the revision request stays counted unread after the run read it"),
-    DefectCase(defect="runner-identity-changes", case="build-revise", expected_check="lifecycle.runner-identity",
+    DefectCase(defect="runner-identity-changes", case="build-revise", expected_check="invariant.runner-identity",
                why="the run's runner instance id changes at every receipt"),
     DefectCase(defect="stale-active-run-pointer", case="build-revise", expected_check="invariant.one-active-run",
                why="while the revision run is active the task still points at the build run", pace_s=WINDOW_PACE_S),

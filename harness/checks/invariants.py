@@ -68,7 +68,9 @@ def unread_count(facts: LifecycleFacts) -> list[Violation]:
 RULES: tuple[Rule, ...] = (done_while_active, one_active_run, unread_count)
 # Checked on the bytes, not the facts: the watch downloads each new delivery once.
 DELIVERY_BYTES = "delivery-bytes"
-NAMES: tuple[str, ...] = ("done-while-active", "one-active-run", "unread-count", DELIVERY_BYTES)
+# Checked across samples by the watch: a run's runner never changes while the run lives.
+RUNNER_IDENTITY = "runner-identity"
+NAMES: tuple[str, ...] = ("done-while-active", "one-active-run", "unread-count", DELIVERY_BYTES, RUNNER_IDENTITY)
 
 
 def violations(facts: LifecycleFacts) -> list[Violation]:

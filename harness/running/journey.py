@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from harness.checks.facts import lifecycle_facts
 from harness.checks.lifecycle import grade_lifecycle
+from harness.checks.ui import thread_matches_records
 from harness.core.records import CheckRecord, DownloadRecord
 from harness.core.verdicts import ExpectationUnmet, InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
@@ -98,7 +99,7 @@ class Journey:
         """
         def watched() -> Any:
             with self.evidence.timed("invariants"):
-                self.watch.sample()
+                self.watch.sample(shown=self._badge if self.current is not None else None)
             return probe()
 
         try:
@@ -120,6 +121,11 @@ class Journey:
         self.screenshot(f"unmet {expectation}")
         self.evidence.check(check_id, False, detail, [self.evidence.screenshots[-1]])
         raise ExpectationUnmet(check_id, f"{check_id}: {detail}")
+
+    def _badge(self) -> tuple[RecordId, str]:
+        """The status the person sees on the open task's page."""
+        page = self.current_page()
+        return page.task_id, page.status()
 
     def screenshot(self, step: str) -> None:
         with self.evidence.timed("screenshots"):
@@ -361,14 +367,24 @@ class Journey:
             raise RuntimeError("the story has not opened a task yet")
         return self.current
 
+    def _require_thread_matches(self, task: Task) -> None:
+        """The reloaded page shows each message the person sent exactly once, as the product stored it."""
+        page = self.current_page()
+        stored = task.user_messages()
+        shown = [message.id for message in stored for _ in page.user_messages_with(message.body)]
+        check = thread_matches_records([message.id for message in stored], shown)
+        self.evidence.check(check.id, check.passed, check.detail, [self.evidence.screenshots[-1]])
+
     def conclude(self) -> Conclusion:
         """Oracle results, final screenshot, persisted records, lifecycle checks; returns timing and accounting facts."""
         self._record_grades()
         if self.current is not None:
             self.current.reload()
-            if self.api.task(self.current.task_id).agent_replies():
+            shown = self.api.task(self.current.task_id)
+            if shown.agent_replies():
                 self.current.scroll_latest_reply_into_view()
             self.screenshot("final")
+            self._require_thread_matches(shown)
         self.watch.conclude()
         tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
         records = self.evidence.snapshot("tasks", tasks)
