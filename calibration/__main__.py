@@ -25,9 +25,13 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     rows = []
     names = args.suites or list(SUITES)
+    timings: list[str] = []
     try:
         for name in names:
-            rows += SUITES[name]()
+            suite_started = time.monotonic()
+            found = SUITES[name]()
+            rows += found
+            timings.append(f"suite {name}: {len(found)} cases in {time.monotonic() - suite_started:.1f} s")
     except CannotGrade as error:
         print(f"calibration: cannot grade: {error}", file=sys.stderr)
         return 2
@@ -35,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     wrong = [r for r in rows if not r.ok]
     for row in wrong:
         print(f"WRONG: {row.delivery} ({row.mode}) expected {row.expected}, got {row.got} {row.deciding}: {row.detail}", file=sys.stderr)
+    print("\n".join(timings))
     print(f"{len(rows) - len(wrong)}/{len(rows)} cases as expected in {time.monotonic() - started:.1f} s")
     recorded = record_calibration(rows, harness_digest(), suites=names, complete=set(names) == set(SUITES), results=args.results)
     print(f"calibration record: {recorded}")

@@ -16,13 +16,13 @@ import tempfile
 from pathlib import Path
 
 import docker
-from docker.errors import DockerException, ImageNotFound
+from docker.errors import APIError, DockerException, ImageNotFound
 
 IMAGE_ENV = "EVERYDAY_ORACLE_IMAGE"
 LOCAL_TAG = "everyday-evals-oracle:local"
 PINNED_IMAGE = "python@sha256:9d2e5553305c7c7b0097999bb17187c69b921ccd6bc9d40e4bb5ebe652c00285"
 BUILD_HINT = "run `make oracle-image` (or `python -m oracle image`)"
-DEFAULT_MIRROR = "http://deb.debian.org/debian"
+MIRROR_ENV = "EVERYDAY_ORACLE_DEBIAN_MIRROR"
 _PRUNE = ("usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale", "var/lib/apt/lists", "var/cache/apt", "var/cache/debconf")
 
 
@@ -31,10 +31,16 @@ class CannotGrade(Exception):
 
 
 def engine() -> docker.DockerClient:
-    """A client whose engine answers, or CannotGrade naming the fix."""
+    """A client whose engine answers, or CannotGrade naming the fix.
+
+    The client asks the engine for its API version on creation, which already
+    proves it answers: no separate ping (one round trip less per grade).
+    DOCKER_HOST (and DOCKER_TLS_VERIFY, DOCKER_CERT_PATH) choose the engine,
+    which may be another machine: nothing a grade sends depends on sharing
+    this one's disk.
+    """
     try:
         client = docker.from_env(timeout=60)
-        client.ping()
     except DockerException as error:
         raise CannotGrade(f"no Docker engine answers ({str(error).splitlines()[0][:120]}): run `make engine` or start Docker") from None
     return client
@@ -53,15 +59,29 @@ def resolve(client: docker.DockerClient, reference: str | None = None) -> docker
             return client.images.get(ref)
         except ImageNotFound:
             continue
+        except APIError as error:  # e.g. an invalid reference format
+            raise CannotGrade(f"oracle image {ref!r} cannot be looked up: {error.explanation or error}"[:240]) from None
     wanted = reference or os.environ.get(IMAGE_ENV)
     if wanted:
         raise CannotGrade(f"oracle image {wanted!r} is not on the engine: build it or unset {IMAGE_ENV}, then {BUILD_HINT}")
     raise CannotGrade(f"no oracle image on the engine: {BUILD_HINT}")
 
 
-def debian_mirror() -> str:
-    """The Debian mirror apt already uses here (so a proxy or snapshot keeps working)."""
-    for path in [Path("/etc/apt/sources.list"), *sorted(Path("/etc/apt/sources.list.d").glob("*"))]:
+def debian_mirror(apt_dir: Path = Path("/etc/apt")) -> str | None:
+    """The Debian archive to debootstrap from: the override, else the one apt already uses here, else None.
+
+    Why not a fixed host: a machine may reach Debian only through its own
+    proxy, snapshot or internal mirror, which its apt sources already name.
+    None means "let debootstrap use its own default". Reads both one-line
+    (`deb URI suite`) and deb822 (`URIs: URI`) sources; the first archive
+    whose path ends in /debian wins (so a security archive is never chosen).
+    """
+    override = os.environ.get(MIRROR_ENV, "").strip()
+    if override:
+        return override
+    for path in [apt_dir / "sources.list", *sorted((apt_dir / "sources.list.d").glob("*"))]:
+        if path.suffix not in (".list", ".sources"):
+            continue  # e.g. "*.list.disabled": apt ignores those, so do we
         try:
             text = path.read_text()
         except OSError:
@@ -70,7 +90,7 @@ def debian_mirror() -> str:
             uri = match.group(1)
             if uri.rstrip("/").endswith("/debian"):
                 return uri
-    return DEFAULT_MIRROR
+    return None
 
 
 def _say(line: str) -> None:
@@ -105,8 +125,8 @@ def _build_local(client: docker.DockerClient) -> docker.models.images.Image:
     mirror = debian_mirror()
     with tempfile.TemporaryDirectory(prefix="everyday-oracle-root-") as workdir:
         root = Path(workdir) / "root"
-        _say(f"debootstrap bookworm (minbase + python3) from {mirror} into {root} (about a minute) ...")
-        done = subprocess.run([debootstrap, "--variant=minbase", "--include=python3", "bookworm", str(root), mirror], capture_output=True, text=True)
+        _say(f"debootstrap bookworm (minbase + python3) from {mirror or 'the default archive of debootstrap'} into {root} (about a minute; set {MIRROR_ENV} to choose the archive) ...")
+        done = subprocess.run([debootstrap, "--variant=minbase", "--include=python3", "bookworm", str(root), *([mirror] if mirror else [])], capture_output=True, text=True)
         if done.returncode != 0:
             tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
             raise CannotGrade(f"debootstrap failed: {tail[0]}")
