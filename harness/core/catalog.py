@@ -71,6 +71,11 @@ class Environment(_Frozen):
 
     name: Name
     product: Name = "testbed"
+    fault_window_scale: float = Field(
+        default=1.0, ge=1.0,
+        description="how many times a case's scripted step time the agent takes here: a product whose UI answers"
+        " slower than the testbed's needs the same window for a person to act in, measured in its own latency",
+    )
     description: str = ""
 
 
@@ -212,6 +217,9 @@ LOCAL = Environment(name="local", description="Runners are processes on this mac
 PAPERCLIP_LOCAL = Environment(
     name="paperclip-local",
     product="paperclip",
+    # Opening an issue page, typing in its composer and a full-page screenshot take 2-4 s here (0.3-0.8 s on the
+    # testbed): at the cases' 0.3 s a step, the agent delivered before the message or the Stop could land.
+    fault_window_scale=5.0,
     description="The real Paperclip (pinned npm release) on this machine; its process adapter runs the scripted agent.",
 )
 
