@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.products.paperclip import install
 from harness.products.paperclip.instance import PaperclipInstance
 from harness.products.paperclip.pages import IssueListPage, IssuePage
 from harness.products.paperclip.secrets import SECRET_PATTERNS
@@ -13,6 +14,10 @@ from harness.products.records import RecordId
 class PaperclipDriver:
     name = "paperclip"
     secret_patterns = SECRET_PATTERNS
+
+    def version(self) -> str | None:
+        """The installed ``paperclipai`` release (the pin, once ``make paperclip`` ran)."""
+        return install.installed_version()
 
     def start_instance(self, pace_s: float) -> PaperclipInstance:
         instance = PaperclipInstance(pace=pace_s)
