@@ -39,8 +39,9 @@ RECEIPT_MARK = "EVERYDAY-RECEIPT "
 TASK_STATUSES = {"backlog": "todo", "todo": "todo", "in_progress": "in_progress", "in_review": "in_review",
                  "blocked": "blocked", "done": "done", "cancelled": "cancelled"}  # fmt: skip
 RUN_STATUSES = {"queued": "queued", "running": "running", "succeeded": "succeeded", "failed": "failed",
-                "cancelled": "cancelled", "timed_out": "failed"}  # fmt: skip
-TERMINAL_RUN_STATUSES = {"succeeded", "failed", "cancelled", "timed_out"}
+                "cancelled": "cancelled", "timed_out": "failed", "interrupted": "failed"}  # fmt: skip
+# "interrupted": a graceful shutdown's drain (or a lease released mid-run) cut the run short.
+TERMINAL_RUN_STATUSES = {"succeeded", "failed", "cancelled", "timed_out", "interrupted"}
 PAPERCLIP_ROLES = {"ceo", "cto", "cmo", "cfo", "security", "engineer", "designer", "pm", "qa", "devops", "researcher", "general"}
 SCRIPTED_MODULE = "testbed.adapters.paperclip_runner"
 
@@ -314,6 +315,8 @@ def _error_code(run: dict[str, Any]) -> str | None:
     result = run.get("resultJson") or {}
     if run["status"] == "cancelled" and result.get("cancelledByActorType") == "user":
         return "stopped_by_user"
+    if run["status"] in ("interrupted", "timed_out"):
+        return run.get("errorCode") or run["status"]  # keep Paperclip's reason; the status alone maps to failed
     return run.get("errorCode")  # type: ignore[no-any-return]
 
 
