@@ -8,6 +8,7 @@ from pathlib import Path
 import uvicorn
 
 from .app import configure_logging, create_app
+from .defects import REGISTRY
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,11 +19,15 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int, default=8765)
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--pace", type=float, default=0.3, help="seconds per scripted agent step")
+    serve.add_argument(
+        "--defect", dest="defects", action="append", default=[], metavar="NAME", choices=sorted(REGISTRY),
+        help="calibration only: switch on a product defect (repeatable; see testbed/defects)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     data_dir = args.data.resolve()
     configure_logging(data_dir)
     local_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
-    app = create_app(data_dir, f"http://{local_host}:{args.port}", args.pace)
+    app = create_app(data_dir, f"http://{local_host}:{args.port}", args.pace, defects=args.defects)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
 

@@ -20,6 +20,7 @@ from starlette.datastructures import UploadFile as StarletteUploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
 from . import faults, records
+from .defects import hooks as defects
 from .api import PathId, controller_of, insert_task
 from .controller import Controller, end_run_in, token_hash
 from .db import now, record_activity
@@ -170,7 +171,8 @@ def inbox(payload: InboxRequest, run: RunRow, request: Request) -> InboxResponse
     with db.transaction() as conn:
         ids = once(conn, run["id"], payload.event_id, "inbox", consume)["ids"]
     faults.after_inbox_commit(first_read)
-    return InboxResponse(messages=records.comments_by_ids(db, ids))
+    handed = defects.handed_to_agent(controller_of(request), run, ids)
+    return InboxResponse(messages=records.comments_by_ids(db, handed))
 
 
 @router.post("/comments", status_code=201)
@@ -195,6 +197,7 @@ def receipt(payload: ReceiptCreate, run: RunRow, request: Request) -> Ack:
             "INSERT INTO receipts (id, run_id, seq, tool, target, ok, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (payload.event_id, run["id"], payload.seq, payload.tool, payload.target, payload.ok, payload.detail, now()),
         )
+        defects.after_receipt(conn, run)
         return {"id": payload.event_id}
 
     with controller_of(request).db.transaction() as conn:
@@ -217,7 +220,7 @@ def create_child(payload: ChildTaskCreate, run: RunRow, request: Request) -> Ack
     """Delegate: a child task of the run's task, assigned to a named agent."""
 
     def insert() -> dict[str, Any]:
-        assignee = agent_named(conn, payload.assignee_name)
+        assignee = defects.child_assignee(conn, run, agent_named(conn, payload.assignee_name))
         child = TaskCreate(title=payload.title, body=payload.body, assignee_id=assignee["id"], parent_id=run["task_id"])
         return {"id": insert_task(conn, child, created_by_run_id=run["id"])}
 

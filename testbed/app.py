@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from . import agent_api, api, web
+from . import agent_api, api, defects as product_defects, web
 from .body_deadline import BodyDeadline, configured_seconds
 from .controller import Controller
 from .scheduler import Scheduler
@@ -29,7 +29,9 @@ def configure_logging(data_dir: Path) -> None:
     root.addHandler(logging.StreamHandler())
 
 
-def create_app(data_dir: Path, url: str, pace: float) -> FastAPI:
+def create_app(data_dir: Path, url: str, pace: float, defects: Sequence[str] = ()) -> FastAPI:
+    """The controller's app; ``defects`` (calibration only) switches on named product defects."""
+    product_defects.configure(defects)
     controller = Controller(data_dir=data_dir, url=url, pace=pace)
     scheduler = Scheduler(controller)
 

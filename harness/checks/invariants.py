@@ -29,11 +29,11 @@ Rule = Callable[[LifecycleFacts], list[Violation]]
 
 
 def done_while_active(facts: LifecycleFacts) -> list[Violation]:
-    """A task is not Done while a run on it is still active."""
-    active = {run.task_id: run.id for run in facts.runs if run.status in ACTIVE_STATUSES}
+    """A task is not Done while a run on it is still running (a queued run may wait on a Done task)."""
+    active = {run.task_id: run.id for run in facts.runs if run.status == "running"}
     return [
         Violation(invariant="done-while-active", subject=f"task {task.id}",
-                  detail=f"task {task.id} is done while run {active[task.id]} is still active")
+                  detail=f"task {task.id} is done while run {active[task.id]} is still running")
         for task in facts.tasks if task.status == "done" and task.id in active
     ]  # fmt: skip
 
@@ -68,7 +68,9 @@ def unread_count(facts: LifecycleFacts) -> list[Violation]:
 RULES: tuple[Rule, ...] = (done_while_active, one_active_run, unread_count)
 # Checked on the bytes, not the facts: the watch downloads each new delivery once.
 DELIVERY_BYTES = "delivery-bytes"
-NAMES: tuple[str, ...] = ("done-while-active", "one-active-run", "unread-count", DELIVERY_BYTES)
+# Checked across samples by the watch: a run's runner never changes while the run lives.
+RUNNER_IDENTITY = "runner-identity"
+NAMES: tuple[str, ...] = ("done-while-active", "one-active-run", "unread-count", DELIVERY_BYTES, RUNNER_IDENTITY)
 
 
 def violations(facts: LifecycleFacts) -> list[Violation]:

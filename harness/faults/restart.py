@@ -31,12 +31,14 @@ class ReceiptDigest(BaseModel):
     tool: str
     target: str
     sha256: str
+    received_message_ids: list[str] = []
 
     @classmethod
     def of(cls, receipt: Receipt) -> ReceiptDigest:
         canonical = json.dumps(receipt.model_dump(), sort_keys=True, separators=(",", ":"))
         return cls(id=receipt.id, seq=receipt.seq, tool=receipt.tool, target=receipt.target,
-                   sha256=hashlib.sha256(canonical.encode()).hexdigest())  # fmt: skip
+                   sha256=hashlib.sha256(canonical.encode()).hexdigest(),
+                   received_message_ids=receipt.received_message_ids)  # fmt: skip
 
 
 class RunState(BaseModel):
@@ -198,6 +200,8 @@ def restart_checks(record: RestartRecord, final: RestartSnapshot, task: Task, sh
                 f"{'re-adopted' if record.adopted else 'NOT re-adopted'} by the new controller"),
     ))  # fmt: skip
     checks.append(_message_check(before, task, shown_in_thread))
+    if before.message is not None:  # without one, restart.message-survived already names what is missing
+        checks.append(_received_check(before, final))
     ids = [r.id for r in final.run.receipts]
     seqs = [r.seq for r in final.run.receipts]
     repeated = _duplicates(ids) + _duplicates([(r.tool, r.target, r.sha256) for r in final.run.receipts])
@@ -223,6 +227,24 @@ def restart_checks(record: RestartRecord, final: RestartSnapshot, task: Task, sh
         detail=f"{len(replies)} replies and {len(shas)} deliveries, none twice" if not doubled else f"recorded twice: {doubled[:3]}",
     ))  # fmt: skip
     return checks
+
+
+def _received_check(before: RestartSnapshot, final: RestartSnapshot) -> CheckRecord:
+    """The runner itself says it received the late message: after the restart if it was still queued then.
+
+    The product's "consumed by run N" is its own word; a late message that
+    does not visibly change the ZIP would slip through on that word alone.
+    """
+    check_id = "restart.message-received"
+    assert before.message is not None
+    late = str(before.message.id)
+    queued = before.message.consumed_by_run_id is None
+    window = final.run.receipts[len(before.run.receipts):] if queued else final.run.receipts
+    reads = [r for r in window if late in r.received_message_ids]
+    when = "after the restart" if queued else "(it was read before the restart)"
+    detail = (f"run {final.run.id}'s receipt {reads[0].id} ({reads[0].tool}) lists message {late} {when}" if reads
+              else f"no read receipt of run {final.run.id} lists message {late} {when}")
+    return CheckRecord(id=check_id, passed=bool(reads), detail=detail)
 
 
 def _message_check(before: RestartSnapshot, task: Task, shown_in_thread: int) -> CheckRecord:

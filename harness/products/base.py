@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import signal
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -44,6 +44,7 @@ class ProductApi(Protocol):
     def run(self, run_id: RecordId) -> Run: ...
     def activity(self) -> list[Activity]: ...
     def workspace_hashes(self, task_id: RecordId) -> dict[str, str]: ...
+    def delivery_bytes(self, delivery_id: RecordId) -> bytes: ...
 
     def create_agent(
         self, name: str, role: str = ..., reports_to: RecordId | None = ..., adapter: str = ..., model: str = ...
@@ -113,8 +114,13 @@ class ProductDriver(Protocol):
         """The product's release as this machine runs it, for provenance (None when it is not installed)."""
         ...
 
-    def start_instance(self, pace_s: float) -> ProductInstance:
-        """A new isolated instance, started; ``pace_s`` is the scripted agent's step time."""
+    def start_instance(self, pace_s: float, defects: Sequence[str] = ()) -> ProductInstance:
+        """A new isolated instance, started; ``pace_s`` is the scripted agent's step time.
+
+        ``defects`` names product defects to switch on (calibration only; a
+        driver whose product has none refuses any name, so a calibration run
+        can never pass by silently running the healthy product).
+        """
         ...
 
     def task_list(self, page: Any, base_url: str) -> TaskListView: ...

@@ -53,7 +53,12 @@ class Comment(Record):
     consumed_at: str | None
 
 
+READ_TOOLS = frozenset({"read_task", "read_inbox"})
+
+
 class Receipt(Record):
+    """One tool step the agent's runner reported while it worked, in its own words."""
+
     id: str
     seq: int
     tool: str
@@ -61,6 +66,16 @@ class Receipt(Record):
     ok: bool
     detail: str
     created_at: str
+
+    @property
+    def received_message_ids(self) -> list[str]:
+        """The messages a read step says the agent received (``... ids 3,4``): the runner's own word, not the product's.
+
+        Ids are compared as text, because records keep them opaque.
+        """
+        if self.tool not in READ_TOOLS or "ids " not in self.detail:
+            return []
+        return [part.strip() for part in self.detail.rpartition("ids ")[2].split(",") if part.strip() not in ("", "-")]
 
 
 class RunIdentity(Record):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from harness.products.base import InstanceError
 from harness.products.paperclip import install
 from harness.products.paperclip.instance import PaperclipInstance
 from harness.products.paperclip.pages import IssueListPage, IssuePage
@@ -19,7 +21,10 @@ class PaperclipDriver:
         """The installed ``paperclipai`` release (the pin, once ``make paperclip`` ran)."""
         return install.installed_version()
 
-    def start_instance(self, pace_s: float) -> PaperclipInstance:
+    def start_instance(self, pace_s: float, defects: Sequence[str] = ()) -> PaperclipInstance:
+        """Paperclip is judged as it ships: it has no defects to switch on, so any name is refused."""
+        if defects:
+            raise InstanceError(f"Paperclip has no product defects to switch on (asked for {', '.join(defects)})")
         instance = PaperclipInstance(pace=pace_s)
         try:
             return instance.start()

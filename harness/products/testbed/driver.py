@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -33,8 +34,8 @@ class TestbedDriver:
         """The testbed ships with the harness: its version is a digest of its own sources."""
         return f"src-{testbed_digest()[:12]}"
 
-    def start_instance(self, pace_s: float) -> TestbedInstance:
-        return TestbedInstance(pace=pace_s).start()
+    def start_instance(self, pace_s: float, defects: Sequence[str] = ()) -> TestbedInstance:
+        return TestbedInstance(pace=pace_s, defects=defects).start()
 
     def task_list(self, page: Any, base_url: str) -> TaskListPage:
         return TaskListPage(page, base_url)

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -39,13 +40,16 @@ class TestbedInstance:
         pace: float = 0.05,
         keep_data: bool = False,
         startup_timeout: float = 30.0,
+        defects: Sequence[str] = (),
     ) -> None:
+        """``defects`` (calibration only) are product defects the controller switches on, at every start."""
         self._owns_data = data_dir is None
         self.data_dir = (data_dir or Path(tempfile.mkdtemp(prefix="testbed-"))).resolve()
         self.port = port or free_port()
         self.pace = pace
         self.keep_data = keep_data or not self._owns_data
         self.startup_timeout = startup_timeout
+        self.defects = tuple(defects)
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
         self._api: ApiClient | None = None
@@ -87,6 +91,7 @@ class TestbedInstance:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         command = [sys.executable, "-m", "testbed", "serve", "--data", str(self.data_dir),
                    "--port", str(self.port), "--pace", str(self.pace)]  # fmt: skip
+        command += [f"--defect={name}" for name in self.defects]  # again on every restart
         with open(self.log_dir / "controller.stdout.log", "ab") as out:
             self.process = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
