@@ -69,7 +69,7 @@ bench: prerequisites
 	$(PY) -m bench.parallel
 	$(PY) -m bench.proxy
 	$(MAKE) paperclip
-	$(PY) -m harness.products.paperclip bench
+	$(PY) -m bench.paperclip
 
 soak: venv
 	$(PY) -m bench.soak $(ARGS)

@@ -71,6 +71,11 @@ class Environment(_Frozen):
 
     name: Name
     product: Name = "testbed"
+    fault_window_scale: float = Field(
+        default=1.0, ge=1.0,
+        description="how many times a case's scripted step time the agent takes here: a product whose UI answers"
+        " slower than the testbed's needs the same window for a person to act in, measured in its own latency",
+    )
     description: str = ""
 
 
@@ -212,6 +217,10 @@ LOCAL = Environment(name="local", description="Runners are processes on this mac
 PAPERCLIP_LOCAL = Environment(
     name="paperclip-local",
     product="paperclip",
+    # Creating an issue in the UI, typing in its composer and a full-page screenshot take 2-16 s here on a loaded
+    # machine (well under a second on the testbed): at 0.3 or 1.5 s a step the agent delivered before the late
+    # message or the Stop could land (runs of 2026-11-30, premise missed).
+    fault_window_scale=10.0,
     description="The real Paperclip (pinned npm release) on this machine; its process adapter runs the scripted agent.",
 )
 

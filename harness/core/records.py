@@ -60,6 +60,9 @@ class Provenance(BaseModel):
     suite_definition_hash: str
     oracle_image: str | None = None
     evidence_mode: EvidenceMode
+    # The product the cell ran against, as installed (older records have neither).
+    product: str | None = None
+    product_version: str | None = None
 
 
 class DownloadRecord(BaseModel):

@@ -11,12 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import signal
+from datetime import UTC, datetime
 from typing import Literal
 
 from pydantic import BaseModel
 
 from harness.core.records import CheckRecord
-from harness.core.verdicts import InfrastructureFailed, Unexercised
+from harness.core.verdicts import InfrastructureFailed, StoryFailed, Unexercised
 from harness.products.base import InstanceError
 from harness.products.records import Comment, Receipt, RecordId, Run, Task
 from harness.running.journey import Journey, PendingMessage
@@ -98,8 +99,10 @@ def restart_controller(
     """Restart the product's controller under ``run`` as soon as the late message is stored; keep before and after.
 
     The runner keeps going meanwhile. The restart counts only if the new
-    controller re-adopted this very run; a run that finished while the old
-    one went down leaves the attempt unexercised.
+    controller re-adopted this very run; a run that finished on its own
+    before the signal leaves the attempt unexercised. A run the restart
+    ended (its runner gone, not adopted) is a failure decided right here,
+    with the restart checks: there is no job left to wait for.
     """
     message_id = journey.wait_until_stored(once_stored).id if once_stored else None
     current = journey.api.run(run.id)
@@ -108,6 +111,7 @@ def restart_controller(
     seen = {a.id for a in journey.api.activity()}
     before = _snapshot(journey, "before", sig, current, message_id)
     before_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-before", before)
+    signalled_at = datetime.now(UTC)
     try:
         journey.instance.stop_controller(sig)
         kept_going = journey.instance.process_alive(current.identity.pid or 0, current.identity.process_start_time or 0)
@@ -121,10 +125,23 @@ def restart_controller(
     journey.evidence.note("restart", f"controller {sig.name}, runner pid {current.identity.pid} alive meanwhile: {kept_going}")
     journey.screenshot(f"after {sig.name} restart")
     journey.evidence.note("restarted", f"run {run.id} is {after_run.status}; re-adopted: {adopted}")
-    if not adopted and after_run.status == "succeeded":
-        raise Unexercised(f"run {run.id} finished while the controller was going down; the restart hit no running job")
-    return RestartRecord(before=before, after=after, runner_kept_going=kept_going, adopted=adopted,
-                         evidence=[before_path, after_path])
+    if not adopted and after_run.status == "succeeded" and _ended_before(after_run, signalled_at):
+        raise Unexercised(f"run {run.id} finished before the {sig.name} reached the controller; the restart hit no running job")
+    record = RestartRecord(before=before, after=after, runner_kept_going=kept_going, adopted=adopted,
+                           evidence=[before_path, after_path])
+    if not kept_going and not adopted and not after_run.active:
+        require_recovered(journey, journey.api.task(run.task_id), record)
+        raise StoryFailed(f"the {sig.name} restart ended run {run.id} ({after_run.status}, {after_run.terminal}) "
+                          f"instead of keeping it: its runner was gone and the new controller did not adopt it")
+    return record
+
+
+def _ended_before(run: Run, moment: datetime) -> bool:
+    """The run's recorded end is earlier than ``moment`` (products write ISO 8601 times)."""
+    if run.ended_at is None:
+        return False
+    ended = datetime.fromisoformat(run.ended_at.replace("Z", "+00:00"))
+    return (ended if ended.tzinfo else ended.replace(tzinfo=UTC)) < moment
 
 
 def require_recovered(journey: Journey, task: Task, record: RestartRecord) -> None:

@@ -110,6 +110,15 @@ def _later(task: Task, run: Run, than: Run) -> bool:
     return order.index(run.id) > order.index(than.id)
 
 
+def _runs_between(task: Task, stopped: Run | None, answering: Run | None) -> list[Run]:
+    """Runs that came after the stopped one and before the one that answered: work nobody asked for after Stop."""
+    order = [r.id for r in task.runs]
+    if stopped is None:
+        return []
+    end = order.index(answering.id) if answering is not None and answering.id in order else len(order)
+    return [r for r in task.runs[order.index(stopped.id) + 1 : end]]
+
+
 def changed_paths(before: dict[str, str], after: dict[str, str]) -> list[str]:
     return sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
 
@@ -130,6 +139,7 @@ def stop_checks(
     answering = next((r for r in task.runs if answer is not None and r.id == answer.run_id), None)
     earlier_active = [r.id for r in task.runs if r.active and (answering is None or r.id != answering.id)]
     changed = changed_paths(workspace_after_stop, workspace_now)
+    uninvited = _runs_between(task, stopped, answering)
     return [
         CheckRecord(
             id="stop.process-group-gone",
@@ -159,6 +169,13 @@ def stop_checks(
             passed=not earlier_active and view.status == "done",
             detail=f"task {view.status}; earlier runs still active: {earlier_active or 'none'}",
         ),
+        CheckRecord(
+            id="stop.nothing-ran-after-stop",
+            passed=not uninvited,
+            detail="no run between the stopped run and the one that answered" if not uninvited
+            else "ran after Stop, before the answer: " + "; ".join(
+                f"run {r.id} ({r.status}, {sum(1 for d in task.deliveries if d.run_id == r.id)} delivery(ies))" for r in uninvited),
+        ),  # fmt: skip
         CheckRecord(
             id="stop.workspace-unchanged",
             passed=not changed,

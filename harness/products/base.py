@@ -110,6 +110,10 @@ class ProductDriver(Protocol):
     name: str
     secret_patterns: Mapping[str, re.Pattern[bytes]]
 
+    def version(self) -> str | None:
+        """The product's release as this machine runs it, for provenance (None when it is not installed)."""
+        ...
+
     def start_instance(self, pace_s: float, defects: Sequence[str] = ()) -> ProductInstance:
         """A new isolated instance, started; ``pace_s`` is the scripted agent's step time.
 

@@ -27,6 +27,7 @@ from harness.core.settings import RunSettings
 from harness.core.records import Accounting, AttemptRecord, CellIdentity, Provenance, Timing, utc_now
 from harness.evidence.secret_scan import describe, secrets_from_environment
 from harness.core.verdicts import StoryOutcome, Verdict
+from harness.products import product_driver
 from harness.running.interrupt import interrupted
 
 
@@ -214,6 +215,8 @@ def _finish(
             suite_definition_hash=suite_definition_hash(cell.suite),
             oracle_image=conclusion.oracle_image,
             evidence_mode=cell.evidence_mode,
+            product=cell.environment.product,
+            product_version=product_driver(cell.environment.product).version(),
         ),
         downloads=recorder.downloads,
         screenshots=recorder.screenshots,

@@ -422,11 +422,13 @@ def pace_for(context: AttemptContext) -> float:
     """The scripted agent's step time: the command line wins, else the case's window, else fast.
 
     A fault story needs the agent slow enough for a person to act between
-    its steps (the case says how slow); everything else runs fast.
+    its steps (the case says how slow, the environment how much slower its
+    product's UI makes that person); everything else runs fast.
     """
     if context.settings.pace_s is not None:
         return context.settings.pace_s
-    return context.cell.case.scripted_pace_s or SCRIPTED_PACE_S
+    window = context.cell.case.scripted_pace_s
+    return window * context.cell.environment.fault_window_scale if window else SCRIPTED_PACE_S
 
 
 def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:

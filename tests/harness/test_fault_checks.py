@@ -166,3 +166,11 @@ def test_a_duplicate_request_a_missing_nonce_or_a_surviving_group_fails() -> Non
     view = ShortReplyView(request_copies=2, latest_reply="done", status="done")
     got = failed(stop_checks(record, stopped_task(reply="done"), REQUEST, "N123456", view, {}, {}))
     assert got == ["stop.process-group-gone", "stop.request-stored-once", "stop.reply-has-nonce"]
+
+
+def test_a_run_the_product_starts_on_its_own_after_stop_is_named() -> None:
+    record = StopRecord(run_id=1, pid=500, product_says_group_gone=True, harness_saw_group_gone=True)
+    view = ShortReplyView(request_copies=1, latest_reply="Your short reply: N123456", status="done")
+    rewoken = task(1, assignee=1, runs=[run(1, 1, status="cancelled", error_code="stopped_by_user", gone=True), run(5, 1), run(2, 1)],
+                   comments=[comment(3, 1, REQUEST, consumed=2), comment(4, 1, "Your short reply: N123456", kind="agent", run_id=2)])  # fmt: skip
+    assert failed(stop_checks(record, rewoken, REQUEST, "N123456", view, {}, {})) == ["stop.nothing-ran-after-stop"]

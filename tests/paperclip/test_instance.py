@@ -6,8 +6,10 @@ a missing install fails these tests loudly, it never skips them.
 
 from __future__ import annotations
 
+import json
 import signal
 import time
+from datetime import UTC, datetime
 
 from harness.products.paperclip.instance import PaperclipInstance
 
@@ -47,3 +49,36 @@ def test_api_client_reads_a_scripted_build_as_harness_records() -> None:
 
         assert hashlib.sha256(api.delivery_bytes(current.deliveries[0].id)).hexdigest() == current.deliveries[0].sha256
         assert set(api.workspace_hashes(task.id)) >= {"slugify.py"}
+
+
+def test_a_hot_restart_does_not_adopt_a_process_adapter_run_and_the_driver_says_so() -> None:
+    """Paperclip adopts live runs only on its hot restart (what ``paperclipai service restart`` asks for).
+
+    That command needs a service manager; here the same request is written
+    the way it writes it (an intent file naming the server pid), then the
+    server gets SIGTERM and starts again. With 2026.824.1 the ``process``
+    adapter's run is skipped ("adapter_not_local_child_process") although its
+    runner is alive, so the driver must show no ``run_adopted`` activity and
+    the run must not stay running as if adopted.
+    """
+    with PaperclipInstance(pace=1.0) as instance:
+        api = instance.api
+        lead = api.create_agent("Avery", "lead engineer")
+        task = api.create_task("Build slugify", "Write slugify.py and deliver a ZIP.", lead.id)
+        deadline = time.monotonic() + 60
+        while (running := api.task(task.id).running_run_that_saved("slugify.py")) is None:
+            assert time.monotonic() < deadline, "no running run saved slugify.py"
+            time.sleep(0.1)
+        assert instance.process is not None
+        intent = {"version": 1, "requestedAt": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+                  "previousServerPid": instance.process.pid, "previousServerVersion": None, "drainRequired": False,
+                  "requestedByRunId": None}  # fmt: skip
+        (instance.instance_dir / "hot-restart-intent.json").write_text(json.dumps(intent) + "\n")
+        instance.stop_controller(signal.SIGTERM)
+        assert instance.process_alive(running.identity.pid or 0, running.identity.process_start_time or 0)
+        instance.start()
+        report = json.loads((instance.instance_dir / "hot-restart-report.json").read_text())
+        assert [(r["runId"], r["classification"], r["reason"]) for r in report["runs"]] == [
+            (running.id, "skipped", "adapter_not_local_child_process")]
+        assert [a for a in api.activity() if a.kind == "run_adopted"] == []
+        assert api.run(running.id).status == "failed" and api.run(running.id).error_code == "process_lost"

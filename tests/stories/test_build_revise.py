@@ -49,6 +49,7 @@ def test_build_revise_passes_and_leaves_a_complete_evidence_package(tmp_path: Pa
     tasks = json.loads((package / "snapshots/tasks.json").read_text())
     assert [task["status"] for task in tasks] == ["done"] and len(tasks[0]["runs"]) == 2
     assert record.provenance.oracle_image and record.provenance.harness_digest
+    assert record.provenance.product == "testbed" and (record.provenance.product_version or "").startswith("src-")
     assert record.timing.agent_run_s and record.timing.harness_overhead_s is not None
 
     assert processes_of(tmp_path) == [], "a product process outlived the attempt"

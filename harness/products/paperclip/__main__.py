@@ -1,4 +1,4 @@
-"""``python -m harness.products.paperclip install|bench``: what ``make paperclip`` and ``make bench`` run."""
+"""``python -m harness.products.paperclip install``: what ``make paperclip`` runs (the start-up benchmark is ``bench.paperclip``)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,7 @@ import argparse
 import shutil
 import time
 
-import psutil
-
 from harness.products.paperclip import install
-from harness.products.paperclip.instance import PaperclipInstance
 
 
 def _size(path: str) -> int:
@@ -21,26 +18,15 @@ def _size(path: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness.products.paperclip")
-    parser.add_argument("command", choices=["install", "bench"])
-    args = parser.parse_args(argv)
-    if args.command == "install":
-        if shutil.which("node") is None or shutil.which("npm") is None:
-            raise SystemExit("Paperclip needs node and npm on PATH")
-        took = install.install()
-        started = time.monotonic()
-        install.template()
-        print(f"paperclip {install.PINNED_VERSION} in {install.INSTALL_DIR} "
-              f"({_size(str(install.MODULES)) / 2**30:.2f} GiB; npm {took:.0f} s; template {time.monotonic() - started:.1f} s)")
-        return 0
+    parser.add_argument("command", choices=["install"])
+    parser.parse_args(argv)
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        raise SystemExit("Paperclip needs node and npm on PATH")
+    took = install.install()
+    started = time.monotonic()
     install.template()
-    instance = PaperclipInstance()
-    try:
-        instance.start()
-        rss = sum(p.memory_info().rss for p in instance.processes())
-        print(f"paperclip instance start-up (template copy to ready): {instance.startup_s:.2f} s; "
-              f"{len(instance.processes())} processes, {rss / 2**20:.0f} MiB resident")
-    finally:
-        instance.close()
+    print(f"paperclip {install.PINNED_VERSION} in {install.INSTALL_DIR} "
+          f"({_size(str(install.MODULES)) / 2**30:.2f} GiB; npm {took:.0f} s; template {time.monotonic() - started:.1f} s)")
     return 0
 
 

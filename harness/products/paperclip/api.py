@@ -9,7 +9,12 @@ mapping says what stands in for it:
 - a *delivery* is a ZIP attachment on the issue; its run is the run of the
   uploading agent on that issue that was active when it was uploaded;
 - tool *receipts* are the ``EVERYDAY-RECEIPT`` lines the scripted agent
-  prints, read back from the run log Paperclip stores;
+  prints, read back from the run log Paperclip stores (it appends each
+  chunk as it arrives, so they are visible while the run goes on);
+- a run *stopped by the user* is a run cancelled by a board user (Paperclip's
+  ``resultJson.cancelledByActorType``);
+- a run *re-adopted* after a controller restart is one whose
+  ``resultJson.hotRestart.adopted`` Paperclip set, shown as ``run_adopted`` activity;
 - the *workspace* is the folder the harness gave the scripted agent (Paperclip
   has no workspace API for ``process`` agents), read from disk.
 """
@@ -34,8 +39,9 @@ RECEIPT_MARK = "EVERYDAY-RECEIPT "
 TASK_STATUSES = {"backlog": "todo", "todo": "todo", "in_progress": "in_progress", "in_review": "in_review",
                  "blocked": "blocked", "done": "done", "cancelled": "cancelled"}  # fmt: skip
 RUN_STATUSES = {"queued": "queued", "running": "running", "succeeded": "succeeded", "failed": "failed",
-                "cancelled": "cancelled", "timed_out": "failed"}  # fmt: skip
-TERMINAL_RUN_STATUSES = {"succeeded", "failed", "cancelled", "timed_out"}
+                "cancelled": "cancelled", "timed_out": "failed", "interrupted": "failed"}  # fmt: skip
+# "interrupted": a graceful shutdown's drain (or a lease released mid-run) cut the run short.
+TERMINAL_RUN_STATUSES = {"succeeded", "failed", "cancelled", "timed_out", "interrupted"}
 PAPERCLIP_ROLES = {"ceo", "cto", "cmo", "cfo", "security", "engineer", "designer", "pm", "qa", "devops", "researcher", "general"}
 SCRIPTED_MODULE = "testbed.adapters.paperclip_runner"
 
@@ -59,7 +65,9 @@ class PaperclipApi:
         self.workspaces = workspaces
         self.agent_settings = agent_settings or {}
         self.http = httpx.Client(base_url=self.base_url, timeout=timeout)
-        self._finished_runs: dict[str, dict[str, Any]] = {}  # terminal runs never change: read them once
+        # A finished run's log no longer grows: its receipts are read once. Its status is read every time:
+        # Paperclip reports a run it is still cancelling as succeeded first (seen with 2026.824.1).
+        self._final_receipts: dict[str, list[dict[str, Any]]] = {}
 
     def close(self) -> None:
         self.http.close()
@@ -141,12 +149,13 @@ class PaperclipApi:
         )  # fmt: skip
 
     def _run_detail(self, run_id: str, status: str) -> dict[str, Any]:
-        if run_id in self._finished_runs:
-            return self._finished_runs[run_id]
         detail: dict[str, Any] = self._json("GET", f"/api/heartbeat-runs/{run_id}")
+        if run_id in self._final_receipts:
+            detail["receipts"] = self._final_receipts[run_id]
+            return detail
         detail["receipts"] = self._receipts(run_id)
-        if detail["status"] in TERMINAL_RUN_STATUSES:
-            self._finished_runs[run_id] = detail
+        if detail["status"] in TERMINAL_RUN_STATUSES and detail.get("logSha256"):  # the log store finalized it
+            self._final_receipts[run_id] = detail["receipts"]
         return detail
 
     def _receipts(self, run_id: str) -> list[dict[str, Any]]:
@@ -178,7 +187,7 @@ class PaperclipApi:
                                  pid=raw.get("processPid"),
                                  process_start_time=_epoch(raw.get("processStartedAt"))),
             queued_at=raw["createdAt"], started_at=raw.get("startedAt"), ended_at=raw.get("finishedAt"),
-            cost_cents=0, error_code=raw.get("errorCode"),
+            cost_cents=0, error_code=_error_code(raw),
             terminal={"stop_reason": result.get("stopReason"), "exit_code": raw.get("exitCode"), "signal": raw.get("signal"),
                       "error": raw.get("error")} if raw["status"] in TERMINAL_RUN_STATUSES else None,
             process_group_gone=None,
@@ -213,13 +222,27 @@ class PaperclipApi:
         return response.content
 
     def activity(self) -> list[Activity]:
-        raw = sorted(self._json("GET", f"/api/companies/{self.company_id}/activity"), key=lambda a: a["createdAt"])
-        return [
+        """Paperclip's activity log, plus one ``run_adopted`` entry per run a restarted server adopted.
+
+        Paperclip records an adoption on the run itself (``resultJson.hotRestart``
+        and a lifecycle run event), not in its activity log.
+        """
+        raw = self._json("GET", f"/api/companies/{self.company_id}/activity")
+        entries = [
             Activity(id=a["id"], at=a["createdAt"], kind=a["action"],
                      task_id=a["entityId"] if a.get("entityType") == "issue" else None, run_id=a.get("runId"),
                      message=json.dumps(a.get("details") or {})[:500])
             for a in raw
         ]  # fmt: skip
+        for run in self._json("GET", f"/api/companies/{self.company_id}/heartbeat-runs"):
+            adopted = ((run.get("resultJson") or {}).get("hotRestart") or {})
+            if adopted.get("adopted") is True:
+                entries.append(Activity(
+                    id=f"adopted-{run['id']}-{adopted.get('adoptedAt')}", at=str(adopted.get("adoptedAt")), kind="run_adopted",
+                    task_id=(run.get("contextSnapshot") or {}).get("issueId"), run_id=run["id"],
+                    message=json.dumps({k: adopted.get(k) for k in ("previousServerPid", "newServerPid", "processPid")}),
+                ))  # fmt: skip
+        return sorted(entries, key=lambda a: a.at)
 
     def workspace_hashes(self, task_id: RecordId) -> dict[str, str]:
         folder = self.workspaces / str(task_id)
@@ -285,6 +308,16 @@ def _delivered_comment_ids(run: dict[str, Any]) -> list[str]:
     if context.get("commentId"):
         ids.append(context["commentId"])
     return [str(i) for i in ids]
+
+
+def _error_code(run: dict[str, Any]) -> str | None:
+    """Paperclip's error code, in the harness's words where one exists: a board user's cancel is a Stop."""
+    result = run.get("resultJson") or {}
+    if run["status"] == "cancelled" and result.get("cancelledByActorType") == "user":
+        return "stopped_by_user"
+    if run["status"] in ("interrupted", "timed_out"):
+        return run.get("errorCode") or run["status"]  # keep Paperclip's reason; the status alone maps to failed
+    return run.get("errorCode")  # type: ignore[no-any-return]
 
 
 def _is_zip(attachment: dict[str, Any]) -> bool:

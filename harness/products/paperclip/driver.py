@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.products.base import InstanceError
+from harness.products.paperclip import install
 from harness.products.paperclip.instance import PaperclipInstance
 from harness.products.paperclip.pages import IssueListPage, IssuePage
 from harness.products.paperclip.secrets import SECRET_PATTERNS
@@ -15,6 +16,10 @@ from harness.products.records import RecordId
 class PaperclipDriver:
     name = "paperclip"
     secret_patterns = SECRET_PATTERNS
+
+    def version(self) -> str | None:
+        """The installed ``paperclipai`` release (the pin, once ``make paperclip`` ran)."""
+        return install.installed_version()
 
     def start_instance(self, pace_s: float, defects: Sequence[str] = ()) -> PaperclipInstance:
         """Paperclip is judged as it ships: it has no defects to switch on, so any name is refused."""

@@ -188,18 +188,46 @@ class IssuePage:
 
     # ---- Stop ----------------------------------------------------------------------
 
+    def _run_url(self, run_id: str) -> str:
+        """The run's own page, where Paperclip offers Cancel (the issue page has no Stop for a running run)."""
+        run = httpx.get(f"{self.base_url}/api/heartbeat-runs/{run_id}", timeout=15).raise_for_status().json()
+        prefix = self.url.rsplit("/", 1)[1].split("-")[0]
+        return f"{self.base_url}/{prefix}/agents/{run['agentId']}/runs/{run_id}"
+
+    @property
+    def _cancel_button(self) -> Locator:
+        return self.page.get_by_role("main").get_by_role("button", name="Cancel", exact=True)
+
     def click_stop(self, run_id: str, timeout: float = 5.0) -> bool:
-        """Click Stop while the page offers it; False when the run ended first (the button is gone)."""
-        button = self.page.get_by_role("button", name=re.compile(r"^Stop( run)?$")).first
+        """Paperclip's Stop: open the run's page (the agent's "Live Run" link leads there) and click Cancel.
+
+        False when the run ended first (the page offers no Cancel). After the
+        click, waits until the run page no longer offers Cancel and shows the
+        run's end, then goes back to the issue, as a person would.
+        """
+        self.page.goto(self._run_url(run_id))
         try:
-            button.click(timeout=ms(timeout))
+            self._cancel_button.click(timeout=ms(timeout))
         except PlaywrightTimeoutError:
+            self.open()
             return False
+        expect(self._cancel_button).to_have_count(0, timeout=ms(DEFAULT_TIMEOUT_S))
+        try:
+            expect(self._run_status("cancelled")).to_be_visible(timeout=ms(DEFAULT_TIMEOUT_S / 4))
+        except AssertionError:
+            pass  # the run ended otherwise; the story reads how from the API
+        self.open()
         return True
 
+    def _run_status(self, status: str) -> Locator:
+        return self.page.get_by_role("main").get_by_text(status, exact=True).first
+
     def wait_for_stop_result(self, run_id: str, timeout: float = DEFAULT_TIMEOUT_S) -> None:
-        """Paperclip shows a stopped run by offering Stop no more."""
-        expect(self.page.get_by_role("button", name=re.compile(r"^Stop( run)?$"))).to_have_count(0, timeout=ms(timeout))
+        """The run's page says it was cancelled and offers Cancel no more; then back to the issue."""
+        self.page.goto(self._run_url(run_id))
+        expect(self._cancel_button).to_have_count(0, timeout=ms(timeout))
+        expect(self._run_status("cancelled")).to_be_visible(timeout=ms(timeout))
+        self.open()
 
     # ---- deliveries ----------------------------------------------------------------
 

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from harness.products.testbed.instance import TestbedInstance
 from harness.products.testbed.pages import TaskListPage, TaskPage
 from harness.products.testbed.secrets import SECRET_PATTERNS
+
+TESTBED_SOURCES = Path(__file__).resolve().parents[3] / "testbed"
+
+
+@cache
+def testbed_digest() -> str:
+    """sha256 over the testbed's Python sources (names and bytes)."""
+    digest = hashlib.sha256()
+    for path in sorted(TESTBED_SOURCES.rglob("*.py")):
+        digest.update(str(path.relative_to(TESTBED_SOURCES)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 class TestbedDriver:
@@ -15,6 +29,10 @@ class TestbedDriver:
 
     name = "testbed"
     secret_patterns = SECRET_PATTERNS
+
+    def version(self) -> str:
+        """The testbed ships with the harness: its version is a digest of its own sources."""
+        return f"src-{testbed_digest()[:12]}"
 
     def start_instance(self, pace_s: float, defects: Sequence[str] = ()) -> TestbedInstance:
         return TestbedInstance(pace=pace_s, defects=defects).start()
