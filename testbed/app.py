@@ -10,7 +10,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from . import agent_api, api, web
+from . import agent_api, api, mcp_tools, web
 from .body_deadline import BodyDeadline, configured_seconds
 from .controller import Controller
 from .scheduler import Scheduler
@@ -32,12 +32,15 @@ def configure_logging(data_dir: Path) -> None:
 def create_app(data_dir: Path, url: str, pace: float) -> FastAPI:
     controller = Controller(data_dir=data_dir, url=url, pace=pace)
     scheduler = Scheduler(controller)
+    tools = mcp_tools.create_server(controller)
+    tools_app = tools.streamable_http_app(streamable_http_path="/", stateless_http=True, json_response=True)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         logging.getLogger("testbed").info("controller %s starting on %s", controller.instance_id, url)
         scheduler.start()
-        yield
+        async with tools.session_manager.run():
+            yield
         scheduler.stop()
         logging.getLogger("testbed").info("controller %s stopped; runners keep going", controller.instance_id)
 
@@ -47,5 +50,6 @@ def create_app(data_dir: Path, url: str, pace: float) -> FastAPI:
     app.include_router(api.router)
     app.include_router(agent_api.router)
     app.include_router(web.router)
+    app.mount(mcp_tools.PATH, mcp_tools.RunTokenGate(tools_app, controller))
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app
