@@ -33,6 +33,7 @@ from .models import (
     FinishRequest,
     InboxRequest,
     InboxResponse,
+    ModelCallReport,
     ReceiptCreate,
     StatusUpdate,
     Task,
@@ -86,7 +87,8 @@ ActiveRunRow = Annotated[sqlite3.Row, Depends(active_run)]
 
 @router.get("/context")
 def context(run: ActiveRunRow, request: Request) -> AgentRunContext:
-    return agent_ops.context(controller_of(request).db, run)
+    controller = controller_of(request)
+    return agent_ops.context(controller.db, run, simulated=controller.model_upstream is not None)
 
 
 @router.get("/tasks/{task_id}")
@@ -107,6 +109,12 @@ def agent_comment(payload: AgentComment, run: RunRow, request: Request) -> Ack:
 @router.post("/receipts", status_code=201)
 def receipt(payload: ReceiptCreate, run: RunRow, request: Request) -> Ack:
     return agent_ops.receipt(controller_of(request).db, run, payload)
+
+
+@router.post("/model-calls", status_code=201)
+def model_call(payload: ModelCallReport, run: RunRow, request: Request) -> Ack:
+    """One metered model call, reported by the run's metering proxy (accepted while the run is running)."""
+    return agent_ops.record_call(controller_of(request).db, run, payload)
 
 
 @router.post("/status")

@@ -22,7 +22,7 @@ from .api import insert_task
 from .controller import Controller
 from .db import Database, now, record_activity
 from .deliveries import DeliveryError, store
-from .models import Ack, AgentRunContext, Comment, Delivery, ReceiptCreate, Task, TaskCreate
+from .models import Ack, AgentRunContext, CallUsage, Comment, Delivery, ModelCallReport, ReceiptCreate, Spend, Task, TaskCreate
 
 
 def ended(run: sqlite3.Row) -> HTTPException:
@@ -66,13 +66,58 @@ def agent_named(conn: sqlite3.Connection, name: str) -> sqlite3.Row:
     return agent  # type: ignore[no-any-return]
 
 
-def context(db: Database, run: sqlite3.Row) -> AgentRunContext:
+def context(db: Database, run: sqlite3.Row, simulated: bool | None = None) -> AgentRunContext:
     return AgentRunContext(
         run_id=run["id"],
         task=records.task(db, run["task_id"]),
         agent=records.agent(db, run["agent_id"]),
         agents=records.agents(db),
+        budget_remaining_cents=budget_remaining(db, run["agent_id"], simulated),
     )
+
+
+def budget_remaining(db: Database, agent_id: int, simulated: bool | None = None) -> float | None:
+    """What the tighter of the agent's and the company's budget leaves, in cents (None: no limit).
+
+    Real and simulated spend are budgeted apart (a replay campaign never eats
+    a real budget, nor the other way round); the runner's proxy learns which
+    kind it is and the controller counts that kind: ``simulated=None`` takes
+    the larger of the two, the safe figure before the kind is known.
+    """
+    company_row = db.one("SELECT budget_cents FROM company WHERE id = 1")
+    agent_row = db.one("SELECT budget_cents FROM agents WHERE id = ?", agent_id)
+    company_spend, agent_spend = records.spend(db), records.spend(db, "agent_id", agent_id)
+
+    def spent(figures: Spend) -> float:
+        if simulated is None:
+            return max(figures.cents, figures.simulated_cents)
+        return figures.simulated_cents if simulated else figures.cents
+
+    limits = [company_row["budget_cents"] - spent(company_spend)] if company_row else []
+    if agent_row is not None and agent_row["budget_cents"] is not None:
+        limits.append(agent_row["budget_cents"] - spent(agent_spend))
+    return max(0.0, min(limits)) if limits else None
+
+
+def record_call(db: Database, run: sqlite3.Row, report: ModelCallReport) -> Ack:
+    """Keep one metered model call against its run, task and agent (the runner's proxy reports each)."""
+
+    def insert() -> dict[str, Any]:
+        usage = report.usage or CallUsage()
+        cursor = conn.execute(
+            "INSERT INTO model_calls (event_id, run_id, task_id, agent_id, provider, model, protocol, status, input_tokens, "
+            "cached_input_tokens, cache_write_tokens, output_tokens, cost_cents, simulated, refused, price_table, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (report.event_id, run["id"], run["task_id"], run["agent_id"], report.provider, report.model, report.protocol, report.status,
+             usage.input_tokens, usage.cached_input_tokens, usage.cache_write_tokens, usage.output_tokens, report.cost_cents,
+             report.simulated, report.refused, report.price_table, now()),
+        )  # fmt: skip
+        if report.refused:
+            record_activity(conn, "model_call_refused", f"Run {run['id']}: {report.refused}", run["task_id"], run["id"])
+        return {"id": cursor.lastrowid}
+
+    with db.transaction() as conn:
+        return Ack(**once(conn, run["id"], report.event_id, "model_call", insert))
 
 
 def read_task(db: Database, run: sqlite3.Row, task_id: int) -> Task:

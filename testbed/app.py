@@ -29,8 +29,8 @@ def configure_logging(data_dir: Path) -> None:
     root.addHandler(logging.StreamHandler())
 
 
-def create_app(data_dir: Path, url: str, pace: float) -> FastAPI:
-    controller = Controller(data_dir=data_dir, url=url, pace=pace)
+def create_app(data_dir: Path, url: str, pace: float, model_upstream: str | None = None, agent_time_limit_s: float = 600.0) -> FastAPI:
+    controller = Controller(data_dir=data_dir, url=url, pace=pace, model_upstream=model_upstream, agent_time_limit_s=agent_time_limit_s)
     scheduler = Scheduler(controller)
     tools = mcp_tools.create_server(controller)
     tools_app = tools.streamable_http_app(streamable_http_path="/", stateless_http=True, json_response=True)

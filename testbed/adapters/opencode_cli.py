@@ -9,6 +9,7 @@ Measured with opencode 1.18.33:
   stop it reading config from the workspace or a Claude setup;
 - ``run --auto`` approves its tools; ``--pure`` loads no external plugins;
 - it asks for a session title first: a request without tools;
+- ``mcp: {NAME: {type: remote, url, headers}}`` reaches a streamable HTTP MCP server;
 - ``run --session SESSION`` continues a session kept in its data folder; the id
   is ``sessionID`` in the ``--format json`` events.
 """
@@ -36,6 +37,8 @@ def config(request: LaunchRequest) -> dict:
         "small_model": f"{PROVIDER}/{request.model}",
         "autoupdate": False,
         "share": "disabled",
+        **({"mcp": {request.mcp.name: {"type": "remote", "url": request.mcp.url, "enabled": True, "oauth": False,
+                                        "headers": {"Authorization": f"Bearer {request.mcp.token}"}}}} if request.mcp else {}),
     }
 
 

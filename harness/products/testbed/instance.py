@@ -45,6 +45,8 @@ class TestbedInstance:
         pace: float = 0.05,
         keep_data: bool = False,
         startup_timeout: float = 30.0,
+        model_upstream: str | None = None,
+        agent_time_limit_s: float | None = None,
     ) -> None:
         self._owns_data = data_dir is None
         self.data_dir = (data_dir or Path(tempfile.mkdtemp(prefix="testbed-"))).resolve()
@@ -52,6 +54,8 @@ class TestbedInstance:
         self.pace = pace
         self.keep_data = keep_data or not self._owns_data
         self.startup_timeout = startup_timeout
+        self.model_upstream = model_upstream  # the replay server for replay profiles: live agents' model calls go there
+        self.agent_time_limit_s = agent_time_limit_s
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
         self._api: ApiClient | None = None
@@ -93,6 +97,10 @@ class TestbedInstance:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         command = [sys.executable, "-m", "testbed", "serve", "--data", str(self.data_dir),
                    "--port", str(self.port), "--pace", str(self.pace)]  # fmt: skip
+        if self.model_upstream:
+            command.append(f"--model-upstream={self.model_upstream}")
+        if self.agent_time_limit_s:
+            command.append(f"--agent-time-limit={self.agent_time_limit_s}")
         with open(self.log_dir / "controller.stdout.log", "ab") as out:
             self.process = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
