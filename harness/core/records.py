@@ -45,8 +45,12 @@ class Timing(BaseModel):
 
 
 class Accounting(BaseModel):
+    """Real cents only in ``cost_cents``; what replay calls would have cost stays apart, never added in."""
+
     cost_cents: int = 0
     run_count: int = 0
+    model_calls: int = 0
+    simulated_cost_cents: float = 0.0
 
 
 class Provenance(BaseModel):
@@ -56,6 +60,7 @@ class Provenance(BaseModel):
     suite_definition_hash: str
     oracle_image: str | None = None
     evidence_mode: EvidenceMode
+    agent_clis: dict[str, str] = {}  # CLI name -> "package@version" of every agent CLI the cell ran
 
 
 class DownloadRecord(BaseModel):

@@ -46,6 +46,7 @@ class Conclusion(BaseModel):
     agent_run_s: float | None = None
     accounting: Accounting = Accounting()
     oracle_image: str | None = None
+    agent_clis: dict[str, str] = {}
 
 
 OpenJourney = Callable[[AttemptContext], AbstractContextManager[Any]]
@@ -171,6 +172,7 @@ def _finish(
             suite_definition_hash=suite_definition_hash(cell.suite),
             oracle_image=conclusion.oracle_image,
             evidence_mode=cell.evidence_mode,
+            agent_clis=conclusion.agent_clis,
         ),
         downloads=recorder.downloads,
         screenshots=recorder.screenshots,

@@ -9,6 +9,7 @@ from harness.running.selection import SelectionError, parse_shard, resolve_short
 
 PAID_ID = "everyday-workflows.runner-codex.local.build-revise"
 FREE_ID = "everyday-workflows-scripted.scripted.local.build-revise"
+REPLAY_IDS = [f"everyday-workflows-replay.replay-{cli}.local.build-revise" for cli in ("claude", "codex", "opencode")]
 
 
 def ids(**selectors) -> list[str]:
@@ -17,13 +18,13 @@ def ids(**selectors) -> list[str]:
 
 def test_all_selects_every_free_cell_and_no_paid_one() -> None:
     cells = select(all=True)
-    assert len(cells) == 5
+    assert len(cells) == 5 + len(REPLAY_IDS)  # scripted on every case, the replay profiles on theirs
     assert not any(cell.paid or cell.manual for cell in cells)
 
 
 def test_naming_the_manual_suite_selects_its_paid_cells() -> None:
     cells = select(suites=["everyday-workflows"])
-    assert len(cells) == 15 and all(cell.paid for cell in cells)
+    assert len(cells) == 16 and all(cell.paid for cell in cells)  # 3 profiles x 5 cases + runner-opencode's delegation
     assert PAID_ID in [cell.execution_id for cell in cells]
 
 
@@ -35,9 +36,9 @@ def test_paid_profile_alone_is_an_error_that_says_how_to_select_it(profile: str)
 
 def test_group_selectors_never_pull_in_paid_cells() -> None:
     assert ids(environments=["local"]) == ids(all=True)
-    assert ids(cases=["build-revise"]) == [FREE_ID]
-    assert ids(profiles=["scripted", "runner-codex"]) == ids(all=True)
-    assert ids(all=True, profiles=["runner-claude", "scripted"]) == ids(all=True)
+    assert ids(cases=["build-revise"]) == [*REPLAY_IDS, FREE_ID]
+    assert ids(profiles=["scripted", "runner-codex"]) == [cell for cell in ids(all=True) if cell not in REPLAY_IDS]
+    assert ids(all=True, profiles=["runner-claude", "scripted"]) == [cell for cell in ids(all=True) if cell not in REPLAY_IDS]
 
 
 def test_exact_id_selects_a_paid_cell() -> None:
@@ -45,9 +46,9 @@ def test_exact_id_selects_a_paid_cell() -> None:
 
 
 def test_repeating_a_dimension_widens_it() -> None:
-    assert ids(cases=["build-revise", "stop-redirect"]) == [FREE_ID, "everyday-workflows-scripted.scripted.local.stop-redirect"]
+    assert ids(cases=["build-revise", "stop-redirect"]) == [*REPLAY_IDS, FREE_ID, "everyday-workflows-scripted.scripted.local.stop-redirect"]
     both = ids(suites=["everyday-workflows", "everyday-workflows-scripted"])
-    assert len(both) == 20
+    assert len(both) == 21
     assert ids(ids=[PAID_ID, "build-revise", PAID_ID]) == [FREE_ID, PAID_ID]  # sorted, deduplicated
 
 
@@ -80,11 +81,11 @@ def test_id_stands_alone(selectors: dict) -> None:
 @pytest.mark.parametrize(
     ("selectors", "listed"),
     [
-        ({"suites": ["nope"]}, "valid suites: everyday-workflows, everyday-workflows-scripted"),
-        ({"profiles": ["nope"]}, "valid profiles: runner-claude, runner-codex, runner-codex-mini, scripted"),
+        ({"suites": ["nope"]}, "valid suites: everyday-workflows, everyday-workflows-replay, everyday-workflows-scripted"),
+        ({"profiles": ["nope"]}, "valid profiles: replay-claude, replay-codex, replay-opencode, runner-claude, runner-codex, runner-codex-mini, runner-opencode, scripted"),
         ({"environments": ["cloud"]}, "valid environments: local"),
         ({"cases": ["nope"]}, "valid cases: build-revise, delegate-feedback, recover-controller, recover-controller-sigkill, stop-redirect"),
-        ({"ids": ["nope"]}, f"valid ids: build-revise, delegate-feedback, recover-controller, recover-controller-sigkill, stop-redirect, {FREE_ID}"),
+        ({"ids": ["nope"]}, f"valid ids: build-revise, delegate-feedback, recover-controller, recover-controller-sigkill, stop-redirect, {REPLAY_IDS[0]}"),
     ],
 )
 def test_unknown_values_list_the_valid_ones_on_one_line(selectors: dict, listed: str) -> None:
