@@ -32,6 +32,7 @@ Name = Annotated[str, Field(pattern=rf"^{NAME_PATTERN}$")]
 EXECUTION_ID = re.compile(rf"{NAME_PATTERN}(\.{NAME_PATTERN}){{3}}")
 
 LIVE_DEADLINE_S = 12 * 60
+REPLAY_DEADLINE_S = 5 * 60
 MAX_RUN_RECORDS = 12
 
 
@@ -137,8 +138,16 @@ class Cell(_Frozen):
 
     @property
     def deadline_s(self) -> int:
-        """Live agents get minutes; the scripted agent is fast, so a long wait means a bug."""
-        return self.case.live_deadline_s if self.profile.live else self.case.scripted_deadline_s
+        """Live agents get minutes; the scripted agent is fast, so a long wait means a bug.
+
+        A real CLI against the replay is deterministic but starts slowly (OpenCode takes
+        seconds per start on a shared machine), so it gets the replay window.
+        """
+        if self.profile.live:
+            return self.case.live_deadline_s
+        if self.profile.model_server == "replay":
+            return max(REPLAY_DEADLINE_S, self.case.scripted_deadline_s)
+        return self.case.scripted_deadline_s
 
     @property
     def evidence_mode(self) -> EvidenceMode:

@@ -109,7 +109,11 @@ class ProductDriver(Protocol):
     secret_patterns: Mapping[str, re.Pattern[bytes]]
 
     def start_instance(self, pace_s: float) -> ProductInstance:
-        """A new isolated instance, started; ``pace_s`` is the scripted agent's step time."""
+        """A new isolated instance, started; ``pace_s`` is the scripted agent's step time.
+
+        A driver that runs live agent CLIs also takes ``model_upstream`` (keyword):
+        the model server its agents' metering proxies forward to (the replay server).
+        """
         ...
 
     def task_list(self, page: Any, base_url: str) -> TaskListView: ...

@@ -27,6 +27,7 @@ from harness.products import product_driver
 from harness.products.base import ProductDriver, ProductInstance, TaskView
 from harness.products.records import Agent, Comment, Run, Task
 from harness.running.attempt import AttemptContext, Conclusion
+from harness.running.model_server import agent_cli_versions, model_server
 
 SCRIPTED_PACE_S = 0.05
 FINISHED_STATUSES = {"done", "in_review", "blocked", "cancelled"}
@@ -63,6 +64,7 @@ class Journey:
         self.interrupted_run_ids: list[int] = []
         self.current: TaskView | None = None
         self.oracle_image: str | None = None
+        self.agent_clis: dict[str, str] = {}
         self.lead = self._hire("Avery", "lead engineer")
 
     # ---- the team ---------------------------------------------------------------
@@ -308,8 +310,11 @@ class Journey:
         runs = [run for task in tasks for run in task.runs]
         return Conclusion(
             agent_run_s=round(_busy_s(runs), 3),
-            accounting={"cost_cents": sum(run.cost_cents for run in runs), "run_count": len(runs)},
+            accounting={"cost_cents": sum(run.cost_cents for run in runs), "run_count": len(runs),
+                        "model_calls": sum(run.spend.calls for run in runs),
+                        "simulated_cost_cents": round(sum(run.spend.simulated_cents for run in runs), 4)},
             oracle_image=self.oracle_image,
+            agent_clis=self.agent_clis,
         )
 
 
@@ -344,17 +349,29 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
 
     @contextmanager
     def open_journey(context: AttemptContext) -> Iterator[Journey]:
+        with model_server(context.cell.profile) as model_upstream:
+            with _journey(context, model_upstream) as journey:
+                yield journey
+
+    @contextmanager
+    def _journey(context: AttemptContext, model_upstream: str | None) -> Iterator[Journey]:
         driver = product_driver(context.cell.environment.product)
         recorder = context.recorder
+        clis = agent_cli_versions(context.cell.profile)
         try:
-            instance = driver.start_instance(pace_for(context))
+            extra = {"model_upstream": model_upstream} if model_upstream else {}
+            instance = driver.start_instance(pace_for(context), **extra)
         except Exception as error:
             raise InfrastructureFailed(f"the product did not start: {error}") from error
         recorder.note("product started", f"{driver.name} at {instance.base_url}, data folder {instance.data_dir}")
+        if model_upstream:
+            recorder.note("model replay", f"{model_upstream} ({', '.join(clis.values())})")
         browser_context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
         browser_context.tracing.start(screenshots=True, snapshots=True)
         try:
-            yield Journey(context, driver, instance, browser_context)
+            journey = Journey(context, driver, instance, browser_context)
+            journey.agent_clis = clis
+            yield journey
         finally:
             try:
                 browser_context.tracing.stop(path=recorder.folder / "trace.zip")

@@ -1,0 +1,48 @@
+"""The model server a cell's live agents talk to, started by the harness when the profile needs one.
+
+Replay profiles get the local model replay (one server per attempt, on
+loopback, playing the ``story`` script); its URL goes to the product, whose
+runners point their metering proxies at it. Live profiles use the real
+provider (the product's proxies hold the key); the scripted agent needs none.
+A replay cell whose agent CLI is not installed fails loudly here, naming
+`make agents`: it must never turn into a skip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from harness.core.catalog import Profile
+from harness.core.verdicts import InfrastructureFailed
+
+REPLAY_SCRIPT = "story"
+
+
+def agent_cli_versions(profile: Profile) -> dict[str, str]:
+    """``{"codex": "@openai/codex@0.171.0"}`` for the profile's CLI (provenance); raises if it is missing."""
+    if profile.agent_cli is None:
+        return {}
+    from testbed.adapters.agent_clis import MissingCli, locate
+
+    try:
+        cli = locate(profile.agent_cli)  # type: ignore[arg-type]
+    except MissingCli as error:
+        raise InfrastructureFailed(str(error)) from None
+    return {cli.name: f"{cli.package}@{cli.version}"}
+
+
+@contextmanager
+def model_server(profile: Profile) -> Iterator[str | None]:
+    """The replay server's URL for a replay profile (stopped afterwards), else None."""
+    if profile.model_server != "replay":
+        yield None
+        return
+    from replay.server import create_app
+    from testbed.loopback import LoopbackServer
+
+    server = LoopbackServer(create_app(REPLAY_SCRIPT)).start()
+    try:
+        yield server.url
+    finally:
+        server.stop()
