@@ -28,19 +28,31 @@ def wrap_up(summary: str) -> list[Step]:
     return [use("deliver"), use("comment", body=summary), use("set_status", status="done"), finish(summary)]
 
 
-def build() -> Script:
+def paced(steps: list[Step], pace_s: float) -> list[Step]:
+    """A pause after each file written: a person (or a story) can act while the agent works."""
+    if not pace_s:
+        return steps
+    out: list[Step] = []
+    for step in steps:
+        out.append(step)
+        if step.kind == "write":
+            out.append(shell(f"sleep {pace_s:g}"))
+    return out
+
+
+def build(pace_s: float = 0) -> Script:
     files = reference.files()
     return Script(
         name="story-build",
         per_message=True,
         description="Writes the reference project, runs its tests, delivers it, comments, sets the task done.",
         steps=[say("I'll write slugify.py, its README and tests, run them, and deliver."),
-               *[write(path, content) for path, content in files.items()], shell(TESTS),
+               *paced([write(path, content) for path, content in files.items()], pace_s), shell(TESTS),
                *wrap_up("Delivered slugify.py with a README and tests; the tests pass.")],
     )  # fmt: skip
 
 
-def revise(request: str) -> Script:
+def revise(request: str, pace_s: float = 0) -> Script:
     """A revision: the reference already honours every option, so the visible change is the README's record of it."""
     files = reference.files()
     asked = ", ".join(sorted(set(re.findall(r"--[a-z][a-z-]+", request)))) or "the requested change"
@@ -49,7 +61,7 @@ def revise(request: str) -> Script:
         name="story-revise",
         per_message=True,
         description="Applies the user's new request (README and tests), runs the tests, delivers again, comments, sets done.",
-        steps=[say(f"Revising for {asked}."), *[write(path, content) for path, content in {**files, "README.md": readme}.items()],
+        steps=[say(f"Revising for {asked}."), *paced([write(path, content) for path, content in {**files, "README.md": readme}.items()], pace_s),
                shell(TESTS), *wrap_up(f"Revised for {asked} and delivered a new ZIP; the tests pass.")],
     )  # fmt: skip
 
@@ -71,17 +83,21 @@ def reply(nonce: str) -> Script:
                   steps=[use("comment", body=text), use("set_status", status="done"), finish(text)])
 
 
-def for_message(user_text: str) -> Script:
-    """The script a competent agent would follow for this briefing or these new messages."""
+def for_message(user_text: str, pace_s: float = 0) -> Script:
+    """The script a competent agent would follow for this briefing or these new messages.
+
+    ``pace_s`` pauses after each file written, like the scripted agent's pace,
+    so a story's fault (a late message, Stop, a restart) lands mid-work.
+    """
     news = NEW_MESSAGES.search(user_text)
     latest = news.group("messages").strip().split("\n- ")[-1] if news else ""
     if latest and (nonce := NONCE.search(latest)):
         return reply(nonce.group("nonce"))
     if latest:
-        return revise(latest)
+        return revise(latest, pace_s)
     task = TASK.search(user_text)
     teammate = TEAMMATE.search(task.group("body")) if task else None
     if task and teammate and "Your teammates:" in user_text:
         body = TEAMMATE.sub("", task.group("body"), count=1).strip()
         return delegate(teammate.group("name"), task.group("title"), body)
-    return build()
+    return build(pace_s)

@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from harness.core.catalog import Profile
+from harness.core.catalog import Cell, Profile
 from harness.core.verdicts import InfrastructureFailed
 
 REPLAY_SCRIPT = "story"
+PACED_SCRIPT = "story-paced"
 
 
 def agent_cli_versions(profile: Profile) -> dict[str, str]:
@@ -33,16 +34,21 @@ def agent_cli_versions(profile: Profile) -> dict[str, str]:
 
 
 @contextmanager
-def model_server(profile: Profile) -> Iterator[str | None]:
-    """The replay server's URL for a replay profile (stopped afterwards), else None."""
-    if profile.model_server != "replay":
+def model_server(cell: Cell) -> Iterator[str | None]:
+    """The replay server's URL for a replay cell (stopped afterwards), else None.
+
+    A case that gives the scripted agent a pace (a fault must land mid-work)
+    gets the paced story script: the same steps with a pause after each file.
+    """
+    if cell.profile.model_server != "replay":
         yield None
         return
     from replay.server import create_app
     from testbed.loopback import LoopbackServer
 
-    server = LoopbackServer(create_app(REPLAY_SCRIPT)).start()
+    script = PACED_SCRIPT if cell.case.scripted_pace_s else REPLAY_SCRIPT
+    server = LoopbackServer(create_app(script)).start()
     try:
-        yield server.url
+        yield f"{server.url}/scripts/{script}"
     finally:
         server.stop()

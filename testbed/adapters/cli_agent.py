@@ -33,6 +33,7 @@ from ..metering.proxy import CallReport, ProxyConfig, start_proxy
 from . import AgentSession, claude_cli, codex_cli, instructions, opencode_cli
 from .agent_clis import CliName, locate
 from .cli_launch import LaunchRequest, McpServer, end_group, start
+from .workspace_watch import WorkspaceWatch
 
 log = logging.getLogger("testbed.runner.cli")
 
@@ -145,7 +146,11 @@ class CliAgent:
         spec = self.kind.module.launch(request)
         out_path = home / f"turn-{time.monotonic_ns()}.jsonl"
         started = time.monotonic()
-        with open(out_path, "w") as out:
+
+        def saved(name: str, digest: str) -> None:
+            session.client.receipt("write_file", name, detail=f"sha256 {digest}")
+
+        with open(out_path, "w") as out, WorkspaceWatch(session.workspace, saved):
             process = start(spec, stdout=out, stderr=subprocess.STDOUT)
             log.info("run %s: %s started as pid %s%s", session.run_id, cli.name, process.pid, f" resuming {resume}" if resume else "")
             timed_out = stopped = False
