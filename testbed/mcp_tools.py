@@ -128,15 +128,21 @@ def create_server(controller: Controller) -> MCPServer:
         return f"task {row['task_id']} is {status}"
 
     @server.tool(structured_output=False)
-    async def wait_for_task(ctx: Context, task_id: int, max_seconds: float = 240.0) -> str:
-        """Wait until a child task is done with nothing left running or unread, then read it (or give up after max_seconds)."""
+    async def wait_for_task(ctx: Context, task_id: int | None = None, max_seconds: float = 240.0) -> str:
+        """Wait until a child task (by id; by default every child task of yours) is done with nothing left
+        running or unread, then read it, its deliveries included (or give up after max_seconds)."""
         row = run(ctx)
         deadline = time.monotonic() + min(max_seconds, WAIT_LIMIT_SECONDS)
         while True:
-            task = product(lambda: agent_ops.read_task(controller.db, row, task_id))
-            settled = task.active_run_id is None and task.unconsumed_user_messages == 0
-            if (task.status == "done" and settled and task.deliveries) or time.monotonic() > deadline:
-                return task_view(task)
+            if task_id is None:
+                ids = [child.id for child in agent_ops.read_task(controller.db, row, row["task_id"]).children]
+            else:
+                ids = [task_id]
+            children = [product(lambda child_id=child_id: agent_ops.read_task(controller.db, row, child_id)) for child_id in ids]
+            finished = all(child.status == "done" and child.active_run_id is None and child.unconsumed_user_messages == 0
+                           and child.deliveries for child in children)  # fmt: skip
+            if (children and finished) or time.monotonic() > deadline:
+                return "\n".join(task_view(child) for child in children) or "you have no child tasks"
             await asyncio.sleep(0.5)
             run(ctx)  # a run stopped meanwhile stops waiting
 

@@ -296,7 +296,7 @@ MANUAL_SUITE = "everyday-workflows"
 SCRIPTED_SUITE = "everyday-workflows-scripted"
 REPLAY_SUITE = "everyday-workflows-replay"
 # The cases the replay profiles are proven on so far (the rest of issue 12 adds the fault stories).
-REPLAY_CASES = ("build-revise",)
+REPLAY_CASES = ("build-revise", "delegate-feedback", "recover-controller", "stop-redirect")
 
 CATALOG = Catalog(
     suites=(
