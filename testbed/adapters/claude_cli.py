@@ -7,6 +7,8 @@ Measured with Claude Code 2.1.332:
 - ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`` and ``DISABLE_TELEMETRY=1``
   keep all traffic on loopback; ``CLAUDE_CODE_MAX_RETRIES=0`` stops its retry loop;
 - as root, ``--dangerously-skip-permissions`` refuses to start unless ``IS_SANDBOX=1``;
+- ``ENABLE_TOOL_SEARCH=false`` lists MCP tools with the others (otherwise they
+  hide behind a ToolSearch tool); ``MCP_TOOL_TIMEOUT`` (ms) bounds a tool call;
 - ``--mcp-config FILE --strict-mcp-config`` gives it exactly the product's
   tool server (``type: http`` with an Authorization header);
 - ``--resume SESSION`` continues a session kept in the config folder; the id is
@@ -32,6 +34,7 @@ def launch(request: LaunchRequest) -> LaunchSpec:
         "CLAUDE_CODE_MAX_RETRIES": "0",
         "IS_SANDBOX": "1",
         "ENABLE_TOOL_SEARCH": "false",  # MCP tools listed with the others, not deferred behind a search tool
+        "MCP_TOOL_TIMEOUT": "310000",  # ms: a product tool may wait on a teammate for minutes (wait_for_task)
     }
     argv = [str(request.cli.binary), "-p", request.prompt, "--output-format", "stream-json", "--verbose",
             "--dangerously-skip-permissions", "--model", request.model]
