@@ -50,10 +50,10 @@ prerequisites: venv engine browser oracle-image
 test: prerequisites agents
 	$(PY) -m pytest $(ARGS)
 
-story: prerequisites
+story: prerequisites agents
 	$(VENV)/bin/harness run --id $(ID) $(ARGS)
 
-calibrate: prerequisites
+calibrate: prerequisites agents
 	$(PY) -m calibration $(ARGS)
 
 bench: prerequisites

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from harness.core.catalog import Cell, live_cell_unavailable_reason, suite_definition_hash
+from harness.running.cost_limit import cost_limit_reason
 from harness.core.deadline import Deadline
 from harness.evidence.recorder import EvidenceRecorder
 from harness.evidence.provenance import harness_digest, source_dirty, source_revision
@@ -106,7 +107,7 @@ def run_attempt(
     deadline = Deadline(cell.deadline_s)
     conclusion = Conclusion()
 
-    unavailable = live_cell_unavailable_reason(cell)
+    unavailable = live_cell_unavailable_reason(cell) or cost_limit_reason(cell, settings)
     if unavailable:
         verdict, reason = Verdict.SKIPPED, unavailable
     else:
