@@ -10,10 +10,12 @@ from collections.abc import Callable
 
 from calibration.lifecycle_records import run_lifecycle_suite
 from calibration.personas import run_persona_suite
+from calibration.replay_scripts import run_replay_suite
 from calibration.runner import Row, run_oracle_suite
 
 SUITES: dict[str, Callable[[], list[Row]]] = {
     "oracle": run_oracle_suite,
     "lifecycle": run_lifecycle_suite,
     "stories": run_persona_suite,
+    "replay": run_replay_suite,
 }

@@ -349,7 +349,7 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
 
     @contextmanager
     def open_journey(context: AttemptContext) -> Iterator[Journey]:
-        with model_server(context.cell) as model_upstream:
+        with model_server(context.cell, context.settings.replay_script) as model_upstream:
             with _journey(context, model_upstream) as journey:
                 yield journey
 

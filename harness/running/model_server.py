@@ -34,11 +34,12 @@ def agent_cli_versions(profile: Profile) -> dict[str, str]:
 
 
 @contextmanager
-def model_server(cell: Cell) -> Iterator[str | None]:
+def model_server(cell: Cell, override: str | None = None) -> Iterator[str | None]:
     """The replay server's URL for a replay cell (stopped afterwards), else None.
 
     A case that gives the scripted agent a pace (a fault must land mid-work)
     gets the paced story script: the same steps with a pause after each file.
+    ``override`` (calibration's ``--replay-script``) plays a misbehaving script instead.
     """
     if cell.profile.model_server != "replay":
         yield None
@@ -46,7 +47,7 @@ def model_server(cell: Cell) -> Iterator[str | None]:
     from replay.server import create_app
     from testbed.loopback import LoopbackServer
 
-    script = PACED_SCRIPT if cell.case.scripted_pace_s else REPLAY_SCRIPT
+    script = override or (PACED_SCRIPT if cell.case.scripted_pace_s else REPLAY_SCRIPT)
     server = LoopbackServer(create_app(script)).start()
     try:
         yield f"{server.url}/scripts/{script}"
