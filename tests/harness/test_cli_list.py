@@ -24,9 +24,8 @@ def test_list_all_prints_only_free_cells(capsys: pytest.CaptureFixture[str]) -> 
     status, lines, err = run(capsys, "--all")
     assert status == 0 and err == ""
     assert lines == [
-        "everyday-workflows-replay.replay-claude.local.build-revise",
-        "everyday-workflows-replay.replay-codex.local.build-revise",
-        "everyday-workflows-replay.replay-opencode.local.build-revise",
+        *[f"everyday-workflows-replay.replay-{cli}.local.{case}" for cli in ("claude", "codex", "opencode")
+          for case in ("build-revise", "delegate-feedback", "recover-controller", "stop-redirect")],
         "everyday-workflows-scripted.scripted.local.build-revise",
         "everyday-workflows-scripted.scripted.local.delegate-feedback",
         "everyday-workflows-scripted.scripted.local.recover-controller",
@@ -54,7 +53,7 @@ def test_exact_id_and_short_id(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_repeat_widens_and_dimensions_narrow(capsys: pytest.CaptureFixture[str]) -> None:
     _, widened, _ = run(capsys, "--case", "build-revise", "--case", "stop-redirect")
-    assert len(widened) == 5  # the scripted cell of each, and the three replay cells of build-revise
+    assert len(widened) == 8  # the scripted and the three replay cells of each
     _, narrowed, _ = run(capsys, "--suite", "everyday-workflows", "--profile", "runner-claude", "--case", "build-revise")
     assert narrowed == ["everyday-workflows.runner-claude.local.build-revise"]
 
@@ -125,4 +124,4 @@ def test_installed_entry_point_is_harness_cli_main() -> None:
         pytest.skip("the console script is installed only by 'pip install -e .' into this interpreter's environment")
     done = subprocess.run([str(script), "list", "--all"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert len(done.stdout.splitlines()) == 8
+    assert len(done.stdout.splitlines()) == 5 + 12  # scripted on 5 cases, 3 replay profiles on 4

@@ -10,6 +10,7 @@ from harness.running.selection import SelectionError, parse_shard, resolve_short
 PAID_ID = "everyday-workflows.runner-codex.local.build-revise"
 FREE_ID = "everyday-workflows-scripted.scripted.local.build-revise"
 REPLAY_IDS = [f"everyday-workflows-replay.replay-{cli}.local.build-revise" for cli in ("claude", "codex", "opencode")]
+REPLAY_CELLS = [c.execution_id for c in CATALOG.cells() if c.suite.name == "everyday-workflows-replay"]
 
 
 def ids(**selectors) -> list[str]:
@@ -18,7 +19,7 @@ def ids(**selectors) -> list[str]:
 
 def test_all_selects_every_free_cell_and_no_paid_one() -> None:
     cells = select(all=True)
-    assert len(cells) == 5 + len(REPLAY_IDS)  # scripted on every case, the replay profiles on theirs
+    assert len(cells) == 5 + len(REPLAY_CELLS) == 5 + 3 * 4  # scripted on every case, the replay profiles on theirs
     assert not any(cell.paid or cell.manual for cell in cells)
 
 
@@ -37,8 +38,8 @@ def test_paid_profile_alone_is_an_error_that_says_how_to_select_it(profile: str)
 def test_group_selectors_never_pull_in_paid_cells() -> None:
     assert ids(environments=["local"]) == ids(all=True)
     assert ids(cases=["build-revise"]) == [*REPLAY_IDS, FREE_ID]
-    assert ids(profiles=["scripted", "runner-codex"]) == [cell for cell in ids(all=True) if cell not in REPLAY_IDS]
-    assert ids(all=True, profiles=["runner-claude", "scripted"]) == [cell for cell in ids(all=True) if cell not in REPLAY_IDS]
+    assert ids(profiles=["scripted", "runner-codex"]) == [cell for cell in ids(all=True) if cell not in REPLAY_CELLS]
+    assert ids(all=True, profiles=["runner-claude", "scripted"]) == [cell for cell in ids(all=True) if cell not in REPLAY_CELLS]
 
 
 def test_exact_id_selects_a_paid_cell() -> None:
@@ -46,7 +47,8 @@ def test_exact_id_selects_a_paid_cell() -> None:
 
 
 def test_repeating_a_dimension_widens_it() -> None:
-    assert ids(cases=["build-revise", "stop-redirect"]) == [*REPLAY_IDS, FREE_ID, "everyday-workflows-scripted.scripted.local.stop-redirect"]
+    replay_stop = [f"everyday-workflows-replay.replay-{cli}.local.stop-redirect" for cli in ("claude", "codex", "opencode")]
+    assert ids(cases=["build-revise", "stop-redirect"]) == sorted([*REPLAY_IDS, *replay_stop, FREE_ID, "everyday-workflows-scripted.scripted.local.stop-redirect"])
     both = ids(suites=["everyday-workflows", "everyday-workflows-scripted"])
     assert len(both) == 21
     assert ids(ids=[PAID_ID, "build-revise", PAID_ID]) == [FREE_ID, PAID_ID]  # sorted, deduplicated

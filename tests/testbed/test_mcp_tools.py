@@ -11,6 +11,7 @@ import asyncio
 import io
 import json
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -36,7 +37,9 @@ async def _call(url: str, token: str, calls: list[tuple[str, dict]]) -> list[tup
 
 
 def call(instance: TestbedInstance, token: str, *calls: tuple[str, dict]) -> list[tuple[bool, str]]:
-    return asyncio.run(_call(instance.base_url + "/mcp/", token, list(calls)))
+    """In a thread of its own: Playwright's sync API may have left an event loop running in this one."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, _call(instance.base_url + "/mcp/", token, list(calls))).result()
 
 
 @pytest.mark.pace(1.0)
