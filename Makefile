@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 ID ?= build-revise
 ARGS ?=
 
-.PHONY: help venv agents engine browser oracle-image prerequisites test story calibrate bench bench-report soak testbed report clean
+.PHONY: help venv agents engine browser oracle-image paperclip prerequisites test story calibrate bench bench-report soak testbed report clean
 
 help:
 	@echo "make story ID=build-revise   run one cell (short case id or full execution id)"
@@ -16,6 +16,7 @@ help:
 	@echo "make oracle-image            build or verify the oracle's container image"
 	@echo "make agents                  install the pinned agent CLIs (codex, claude, opencode) into .agents/"
 	@echo "make testbed                 start the reference product on http://127.0.0.1:8765"
+	@echo "make paperclip               install the pinned Paperclip and prepare its template data folder"
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -45,12 +46,17 @@ browser: venv
 oracle-image: venv engine
 	$(PY) -m oracle image
 
+# Paperclip (npm, pinned in harness/products/paperclip/install.py) into .cache/paperclip, plus its template data folder.
+paperclip: venv
+	$(PY) -m harness.products.paperclip install
+
 prerequisites: venv engine browser oracle-image
 
-test: prerequisites agents
+test: prerequisites agents paperclip
 	$(PY) -m pytest $(ARGS)
 
-story: prerequisites agents
+# A Paperclip cell (its execution id names the paperclip environment) installs Paperclip first.
+story: prerequisites agents $(if $(findstring paperclip,$(ID) $(ARGS)),paperclip)
 	$(VENV)/bin/harness run --id $(ID) $(ARGS)
 
 calibrate: prerequisites agents
@@ -62,6 +68,8 @@ bench: prerequisites
 	$(PY) -m bench.report
 	$(PY) -m bench.parallel
 	$(PY) -m bench.proxy
+	$(MAKE) paperclip
+	$(PY) -m harness.products.paperclip bench
 
 soak: venv
 	$(PY) -m bench.soak $(ARGS)

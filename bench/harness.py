@@ -17,7 +17,7 @@ from pathlib import Path
 
 from harness.core.records import AttemptRecord
 
-GOAL_OVERHEAD_S = 15.0
+GOAL_OVERHEAD_S = 3.0
 
 
 def run_once(results: Path, campaign: str, case: str) -> tuple[AttemptRecord, float]:
@@ -55,6 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     command_overhead = statistics.median(c - (r.timing.agent_run_s or 0.0) for r, c in zip(records, commands, strict=True))
     print(f"median harness overhead inside the attempt: {overhead:.2f} s (goal <= {GOAL_OVERHEAD_S:.0f} s: {verdict})")
     print(f"median overhead of the whole command (pytest and browser start-up included): {command_overhead:.2f} s")
+    print("where the attempt's time goes (median seconds per phase; the agent's own time is the rest):")
+    for phase in sorted({phase for r in records for phase in r.timing.phases}):
+        print(f"  {phase:<14} {statistics.median(r.timing.phases.get(phase, 0.0) for r in records):6.2f}")
     return 0
 
 

@@ -45,16 +45,20 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
 )
 
 
-def run_persona(case: PersonaCase, results: Path) -> AttemptRecord | None:
-    """Run the story's scripted cell with the persona through the real `harness run`."""
-    campaign = f"calibration-{case.case}-{case.persona}"
+def run_story_cell(case: str, results: Path, campaign: str, flags: list[str]) -> AttemptRecord | None:
+    """Run a story's scripted cell through the real `harness run` with calibration ``flags``; its last attempt."""
     subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", "--id", case.case, "--results", str(results),
-         "--campaign", campaign, "--scripted-persona", case.persona],
+        [sys.executable, "-m", "harness.cli", "run", "--id", case, "--results", str(results),
+         "--campaign", campaign, *flags],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
     )  # fmt: skip
     records = sorted((results / campaign).glob("*/*/attempt.json"))
     return AttemptRecord.model_validate_json(records[-1].read_text()) if records else None
+
+
+def run_persona(case: PersonaCase, results: Path) -> AttemptRecord | None:
+    """Run the story's scripted cell with the persona through the real `harness run`."""
+    return run_story_cell(case.case, results, f"calibration-{case.case}-{case.persona}", ["--scripted-persona", case.persona])
 
 
 def row_for(case: PersonaCase, record: AttemptRecord | None) -> Row:

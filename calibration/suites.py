@@ -1,6 +1,6 @@
 """Registry of calibration suites run by `python -m calibration`.
 
-Story calibration (bad run records, faulty personas) adds its own entry here;
+Story calibration (bad run records, faulty personas, product defects) adds its own entry here;
 each suite is a callable returning table rows.
 """
 
@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from calibration.lifecycle_records import run_lifecycle_suite
 from calibration.personas import run_persona_suite
+from calibration.product_defects import run_product_defect_suite
 from calibration.replay_scripts import run_replay_suite
 from calibration.runner import Row, run_oracle_suite
 
@@ -17,5 +18,6 @@ SUITES: dict[str, Callable[[], list[Row]]] = {
     "oracle": run_oracle_suite,
     "lifecycle": run_lifecycle_suite,
     "stories": run_persona_suite,
+    "product-defects": run_product_defect_suite,
     "replay": run_replay_suite,
 }

@@ -5,14 +5,14 @@
 set -euo pipefail
 python=${1:-.venv/bin/python}
 
-if "$python" -m harness.browser --check >/dev/null 2>&1; then
+if "$python" -m harness.running.browser --check >/dev/null 2>&1; then
   exit 0
 fi
 if [ "$(uname -s)" = "Linux" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   echo "Installing Debian's chromium ..." >&2
   apt-get update -q >/dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null
-  "$python" -m harness.browser --check && exit 0
+  "$python" -m harness.running.browser --check && exit 0
 fi
 echo "No Chromium found: run '.venv/bin/playwright install chromium' (or install Debian's chromium) and try again." >&2
 exit 1

@@ -98,7 +98,7 @@ def read_task(task_id: PathId, run: ActiveRunRow, request: Request) -> Task:
 
 @router.post("/inbox")
 def inbox(payload: InboxRequest, run: RunRow, request: Request) -> InboxResponse:
-    return InboxResponse(messages=agent_ops.consume_inbox(controller_of(request).db, run, payload.event_id))
+    return InboxResponse(messages=agent_ops.consume_inbox(controller_of(request), run, payload.event_id))
 
 
 @router.post("/comments", status_code=201)

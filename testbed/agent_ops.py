@@ -18,6 +18,7 @@ from typing import Any
 from fastapi import HTTPException
 
 from . import faults, records
+from .defects import hooks as defects
 from .api import insert_task
 from .controller import Controller
 from .db import Database, now, record_activity
@@ -125,12 +126,13 @@ def read_task(db: Database, run: sqlite3.Row, task_id: int) -> Task:
     return records.task(db, task_id)
 
 
-def consume_inbox(db: Database, run: sqlite3.Row, event_id: str) -> list[Comment]:
+def consume_inbox(controller: Controller, run: sqlite3.Row, event_id: str) -> list[Comment]:
     """Hand the run every unconsumed user message on its task and record that this run consumed them.
 
     A retry with the same ``event_id`` (the answer was lost) gets the same
     messages again from the stored event, so none is consumed unseen.
     """
+    db = controller.db
     first_read: list[int] = []
 
     def consume() -> dict[str, Any]:
@@ -148,7 +150,8 @@ def consume_inbox(db: Database, run: sqlite3.Row, event_id: str) -> list[Comment
     with db.transaction() as conn:
         ids = once(conn, run["id"], event_id, "inbox", consume)["ids"]
     faults.after_inbox_commit(first_read)
-    return records.comments_by_ids(db, ids)
+    handed = defects.handed_to_agent(controller, run, ids)
+    return records.comments_by_ids(db, handed)
 
 
 def comment(db: Database, run: sqlite3.Row, event_id: str, body: str) -> Ack:
@@ -171,6 +174,7 @@ def receipt(db: Database, run: sqlite3.Row, payload: ReceiptCreate) -> Ack:
             "INSERT INTO receipts (id, run_id, seq, tool, target, ok, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (payload.event_id, run["id"], payload.seq, payload.tool, payload.target, payload.ok, payload.detail, now()),
         )
+        defects.after_receipt(conn, run)
         return {"id": payload.event_id}
 
     with db.transaction() as conn:
@@ -191,7 +195,7 @@ def create_child(db: Database, run: sqlite3.Row, event_id: str, title: str, body
     """Delegate: a child task of the run's task, assigned to a named agent."""
 
     def insert() -> dict[str, Any]:
-        assignee = agent_named(conn, assignee_name)
+        assignee = defects.child_assignee(conn, run, agent_named(conn, assignee_name))
         child = TaskCreate(title=title, body=body, assignee_id=assignee["id"], parent_id=run["task_id"])
         return {"id": insert_task(conn, child, created_by_run_id=run["id"])}
 

@@ -13,9 +13,10 @@ import sqlite3
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, Response
 
 from . import records
+from .defects import active_names, hooks as defects
 from .controller import Controller
 from .origin import same_origin_if_browser
 from .db import now, record_activity
@@ -55,7 +56,7 @@ def require_row(conn: sqlite3.Connection, table: str, ident: int | None, field: 
 
 @router.get("/health")
 def health(request: Request) -> Health:
-    return Health(ok=True, instance_id=controller_of(request).instance_id, pid=os.getpid())
+    return Health(ok=True, instance_id=controller_of(request).instance_id, pid=os.getpid(), defects=active_names())
 
 
 @router.get("/company")
@@ -160,6 +161,7 @@ def post_comment(task_id: PathId, payload: CommentCreate, request: Request) -> C
             (task_id, payload.body, now()),
         )
         comment_id = int(cursor.lastrowid or 0)
+        defects.after_user_message(conn, task_id, payload.body)
         record_activity(conn, "user_message", f"User message {comment_id} on task {task_id}", task_id)
     return records.comments_by_ids(db, [comment_id])[0]
 
@@ -215,13 +217,19 @@ def get_delivery(delivery_id: PathId, request: Request) -> Delivery:
 
 
 @router.get("/deliveries/{delivery_id}/download")
-def download_delivery(delivery_id: PathId, request: Request) -> FileResponse:
+def download_delivery(delivery_id: PathId, request: Request) -> Response:
     controller = controller_of(request)
     item = records.delivery(controller.db, delivery_id)
+    filename = f"task-{item.task_id}-delivery-{item.id}.zip"
+    served = defects.served_bytes(controller.db, controller.data_dir, item)
+    if served is not None:
+        disposition = f'attachment; filename="{filename}"'
+        headers = {"X-Content-SHA256": item.sha256, "Content-Disposition": disposition}
+        return Response(served, media_type="application/zip", headers=headers)
     return FileResponse(
         blob_path(controller.data_dir, item.sha256),
         media_type="application/zip",
-        filename=f"task-{item.task_id}-delivery-{item.id}.zip",
+        filename=filename,
         headers={"X-Content-SHA256": item.sha256},
     )
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from . import agent_api, api, mcp_tools, web
+from . import agent_api, api, defects as product_defects, mcp_tools, web
 from .body_deadline import BodyDeadline, configured_seconds
 from .controller import Controller
 from .scheduler import Scheduler
@@ -29,7 +29,11 @@ def configure_logging(data_dir: Path) -> None:
     root.addHandler(logging.StreamHandler())
 
 
-def create_app(data_dir: Path, url: str, pace: float, model_upstream: str | None = None, agent_time_limit_s: float = 600.0) -> FastAPI:
+def create_app(data_dir: Path, url: str, pace: float, defects: Sequence[str] = (), model_upstream: str | None = None,
+               agent_time_limit_s: float = 600.0) -> FastAPI:
+    """The controller's app; ``defects`` (calibration only) switches on named product defects;
+    ``model_upstream`` is where live agents' metering proxies send model calls (a replay server)."""
+    product_defects.configure(defects)
     controller = Controller(data_dir=data_dir, url=url, pace=pace, model_upstream=model_upstream, agent_time_limit_s=agent_time_limit_s)
     scheduler = Scheduler(controller)
     tools = mcp_tools.create_server(controller)

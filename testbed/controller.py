@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .db import Database, now, record_activity
+from .defects import hooks as defects
 from .supervisor import Identity, RunnerSpec, Supervisor
 
 log = logging.getLogger("testbed.controller")
@@ -107,8 +108,8 @@ class Controller:
                 (now(), token_hash(token), runner_instance_id, str(log_path), run_id),
             )
             conn.execute(
-                "UPDATE tasks SET status = 'in_progress', updated_at = ? WHERE id = ? AND status != 'cancelled'",
-                (now(), run["task_id"]),
+                "UPDATE tasks SET status = ?, updated_at = ? WHERE id = ? AND status != 'cancelled'",
+                (defects.started_status("in_progress"), now(), run["task_id"]),
             )
         spec = RunnerSpec(
             run_id=run_id,
@@ -142,6 +143,8 @@ class Controller:
     def recover(self) -> None:
         """On start-up: re-adopt runners whose pid and start time still match; the rest are lost."""
         for row in self.db.all("SELECT * FROM runs WHERE status = 'running' ORDER BY id"):
+            if defects.recovering(self, row):
+                continue
             identity = self._identity(row)
             if identity is None:
                 identity = self._adopt_unrecorded(row)
@@ -226,7 +229,10 @@ class Controller:
         row = self.db.one("SELECT * FROM runs WHERE id = ?", run_id)
         assert row is not None
         identity = self._identity(row)
-        gone = True if identity is None else self.supervisor.stop_group(identity)
+        if identity is None:
+            gone = True
+        else:
+            gone = self.supervisor.stop_group(identity) if defects.stop_signals_runner() else True
         if not self.end_run(
             run_id, "cancelled", error_code="stopped_by_user", terminal={"reason": "stopped by user"}, group_gone=gone
         ):

@@ -95,7 +95,7 @@ def create_server(controller: Controller) -> MCPServer:
         row = run(ctx)
         if task_id is not None and task_id != row["task_id"]:
             return task_view(product(lambda: agent_ops.read_task(controller.db, row, task_id)))
-        fresh = product(lambda: agent_ops.consume_inbox(controller.db, row, event_id()))
+        fresh = product(lambda: agent_ops.consume_inbox(controller, row, event_id()))
         return task_view(agent_ops.read_task(controller.db, row, row["task_id"]), [{"id": m.id, "text": m.body} for m in fresh])
 
     @server.tool(structured_output=False)

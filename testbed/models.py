@@ -140,6 +140,7 @@ class Health(BaseModel):
     instance_id: str
     pid: int
     version: str = "1"
+    defects: list[str] = Field(default_factory=list, description="product defects switched on (calibration only)")
 
 
 class Company(BaseModel):

@@ -13,6 +13,7 @@ import sqlite3
 from fastapi import HTTPException
 
 from .db import ACTIVE_RUN_STATUSES, Database
+from .defects import hooks as defects
 from .models import (
     Activity,
     Agent,
@@ -185,9 +186,9 @@ def task(db: Database, task_id: int) -> Task:
         runs=task_runs,
         deliveries=deliveries(db, task_id),
         children=tasks(db, parent_id=task_id),
-        active_run_id=active[-1] if active else None,
-        unconsumed_user_messages=sum(
-            1 for c in thread if c.author_kind == "user" and c.consumed_by_run_id is None
+        active_run_id=defects.active_run_pointer(task_runs, active[-1] if active else None),
+        unconsumed_user_messages=defects.unread_count(
+            thread, sum(1 for c in thread if c.author_kind == "user" and c.consumed_by_run_id is None)
         ),
         spend=spend(db, "task_id", task_id),
     )

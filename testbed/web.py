@@ -14,6 +14,7 @@ from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
 from . import records
+from .defects import hooks as defects
 from .api import PathId, controller_of, create_agent, create_task, post_comment, stop_run
 from .models import AgentCreate, CommentCreate, TaskCreate
 from .origin import same_origin_required
@@ -85,7 +86,7 @@ def create_task_form(
 
 def thread_context(request: Request, task_id: int) -> dict[str, object]:
     db = controller_of(request).db
-    task = records.task(db, task_id)
+    task = defects.as_shown(records.task(db, task_id))
     active = next((r for r in task.runs if r.id == task.active_run_id), None)
     stopped = [r for r in task.runs if r.status == "cancelled"]
     return {"task": task, "active": active, "last_stopped": stopped[-1] if stopped else None}

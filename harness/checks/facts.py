@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from harness.products.records import Task
+from harness.products.records import READ_TOOLS, Run, RecordId, Task
 from harness.checks.lifecycle import DeliveryFacts, LifecycleFacts, MessageFacts, RunFacts, TaskFacts
 
 
-def _id(value: int | None) -> str | None:
+def _id(value: RecordId | None) -> str | None:
     return None if value is None else str(value)
 
 
@@ -21,11 +21,17 @@ def _time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
 
 
+def _received(run: Run) -> list[str] | None:
+    """The message ids the run's own read receipts list; None when no read step of the runner lists ids."""
+    reads = [receipt for receipt in run.receipts if receipt.tool in READ_TOOLS and "ids " in receipt.detail]
+    return None if not reads else [i for receipt in reads for i in receipt.received_message_ids]
+
+
 def lifecycle_facts(
     tasks: Sequence[Task],
     sent_messages: Sequence[str],
-    interrupted_run_ids: Sequence[int],
-    lead_agent_id: int | None,
+    interrupted_run_ids: Sequence[RecordId],
+    lead_agent_id: RecordId | None,
     max_runs: int,
 ) -> LifecycleFacts:
     """Everything the grader judges, read back through the public API after the story."""
@@ -39,7 +45,8 @@ def lifecycle_facts(
         runs=[
             RunFacts(id=str(r.id), task_id=str(r.task_id), agent_id=str(r.agent_id), status=r.status,
                      error=r.error_code, runner_instance_id=r.identity.runner_instance_id, pid=r.identity.pid,
-                     process_started_at=r.identity.process_start_time, ended_at=_time(r.ended_at))
+                     process_started_at=r.identity.process_start_time, ended_at=_time(r.ended_at),
+                     received_message_ids=_received(r))
             for t in tasks for r in t.runs
         ],
         messages=[

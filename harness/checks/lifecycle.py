@@ -54,6 +54,9 @@ class RunFacts(BaseModel):
     provider_work_started: bool | None = Field(
         None, description="False only when the product recorded that no agent work began"
     )
+    received_message_ids: list[str] | None = Field(
+        None, description="the messages the runner's own read steps say it received; None when it reported no reads"
+    )
 
     @property
     def has_identity(self) -> bool:
@@ -187,13 +190,21 @@ def messages_stored_once(facts: LifecycleFacts) -> CheckRecord:
 
 def messages_consumed(facts: LifecycleFacts) -> CheckRecord:
     """Every user message read by a run that succeeded, or by the run the user then stopped on purpose."""
-    readers = {r.id for r in facts.runs if r.status == "succeeded" or _excused_interruption(r, facts)}
+    readers = {r.id: r for r in facts.runs if r.status == "succeeded" or _excused_interruption(r, facts)}
     problems = [
         f"message {m.id} was never consumed"
         if m.consumed_by_run_id is None
         else f"message {m.id} was consumed by run {m.consumed_by_run_id}, which did not succeed"
         for m in facts.messages
         if m.consumed_by_run_id not in readers
+    ]
+    # The product's "consumed by run N" is its word; run N's own read steps must agree.
+    problems += [
+        f"message {m.id} is marked read by run {m.consumed_by_run_id}, but that run's reads never received it"
+        for m in facts.messages
+        if m.consumed_by_run_id in readers
+        and readers[m.consumed_by_run_id].received_message_ids is not None
+        and m.id not in (readers[m.consumed_by_run_id].received_message_ids or [])
     ]
     return _check("lifecycle.messages-consumed", problems, "every user message consumed by a successful run")
 

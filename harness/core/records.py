@@ -42,6 +42,10 @@ class Timing(BaseModel):
     agent_run_s: float | None = Field(None, description="seconds during which at least one of the product's runs was active")
     harness_overhead_s: float | None = None
     deadline_s: float
+    phases: dict[str, float] = Field(
+        default_factory=dict,
+        description="seconds the harness spent in each of its own phases (product start, browser, screenshots, oracle, ...)",
+    )
 
 
 class Accounting(BaseModel):

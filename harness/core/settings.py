@@ -74,9 +74,19 @@ class RunSettings(BaseModel):
         default=None,
         json_schema_extra=flag("--max-cost-cents", "start no further paid cell once the campaign has spent N real cents", "N"),
     )
+    product_defect: str | None = Field(
+        default=None,
+        min_length=1,
+        json_schema_extra=flag("--product-defect", "calibration: switch on a named product defect", "NAME"),
+    )
     pace_s: Annotated[float, Field(gt=0)] | None = Field(
         default=None, json_schema_extra=flag("--pace", "seconds per scripted agent step (> 0)", "SECONDS")
     )
+
+    @property
+    def product_defects(self) -> tuple[str, ...]:
+        """The product defects a driver switches on: none in every normal run, one in a calibration cell."""
+        return (self.product_defect,) if self.product_defect else ()
 
 
 def run_flags() -> dict[str, dict[str, Any]]:

@@ -38,6 +38,18 @@ class StoryFailed(StoryOutcome):
     verdict = Verdict.FAILED
 
 
+class ExpectationUnmet(StoryFailed):
+    """The product never reached a state the story expects: ``failed``, under the check that names the expectation.
+
+    Wherever the wait lives (the journey, a page object, a fault module), a
+    product that does not get there is the product's failure, never the machine's.
+    """
+
+    def __init__(self, check_id: str, reason: str) -> None:
+        super().__init__(reason)
+        self.check_id = check_id
+
+
 class InfrastructureFailed(StoryOutcome):
     verdict = Verdict.INFRASTRUCTURE_FAILED
 

@@ -7,6 +7,11 @@ results/<campaign>/<execution-id>/<attempt>/.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+
 import hashlib
 import json
 import re
@@ -49,9 +54,21 @@ class EvidenceRecorder:
         self.timeline: list[TimelineEvent] = []
         self.downloads: list[DownloadRecord] = []
         self.screenshots: list[str] = []
+        self.phases: dict[str, float] = {}
+        self._thumbnailer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="thumbnails")
+        self._thumbnails: list[Future[Any]] = []
 
     def relative(self, path: Path) -> str:
         return str(path.relative_to(self.folder))
+
+    @contextmanager
+    def timed(self, phase: str) -> Iterator[None]:
+        """Add the time spent inside to ``phase``: the breakdown of the harness's own overhead."""
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.phases[phase] = self.phases.get(phase, 0.0) + time.perf_counter() - started
 
     def note(self, step: str, detail: str = "") -> None:
         self.timeline.append(TimelineEvent(step=step, detail=detail))
@@ -73,9 +90,15 @@ class EvidenceRecorder:
         return path
 
     def thumbnail(self, screenshot: Path) -> None:
-        """Make the reviewer's thumbnail now, while the PNG is hot: a report of a thousand
-        attempts then only links thumbnails instead of decoding every screenshot."""
-        make_thumbnail((screenshot, packaged_thumbnail(screenshot)))
+        """Make the reviewer's thumbnail while the PNG is hot (a report of a thousand attempts then only
+        links thumbnails), in the background so the story does not wait for it; ``write`` waits."""
+        self._thumbnails.append(self._thumbnailer.submit(make_thumbnail, (screenshot, packaged_thumbnail(screenshot))))
+
+    def flush(self) -> None:
+        """Wait for the background work (thumbnails): the package is complete before its record is written."""
+        for pending in self._thumbnails:
+            pending.result()
+        self._thumbnails.clear()
 
     def snapshot(self, name: str, data: Any) -> str:
         path = self.folder / "snapshots" / f"{_slug(name)}.json"
@@ -126,6 +149,7 @@ class EvidenceRecorder:
         return findings
 
     def write(self, record: AttemptRecord) -> Path:
+        self.flush()
         path = self.folder / "attempt.json"
         path.write_text(record.model_dump_json(indent=2) + "\n")
         return path

@@ -12,7 +12,7 @@ import re
 from datetime import datetime
 
 from harness.core.records import CheckRecord
-from harness.products.records import Agent, Comment, Run, Task
+from harness.products.records import Agent, Comment, RecordId, Run, Task
 from harness.running.journey import Journey
 
 
@@ -33,7 +33,7 @@ def require_delegation(journey: Journey, parent: Task, teammate: Agent, feedback
     journey.record_checks(delegation_checks(current, children, journey.lead, mate, feedback), [path])
 
 
-def cites_delivery(text: str, delivery_id: int, sha256: str) -> bool:
+def cites_delivery(text: str, delivery_id: RecordId, sha256: str) -> bool:
     return sha256 in text or re.search(rf"\bdelivery\s+#?{delivery_id}\b", text, re.IGNORECASE) is not None
 
 
@@ -54,7 +54,7 @@ def delegation_checks(parent: Task, children: list[Task], lead: Agent, teammate:
         CheckRecord(
             id="delegate.teammate-never-on-parent",
             passed=parent.assignee_id == lead.id and all(r.agent_id != teammate.id for r in parent.runs),
-            detail=f"parent assigned to agent {parent.assignee_id}; runs on it by agents {sorted({r.agent_id for r in parent.runs})}",
+            detail=f"parent assigned to agent {parent.assignee_id}; runs on it by agents {sorted({r.agent_id for r in parent.runs}, key=str)}",
         ),
     ]
     child = mine[0] if len(mine) == 1 else None

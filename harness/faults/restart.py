@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from harness.core.records import CheckRecord
 from harness.core.verdicts import InfrastructureFailed, Unexercised
 from harness.products.base import InstanceError
-from harness.products.records import Comment, Receipt, Run, Task
+from harness.products.records import Comment, Receipt, RecordId, Run, Task
 from harness.running.journey import Journey, PendingMessage
 
 Moment = Literal["before", "after", "final"]
@@ -30,16 +30,18 @@ class ReceiptDigest(BaseModel):
     tool: str
     target: str
     sha256: str
+    received_message_ids: list[str] = []
 
     @classmethod
     def of(cls, receipt: Receipt) -> ReceiptDigest:
         canonical = json.dumps(receipt.model_dump(), sort_keys=True, separators=(",", ":"))
         return cls(id=receipt.id, seq=receipt.seq, tool=receipt.tool, target=receipt.target,
-                   sha256=hashlib.sha256(canonical.encode()).hexdigest())  # fmt: skip
+                   sha256=hashlib.sha256(canonical.encode()).hexdigest(),
+                   received_message_ids=receipt.received_message_ids)  # fmt: skip
 
 
 class RunState(BaseModel):
-    id: int
+    id: RecordId
     status: str
     error_code: str | None
     runner_instance_id: str | None
@@ -60,8 +62,8 @@ class RunState(BaseModel):
 
 
 class MessageState(BaseModel):
-    id: int
-    consumed_by_run_id: int | None
+    id: RecordId
+    consumed_by_run_id: RecordId | None
 
     @classmethod
     def of(cls, comment: Comment | None) -> MessageState | None:
@@ -74,7 +76,7 @@ class RestartSnapshot(BaseModel):
     moment: Moment
     signal: str
     controller_instance_id: str
-    controller_pid: int
+    controller_pid: int | None
     run: RunState
     message: MessageState | None
     workspace: dict[str, str]
@@ -103,7 +105,7 @@ def restart_controller(
     current = journey.api.run(run.id)
     if current.status != "running":
         journey.ended_before(current, f"the {sig.name} restart")
-    mark = max((a.id for a in journey.api.activity()), default=0)
+    seen = {a.id for a in journey.api.activity()}
     before = _snapshot(journey, "before", sig, current, message_id)
     before_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-before", before)
     try:
@@ -112,7 +114,7 @@ def restart_controller(
         journey.instance.start()
     except InstanceError as error:
         raise InfrastructureFailed(f"the controller did not restart: {error}") from None
-    adopted = any(a.kind == "run_adopted" and a.run_id == run.id and a.id > mark for a in journey.api.activity())
+    adopted = any(a.kind == "run_adopted" and a.run_id == run.id and a.id not in seen for a in journey.api.activity())
     after_run = journey.api.run(run.id)
     after = _snapshot(journey, "after", sig, after_run, message_id)
     after_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-after", after)
@@ -140,12 +142,12 @@ def require_recovered(journey: Journey, task: Task, record: RestartRecord) -> No
     journey.record_checks(checks, [*record.evidence, final_path])
 
 
-def _snapshot(journey: Journey, moment: Moment, sig: signal.Signals, run: Run, message_id: int | None) -> RestartSnapshot:
-    health = journey.api.health()
+def _snapshot(journey: Journey, moment: Moment, sig: signal.Signals, run: Run, message_id: RecordId | None) -> RestartSnapshot:
+    controller = journey.api.controller()
     task = journey.api.task(run.task_id)
     message = next((c for c in task.user_messages() if c.id == message_id), None)
     return RestartSnapshot(
-        moment=moment, signal=sig.name, controller_instance_id=health["instance_id"], controller_pid=health["pid"],
+        moment=moment, signal=sig.name, controller_instance_id=controller.instance_id, controller_pid=controller.pid,
         run=RunState.of(run), message=MessageState.of(message), workspace=journey.api.workspace_hashes(run.task_id),
     )
 
@@ -181,6 +183,8 @@ def restart_checks(record: RestartRecord, final: RestartSnapshot, task: Task, sh
                 f"{'re-adopted' if record.adopted else 'NOT re-adopted'} by the new controller"),
     ))  # fmt: skip
     checks.append(_message_check(before, task, shown_in_thread))
+    if before.message is not None:  # without one, restart.message-survived already names what is missing
+        checks.append(_received_check(before, final))
     ids = [r.id for r in final.run.receipts]
     seqs = [r.seq for r in final.run.receipts]
     repeated = _duplicates(ids) + _duplicates([(r.tool, r.target, r.sha256) for r in final.run.receipts])
@@ -206,6 +210,24 @@ def restart_checks(record: RestartRecord, final: RestartSnapshot, task: Task, sh
         detail=f"{len(replies)} replies and {len(shas)} deliveries, none twice" if not doubled else f"recorded twice: {doubled[:3]}",
     ))  # fmt: skip
     return checks
+
+
+def _received_check(before: RestartSnapshot, final: RestartSnapshot) -> CheckRecord:
+    """The runner itself says it received the late message: after the restart if it was still queued then.
+
+    The product's "consumed by run N" is its own word; a late message that
+    does not visibly change the ZIP would slip through on that word alone.
+    """
+    check_id = "restart.message-received"
+    assert before.message is not None
+    late = str(before.message.id)
+    queued = before.message.consumed_by_run_id is None
+    window = final.run.receipts[len(before.run.receipts):] if queued else final.run.receipts
+    reads = [r for r in window if late in r.received_message_ids]
+    when = "after the restart" if queued else "(it was read before the restart)"
+    detail = (f"run {final.run.id}'s receipt {reads[0].id} ({reads[0].tool}) lists message {late} {when}" if reads
+              else f"no read receipt of run {final.run.id} lists message {late} {when}")
+    return CheckRecord(id=check_id, passed=bool(reads), detail=detail)
 
 
 def _message_check(before: RestartSnapshot, task: Task, shown_in_thread: int) -> CheckRecord:

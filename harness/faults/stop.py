@@ -10,20 +10,19 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from harness.core.records import CheckRecord
-from harness.core.verdicts import Unexercised
-from harness.core.waiting import WaitTimeout, wait_for
+from harness.core.verdicts import StoryFailed, Unexercised
 from harness.products.base import TaskView
-from harness.products.records import Run, Task
+from harness.products.records import RecordId, Run, Task
 from harness.running.journey import Journey
 
 STOP_TRIES = 3
-GROUP_EXIT_WAIT_S = 15.0
+STOP_RESULT_WAIT_S = 30.0
 
 
 class StopRecord(BaseModel):
     """The Stop the story made, kept as a snapshot in the package."""
 
-    run_id: int
+    run_id: RecordId
     pid: int | None
     product_says_group_gone: bool
     harness_saw_group_gone: bool
@@ -50,10 +49,14 @@ def stop_active_work(journey: Journey, task: Task, source: str, more_work: str) 
         target = journey.wait_until_saved(task, source)
         if target is not None:
             journey.screenshot("before stop")
-            page.click_stop(target.id)
-            ended = journey.wait(lambda r=target: _ended(journey, r.id), f"run {target.id} to end")
+            clicked = page.click_stop(target.id)
+            ended = journey.wait(lambda r=target: _ended(journey, r.id), f"run {target.id} to end", "run-ended-after-stop")
             if ended.status == "cancelled":
                 return _stopped(journey, page, ended, requests_for_work)
+            if clicked:  # Stop landed inside the agent's long step, and the run went on to its own end
+                detail = f"Stop was clicked while run {target.id} was running; the run ended {ended.status}"
+                journey.record_checks([CheckRecord(id="stop.run-cancelled", passed=False, detail=detail)], [])
+                raise StoryFailed(detail)
         journey.evidence.note("stop missed", "the agent finished before Stop landed; asking for more work to stop")
         journey.send_message(more_work)
     raise Unexercised(f"the agent finished {STOP_TRIES} times before Stop could be clicked")
@@ -64,7 +67,8 @@ def require_short_reply(
 ) -> None:
     """After a reload: the request shown once, the answer holds the nonce, nothing else ran or wrote."""
     page = journey.current_page()
-    page.reload()
+    with journey.expecting("task-page-shown", f"reloading task {task.id}"):
+        page.reload()
     latest = page.latest_reply()
     view = ShortReplyView(request_copies=len(page.user_messages_with(request)),
                           latest_reply=latest.body if latest else None, status=page.status())
@@ -75,28 +79,35 @@ def require_short_reply(
                                    "snapshots/workspace-after-reply.json"])
 
 
-def _ended(journey: Journey, run_id: int) -> Run | None:
+def _ended(journey: Journey, run_id: RecordId) -> Run | None:
     run = journey.api.run(run_id)
     return None if run.active else run
 
 
 def _stopped(journey: Journey, page: TaskView, run: Run, requests_for_work: int) -> StopRecord:
-    page.wait_for_stop_result(run.id, timeout=journey.deadline.budget(30))
-    pid = run.identity.pid
-    try:
-        wait_for(lambda: pid is None or not journey.instance.process_group_alive(pid) or None,
-                 timeout=journey.deadline.budget(GROUP_EXIT_WAIT_S), what=f"process group {pid} to exit")
-        group_gone = True
-    except WaitTimeout:
-        group_gone = False
-    journey.excuse_interruption(run)
+    """The moment the product reports the run's processes gone, look for them: no grace period.
+
+    A runner the product never signalled is still inside its long step then;
+    only a product that really ended the process group passes.
+    """
+    with journey.expecting("stop-result-shown", f"the page reporting run {run.id} stopped"):
+        page.wait_for_stop_result(run.id, timeout=journey.deadline.budget(STOP_RESULT_WAIT_S))
     final = journey.api.run(run.id)
+    pid = run.identity.pid
+    group_gone = pid is None or not journey.instance.process_group_alive(pid)
+    journey.excuse_interruption(run)
     record = StopRecord(run_id=run.id, pid=pid, product_says_group_gone=bool(final.process_group_gone),
                         harness_saw_group_gone=group_gone, requests_for_work=requests_for_work)
     journey.evidence.snapshot("stop", record)
     journey.evidence.note("stopped", f"run {run.id} cancelled; process group {pid} gone: {group_gone}")
     journey.screenshot("stopped")
     return record
+
+
+def _later(task: Task, run: Run, than: Run) -> bool:
+    """``run`` came after ``than``: ids are opaque, so order comes from the task's runs, oldest first."""
+    order = [r.id for r in task.runs]
+    return order.index(run.id) > order.index(than.id)
 
 
 def changed_paths(before: dict[str, str], after: dict[str, str]) -> list[str]:
@@ -139,7 +150,7 @@ def stop_checks(
         CheckRecord(
             id="stop.reply-has-nonce",
             passed=(view.latest_reply is not None and nonce in view.latest_reply and answering is not None
-                    and answering.id > record.run_id and answering.status == "succeeded"),
+                    and stopped is not None and _later(task, answering, stopped) and answering.status == "succeeded"),
             detail=f"latest reply {'contains' if view.latest_reply and nonce in view.latest_reply else 'LACKS'} the nonce; "
                    f"written by run {answering.id if answering else '-'} ({answering.status if answering else '-'})",
         ),  # fmt: skip

@@ -12,6 +12,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+# Ids are opaque: the testbed numbers its records, Paperclip names them with UUID strings.
+# Compare them for equality only, never for order (use the records' times for that).
+RecordId = int | str
+
 TaskStatus = Literal["todo", "in_progress", "in_review", "blocked", "done", "cancelled"]
 RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 ACTIVE_RUN_STATUSES: tuple[RunStatus, ...] = ("queued", "running")
@@ -38,10 +42,10 @@ class Company(Record):
 
 
 class Agent(Record):
-    id: int
+    id: RecordId
     name: str
     role: str
-    reports_to: int | None
+    reports_to: RecordId | None
     adapter: str
     model: str
     budget_cents: int | None = None
@@ -49,19 +53,24 @@ class Agent(Record):
 
 
 class Comment(Record):
-    id: int
-    task_id: int
+    id: RecordId
+    task_id: RecordId
     author_kind: Literal["user", "agent"]
-    agent_id: int | None
+    agent_id: RecordId | None
     author_name: str
-    run_id: int | None
+    run_id: RecordId | None
     body: str
     created_at: str
-    consumed_by_run_id: int | None
+    consumed_by_run_id: RecordId | None
     consumed_at: str | None
 
 
+READ_TOOLS = frozenset({"read_task", "read_inbox"})
+
+
 class Receipt(Record):
+    """One tool step the agent's runner reported while it worked, in its own words."""
+
     id: str
     seq: int
     tool: str
@@ -69,6 +78,16 @@ class Receipt(Record):
     ok: bool
     detail: str
     created_at: str
+
+    @property
+    def received_message_ids(self) -> list[str]:
+        """The messages a read step says the agent received (``... ids 3,4``): the runner's own word, not the product's.
+
+        Ids are compared as text, because records keep them opaque.
+        """
+        if self.tool not in READ_TOOLS or "ids " not in self.detail:
+            return []
+        return [part.strip() for part in self.detail.rpartition("ids ")[2].split(",") if part.strip() not in ("", "-")]
 
 
 class RunIdentity(Record):
@@ -78,9 +97,9 @@ class RunIdentity(Record):
 
 
 class Run(Record):
-    id: int
-    task_id: int
-    agent_id: int
+    id: RecordId
+    task_id: RecordId
+    agent_id: RecordId
     status: RunStatus
     identity: RunIdentity
     queued_at: str
@@ -99,9 +118,9 @@ class Run(Record):
 
 
 class Delivery(Record):
-    id: int
-    task_id: int
-    run_id: int
+    id: RecordId
+    task_id: RecordId
+    run_id: RecordId
     sha256: str
     size: int
     files: list[str]
@@ -110,22 +129,22 @@ class Delivery(Record):
 
 
 class TaskSummary(Record):
-    id: int
+    id: RecordId
     title: str
     status: TaskStatus
-    assignee_id: int | None
+    assignee_id: RecordId | None
     assignee_name: str | None
-    parent_id: int | None
+    parent_id: RecordId | None
     updated_at: str
 
 
 class Task(TaskSummary):
     body: str
     comments: list[Comment]
-    runs: list[Run]
+    runs: list[Run]  # oldest first: the only order between runs a story may rely on
     deliveries: list[Delivery]
     children: list[TaskSummary]
-    active_run_id: int | None
+    active_run_id: RecordId | None
     unconsumed_user_messages: int
 
     @property
@@ -148,15 +167,22 @@ class Task(TaskSummary):
         )
 
 
+class Controller(Record):
+    """The product's controller process as its API describes it: a new ``instance_id`` proves a restart."""
+
+    instance_id: str
+    pid: int | None
+
+
 class StopResult(Record):
     run: Run
     process_group_gone: bool
 
 
 class Activity(Record):
-    id: int
+    id: RecordId
     at: str
     kind: str
-    task_id: int | None
-    run_id: int | None
+    task_id: RecordId | None
+    run_id: RecordId | None
     message: str

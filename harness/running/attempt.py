@@ -28,6 +28,7 @@ from harness.core.settings import RunSettings
 from harness.core.records import Accounting, AttemptRecord, CellIdentity, Provenance, Timing, utc_now
 from harness.evidence.secret_scan import describe, secrets_from_environment
 from harness.core.verdicts import StoryOutcome, Verdict
+from harness.running.interrupt import interrupted
 
 
 class AttemptContext(BaseModel):
@@ -76,21 +77,66 @@ def run_cell(
 
 
 def _play(cell: Cell, context: AttemptContext, open_journey: OpenJourney) -> tuple[Verdict, str, Conclusion]:
-    """Run the story; the verdict the way it ended, before the checks are counted."""
+    """Run the story, then conclude (final evidence, lifecycle checks) whatever happened; classify how it ended.
+
+    Concluding never hides the story's own ending: if the story already
+    ended (a failure, Ctrl-C), an error while concluding is logged, not promoted.
+    """
     story = importlib.import_module(cell.case.story).story
     conclusion = Conclusion()
+    ending: BaseException | None = None
     try:
         with open_journey(context) as journey:
             try:
                 story(journey)
-            finally:
+            except BaseException as error:  # noqa: BLE001  decided below, once concluding is done
+                ending = error
+            try:
                 conclusion = journey.conclude()
-    except StoryOutcome as outcome:
-        return outcome.verdict, outcome.reason, conclusion
-    except Exception as error:  # the harness or the machine broke, not the agent
-        (context.recorder.folder / "logs" / "harness-error.txt").write_text(traceback.format_exc())
-        return Verdict.INFRASTRUCTURE_FAILED, f"{type(error).__name__}: {error}", conclusion
-    return Verdict.PASSED, "", conclusion
+            except Exception as error:
+                _log_error(context, error, "while concluding")
+                ending = ending or error
+    except BaseException as error:  # noqa: BLE001  the product or the browser failed to open or close
+        ending = ending or error
+    if ending is None:
+        return Verdict.PASSED, "", conclusion
+    verdict, reason = classify(ending, context)
+    return verdict, reason, conclusion
+
+
+def classify(ending: BaseException, context: AttemptContext) -> tuple[Verdict, str]:
+    """The one place that turns how a story ended into a verdict class (before its checks are counted)."""
+    if interrupted() or isinstance(ending, KeyboardInterrupt):
+        raise KeyboardInterrupt from ending
+    if isinstance(ending, StoryOutcome):
+        return ending.verdict, ending.reason
+    if not isinstance(ending, Exception):
+        raise ending
+    _log_error(context, ending, "")  # the harness or the machine broke, not the product
+    return Verdict.INFRASTRUCTURE_FAILED, f"{type(ending).__name__}: {ending}"
+
+
+def _log_error(context: AttemptContext, error: BaseException, when: str) -> None:
+    text = "".join(traceback.format_exception(error))
+    with (context.recorder.folder / "logs" / "harness-error.txt").open("a") as log:
+        log.write(f"--- {type(error).__name__} {when}\n{text}\n")
+
+
+def count_checks(verdict: Verdict, reason: str, failed: list[str]) -> tuple[Verdict, str]:
+    """A failed check is never hidden: it makes a pass or an infrastructure failure a failure, and is always named.
+
+    Only what is not the product (Docker, the browser, the harness) may be
+    ``infrastructure_failed``, and only that is retried: a product that broke
+    a check while the machine also failed is still a product failure.
+    """
+    if not failed:
+        return verdict, reason
+    named = "failed checks: " + ", ".join(failed)
+    if verdict is Verdict.PASSED:
+        return Verdict.FAILED, named
+    if verdict is Verdict.INFRASTRUCTURE_FAILED:
+        return Verdict.FAILED, f"{named} (then: {reason})"
+    return verdict, f"{reason} ({named})"
 
 
 def run_attempt(
@@ -119,11 +165,7 @@ def run_attempt(
             _finish(recorder, cell, settings, attempt_id, retry_of, verdict, reason, started, deadline,
                     conclusion, secret_patterns)  # fmt: skip
             raise
-        failed = [check.id for check in recorder.failed_checks()]
-        if verdict is Verdict.PASSED and failed:
-            verdict, reason = Verdict.FAILED, "failed checks: " + ", ".join(failed)
-        elif verdict is Verdict.FAILED and failed:
-            reason = f"{reason} (failed checks: {', '.join(failed)})"
+        verdict, reason = count_checks(verdict, reason, [check.id for check in recorder.failed_checks()])
     return _finish(recorder, cell, settings, attempt_id, retry_of, verdict, reason, started, deadline,
                    conclusion, secret_patterns)  # fmt: skip
 
@@ -164,6 +206,7 @@ def _finish(
             agent_run_s=conclusion.agent_run_s,
             harness_overhead_s=None if conclusion.agent_run_s is None else round(wall - conclusion.agent_run_s, 3),
             deadline_s=deadline.seconds,
+            phases={phase: round(seconds, 3) for phase, seconds in recorder.phases.items()},
         ),
         accounting=conclusion.accounting,
         provenance=Provenance(

@@ -11,34 +11,40 @@ API client, paths in the evidence recorder: never in a story.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 import secrets
+import time
 from datetime import datetime
 from typing import Any, Literal, NoReturn
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel
 
 from harness.checks.facts import lifecycle_facts
 from harness.checks.lifecycle import grade_lifecycle
+from harness.checks.ui import thread_matches_records
 from harness.core.records import CheckRecord, DownloadRecord
-from harness.core.verdicts import InfrastructureFailed, StoryFailed, Unexercised
+from harness.core.verdicts import ExpectationUnmet, InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.products import product_driver
 from harness.products.base import ProductDriver, ProductInstance, TaskView
-from harness.products.records import Agent, Comment, Run, Task
+from harness.products.records import Agent, Comment, RecordId, Run, Task
 from harness.running.attempt import AttemptContext, Conclusion
 from harness.running.model_server import agent_cli_versions, model_server
+from harness.running.watch import InvariantWatch
 
 SCRIPTED_PACE_S = 0.05
+SETTLE_S = 5.0
 FINISHED_STATUSES = {"done", "in_review", "blocked", "cancelled"}
 
 
 class PendingMessage(BaseModel):
     """A message whose Send was pressed but whose storing nobody waited for yet."""
 
-    task_id: int
+    task_id: RecordId
     text: str
-    known_ids: frozenset[int]
+    known_ids: frozenset[RecordId]
 
 
 class Journey:
@@ -61,9 +67,12 @@ class Journey:
         self.browser_context = browser_context
         self.page = browser_context.new_page()
         self.sent_messages: list[str] = []
-        self.interrupted_run_ids: list[int] = []
+        self.interrupted_run_ids: list[RecordId] = []
         self.current: TaskView | None = None
         self.oracle_image: str | None = None
+        self.watch = InvariantWatch(self.api, self.evidence, self.screenshot)
+        self._grader = ThreadPoolExecutor(max_workers=2, thread_name_prefix="oracle")
+        self._grades: list[tuple[DownloadRecord, str, Future[Any]]] = []
         self.agent_clis: dict[str, str] = {}
         self.lead = self._hire("Avery", "lead engineer")
 
@@ -84,17 +93,47 @@ class Journey:
 
     # ---- what a person does in the browser ---------------------------------------
 
-    def wait(self, probe: Callable[[], Any], what: str) -> Any:
-        """Poll the product until ``probe`` answers, within what is left of the attempt deadline."""
+    def wait(self, probe: Callable[[], Any], what: str, expectation: str, timeout: float | None = None) -> Any:
+        """Poll the product until ``probe`` answers, sampling the invariants meanwhile.
+
+        A state that never comes within ``timeout`` (default: what is left of
+        the attempt) fails the attempt under ``expect.<expectation>``.
+        """
+        def watched() -> Any:
+            with self.evidence.timed("invariants"):
+                self.watch.sample(shown=self._badge if self.current is not None else None)
+            return probe()
+
         try:
-            return wait_for(probe, timeout=self.deadline.budget(), what=what)
-        except WaitTimeout:
-            raise self.deadline.exceeded(f"waiting for {what}") from None
+            return wait_for(watched, timeout=self.deadline.budget(timeout), what=what)
+        except WaitTimeout as error:
+            self.unmet(expectation, str(error))
+
+    @contextmanager
+    def expecting(self, expectation: str, what: str) -> Iterator[None]:
+        """A page-object step whose wait times out is the product's failure, under ``expect.<expectation>``."""
+        try:
+            yield
+        except (PlaywrightTimeoutError, AssertionError, TimeoutError) as error:
+            self.unmet(expectation, f"{what}: {str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__}")
+
+    def unmet(self, expectation: str, detail: str) -> NoReturn:
+        """Keep the failed expectation with the screen as it was, and end the story as failed."""
+        check_id = f"expect.{expectation}"
+        self.screenshot(f"unmet {expectation}")
+        self.evidence.check(check_id, False, detail, [self.evidence.screenshots[-1]])
+        raise ExpectationUnmet(check_id, f"{check_id}: {detail}")
+
+    def _badge(self) -> tuple[RecordId, str]:
+        """The status the person sees on the open task's page."""
+        page = self.current_page()
+        return page.task_id, page.status()
 
     def screenshot(self, step: str) -> None:
-        path = self.evidence.screenshot_path(step)
-        self.page.screenshot(path=path, full_page=True)
-        self.evidence.thumbnail(path)
+        with self.evidence.timed("screenshots"):
+            path = self.evidence.screenshot_path(step)
+            self.page.screenshot(path=path, full_page=True)
+            self.evidence.thumbnail(path)
 
     def record_checks(self, checks: list[CheckRecord], evidence: list[str]) -> None:
         """Keep checks decided elsewhere (a fault module's rules), each linked to its evidence."""
@@ -104,8 +143,9 @@ class Journey:
     def create_task(self, title: str, body: str, assignee: Agent | None = None) -> Task:
         """Open the product, fill the new-task form and land on the task's page."""
         assignee = assignee or self.lead
-        tasks = self.driver.task_list(self.page, self.instance.base_url).open()
-        self.current = tasks.create_task(title=title, body=body, assignee=assignee.name)
+        with self.expecting("task-page-shown", f"creating task {title!r} in the browser"):
+            tasks = self.driver.task_list(self.page, self.instance.base_url).open()
+            self.current = tasks.create_task(title=title, body=body, assignee=assignee.name)
         task = self.api.task(self.current.task_id)
         self.evidence.note("create task", f"task {task.id} {title!r} for {assignee.name}")
         self.screenshot(f"task {task.id} created")
@@ -113,15 +153,17 @@ class Journey:
 
     def open_task(self, task: Task) -> None:
         """Go to a task's page (for example back to the parent), as a person following a link would."""
-        self.current = self.driver.task_page(self.page, self.instance.base_url, task.id).open()
+        with self.expecting("task-page-shown", f"opening task {task.id}"):
+            self.current = self.driver.task_page(self.page, self.instance.base_url, task.id).open()
         self.evidence.note("open task", f"task {task.id}")
 
     def open_child_task(self, parent: Task) -> Task:
         """Wait until the lead has created a child task, then follow its link from the parent's page."""
-        self.wait(lambda: self.api.task(parent.id).children or None, f"a child task of task {parent.id}")
+        self.wait(lambda: self.api.task(parent.id).children or None, f"a child task of task {parent.id}", "child-task-created")
         if self.current_page().task_id != parent.id:
             self.open_task(parent)
-        self.current = self.current_page().open_child(0)
+        with self.expecting("child-task-page-shown", f"following the child link of task {parent.id}"):
+            self.current = self.current_page().open_child(0)
         child = self.api.task(self.current.task_id)
         self.evidence.note("open child task", f"task {child.id} assigned to {child.assignee_name}")
         self.screenshot(f"child task {child.id}")
@@ -145,7 +187,7 @@ class Journey:
                 return run
             return "settled" if current.settled and current.runs and not current.runs[-1].active else None
 
-        found = self.wait(saved, f"{filename} saved by a running run on task {task.id}")
+        found = self.wait(saved, f"{filename} saved by a running run on task {task.id}", "source-saved")
         if found == "settled":
             return None
         self.evidence.note("source saved", f"run {found.id} (pid {found.identity.pid}) saved {filename} on task {task.id}")
@@ -163,7 +205,7 @@ class Journey:
         if run.status == "succeeded":
             self.evidence.note("premise missed", f"run {run.id} succeeded before {fault}")
             raise Unexercised(f"run {run.id} finished before {fault} could be injected")
-        self.wait(lambda: self.api.task(run.task_id).settled or None, f"task {run.task_id} to settle")
+        self.wait(lambda: self.api.task(run.task_id).settled or None, f"task {run.task_id} to settle", "task-settled")
         raise StoryFailed(f"run {run.id} ended {run.status} ({run.error_code}) before {fault}")
 
     # ---- messages ---------------------------------------------------------------------
@@ -171,10 +213,12 @@ class Journey:
     def send_message(self, text: str) -> Comment:
         """Type into the current task's composer and send; returns the message once the page shows it."""
         page = self.current_page()
-        shown = page.send_message(text)
+        known = frozenset(c.id for c in self.api.task(page.task_id).comments)
+        with self.expecting("message-shown", f"sending a message on task {page.task_id}"):
+            page.send_message(text)
         self._sent(text)
         self.screenshot("message sent")
-        return next(c for c in self.api.task(page.task_id).comments if c.id == shown.id)
+        return self.wait_until_stored(PendingMessage(task_id=page.task_id, text=text, known_ids=known))
 
     def submit_message(self, text: str) -> PendingMessage:
         """Type and press Send without waiting for the page: a fault that lands "once the message is
@@ -193,7 +237,7 @@ class Journey:
                      if c.id not in pending.known_ids and c.body.strip() == pending.text.strip()]
             return fresh[0] if fresh else None
 
-        return self.wait(stored, f"the message to be stored on task {pending.task_id}")  # type: ignore[no-any-return]
+        return self.wait(stored, f"the message to be stored on task {pending.task_id}", "message-stored")  # type: ignore[no-any-return]
 
     def _sent(self, text: str) -> None:
         self.sent_messages.append(text)
@@ -216,14 +260,29 @@ class Journey:
         return "N" + secrets.token_hex(5).upper()
 
     def wait_until_finished(self, task: Task, what: str = "the agent to finish") -> Task:
-        """Wait until nothing runs or waits on the task and it left active work; then look at it."""
+        """Wait until nothing runs or waits on the task and it left active work; then look at it.
+
+        Once the task is finished and nothing runs, its bookkeeping (no
+        message still counted unread) gets ``SETTLE_S`` to catch up: a product
+        that never settles fails under ``expect.task-settled`` in seconds, not
+        at the attempt deadline.
+        """
+        finished_since: list[float] = []
+
         def finished() -> Task | None:
             current = self.api.task(task.id)
-            return current if current.settled and current.status in FINISHED_STATUSES else None
+            if current.status not in FINISHED_STATUSES or any(run.active for run in current.runs):
+                finished_since.clear()
+                return None
+            finished_since[:1] = finished_since[:1] or [time.monotonic()]
+            return current if current.settled or time.monotonic() - finished_since[0] > SETTLE_S else None
 
-        current = self.wait(finished, f"{what} on task {task.id}")
-        page = self.current_page()
-        page.wait_until_status(current.status, timeout=self.deadline.budget(30))
+        current = self.wait(finished, f"{what} on task {task.id}", "task-finished")
+        if not current.settled:
+            self.unmet("task-settled", f"task {task.id} is {current.status} with nothing running, but "
+                       f"{current.unconsumed_user_messages} message(s) still count as unread after {SETTLE_S:.0f} s")
+        with self.expecting("page-shows-status", f"the page of task {task.id} showing {current.status}"):
+            self.current_page().wait_until_status(current.status, timeout=self.deadline.budget(30))
         self.evidence.note("finished", f"task {task.id} is {current.status}")
         self.screenshot(f"task {task.id} {current.status}")
         return current
@@ -235,7 +294,9 @@ class Journey:
             self.evidence.check(f"delivery.{phase}", False, f"task {task.id} has no delivery to download")
             raise StoryFailed(f"no delivery for {phase} on task {task.id}")
         latest = current.deliveries[-1]
-        data = self.current_page().download_delivery_id(latest.id)
+        with self.expecting("delivery-downloadable", f"downloading delivery {latest.id} from the page"):
+            with self.evidence.timed("downloads"):
+                data = self.current_page().download_delivery_id(latest.id)
         record = self.evidence.download(phase, data)
         self.evidence.check(
             f"delivery.{phase}.sha256", record.sha256 == latest.sha256,
@@ -249,7 +310,9 @@ class Journey:
         if delivery is None:
             self.evidence.check("delivery.redownload-identical", False, f"no delivery with sha256 {original.sha256} any more")
             return
-        data = self.current_page().download_delivery_id(delivery.id)
+        with self.expecting("delivery-downloadable", f"downloading delivery {delivery.id} again from the page"):
+            with self.evidence.timed("downloads"):
+                data = self.current_page().download_delivery_id(delivery.id)
         again = self.evidence.download(f"{original.phase}-again", data)
         self.evidence.check(
             "delivery.redownload-identical", again.sha256 == original.sha256,
@@ -266,23 +329,38 @@ class Journey:
 
     # ---- the independent oracle ----------------------------------------------------
 
-    def grade(self, download: DownloadRecord, mode: str) -> bool:
-        """Grade the downloaded ZIP in the locked-down container; the agent's word counts for nothing."""
-        from oracle import CannotGrade, grade
+    def grade(self, download: DownloadRecord, mode: str) -> None:
+        """Hand the downloaded ZIP to the oracle; the agent's word counts for nothing.
 
-        try:
-            result = grade(self.evidence.folder / download.path, mode)  # type: ignore[arg-type]
-        except CannotGrade as error:
-            raise InfrastructureFailed(f"the oracle could not grade: {error}") from None
-        self.oracle_image = result.image
-        path = self.evidence.oracle_result(download, mode, result.passed, result.model_dump(mode="json"))
-        failing = [check.id for check in result.checks if not check.passed]
-        detail = f"mode {mode}: passed" if result.passed else f"mode {mode}: failed {', '.join(failing)}"
-        self.evidence.check(f"oracle.{download.phase}", result.passed, detail, [download.path, path])
-        for check in result.checks:
-            if not check.passed:
-                self.evidence.check(f"oracle.{download.phase}.{check.id}", False, check.detail, [path])
-        return result.passed
+        Grading runs in the background while the person goes on (the agent
+        revises meanwhile); its checks are recorded when the attempt concludes.
+        """
+        self._grades.append((download, mode, self._grader.submit(self._grade_now, download, mode)))
+
+    def _grade_now(self, download: DownloadRecord, mode: str) -> Any:
+        from oracle import grade
+
+        with self.evidence.timed("oracle"):
+            return grade(self.evidence.folder / download.path, mode)
+
+    def _record_grades(self) -> None:
+        """Wait for every grade handed to the oracle and keep its result and checks."""
+        from oracle import CannotGrade
+
+        grades, self._grades = self._grades, []
+        for download, mode, pending in grades:
+            try:
+                result = pending.result()
+            except CannotGrade as error:
+                raise InfrastructureFailed(f"the oracle could not grade: {error}") from None
+            self.oracle_image = result.image
+            path = self.evidence.oracle_result(download, mode, result.passed, result.model_dump(mode="json"))
+            failing = [check.id for check in result.checks if not check.passed]
+            detail = f"mode {mode}: passed" if result.passed else f"mode {mode}: failed {', '.join(failing)}"
+            self.evidence.check(f"oracle.{download.phase}", result.passed, detail, [download.path, path])
+            for check in result.checks:
+                if not check.passed:
+                    self.evidence.check(f"oracle.{download.phase}.{check.id}", False, check.detail, [path])
 
     # ---- the end of the attempt -------------------------------------------------------
 
@@ -291,13 +369,25 @@ class Journey:
             raise RuntimeError("the story has not opened a task yet")
         return self.current
 
+    def _require_thread_matches(self, task: Task) -> None:
+        """The reloaded page shows each message the person sent exactly once, as the product stored it."""
+        page = self.current_page()
+        stored = task.user_messages()
+        shown = [message.id for message in stored for _ in page.user_messages_with(message.body)]
+        check = thread_matches_records([message.id for message in stored], shown)
+        self.evidence.check(check.id, check.passed, check.detail, [self.evidence.screenshots[-1]])
+
     def conclude(self) -> Conclusion:
-        """Final screenshot, persisted records, lifecycle checks; returns timing and accounting facts."""
+        """Oracle results, final screenshot, persisted records, lifecycle checks; returns timing and accounting facts."""
+        self._record_grades()
         if self.current is not None:
             self.current.reload()
-            if self.api.task(self.current.task_id).agent_replies():
+            shown = self.api.task(self.current.task_id)
+            if shown.agent_replies():
                 self.current.scroll_latest_reply_into_view()
             self.screenshot("final")
+            self._require_thread_matches(shown)
+        self.watch.conclude()
         tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
         records = self.evidence.snapshot("tasks", tasks)
         self.evidence.snapshot("agents", self.api.agents())
@@ -360,26 +450,31 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
         clis = agent_cli_versions(context.cell.profile)
         try:
             extra = {"model_upstream": model_upstream} if model_upstream else {}
-            instance = driver.start_instance(pace_for(context), **extra)
+            with recorder.timed("product start"):
+                instance = driver.start_instance(pace_for(context), defects=context.settings.product_defects, **extra)
         except Exception as error:
             raise InfrastructureFailed(f"the product did not start: {error}") from error
         recorder.note("product started", f"{driver.name} at {instance.base_url}, data folder {instance.data_dir}")
         if model_upstream:
             recorder.note("model replay", f"{model_upstream} ({', '.join(clis.values())})")
-        browser_context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
-        browser_context.tracing.start(screenshots=True, snapshots=True)
+        with recorder.timed("browser"):
+            browser_context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
+            browser_context.tracing.start(screenshots=True, snapshots=True)
         try:
-            journey = Journey(context, driver, instance, browser_context)
-            journey.agent_clis = clis
+            with recorder.timed("journey setup"):
+                journey = Journey(context, driver, instance, browser_context)
+                journey.agent_clis = clis
             yield journey
         finally:
             try:
-                browser_context.tracing.stop(path=recorder.folder / "trace.zip")
-                browser_context.close()
+                with recorder.timed("trace"):
+                    browser_context.tracing.stop(path=recorder.folder / "trace.zip")
+                    browser_context.close()
             finally:
-                instance.stop_controller()
-                for log in instance.log_paths():
-                    recorder.keep_file(log, f"logs/{log.name}")
-                instance.close()
+                with recorder.timed("product stop"):
+                    instance.stop_controller()
+                    for log in instance.log_paths():
+                        recorder.keep_file(log, f"logs/{log.name}")
+                    instance.close()
 
     return open_journey

@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Playwright
 
 from harness.core.settings import SETTINGS_OPTION, RunSettings
+from harness.running import interrupt
 from harness.running.browser import launch_options
 from harness.running.selection import select
 
@@ -44,6 +45,7 @@ def settings_of(config: pytest.Config) -> RunSettings | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    interrupt.install()
     settings = settings_of(config)
     if settings and settings.cells and not hasattr(config, "workerinput"):
         # Only on the controller (or a run without workers): workers' reports arrive here.

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from ..agent_client import AgentClient
 
 
+THINK_STEPS = 10
+
+
 @dataclass
 class AgentSession:
     client: AgentClient
@@ -35,6 +38,15 @@ class AgentSession:
     def step(self) -> None:
         """One visible step: slow enough for a person (or a story) to act between steps."""
         time.sleep(self.pace)
+
+    def think(self) -> None:
+        """A long step, as an agent reviewing what it just wrote.
+
+        Faults land inside it: a Stop the product never carried out finds the
+        runner still alive when the product says it is gone, instead of a
+        runner that happened to leave on its own at its next call.
+        """
+        time.sleep(self.pace * THINK_STEPS)
 
 
 class Adapter(Protocol):

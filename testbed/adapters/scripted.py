@@ -172,7 +172,7 @@ class ScriptedAgent:
             if not path.exists() or path.read_text() != text:
                 path.write_text(text)
                 self.api.receipt("write_file", name, detail=f"{len(text)} characters")
-            self.s.step()
+            self.s.think() if name == "slugify.py" else self.s.step()
             if self.persona == "crashes-mid-run" and name == "slugify.py":
                 self.api.flush()
                 log.error("crashes-mid-run persona: exiting without finishing")

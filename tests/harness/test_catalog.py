@@ -32,8 +32,9 @@ def suite(name: str) -> Suite:
 def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
     ids = [c.execution_id for c in CATALOG.cells()]
     assert ids == sorted(ids)
-    # 3 paid profiles + scripted on every case; runner-opencode on delegation only; 3 replay profiles on the replay cases
-    assert len(ids) == len(set(ids)) == 4 * len(CASES) + 1 + 3 * len(REPLAY_CASES)
+    # 3 paid profiles + scripted on every case, on the testbed and scripted on Paperclip; runner-opencode on
+    # delegation only; 3 replay profiles on the replay cases
+    assert len(ids) == len(set(ids)) == 5 * len(CASES) + 1 + 3 * len(REPLAY_CASES)
     for c in CATALOG.cells():
         assert c.execution_id.split(".") == [c.suite.name, c.profile.name, c.environment.name, c.case.name]
 
@@ -43,7 +44,8 @@ def test_manual_suite_holds_only_paid_live_cells() -> None:
     assert manual.manual_only
     assert [p.name for p in manual.profiles] == ["runner-codex", "runner-claude", "runner-codex-mini", "runner-opencode"]
     for c in CATALOG.cells():
-        assert c.paid == c.manual == (c.suite.name == MANUAL_SUITE)
+        assert c.paid == (c.suite.name == MANUAL_SUITE) and c.manual == c.suite.manual_only
+        assert c.manual or not c.paid  # a paid cell never runs unless named
         assert c.evidence_mode == ("live" if c.paid else "scripted")
 
 

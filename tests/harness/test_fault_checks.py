@@ -6,7 +6,7 @@ from typing import Any
 
 from harness.products.records import Agent, Receipt, Run, Task
 from harness.faults.late_feedback import cites_delivery, delegation_checks
-from harness.faults.restart import RestartRecord, RestartSnapshot, RunState, restart_checks
+from harness.faults.restart import MessageState, ReceiptDigest, RestartRecord, RestartSnapshot, RunState, restart_checks
 from harness.faults.stop import ShortReplyView, StopRecord, changed_paths, stop_checks
 
 SHA_EARLY, SHA_FINAL = "e" * 64, "f" * 64
@@ -110,6 +110,16 @@ def test_a_clean_restart_passes_and_a_missing_message_is_named() -> None:
     record.before.message = record.after.message = None
     final = snapshot("final", 6, status="succeeded", instance="B")
     assert failed(restart_checks(record, final, finished_task())) == ["restart.message-survived"]
+
+
+def test_the_late_message_must_be_received_by_the_runner_after_the_restart() -> None:
+    record = restart()
+    record.before.message = MessageState(id=4, consumed_by_run_id=None)  # queued when the controller went down
+    final = snapshot("final", 6, status="succeeded", instance="B")
+    assert failed(restart_checks(record, final, finished_task())) == ["restart.message-received"]
+    read = Receipt.model_validate(receipt(6, tool="read_inbox", target="1 message(s)") | {"detail": "ids 4"})
+    final.run.receipts.append(ReceiptDigest.of(read))
+    assert failed(restart_checks(record, final, finished_task())) == []
 
 
 def test_a_new_runner_or_a_rewritten_receipt_fails() -> None:

@@ -29,7 +29,7 @@ def test_a_bad_value_is_one_line_and_exit_2_before_anything_runs(
     command = [sys.executable, "-m", "harness.cli", "run", "--id", "build-revise", "--results", str(tmp_path), *flags]
     done = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
-    assert done.stderr.startswith(f"harness run: {refused} ") and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(f"harness: {refused} ") and done.stderr.count("\n") == 1, done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
     assert not any(tmp_path.iterdir()), "a refused run must not start"
 

@@ -83,11 +83,12 @@ def test_id_stands_alone(selectors: dict) -> None:
 @pytest.mark.parametrize(
     ("selectors", "listed"),
     [
-        ({"suites": ["nope"]}, "valid suites: everyday-workflows, everyday-workflows-replay, everyday-workflows-scripted"),
+        ({"suites": ["nope"]}, "valid suites: everyday-workflows, everyday-workflows-paperclip, everyday-workflows-replay, everyday-workflows-scripted"),
         ({"profiles": ["nope"]}, "valid profiles: replay-claude, replay-codex, replay-opencode, runner-claude, runner-codex, runner-codex-mini, runner-opencode, scripted"),
-        ({"environments": ["cloud"]}, "valid environments: local"),
+        ({"environments": ["cloud"]}, "valid environments: local, paperclip-local"),
         ({"cases": ["nope"]}, "valid cases: build-revise, delegate-feedback, recover-controller, recover-controller-sigkill, stop-redirect"),
-        ({"ids": ["nope"]}, f"valid ids: build-revise, delegate-feedback, recover-controller, recover-controller-sigkill, stop-redirect, {REPLAY_IDS[0]}"),
+        ({"ids": ["nope"]}, "valid ids: build-revise, delegate-feedback, recover-controller, recover-controller-sigkill, stop-redirect, "
+                          "everyday-workflows-paperclip.scripted.paperclip-local.build-revise"),
     ],
 )
 def test_unknown_values_list_the_valid_ones_on_one_line(selectors: dict, listed: str) -> None:
@@ -128,4 +129,4 @@ def test_malformed_shard_is_a_selection_error(text: str) -> None:
 
 def test_order_is_sorted_by_execution_id() -> None:
     cells = select(suites=["everyday-workflows"])
-    assert [c.execution_id for c in cells] == sorted(c.execution_id for c in CATALOG.cells() if c.manual)
+    assert [c.execution_id for c in cells] == sorted(c.execution_id for c in CATALOG.cells() if c.suite.name == "everyday-workflows")

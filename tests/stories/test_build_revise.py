@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import psutil
+import pytest
 from harness_runs import attempts, harness_run, processes_naming, processes_of, wait_for
 
 from harness.core.verdicts import Verdict
@@ -85,16 +86,22 @@ def test_a_paid_cell_without_credentials_is_skipped_not_run(tmp_path: Path) -> N
     assert done.returncode == 0 and "skipped" in done.stdout
 
 
-def test_ctrl_c_mid_story_tears_the_product_down_and_keeps_the_attempt(tmp_path: Path) -> None:
+@pytest.mark.parametrize("whole_group", [False, True], ids=["harness-only", "terminal-process-group"])
+def test_ctrl_c_mid_story_tears_the_product_down_and_keeps_the_attempt(tmp_path: Path, whole_group: bool) -> None:
+    """A terminal's Ctrl-C signals the whole process group: the browser dies first, the verdict still says why."""
     # The product's data folder is made under TMPDIR: that is how this test recognises its processes.
     # A short one: Chromium's sockets live there too, and socket paths are limited to 108 bytes.
     temp = Path(tempfile.mkdtemp(prefix="ctrl-c-"))
     command = [sys.executable, "-m", "harness.cli", "run", "--id", "build-revise", "--results", str(tmp_path),
                "--campaign", "test", "--pace", "0.5"]  # fmt: skip
     env = {**os.environ, "TMPDIR": str(temp)}
-    harness = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    harness = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                               start_new_session=whole_group)  # fmt: skip
     wait_for(lambda: [p for p in processes_naming(temp) if "--workspace" in " ".join(p.cmdline())], "a runner")
-    harness.send_signal(signal.SIGINT)
+    if whole_group:
+        os.killpg(harness.pid, signal.SIGINT)
+    else:
+        harness.send_signal(signal.SIGINT)
     output, _ = harness.communicate(timeout=120)
     assert harness.returncode != 0, output
     [record] = attempts(tmp_path)

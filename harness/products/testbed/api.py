@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import httpx
 
 from harness.core.waiting import WaitTimeout, wait_for
-from harness.products.records import Activity, Agent, Comment, Company, Delivery, Run, StopResult, Task, TaskSummary
+from harness.products.records import Activity, Agent, Comment, Company, Controller, Delivery, Run, StopResult, Task, TaskSummary
 
 __all__ = ["ApiClient", "ApiError", "WaitTimeout"]
 
@@ -47,6 +47,10 @@ class ApiClient:
 
     def health(self) -> dict[str, Any]:
         return self._json("GET", "/api/health")  # type: ignore[no-any-return]
+
+    def controller(self) -> Controller:
+        """The health answer names the controller process; a restart changes its instance id."""
+        return Controller.model_validate(self.health())
 
     def company(self) -> Company:
         return Company.model_validate(self._json("GET", "/api/company"))

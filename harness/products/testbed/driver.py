@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from harness.products.testbed.instance import TestbedInstance
@@ -15,9 +16,9 @@ class TestbedDriver:
     name = "testbed"
     secret_patterns = SECRET_PATTERNS
 
-    def start_instance(self, pace_s: float, model_upstream: str | None = None) -> TestbedInstance:
+    def start_instance(self, pace_s: float, defects: Sequence[str] = (), model_upstream: str | None = None) -> TestbedInstance:
         """``model_upstream``: where live agents' metering proxies send model calls (the replay server)."""
-        return TestbedInstance(pace=pace_s, model_upstream=model_upstream).start()
+        return TestbedInstance(pace=pace_s, defects=defects, model_upstream=model_upstream).start()
 
     def task_list(self, page: Any, base_url: str) -> TaskListPage:
         return TaskListPage(page, base_url)

@@ -13,11 +13,11 @@ import atexit
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -25,14 +25,9 @@ import httpx
 import psutil
 
 from harness.products.base import InstanceError
+from harness.products.processes import free_port, kill_groups, marked_processes, process_alive, process_group_alive
 
 from .api import ApiClient
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class TestbedInstance:
@@ -45,15 +40,18 @@ class TestbedInstance:
         pace: float = 0.05,
         keep_data: bool = False,
         startup_timeout: float = 30.0,
+        defects: Sequence[str] = (),
         model_upstream: str | None = None,
         agent_time_limit_s: float | None = None,
     ) -> None:
+        """``defects`` (calibration only) are product defects the controller switches on, at every start."""
         self._owns_data = data_dir is None
         self.data_dir = (data_dir or Path(tempfile.mkdtemp(prefix="testbed-"))).resolve()
         self.port = port or free_port()
         self.pace = pace
         self.keep_data = keep_data or not self._owns_data
         self.startup_timeout = startup_timeout
+        self.defects = tuple(defects)
         self.model_upstream = model_upstream  # the replay server for replay profiles: live agents' model calls go there
         self.agent_time_limit_s = agent_time_limit_s
         self.base_url = f"http://127.0.0.1:{self.port}"
@@ -97,6 +95,7 @@ class TestbedInstance:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         command = [sys.executable, "-m", "testbed", "serve", "--data", str(self.data_dir),
                    "--port", str(self.port), "--pace", str(self.pace)]  # fmt: skip
+        command += [f"--defect={name}" for name in self.defects]  # again on every restart
         if self.model_upstream:
             command.append(f"--model-upstream={self.model_upstream}")
         if self.agent_time_limit_s:
@@ -146,39 +145,10 @@ class TestbedInstance:
 
     def processes(self) -> list[psutil.Process]:
         """Every live process this instance started: controller, runners, their helpers."""
-        marker = str(self.data_dir)
-        found = []
-        for process in psutil.process_iter(["pid", "cmdline", "status"]):
-            try:
-                if process.info["status"] != psutil.STATUS_ZOMBIE and marker in " ".join(process.info["cmdline"] or []):
-                    found.append(process)
-            except psutil.Error:
-                continue
-        return found
+        return marked_processes(str(self.data_dir))
 
-    @staticmethod
-    def process_alive(pid: int, start_time: float, tolerance: float = 0.05) -> bool:
-        """True while the process with this pid *and* start time lives: a recycled pid is someone else."""
-        try:
-            process = psutil.Process(pid)
-            return process.status() != psutil.STATUS_ZOMBIE and abs(process.create_time() - start_time) <= tolerance
-        except psutil.Error:
-            return False
-
-    @staticmethod
-    def process_group_alive(pgid: int) -> bool:
-        """True while any live (non-zombie) process belongs to process group ``pgid``.
-
-        Runners lead their own session, so a runner's pid is its group id; a
-        helper that escaped into a new session is deliberately not counted.
-        """
-        for process in psutil.process_iter(["pid", "status"]):
-            try:
-                if process.info["status"] != psutil.STATUS_ZOMBIE and os.getpgid(process.pid) == pgid:
-                    return True
-            except (ProcessLookupError, psutil.Error):
-                continue
-        return False
+    process_alive = staticmethod(process_alive)
+    process_group_alive = staticmethod(process_group_alive)
 
     def close(self) -> None:
         """Tear everything down; safe to call more than once."""
@@ -196,17 +166,7 @@ class TestbedInstance:
             shutil.rmtree(self.data_dir, ignore_errors=True)
 
     def _kill_leftovers(self) -> None:
-        own_group = os.getpgrp()
-        for process in self.processes():
-            try:
-                group = os.getpgid(process.pid)
-                if group != own_group:
-                    os.killpg(group, signal.SIGKILL)
-                else:
-                    process.kill()
-            except (ProcessLookupError, PermissionError, psutil.Error):
-                continue
-        psutil.wait_procs(self.processes(), timeout=5)
+        kill_groups(self.processes())
 
     def __enter__(self) -> TestbedInstance:
         return self.start()

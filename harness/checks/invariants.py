@@ -1,0 +1,77 @@
+"""Invariants: rules a product must keep at every moment, sampled while a story waits.
+
+The lifecycle checks judge the records once the work is over; a product can
+be wrong on the way and right at the end (a task shown Done while its run is
+still writing, two runs active at once). These rules are checked on the same
+product-neutral facts at every wait, and a violation is kept with the moment
+it was seen. Each rule is a pure function of one sample, so calibration and
+unit tests can feed it facts by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pydantic import BaseModel
+
+from harness.checks.lifecycle import ACTIVE_STATUSES, LifecycleFacts
+
+
+class Violation(BaseModel):
+    """One broken rule about one subject (a task, a delivery), in words a reviewer can check."""
+
+    invariant: str
+    subject: str
+    detail: str
+
+
+Rule = Callable[[LifecycleFacts], list[Violation]]
+
+
+def done_while_active(facts: LifecycleFacts) -> list[Violation]:
+    """A task is not Done while a run on it is still running (a queued run may wait on a Done task)."""
+    active = {run.task_id: run.id for run in facts.runs if run.status == "running"}
+    return [
+        Violation(invariant="done-while-active", subject=f"task {task.id}",
+                  detail=f"task {task.id} is done while run {active[task.id]} is still running")
+        for task in facts.tasks if task.status == "done" and task.id in active
+    ]  # fmt: skip
+
+
+def one_active_run(facts: LifecycleFacts) -> list[Violation]:
+    """At most one active run per task, and the task's active-run pointer names exactly it."""
+    found = []
+    for task in facts.tasks:
+        active = sorted(run.id for run in facts.runs if run.task_id == task.id and run.status in ACTIVE_STATUSES)
+        expected = active[0] if len(active) == 1 else None
+        if len(active) > 1 or task.active_run_id != expected:
+            found.append(Violation(
+                invariant="one-active-run", subject=f"task {task.id}",
+                detail=f"task {task.id} points at active run {task.active_run_id}; active runs: {active or 'none'}",
+            ))  # fmt: skip
+    return found
+
+
+def unread_count(facts: LifecycleFacts) -> list[Violation]:
+    """A task's unread counter equals its stored messages that no run has read."""
+    found = []
+    for task in facts.tasks:
+        unread = [m.id for m in facts.messages if m.task_id == task.id and m.consumed_by_run_id is None]
+        if task.unconsumed_messages != len(unread):
+            found.append(Violation(
+                invariant="unread-count", subject=f"task {task.id}",
+                detail=f"task {task.id} counts {task.unconsumed_messages} unread message(s); stored unread: {unread or 'none'}",
+            ))  # fmt: skip
+    return found
+
+
+RULES: tuple[Rule, ...] = (done_while_active, one_active_run, unread_count)
+# Checked on the bytes, not the facts: the watch downloads each new delivery once.
+DELIVERY_BYTES = "delivery-bytes"
+# Checked across samples by the watch: a run's runner never changes while the run lives.
+RUNNER_IDENTITY = "runner-identity"
+NAMES: tuple[str, ...] = ("done-while-active", "one-active-run", "unread-count", DELIVERY_BYTES, RUNNER_IDENTITY)
+
+
+def violations(facts: LifecycleFacts) -> list[Violation]:
+    return [violation for rule in RULES for violation in rule(facts)]

@@ -1,0 +1,48 @@
+"""``python -m harness.products.paperclip install|bench``: what ``make paperclip`` and ``make bench`` run."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import time
+
+import psutil
+
+from harness.products.paperclip import install
+from harness.products.paperclip.instance import PaperclipInstance
+
+
+def _size(path: str) -> int:
+    import os
+
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs
+               if not os.path.islink(os.path.join(d, f)))  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m harness.products.paperclip")
+    parser.add_argument("command", choices=["install", "bench"])
+    args = parser.parse_args(argv)
+    if args.command == "install":
+        if shutil.which("node") is None or shutil.which("npm") is None:
+            raise SystemExit("Paperclip needs node and npm on PATH")
+        took = install.install()
+        started = time.monotonic()
+        install.template()
+        print(f"paperclip {install.PINNED_VERSION} in {install.INSTALL_DIR} "
+              f"({_size(str(install.MODULES)) / 2**30:.2f} GiB; npm {took:.0f} s; template {time.monotonic() - started:.1f} s)")
+        return 0
+    install.template()
+    instance = PaperclipInstance()
+    try:
+        instance.start()
+        rss = sum(p.memory_info().rss for p in instance.processes())
+        print(f"paperclip instance start-up (template copy to ready): {instance.startup_s:.2f} s; "
+              f"{len(instance.processes())} processes, {rss / 2**20:.0f} MiB resident")
+    finally:
+        instance.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

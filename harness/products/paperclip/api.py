@@ -1,0 +1,305 @@
+"""httpx client for Paperclip's public (board) API, answering in the harness's product records.
+
+Paperclip's JSON is richer and named differently; this is the one place it
+is translated. Where Paperclip has no field for what a record needs, the
+mapping says what stands in for it:
+
+- a message is *consumed* by the run Paperclip woke with it (the run's
+  ``contextSnapshot`` lists the comment ids it delivered);
+- a *delivery* is a ZIP attachment on the issue; its run is the run of the
+  uploading agent on that issue that was active when it was uploaded;
+- tool *receipts* are the ``EVERYDAY-RECEIPT`` lines the scripted agent
+  prints, read back from the run log Paperclip stores;
+- the *workspace* is the folder the harness gave the scripted agent (Paperclip
+  has no workspace API for ``process`` agents), read from disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from harness.products.records import (
+    Activity, Agent, Comment, Company, Controller, Delivery, Receipt, RecordId, Run, RunIdentity, Task, TaskSummary,
+)  # fmt: skip
+
+RECEIPT_MARK = "EVERYDAY-RECEIPT "
+TASK_STATUSES = {"backlog": "todo", "todo": "todo", "in_progress": "in_progress", "in_review": "in_review",
+                 "blocked": "blocked", "done": "done", "cancelled": "cancelled"}  # fmt: skip
+RUN_STATUSES = {"queued": "queued", "running": "running", "succeeded": "succeeded", "failed": "failed",
+                "cancelled": "cancelled", "timed_out": "failed"}  # fmt: skip
+TERMINAL_RUN_STATUSES = {"succeeded", "failed", "cancelled", "timed_out"}
+PAPERCLIP_ROLES = {"ceo", "cto", "cmo", "cfo", "security", "engineer", "designer", "pm", "qa", "devops", "researcher", "general"}
+SCRIPTED_MODULE = "testbed.adapters.paperclip_runner"
+
+
+class ApiError(RuntimeError):
+    def __init__(self, response: httpx.Response) -> None:
+        self.status_code = response.status_code
+        super().__init__(f"{response.request.method} {response.request.url.path} -> {response.status_code}: {response.text[:500]}")
+
+
+def _epoch(value: str | None) -> float | None:
+    return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() if value else None
+
+
+class PaperclipApi:
+    def __init__(
+        self, base_url: str, company_id: str, workspaces: Path, agent_settings: dict[str, str] | None = None, timeout: float = 15.0
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.company_id = company_id
+        self.workspaces = workspaces
+        self.agent_settings = agent_settings or {}
+        self.http = httpx.Client(base_url=self.base_url, timeout=timeout)
+        self._finished_runs: dict[str, dict[str, Any]] = {}  # terminal runs never change: read them once
+
+    def close(self) -> None:
+        self.http.close()
+
+    def _json(self, method: str, path: str, **kwargs: Any) -> Any:
+        response = self.http.request(method, path, **kwargs)
+        if response.status_code >= 400:
+            raise ApiError(response)
+        return response.json()
+
+    # ---- reads ------------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        return self._json("GET", "/api/health")  # type: ignore[no-any-return]
+
+    def controller(self) -> Controller:
+        """Paperclip names its server process by the time it started; the pid is not in its API."""
+        started = self.health()["serverInfo"]["processStartedAt"]
+        return Controller(instance_id=str(started), pid=None)
+
+    def company(self) -> Company:
+        raw = self._json("GET", f"/api/companies/{self.company_id}")
+        return Company(name=raw["name"], budget_cents=raw["budgetMonthlyCents"], spend_cents=raw["spentMonthlyCents"])
+
+    def _raw_agents(self) -> list[dict[str, Any]]:
+        return self._json("GET", f"/api/companies/{self.company_id}/agents")  # type: ignore[no-any-return]
+
+    def agents(self) -> list[Agent]:
+        return [self._agent(raw) for raw in self._raw_agents()]
+
+    @staticmethod
+    def _agent(raw: dict[str, Any]) -> Agent:
+        env = (raw.get("adapterConfig") or {}).get("env") or {}
+        return Agent(
+            id=raw["id"], name=raw["name"], role=raw.get("title") or raw["role"], reports_to=raw.get("reportsTo"),
+            adapter=_env_value(env, "EVERYDAY_ADAPTER") or raw["adapterType"], model=_env_value(env, "EVERYDAY_MODEL"),
+        )  # fmt: skip
+
+    def _raw_issues(self) -> list[dict[str, Any]]:
+        return self._json("GET", f"/api/companies/{self.company_id}/issues")  # type: ignore[no-any-return]
+
+    def tasks(self) -> list[TaskSummary]:
+        names = {a["id"]: a["name"] for a in self._raw_agents()}
+        issues = sorted(self._raw_issues(), key=lambda i: i["createdAt"])
+        return [self._summary(raw, names) for raw in issues]
+
+    @staticmethod
+    def _summary(raw: dict[str, Any], names: dict[str, str]) -> TaskSummary:
+        return TaskSummary(
+            id=raw["id"], title=raw["title"], status=TASK_STATUSES[raw["status"]], assignee_id=raw.get("assigneeAgentId"),
+            assignee_name=names.get(raw.get("assigneeAgentId") or ""), parent_id=raw.get("parentId"),
+            updated_at=raw["updatedAt"],
+        )  # fmt: skip
+
+    def issue(self, task_id: RecordId) -> dict[str, Any]:
+        """Paperclip's own JSON for an issue (the page objects need its identifier)."""
+        return self._json("GET", f"/api/issues/{task_id}")  # type: ignore[no-any-return]
+
+    def task(self, task_id: RecordId) -> Task:
+        raw = self.issue(task_id)
+        names = {a["id"]: a["name"] for a in self._raw_agents()}
+        runs_raw = sorted(self._json("GET", f"/api/issues/{task_id}/runs"), key=lambda r: r["createdAt"])
+        details = [self._run_detail(r["runId"], r["status"]) for r in runs_raw]
+        # Paperclip lists under a child issue the parent's run that created it; a task's runs are those woken for it.
+        details = [d for d in details if str((d.get("contextSnapshot") or {}).get("issueId")) == str(task_id)]
+        runs = [self._run(d, str(task_id)) for d in details]
+        delivered_by = {cid: d["id"] for d in details for cid in _delivered_comment_ids(d)}
+        comments = [self._comment(c, str(task_id), delivered_by)
+                    for c in sorted(self._json("GET", f"/api/issues/{task_id}/comments"), key=lambda c: c["createdAt"])]
+        attachments = sorted(self._json("GET", f"/api/issues/{task_id}/attachments"), key=lambda a: a["createdAt"])
+        deliveries = [self._delivery(a, str(task_id), details) for a in attachments if _is_zip(a)]
+        children = [self._summary(i, names) for i in sorted(self._raw_issues(), key=lambda i: i["createdAt"])
+                    if i.get("parentId") == str(task_id)]
+        active = next((r.id for r in runs if r.active), None)
+        unconsumed = sum(1 for c in comments if c.author_kind == "user" and c.consumed_by_run_id is None)
+        return Task(
+            **self._summary(raw, names).model_dump(), body=raw.get("description") or "", comments=comments, runs=runs,
+            deliveries=deliveries, children=children, active_run_id=active, unconsumed_user_messages=unconsumed,
+        )  # fmt: skip
+
+    def _run_detail(self, run_id: str, status: str) -> dict[str, Any]:
+        if run_id in self._finished_runs:
+            return self._finished_runs[run_id]
+        detail: dict[str, Any] = self._json("GET", f"/api/heartbeat-runs/{run_id}")
+        detail["receipts"] = self._receipts(run_id)
+        if detail["status"] in TERMINAL_RUN_STATUSES:
+            self._finished_runs[run_id] = detail
+        return detail
+
+    def _receipts(self, run_id: str) -> list[dict[str, Any]]:
+        """The agent's tool receipts, from the stdout Paperclip kept in the run's log."""
+        response = self.http.get(f"/api/heartbeat-runs/{run_id}/log")
+        if response.status_code >= 400:
+            return []
+        text = _log_stdout(response.json())
+        receipts = []
+        for line in text.splitlines():
+            if line.startswith(RECEIPT_MARK):
+                try:
+                    receipts.append(json.loads(line[len(RECEIPT_MARK):]))
+                except json.JSONDecodeError:
+                    continue
+        return receipts
+
+    def run(self, run_id: RecordId) -> Run:
+        detail = self._run_detail(str(run_id), "")
+        return self._run(detail, str((detail.get("contextSnapshot") or {}).get("issueId") or ""))
+
+    @staticmethod
+    def _run(raw: dict[str, Any], task_id: str) -> Run:
+        result = raw.get("resultJson") or {}
+        return Run(
+            id=raw["id"], task_id=task_id, agent_id=raw["agentId"], status=RUN_STATUSES[raw["status"]],
+            # Paperclip's runner identity is the process group it spawned and tracks for the run.
+            identity=RunIdentity(runner_instance_id=f"pgid-{raw['processGroupId']}" if raw.get("processGroupId") else None,
+                                 pid=raw.get("processPid"),
+                                 process_start_time=_epoch(raw.get("processStartedAt"))),
+            queued_at=raw["createdAt"], started_at=raw.get("startedAt"), ended_at=raw.get("finishedAt"),
+            cost_cents=0, error_code=raw.get("errorCode"),
+            terminal={"stop_reason": result.get("stopReason"), "exit_code": raw.get("exitCode"), "signal": raw.get("signal"),
+                      "error": raw.get("error")} if raw["status"] in TERMINAL_RUN_STATUSES else None,
+            process_group_gone=None,
+            receipts=[Receipt.model_validate(r) for r in raw.get("receipts", [])],
+        )  # fmt: skip
+
+    @staticmethod
+    def _comment(raw: dict[str, Any], task_id: str, delivered_by: dict[str, str]) -> Comment:
+        kind = "user" if raw["authorType"] == "user" else "agent"
+        consumer = delivered_by.get(raw["id"]) if kind == "user" else None
+        return Comment(
+            id=raw["id"], task_id=task_id, author_kind=kind, agent_id=raw.get("authorAgentId"),
+            author_name=raw.get("authorAgentId") or raw.get("authorUserId") or "", run_id=raw.get("createdByRunId"),
+            body=markdown_text(raw["body"]) if isinstance(raw["body"], str) else json.dumps(raw["body"]), created_at=raw["createdAt"],
+            consumed_by_run_id=consumer, consumed_at=None,
+        )  # fmt: skip
+
+    @staticmethod
+    def _delivery(raw: dict[str, Any], task_id: str, runs: list[dict[str, Any]]) -> Delivery:
+        at = raw["createdAt"]
+        run = next((r for r in runs if r["agentId"] == raw.get("createdByAgentId") and (r.get("startedAt") or "") <= at
+                    and (r.get("finishedAt") is None or at <= r["finishedAt"])), None)  # fmt: skip
+        return Delivery(
+            id=raw["id"], task_id=task_id, run_id=run["id"] if run else "", sha256=raw["sha256"], size=raw["byteSize"],
+            files=[], created_at=at, download_url=raw["downloadPath"],
+        )  # fmt: skip
+
+    def delivery_bytes(self, delivery_id: RecordId) -> bytes:
+        response = self.http.get(f"/api/attachments/{delivery_id}/content")
+        if response.status_code >= 400:
+            raise ApiError(response)
+        return response.content
+
+    def activity(self) -> list[Activity]:
+        raw = sorted(self._json("GET", f"/api/companies/{self.company_id}/activity"), key=lambda a: a["createdAt"])
+        return [
+            Activity(id=a["id"], at=a["createdAt"], kind=a["action"],
+                     task_id=a["entityId"] if a.get("entityType") == "issue" else None, run_id=a.get("runId"),
+                     message=json.dumps(a.get("details") or {})[:500])
+            for a in raw
+        ]  # fmt: skip
+
+    def workspace_hashes(self, task_id: RecordId) -> dict[str, str]:
+        folder = self.workspaces / str(task_id)
+        if not folder.is_dir():
+            return {}
+        return {
+            p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()
+            and not any(part.startswith(".") or part == "__pycache__" for part in p.relative_to(folder).parts)
+        }  # fmt: skip
+
+    # ---- writes -----------------------------------------------------------------
+
+    def create_agent(
+        self, name: str, role: str = "engineer", reports_to: RecordId | None = None, adapter: str = "scripted",
+        model: str = "default",
+    ) -> Agent:
+        """An agent on Paperclip's ``process`` adapter running the scripted agent (the one adapter offered here)."""
+        if adapter != "scripted":
+            raise ValueError(f"the Paperclip driver runs only the scripted agent, not {adapter!r}")
+        settings = self.agent_settings
+        config = {
+            "command": sys.executable,
+            "args": ["-m", SCRIPTED_MODULE, "--instance", settings.get("instance", "")],
+            "cwd": settings.get("workspaces", str(self.workspaces)),
+            "env": {"EVERYDAY_ADAPTER": adapter, "EVERYDAY_MODEL": model, "EVERYDAY_PACE": settings.get("pace", "0.05"),
+                    "EVERYDAY_WORKSPACES": settings.get("workspaces", str(self.workspaces)),
+                    "PYTHONPATH": str(Path(__file__).resolve().parents[3])},
+        }  # fmt: skip
+        payload = {"name": name, "role": role if role in PAPERCLIP_ROLES else "engineer", "title": role,
+                   "reportsTo": reports_to, "adapterType": "process", "adapterConfig": config}  # fmt: skip
+        return self._agent(self._json("POST", f"/api/companies/{self.company_id}/agents", json=payload))
+
+    def create_task(self, title: str, body: str = "", assignee_id: RecordId | None = None) -> Task:
+        payload = {"title": title, "description": body, "assigneeAgentId": assignee_id, "status": "todo"}
+        raw = self._json("POST", f"/api/companies/{self.company_id}/issues", json=payload)
+        return self.task(raw["id"])
+
+    def send_message(self, task_id: RecordId, body: str) -> Comment:
+        raw = self._json("POST", f"/api/issues/{task_id}/comments", json={"body": body})
+        return self._comment(raw, str(task_id), {})
+
+
+MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|~<>])")
+
+
+def markdown_text(body: str) -> str:
+    """A comment as the person typed it: Paperclip's composer stores markdown, escaping ``_`` as ``\\_``."""
+    return MARKDOWN_ESCAPE.sub(r"\1", body)
+
+
+def _env_value(env: dict[str, Any], name: str) -> str:
+    """Paperclip stores an adapter's env entry as ``{"type": "plain", "value": ...}`` (or a secret reference)."""
+    value = env.get(name, "")
+    return str(value.get("value", "")) if isinstance(value, dict) else str(value)
+
+
+def _delivered_comment_ids(run: dict[str, Any]) -> list[str]:
+    """The comments Paperclip handed to a run when it woke it."""
+    context = run.get("contextSnapshot") or {}
+    wake = context.get("paperclipWake") or {}
+    ids = list(wake.get("commentIds") or [])
+    if context.get("commentId"):
+        ids.append(context["commentId"])
+    return [str(i) for i in ids]
+
+
+def _is_zip(attachment: dict[str, Any]) -> bool:
+    return attachment.get("contentType") == "application/zip" or str(attachment.get("originalFilename", "")).endswith(".zip")
+
+
+def _log_stdout(payload: Any) -> str:
+    """Paperclip answers a run log as NDJSON chunks (``{"ts", "stream", "chunk"}``); keep stdout, in order."""
+    content = payload.get("content", "") if isinstance(payload, dict) else str(payload)
+    text = []
+    for line in content.splitlines():
+        try:
+            chunk = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(chunk, dict) and chunk.get("stream") == "stdout":
+            text.append(str(chunk.get("chunk", "")))
+    return "".join(text)

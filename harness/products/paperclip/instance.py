@@ -1,0 +1,262 @@
+"""An isolated Paperclip instance: own home, data folder, server port, Postgres port and temp folder.
+
+The data folder is a copy of the prepared template (:mod:`.install`), so no
+initdb or migration runs per cell. Every process the instance starts names
+its folder on its command line (the server an extra argument it ignores,
+Postgres its ``-D`` data folder, the scripted agent ``--instance``), which is
+how teardown finds them even after the harness that started them was killed;
+Postgres' own workers are found as the postmaster's children.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from types import TracebackType
+
+import httpx
+import psutil
+
+from harness.products.base import InstanceError
+from harness.products.paperclip import install
+from harness.products.paperclip.api import PaperclipApi
+from harness.products.processes import free_port, kill_groups, marked_processes, process_group_alive
+from harness.products.processes import process_alive as _process_alive
+
+__all__ = ["PaperclipInstance", "free_port", "paperclip_env"]
+
+COMPANY_NAME = "Everyday Evals"
+# Paperclip stamps a run's process start itself, a little after the spawn; a recycled pid is still minutes away.
+START_TIME_TOLERANCE_S = 1.0
+
+
+def paperclip_env(root: Path, port: int, jwt_secret: str | None) -> dict[str, str]:
+    """A cleared environment: nothing of the harness's (no keys) reaches Paperclip or its agents."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "HOME": str(root / "home"),
+        "TMPDIR": str(root / "tmp"),
+        "PAPERCLIP_HOME": str(root / "data"),
+        "PAPERCLIP_INSTANCE_ID": install.INSTANCE_NAME,
+        "PAPERCLIP_CONFIG": str(root / "data" / "instances" / install.INSTANCE_NAME / "config.json"),
+        "PAPERCLIP_TELEMETRY_DISABLED": "1",
+        "DO_NOT_TRACK": "1",
+        "PAPERCLIP_UPDATE_CHECK": "0",
+        "PAPERCLIP_NO_BROWSER": "1",
+        "PORT": str(port),
+        "HOST": "127.0.0.1",
+    }
+    if jwt_secret is not None:
+        env["PAPERCLIP_AGENT_JWT_SECRET"] = jwt_secret
+    return env
+
+
+class PaperclipInstance:
+    __test__ = False
+
+    def __init__(
+        self,
+        root: Path | None = None,
+        pace: float = 0.05,
+        fresh: bool = True,
+        keep_data: bool = False,
+        create_company: bool = True,
+        startup_timeout: float = 90.0,
+    ) -> None:
+        self.root = (root or Path(tempfile.mkdtemp(prefix="paperclip-"))).resolve()
+        self.root.chmod(0o755)  # the postgres user must reach its data folder inside
+        self.data_dir = self.root
+        self.pace = pace
+        self.fresh = fresh
+        self.keep_data = keep_data
+        self.create_company = create_company
+        self.startup_timeout = startup_timeout
+        self.port = free_port()
+        self.postgres_port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.jwt_secret = secrets.token_hex(32)
+        self.company_id: str | None = None
+        self.process: subprocess.Popen[bytes] | None = None
+        self.startup_s: float | None = None
+        self._api: PaperclipApi | None = None
+        self._prepared = False
+        self._closed = False
+        atexit.register(self.close)
+
+    # ---- paths ------------------------------------------------------------------
+
+    @property
+    def instance_dir(self) -> Path:
+        return self.root / "data" / "instances" / install.INSTANCE_NAME
+
+    @property
+    def config_path(self) -> Path:
+        return self.instance_dir / "config.json"
+
+    @property
+    def workspaces(self) -> Path:
+        """Where the scripted agent works, one folder per issue."""
+        return self.root / "workspaces"
+
+    @property
+    def server_log(self) -> Path:
+        return self.root / "logs" / "server.log"
+
+    def log_paths(self) -> list[Path]:
+        """The server's output and Paperclip's own log files."""
+        own = sorted((self.instance_dir / "logs").glob("*.log")) if (self.instance_dir / "logs").exists() else []
+        return [p for p in [self.server_log, *own] if p.is_file()]
+
+    @property
+    def api(self) -> PaperclipApi:
+        if self._api is None:
+            if self.company_id is None:
+                raise InstanceError("the instance has no company yet: start it first")
+            self._api = PaperclipApi(self.base_url, self.company_id, self.workspaces, agent_settings=self.agent_settings())
+        return self._api
+
+    def agent_settings(self) -> dict[str, str]:
+        """What the scripted agent's process needs besides Paperclip's own variables."""
+        return {"instance": str(self.root), "pace": str(self.pace), "workspaces": str(self.workspaces)}
+
+    # ---- lifecycle --------------------------------------------------------------
+
+    def _prepare(self) -> None:
+        """Copy the template, give this copy its own ports and secret, and hand the database to postgres."""
+        for folder in ("home", "tmp", "logs", "workspaces"):
+            (self.root / folder).mkdir(parents=True, exist_ok=True)
+        (self.root / "workspaces").chmod(0o755)
+        if self.fresh:
+            template = install.template()
+            subprocess.run(["cp", "-a", str(template / "data"), str(self.root / "data")], check=True)
+            text = self.config_path.read_text().replace(str(template), str(self.root))
+        else:
+            text = self.config_path.read_text()
+        config = json.loads(text)
+        config["server"]["port"] = self.port
+        config["database"]["embeddedPostgresPort"] = self.postgres_port
+        config["database"]["backup"]["enabled"] = False
+        config["telemetry"]["enabled"] = False  # onboarding turns it on
+        self.config_path.write_text(json.dumps(config, indent=2) + "\n")
+        (self.instance_dir / ".env").write_text(f"PAPERCLIP_AGENT_JWT_SECRET={self.jwt_secret}\n")
+        database = Path(config["database"]["embeddedPostgresDataDir"])
+        database.mkdir(mode=0o700, exist_ok=True)
+        install.chown_tree(database, install.postgres_owner())
+        self._prepared = True
+
+    def start(self) -> PaperclipInstance:
+        """Start (or start again, on the same data and ports) and return once runs can safely be created."""
+        if self.process is not None and self.process.poll() is None:
+            raise InstanceError("the Paperclip server is already running")
+        install.require_installed()
+        if not self._prepared:
+            self._prepare()
+        offset = self.server_log.stat().st_size if self.server_log.exists() else 0
+        started = time.monotonic()
+        command = ["node", str(install.SERVER_ENTRY), f"--everyday-evals-instance={self.root}"]
+        with open(self.server_log, "ab") as out:
+            self.process = subprocess.Popen(
+                command, env=paperclip_env(self.root, self.port, self.jwt_secret), cwd=self.root,
+                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            )  # fmt: skip
+        self._wait_ready(offset)
+        self.startup_s = time.monotonic() - started
+        if self.create_company and self.company_id is None:
+            self.company_id = self._company()
+        return self
+
+    def _wait_ready(self, offset: int) -> None:
+        """Healthy, and past the startup sweep that would reap a run created during it."""
+        assert self.process is not None
+        deadline = time.monotonic() + self.startup_timeout
+        healthy = False
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise InstanceError(f"the Paperclip server exited with {self.process.returncode}: {self._log_tail()}")
+            if not healthy:
+                try:
+                    healthy = httpx.get(f"{self.base_url}/api/health", timeout=1).status_code == 200
+                except httpx.TransportError:
+                    pass
+            if healthy and install.READY_LINE in self._log_since(offset):
+                return
+            time.sleep(0.05)
+        raise InstanceError(f"Paperclip not ready after {self.startup_timeout} s: {self._log_tail()}")
+
+    def _log_since(self, offset: int) -> str:
+        with open(self.server_log, "rb") as log:
+            log.seek(offset)
+            return log.read().decode(errors="replace")
+
+    def _log_tail(self) -> str:
+        return self.server_log.read_text(errors="replace")[-3000:] if self.server_log.exists() else "(no log)"
+
+    def _company(self) -> str:
+        """The one company every cell works in (the template has none)."""
+        http = httpx.Client(base_url=self.base_url, timeout=15)
+        try:
+            existing = http.get("/api/companies").raise_for_status().json()
+            if existing:
+                return str(existing[0]["id"])
+            created = http.post("/api/companies", json={"name": COMPANY_NAME}).raise_for_status().json()
+            return str(created["id"])
+        finally:
+            http.close()
+
+    def stop_controller(self, sig: signal.Signals = signal.SIGTERM, timeout: float = 30.0) -> None:
+        """Stop the server process only; runs it spawned (own sessions) keep going, Postgres goes on SIGTERM."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(sig)
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(5)
+            raise InstanceError(f"the Paperclip server ignored {sig.name} for {timeout} s") from None
+
+    def restart(self, sig: signal.Signals = signal.SIGTERM) -> None:
+        self.stop_controller(sig)
+        self.start()
+
+    def processes(self) -> list[psutil.Process]:
+        """Every live process of this instance: server, Postgres with its workers, agent runs, their helpers."""
+        return marked_processes(str(self.root), with_children=True)
+
+    @staticmethod
+    def process_alive(pid: int, start_time: float) -> bool:
+        return _process_alive(pid, start_time, tolerance=START_TIME_TOLERANCE_S)
+
+    process_group_alive = staticmethod(process_group_alive)
+
+    def close(self) -> None:
+        """Stop the server (it stops its Postgres), then kill whatever is left; safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.stop_controller(signal.SIGTERM)
+        except InstanceError:
+            pass
+        kill_groups(self.processes())
+        if self._api is not None:
+            self._api.close()
+        if not self.keep_data:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> PaperclipInstance:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

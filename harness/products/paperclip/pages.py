@@ -1,0 +1,232 @@
+"""Playwright page objects for Paperclip's web UI (a single-page app).
+
+Paperclip offers few hooks meant for tests, so these use roles, labels and
+text first, and Paperclip's own ``data-testid`` / ``data-author`` attributes
+where it ships them. Every selector for Paperclip lives in this file. An
+issue lives at ``/<PREFIX>/issues/<IDENTIFIER>``; its thread shows the
+description and comments as chat bubbles, its deliveries under Artifacts.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+import httpx
+from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+DEFAULT_TIMEOUT_S = 60.0
+T = TypeVar("T")
+STATUS_LABELS = {"Backlog": "todo", "Todo": "todo", "In Progress": "in_progress", "In Review": "in_review",
+                 "Blocked": "blocked", "Done": "done", "Cancelled": "cancelled"}  # fmt: skip
+
+
+def ms(seconds: float) -> float:
+    return seconds * 1000
+
+
+@dataclass(frozen=True)
+class MessageView:
+    """One bubble of the thread as a person reads it (Paperclip shows no comment ids)."""
+
+    author_kind: str
+    body: str
+
+
+def _issue(base_url: str, issue_id: str) -> dict[str, str]:
+    """Where the issue lives in the UI (prefix and identifier), as a person would follow a link."""
+    raw = httpx.get(f"{base_url}/api/issues/{issue_id}", timeout=15).raise_for_status().json()
+    return {"identifier": raw["identifier"], "prefix": raw["identifier"].split("-")[0]}
+
+
+class IssueListPage:
+    def __init__(self, page: Page, base_url: str) -> None:
+        self.page = page
+        self.base_url = base_url.rstrip("/")
+
+    def open(self) -> IssueListPage:
+        self.page.goto(f"{self.base_url}/")
+        expect(self.page.get_by_role("button", name="New Task").first).to_be_visible()
+        return self
+
+    def create_task(self, title: str, body: str, assignee: str | None = None) -> IssuePage:
+        """New Task dialog: title, assignee (by name), description; lands on the new issue's page."""
+        self.page.get_by_role("button", name="New Task").first.click()
+        dialog = self.page.get_by_role("dialog")
+        dialog.get_by_role("textbox", name="Task title").fill(title)
+        description = dialog.get_by_role("textbox", name="editable markdown")
+        description.click()
+        description.fill(body)
+        if assignee is not None:
+            dialog.get_by_role("button", name="Assignee").click()
+            picker = dialog.get_by_role("dialog")
+            picker.get_by_role("textbox", name="Search assignees...").fill(assignee)
+            picker.get_by_role("button", name=assignee, exact=True).click()
+            if picker.is_visible():  # the picker may stay open over the form; a click on the title closes it
+                dialog.get_by_role("textbox", name="Task title").click()
+            expect(picker).to_be_hidden()
+            expect(dialog.get_by_role("button", name=assignee, exact=True)).to_be_visible()
+        with self.page.expect_response(lambda r: r.request.method == "POST" and re.search(r"/api/companies/[^/]+/issues$", r.url) is not None) as created:
+            dialog.get_by_role("button", name="Create Task").click()
+        issue_id = created.value.json()["id"]
+        return IssuePage(self.page, self.base_url, issue_id).open()
+
+
+class IssuePage:
+    def __init__(self, page: Page, base_url: str, task_id: str) -> None:
+        self.page = page
+        self.base_url = base_url.rstrip("/")
+        self.task_id = task_id
+        self._where: dict[str, str] | None = None
+
+    @property
+    def url(self) -> str:
+        if self._where is None:
+            self._where = _issue(self.base_url, self.task_id)
+        return f"{self.base_url}/{self._where['prefix']}/issues/{self._where['identifier']}"
+
+    # ---- navigation ----------------------------------------------------------------
+
+    def _loaded(self) -> None:
+        expect(self.page.get_by_role("main").get_by_role("heading", level=2).first).to_be_visible()
+        expect(self.page.get_by_role("button", name="Send")).to_be_attached()
+
+    def open(self) -> IssuePage:
+        self.page.goto(self.url)
+        self._loaded()
+        return self
+
+    def reload(self) -> IssuePage:
+        self.page.reload()
+        self._loaded()
+        return self
+
+    def open_child(self, index: int = 0) -> IssuePage:
+        """Follow a child issue's link from the parent's page (its identifier links to it)."""
+        prefix = self.url.rsplit("/", 1)[1].split("-")[0]
+        mine = self.url.rsplit("/", 1)[1]
+        links = self.page.locator(f'a[href*="/{prefix}/issues/{prefix}-"]').filter(
+            has_not=self.page.locator(f'[href$="/{mine}"]'))
+        link = links.filter(has_not_text=mine).nth(index)
+        expect(link).to_be_visible()
+        link.click()
+        self.page.wait_for_url(re.compile(rf"/{prefix}/issues/{prefix}-\d+$"))
+        identifier = self.page.url.rsplit("/", 1)[1]
+        raw = httpx.get(f"{self.base_url}/api/issues/{identifier}", timeout=15).raise_for_status().json()
+        child = IssuePage(self.page, self.base_url, raw["id"])
+        child._loaded()
+        return child
+
+    # ---- state ---------------------------------------------------------------------
+
+    @property
+    def _status_button(self) -> Locator:
+        return self.page.get_by_role("main").get_by_role("button", name=re.compile(r"^Change status \(current: "))
+
+    def status(self) -> str:
+        name = self._status_button.first.get_attribute("aria-label") or ""
+        label = re.sub(r"^Change status \(current: (.*)\)$", r"\1", name)
+        return STATUS_LABELS.get(label, label.lower().replace(" ", "_"))
+
+    def wait_until_status(self, status: str, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        """Wait, without reloading, until the header's status shows ``status``."""
+        label = next((k for k, v in STATUS_LABELS.items() if v == status and k != "Backlog"), status)
+        expect(self.page.get_by_role("main").get_by_role("button", name=f"Change status (current: {label})").first
+               ).to_be_visible(timeout=ms(timeout))  # fmt: skip
+
+    # ---- thread --------------------------------------------------------------------
+
+    def messages(self) -> list[MessageView]:
+        """The comment bubbles of the thread, oldest first (the description bubble is not a message)."""
+        bubbles = self.page.locator('[data-testid="task-chat-human-bubble"], [data-testid="task-chat-agent-bubble"]')
+        views = []
+        for i in range(bubbles.count()):
+            bubble = bubbles.nth(i)
+            kind = "user" if bubble.get_attribute("data-testid") == "task-chat-human-bubble" else "agent"
+            body = bubble.locator(".paperclip-markdown").first
+            views.append(MessageView(author_kind=kind, body=(body.inner_text() if body.count() else bubble.inner_text()).strip()))
+        return views
+
+    def user_messages_with(self, text: str) -> list[MessageView]:
+        wanted = " ".join(text.split())
+        return [m for m in self.messages() if m.author_kind == "user" and " ".join(m.body.split()) == wanted]
+
+    def latest_reply(self) -> MessageView | None:
+        replies = [m for m in self.messages() if m.author_kind == "agent"]
+        return replies[-1] if replies else None
+
+    def send_message(self, text: str, timeout: float = DEFAULT_TIMEOUT_S) -> MessageView:
+        """Type into the composer, send, and wait until the thread shows the message once more than before."""
+        before = len(self.user_messages_with(text))
+        self.submit_message(text)
+        return self._poll(lambda: (self.user_messages_with(text)[before:] or [None])[0], timeout,
+                          "the sent message to appear in the thread")  # fmt: skip
+
+    def submit_message(self, text: str) -> None:
+        composer = self.page.get_by_role("main").get_by_role("textbox", name="editable markdown").last
+        composer.click()
+        composer.fill(text)
+        self.page.get_by_role("button", name="Send").click()
+
+    def _poll(self, probe: Callable[[], T | None], timeout: float, what: str) -> T:
+        deadline = time.monotonic() + timeout
+        while (found := probe()) is None:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
+            self.page.wait_for_timeout(100)
+        return found
+
+    def scroll_latest_reply_into_view(self) -> None:
+        bubbles = self.page.locator('[data-testid="task-chat-agent-bubble"]')
+        expect(bubbles.last).to_be_visible()
+        bubbles.last.scroll_into_view_if_needed()
+
+    # ---- Stop ----------------------------------------------------------------------
+
+    def click_stop(self, run_id: str, timeout: float = 5.0) -> bool:
+        """Click Stop while the page offers it; False when the run ended first (the button is gone)."""
+        button = self.page.get_by_role("button", name=re.compile(r"^Stop( run)?$")).first
+        try:
+            button.click(timeout=ms(timeout))
+        except PlaywrightTimeoutError:
+            return False
+        return True
+
+    def wait_for_stop_result(self, run_id: str, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        """Paperclip shows a stopped run by offering Stop no more."""
+        expect(self.page.get_by_role("button", name=re.compile(r"^Stop( run)?$"))).to_have_count(0, timeout=ms(timeout))
+
+    # ---- deliveries ----------------------------------------------------------------
+
+    def download_delivery_id(self, delivery_id: str, timeout: float = DEFAULT_TIMEOUT_S) -> bytes:
+        """Open the Artifacts tab and click the file's link, once it is listed.
+
+        Neither the tab nor a new file is added live to an open page (seen
+        with 2026.824.1); a person reloads, and so does this, once.
+        """
+        link = self.page.locator(f'a[href^="/api/attachments/{delivery_id}/content"]').first
+        tab = self.page.get_by_role("tab", name="Artifacts")
+        try:
+            tab.click(timeout=ms(5))
+            expect(link).to_be_visible(timeout=ms(5))
+        except (AssertionError, PlaywrightTimeoutError):
+            self.reload()
+            tab.click(timeout=ms(timeout))
+            expect(link).to_be_visible(timeout=ms(timeout))
+        data = self._download(link, None)
+        self.page.get_by_role("tab", name="Properties").click()
+        return data
+
+    def _download(self, link: Locator, save_to: Path | None) -> bytes:
+        with self.page.expect_download() as info:
+            link.click()
+        download = info.value
+        if save_to is not None:
+            download.save_as(save_to)
+            return save_to.read_bytes()
+        return Path(download.path()).read_bytes()

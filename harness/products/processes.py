@@ -1,0 +1,73 @@
+"""Process facts every driver needs: free ports, live processes by pid and start time, marked processes.
+
+An instance marks every process it starts with its own folder on the
+command line, so teardown finds them even after the harness that started
+them was killed; these helpers are how both drivers look.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+
+import psutil
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def process_alive(pid: int, start_time: float, tolerance: float = 0.05) -> bool:
+    """True while the process with this pid *and* start time lives: a recycled pid is someone else."""
+    try:
+        process = psutil.Process(pid)
+        return process.status() != psutil.STATUS_ZOMBIE and abs(process.create_time() - start_time) <= tolerance
+    except psutil.Error:
+        return False
+
+
+def process_group_alive(pgid: int) -> bool:
+    """True while any live (non-zombie) process belongs to process group ``pgid``.
+
+    Runners lead their own session, so a runner's pid is its group id; a
+    helper that escaped into a new session is deliberately not counted.
+    """
+    for process in psutil.process_iter(["pid", "status"]):
+        try:
+            if process.info["status"] != psutil.STATUS_ZOMBIE and os.getpgid(process.pid) == pgid:
+                return True
+        except (ProcessLookupError, psutil.Error):
+            continue
+    return False
+
+
+def marked_processes(marker: str, with_children: bool = False) -> list[psutil.Process]:
+    """Every live process whose command line names ``marker`` (and, if asked, their descendants)."""
+    found: dict[int, psutil.Process] = {}
+    for process in psutil.process_iter(["pid", "cmdline", "status"]):
+        try:
+            if process.info["status"] != psutil.STATUS_ZOMBIE and marker in " ".join(process.info["cmdline"] or []):
+                found[process.pid] = process
+                if with_children:
+                    found.update({child.pid: child for child in process.children(recursive=True)})
+        except psutil.Error:
+            continue
+    return list(found.values())
+
+
+def kill_groups(processes: list[psutil.Process]) -> None:
+    """SIGKILL each process's group (its own only, never the harness's), then wait for them to go."""
+    own_group = os.getpgrp()
+    for process in processes:
+        try:
+            group = os.getpgid(process.pid)
+            if group != own_group:
+                os.killpg(group, signal.SIGKILL)
+            else:
+                process.kill()
+        except (ProcessLookupError, PermissionError, psutil.Error):
+            continue
+    psutil.wait_procs(processes, timeout=5)

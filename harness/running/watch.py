@@ -1,0 +1,119 @@
+"""The invariant watch: while a story waits, sample the product and keep every broken invariant with its moment.
+
+Sampling happens inside the journey's waits (at most every ``interval_s``),
+so it costs nothing when nobody waits and catches states a product passes
+through on the way (a task shown Done while its run still writes). A broken
+rule counts once it lasts ``CONFIRM_S`` over consecutive samples: one read
+that tears across a write, or a badge the page has not refreshed yet, is
+not a product defect; a state that lasts is. Events (a delivery's bytes, a
+runner identity that changed) count at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+
+import httpx
+
+from harness.checks.facts import lifecycle_facts
+from harness.checks.invariants import DELIVERY_BYTES, NAMES, RUNNER_IDENTITY, Violation, violations
+from harness.evidence.recorder import EvidenceRecorder
+from harness.products.base import ProductApi
+from harness.products.records import RecordId
+
+SAMPLE_INTERVAL_S = 0.5
+CONFIRM_S = 1.0
+# What a sample may meet while the product restarts under a fault: skip that sample, keep watching.
+UNREADABLE = (httpx.HTTPError, RuntimeError, ValueError)
+
+
+class InvariantWatch:
+    def __init__(self, api: ProductApi, evidence: EvidenceRecorder, screenshot: Callable[[str], None],
+                 interval_s: float = SAMPLE_INTERVAL_S) -> None:  # fmt: skip
+        self.api = api
+        self.evidence = evidence
+        self.screenshot = screenshot
+        self.interval_s = interval_s
+        self.samples = 0
+        self._next_at = 0.0
+        self._suspects: dict[tuple[str, str], float] = {}
+        self._identities: dict[str, tuple[object, ...]] = {}
+        self._broken: dict[tuple[str, str], Violation] = {}
+        self._bytes_checked: set[object] = set()
+
+    def sample(self, shown: Callable[[], tuple[RecordId, str]] | None = None) -> None:
+        """Check every invariant now, unless the last sample was less than ``interval_s`` ago.
+
+        ``shown`` reads the page the person looks at: (task id, status on its badge).
+        """
+        now = time.monotonic()
+        if now < self._next_at:
+            return
+        self._next_at = now + self.interval_s
+        try:
+            on_page = shown() if shown else None
+            tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
+            states = violations(lifecycle_facts(tasks, [], [], None, max_runs=1)) + _badge(on_page, tasks)
+            events = self._delivery_bytes(tasks) + self._identity_changes(tasks)
+        except UNREADABLE:
+            return
+        self.samples += 1
+        seen = {(v.invariant, v.subject): v for v in states}
+        self._suspects = {key: self._suspects.get(key, now) for key in seen}
+        lasting = [v for key, v in seen.items() if now - self._suspects[key] >= CONFIRM_S]
+        for violation in lasting + events:
+            if (violation.invariant, violation.subject) not in self._broken:
+                self._record(violation)
+
+    def conclude(self) -> None:
+        """One passed check per invariant that held, so the package says what was watched and how often."""
+        broken = {invariant for invariant, _ in self._broken}
+        for name in NAMES:
+            if name not in broken:
+                self.evidence.check(f"invariant.{name}", True, f"held in all {self.samples} samples")
+
+    def _delivery_bytes(self, tasks: list) -> list[Violation]:  # type: ignore[type-arg]
+        """Each delivery's bytes, fetched once, must hash to the sha256 the product recorded for it."""
+        found = []
+        for delivery in (d for task in tasks for d in task.deliveries if d.id not in self._bytes_checked):
+            actual = hashlib.sha256(self.api.delivery_bytes(delivery.id)).hexdigest()
+            self._bytes_checked.add(delivery.id)
+            if actual != delivery.sha256:
+                found.append(Violation(invariant=DELIVERY_BYTES, subject=f"delivery {delivery.id}",
+                                       detail=f"delivery {delivery.id} serves bytes with sha256 {actual[:12]}, "
+                                              f"recorded {delivery.sha256[:12]}"))  # fmt: skip
+        return found
+
+    def _identity_changes(self, tasks: list) -> list[Violation]:  # type: ignore[type-arg]
+        """A run's runner (instance, pid, start time), once known, is the same for the run's whole life."""
+        found = []
+        for run in (r for task in tasks for r in task.runs if r.identity.pid is not None):
+            identity = (run.identity.runner_instance_id, run.identity.pid, run.identity.process_start_time)
+            known = self._identities.setdefault(str(run.id), identity)
+            if identity != known:
+                found.append(Violation(invariant=RUNNER_IDENTITY, subject=f"run {run.id}",
+                                       detail=f"run {run.id}'s runner changed from {known} to {identity}"))  # fmt: skip
+        return found
+
+    def _record(self, violation: Violation) -> None:
+        self._broken[(violation.invariant, violation.subject)] = violation
+        at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        step = f"invariant {violation.invariant} broken"
+        self.screenshot(step)
+        self.evidence.check(f"invariant.{violation.invariant}", False, f"{violation.detail} (seen at {at})",
+                            [self.evidence.screenshots[-1]] if self.evidence.screenshots else [])  # fmt: skip
+
+
+def _badge(on_page: tuple[RecordId, str] | None, tasks: list) -> list[Violation]:  # type: ignore[type-arg]
+    """The page's badge says Done while the product's own records show a run still running."""
+    if on_page is None or on_page[1] != "done":
+        return []
+    task_id = str(on_page[0])
+    running = [run.id for task in tasks if str(task.id) == task_id for run in task.runs if run.status == "running"]
+    if not running:
+        return []
+    return [Violation(invariant="done-while-active", subject=f"page of task {task_id}",
+                      detail=f"the page shows task {task_id} done while run {running[0]} is still running")]  # fmt: skip

@@ -1,0 +1,232 @@
+"""Each product defect is off by default and on only when switched, observed on real controllers and runners.
+
+A flow drives a real instance the way a story would (build and revise, Stop,
+a restart under a running job, delegation) and reports the symptoms it saw,
+each named after the defect that causes it. A healthy instance must show no
+symptom in any flow; an instance with one defect switched on must show that
+defect's symptom. The instance passes the switch again on a restart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from calibration.product_defects import DEFECT_CASES, missing_cases, unknown_defects
+from harness.products.testbed import ApiClient, TestbedInstance
+from harness.products.records import Task
+from oracle.tasks.slugify.contract import (
+    BUILD_TASK,
+    BUILD_TASK_TITLE,
+    LATE_REQUIREMENT_MAX_LENGTH,
+    REVISION_SEPARATOR,
+    delegation_task,
+)
+from testbed.adapters.scripted import ids_in
+from testbed.defects import REGISTRY
+
+from product_helpers import unique
+
+Symptoms = set[str]
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def all_ended(task: Task) -> bool:
+    return bool(task.runs) and all(not run.active for run in task.runs)
+
+
+def received_ids(task: Task, run_id: int) -> list[int]:
+    """The message ids the run's own read receipts say the agent received."""
+    run = next(r for r in task.runs if r.id == run_id)
+    return [i for r in run.receipts if r.tool in ("read_task", "read_inbox") for i in ids_in(r.detail)]
+
+
+class Sampler:
+    """Reads the task (API and page fragment) and its first delivery's download, over and over, while runs work."""
+
+    def __init__(self, instance: TestbedInstance, task_id: int) -> None:
+        self.http = httpx.Client(base_url=instance.base_url, timeout=10)
+        self.task_id = task_id
+        self.samples: list[tuple[dict[str, Any], str, dict[str, Any], str | None]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def __enter__(self) -> Sampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(10)
+        self.http.close()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(0.02):
+            before = self.http.get(f"/api/tasks/{self.task_id}").json()
+            page = self.http.get(f"/tasks/{self.task_id}/live").text
+            after = self.http.get(f"/api/tasks/{self.task_id}").json()
+            first = before["deliveries"][0] if before["deliveries"] else None
+            downloaded = sha(self.http.get(first["download_url"]).content) if first else None
+            self.samples.append((before, page, after, downloaded))
+
+
+def build_and_revise(instance: TestbedInstance) -> Symptoms:
+    """A build, then a revision asked for in a message, watched throughout."""
+    api, seen = instance.api, set()
+    lead = api.create_agent(name=unique("Lead"))
+    task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=lead.id)
+    with Sampler(instance, task.id) as sampler:
+        api.wait_for_task(task.id, lambda t: all_ended(t) and len(t.deliveries) == 1, 60, "the build")
+        message = api.send_message(task.id, REVISION_SEPARATOR)
+        final = api.wait_for_task(task.id, lambda t: all_ended(t) and len(t.deliveries) == 2, 60, "the revision")
+    first, newest = final.deliveries
+    for before, page, after, downloaded in sampler.samples:
+        running = [r["id"] for r in before["runs"] if r["status"] in ("queued", "running")]
+        if before["active_run_id"] is not None and before["active_run_id"] not in running:
+            seen.add("stale-active-run-pointer")
+        if running and downloaded is not None and downloaded != first.sha256:
+            seen.add("download-partial-while-running")
+        delivering = {d["run_id"] for d in before["deliveries"]}
+        working = [r["id"] for r in before["runs"] if r["status"] == "running" and r["id"] not in delivering]
+        if working and before["status"] == "done":  # the agent itself sets done, but only after delivering
+            seen.add("done-while-running")
+        if before["status"] == after["status"] == "in_progress" and 'data-testid="task-status" data-status="done"' in page:
+            seen.add("badge-done-while-running")
+    if sha(api.delivery_bytes(newest.id)) != newest.sha256:
+        seen.add("download-other-bytes")
+    if sha(api.delivery_bytes(first.id)) == newest.sha256:
+        seen.add("redownload-serves-newest")
+    copies = [c for c in final.user_messages() if c.body == message.body]
+    if len(copies) != 1:
+        seen.add("message-stored-twice")
+    reader = copies[0].consumed_by_run_id
+    if reader is not None and message.id not in received_ids(final, reader):
+        seen.add("message-lost")
+    unread = sum(1 for c in final.user_messages() if c.consumed_by_run_id is None)
+    if final.unconsumed_user_messages != unread:  # with one message read, both counter defects look alike
+        seen |= {"read-still-unread", "unread-off-by-one"}
+    for run in final.runs:
+        started_as = (instance.log_dir / f"run-{run.id}.log").read_text()
+        if f"runner {run.identity.runner_instance_id} " not in started_as:
+            seen.add("runner-identity-changes")
+    page = httpx.get(f"{instance.base_url}/tasks/{task.id}/live").text
+    if page.count(f'data-comment-id="{message.id}"') != 1:
+        seen.add("thread-shows-twice")
+    return seen
+
+
+def stop_while_working(instance: TestbedInstance) -> Symptoms:
+    """Stop a working run: its process group must be gone when the product answers."""
+    api = instance.api
+    task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=api.create_agent(name=unique("Lead")).id)
+    run = api.wait_until_file_saved(task.id, "slugify.py")
+    result = api.stop_run(run.id)
+    assert result.process_group_gone, "the product must say the group is gone either way"
+    return {"stop-without-signal"} if instance.process_group_alive(run.identity.pid or 0) else set()
+
+
+def restart_under_a_run(instance: TestbedInstance) -> Symptoms:
+    """One message before a controller restart under a running job, one after; the same run must take both."""
+    api, seen = instance.api, set()
+    task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=api.create_agent(name=unique("Lead")).id)
+    run = api.wait_until_file_saved(task.id, "slugify.py")
+    early = api.send_message(task.id, LATE_REQUIREMENT_MAX_LENGTH)
+    instance.restart(signal.SIGTERM)
+    late = api.send_message(task.id, "Also keep the README short.")
+    api.wait_for_task(task.id, lambda t: all(c.consumed_by_run_id for c in t.user_messages()), 60, "both messages read")
+    final = api.wait_for_task(task.id, all_ended, 60, "the runs to end")
+    if early.body not in [c.body for c in final.user_messages()]:  # by body: SQLite may reuse a lost message's id
+        seen.add("restart-drops-message")
+    if len(final.runs) != 1 or final.runs[0].status != "succeeded":
+        seen.add("restart-second-run")
+    reader = next(c.consumed_by_run_id for c in final.user_messages() if c.id == late.id)
+    if reader == run.id and late.id not in received_ids(final, run.id):
+        seen.add("restart-inbox-lost")
+    return seen
+
+
+def delegate(instance: TestbedInstance) -> Symptoms:
+    """The lead delegates to a named teammate: the child must be the teammate's."""
+    api = instance.api
+    lead = api.create_agent(name=unique("Lead"))
+    mate = api.create_agent(name=unique("Mate"), reports_to=lead.id)
+    parent = api.create_task("Delegate", delegation_task(mate.name), assignee_id=lead.id)
+    parent = api.wait_for_task(parent.id, lambda t: bool(t.children), 30, "a child task")
+    return {"child-assigned-to-lead"} if parent.children[0].assignee_id != mate.id else set()
+
+
+FLOWS: dict[str, tuple[Callable[[TestbedInstance], Symptoms], float]] = {
+    "build-and-revise": (build_and_revise, 0.1),
+    "stop": (stop_while_working, 1.0),
+    "restart": (restart_under_a_run, 0.5),
+    "delegate": (delegate, 0.05),
+}
+FLOW_OF: dict[str, str] = {
+    "stop-without-signal": "stop",
+    "restart-second-run": "restart",
+    "restart-inbox-lost": "restart",
+    "restart-drops-message": "restart",
+    "child-assigned-to-lead": "delegate",
+}
+
+
+@pytest.fixture
+def instance_with(request: pytest.FixtureRequest) -> Iterator[Callable[..., TestbedInstance]]:
+    started: list[TestbedInstance] = []
+
+    def start(pace: float, defects: tuple[str, ...] = ()) -> TestbedInstance:
+        started.append(TestbedInstance(pace=pace, defects=defects).start())
+        return started[-1]
+
+    yield start
+    for instance in started:
+        instance.close()
+
+
+@pytest.mark.parametrize("flow", sorted(FLOWS))
+def test_a_normal_instance_has_no_defect(flow: str, instance_with: Callable[..., TestbedInstance]) -> None:
+    run, pace = FLOWS[flow]
+    instance = instance_with(pace)
+    assert instance.api.health()["defects"] == []
+    assert run(instance) == set()
+
+
+@pytest.mark.parametrize("defect", sorted(REGISTRY))
+def test_each_defect_shows_only_when_switched_on(defect: str, instance_with: Callable[..., TestbedInstance]) -> None:
+    run, pace = FLOWS[FLOW_OF.get(defect, "build-and-revise")]
+    instance = instance_with(pace, (defect,))
+    assert instance.api.health()["defects"] == [defect]
+    assert defect in run(instance)
+    if defect.startswith("restart-"):
+        assert instance.api.health()["defects"] == [defect], "the restarted controller lost its switch"
+
+
+def test_an_unknown_defect_is_refused_at_start(instance_with: Callable[..., TestbedInstance]) -> None:
+    with pytest.raises(Exception, match="invalid choice"):
+        instance_with(0.05, ("no-such-defect",))
+
+
+def test_every_defect_has_a_calibration_case_and_every_case_a_defect() -> None:
+    assert missing_cases() == [], "defects without a product-defect calibration case"
+    assert unknown_defects() == [], "calibration cases naming no testbed defect"
+    assert len({case.defect for case in DEFECT_CASES}) == len(DEFECT_CASES), "a defect calibrated twice"
+
+
+def test_the_registry_spreads_over_every_kind_of_miss() -> None:
+    areas = {defect.area for defect in REGISTRY.values()}
+    assert len(REGISTRY) >= 12
+    assert areas == {"downloads", "messages", "runs", "stop", "restart", "delegation", "ui", "task-status", "bookkeeping"}
+
+
+def test_the_api_client_reads_the_switch(instance_with: Callable[..., TestbedInstance]) -> None:
+    api: ApiClient = instance_with(0.05, ("thread-shows-twice", "message-stored-twice")).api
+    assert api.health()["defects"] == ["message-stored-twice", "thread-shows-twice"]
