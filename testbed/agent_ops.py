@@ -23,7 +23,8 @@ from .api import insert_task
 from .controller import Controller
 from .db import Database, now, record_activity
 from .deliveries import DeliveryError, store
-from .models import Ack, AgentRunContext, CallUsage, Comment, Delivery, ModelCallReport, ReceiptCreate, Spend, Task, TaskCreate
+from .metering.usage import Usage
+from .models import Ack, AgentRunContext, Comment, Delivery, ModelCallReport, ReceiptCreate, Spend, Task, TaskCreate
 
 
 def ended(run: sqlite3.Row) -> HTTPException:
@@ -104,7 +105,7 @@ def record_call(db: Database, run: sqlite3.Row, report: ModelCallReport) -> Ack:
     """Keep one metered model call against its run, task and agent (the runner's proxy reports each)."""
 
     def insert() -> dict[str, Any]:
-        usage = report.usage or CallUsage()
+        usage = report.usage or Usage()
         cursor = conn.execute(
             "INSERT INTO model_calls (event_id, run_id, task_id, agent_id, provider, model, protocol, status, input_tokens, "
             "cached_input_tokens, cache_write_tokens, output_tokens, cost_cents, simulated, refused, price_table, created_at) "

@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .metering.usage import Usage
+
 TaskStatus = Literal["todo", "in_progress", "in_review", "blocked", "done", "cancelled"]
 RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 AuthorKind = Literal["user", "agent"]
@@ -102,13 +104,6 @@ class FinishRequest(AgentEvent):
 # ---- responses ------------------------------------------------------------
 
 
-class CallUsage(Strict):
-    input_tokens: Count = 0
-    cached_input_tokens: Count = 0
-    cache_write_tokens: Count = 0
-    output_tokens: Count = 0
-
-
 class ModelCallReport(AgentEvent):
     """One model call as the run's metering proxy saw and priced it."""
 
@@ -116,7 +111,7 @@ class ModelCallReport(AgentEvent):
     provider: str = Field(max_length=40)
     model: str = Field(max_length=200)
     status: int
-    usage: CallUsage | None
+    usage: Usage | None  # the metering proxy's own usage record
     cost_cents: float = Field(ge=0)
     simulated: bool
     price_table: str = Field(max_length=80)

@@ -198,47 +198,22 @@ SCRIPTED = Profile(
     evidence_mode="scripted",
     description="The testbed's deterministic, free agent: proves product and harness paths, not model quality.",
 )
-RUNNER_CODEX = Profile(
-    name="runner-codex",
-    adapter="codex",
-    model="gpt-5-codex",
-    live=True,
-    evidence_mode="live",
-    required_env=("OPENAI_API_KEY",),
-    required_binary="codex",
-    model_server="provider",
-    agent_cli="codex",
-    description="The Codex command-line agent (gpt-5-codex) through the metering proxy to the real provider.",
-)
+def live_profile(name: str, cli: str, model: str, key: str, description: str, only_cases: tuple[str, ...] = ()) -> Profile:
+    """A real agent CLI with a real model, through the metering proxy to the provider: paid, manual-only."""
+    return Profile(name=name, adapter=cli, model=model, live=True, evidence_mode="live", required_env=(key,), required_binary=cli,
+                   model_server="provider", agent_cli=cli, only_cases=only_cases, description=description)
+
+
+RUNNER_CODEX = live_profile("runner-codex", "codex", "gpt-5-codex", "OPENAI_API_KEY",
+                            "The Codex command-line agent (gpt-5-codex) through the metering proxy to the real provider.")
 # Same adapter, binary and credentials as runner-codex; only the model differs.
-RUNNER_CODEX_MINI = RUNNER_CODEX.model_copy(
-    update={"name": "runner-codex-mini", "model": "gpt-5-mini", "description": "The Codex command-line agent with a smaller model (gpt-5-mini)."}
-)
-RUNNER_CLAUDE = Profile(
-    name="runner-claude",
-    adapter="claude",
-    model="claude-sonnet-4-5",
-    live=True,
-    evidence_mode="live",
-    required_env=("ANTHROPIC_API_KEY",),
-    required_binary="claude",
-    model_server="provider",
-    agent_cli="claude",
-    description="Claude Code (claude-sonnet-4-5) through the metering proxy to the real provider.",
-)
-RUNNER_OPENCODE = Profile(
-    name="runner-opencode",
-    adapter="opencode",
-    model="gpt-5-mini",
-    live=True,
-    evidence_mode="live",
-    required_env=("OPENAI_API_KEY",),
-    required_binary="opencode",
-    model_server="provider",
-    agent_cli="opencode",
-    only_cases=("delegate-feedback",),
-    description="OpenCode (gpt-5-mini over Chat Completions) through the metering proxy; delegation only.",
-)
+RUNNER_CODEX_MINI = live_profile("runner-codex-mini", "codex", "gpt-5-mini", "OPENAI_API_KEY",
+                                 "The Codex command-line agent with a smaller model (gpt-5-mini).")
+RUNNER_CLAUDE = live_profile("runner-claude", "claude", "claude-sonnet-4-5", "ANTHROPIC_API_KEY",
+                             "Claude Code (claude-sonnet-4-5) through the metering proxy to the real provider.")
+RUNNER_OPENCODE = live_profile("runner-opencode", "opencode", "gpt-5-mini", "OPENAI_API_KEY",
+                               "OpenCode (gpt-5-mini over Chat Completions) through the metering proxy; delegation only.",
+                               only_cases=("delegate-feedback",))
 
 
 def replay_profile(cli: str, model: str) -> Profile:
