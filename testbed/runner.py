@@ -46,8 +46,6 @@ def main(argv: list[str] | None = None) -> int:
     session = AgentSession(client=client, workspace=args.workspace, model=args.model, pace=args.pace, run_id=args.run_id,
                            controller_url=args.controller, token=token, model_upstream=args.model_upstream,
                            provider_keys=provider_keys, time_limit_s=args.time_limit)
-    if args.adapter != "scripted":
-        session.budget_cents = client.context().get("budget_remaining_cents")
     try:
         adapter_for(args.adapter).run(session)
     except RunEnded as ended:

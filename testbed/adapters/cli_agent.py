@@ -115,6 +115,7 @@ class CliAgent:
         cli = locate(self.kind.name)  # MissingCli: the run fails loudly, naming `make agents`
         log.info("run %s: %s %s (%s) model %s", session.run_id, cli.name, cli.version, cli.binary, session.model)
         context = session.client.context()
+        session.budget_cents = context.get("budget_remaining_cents")  # what the agent's and the company's budgets leave
         new = session.client.inbox()
         deadline = time.monotonic() + session.time_limit_s
         home = Path(tempfile.mkdtemp(prefix=f"agent-home-run{session.run_id}-"))
