@@ -68,6 +68,7 @@ bench: prerequisites
 	$(PY) -m bench.report
 	$(PY) -m bench.parallel
 	$(PY) -m bench.proxy
+	$(PY) -m bench.replay_cells
 	$(MAKE) paperclip
 	$(PY) -m harness.products.paperclip bench
 
