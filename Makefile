@@ -56,10 +56,10 @@ test: prerequisites agents paperclip
 	$(PY) -m pytest $(ARGS)
 
 # A Paperclip cell (its execution id names the paperclip environment) installs Paperclip first.
-story: prerequisites $(if $(findstring paperclip,$(ID) $(ARGS)),paperclip)
+story: prerequisites agents $(if $(findstring paperclip,$(ID) $(ARGS)),paperclip)
 	$(VENV)/bin/harness run --id $(ID) $(ARGS)
 
-calibrate: prerequisites
+calibrate: prerequisites agents
 	$(PY) -m calibration $(ARGS)
 
 bench: prerequisites
@@ -68,6 +68,7 @@ bench: prerequisites
 	$(PY) -m bench.report
 	$(PY) -m bench.parallel
 	$(PY) -m bench.proxy
+	$(PY) -m bench.replay_cells
 	$(MAKE) paperclip
 	$(PY) -m bench.paperclip
 

@@ -64,8 +64,8 @@ def create_app(default_script: str = "build") -> FastAPI:
     def play(raw: bytes, path: str, key: str | None, name: str | None, parse: Callable, read: Callable[..., Conversation],
              render_stream: Callable[[Reply, str], Iterator[str]], render_whole: Callable[[Reply, str], dict]):
         request = parse(raw)
-        chosen: Script = script(name or default_script)
         conversation = read(request, len(raw))
+        chosen: Script = script(name or default_script, conversation.user_text)
         answer = reply(chosen, conversation)
         log.add(Call(path=path, script=chosen.name, model=request.model, tool_calls_answered=conversation.tool_calls_answered,
                      tool=answer.tool_call.name if answer.tool_call else None, input_tokens=answer.input_tokens, output_tokens=answer.output_tokens,

@@ -154,6 +154,10 @@ class AgentClient:
         seq, self._seq = self._seq, self._seq + 1
         return self.send("/receipts", {"seq": seq, "tool": tool, "target": target, "ok": ok, "detail": detail})
 
+    def report_call(self, report: dict[str, Any]) -> None:
+        """A metered model call (the proxy's CallReport), queued in order with the agent's other writes."""
+        self.send("/model-calls", report)
+
     def set_status(self, status: str) -> None:
         self.send("/status", {"status": status})
 

@@ -25,6 +25,7 @@ from .models import (
     Activity,
     Agent,
     AgentCreate,
+    BudgetUpdate,
     Comment,
     CommentCreate,
     Company,
@@ -63,6 +64,29 @@ def get_company(request: Request) -> Company:
     return records.company(controller_of(request).db)
 
 
+@router.put("/company/budget")
+def set_company_budget(payload: BudgetUpdate, request: Request) -> Company:
+    """The company's hard spending limit: a model call that would pass it is refused."""
+    if payload.budget_cents is None:
+        raise HTTPException(status_code=422, detail="budget_cents: the company always has a budget")
+    db = controller_of(request).db
+    with db.transaction() as conn:
+        conn.execute("UPDATE company SET budget_cents = ? WHERE id = 1", (payload.budget_cents,))
+        record_activity(conn, "budget", f"Company budget set to {payload.budget_cents} cents")
+    return records.company(db)
+
+
+@router.put("/agents/{agent_id}/budget")
+def set_agent_budget(agent_id: PathId, payload: BudgetUpdate, request: Request) -> Agent:
+    """One agent's hard spending limit (null: only the company's applies)."""
+    db = controller_of(request).db
+    with db.transaction() as conn:
+        if conn.execute("UPDATE agents SET budget_cents = ? WHERE id = ?", (payload.budget_cents, agent_id)).rowcount == 0:
+            raise records.not_found("agent", agent_id)
+        record_activity(conn, "budget", f"Agent {agent_id} budget set to {payload.budget_cents} cents", agent_id=agent_id)
+    return records.agent(db, agent_id)
+
+
 @router.get("/agents")
 def list_agents(request: Request) -> list[Agent]:
     return records.agents(controller_of(request).db)
@@ -80,8 +104,8 @@ def create_agent(payload: AgentCreate, request: Request) -> Agent:
         if conn.execute("SELECT 1 FROM agents WHERE name = ?", (payload.name,)).fetchone():
             raise HTTPException(status_code=409, detail=f"name: an agent named {payload.name!r} already exists")
         cursor = conn.execute(
-            "INSERT INTO agents (name, role, reports_to, adapter, model, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (payload.name, payload.role, payload.reports_to, payload.adapter, payload.model, now()),
+            "INSERT INTO agents (name, role, reports_to, adapter, model, budget_cents, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (payload.name, payload.role, payload.reports_to, payload.adapter, payload.model, payload.budget_cents, now()),
         )
         agent_id = int(cursor.lastrowid or 0)
         record_activity(conn, "agent_created", f"Agent {payload.name} created", agent_id=agent_id)

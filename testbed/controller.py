@@ -51,6 +51,8 @@ class Controller:
     data_dir: Path
     url: str
     pace: float
+    model_upstream: str | None = None  # where live agents' metering proxies send model calls (the replay server); None: the providers
+    agent_time_limit_s: float = 600.0
     db: Database = field(init=False)
     supervisor: Supervisor = field(default_factory=Supervisor)
     instance_id: str = field(default_factory=lambda: uuid.uuid4().hex)
@@ -119,6 +121,8 @@ class Controller:
             pace=self.pace,
             log_path=log_path,
             runner_instance_id=runner_instance_id,
+            model_upstream=self.model_upstream,
+            time_limit_s=self.agent_time_limit_s,
         )
         try:
             identity = self.supervisor.spawn(spec)

@@ -33,7 +33,8 @@ def render_index(
     request: Request, error: str | None = None, status_code: int = 200, agent_error: str | None = None
 ) -> HTMLResponse:
     db = controller_of(request).db
-    context = {"tasks": records.tasks(db), "agents": records.agents(db), "error": error, "agent_error": agent_error}
+    context = {"tasks": records.tasks(db), "agents": records.agents(db), "company": records.company(db), "error": error,
+               "agent_error": agent_error}
     return templates.TemplateResponse(request, "index.html", context, status_code=status_code)
 
 

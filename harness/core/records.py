@@ -49,8 +49,12 @@ class Timing(BaseModel):
 
 
 class Accounting(BaseModel):
+    """Real cents only in ``cost_cents``; what replay calls would have cost stays apart, never added in."""
+
     cost_cents: int = 0
     run_count: int = 0
+    model_calls: int = 0
+    simulated_cost_cents: float = 0.0
 
 
 class Provenance(BaseModel):
@@ -63,6 +67,7 @@ class Provenance(BaseModel):
     # The product the cell ran against, as installed (older records have neither).
     product: str | None = None
     product_version: str | None = None
+    agent_clis: dict[str, str] = {}  # CLI name -> "package@version" of every agent CLI the cell ran
 
 
 class DownloadRecord(BaseModel):

@@ -140,7 +140,7 @@ class EvidenceRecorder:
         """
         findings = scan_tree(self.folder, known, patterns)
         for finding in findings:
-            path = self.folder / finding.path
+            path = self.folder / finding.path.split("!", 1)[0]  # a secret inside an archive withholds the archive
             if path.exists():
                 path.unlink()
                 path.with_name(path.name + ".withheld").write_text(

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from harness.core.catalog import Cell, live_cell_unavailable_reason, suite_definition_hash
+from harness.running.cost_limit import cost_limit_reason
 from harness.core.deadline import Deadline
 from harness.evidence.recorder import EvidenceRecorder
 from harness.evidence.provenance import harness_digest, source_dirty, source_revision
@@ -48,6 +49,7 @@ class Conclusion(BaseModel):
     agent_run_s: float | None = None
     accounting: Accounting = Accounting()
     oracle_image: str | None = None
+    agent_clis: dict[str, str] = {}
 
 
 OpenJourney = Callable[[AttemptContext], AbstractContextManager[Any]]
@@ -152,7 +154,7 @@ def run_attempt(
     deadline = Deadline(cell.deadline_s)
     conclusion = Conclusion()
 
-    unavailable = live_cell_unavailable_reason(cell)
+    unavailable = live_cell_unavailable_reason(cell) or cost_limit_reason(cell, settings)
     if unavailable:
         verdict, reason = Verdict.SKIPPED, unavailable
     else:
@@ -217,6 +219,7 @@ def _finish(
             evidence_mode=cell.evidence_mode,
             product=cell.environment.product,
             product_version=product_driver(cell.environment.product).version(),
+            agent_clis=conclusion.agent_clis,
         ),
         downloads=recorder.downloads,
         screenshots=recorder.screenshots,

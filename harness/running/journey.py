@@ -31,6 +31,7 @@ from harness.products import product_driver
 from harness.products.base import ProductDriver, ProductInstance, TaskView
 from harness.products.records import Agent, Comment, RecordId, Run, Task
 from harness.running.attempt import AttemptContext, Conclusion
+from harness.running.model_server import agent_cli_versions, model_server
 from harness.running.watch import InvariantWatch
 
 SCRIPTED_PACE_S = 0.05
@@ -72,6 +73,7 @@ class Journey:
         self.watch = InvariantWatch(self.api, self.evidence, self.screenshot)
         self._grader = ThreadPoolExecutor(max_workers=2, thread_name_prefix="oracle")
         self._grades: list[tuple[DownloadRecord, str, Future[Any]]] = []
+        self.agent_clis: dict[str, str] = {}
         self.lead = self._hire("Avery", "lead engineer")
 
     # ---- the team ---------------------------------------------------------------
@@ -398,8 +400,11 @@ class Journey:
         runs = [run for task in tasks for run in task.runs]
         return Conclusion(
             agent_run_s=round(_busy_s(runs), 3),
-            accounting={"cost_cents": sum(run.cost_cents for run in runs), "run_count": len(runs)},
+            accounting={"cost_cents": sum(run.cost_cents for run in runs), "run_count": len(runs),
+                        "model_calls": sum(run.spend.calls for run in runs),
+                        "simulated_cost_cents": round(sum(run.spend.simulated_cents for run in runs), 4)},
             oracle_image=self.oracle_image,
+            agent_clis=self.agent_clis,
         )
 
 
@@ -436,20 +441,32 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
 
     @contextmanager
     def open_journey(context: AttemptContext) -> Iterator[Journey]:
+        with model_server(context.cell, context.settings.replay_script) as model_upstream:
+            with _journey(context, model_upstream) as journey:
+                yield journey
+
+    @contextmanager
+    def _journey(context: AttemptContext, model_upstream: str | None) -> Iterator[Journey]:
         driver = product_driver(context.cell.environment.product)
         recorder = context.recorder
+        clis = agent_cli_versions(context.cell.profile)
         try:
             with recorder.timed("product start"):
-                instance = driver.start_instance(pace_for(context), defects=context.settings.product_defects)
+                instance = driver.start_instance(
+                    pace_for(context), defects=context.settings.product_defects, model_upstream=model_upstream
+                )
         except Exception as error:
             raise InfrastructureFailed(f"the product did not start: {error}") from error
         recorder.note("product started", f"{driver.name} at {instance.base_url}, data folder {instance.data_dir}")
+        if model_upstream:
+            recorder.note("model replay", f"{model_upstream} ({', '.join(clis.values())})")
         with recorder.timed("browser"):
             browser_context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
             browser_context.tracing.start(screenshots=True, snapshots=True)
         try:
             with recorder.timed("journey setup"):
                 journey = Journey(context, driver, instance, browser_context)
+                journey.agent_clis = clis
             yield journey
         finally:
             try:

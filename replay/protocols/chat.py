@@ -12,7 +12,7 @@ import time
 import uuid
 from collections.abc import Iterator
 
-from ..conversation import Conversation, Reply, last_user_text
+from ..conversation import Conversation, Reply, last_user_text, text_of
 from .request import ModelRequest
 from .sse import event
 
@@ -22,12 +22,21 @@ class ChatRequest(ModelRequest):
 
 
 def conversation(request: ChatRequest, request_chars: int) -> Conversation:
-    results = [message for message in request.messages if message.get("role") == "tool"]
+    results, since, last_result = 0, 0, ""
+    for message in request.messages:
+        if message.get("role") == "tool":
+            results, since = results + 1, since + 1
+            content = message.get("content")
+            last_result = content if isinstance(content, str) else text_of(content)
+        elif message.get("role") == "user" and text_of(message.get("content")):
+            since = 0
     return Conversation(
         tools=[tool.get("function", {}).get("name", "") for tool in request.tools],
-        tool_calls_answered=len(results),
+        tool_calls_answered=results,
         user_text=last_user_text(request.messages),
         request_chars=request_chars,
+        answered_since_user_text=since,
+        last_tool_result=last_result,
     )
 
 

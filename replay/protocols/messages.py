@@ -12,7 +12,7 @@ import json
 import uuid
 from collections.abc import Iterator
 
-from ..conversation import Conversation, Reply, last_user_text
+from ..conversation import Conversation, Reply, last_user_text, text_of
 from .request import ModelRequest
 from .sse import event
 
@@ -27,12 +27,24 @@ def _blocks(message: dict) -> list[dict]:
 
 
 def conversation(request: MessagesRequest, request_chars: int) -> Conversation:
-    results = [block for message in request.messages if message.get("role") == "user" for block in _blocks(message) if block.get("type") == "tool_result"]
+    results, since, last_result, user_text = 0, 0, "", ""
+    for message in request.messages:
+        if message.get("role") != "user":
+            continue
+        answered = [block for block in _blocks(message) if block.get("type") == "tool_result"]
+        if answered:  # tool results (Claude Code may add reminders beside them: those are not the user's words)
+            results, since = results + len(answered), since + len(answered)
+            content = answered[-1].get("content")
+            last_result = content if isinstance(content, str) else text_of(content)
+        elif text := text_of(message.get("content")):
+            since, user_text = 0, text
     return Conversation(
         tools=[tool.get("name", "") for tool in request.tools],
-        tool_calls_answered=len(results),
-        user_text=last_user_text(request.messages),
+        tool_calls_answered=results,
+        user_text=user_text or last_user_text(request.messages),
         request_chars=request_chars,
+        answered_since_user_text=since,
+        last_tool_result=last_result,
     )
 
 

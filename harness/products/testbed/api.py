@@ -99,9 +99,16 @@ class ApiClient:
         reports_to: int | None = None,
         adapter: str = "scripted",
         model: str = "default",
+        budget_cents: int | None = None,
     ) -> Agent:
-        payload = {"name": name, "role": role, "reports_to": reports_to, "adapter": adapter, "model": model}
+        payload = {"name": name, "role": role, "reports_to": reports_to, "adapter": adapter, "model": model, "budget_cents": budget_cents}
         return Agent.model_validate(self._json("POST", "/api/agents", json=payload))
+
+    def set_company_budget(self, cents: int) -> Company:
+        return Company.model_validate(self._json("PUT", "/api/company/budget", json={"budget_cents": cents}))
+
+    def set_agent_budget(self, agent_id: int, cents: int | None) -> Agent:
+        return Agent.model_validate(self._json("PUT", f"/api/agents/{agent_id}/budget", json={"budget_cents": cents}))
 
     def create_task(self, title: str, body: str = "", assignee_id: int | None = None, parent_id: int | None = None) -> Task:
         payload = {"title": title, "body": body, "assignee_id": assignee_id, "parent_id": parent_id}

@@ -41,6 +41,8 @@ class TestbedInstance:
         keep_data: bool = False,
         startup_timeout: float = 30.0,
         defects: Sequence[str] = (),
+        model_upstream: str | None = None,
+        agent_time_limit_s: float | None = None,
     ) -> None:
         """``defects`` (calibration only) are product defects the controller switches on, at every start."""
         self._owns_data = data_dir is None
@@ -50,6 +52,8 @@ class TestbedInstance:
         self.keep_data = keep_data or not self._owns_data
         self.startup_timeout = startup_timeout
         self.defects = tuple(defects)
+        self.model_upstream = model_upstream  # the replay server for replay profiles: live agents' model calls go there
+        self.agent_time_limit_s = agent_time_limit_s
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
         self._api: ApiClient | None = None
@@ -92,6 +96,10 @@ class TestbedInstance:
         command = [sys.executable, "-m", "testbed", "serve", "--data", str(self.data_dir),
                    "--port", str(self.port), "--pace", str(self.pace)]  # fmt: skip
         command += [f"--defect={name}" for name in self.defects]  # again on every restart
+        if self.model_upstream:
+            command.append(f"--model-upstream={self.model_upstream}")
+        if self.agent_time_limit_s:
+            command.append(f"--agent-time-limit={self.agent_time_limit_s}")
         with open(self.log_dir / "controller.stdout.log", "ab") as out:
             self.process = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
