@@ -67,27 +67,56 @@ class BenchResult(BaseModel):
             return f"{'within' if ratio <= goal else 'OVER'} the goal of {goal}"
 
         m = self._median
-        return "\n".join([
-            f"image                                       {self.image}",
-            f"repetitions                                 {self.repetitions}",
-            f"bare hardened `docker run` python3 -c pass  median {m(self.bare_cli_s):.3f} s",
-            f"bare hardened container, engine API         median {m(self.bare_s):.3f} s",
-            f"full {BENCH_TASK} {BENCH_MODE} grade, in-process        median {m(self.grade_s):.3f} s",
-            f"full {BENCH_TASK} {BENCH_MODE} grade, `python -m oracle` median {m(self.cli_s):.3f} s",
-            f"ratio in-process grade / bare API run       {self.in_process_ratio:.2f} ({verdict(self.in_process_ratio, IN_PROCESS_GOAL)})",
-            f"ratio command-line grade / bare docker run  {self.cli_ratio:.2f} ({verdict(self.cli_ratio, CLI_GOAL)})",
-        ])
+        return "\n".join(
+            [
+                f"image                                       {self.image}",
+                f"repetitions                                 {self.repetitions}",
+                f"bare hardened `docker run` python3 -c pass  median {m(self.bare_cli_s):.3f} s",
+                f"bare hardened container, engine API         median {m(self.bare_s):.3f} s",
+                f"full {BENCH_TASK} {BENCH_MODE} grade, in-process        median {m(self.grade_s):.3f} s",
+                f"full {BENCH_TASK} {BENCH_MODE} grade, `python -m oracle` median {m(self.cli_s):.3f} s",
+                f"ratio in-process grade / bare API run       {self.in_process_ratio:.2f} ({verdict(self.in_process_ratio, IN_PROCESS_GOAL)})",
+                f"ratio command-line grade / bare docker run  {self.cli_ratio:.2f} ({verdict(self.cli_ratio, CLI_GOAL)})",
+            ]
+        )
 
 
 def bare_docker_run_command(image_id: str, limits: SandboxLimits) -> list[str]:
     """`docker run --rm` of `python3 -c pass` with the flags a grade's container gets."""
     return [
-        shutil.which("docker") or "docker", "run", "--rm", "--network", "none", "--read-only", "--user", USER,
-        "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--pids-limit", str(limits.pids),
-        "--memory", str(limits.memory_bytes), "--memory-swap", str(limits.memory_bytes), "--cpus", str(limits.nano_cpus / 1e9),
-        "--ipc", "none", "--tmpfs", f"/tmp:rw,nosuid,nodev,noexec,size={limits.tmpfs_size},mode=1777",
-        "--log-opt", f"max-size={limits.log_max_size}", "--log-opt", "max-file=1", image_id, "python3", "-c", "pass",
-    ]  # fmt: skip
+        shutil.which("docker") or "docker",
+        "run",
+        "--rm",
+        "--network",
+        "none",
+        "--read-only",
+        "--user",
+        USER,
+        "--cap-drop",
+        "ALL",
+        "--security-opt",
+        "no-new-privileges",
+        "--pids-limit",
+        str(limits.pids),
+        "--memory",
+        str(limits.memory_bytes),
+        "--memory-swap",
+        str(limits.memory_bytes),
+        "--cpus",
+        str(limits.nano_cpus / 1e9),
+        "--ipc",
+        "none",
+        "--tmpfs",
+        f"/tmp:rw,nosuid,nodev,noexec,size={limits.tmpfs_size},mode=1777",
+        "--log-opt",
+        f"max-size={limits.log_max_size}",
+        "--log-opt",
+        "max-file=1",
+        image_id,
+        "python3",
+        "-c",
+        "pass",
+    ]
 
 
 def _timed(action: Callable[[], object]) -> float:
@@ -126,7 +155,21 @@ def bench(repetitions: int = 7, image_ref: str | None = None) -> BenchResult:
             "bare_cli_s": lambda: _run(bare_docker_run_command(chosen.id, limits)),
             "bare_s": bare_api,
             "grade_s": in_process,
-            "cli_s": lambda: _run([sys.executable, "-m", "oracle", "grade", "--task", BENCH_TASK, "--mode", BENCH_MODE, "--image", chosen.id, str(good)]),
+            "cli_s": lambda: _run(
+                [
+                    sys.executable,
+                    "-m",
+                    "oracle",
+                    "grade",
+                    "--task",
+                    BENCH_TASK,
+                    "--mode",
+                    BENCH_MODE,
+                    "--image",
+                    chosen.id,
+                    str(good),
+                ]
+            ),
         }
         for action in figures.values():  # warm-up, not counted
             action()
@@ -137,7 +180,9 @@ def bench(repetitions: int = 7, image_ref: str | None = None) -> BenchResult:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.oracle", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.oracle", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repetitions", type=int, default=7)
     parser.add_argument("--image", default=None)
     args = parser.parse_args(argv)

@@ -28,8 +28,12 @@ CELLS = (
 def measure(cell: str, results: str) -> str:
     """One cell in this process's children only (run as ``--one``): its table row."""
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "harness.cli", "run", "--id", cell, "--results", results, "--campaign", "bench"],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "run", "--id", cell, "--results", results, "--campaign", "bench"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     wall = time.monotonic() - started
     peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # kilobytes on Linux
     verdict = next((line.split()[0] for line in done.stdout.splitlines() if line.strip().endswith(cell)), "no-verdict")
@@ -47,7 +51,12 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{'cell':<62} {'verdict':<8} {'wall s':>7} {'peak MiB':>9}")
     with tempfile.TemporaryDirectory(prefix="bench-replay-") as results:
         for cell in args.cells:
-            row = subprocess.run([sys.executable, "-m", "bench.replay_cells", "--one", cell, results], capture_output=True, text=True, check=False)
+            row = subprocess.run(
+                [sys.executable, "-m", "bench.replay_cells", "--one", cell, results],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
             print(row.stdout.strip() or f"{cell:<62} error    {row.stderr.strip()[-200:]}")
 
 

@@ -37,7 +37,9 @@ class ReplayCase(BaseModel):
 
 
 REPLAY_CASES: tuple[ReplayCase, ...] = (
-    ReplayCase(case="delegate-feedback", profile="replay-codex", script="story-ignores-late-message", expected="oracle.child"),
+    ReplayCase(
+        case="delegate-feedback", profile="replay-codex", script="story-ignores-late-message", expected="oracle.child"
+    ),
     ReplayCase(case="build-revise", profile="replay-codex", script="story-environment-dump", expected=SECRET_SCAN),
     ReplayCase(case="build-revise", profile="replay-claude", script="story-environment-dump", expected=SECRET_SCAN),
 )
@@ -46,10 +48,24 @@ REPLAY_CASES: tuple[ReplayCase, ...] = (
 def run_replay_case(case: ReplayCase, results: Path) -> AttemptRecord | None:
     campaign = f"calibration-{case.profile}-{case.case}-{case.script}"
     subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", "--id", case.execution_id, "--results", str(results),
-         "--campaign", campaign, "--replay-script", case.script],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "harness.cli",
+            "run",
+            "--id",
+            case.execution_id,
+            "--results",
+            str(results),
+            "--campaign",
+            campaign,
+            "--replay-script",
+            case.script,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
     records = sorted((results / campaign).glob("*/*/attempt.json"))
     return AttemptRecord.model_validate_json(records[-1].read_text()) if records else None
 
@@ -58,8 +74,16 @@ def row_for(case: ReplayCase, record: AttemptRecord | None) -> Row:
     label = f"{case.profile}/{case.case}/{case.script}"
     expected = f"fail {case.expected}"
     if record is None:
-        return Row(suite="replay", delivery=label, mode="-", expected=expected, got="no attempt", deciding="-",
-                   detail="the run left no attempt.json", ok=False)  # fmt: skip
+        return Row(
+            suite="replay",
+            delivery=label,
+            mode="-",
+            expected=expected,
+            got="no attempt",
+            deciding="-",
+            detail="the run left no attempt.json",
+            ok=False,
+        )
     failed = [check.id for check in record.checks if not check.passed]
     if case.expected == SECRET_SCAN:
         caught = record.reason.startswith("secret found in evidence")
@@ -67,8 +91,16 @@ def row_for(case: ReplayCase, record: AttemptRecord | None) -> Row:
     else:
         caught = case.expected in failed
         deciding = case.expected if caught else (failed[0] if failed else "-")
-    return Row(suite="replay", delivery=label, mode="-", expected=expected, got=record.verdict.value, deciding=deciding,
-               detail=record.reason[:300], ok=record.verdict is Verdict.FAILED and caught)  # fmt: skip
+    return Row(
+        suite="replay",
+        delivery=label,
+        mode="-",
+        expected=expected,
+        got=record.verdict.value,
+        deciding=deciding,
+        detail=record.reason[:300],
+        ok=record.verdict is Verdict.FAILED and caught,
+    )
 
 
 def run_replay_suite() -> list[Row]:

@@ -38,7 +38,16 @@ def _row(case: Case, result: GradeResult) -> Row:
     got = "pass" if result.passed else "fail"
     expected = "pass" if case.expected is None else f"fail {case.expected}"
     ok = result.passed if case.expected is None else (not result.passed and result.deciding_check == case.expected)
-    return Row(suite="oracle", delivery=case.name, mode=case.mode, expected=expected, got=got, deciding=result.deciding_check or "-", detail=failed.detail if failed else "", ok=ok)
+    return Row(
+        suite="oracle",
+        delivery=case.name,
+        mode=case.mode,
+        expected=expected,
+        got=got,
+        deciding=result.deciding_check or "-",
+        detail=failed.detail if failed else "",
+        ok=ok,
+    )
 
 
 def run_oracle_suite(workers: int = ORACLE_WORKERS) -> list[Row]:

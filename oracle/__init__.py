@@ -34,7 +34,18 @@ _HOMES = {
     "UnknownTask": "oracle.tasks",
 }
 
-__all__ = ["CannotGrade", "Check", "GradeJob", "GradeOptions", "GradeResult", "OracleTask", "UnknownMode", "UnknownTask", "grade", "grade_batch"]
+__all__ = [
+    "CannotGrade",
+    "Check",
+    "GradeJob",
+    "GradeOptions",
+    "GradeResult",
+    "OracleTask",
+    "UnknownMode",
+    "UnknownTask",
+    "grade",
+    "grade_batch",
+]
 
 
 def __getattr__(name: str) -> Any:

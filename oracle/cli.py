@@ -74,12 +74,20 @@ def _grade(args: argparse.Namespace) -> int:
 
     client = image.engine()
     chosen = image.resolve(client, args.image)
-    standby = Standby(client, chosen.id, SandboxLimits(command_timeout_s=args.command_timeout, grade_deadline_s=args.deadline))
+    standby = Standby(
+        client, chosen.id, SandboxLimits(command_timeout_s=args.command_timeout, grade_deadline_s=args.deadline)
+    )
     try:
         from oracle.grader import GradeJob, GradeOptions, grade_batch
 
         jobs = [GradeJob(zip_path=path, mode=args.mode, task=args.task) for path in args.zips]
-        options = GradeOptions(image_ref=chosen.id, command_timeout_s=args.command_timeout, deadline_s=args.deadline, agent_tests=args.agent_tests, workers=args.workers)
+        options = GradeOptions(
+            image_ref=chosen.id,
+            command_timeout_s=args.command_timeout,
+            deadline_s=args.deadline,
+            agent_tests=args.agent_tests,
+            workers=args.workers,
+        )
         results = grade_batch(jobs, options, client=client, standby=standby)
     finally:
         standby.close()
@@ -108,14 +116,45 @@ def parser() -> argparse.ArgumentParser:
     commands = top.add_subparsers(dest="command", required=True, metavar="{grade,preflight,image}")
 
     grade = commands.add_parser("grade", help="grade one or more ZIPs; prints one JSON object per ZIP, one per line")
-    grade.add_argument("zips", nargs="+", metavar="ZIP", help="path of a delivered ZIP (several: graded in parallel, results in this order)")
-    grade.add_argument("--task", default=DEFAULT_TASK, help=f"oracle task to grade against (default: {DEFAULT_TASK}; one folder under oracle/tasks)")
-    grade.add_argument("--mode", required=True, help="the task's requirement set to grade against (an unknown one is refused with the list)")
-    grade.add_argument("--image", type=_reference, default=None, help="image to grade in (default: $EVERYDAY_ORACLE_IMAGE, local tag, pinned digest)")
-    grade.add_argument("--command-timeout", type=_seconds, default=4.0, help="seconds per delivery command inside the container")
-    grade.add_argument("--deadline", type=_seconds, default=30.0, help="seconds for each sandboxed run, enforced from the host")
-    grade.add_argument("--agent-tests", action="store_true", help="also run the delivery's own tests (recorded as a diagnostic, never deciding)")
-    grade.add_argument("--workers", type=_workers, default=2, help=f"containers at once when grading several ZIPs (1-{MAX_WORKERS}, default 2)")
+    grade.add_argument(
+        "zips",
+        nargs="+",
+        metavar="ZIP",
+        help="path of a delivered ZIP (several: graded in parallel, results in this order)",
+    )
+    grade.add_argument(
+        "--task",
+        default=DEFAULT_TASK,
+        help=f"oracle task to grade against (default: {DEFAULT_TASK}; one folder under oracle/tasks)",
+    )
+    grade.add_argument(
+        "--mode",
+        required=True,
+        help="the task's requirement set to grade against (an unknown one is refused with the list)",
+    )
+    grade.add_argument(
+        "--image",
+        type=_reference,
+        default=None,
+        help="image to grade in (default: $EVERYDAY_ORACLE_IMAGE, local tag, pinned digest)",
+    )
+    grade.add_argument(
+        "--command-timeout", type=_seconds, default=4.0, help="seconds per delivery command inside the container"
+    )
+    grade.add_argument(
+        "--deadline", type=_seconds, default=30.0, help="seconds for each sandboxed run, enforced from the host"
+    )
+    grade.add_argument(
+        "--agent-tests",
+        action="store_true",
+        help="also run the delivery's own tests (recorded as a diagnostic, never deciding)",
+    )
+    grade.add_argument(
+        "--workers",
+        type=_workers,
+        default=2,
+        help=f"containers at once when grading several ZIPs (1-{MAX_WORKERS}, default 2)",
+    )
     grade.set_defaults(run=_grade)
 
     preflight = commands.add_parser("preflight", help="check engine and image, say how to fix what is missing")

@@ -73,19 +73,30 @@ def collector_plan(request: _Request, project: Path, inside: PurePosixPath) -> d
     }
 
 
-def _sandboxed_checks(client: docker.DockerClient, request: _Request, delivery: Path, project: Path, standby: Standby | None) -> list[Check]:
+def _sandboxed_checks(
+    client: docker.DockerClient, request: _Request, delivery: Path, project: Path, standby: Standby | None
+) -> list[Check]:
     inside = PurePosixPath(DELIVERY_MOUNT, *project.relative_to(delivery).parts)
     plan = collector_plan(request, project, inside)
     run = run_collector(client, request.image_id, delivery, request.task.collector, plan, request.limits, standby)
     if run.deadline_hit:
-        return [check(SANDBOX_COMPLETED, False, f"the grade did not finish within {request.limits.grade_deadline_s:g} s and was killed")]
+        return [
+            check(
+                SANDBOX_COMPLETED,
+                False,
+                f"the grade did not finish within {request.limits.grade_deadline_s:g} s and was killed",
+            )
+        ]
     try:
         lines = run.stdout.decode("utf-8", "surrogateescape").strip().splitlines()
         observations = request.task.observations.model_validate(json.loads(lines[-1]))
     except (IndexError, ValueError, ValidationError):
         detail = f"the sandbox produced no readable observations (exit {run.exit}): {run.stderr_tail.splitlines()[-1] if run.stderr_tail else 'no error output'}"
         return [check(SANDBOX_COMPLETED, False, detail[:300])]
-    return [check(SANDBOX_COMPLETED, True, "every planned invocation was observed"), *request.task.judge(request.mode, observations)]
+    return [
+        check(SANDBOX_COMPLETED, True, "every planned invocation was observed"),
+        *request.task.judge(request.mode, observations),
+    ]
 
 
 def _checks(client: docker.DockerClient, request: _Request, zip_path: Path, standby: Standby | None) -> list[Check]:
@@ -106,17 +117,23 @@ def _prepare(client: docker.DockerClient | None, image_ref: str | None) -> tuple
         chosen = image.resolve(client, image_ref)
         remove_leftovers(client)
     except DockerException as error:
-        raise image.CannotGrade(f"the Docker engine failed before the grade: {str(error).splitlines()[0][:200]}") from None
+        raise image.CannotGrade(
+            f"the Docker engine failed before the grade: {str(error).splitlines()[0][:200]}"
+        ) from None
     return client, chosen.id
 
 
-def _grade_one(client: docker.DockerClient, request: _Request, zip_path: Path, standby: Standby | None = None) -> GradeResult:
+def _grade_one(
+    client: docker.DockerClient, request: _Request, zip_path: Path, standby: Standby | None = None
+) -> GradeResult:
     """One ZIP from intake to verdict; a standby given here is used for its sandboxed run and always closed."""
     started = time.monotonic()
     try:
         found = _checks(client, request, zip_path, standby)
     except DockerException as error:
-        raise image.CannotGrade(f"the Docker engine failed during the grade: {str(error).splitlines()[0][:200]}") from None
+        raise image.CannotGrade(
+            f"the Docker engine failed during the grade: {str(error).splitlines()[0][:200]}"
+        ) from None
     finally:
         if standby is not None:
             standby.close()  # unused when intake or the structure stopped the grade
@@ -158,7 +175,13 @@ def grade(
     image.CannotGrade when there is no engine or no image; never pulls and
     never runs the delivery on the host.
     """
-    options = GradeOptions(image_ref=image_ref, command_timeout_s=command_timeout_s, deadline_s=deadline_s, agent_tests=agent_tests, workers=1)
+    options = GradeOptions(
+        image_ref=image_ref,
+        command_timeout_s=command_timeout_s,
+        deadline_s=deadline_s,
+        agent_tests=agent_tests,
+        workers=1,
+    )
     return grade_batch([GradeJob(zip_path=Path(zip_path), mode=mode, task=task)], options, client=client)[0]
 
 
@@ -180,7 +203,13 @@ class GradeOptions(BaseModel):
     workers: int = Field(DEFAULT_WORKERS, ge=1, le=MAX_WORKERS)
 
 
-def grade_batch(jobs: Sequence[GradeJob], options: GradeOptions | None = None, *, client: docker.DockerClient | None = None, standby: Standby | None = None) -> list[GradeResult]:
+def grade_batch(
+    jobs: Sequence[GradeJob],
+    options: GradeOptions | None = None,
+    *,
+    client: docker.DockerClient | None = None,
+    standby: Standby | None = None,
+) -> list[GradeResult]:
     """Grade several jobs: one result per job, in the order given.
 
     Why a batch: the engine connection, the image lookup and the leftover
@@ -204,7 +233,9 @@ def grade_batch(jobs: Sequence[GradeJob], options: GradeOptions | None = None, *
             standby.close()
 
 
-def _batch(jobs: Sequence[GradeJob], options: GradeOptions, client: docker.DockerClient | None, standby: Standby | None) -> list[GradeResult]:
+def _batch(
+    jobs: Sequence[GradeJob], options: GradeOptions, client: docker.DockerClient | None, standby: Standby | None
+) -> list[GradeResult]:
     chosen_tasks = {job.task: tasks.load(job.task) for job in jobs}
     for job in jobs:
         chosen_tasks[job.task].require_mode(job.mode)
@@ -216,7 +247,13 @@ def _batch(jobs: Sequence[GradeJob], options: GradeOptions, client: docker.Docke
 
     def one(index: int) -> GradeResult:
         job = jobs[index]
-        request = _Request(task=chosen_tasks[job.task], image_id=image_id, mode=job.mode, limits=limits, agent_tests=options.agent_tests)
+        request = _Request(
+            task=chosen_tasks[job.task],
+            image_id=image_id,
+            mode=job.mode,
+            limits=limits,
+            agent_tests=options.agent_tests,
+        )
         return _grade_one(client, request, job.zip_path, standby if usable and index == 0 else None)
 
     if len(jobs) == 1 or options.workers == 1:

@@ -23,7 +23,15 @@ LOCAL_TAG = "everyday-evals-oracle:local"
 PINNED_IMAGE = "python@sha256:9d2e5553305c7c7b0097999bb17187c69b921ccd6bc9d40e4bb5ebe652c00285"
 BUILD_HINT = "run `make oracle-image` (or `python -m oracle image`)"
 MIRROR_ENV = "EVERYDAY_ORACLE_DEBIAN_MIRROR"
-_PRUNE = ("usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale", "var/lib/apt/lists", "var/cache/apt", "var/cache/debconf")
+_PRUNE = (
+    "usr/share/doc",
+    "usr/share/man",
+    "usr/share/info",
+    "usr/share/locale",
+    "var/lib/apt/lists",
+    "var/cache/apt",
+    "var/cache/debconf",
+)
 
 
 class CannotGrade(Exception):
@@ -42,7 +50,9 @@ def engine() -> docker.DockerClient:
     try:
         client = docker.from_env(timeout=60)
     except DockerException as error:
-        raise CannotGrade(f"no Docker engine answers ({str(error).splitlines()[0][:120]}): run `make engine` or start Docker") from None
+        raise CannotGrade(
+            f"no Docker engine answers ({str(error).splitlines()[0][:120]}): run `make engine` or start Docker"
+        ) from None
     return client
 
 
@@ -63,7 +73,9 @@ def resolve(client: docker.DockerClient, reference: str | None = None) -> docker
             raise CannotGrade(f"oracle image {ref!r} cannot be looked up: {error.explanation or error}"[:240]) from None
     wanted = reference or os.environ.get(IMAGE_ENV)
     if wanted:
-        raise CannotGrade(f"oracle image {wanted!r} is not on the engine: build it or unset {IMAGE_ENV}, then {BUILD_HINT}")
+        raise CannotGrade(
+            f"oracle image {wanted!r} is not on the engine: build it or unset {IMAGE_ENV}, then {BUILD_HINT}"
+        )
     raise CannotGrade(f"no oracle image on the engine: {BUILD_HINT}")
 
 
@@ -105,7 +117,12 @@ def _ensure_debootstrap() -> str:
         raise CannotGrade("debootstrap is missing: install it (`apt-get install debootstrap`) or pull " + PINNED_IMAGE)
     _say("installing debootstrap with apt-get ...")
     subprocess.run(["apt-get", "update", "-q"], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(["apt-get", "install", "-y", "-q", "debootstrap"], check=True, stdout=subprocess.DEVNULL, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    subprocess.run(
+        ["apt-get", "install", "-y", "-q", "debootstrap"],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+    )
     return shutil.which("debootstrap") or "debootstrap"
 
 
@@ -125,8 +142,21 @@ def _build_local(client: docker.DockerClient) -> docker.models.images.Image:
     mirror = debian_mirror()
     with tempfile.TemporaryDirectory(prefix="everyday-oracle-root-") as workdir:
         root = Path(workdir) / "root"
-        _say(f"debootstrap bookworm (minbase + python3) from {mirror or 'the default archive of debootstrap'} into {root} (about a minute; set {MIRROR_ENV} to choose the archive) ...")
-        done = subprocess.run([debootstrap, "--variant=minbase", "--include=python3", "bookworm", str(root), *([mirror] if mirror else [])], capture_output=True, text=True)
+        _say(
+            f"debootstrap bookworm (minbase + python3) from {mirror or 'the default archive of debootstrap'} into {root} (about a minute; set {MIRROR_ENV} to choose the archive) ..."
+        )
+        done = subprocess.run(
+            [
+                debootstrap,
+                "--variant=minbase",
+                "--include=python3",
+                "bookworm",
+                str(root),
+                *([mirror] if mirror else []),
+            ],
+            capture_output=True,
+            text=True,
+        )
         if done.returncode != 0:
             tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
             raise CannotGrade(f"debootstrap failed: {tail[0]}")
@@ -134,7 +164,12 @@ def _build_local(client: docker.DockerClient) -> docker.models.images.Image:
             shutil.rmtree(root / part, ignore_errors=True)
         _say(f"importing the root into Docker as {LOCAL_TAG} ...")
         tar = subprocess.Popen(["tar", "-C", str(root), "--numeric-owner", "-c", "."], stdout=subprocess.PIPE)
-        imported = subprocess.run(["docker", "import", "-c", "ENV LC_ALL=C.UTF-8", "-", LOCAL_TAG], stdin=tar.stdout, capture_output=True, text=True)
+        imported = subprocess.run(
+            ["docker", "import", "-c", "ENV LC_ALL=C.UTF-8", "-", LOCAL_TAG],
+            stdin=tar.stdout,
+            capture_output=True,
+            text=True,
+        )
         tar.stdout.close()
         tar.wait()
         if imported.returncode != 0 or tar.returncode != 0:

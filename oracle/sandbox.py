@@ -108,7 +108,13 @@ def labels(deadline_s: float) -> dict[str, str]:
     }
 
 
-def create_hardened(client: docker.DockerClient, image_id: str, command: list[str], limits: SandboxLimits, owner: dict[str, str] | None = None) -> str:
+def create_hardened(
+    client: docker.DockerClient,
+    image_id: str,
+    command: list[str],
+    limits: SandboxLimits,
+    owner: dict[str, str] | None = None,
+) -> str:
     """Create (not start) one hardened container with an empty /oracle volume; returns its id.
 
     Shared by grades, tests and the benchmark's bare run so all three measure
@@ -127,7 +133,11 @@ def create_hardened(client: docker.DockerClient, image_id: str, command: list[st
         nano_cpus=limits.nano_cpus,
         ipc_mode="none",
         tmpfs={"/tmp": f"rw,nosuid,nodev,noexec,size={limits.tmpfs_size},mode=1777"},
-        ulimits=[Ulimit(name="nofile", soft=256, hard=256), Ulimit(name="core", soft=0, hard=0), Ulimit(name="fsize", soft=16 << 20, hard=16 << 20)],
+        ulimits=[
+            Ulimit(name="nofile", soft=256, hard=256),
+            Ulimit(name="core", soft=0, hard=0),
+            Ulimit(name="fsize", soft=16 << 20, hard=16 << 20),
+        ],
         log_config=LogConfig(type=LogConfig.types.JSON, config={"max-size": limits.log_max_size, "max-file": "1"}),
     )
     created = api.create_container(
@@ -239,7 +249,9 @@ class Standby:
         self._started: Future[str] = _starter.submit(self._create_and_start)
 
     def _create_and_start(self) -> str:
-        container_id = create_hardened(self.client, self.image_id, ["python3", "-c", STANDBY, str(STANDBY_WAIT_S)], self.limits)
+        container_id = create_hardened(
+            self.client, self.image_id, ["python3", "-c", STANDBY, str(STANDBY_WAIT_S)], self.limits
+        )
         try:
             self.client.api.start(container_id)
         except BaseException:
@@ -264,7 +276,11 @@ class Standby:
         exit_status, deadline_hit = wait_bounded(self.client, container_id, self.limits)
         stdout = _bounded_logs(self.client, container_id, self.limits.read_bytes, stdout=True)
         failed = not deadline_hit and (exit_status != 0 or not stdout.strip())
-        stderr = "" if not failed else _bounded_logs(self.client, container_id, 4096, stdout=False).decode("utf-8", "replace")
+        stderr = (
+            ""
+            if not failed
+            else _bounded_logs(self.client, container_id, 4096, stdout=False).decode("utf-8", "replace")
+        )
         return SandboxRun(stdout=stdout, stderr_tail=stderr.strip()[-300:], exit=exit_status, deadline_hit=deadline_hit)
 
     def close(self) -> None:
@@ -286,7 +302,9 @@ class Standby:
 
 
 @contextmanager
-def hardened_container(client: docker.DockerClient, image_id: str, command: list[str], limits: SandboxLimits, delivery: Path | None = None) -> Iterator[str]:
+def hardened_container(
+    client: docker.DockerClient, image_id: str, command: list[str], limits: SandboxLimits, delivery: Path | None = None
+) -> Iterator[str]:
     """Create one hardened container running `command`, copy a folder in (to DELIVERY_MOUNT), start it; removed on exit, on errors and on Ctrl-C too.
 
     For commands that need nothing fed after start: the benchmark's bare run and tests.
@@ -324,7 +342,15 @@ def wait_bounded(client: docker.DockerClient, container_id: str, limits: Sandbox
         return None, True
 
 
-def run_collector(client: docker.DockerClient, image_id: str, delivery: Path, collector: Path, plan: dict[str, Any], limits: SandboxLimits, standby: Standby | None = None) -> SandboxRun:
+def run_collector(
+    client: docker.DockerClient,
+    image_id: str,
+    delivery: Path,
+    collector: Path,
+    plan: dict[str, Any],
+    limits: SandboxLimits,
+    standby: Standby | None = None,
+) -> SandboxRun:
     """Run a task's collector over a delivery folder in one hardened container (a standby started earlier, or a new one)."""
     with standby or Standby(client, image_id, limits) as chosen:
         return chosen.run(delivery, collector, plan)

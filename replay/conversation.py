@@ -50,7 +50,9 @@ def text_of(content: object, kinds: tuple[str, ...] = ("text", "input_text")) ->
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict) and part.get("type") in kinds)
+        return "\n".join(
+            str(part.get("text", "")) for part in content if isinstance(part, dict) and part.get("type") in kinds
+        )
     return ""
 
 
@@ -95,7 +97,9 @@ def filled(arguments: dict, last_tool_result: str) -> dict:
     """String arguments with ``{last_sha256}`` replaced by the newest sha256 the latest tool result names."""
     found = LAST_SHA256.findall(last_tool_result)
     value = found[-1] if found else "unknown"
-    return {key: item.replace("{last_sha256}", value) if isinstance(item, str) else item for key, item in arguments.items()}
+    return {
+        key: item.replace("{last_sha256}", value) if isinstance(item, str) else item for key, item in arguments.items()
+    }
 
 
 def tool_call(step: Step, tools: list[str], last_tool_result: str = "") -> ToolCall:
@@ -123,4 +127,10 @@ def reply(script: Script, conversation: Conversation) -> Reply:
     input_tokens = conversation.request_chars // 4 + script.extra_input_tokens
     cached = input_tokens * 3 // 4 if conversation.tool_calls_answered else 0
     output_chars = len(turn.text) + (len(json.dumps(call.arguments)) if call else 0)
-    return Reply(text=turn.text, tool_call=call, input_tokens=max(input_tokens, 1), cached_tokens=cached, output_tokens=output_chars // 4 + 16)
+    return Reply(
+        text=turn.text,
+        tool_call=call,
+        input_tokens=max(input_tokens, 1),
+        cached_tokens=cached,
+        output_tokens=output_chars // 4 + 16,
+    )

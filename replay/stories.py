@@ -16,9 +16,16 @@ import re
 from . import reference
 from .scripts import Script, Step, finish, say, shell, use, write
 
-NEW_MESSAGES = re.compile(r"New messages from the user[^\n]*:\n(?P<messages>.*?)(?:\n\n(?:Act on them|You work in)|\Z)", re.DOTALL)
-TASK = re.compile(r"Your task #\d+: (?P<title>[^\n]*)\n\n(?P<body>.*?)(?:\n\n(?:Your teammates|You delivered|Conversation so far|New messages|You work in))", re.DOTALL)
-TEAMMATE = re.compile(r"\b(?:ask|have|tell)\s+(?:your\s+)?teammate\s+(?P<name>[A-Za-z][\w.-]*)[^.\n]*[.:]?[ \t]*\n*", re.IGNORECASE)
+NEW_MESSAGES = re.compile(
+    r"New messages from the user[^\n]*:\n(?P<messages>.*?)(?:\n\n(?:Act on them|You work in)|\Z)", re.DOTALL
+)
+TASK = re.compile(
+    r"Your task #\d+: (?P<title>[^\n]*)\n\n(?P<body>.*?)(?:\n\n(?:Your teammates|You delivered|Conversation so far|New messages|You work in))",
+    re.DOTALL,
+)
+TEAMMATE = re.compile(
+    r"\b(?:ask|have|tell)\s+(?:your\s+)?teammate\s+(?P<name>[A-Za-z][\w.-]*)[^.\n]*[.:]?[ \t]*\n*", re.IGNORECASE
+)
 NONCE = re.compile(r"\bnonce\b\W*(?:is\W+)?`?(?P<nonce>[A-Za-z0-9][A-Za-z0-9_-]{3,})`?", re.IGNORECASE)
 TESTS = "python3 -m unittest discover -s tests -v"
 
@@ -46,24 +53,34 @@ def build(pace_s: float = 0) -> Script:
         name="story-build",
         per_message=True,
         description="Writes the reference project, runs its tests, delivers it, comments, sets the task done.",
-        steps=[say("I'll write slugify.py, its README and tests, run them, and deliver."),
-               *paced([write(path, content) for path, content in files.items()], pace_s), shell(TESTS),
-               *wrap_up("Delivered slugify.py with a README and tests; the tests pass.")],
-    )  # fmt: skip
+        steps=[
+            say("I'll write slugify.py, its README and tests, run them, and deliver."),
+            *paced([write(path, content) for path, content in files.items()], pace_s),
+            shell(TESTS),
+            *wrap_up("Delivered slugify.py with a README and tests; the tests pass."),
+        ],
+    )
 
 
 def revise(request: str, pace_s: float = 0) -> Script:
     """A revision: the reference already honours every option, so the visible change is the README's record of it."""
     files = reference.files()
     asked = ", ".join(sorted(set(re.findall(r"--[a-z][a-z-]+", request)))) or "the requested change"
-    readme = files["README.md"].rstrip("\n") + f"\n\n## Revision\n\nRevised on request: {asked} (see the options above); tests updated.\n"
+    readme = (
+        files["README.md"].rstrip("\n")
+        + f"\n\n## Revision\n\nRevised on request: {asked} (see the options above); tests updated.\n"
+    )
     return Script(
         name="story-revise",
         per_message=True,
         description="Applies the user's new request (README and tests), runs the tests, delivers again, comments, sets done.",
-        steps=[say(f"Revising for {asked}."), *paced([write(path, content) for path, content in {**files, "README.md": readme}.items()], pace_s),
-               shell(TESTS), *wrap_up(f"Revised for {asked} and delivered a new ZIP; the tests pass.")],
-    )  # fmt: skip
+        steps=[
+            say(f"Revising for {asked}."),
+            *paced([write(path, content) for path, content in {**files, "README.md": readme}.items()], pace_s),
+            shell(TESTS),
+            *wrap_up(f"Revised for {asked} and delivered a new ZIP; the tests pass."),
+        ],
+    )
 
 
 def delegate(teammate: str, title: str, body: str) -> Script:
@@ -71,16 +88,24 @@ def delegate(teammate: str, title: str, body: str) -> Script:
         name="story-delegate",
         per_message=True,
         description="Hands the work to the named teammate through one child task, waits for it, reports the final delivery.",
-        steps=[use("create_child_task", title=title, body=body, assignee_name=teammate), use("wait_for_task"),
-               use("comment", body=f"{teammate} finished the child task. The final delivery is sha256 {{last_sha256}}."),
-               use("set_status", status="done"), finish(f"{teammate} delivered; I reported the final delivery.")],
-    )  # fmt: skip
+        steps=[
+            use("create_child_task", title=title, body=body, assignee_name=teammate),
+            use("wait_for_task"),
+            use("comment", body=f"{teammate} finished the child task. The final delivery is sha256 {{last_sha256}}."),
+            use("set_status", status="done"),
+            finish(f"{teammate} delivered; I reported the final delivery."),
+        ],
+    )
 
 
 def reply(nonce: str) -> Script:
     text = f"Understood, I stopped the earlier work. Your short reply: {nonce}"
-    return Script(name="story-reply", description="Sends the short reply with the nonce, sets the task done.", per_message=True,
-                  steps=[use("comment", body=text), use("set_status", status="done"), finish(text)])
+    return Script(
+        name="story-reply",
+        description="Sends the short reply with the nonce, sets the task done.",
+        per_message=True,
+        steps=[use("comment", body=text), use("set_status", status="done"), finish(text)],
+    )
 
 
 def for_message(user_text: str, pace_s: float = 0) -> Script:
@@ -107,15 +132,25 @@ def ignores_late_message(user_text: str, pace_s: float) -> Script:
     """Calibration: builds without the late requirement and, told more, only says it is done (the oracle must catch it)."""
     honest = for_message(user_text, pace_s)
     if honest.name == "story-revise":
-        return Script(name="story-ignores-late-message", description="Acknowledges new messages without acting on them.", per_message=True,
-                      steps=[use("set_status", status="done"), finish("Done.")])
+        return Script(
+            name="story-ignores-late-message",
+            description="Acknowledges new messages without acting on them.",
+            per_message=True,
+            steps=[use("set_status", status="done"), finish("Done.")],
+        )
     if honest.name != "story-build":
         return honest
     files = reference.files_without_late_requirement()
-    return Script(name="story-ignores-late-message", per_message=True,
-                  description="Builds without --max-length and never acts on a new message.",
-                  steps=[*paced([write(path, content) for path, content in files.items()], pace_s), shell(TESTS),
-                         *wrap_up("Delivered slugify.py.")])  # fmt: skip
+    return Script(
+        name="story-ignores-late-message",
+        per_message=True,
+        description="Builds without --max-length and never acts on a new message.",
+        steps=[
+            *paced([write(path, content) for path, content in files.items()], pace_s),
+            shell(TESTS),
+            *wrap_up("Delivered slugify.py."),
+        ],
+    )
 
 
 def environment_dump(user_text: str, pace_s: float) -> Script:

@@ -125,7 +125,9 @@ def set_status(payload: StatusUpdate, run: RunRow, request: Request) -> Ack:
 @router.post("/children", status_code=201)
 def create_child(payload: ChildTaskCreate, run: RunRow, request: Request) -> Ack:
     """Delegate: a child task of the run's task, assigned to a named agent."""
-    return agent_ops.create_child(controller_of(request).db, run, payload.event_id, payload.title, payload.body, payload.assignee_name)
+    return agent_ops.create_child(
+        controller_of(request).db, run, payload.event_id, payload.title, payload.body, payload.assignee_name
+    )
 
 
 @router.post("/assign")
@@ -164,7 +166,9 @@ async def delivery_form(request: Request, data: bytes) -> tuple[str, bytes]:
     try:
         form = await MultiPartParser(request.headers, body(), max_files=1, max_fields=1).parse()
     except MultiPartException as error:
-        raise HTTPException(status_code=422, detail=f"multipart form expected with event_id and file: {error}") from error
+        raise HTTPException(
+            status_code=422, detail=f"multipart form expected with event_id and file: {error}"
+        ) from error
     event_id, upload = form.get("event_id"), form.get("file")
     if not isinstance(event_id, str) or not EVENT_ID.match(event_id):
         raise HTTPException(status_code=422, detail="event_id: 8-80 characters of A-Z a-z 0-9 _ . : -")
@@ -192,6 +196,7 @@ async def upload_delivery(run: RunRow, request: Request) -> Delivery:
 @router.post("/finish")
 def finish(payload: FinishRequest, run: RunRow, request: Request) -> Ack:
     """The runner's last word: the terminal record of its run."""
+
     def end() -> dict[str, Any]:
         terminal = {"summary": payload.summary, "reported_by": "runner"}
         end_run_in(conn, run["id"], payload.outcome, payload.error_code, terminal, payload.cost_cents)

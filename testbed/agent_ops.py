@@ -18,10 +18,10 @@ from typing import Any
 from fastapi import HTTPException
 
 from . import faults, records
-from .defects import hooks as defects
 from .api import insert_task
 from .controller import Controller
 from .db import Database, now, record_activity
+from .defects import hooks as defects
 from .deliveries import DeliveryError, store
 from .metering.usage import Usage
 from .models import Ack, AgentRunContext, Comment, Delivery, ModelCallReport, ReceiptCreate, Spend, Task, TaskCreate
@@ -110,10 +110,26 @@ def record_call(db: Database, run: sqlite3.Row, report: ModelCallReport) -> Ack:
             "INSERT INTO model_calls (event_id, run_id, task_id, agent_id, provider, model, protocol, status, input_tokens, "
             "cached_input_tokens, cache_write_tokens, output_tokens, cost_cents, simulated, refused, price_table, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (report.event_id, run["id"], run["task_id"], run["agent_id"], report.provider, report.model, report.protocol, report.status,
-             usage.input_tokens, usage.cached_input_tokens, usage.cache_write_tokens, usage.output_tokens, report.cost_cents,
-             report.simulated, report.refused, report.price_table, now()),
-        )  # fmt: skip
+            (
+                report.event_id,
+                run["id"],
+                run["task_id"],
+                run["agent_id"],
+                report.provider,
+                report.model,
+                report.protocol,
+                report.status,
+                usage.input_tokens,
+                usage.cached_input_tokens,
+                usage.cache_write_tokens,
+                usage.output_tokens,
+                report.cost_cents,
+                report.simulated,
+                report.refused,
+                report.price_table,
+                now(),
+            ),
+        )
         if report.refused:
             record_activity(conn, "model_call_refused", f"Run {run['id']}: {report.refused}", run["task_id"], run["id"])
         return {"id": cursor.lastrowid}
@@ -144,7 +160,9 @@ def consume_inbox(controller: Controller, run: sqlite3.Row, event_id: str) -> li
         )
         ids = [r["id"] for r in conn.execute("SELECT id FROM comments WHERE consume_event_id = ?", (event_id,))]
         if ids:
-            record_activity(conn, "messages_consumed", f"Run {run['id']} read messages {ids}", run["task_id"], run["id"])
+            record_activity(
+                conn, "messages_consumed", f"Run {run['id']} read messages {ids}", run["task_id"], run["id"]
+            )
         first_read.extend(ids)
         return {"ids": ids}
 
@@ -213,7 +231,9 @@ def assign(db: Database, run: sqlite3.Row, event_id: str, assignee_name: str) ->
             "UPDATE tasks SET assignee_id = ?, wake = 1, status = 'todo', updated_at = ? WHERE id = ?",
             (assignee["id"], now(), run["task_id"]),
         )
-        record_activity(conn, "task_assigned", f"Task {run['task_id']} handed to {assignee['name']}", run["task_id"], run["id"])
+        record_activity(
+            conn, "task_assigned", f"Task {run['task_id']} handed to {assignee['name']}", run["task_id"], run["id"]
+        )
         return {"id": run["task_id"]}
 
     with db.transaction() as conn:

@@ -16,12 +16,13 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 from fastapi.responses import FileResponse, Response
 
 from . import records
-from .defects import active_names, hooks as defects
 from .controller import Controller
-from .origin import same_origin_if_browser
 from .db import now, record_activity
+from .defects import active_names
+from .defects import hooks as defects
 from .deliveries import blob_path
 from .models import (
+    SQLITE_INT_MAX,
     Activity,
     Agent,
     AgentCreate,
@@ -31,7 +32,6 @@ from .models import (
     Company,
     Delivery,
     Health,
-    SQLITE_INT_MAX,
     Run,
     StopResult,
     Task,
@@ -39,6 +39,7 @@ from .models import (
     TaskSummary,
     WorkspaceFile,
 )
+from .origin import same_origin_if_browser
 
 # Every id in a path: a number SQLite can hold, else 422 naming it (never a 500).
 PathId = Annotated[int, Path(ge=1, le=SQLITE_INT_MAX)]
@@ -81,9 +82,14 @@ def set_agent_budget(agent_id: PathId, payload: BudgetUpdate, request: Request) 
     """One agent's hard spending limit (null: only the company's applies)."""
     db = controller_of(request).db
     with db.transaction() as conn:
-        if conn.execute("UPDATE agents SET budget_cents = ? WHERE id = ?", (payload.budget_cents, agent_id)).rowcount == 0:
+        if (
+            conn.execute("UPDATE agents SET budget_cents = ? WHERE id = ?", (payload.budget_cents, agent_id)).rowcount
+            == 0
+        ):
             raise records.not_found("agent", agent_id)
-        record_activity(conn, "budget", f"Agent {agent_id} budget set to {payload.budget_cents} cents", agent_id=agent_id)
+        record_activity(
+            conn, "budget", f"Agent {agent_id} budget set to {payload.budget_cents} cents", agent_id=agent_id
+        )
     return records.agent(db, agent_id)
 
 
@@ -97,7 +103,9 @@ def create_agent(payload: AgentCreate, request: Request) -> Agent:
     from .adapters import ADAPTERS
 
     if payload.adapter not in ADAPTERS:
-        raise HTTPException(status_code=400, detail=f"adapter: unknown adapter {payload.adapter!r}; known: {sorted(ADAPTERS)}")
+        raise HTTPException(
+            status_code=400, detail=f"adapter: unknown adapter {payload.adapter!r}; known: {sorted(ADAPTERS)}"
+        )
     db = controller_of(request).db
     with db.transaction() as conn:
         require_row(conn, "agents", payload.reports_to, "reports_to")
@@ -105,7 +113,15 @@ def create_agent(payload: AgentCreate, request: Request) -> Agent:
             raise HTTPException(status_code=409, detail=f"name: an agent named {payload.name!r} already exists")
         cursor = conn.execute(
             "INSERT INTO agents (name, role, reports_to, adapter, model, budget_cents, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (payload.name, payload.role, payload.reports_to, payload.adapter, payload.model, payload.budget_cents, now()),
+            (
+                payload.name,
+                payload.role,
+                payload.reports_to,
+                payload.adapter,
+                payload.model,
+                payload.budget_cents,
+                now(),
+            ),
         )
         agent_id = int(cursor.lastrowid or 0)
         record_activity(conn, "agent_created", f"Agent {payload.name} created", agent_id=agent_id)
@@ -125,9 +141,17 @@ def insert_task(conn: sqlite3.Connection, payload: TaskCreate, created_by_run_id
     cursor = conn.execute(
         "INSERT INTO tasks (title, body, status, assignee_id, parent_id, created_by_run_id, wake, created_at, updated_at) "
         "VALUES (?, ?, 'todo', ?, ?, ?, ?, ?, ?)",
-        (payload.title, payload.body, payload.assignee_id, payload.parent_id, created_by_run_id,
-         1 if payload.assignee_id is not None else 0, stamp, stamp),
-    )  # fmt: skip
+        (
+            payload.title,
+            payload.body,
+            payload.assignee_id,
+            payload.parent_id,
+            created_by_run_id,
+            1 if payload.assignee_id is not None else 0,
+            stamp,
+            stamp,
+        ),
+    )
     task_id = int(cursor.lastrowid or 0)
     record_activity(conn, "task_created", f"Task {task_id} created: {payload.title}", task_id, created_by_run_id)
     return task_id

@@ -51,7 +51,9 @@ class Controller:
     data_dir: Path
     url: str
     pace: float
-    model_upstream: str | None = None  # where live agents' metering proxies send model calls (the replay server); None: the providers
+    model_upstream: str | None = (
+        None  # where live agents' metering proxies send model calls (the replay server); None: the providers
+    )
     agent_time_limit_s: float = 600.0
     db: Database = field(init=False)
     supervisor: Supervisor = field(default_factory=Supervisor)
@@ -153,7 +155,9 @@ class Controller:
             if self.supervisor.is_alive(identity):
                 log.info("run %s re-adopted: pid %s start %s", row["id"], identity.pid, identity.start_time)
                 with self.db.transaction() as conn:
-                    record_activity(conn, "run_adopted", f"Run {row['id']} re-adopted after restart", row["task_id"], row["id"])
+                    record_activity(
+                        conn, "run_adopted", f"Run {row['id']} re-adopted after restart", row["task_id"], row["id"]
+                    )
             else:
                 log.warning("run %s lost while the controller was down", row["id"])
                 self._end_dead(row, "process_lost", {"at": "restart"})
@@ -225,7 +229,9 @@ class Controller:
     def stop(self, run_id: int) -> bool:
         """Kill the run's whole process group, then record it cancelled; returns whether the group is gone."""
         with self.db.transaction() as conn:
-            conn.execute("UPDATE runs SET stop_requested_at = ? WHERE id = ? AND stop_requested_at IS NULL", (now(), run_id))
+            conn.execute(
+                "UPDATE runs SET stop_requested_at = ? WHERE id = ? AND stop_requested_at IS NULL", (now(), run_id)
+            )
         row = self.db.one("SELECT * FROM runs WHERE id = ?", run_id)
         assert row is not None
         identity = self._identity(row)

@@ -54,12 +54,20 @@ def event_id() -> str:
 def task_view(task: Task, new_messages: list[dict[str, Any]] | None = None) -> str:
     """The task as an agent reads it: words and facts, no internal bookkeeping."""
     view: dict[str, Any] = {
-        "id": task.id, "title": task.title, "status": task.status, "body": task.body,
-        "conversation": [{"from": c.author_name if c.author_kind == "agent" else "user", "text": c.body} for c in task.comments],
+        "id": task.id,
+        "title": task.title,
+        "status": task.status,
+        "body": task.body,
+        "conversation": [
+            {"from": c.author_name if c.author_kind == "agent" else "user", "text": c.body} for c in task.comments
+        ],
         "deliveries": [{"id": d.id, "sha256": d.sha256, "files": d.files} for d in task.deliveries],
-        "children": [{"id": c.id, "title": c.title, "status": c.status, "assignee": c.assignee_name} for c in task.children],
-        "active": task.active_run_id is not None, "unread_user_messages": task.unconsumed_user_messages,
-    }  # fmt: skip
+        "children": [
+            {"id": c.id, "title": c.title, "status": c.status, "assignee": c.assignee_name} for c in task.children
+        ],
+        "active": task.active_run_id is not None,
+        "unread_user_messages": task.unconsumed_user_messages,
+    }
     if new_messages is not None:
         view["new_messages"] = new_messages
     return json.dumps(view, indent=1)
@@ -96,7 +104,9 @@ def create_server(controller: Controller) -> MCPServer:
         if task_id is not None and task_id != row["task_id"]:
             return task_view(product(lambda: agent_ops.read_task(controller.db, row, task_id)))
         fresh = product(lambda: agent_ops.consume_inbox(controller, row, event_id()))
-        return task_view(agent_ops.read_task(controller.db, row, row["task_id"]), [{"id": m.id, "text": m.body} for m in fresh])
+        return task_view(
+            agent_ops.read_task(controller.db, row, row["task_id"]), [{"id": m.id, "text": m.body} for m in fresh]
+        )
 
     @server.tool(structured_output=False)
     def comment(ctx: Context, body: str) -> str:
@@ -138,9 +148,16 @@ def create_server(controller: Controller) -> MCPServer:
                 ids = [child.id for child in agent_ops.read_task(controller.db, row, row["task_id"]).children]
             else:
                 ids = [task_id]
-            children = [product(lambda child_id=child_id: agent_ops.read_task(controller.db, row, child_id)) for child_id in ids]
-            finished = all(child.status == "done" and child.active_run_id is None and child.unconsumed_user_messages == 0
-                           and child.deliveries for child in children)  # fmt: skip
+            children = [
+                product(lambda child_id=child_id: agent_ops.read_task(controller.db, row, child_id)) for child_id in ids
+            ]
+            finished = all(
+                child.status == "done"
+                and child.active_run_id is None
+                and child.unconsumed_user_messages == 0
+                and child.deliveries
+                for child in children
+            )
             if (children and finished) or time.monotonic() > deadline:
                 return "\n".join(task_view(child) for child in children) or "you have no child tasks"
             await asyncio.sleep(0.5)

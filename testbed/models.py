@@ -267,7 +267,9 @@ class AgentRunContext(BaseModel):
     task: Task
     agent: Agent
     agents: list[Agent]
-    budget_remaining_cents: float | None = None  # the tighter of the agent's and the company's, in this run's kind of spend
+    budget_remaining_cents: float | None = (
+        None  # the tighter of the agent's and the company's, in this run's kind of spend
+    )
 
 
 class InboxResponse(BaseModel):

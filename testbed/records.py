@@ -51,7 +51,12 @@ def spend(db: Database, column: str | None = None, ident: int | None = None) -> 
     assert column in (None, "run_id", "task_id", "agent_id")
     row = db.one(SPEND_SQL + (f" WHERE {column} = ?" if column else ""), *(() if column is None else (ident,)))
     assert row is not None
-    return Spend(cents=round(row["real"], 4), simulated_cents=round(row["simulated"], 4), calls=row["calls"], refused_calls=row["refused"])
+    return Spend(
+        cents=round(row["real"], 4),
+        simulated_cents=round(row["simulated"], 4),
+        calls=row["calls"],
+        refused_calls=row["refused"],
+    )
 
 
 def company(db: Database) -> Company:

@@ -30,8 +30,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workspace", type=Path, required=True)
     parser.add_argument("--pace", type=float, default=0.3)
     parser.add_argument("--runner-instance-id", required=True)
-    parser.add_argument("--time-limit", type=float, default=600.0, help="wall-clock seconds a live agent may work in this run")
-    parser.add_argument("--model-upstream", default=None, help="model server behind the metering proxy (the replay server)")
+    parser.add_argument(
+        "--time-limit", type=float, default=600.0, help="wall-clock seconds a live agent may work in this run"
+    )
+    parser.add_argument(
+        "--model-upstream", default=None, help="model server behind the metering proxy (the replay server)"
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.INFO, stream=sys.stdout, format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"
@@ -41,11 +45,27 @@ def main(argv: list[str] | None = None) -> int:
     if not token:
         log.error("TESTBED_RUN_TOKEN is not set")
         return 2
-    log.info("run %s: runner %s pid %s adapter %s model %s", args.run_id, args.runner_instance_id, os.getpid(), args.adapter, args.model)
+    log.info(
+        "run %s: runner %s pid %s adapter %s model %s",
+        args.run_id,
+        args.runner_instance_id,
+        os.getpid(),
+        args.adapter,
+        args.model,
+    )
     client = AgentClient(args.controller, args.run_id, token)
-    session = AgentSession(client=client, workspace=args.workspace, model=args.model, pace=args.pace, run_id=args.run_id,
-                           controller_url=args.controller, token=token, model_upstream=args.model_upstream,
-                           provider_keys=provider_keys, time_limit_s=args.time_limit)
+    session = AgentSession(
+        client=client,
+        workspace=args.workspace,
+        model=args.model,
+        pace=args.pace,
+        run_id=args.run_id,
+        controller_url=args.controller,
+        token=token,
+        model_upstream=args.model_upstream,
+        provider_keys=provider_keys,
+        time_limit_s=args.time_limit,
+    )
     try:
         adapter_for(args.adapter).run(session)
     except RunEnded as ended:

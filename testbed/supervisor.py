@@ -60,11 +60,17 @@ class Supervisor:
     def spawn(self, spec: RunnerSpec) -> Identity:
         spec.log_path.parent.mkdir(parents=True, exist_ok=True)
         spec.workspace.mkdir(parents=True, exist_ok=True)
-        keys = {name: os.environ[name] for name in PROVIDER_KEY_VARIABLES if os.environ.get(name) and spec.adapter != "scripted"}
+        keys = {
+            name: os.environ[name]
+            for name in PROVIDER_KEY_VARIABLES
+            if os.environ.get(name) and spec.adapter != "scripted"
+        }
         env = minimal_environment(TESTBED_RUN_TOKEN=spec.token, **keys)
         # option=value: a value (an agent's model, say) can never be read as another option
         command = [
-            sys.executable, "-m", "testbed.runner",
+            sys.executable,
+            "-m",
+            "testbed.runner",
             f"--controller={spec.controller_url}",
             f"--run-id={spec.run_id}",
             f"--adapter={spec.adapter}",
@@ -74,7 +80,7 @@ class Supervisor:
             f"--runner-instance-id={spec.runner_instance_id}",
             f"--time-limit={spec.time_limit_s}",
             *([f"--model-upstream={spec.model_upstream}"] if spec.model_upstream else []),
-        ]  # fmt: skip
+        ]
         with open(spec.log_path, "ab") as log:
             process = subprocess.Popen(
                 command,
@@ -98,7 +104,10 @@ class Supervisor:
         for process in psutil.process_iter(["pid", "cmdline", "status", "create_time"]):
             try:
                 cmdline = process.info["cmdline"] or []
-                if process.info["status"] != psutil.STATUS_ZOMBIE and f"--runner-instance-id={runner_instance_id}" in cmdline:
+                if (
+                    process.info["status"] != psutil.STATUS_ZOMBIE
+                    and f"--runner-instance-id={runner_instance_id}" in cmdline
+                ):
                     return Identity(pid=process.info["pid"], start_time=process.info["create_time"])
             except psutil.Error:
                 continue
@@ -139,7 +148,10 @@ class Supervisor:
         members = []
         for process in psutil.process_iter(["pid", "status"]):
             try:
-                if pgid in (os.getpgid(process.pid), os.getsid(process.pid)) and process.info["status"] != psutil.STATUS_ZOMBIE:
+                if (
+                    pgid in (os.getpgid(process.pid), os.getsid(process.pid))
+                    and process.info["status"] != psutil.STATUS_ZOMBIE
+                ):
                     members.append(process.pid)
             except (ProcessLookupError, psutil.Error):
                 continue

@@ -78,7 +78,8 @@ class Environment(_Frozen):
     name: Name
     product: Name = "testbed"
     fault_window_scale: float = Field(
-        default=1.0, ge=1.0,
+        default=1.0,
+        ge=1.0,
         description="how many times a case's scripted step time the agent takes here: a product whose UI answers"
         " slower than the testbed's needs the same window for a person to act in, measured in its own latency",
     )
@@ -203,28 +204,71 @@ SCRIPTED = Profile(
     evidence_mode="scripted",
     description="The testbed's deterministic, free agent: proves product and harness paths, not model quality.",
 )
-def live_profile(name: str, cli: str, model: str, key: str, description: str, only_cases: tuple[str, ...] = ()) -> Profile:
+
+
+def live_profile(
+    name: str, cli: str, model: str, key: str, description: str, only_cases: tuple[str, ...] = ()
+) -> Profile:
     """A real agent CLI with a real model, through the metering proxy to the provider: paid, manual-only."""
-    return Profile(name=name, adapter=cli, model=model, live=True, evidence_mode="live", required_env=(key,), required_binary=cli,
-                   model_server="provider", agent_cli=cli, only_cases=only_cases, description=description)
+    return Profile(
+        name=name,
+        adapter=cli,
+        model=model,
+        live=True,
+        evidence_mode="live",
+        required_env=(key,),
+        required_binary=cli,
+        model_server="provider",
+        agent_cli=cli,
+        only_cases=only_cases,
+        description=description,
+    )
 
 
-RUNNER_CODEX = live_profile("runner-codex", "codex", "gpt-5-codex", "OPENAI_API_KEY",
-                            "The Codex command-line agent (gpt-5-codex) through the metering proxy to the real provider.")
+RUNNER_CODEX = live_profile(
+    "runner-codex",
+    "codex",
+    "gpt-5-codex",
+    "OPENAI_API_KEY",
+    "The Codex command-line agent (gpt-5-codex) through the metering proxy to the real provider.",
+)
 # Same adapter, binary and credentials as runner-codex; only the model differs.
-RUNNER_CODEX_MINI = live_profile("runner-codex-mini", "codex", "gpt-5-mini", "OPENAI_API_KEY",
-                                 "The Codex command-line agent with a smaller model (gpt-5-mini).")
-RUNNER_CLAUDE = live_profile("runner-claude", "claude", "claude-sonnet-4-5", "ANTHROPIC_API_KEY",
-                             "Claude Code (claude-sonnet-4-5) through the metering proxy to the real provider.")
-RUNNER_OPENCODE = live_profile("runner-opencode", "opencode", "gpt-5-mini", "OPENAI_API_KEY",
-                               "OpenCode (gpt-5-mini over Chat Completions) through the metering proxy; delegation only.",
-                               only_cases=("delegate-feedback",))
+RUNNER_CODEX_MINI = live_profile(
+    "runner-codex-mini",
+    "codex",
+    "gpt-5-mini",
+    "OPENAI_API_KEY",
+    "The Codex command-line agent with a smaller model (gpt-5-mini).",
+)
+RUNNER_CLAUDE = live_profile(
+    "runner-claude",
+    "claude",
+    "claude-sonnet-4-5",
+    "ANTHROPIC_API_KEY",
+    "Claude Code (claude-sonnet-4-5) through the metering proxy to the real provider.",
+)
+RUNNER_OPENCODE = live_profile(
+    "runner-opencode",
+    "opencode",
+    "gpt-5-mini",
+    "OPENAI_API_KEY",
+    "OpenCode (gpt-5-mini over Chat Completions) through the metering proxy; delegation only.",
+    only_cases=("delegate-feedback",),
+)
 
 
 def replay_profile(cli: str, model: str) -> Profile:
     """A real agent CLI against the local model replay: free, deterministic, evidence mode scripted."""
-    return Profile(name=f"replay-{cli}", adapter=cli, model=model, live=False, evidence_mode="scripted", model_server="replay",
-                   agent_cli=cli, description=f"The real {cli} CLI, its MCP tools and the metering proxy, against the local model replay (free).")
+    return Profile(
+        name=f"replay-{cli}",
+        adapter=cli,
+        model=model,
+        live=False,
+        evidence_mode="scripted",
+        model_server="replay",
+        agent_cli=cli,
+        description=f"The real {cli} CLI, its MCP tools and the metering proxy, against the local model replay (free).",
+    )
 
 
 REPLAY_PROFILES = (

@@ -6,7 +6,7 @@ pydantic model with a schema version; readers reject what they do not know.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -17,7 +17,7 @@ ATTEMPT_SCHEMA_VERSION = 1
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class CheckRecord(BaseModel):
@@ -39,7 +39,9 @@ class Timing(BaseModel):
     started_at: datetime
     ended_at: datetime | None = None
     wall_s: float | None = None
-    agent_run_s: float | None = Field(None, description="seconds during which at least one of the product's runs was active")
+    agent_run_s: float | None = Field(
+        None, description="seconds during which at least one of the product's runs was active"
+    )
     harness_overhead_s: float | None = None
     deadline_s: float
     phases: dict[str, float] = Field(

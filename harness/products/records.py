@@ -161,8 +161,13 @@ class Task(TaskSummary):
     def running_run_that_saved(self, filename: str) -> Run | None:
         """The premise of every fault: a run still running in its runner process that has saved ``filename``."""
         return next(
-            (run for run in self.runs if run.status == "running" and run.identity.pid
-             and any(r.tool == "write_file" and r.target == filename for r in run.receipts)),
+            (
+                run
+                for run in self.runs
+                if run.status == "running"
+                and run.identity.pid
+                and any(r.tool == "write_file" and r.target == filename for r in run.receipts)
+            ),
             None,
         )
 

@@ -50,8 +50,12 @@ def conversation(request: MessagesRequest, request_chars: int) -> Conversation:
 
 def usage(reply: Reply) -> dict:
     """Anthropic counts cache reads apart from input_tokens (which are the uncached rest)."""
-    return {"input_tokens": reply.input_tokens - reply.cached_tokens, "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": reply.cached_tokens, "output_tokens": reply.output_tokens}
+    return {
+        "input_tokens": reply.input_tokens - reply.cached_tokens,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": reply.cached_tokens,
+        "output_tokens": reply.output_tokens,
+    }
 
 
 def content(reply: Reply) -> list[dict]:
@@ -59,26 +63,69 @@ def content(reply: Reply) -> list[dict]:
     if reply.text:
         blocks.append({"type": "text", "text": reply.text})
     if reply.tool_call:
-        blocks.append({"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:24]}", "name": reply.tool_call.name, "input": reply.tool_call.arguments})
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": f"toolu_{uuid.uuid4().hex[:24]}",
+                "name": reply.tool_call.name,
+                "input": reply.tool_call.arguments,
+            }
+        )
     return blocks
 
 
 def message(reply: Reply, model: str) -> dict:
-    return {"id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant", "model": model, "content": content(reply),
-            "stop_reason": "tool_use" if reply.tool_call else "end_turn", "stop_sequence": None, "usage": usage(reply)}
+    return {
+        "id": f"msg_{uuid.uuid4().hex[:24]}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content(reply),
+        "stop_reason": "tool_use" if reply.tool_call else "end_turn",
+        "stop_sequence": None,
+        "usage": usage(reply),
+    }
 
 
 def stream(reply: Reply, model: str) -> Iterator[str]:
     whole = message(reply, model)
-    yield event({"type": "message_start", "message": {**whole, "content": [], "stop_reason": None, "usage": {**usage(reply), "output_tokens": 1}}}, "message_start")
+    yield event(
+        {
+            "type": "message_start",
+            "message": {**whole, "content": [], "stop_reason": None, "usage": {**usage(reply), "output_tokens": 1}},
+        },
+        "message_start",
+    )
     for index, block in enumerate(whole["content"]):
         if block["type"] == "text":
-            yield event({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}, "content_block_start")
-            yield event({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": block["text"]}}, "content_block_delta")
+            yield event(
+                {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
+                "content_block_start",
+            )
+            yield event(
+                {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": block["text"]}},
+                "content_block_delta",
+            )
         else:
-            yield event({"type": "content_block_start", "index": index, "content_block": {**block, "input": {}}}, "content_block_start")
-            yield event({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}}, "content_block_delta")
+            yield event(
+                {"type": "content_block_start", "index": index, "content_block": {**block, "input": {}}},
+                "content_block_start",
+            )
+            yield event(
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])},
+                },
+                "content_block_delta",
+            )
         yield event({"type": "content_block_stop", "index": index}, "content_block_stop")
-    yield event({"type": "message_delta", "delta": {"stop_reason": whole["stop_reason"], "stop_sequence": None},
-                 "usage": {"output_tokens": reply.output_tokens}}, "message_delta")
+    yield event(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": whole["stop_reason"], "stop_sequence": None},
+            "usage": {"output_tokens": reply.output_tokens},
+        },
+        "message_delta",
+    )
     yield event({"type": "message_stop"}, "message_stop")

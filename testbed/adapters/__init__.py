@@ -9,9 +9,9 @@ Real agent CLIs (``codex``, ``claude``, ``opencode``) plug in through
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -30,7 +30,9 @@ class AgentSession:
     run_id: int
     controller_url: str = ""
     token: str = ""  # the run's token: the product's MCP tools act as this run
-    model_upstream: str | None = None  # the model server behind the metering proxy (the replay server); None: the real provider
+    model_upstream: str | None = (
+        None  # the model server behind the metering proxy (the replay server); None: the real provider
+    )
     provider_keys: dict[str, str] = field(default_factory=dict)  # real keys, held by the metering proxy only
     budget_cents: float | None = None  # what is left of the agent's and the company's budget
     time_limit_s: float = 600.0
@@ -68,7 +70,10 @@ def _cli(name: str) -> Callable[[], Adapter]:
     return make
 
 
-ADAPTERS: dict[str, Callable[[], Adapter]] = {"scripted": _scripted, **{name: _cli(name) for name in ("codex", "claude", "opencode")}}
+ADAPTERS: dict[str, Callable[[], Adapter]] = {
+    "scripted": _scripted,
+    **{name: _cli(name) for name in ("codex", "claude", "opencode")},
+}
 
 
 def adapter_for(name: str) -> Adapter:

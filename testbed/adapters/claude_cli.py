@@ -36,8 +36,17 @@ def launch(request: LaunchRequest) -> LaunchSpec:
         "ENABLE_TOOL_SEARCH": "false",  # MCP tools listed with the others, not deferred behind a search tool
         "MCP_TOOL_TIMEOUT": "310000",  # ms: a product tool may wait on a teammate for minutes (wait_for_task)
     }
-    argv = [str(request.cli.binary), "-p", request.prompt, "--output-format", "stream-json", "--verbose",
-            "--dangerously-skip-permissions", "--model", request.model]
+    argv = [
+        str(request.cli.binary),
+        "-p",
+        request.prompt,
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--dangerously-skip-permissions",
+        "--model",
+        request.model,
+    ]
     files: dict[Path, str] = {}
     if request.mcp is not None:
         # A file, not an argument: the token must not show in the process list.

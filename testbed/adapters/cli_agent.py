@@ -79,9 +79,17 @@ class Meter:
         upstream = session.model_upstream or PROVIDER_API[kind.provider]
         real_key = session.provider_keys.get(PROVIDER_KEY_VARIABLE[kind.provider])
         if not session.model_upstream and not real_key:
-            raise RuntimeError(f"no {PROVIDER_KEY_VARIABLE[kind.provider]} for the real provider and no model upstream configured")
-        self.config = ProxyConfig(upstream=upstream, provider=kind.provider, client_key=self.client_key, upstream_key=real_key,  # type: ignore[arg-type]
-                                  budget_cents=session.budget_cents, simulated=session.model_upstream is not None)
+            raise RuntimeError(
+                f"no {PROVIDER_KEY_VARIABLE[kind.provider]} for the real provider and no model upstream configured"
+            )
+        self.config = ProxyConfig(
+            upstream=upstream,
+            provider=kind.provider,
+            client_key=self.client_key,
+            upstream_key=real_key,  # type: ignore[arg-type]
+            budget_cents=session.budget_cents,
+            simulated=session.model_upstream is not None,
+        )
         self.calls: list[CallReport] = []
         self.refused = threading.Event()
         self.proxy, self.server = start_proxy(self.config, self._on_call)
@@ -130,7 +138,12 @@ class CliAgent:
                 waiting = session.client.inbox()
                 if not waiting:
                     break
-                log.info("run %s: %d message(s) arrived during the turn; resuming session %s", session.run_id, len(waiting), turn.session)
+                log.info(
+                    "run %s: %d message(s) arrived during the turn; resuming session %s",
+                    session.run_id,
+                    len(waiting),
+                    turn.session,
+                )
                 if turn.session:
                     prompt, resume = instructions.resume_prompt(waiting), turn.session
                 else:  # no session to continue: a fresh one that carries everything
@@ -140,10 +153,21 @@ class CliAgent:
             shutil.rmtree(home, ignore_errors=True)
         self._finish(session, meter, turns)
 
-    def _turn(self, session: AgentSession, cli, home: Path, meter: Meter, prompt: str, resume: str | None, deadline: float) -> Turn:
-        request = LaunchRequest(cli=cli, workspace=session.workspace, home=home, prompt=prompt, proxy_url=meter.url, proxy_key=meter.client_key,
-                                model=session.model, timeout_seconds=max(1.0, deadline - time.monotonic()), resume_session=resume,
-                                mcp=McpServer(url=session.controller_url.rstrip("/") + "/mcp/", token=session.token))
+    def _turn(
+        self, session: AgentSession, cli, home: Path, meter: Meter, prompt: str, resume: str | None, deadline: float
+    ) -> Turn:
+        request = LaunchRequest(
+            cli=cli,
+            workspace=session.workspace,
+            home=home,
+            prompt=prompt,
+            proxy_url=meter.url,
+            proxy_key=meter.client_key,
+            model=session.model,
+            timeout_seconds=max(1.0, deadline - time.monotonic()),
+            resume_session=resume,
+            mcp=McpServer(url=session.controller_url.rstrip("/") + "/mcp/", token=session.token),
+        )
         spec = self.kind.module.launch(request)
         out_path = home / f"turn-{time.monotonic_ns()}.jsonl"
         started = time.monotonic()
@@ -153,7 +177,13 @@ class CliAgent:
 
         with open(out_path, "w") as out, WorkspaceWatch(session.workspace, saved):
             process = start(spec, stdout=out, stderr=subprocess.STDOUT)
-            log.info("run %s: %s started as pid %s%s", session.run_id, cli.name, process.pid, f" resuming {resume}" if resume else "")
+            log.info(
+                "run %s: %s started as pid %s%s",
+                session.run_id,
+                cli.name,
+                process.pid,
+                f" resuming {resume}" if resume else "",
+            )
             timed_out = stopped = False
             while process.poll() is None:
                 if time.monotonic() > deadline:
@@ -168,23 +198,43 @@ class CliAgent:
         output = out_path.read_text(errors="replace")
         for line in output.splitlines()[-40:]:
             log.info("%s| %s", cli.name, line[:400])
-        return Turn(session=self.kind.module.session_id(output) or resume, seconds=round(time.monotonic() - started, 3),
-                    exit_code=None if timed_out or stopped else process.returncode, timed_out=timed_out,
-                    stopped_for_budget=stopped or meter.refused.is_set(), final_text=_final_text(output))
+        return Turn(
+            session=self.kind.module.session_id(output) or resume,
+            seconds=round(time.monotonic() - started, 3),
+            exit_code=None if timed_out or stopped else process.returncode,
+            timed_out=timed_out,
+            stopped_for_budget=stopped or meter.refused.is_set(),
+            final_text=_final_text(output),
+        )
 
     def _finish(self, session: AgentSession, meter: Meter, turns: list[Turn]) -> None:
         cents = meter.cents()
-        figures = f"{len(meter.calls)} model call(s), {cents:.2f} cents{' (simulated)' if meter.config.simulated else ''}"
+        figures = (
+            f"{len(meter.calls)} model call(s), {cents:.2f} cents{' (simulated)' if meter.config.simulated else ''}"
+        )
         real_cents = 0 if meter.config.simulated else round(cents)
         last = turns[-1]
         if last.stopped_for_budget:
-            session.client.finish("failed", f"budget exceeded: {figures}, budget {meter.config.budget_cents} cents",
-                                  error_code="budget_exceeded", cost_cents=real_cents)
+            session.client.finish(
+                "failed",
+                f"budget exceeded: {figures}, budget {meter.config.budget_cents} cents",
+                error_code="budget_exceeded",
+                cost_cents=real_cents,
+            )
         elif last.timed_out:
-            session.client.finish("failed", f"wall-clock limit of {session.time_limit_s:.0f} s reached: {figures}",
-                                  error_code="deadline_exceeded", cost_cents=real_cents)
+            session.client.finish(
+                "failed",
+                f"wall-clock limit of {session.time_limit_s:.0f} s reached: {figures}",
+                error_code="deadline_exceeded",
+                cost_cents=real_cents,
+            )
         elif meter.answered == 0:
-            session.client.finish("failed", f"the agent made no model call (exit {last.exit_code})", error_code="agent_error", cost_cents=real_cents)
+            session.client.finish(
+                "failed",
+                f"the agent made no model call (exit {last.exit_code})",
+                error_code="agent_error",
+                cost_cents=real_cents,
+            )
         else:
             summary = (last.final_text or "turn ended")[:1500]
             session.client.finish("succeeded", f"{summary} [{len(turns)} turn(s), {figures}]", cost_cents=real_cents)

@@ -93,7 +93,14 @@ def base_env(home: Path) -> dict[str, str]:
     if node and str(Path(node).parent) not in path:
         path.insert(0, str(Path(node).parent))
     tmp = home / "tmp"
-    return {"PATH": ":".join(path), "HOME": str(home), "TMPDIR": str(tmp), "LANG": "C.UTF-8", "TERM": "dumb", "NO_COLOR": "1"}
+    return {
+        "PATH": ":".join(path),
+        "HOME": str(home),
+        "TMPDIR": str(tmp),
+        "LANG": "C.UTF-8",
+        "TERM": "dumb",
+        "NO_COLOR": "1",
+    }
 
 
 def prepare(spec: LaunchSpec) -> None:
@@ -112,8 +119,16 @@ def start(spec: LaunchSpec, stdout: Any = subprocess.PIPE, stderr: Any = subproc
     product's Stop (which ends a runner's whole session) reach it too.
     """
     prepare(spec)
-    return subprocess.Popen(spec.argv, cwd=spec.cwd, env=spec.env, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-                            text=True, process_group=0)
+    return subprocess.Popen(
+        spec.argv,
+        cwd=spec.cwd,
+        env=spec.env,
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=stderr,
+        text=True,
+        process_group=0,
+    )
 
 
 def run(spec: LaunchSpec) -> RunOutcome:
@@ -129,8 +144,14 @@ def run(spec: LaunchSpec) -> RunOutcome:
         stdout, stderr = process.communicate()
     finally:
         end_group(process.pid)  # tools the CLI left behind in its group
-    return RunOutcome(pid=process.pid, exit_code=None if timed_out else process.returncode, timed_out=timed_out,
-                      seconds=time.monotonic() - started, stdout=stdout, stderr=stderr)
+    return RunOutcome(
+        pid=process.pid,
+        exit_code=None if timed_out else process.returncode,
+        timed_out=timed_out,
+        seconds=time.monotonic() - started,
+        stdout=stdout,
+        stderr=stderr,
+    )
 
 
 def end_group(pgid: int, grace_seconds: float = 3.0) -> None:

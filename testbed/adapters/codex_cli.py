@@ -26,20 +26,22 @@ MCP_TOKEN_VARIABLE = "TESTBED_MCP_TOKEN"
 
 
 def config_toml(request: LaunchRequest) -> str:
-    return "\n".join([
-        f"model = {json.dumps(request.model)}",
-        f'model_provider = "{PROVIDER}"',
-        "",
-        f"[model_providers.{PROVIDER}]",
-        'name = "metering proxy"',
-        f"base_url = {json.dumps(request.proxy_url.rstrip('/') + '/v1')}",
-        f'env_key = "{KEY_VARIABLE}"',
-        'wire_api = "responses"',
-        "request_max_retries = 0",
-        "stream_max_retries = 0",
-        "",
-        *mcp_table(request),
-    ])
+    return "\n".join(
+        [
+            f"model = {json.dumps(request.model)}",
+            f'model_provider = "{PROVIDER}"',
+            "",
+            f"[model_providers.{PROVIDER}]",
+            'name = "metering proxy"',
+            f"base_url = {json.dumps(request.proxy_url.rstrip('/') + '/v1')}",
+            f'env_key = "{KEY_VARIABLE}"',
+            'wire_api = "responses"',
+            "request_max_retries = 0",
+            "stream_max_retries = 0",
+            "",
+            *mcp_table(request),
+        ]
+    )
 
 
 def mcp_table(request: LaunchRequest) -> list[str]:
@@ -61,13 +63,26 @@ def launch(request: LaunchRequest) -> LaunchSpec:
     env = base_env(request.home) | {"CODEX_HOME": str(codex_home), KEY_VARIABLE: request.proxy_key}
     if request.mcp is not None:
         env[MCP_TOKEN_VARIABLE] = request.mcp.token
-    options = ["--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--disable", "plugins", "-c", "analytics.enabled=false"]
+    options = [
+        "--json",
+        "--skip-git-repo-check",
+        "--dangerously-bypass-approvals-and-sandbox",
+        "--disable",
+        "plugins",
+        "-c",
+        "analytics.enabled=false",
+    ]
     if request.resume_session:
         argv = [str(request.cli.binary), "exec", "resume", *options, request.resume_session, request.prompt]
     else:
         argv = [str(request.cli.binary), "exec", *options, "-C", str(request.workspace), request.prompt]
-    return LaunchSpec(argv=argv, env=env, cwd=request.workspace, files={codex_home / "config.toml": config_toml(request)},
-                      timeout_seconds=request.timeout_seconds)
+    return LaunchSpec(
+        argv=argv,
+        env=env,
+        cwd=request.workspace,
+        files={codex_home / "config.toml": config_toml(request)},
+        timeout_seconds=request.timeout_seconds,
+    )
 
 
 def session_id(stdout: str) -> str | None:

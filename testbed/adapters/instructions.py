@@ -38,9 +38,13 @@ def first_prompt(context: dict[str, Any], new_messages: list[dict[str, Any]]) ->
     if teammates:
         parts.append("Your teammates: " + ", ".join(teammates) + ".")
     if task["deliveries"]:
-        parts.append(f"You delivered this task {len(task['deliveries'])} time(s) before; your earlier files are in your folder.")
+        parts.append(
+            f"You delivered this task {len(task['deliveries'])} time(s) before; your earlier files are in your folder."
+        )
     if earlier:
-        said = "\n".join(f"- {'user' if c['author_kind'] == 'user' else c['author_name']}: {c['body']}" for c in earlier)
+        said = "\n".join(
+            f"- {'user' if c['author_kind'] == 'user' else c['author_name']}: {c['body']}" for c in earlier
+        )
         parts.append(f"Conversation so far:\n{said}")
     if new_messages:
         parts.append(f"New messages from the user:\n{_messages(new_messages)}")

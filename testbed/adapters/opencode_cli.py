@@ -32,7 +32,11 @@ def config(request: LaunchRequest) -> dict:
             PROVIDER: {
                 "npm": "@ai-sdk/openai-compatible",
                 "name": "metering proxy",
-                "options": {"baseURL": request.proxy_url.rstrip("/") + "/v1", "apiKey": request.proxy_key, "includeUsage": True},
+                "options": {
+                    "baseURL": request.proxy_url.rstrip("/") + "/v1",
+                    "apiKey": request.proxy_key,
+                    "includeUsage": True,
+                },
                 "models": {request.model: {"name": request.model, "tool_call": True}},
             }
         },
@@ -40,9 +44,22 @@ def config(request: LaunchRequest) -> dict:
         "small_model": f"{PROVIDER}/{request.model}",
         "autoupdate": False,
         "share": "disabled",
-        **({"mcp": {request.mcp.name: {"type": "remote", "url": request.mcp.url, "enabled": True, "oauth": False,
-                                        "timeout": MCP_TOOL_TIMEOUT_MS,
-                                        "headers": {"Authorization": f"Bearer {request.mcp.token}"}}}} if request.mcp else {}),
+        **(
+            {
+                "mcp": {
+                    request.mcp.name: {
+                        "type": "remote",
+                        "url": request.mcp.url,
+                        "enabled": True,
+                        "oauth": False,
+                        "timeout": MCP_TOOL_TIMEOUT_MS,
+                        "headers": {"Authorization": f"Bearer {request.mcp.token}"},
+                    }
+                }
+            }
+            if request.mcp
+            else {}
+        ),
     }
 
 
@@ -65,8 +82,13 @@ def launch(request: LaunchRequest) -> LaunchSpec:
     if request.resume_session:
         argv += ["--session", request.resume_session]
     argv.append(request.prompt)
-    return LaunchSpec(argv=argv, env=env, cwd=request.workspace, files={config_path: json.dumps(config(request), indent=2)},
-                      timeout_seconds=request.timeout_seconds)
+    return LaunchSpec(
+        argv=argv,
+        env=env,
+        cwd=request.workspace,
+        files={config_path: json.dumps(config(request), indent=2)},
+        timeout_seconds=request.timeout_seconds,
+    )
 
 
 def session_id(stdout: str) -> str | None:

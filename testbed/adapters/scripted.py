@@ -20,7 +20,6 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 from ..deliveries import zip_workspace
@@ -64,7 +63,9 @@ def ids_in(detail: str) -> list[int]:
 
 def strip_delegation(body: str) -> str:
     """The parent's request without the sentence that asks for delegation (the child must not delegate again)."""
-    return re.sub(r"[^.\n]*\bteammate\s+[A-Za-z][\w.-]*[^.\n]*[.:]?[ \t]*\n?", "", body, count=1, flags=re.IGNORECASE).strip()
+    return re.sub(
+        r"[^.\n]*\bteammate\s+[A-Za-z][\w.-]*[^.\n]*[.:]?[ \t]*\n?", "", body, count=1, flags=re.IGNORECASE
+    ).strip()
 
 
 class ScriptedAgent:
@@ -159,9 +160,7 @@ class ScriptedAgent:
             if self._check_inbox():
                 continue
             break
-        self.api.comment(
-            f"Delivered the slugify project ({self._requirements().describe()}): ZIP sha256 {digest}."
-        )
+        self.api.comment(f"Delivered the slugify project ({self._requirements().describe()}): ZIP sha256 {digest}.")
         self._settle(f"Delivered {digest}")
 
     def _write_files(self) -> bool:
@@ -243,6 +242,8 @@ class ScriptedAgent:
         """A detached process in a NEW session, so killing the runner's process group misses it."""
         return subprocess.Popen(
             [sys.executable, "-m", "testbed.adapters.background_writer", str(self.s.workspace), str(os.getpid())],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
             start_new_session=True,
-        )  # fmt: skip
+        )

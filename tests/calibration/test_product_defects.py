@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-
-
 from calibration.product_defects import DEADLINE_REASON, registry_rows, run_product_defect_suite
 from harness.core.deadline import Deadline
 
@@ -20,4 +18,6 @@ def test_a_deadline_is_recognised_in_the_reason() -> None:
 def test_every_defect_is_caught_by_its_intended_check() -> None:
     """The whole suite as `make calibrate ARGS=product-defects` runs it: two cells at a time."""
     wrong = [row for row in run_product_defect_suite() if not row.ok]
-    assert wrong == [], "\n".join(f"{row.delivery}: expected {row.expected}, got {row.got} ({row.detail})" for row in wrong)
+    assert wrong == [], "\n".join(
+        f"{row.delivery}: expected {row.expected}, got {row.got} ({row.detail})" for row in wrong
+    )

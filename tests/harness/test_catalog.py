@@ -42,7 +42,12 @@ def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
 def test_manual_suite_holds_only_paid_live_cells() -> None:
     manual = suite(MANUAL_SUITE)
     assert manual.manual_only
-    assert [p.name for p in manual.profiles] == ["runner-codex", "runner-claude", "runner-codex-mini", "runner-opencode"]
+    assert [p.name for p in manual.profiles] == [
+        "runner-codex",
+        "runner-claude",
+        "runner-codex-mini",
+        "runner-opencode",
+    ]
     for c in CATALOG.cells():
         assert c.paid == (c.suite.name == MANUAL_SUITE) and c.manual == c.suite.manual_only
         assert c.manual or not c.paid  # a paid cell never runs unless named
@@ -116,10 +121,16 @@ def test_runner_opencode_only_makes_delegation_cells_and_replay_cells_are_free_a
     assert opencode == ["delegate-feedback"]
     replay = [c for c in CATALOG.cells() if c.profile.name.startswith("replay-")]
     assert {c.profile.name for c in replay} == {"replay-codex", "replay-claude", "replay-opencode"}
-    assert all(not c.paid and not c.manual and c.evidence_mode == "scripted" and c.profile.model_server == "replay" for c in replay)
+    assert all(
+        not c.paid and not c.manual and c.evidence_mode == "scripted" and c.profile.model_server == "replay"
+        for c in replay
+    )
 
 
 def test_a_live_cell_without_its_agent_cli_names_make_agents() -> None:
-    reason = live_cell_unavailable_reason(cell("everyday-workflows.runner-claude.local.build-revise"), env={"ANTHROPIC_API_KEY": "k"},
-                                          which=lambda name: None)
+    reason = live_cell_unavailable_reason(
+        cell("everyday-workflows.runner-claude.local.build-revise"),
+        env={"ANTHROPIC_API_KEY": "k"},
+        which=lambda name: None,
+    )
     assert reason is not None and "make agents" in reason and "claude" in reason

@@ -24,8 +24,11 @@ def test_list_all_prints_only_free_cells(capsys: pytest.CaptureFixture[str]) -> 
     status, lines, err = run(capsys, "--all")
     assert status == 0 and err == ""
     assert lines == [
-        *[f"everyday-workflows-replay.replay-{cli}.local.{case}" for cli in ("claude", "codex", "opencode")
-          for case in ("build-revise", "delegate-feedback", "recover-controller", "stop-redirect")],
+        *[
+            f"everyday-workflows-replay.replay-{cli}.local.{case}"
+            for cli in ("claude", "codex", "opencode")
+            for case in ("build-revise", "delegate-feedback", "recover-controller", "stop-redirect")
+        ],
         "everyday-workflows-scripted.scripted.local.build-revise",
         "everyday-workflows-scripted.scripted.local.delegate-feedback",
         "everyday-workflows-scripted.scripted.local.recover-controller",
@@ -54,7 +57,9 @@ def test_exact_id_and_short_id(capsys: pytest.CaptureFixture[str]) -> None:
 def test_repeat_widens_and_dimensions_narrow(capsys: pytest.CaptureFixture[str]) -> None:
     _, widened, _ = run(capsys, "--case", "build-revise", "--case", "stop-redirect")
     assert len(widened) == 8  # the scripted and the three replay cells of each
-    _, narrowed, _ = run(capsys, "--suite", "everyday-workflows", "--profile", "runner-claude", "--case", "build-revise")
+    _, narrowed, _ = run(
+        capsys, "--suite", "everyday-workflows", "--profile", "runner-claude", "--case", "build-revise"
+    )
     assert narrowed == ["everyday-workflows.runner-claude.local.build-revise"]
 
 
@@ -67,7 +72,9 @@ def test_repeat_widens_and_dimensions_narrow(capsys: pytest.CaptureFixture[str])
         (("--all", "--shard", "3/2"), "harness: malformed shard '3/2'"),
     ],
 )
-def test_errors_go_to_stderr_with_exit_2(capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], message: str) -> None:
+def test_errors_go_to_stderr_with_exit_2(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], message: str
+) -> None:
     status, lines, err = run(capsys, *argv)
     assert status == 2 and lines == []
     assert err.startswith(message) and err.count("\n") == 1
@@ -81,7 +88,22 @@ def test_shards_on_the_command_line_partition(capsys: pytest.CaptureFixture[str]
 
 def test_every_selector_flag_maps_to_a_select_argument() -> None:
     args = build_parser().parse_args(
-        ["list", "--all", "--suite", "s", "--profile", "p", "--environment", "e", "--case", "c", "--id", "i", "--shard", "1/2"]
+        [
+            "list",
+            "--all",
+            "--suite",
+            "s",
+            "--profile",
+            "p",
+            "--environment",
+            "e",
+            "--case",
+            "c",
+            "--id",
+            "i",
+            "--shard",
+            "1/2",
+        ]
     )
     kwargs = selection_kwargs(args)
     assert kwargs == {

@@ -16,7 +16,9 @@ FREE = next(c for c in CATALOG.cells() if c.execution_id == "everyday-workflows-
 def record(results: Path, cell_id: str, cents: int, simulated: float = 0.0) -> None:
     folder = results / "c" / cell_id / "1-abcd"
     folder.mkdir(parents=True)
-    (folder / "attempt.json").write_text(json.dumps({"accounting": {"cost_cents": cents, "simulated_cost_cents": simulated}}))
+    (folder / "attempt.json").write_text(
+        json.dumps({"accounting": {"cost_cents": cents, "simulated_cost_cents": simulated}})
+    )
 
 
 def test_real_cents_count_and_simulated_ones_never(tmp_path: Path) -> None:

@@ -19,7 +19,13 @@ from oracle.tasks.slugify import checks as ids
 
 
 def _oracle(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "oracle", *args], capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "oracle", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_good_delivery_exits_0_with_one_json_object(client, good_zip: Path) -> None:
@@ -48,7 +54,9 @@ def test_missing_zip_exits_1_with_clear_detail(client, tmp_path: Path) -> None:
 
 
 def test_missing_image_exits_2_with_one_line_hint(client, good_zip: Path) -> None:
-    done = _oracle("grade", "--mode", "base", str(good_zip), env={"EVERYDAY_ORACLE_IMAGE": "everyday-evals-oracle:absent"})
+    done = _oracle(
+        "grade", "--mode", "base", str(good_zip), env={"EVERYDAY_ORACLE_IMAGE": "everyday-evals-oracle:absent"}
+    )
     assert done.returncode == 2 and done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1 and "make oracle-image" in done.stderr
 
@@ -71,7 +79,15 @@ def test_every_grade_flag_is_a_grade_argument() -> None:
 
     grade_parser = parser()._subparsers._group_actions[0].choices["grade"]
     flags = {a.dest for a in grade_parser._actions if a.option_strings and a.dest != "help"}
-    mapping = {"task": "task", "mode": "mode", "image": "image_ref", "command_timeout": "command_timeout_s", "deadline": "deadline_s", "agent_tests": "agent_tests", "workers": "workers"}
+    mapping = {
+        "task": "task",
+        "mode": "mode",
+        "image": "image_ref",
+        "command_timeout": "command_timeout_s",
+        "deadline": "deadline_s",
+        "agent_tests": "agent_tests",
+        "workers": "workers",
+    }
     assert flags == set(mapping)
     assert set(mapping.values()) <= set(GradeJob.model_fields) | set(GradeOptions.model_fields)
 
@@ -92,11 +108,27 @@ def parser_default(dest: str) -> object:
 
 
 BAD_VALUES = [
-    ("--deadline", "0"), ("--deadline", "-1"), ("--deadline", "nan"), ("--deadline", "inf"), ("--deadline", "abc"), ("--deadline", "3601"),
-    ("--command-timeout", "0"), ("--command-timeout", "-0.5"), ("--command-timeout", "nan"), ("--command-timeout", "x"),
-    ("--workers", "0"), ("--workers", "17"), ("--workers", "1.5"), ("--workers", "many"),
-    ("--image", ""), ("--image", "  "), ("--task", "nosuchtask"), ("--task", "../oracle"), ("--mode", "nosuchmode"), ("--mode", ""),
-]  # fmt: skip
+    ("--deadline", "0"),
+    ("--deadline", "-1"),
+    ("--deadline", "nan"),
+    ("--deadline", "inf"),
+    ("--deadline", "abc"),
+    ("--deadline", "3601"),
+    ("--command-timeout", "0"),
+    ("--command-timeout", "-0.5"),
+    ("--command-timeout", "nan"),
+    ("--command-timeout", "x"),
+    ("--workers", "0"),
+    ("--workers", "17"),
+    ("--workers", "1.5"),
+    ("--workers", "many"),
+    ("--image", ""),
+    ("--image", "  "),
+    ("--task", "nosuchtask"),
+    ("--task", "../oracle"),
+    ("--mode", "nosuchmode"),
+    ("--mode", ""),
+]
 
 
 @pytest.mark.parametrize(("flag", "value"), BAD_VALUES, ids=[f"{f}={v!r}" for f, v in BAD_VALUES])
@@ -109,7 +141,18 @@ def test_a_bad_flag_value_is_one_line_and_exit_2(flag: str, value: str, good_zip
     assert len(done.stderr.strip().splitlines()) == 1 and done.stderr.startswith("oracle: "), done.stderr
 
 
-@pytest.mark.parametrize("argv", [[], ["grade"], ["grade", "--mode", "base"], ["grade", "x.zip"], ["grade", "--mode", "base", "--nope", "x.zip"], ["nosuchcommand"], ["preflight", "--image", ""]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["grade"],
+        ["grade", "--mode", "base"],
+        ["grade", "x.zip"],
+        ["grade", "--mode", "base", "--nope", "x.zip"],
+        ["nosuchcommand"],
+        ["preflight", "--image", ""],
+    ],
+)
 def test_bad_usage_is_one_line_and_exit_2(argv: list[str]) -> None:
     done = _oracle(*argv)
     assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
@@ -118,7 +161,9 @@ def test_bad_usage_is_one_line_and_exit_2(argv: list[str]) -> None:
 
 def test_an_invalid_image_reference_is_exit_2(client, good_zip: Path) -> None:
     done = _oracle("grade", "--mode", "base", "--image", "Not A::Reference", str(good_zip))
-    assert done.returncode == 2 and "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert done.returncode == 2 and "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, (
+        done.stderr
+    )
 
 
 def test_a_bad_deadline_through_the_python_api_is_refused_before_the_engine() -> None:
@@ -160,7 +205,9 @@ def test_several_good_zips_exit_0(client, tmp_path: Path) -> None:
 
 def test_a_batch_that_cannot_grade_exits_2_and_prints_nothing(client, tmp_path: Path) -> None:
     paths = [_zip(tmp_path, f"good{i}.zip", project()) for i in range(2)]
-    done = _oracle("grade", "--mode", "base", *map(str, paths), env={"EVERYDAY_ORACLE_IMAGE": "everyday-evals-oracle:absent"})
+    done = _oracle(
+        "grade", "--mode", "base", *map(str, paths), env={"EVERYDAY_ORACLE_IMAGE": "everyday-evals-oracle:absent"}
+    )
     assert done.returncode == 2 and done.stdout == "" and len(done.stderr.strip().splitlines()) == 1
 
 

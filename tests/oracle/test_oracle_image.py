@@ -31,13 +31,18 @@ def test_a_one_line_source_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert image.debian_mirror(apt) == ARCHIVE
 
 
-def test_a_deb822_source_is_used_and_security_and_disabled_files_are_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_deb822_source_is_used_and_security_and_disabled_files_are_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv(image.MIRROR_ENV, raising=False)
-    apt = _apt(tmp_path, {
-        "sources.list.d/a.list.disabled-by-someone": "deb http://disabled.example.invalid/debian bookworm main\n",
-        "sources.list.d/b-security.sources": "Types: deb\nURIs: http://security.example.invalid/debian-security\nSuites: bookworm-security\n",
-        "sources.list.d/debian.sources": f"Types: deb\nURIs: {ARCHIVE}\nSuites: bookworm bookworm-updates\nComponents: main\n",
-    })  # fmt: skip
+    apt = _apt(
+        tmp_path,
+        {
+            "sources.list.d/a.list.disabled-by-someone": "deb http://disabled.example.invalid/debian bookworm main\n",
+            "sources.list.d/b-security.sources": "Types: deb\nURIs: http://security.example.invalid/debian-security\nSuites: bookworm-security\n",
+            "sources.list.d/debian.sources": f"Types: deb\nURIs: {ARCHIVE}\nSuites: bookworm bookworm-updates\nComponents: main\n",
+        },
+    )
     assert image.debian_mirror(apt) == ARCHIVE
 
 

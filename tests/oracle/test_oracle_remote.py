@@ -79,17 +79,34 @@ def second_engine(oracle_image) -> Iterator[str]:
     dockerd = shutil.which("dockerd")
     if dockerd is None:
         pytest.fail("this test starts a second Docker engine and needs `dockerd` on PATH")
-    folder = Path(tempfile.mkdtemp(prefix="ee-dockerd-", dir="/tmp"))  # short: unix socket paths are limited to 108 bytes
+    folder = Path(
+        tempfile.mkdtemp(prefix="ee-dockerd-", dir="/tmp")
+    )  # short: unix socket paths are limited to 108 bytes
     host = f"unix://{folder}/docker.sock"
     log = (folder / "dockerd.log").open("wb")
     process = subprocess.Popen(
         [
-            dockerd, "--host", host, "--data-root", str(folder / "data"), "--exec-root", str(folder / "exec"),
-            "--pidfile", str(folder / "docker.pid"), "--iptables=false", "--ip-masq=false", "--bridge=none",
-            "--containerd-namespace", f"ee-test-{folder.name}", "--containerd-plugins-namespace", f"ee-test-plugins-{folder.name}",
+            dockerd,
+            "--host",
+            host,
+            "--data-root",
+            str(folder / "data"),
+            "--exec-root",
+            str(folder / "exec"),
+            "--pidfile",
+            str(folder / "docker.pid"),
+            "--iptables=false",
+            "--ip-masq=false",
+            "--bridge=none",
+            "--containerd-namespace",
+            f"ee-test-{folder.name}",
+            "--containerd-plugins-namespace",
+            f"ee-test-plugins-{folder.name}",
         ],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + STARTUP_S
         while True:
@@ -108,14 +125,21 @@ def second_engine(oracle_image) -> Iterator[str]:
     finally:
         log.close()
         _stop(process, folder)
-        assert process.poll() is not None and not _processes_mentioning(str(folder)), "the second engine left processes running"
+        assert process.poll() is not None and not _processes_mentioning(str(folder)), (
+            "the second engine left processes running"
+        )
         assert not folder.exists()
 
 
 def _starts_by(client: docker.DockerClient, pid: int, since: int) -> int:
     """How many oracle containers the grading process `pid` started on this engine since `since` (from the engine's events)."""
     until = int(time.time()) + 1
-    events = client.api.events(since=since, until=until, decode=True, filters={"type": "container", "event": "start", "label": f"{LABEL_PID}={pid}"})
+    events = client.api.events(
+        since=since,
+        until=until,
+        decode=True,
+        filters={"type": "container", "event": "start", "label": f"{LABEL_PID}={pid}"},
+    )
     return sum(1 for _ in events)
 
 
@@ -123,14 +147,22 @@ def test_a_grade_runs_on_the_engine_docker_host_names(second_engine: str, oracle
     env = {**os.environ, "DOCKER_HOST": second_engine}
     env.pop("EVERYDAY_ORACLE_IMAGE", None)
     since = int(time.time()) - 1
-    grading = subprocess.Popen([sys.executable, "-m", "oracle", "grade", "--mode", "separator+max-length", str(good_zip)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    grading = subprocess.Popen(
+        [sys.executable, "-m", "oracle", "grade", "--mode", "separator+max-length", str(good_zip)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     stdout, stderr = grading.communicate(timeout=180)
     assert grading.returncode == 0, stderr
     result = json.loads(stdout)
     assert result["passed"] is True and result["image"] == oracle_image.id
     remote = docker.DockerClient(base_url=second_engine)
     try:
-        assert _starts_by(remote, grading.pid, since) == 1, "the grade's container did not run on the engine DOCKER_HOST names"
+        assert _starts_by(remote, grading.pid, since) == 1, (
+            "the grade's container did not run on the engine DOCKER_HOST names"
+        )
         assert remote.api.containers(all=True) == [], "the grade left a container on the engine it used"
         assert not remote.api.volumes().get("Volumes"), "the grade left its /oracle volume behind"
     finally:
@@ -140,5 +172,11 @@ def test_a_grade_runs_on_the_engine_docker_host_names(second_engine: str, oracle
 
 def test_the_second_engine_cannot_pull_so_a_missing_image_is_exit_2(second_engine: str, good_zip: Path) -> None:
     env = {**os.environ, "DOCKER_HOST": second_engine, "EVERYDAY_ORACLE_IMAGE": "everyday-evals-oracle:absent"}
-    done = subprocess.run([sys.executable, "-m", "oracle", "grade", "--mode", "base", str(good_zip)], capture_output=True, text=True, timeout=60, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "oracle", "grade", "--mode", "base", str(good_zip)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     assert done.returncode == 2 and done.stdout == "" and len(done.stderr.strip().splitlines()) == 1

@@ -89,7 +89,10 @@ def test_a_grade_leaves_no_container_behind(client, good_zip: Path) -> None:
 
 
 def test_container_is_removed_on_ctrl_c(client, oracle_image) -> None:
-    with pytest.raises(KeyboardInterrupt), hardened_container(client, oracle_image.id, ["sleep", "30"], SandboxLimits()) as container_id:
+    with (
+        pytest.raises(KeyboardInterrupt),
+        hardened_container(client, oracle_image.id, ["sleep", "30"], SandboxLimits()) as container_id,
+    ):
         created = container_id
         raise KeyboardInterrupt
     assert created not in {c["Id"] for c in _ours(client)}
@@ -102,7 +105,10 @@ def test_leftovers_of_dead_grades_are_removed_and_live_ones_kept(client, oracle_
         "expired": {**labels(30), LABEL_EXPIRES: str(int(time.time()) - 1)},
         "live": labels(30),
     }
-    made = {name: create_hardened(client, oracle_image.id, ["python3", "-c", "pass"], limits, owner) for name, owner in owners.items()}
+    made = {
+        name: create_hardened(client, oracle_image.id, ["python3", "-c", "pass"], limits, owner)
+        for name, owner in owners.items()
+    }
     try:
         remove_leftovers(client)
         remaining = {c["Id"] for c in _ours(client)}
@@ -118,7 +124,10 @@ def test_grade_deadline_is_enforced_from_the_host(client, tmp_path: Path) -> Non
     started = time.monotonic()
     result = grade(path, "base", command_timeout_s=20, deadline_s=2, client=client)
     assert time.monotonic() - started < 10
-    assert result.deciding_check == engine.SANDBOX_COMPLETED and "killed" in next(c for c in result.checks if c.id == engine.SANDBOX_COMPLETED).detail
+    assert (
+        result.deciding_check == engine.SANDBOX_COMPLETED
+        and "killed" in next(c for c in result.checks if c.id == engine.SANDBOX_COMPLETED).detail
+    )
 
 
 def test_agent_tests_are_recorded_but_never_decide(client, tmp_path: Path) -> None:
@@ -141,17 +150,27 @@ def test_container_of_a_killed_grade_is_removed_by_the_next_run(client, tmp_path
 
     path = tmp_path / "endless.zip"
     path.write_bytes(zip_bytes(project(gated(ENDLESS, "True"))))
-    grading = subprocess.Popen([sys.executable, "-m", "oracle", "grade", "--mode", "base", str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    grading = subprocess.Popen(
+        [sys.executable, "-m", "oracle", "grade", "--mode", "base", str(path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 20
         # running, not merely listed: the engine lists a container while its creation (volume included) is still under way
-        while not (mine := [c for c in _ours(client) if c["Labels"].get(LABEL_PID) == str(grading.pid) and c["State"] == "running"]):
+        while not (
+            mine := [
+                c for c in _ours(client) if c["Labels"].get(LABEL_PID) == str(grading.pid) and c["State"] == "running"
+            ]
+        ):
             assert time.monotonic() < deadline and grading.poll() is None, "the grade never started its container"
             time.sleep(0.05)
     finally:
         os.kill(grading.pid, signal.SIGKILL)
         grading.wait()
-    assert mine[0]["Id"] in {c["Id"] for c in _ours(client)}, "a SIGKILLed grade cannot clean up, so its container should still be there"
+    assert mine[0]["Id"] in {c["Id"] for c in _ours(client)}, (
+        "a SIGKILLed grade cannot clean up, so its container should still be there"
+    )
     remove_leftovers(client)
     assert mine[0]["Id"] not in {c["Id"] for c in _ours(client)}
 

@@ -102,7 +102,11 @@ def test_a_message_sent_while_the_agent_works_resumes_the_same_session_in_the_sa
     assert next(c for c in done.comments if c.id == message.id).consumed_by_run_id == run.id
     assert len(done.deliveries) == 2 and all(d.run_id == run.id for d in done.deliveries)
     assert "2 turn(s)" in run.terminal["summary"]
-    resumed = [c for c in product.replay_calls() if "--separator" in c.user_text and "arrived while you were working" in c.user_text]
+    resumed = [
+        c
+        for c in product.replay_calls()
+        if "--separator" in c.user_text and "arrived while you were working" in c.user_text
+    ]
     assert resumed and resumed[-1].tool_calls_answered > 4, "the resumed session carried the first turn's history"
 
 
@@ -110,12 +114,16 @@ def test_a_message_sent_while_the_agent_works_resumes_the_same_session_in_the_sa
 def test_a_call_past_the_agents_budget_is_refused_and_the_run_ends_budget_exceeded(product):
     agent = product.hire("codex", budget_cents=30)
     task = product.api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=agent.id)
-    ended = product.api.wait_for_task(task.id, lambda t: bool(t.runs) and not t.runs[-1].active, timeout=120, what="the run to end")
+    ended = product.api.wait_for_task(
+        task.id, lambda t: bool(t.runs) and not t.runs[-1].active, timeout=120, what="the run to end"
+    )
     run = ended.runs[-1]
     assert (run.status, run.error_code) == ("failed", "budget_exceeded")
     assert "budget exceeded" in run.terminal["summary"] and "cents" in run.terminal["summary"]
     assert run.spend.refused_calls == 1 and run.spend.simulated_cents > 0
-    assert len([c for c in product.replay_calls() if c.script]) == run.spend.calls, "a call after the refusal reached the provider"
+    assert len([c for c in product.replay_calls() if c.script]) == run.spend.calls, (
+        "a call after the refusal reached the provider"
+    )
     assert nothing_left(run.identity.pid)
     mate = next(a for a in product.api.agents() if a.id == agent.id)
     assert mate.budget_cents == 30 and mate.spend.simulated_cents == pytest.approx(run.spend.simulated_cents)
@@ -136,8 +144,9 @@ def test_stop_ends_the_cli_and_everything_it_started(product):
 def test_the_wall_clock_limit_ends_the_cli_and_the_run_says_so(product):
     agent = product.hire("codex")
     task = product.api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=agent.id)
-    ended = product.api.wait_for_task(task.id, lambda t: bool(t.runs) and not t.runs[-1].active, timeout=90, what="the run to end")
+    ended = product.api.wait_for_task(
+        task.id, lambda t: bool(t.runs) and not t.runs[-1].active, timeout=90, what="the run to end"
+    )
     run = ended.runs[-1]
     assert (run.status, run.error_code) == ("failed", "deadline_exceeded")
     assert nothing_left(run.identity.pid)
-

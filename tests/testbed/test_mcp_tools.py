@@ -25,7 +25,10 @@ from tests.testbed.product_helpers import new_agent, runner_token, start_build
 
 async def _call(url: str, token: str, calls: list[tuple[str, dict]]) -> list[tuple[bool, str]]:
     async with create_mcp_http_client(headers={"authorization": f"Bearer {token}"}) as client:
-        async with streamable_http_client(url, http_client=client) as (read, write), ClientSession(read, write) as session:
+        async with (
+            streamable_http_client(url, http_client=client) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             await session.initialize()
             names = {tool.name for tool in (await session.list_tools()).tools}
             assert {"read_task", "comment", "deliver", "create_child_task", "set_status", "wait_for_task"} <= names
@@ -50,7 +53,8 @@ def test_tools_act_as_the_run_through_the_product(fresh_testbed):
     teammate = new_agent(api)
     api.send_message(task.id, "A note from the user.")
     results = call(
-        fresh_testbed, token,
+        fresh_testbed,
+        token,
         ("read_task", {}),
         ("comment", {"body": "Hello from MCP."}),
         ("deliver", {"files": ["slugify.py"]}),
@@ -58,7 +62,7 @@ def test_tools_act_as_the_run_through_the_product(fresh_testbed):
         ("create_child_task", {"title": "Help", "body": "Please help.", "assignee_name": teammate.name}),
         ("create_child_task", {"title": "Help", "body": "Please help.", "assignee_name": "Nobody"}),
         ("set_status", {"status": "in_review"}),
-    )  # fmt: skip
+    )
     read, commented, delivered, refused, child, unknown, status = results
     view = json.loads(read[1])
     assert view["id"] == task.id and [m["text"] for m in view["new_messages"]] == ["A note from the user."]
@@ -69,11 +73,16 @@ def test_tools_act_as_the_run_through_the_product(fresh_testbed):
     assert any(c.body == "Hello from MCP." and c.run_id == run.id for c in current.comments)
     assert [m.consumed_by_run_id for m in current.user_messages()] == [run.id]
     mcp_delivery = next(d for d in current.deliveries if d.run_id == run.id)
-    assert zipfile.ZipFile(io.BytesIO(httpx.get(fresh_testbed.base_url + mcp_delivery.download_url).content)).namelist() == ["slugify.py"]
+    assert zipfile.ZipFile(
+        io.BytesIO(httpx.get(fresh_testbed.base_url + mcp_delivery.download_url).content)
+    ).namelist() == ["slugify.py"]
     assert [c.assignee_name for c in current.children] == [teammate.name]
 
 
 def test_a_request_without_a_live_run_token_is_refused(testbed):
-    response = httpx.post(testbed.base_url + "/mcp/", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-                          headers={"authorization": "Bearer tbrun_not-a-token", "accept": "application/json, text/event-stream"})
+    response = httpx.post(
+        testbed.base_url + "/mcp/",
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={"authorization": "Bearer tbrun_not-a-token", "accept": "application/json, text/event-stream"},
+    )
     assert response.status_code == 401

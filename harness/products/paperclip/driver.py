@@ -28,7 +28,9 @@ class PaperclipDriver:
         if defects:
             raise InstanceError(f"Paperclip has no product defects to switch on (asked for {', '.join(defects)})")
         if model_upstream:
-            raise InstanceError("agent CLIs on Paperclip (replay and live profiles) are not wired yet; use the scripted agent")
+            raise InstanceError(
+                "agent CLIs on Paperclip (replay and live profiles) are not wired yet; use the scripted agent"
+            )
         instance = PaperclipInstance(pace=pace_s)
         try:
             return instance.start()

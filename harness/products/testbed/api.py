@@ -12,17 +12,31 @@ from typing import Any, TypeVar
 import httpx
 
 from harness.core.waiting import WaitTimeout, wait_for
-from harness.products.records import Activity, Agent, Comment, Company, Controller, Delivery, Run, StopResult, Task, TaskSummary
+from harness.products.records import (
+    Activity,
+    Agent,
+    Comment,
+    Company,
+    Controller,
+    Delivery,
+    Run,
+    StopResult,
+    Task,
+    TaskSummary,
+)
 
 __all__ = ["ApiClient", "ApiError", "WaitTimeout"]
 
 T = TypeVar("T")
 
+
 class ApiError(RuntimeError):
     def __init__(self, response: httpx.Response) -> None:
         self.status_code = response.status_code
         self.detail = response.text
-        super().__init__(f"{response.request.method} {response.request.url.path} -> {response.status_code}: {response.text}")
+        super().__init__(
+            f"{response.request.method} {response.request.url.path} -> {response.status_code}: {response.text}"
+        )
 
 
 class ApiClient:
@@ -101,7 +115,14 @@ class ApiClient:
         model: str = "default",
         budget_cents: int | None = None,
     ) -> Agent:
-        payload = {"name": name, "role": role, "reports_to": reports_to, "adapter": adapter, "model": model, "budget_cents": budget_cents}
+        payload = {
+            "name": name,
+            "role": role,
+            "reports_to": reports_to,
+            "adapter": adapter,
+            "model": model,
+            "budget_cents": budget_cents,
+        }
         return Agent.model_validate(self._json("POST", "/api/agents", json=payload))
 
     def set_company_budget(self, cents: int) -> Company:
@@ -110,7 +131,9 @@ class ApiClient:
     def set_agent_budget(self, agent_id: int, cents: int | None) -> Agent:
         return Agent.model_validate(self._json("PUT", f"/api/agents/{agent_id}/budget", json={"budget_cents": cents}))
 
-    def create_task(self, title: str, body: str = "", assignee_id: int | None = None, parent_id: int | None = None) -> Task:
+    def create_task(
+        self, title: str, body: str = "", assignee_id: int | None = None, parent_id: int | None = None
+    ) -> Task:
         payload = {"title": title, "body": body, "assignee_id": assignee_id, "parent_id": parent_id}
         return Task.model_validate(self._json("POST", "/api/tasks", json=payload))
 
@@ -128,7 +151,9 @@ class ApiClient:
     ) -> T:
         return wait_for(probe, timeout, interval, what)
 
-    def wait_for_task(self, task_id: int, predicate: Callable[[Task], bool], timeout: float = 30.0, what: str = "") -> Task:
+    def wait_for_task(
+        self, task_id: int, predicate: Callable[[Task], bool], timeout: float = 30.0, what: str = ""
+    ) -> Task:
         def probe() -> Task | None:
             task = self.task(task_id)
             return task if predicate(task) else None

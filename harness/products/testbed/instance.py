@@ -10,7 +10,6 @@ teardown finds them even after the controller that spawned them was killed.
 from __future__ import annotations
 
 import atexit
-import os
 import shutil
 import signal
 import subprocess
@@ -93,8 +92,18 @@ class TestbedInstance:
         if self.process is not None and self.process.poll() is None:
             raise InstanceError("controller already running")
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        command = [sys.executable, "-m", "testbed", "serve", "--data", str(self.data_dir),
-                   "--port", str(self.port), "--pace", str(self.pace)]  # fmt: skip
+        command = [
+            sys.executable,
+            "-m",
+            "testbed",
+            "serve",
+            "--data",
+            str(self.data_dir),
+            "--port",
+            str(self.port),
+            "--pace",
+            str(self.pace),
+        ]
         command += [f"--defect={name}" for name in self.defects]  # again on every restart
         if self.model_upstream:
             command.append(f"--model-upstream={self.model_upstream}")
@@ -102,9 +111,13 @@ class TestbedInstance:
             command.append(f"--agent-time-limit={self.agent_time_limit_s}")
         with open(self.log_dir / "controller.stdout.log", "ab") as out:
             self.process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                cwd=self.data_dir, start_new_session=True,
-            )  # fmt: skip
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=self.data_dir,
+                start_new_session=True,
+            )
         self._wait_healthy()
         return self
 

@@ -12,8 +12,8 @@ from typing import Any, ClassVar
 from oracle.checks import Check
 from oracle.task import OracleTask
 from oracle.tasks.slugify import behaviour, contract, reference
-from oracle.tasks.slugify.structure import structure_checks
 from oracle.tasks.slugify.checks import REGISTRY
+from oracle.tasks.slugify.structure import structure_checks
 
 
 class SlugifyTask(OracleTask):
