@@ -128,7 +128,7 @@ def soak(kills: int, seed: int, pace: float, max_seconds: float, drain_seconds: 
             api.create_task(f"Answer me {n}", "Reply to my messages.", assignee_id=a.id)
             for n, a in enumerate(agents[1:])
         ]
-        task_ids = [build.id, *(t.id for t in answers)]
+        task_ids = [int(build.id), *(int(t.id) for t in answers)]
         user = User(instance.base_url, task_ids, random.Random(rng.random()))
         sender = threading.Thread(target=user.run, args=(build.id,), name="user", daemon=True)
         sender.start()
@@ -159,7 +159,7 @@ def soak(kills: int, seed: int, pace: float, max_seconds: float, drain_seconds: 
         by_marker: dict[str, list[int]] = {}
         for comment in comments:
             marker = comment.body[1:].split("]", 1)[0]
-            by_marker.setdefault(marker, []).append(comment.id)
+            by_marker.setdefault(marker, []).append(int(comment.id))
         stored = {m: ids for m, ids in by_marker.items() if m in user.sent}
         never_stored = user.acknowledged - stored.keys()
         unread = [m for m, ids in stored.items() if sum(read_counts[i] for i in ids) == 0]

@@ -11,6 +11,7 @@ import io
 import stat
 import struct
 import zipfile
+from collections.abc import Mapping
 
 
 def _info(name: str, mode: int | None) -> zipfile.ZipInfo:
@@ -25,7 +26,7 @@ def _info(name: str, mode: int | None) -> zipfile.ZipInfo:
     return info
 
 
-def zip_bytes(files: dict[str, str | bytes], *, windows: bool = False, links: dict[str, str] | None = None) -> bytes:
+def zip_bytes(files: Mapping[str, str | bytes], *, windows: bool = False, links: dict[str, str] | None = None) -> bytes:
     """A ZIP of `files` (name -> content); `links` adds symlink entries (name -> target)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:

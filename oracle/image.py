@@ -170,7 +170,8 @@ def _build_local(client: docker.DockerClient) -> docker.models.images.Image:
             capture_output=True,
             text=True,
         )
-        tar.stdout.close()
+        if tar.stdout is not None:
+            tar.stdout.close()
         tar.wait()
         if imported.returncode != 0 or tar.returncode != 0:
             raise CannotGrade(f"docker import failed: {(imported.stderr.strip() or 'tar failed').splitlines()[0]}")

@@ -13,6 +13,7 @@ import logging
 import secrets
 import sqlite3
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -252,7 +253,7 @@ def end_run_in(
     run_id: int,
     status: str,
     error_code: str | None,
-    terminal: dict[str, object] | None,
+    terminal: Mapping[str, object] | None,
     cost_cents: int = 0,
     group_gone: bool | None = None,
 ) -> bool:

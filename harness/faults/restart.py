@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import signal
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -193,7 +194,7 @@ def _snapshot(
     )
 
 
-def _duplicates(values: list[object]) -> list[object]:
+def _duplicates(values: Sequence[object]) -> list[object]:
     return sorted({v for v in values if values.count(v) > 1}, key=str)
 
 

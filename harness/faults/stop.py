@@ -50,9 +50,7 @@ def stop_active_work(journey: Journey, task: Task, source: str, more_work: str) 
         if target is not None:
             journey.screenshot("before stop")
             clicked = page.click_stop(target.id)
-            ended = journey.wait(
-                lambda r=target: _ended(journey, r.id), f"run {target.id} to end", "run-ended-after-stop"
-            )
+            ended = _wait_until_ended(journey, target)
             if ended.status == "cancelled":
                 return _stopped(journey, page, ended, requests_for_work)
             if clicked:  # Stop landed inside the agent's long step, and the run went on to its own end
@@ -83,6 +81,10 @@ def require_short_reply(
     journey.record_checks(
         checks, ["snapshots/stop.json", "snapshots/workspace-after-stop.json", "snapshots/workspace-after-reply.json"]
     )
+
+
+def _wait_until_ended(journey: Journey, run: Run) -> Run:
+    return journey.wait(lambda: _ended(journey, run.id), f"run {run.id} to end", "run-ended-after-stop")  # type: ignore[no-any-return]
 
 
 def _ended(journey: Journey, run_id: RecordId) -> Run | None:

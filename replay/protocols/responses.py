@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 from ..conversation import Conversation, Reply, last_user_text, text_of
 from .request import ModelRequest
@@ -93,7 +94,7 @@ def output_items(reply: Reply) -> list[dict]:
 
 
 def response(reply: Reply, model: str, response_id: str, status: str = "completed") -> dict:
-    body = {
+    body: dict[str, Any] = {
         "id": response_id,
         "object": "response",
         "status": status,

@@ -27,7 +27,7 @@ class AgentSession:
     workspace: Path
     model: str
     pace: float
-    run_id: int
+    run_id: int | str  # opaque: Paperclip's runs have UUIDs
     controller_url: str = ""
     token: str = ""  # the run's token: the product's MCP tools act as this run
     model_upstream: str | None = (

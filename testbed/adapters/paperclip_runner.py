@@ -246,12 +246,12 @@ def main(argv: list[str] | None = None) -> int:
         Path(env["EVERYDAY_WORKSPACES"]),
     )
     session = AgentSession(
-        client=client,
+        client=client,  # type: ignore[arg-type]  # the same calls as the testbed's client, over Paperclip's API
         workspace=client.workspaces,
-        model=env.get("EVERYDAY_MODEL", "default"),  # type: ignore[arg-type]
+        model=env.get("EVERYDAY_MODEL", "default"),
         pace=float(env.get("EVERYDAY_PACE", "0.05")),
         run_id=env["PAPERCLIP_RUN_ID"],
-    )  # type: ignore[arg-type]
+    )
     client.session = session
     log.info("run %s: pid %s model %s", session.run_id, os.getpid(), session.model)
     try:

@@ -178,7 +178,7 @@ class IssuePage:
         before = len(self.user_messages_with(text))
         self.submit_message(text)
         return self._poll(
-            lambda: (self.user_messages_with(text)[before:] or [None])[0],
+            lambda: next(iter(self.user_messages_with(text)[before:]), None),
             timeout,
             "the sent message to appear in the thread",
         )

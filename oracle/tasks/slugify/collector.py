@@ -33,6 +33,7 @@ import signal
 import sys
 import time
 import traceback
+from typing import Any
 
 FUNCTION_MARK = "@@everyday-oracle-function@@"
 
@@ -162,8 +163,8 @@ def _decode_status(raw):
 def run_all(plan, jobs, env):
     """Run jobs with bounded concurrency; returns one observation per job, in order."""
     pending = list(enumerate(jobs))
-    running = {}
-    results = [None] * len(jobs)
+    running: dict[int, Any] = {}
+    results: list[dict[str, Any] | None] = [None] * len(jobs)
     selector = selectors.DefaultSelector()
     wake_read, wake_write = os.pipe()  # SIGCHLD wakes the loop at once instead of polling
     for fd in (wake_read, wake_write):
@@ -279,7 +280,7 @@ def main():
         "TMPDIR": "/tmp",
     }
     python, source = plan["python"], plan["source_file"]
-    jobs = [{"kind": "function"}]
+    jobs: list[dict[str, Any]] = [{"kind": "function"}]
     for entry in plan["cli"]:
         job = {"kind": "cli", "args": entry["args"], "fresh": entry["fresh"]}
         jobs.append(dict(job, exec=[python, source] + entry["args"]) if entry["fresh"] else job)
