@@ -45,7 +45,9 @@ from typing import Any
 
 import docker
 import requests
-from docker.errors import DockerException, NotFound
+from docker.errors import APIError, DockerException, NotFound
+
+CONFLICT = 409  # the engine is already removing the container
 from docker.types import LogConfig, Ulimit
 
 LABEL = "everyday-evals.oracle"
@@ -170,11 +172,18 @@ def _owner_gone(labels: dict[str, str]) -> bool:
 
 
 def _remove(client: docker.DockerClient, container_id: str) -> None:
-    """Remove a container and its anonymous /oracle volume (v=True), whatever state it is in."""
+    """Remove a container and its anonymous /oracle volume (v=True), whatever state it is in.
+
+    Gone already, or being removed by someone else (409: two grades of
+    parallel cells sweeping the same leftover), is the same outcome.
+    """
     try:
         client.api.remove_container(container_id, force=True, v=True)
     except NotFound:
         pass
+    except APIError as error:
+        if error.status_code != CONFLICT:
+            raise
 
 
 def remove_leftovers(client: docker.DockerClient) -> int:

@@ -224,4 +224,6 @@ def test_a_batch_runs_containers_in_parallel_and_keeps_the_order(client, tmp_pat
     assert [r.zip_path for r in results] == [str(endless[0]), str(good), str(endless[1])]
     assert [r.passed for r in results] == [False, True, False]
     assert all(r.deciding_check == engine.SANDBOX_COMPLETED for r in (results[0], results[2]))
-    assert elapsed < 2 * 4, f"three grades with a 4 s deadline took {elapsed:.1f} s: they did not run in parallel"
+    # Overlap, measured within this run (no absolute time on a shared machine): serial grades would take their sum.
+    serial = sum(r.elapsed_s for r in results)
+    assert elapsed < serial, f"the batch took {elapsed:.1f} s, its grades {serial:.1f} s in all: they did not overlap"
