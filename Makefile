@@ -62,7 +62,7 @@ test: lint prerequisites agents paperclip
 	$(PY) -m pytest $(ARGS)
 
 # A Paperclip cell (its execution id names the paperclip environment) installs Paperclip first.
-story: prerequisites agents $(if $(findstring paperclip,$(ID) $(ARGS)),paperclip)
+story: prerequisites $(if $(findstring replay-,$(ID) $(ARGS))$(findstring runner-,$(ID) $(ARGS))$(findstring --all,$(ARGS)),agents) $(if $(findstring paperclip,$(ID) $(ARGS)),paperclip)
 	$(VENV)/bin/harness run --id $(ID) $(ARGS)
 
 calibrate: prerequisites agents

@@ -10,8 +10,11 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import subprocess
 
 import psutil
+
+from harness.products.base import InstanceError
 
 
 def free_port() -> int:
@@ -71,3 +74,16 @@ def kill_groups(processes: list[psutil.Process]) -> None:
         except (ProcessLookupError, PermissionError, psutil.Error):
             continue
     psutil.wait_procs(processes, timeout=5)
+
+
+def stop_process(process: subprocess.Popen[bytes] | None, sig: signal.Signals, timeout: float, what: str) -> None:
+    """Signal one process and wait for it; one that ignores the signal is killed, and that is an error."""
+    if process is None or process.poll() is not None:
+        return
+    process.send_signal(sig)
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(5)
+        raise InstanceError(f"{what} ignored {sig.name} for {timeout} s") from None

@@ -28,7 +28,7 @@ import psutil
 from harness.products.base import InstanceError
 from harness.products.paperclip import install
 from harness.products.paperclip.api import PaperclipApi
-from harness.products.processes import free_port, kill_groups, marked_processes, process_group_alive
+from harness.products.processes import free_port, kill_groups, marked_processes, process_group_alive, stop_process
 from harness.products.processes import process_alive as _process_alive
 
 __all__ = ["PaperclipInstance", "free_port", "paperclip_env"]
@@ -226,15 +226,7 @@ class PaperclipInstance:
 
     def stop_controller(self, sig: signal.Signals = signal.SIGTERM, timeout: float = 30.0) -> None:
         """Stop the server process only; runs it spawned (own sessions) keep going, Postgres goes on SIGTERM."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.send_signal(sig)
-        try:
-            self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(5)
-            raise InstanceError(f"the Paperclip server ignored {sig.name} for {timeout} s") from None
+        stop_process(self.process, sig, timeout, "the Paperclip server")
 
     def restart(self, sig: signal.Signals = signal.SIGTERM) -> None:
         self.stop_controller(sig)

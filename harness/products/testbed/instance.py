@@ -24,7 +24,14 @@ import httpx
 import psutil
 
 from harness.products.base import InstanceError
-from harness.products.processes import free_port, kill_groups, marked_processes, process_alive, process_group_alive
+from harness.products.processes import (
+    free_port,
+    kill_groups,
+    marked_processes,
+    process_alive,
+    process_group_alive,
+    stop_process,
+)
 
 from .api import ApiClient
 
@@ -141,15 +148,7 @@ class TestbedInstance:
 
     def stop_controller(self, sig: signal.Signals = signal.SIGTERM, timeout: float = 15.0) -> None:
         """Stop only the controller; its runners keep going in their own sessions."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.send_signal(sig)
-        try:
-            self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(5)
-            raise InstanceError(f"controller ignored {sig.name} for {timeout} s") from None
+        stop_process(self.process, sig, timeout, "controller")
 
     def restart(self, sig: signal.Signals = signal.SIGTERM) -> None:
         """Stop the controller with ``sig`` (SIGTERM or SIGKILL) and start it again on the same port and data."""
