@@ -46,10 +46,9 @@ from typing import Any
 import docker
 import requests
 from docker.errors import APIError, DockerException, NotFound
+from docker.types import LogConfig, Mount, Ulimit
 
 CONFLICT = 409  # the engine is already removing the container
-from docker.types import LogConfig, Ulimit
-
 LABEL = "everyday-evals.oracle"
 LABEL_PID = "everyday-evals.oracle.pid"
 LABEL_HOST = "everyday-evals.oracle.host"
@@ -141,12 +140,14 @@ def create_hardened(
             Ulimit(name="fsize", soft=16 << 20, hard=16 << 20),
         ],
         log_config=LogConfig(type=LogConfig.types.JSON, config={"max-size": limits.log_max_size, "max-file": "1"}),
+        # An anonymous volume (no source: nothing of the host), labelled so a sweep can find it if its container
+        # was removed without it (e.g. by code that forgot v=True).
+        mounts=[Mount(target=VOLUME, source=None, type="volume", labels={LABEL: "1"})],
     )
     created = api.create_container(
         image_id,
         command,
         user=USER,
-        volumes=[VOLUME],
         host_config=host_config,
         labels=owner or labels(limits.grade_deadline_s),
         environment={"LC_ALL": "C.UTF-8", "HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
@@ -187,12 +188,21 @@ def _remove(client: docker.DockerClient, container_id: str) -> None:
 
 
 def remove_leftovers(client: docker.DockerClient) -> int:
-    """Remove containers left by killed grades (found by label); leaves concurrent live grades alone."""
+    """Remove containers left by killed grades (found by label), then our volumes no container uses any more.
+
+    Concurrent live grades are left alone: their containers' owners are alive,
+    and a volume in use by a container is never pruned.
+    """
     removed = 0
     for summary in client.api.containers(all=True, filters={"label": LABEL}):
         if _owner_gone(summary.get("Labels") or {}):
             _remove(client, summary["Id"])
             removed += 1
+    try:
+        client.api.prune_volumes(filters={"label": LABEL})
+    except APIError as error:  # another grade's sweep is pruning right now: its prune covers ours
+        if error.status_code != CONFLICT:
+            raise
     return removed
 
 

@@ -42,7 +42,10 @@ def test_container_is_hardened_and_has_no_bind_mount(client, oracle_image, tmp_p
         inspected = client.api.inspect_container(container_id)
     host = inspected["HostConfig"]
     assert inspected["Config"]["User"] == USER == "65534:65534"
-    assert not host.get("Binds") and not host.get("Mounts"), "the delivery must be copied in, never bind-mounted"
+    assert not host.get("Binds"), "the delivery must be copied in, never bind-mounted"
+    assert [(m["Type"], m["Target"], m.get("Source", "")) for m in host["Mounts"]] == [("volume", VOLUME, "")], (
+        "only an anonymous volume, no host path"
+    )
     assert [(m["Type"], m["Destination"]) for m in inspected["Mounts"]] == [("volume", VOLUME)]
     assert host["NetworkMode"] == "none" and host["ReadonlyRootfs"] is True
     assert host["CapDrop"] == ["ALL"] and host["SecurityOpt"] == ["no-new-privileges"]
@@ -190,3 +193,15 @@ def test_a_standby_nobody_feeds_is_removed_and_ran_nothing(client, oracle_image,
     [result] = grade_batch([GradeJob(zip_path=broken, mode="base")], client=client, standby=ahead)
     assert result.deciding_check == engine.INTAKE_READABLE
     assert ahead.container_id() not in {c["Id"] for c in _ours(client)}
+
+
+def test_a_volume_left_by_a_removal_without_v_is_swept(client, oracle_image) -> None:
+    """Code that removes our container but forgets its volume (v=True) leaves nothing for long: the next grade's sweep prunes it."""
+    limits = SandboxLimits()
+    container_id = create_hardened(client, oracle_image.id, ["python3", "-c", "pass"], limits)
+    [volume] = [m["Name"] for m in client.api.inspect_container(container_id)["Mounts"]]
+    client.api.remove_container(container_id, force=True)  # no v=True
+    assert client.api.inspect_volume(volume)["Labels"] == {LABEL: "1"}
+    remove_leftovers(client)
+    with pytest.raises(NotFound):
+        client.api.inspect_volume(volume)
