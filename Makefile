@@ -5,11 +5,12 @@ PY := $(VENV)/bin/python
 ID ?= build-revise
 ARGS ?=
 
-.PHONY: help venv agents engine browser oracle-image paperclip prerequisites test story calibrate bench bench-report soak testbed report clean
+.PHONY: help lint venv agents engine browser oracle-image paperclip prerequisites test story calibrate bench bench-report soak testbed report clean
 
 help:
 	@echo "make story ID=build-revise   run one cell (short case id or full execution id)"
-	@echo "make test                    set up everything and run every test"
+	@echo "make test                    set up everything, run make lint, then every test"
+	@echo "make lint                    ruff (format and lint) and mypy"
 	@echo "make calibrate               prove the oracle and the stories catch every bad delivery"
 	@echo "make bench                   print the speed figures (oracle, harness overhead, report, parallel cells, metering proxy)"
 	@echo "make soak                    kill the testbed controller at random during real work; print lost/duplicated/stuck"
@@ -21,7 +22,7 @@ help:
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e .
+	$(PY) -m pip install -q -e '.[dev]'
 	touch $@
 
 venv: $(VENV)/.installed
@@ -52,14 +53,19 @@ paperclip: venv
 
 prerequisites: venv engine browser oracle-image
 
-test: prerequisites agents paperclip
+lint: venv
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy harness oracle calibration stories testbed replay bench
+
+test: lint prerequisites agents paperclip
 	$(PY) -m pytest $(ARGS)
 
 # A Paperclip cell (its execution id names the paperclip environment) installs Paperclip first.
-story: prerequisites $(if $(findstring paperclip,$(ID) $(ARGS)),paperclip)
+story: prerequisites agents $(if $(findstring paperclip,$(ID) $(ARGS)),paperclip)
 	$(VENV)/bin/harness run --id $(ID) $(ARGS)
 
-calibrate: prerequisites
+calibrate: prerequisites agents
 	$(PY) -m calibration $(ARGS)
 
 bench: prerequisites
@@ -68,6 +74,7 @@ bench: prerequisites
 	$(PY) -m bench.report
 	$(PY) -m bench.parallel
 	$(PY) -m bench.proxy
+	$(PY) -m bench.replay_cells
 	$(MAKE) paperclip
 	$(PY) -m bench.paperclip
 

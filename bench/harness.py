@@ -25,8 +25,10 @@ def run_once(results: Path, campaign: str, case: str) -> tuple[AttemptRecord, fl
     started = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "harness.cli", "run", "--id", case, "--results", str(results), "--campaign", campaign],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
-    )  # fmt: skip
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
     command_s = time.perf_counter() - started
     [path] = results.glob(f"{campaign}/*/*/attempt.json")
     return AttemptRecord.model_validate_json(path.read_text()), command_s
@@ -43,8 +45,10 @@ def main(argv: list[str] | None = None) -> int:
             record, command_s = run_once(Path(folder), f"bench-{number}", args.case)
             records.append(record)
             commands.append(command_s)
-            print(f"  run {number + 1}: {record.verdict.value}, command {command_s:.2f} s, attempt {record.timing.wall_s:.2f} s, "
-                  f"agent runs {record.timing.agent_run_s:.2f} s, overhead {record.timing.harness_overhead_s:.2f} s")  # fmt: skip
+            print(
+                f"  run {number + 1}: {record.verdict.value}, command {command_s:.2f} s, attempt {record.timing.wall_s:.2f} s, "
+                f"agent runs {record.timing.agent_run_s:.2f} s, overhead {record.timing.harness_overhead_s:.2f} s"
+            )
     wall = statistics.median(r.timing.wall_s or 0.0 for r in records)
     agent = statistics.median(r.timing.agent_run_s or 0.0 for r in records)
     overhead = statistics.median(r.timing.harness_overhead_s or 0.0 for r in records)
@@ -52,7 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.case} (scripted), {args.repetitions} runs, {passed} passed")
     print(f"median attempt wall time: {wall:.2f} s; median agent run time: {agent:.2f} s")
     verdict = "met" if overhead <= GOAL_OVERHEAD_S else "NOT met"
-    command_overhead = statistics.median(c - (r.timing.agent_run_s or 0.0) for r, c in zip(records, commands, strict=True))
+    command_overhead = statistics.median(
+        c - (r.timing.agent_run_s or 0.0) for r, c in zip(records, commands, strict=True)
+    )
     print(f"median harness overhead inside the attempt: {overhead:.2f} s (goal <= {GOAL_OVERHEAD_S:.0f} s: {verdict})")
     print(f"median overhead of the whole command (pytest and browser start-up included): {command_overhead:.2f} s")
     print("where the attempt's time goes (median seconds per phase; the agent's own time is the rest):")

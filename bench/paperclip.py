@@ -46,8 +46,13 @@ def measure() -> StartUp:
         processes = instance.processes()
         rss = sum(p.memory_info().rss for p in processes)
         cpu = sum(sum(p.cpu_times()[:4]) for p in processes)
-        return StartUp(copy_s=copied, ready_s=instance.startup_s or 0.0, processes=len(processes), resident_mib=rss / 2**20,
-                       cpu_s=cpu)  # fmt: skip
+        return StartUp(
+            copy_s=copied,
+            ready_s=instance.startup_s or 0.0,
+            processes=len(processes),
+            resident_mib=rss / 2**20,
+            cpu_s=cpu,
+        )
     finally:
         instance.close()
 
@@ -61,12 +66,16 @@ def main(argv: list[str] | None = None) -> int:
     for n in range(args.rounds):
         one = measure()
         rounds.append(one)
-        print(f"paperclip {install.PINNED_VERSION} start-up {n + 1}: template copy {one.copy_s:.2f} s + server to ready "
-              f"{one.ready_s:.2f} s = {one.total_s:.2f} s ({one.cpu_s:.1f} CPU s); {one.processes} processes, "
-              f"{one.resident_mib:.0f} MiB resident; load average {os.getloadavg()[0]:.1f}")
+        print(
+            f"paperclip {install.PINNED_VERSION} start-up {n + 1}: template copy {one.copy_s:.2f} s + server to ready "
+            f"{one.ready_s:.2f} s = {one.total_s:.2f} s ({one.cpu_s:.1f} CPU s); {one.processes} processes, "
+            f"{one.resident_mib:.0f} MiB resident; load average {os.getloadavg()[0]:.1f}"
+        )
     median = statistics.median(r.total_s for r in rounds)
-    print(f"paperclip start-up median {median:.2f} s over {len(rounds)} (goal under {GOAL_S:.0f} s: "
-          f"{'met' if median < GOAL_S else 'NOT met'}); max {max(r.total_s for r in rounds):.2f} s")
+    print(
+        f"paperclip start-up median {median:.2f} s over {len(rounds)} (goal under {GOAL_S:.0f} s: "
+        f"{'met' if median < GOAL_S else 'NOT met'}); max {max(r.total_s for r in rounds):.2f} s"
+    )
     return 0
 
 

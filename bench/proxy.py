@@ -24,18 +24,45 @@ from harness.products.testbed.instance import free_port
 KEY = "bench-throwaway"
 CONTEXT = "x" * 40_000  # about 10k tokens of context, as a CLI's first request carries
 CALLS = {
-    "responses (codex)": ("openai", "/v1/responses", {"model": "gpt-5-codex", "stream": True, "tools": [{"type": "function", "name": "exec_command"}],
-                                                      "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": CONTEXT}]}]}),
-    "messages (claude)": ("anthropic", "/v1/messages?beta=true", {"model": "claude-sonnet-4-5", "stream": True, "max_tokens": 1000,
-                                                                   "tools": [{"name": "Bash", "input_schema": {}}], "messages": [{"role": "user", "content": CONTEXT}]}),
-    "chat (opencode)": ("openai", "/v1/chat/completions", {"model": "gpt-5-mini", "stream": True, "tools": [{"type": "function", "function": {"name": "bash"}}],
-                                                            "messages": [{"role": "user", "content": CONTEXT}]}),
+    "responses (codex)": (
+        "openai",
+        "/v1/responses",
+        {
+            "model": "gpt-5-codex",
+            "stream": True,
+            "tools": [{"type": "function", "name": "exec_command"}],
+            "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": CONTEXT}]}],
+        },
+    ),
+    "messages (claude)": (
+        "anthropic",
+        "/v1/messages?beta=true",
+        {
+            "model": "claude-sonnet-4-5",
+            "stream": True,
+            "max_tokens": 1000,
+            "tools": [{"name": "Bash", "input_schema": {}}],
+            "messages": [{"role": "user", "content": CONTEXT}],
+        },
+    ),
+    "chat (opencode)": (
+        "openai",
+        "/v1/chat/completions",
+        {
+            "model": "gpt-5-mini",
+            "stream": True,
+            "tools": [{"type": "function", "function": {"name": "bash"}}],
+            "messages": [{"role": "user", "content": CONTEXT}],
+        },
+    ),
 }
 
 
 @contextmanager
 def serving(argv: list[str], port: int) -> Iterator[str]:
-    process = subprocess.Popen([sys.executable, *argv, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, *argv, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 20
@@ -45,7 +72,9 @@ def serving(argv: list[str], port: int) -> Iterator[str]:
                 break
             except httpx.TransportError:
                 if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"{argv} did not start: {process.stderr.read().decode()[-2000:] if process.stderr else ''}")
+                    raise RuntimeError(
+                        f"{argv} did not start: {process.stderr.read().decode()[-2000:] if process.stderr else ''}"
+                    ) from None
                 time.sleep(0.05)
         yield url
     finally:
@@ -69,12 +98,29 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.proxy", description=__doc__)
     parser.add_argument("--calls", type=int, default=200, help="calls per protocol and path (after 10 warm-up calls)")
     args = parser.parse_args(argv)
-    print(f"metering proxy added latency: {args.calls} streamed calls per row, ~{len(CONTEXT) // 1000} kB request, time to last byte")
-    print(f"{'protocol':<20} {'direct median':>14} {'via proxy median':>17} {'added median':>13} {'direct p90':>11} {'proxy p90':>10}")
+    print(
+        f"metering proxy added latency: {args.calls} streamed calls per row, ~{len(CONTEXT) // 1000} kB request, time to last byte"
+    )
+    print(
+        f"{'protocol':<20} {'direct median':>14} {'via proxy median':>17} {'added median':>13} {'direct p90':>11} {'proxy p90':>10}"
+    )
     with serving(["-m", "replay"], free_port()) as replay:
         for label, (provider, path, body) in CALLS.items():
-            proxy_argv = ["-m", "testbed.metering", "--upstream", replay, "--provider", provider, "--client-key", KEY, "--simulated"]
-            with serving(proxy_argv, free_port()) as proxy, httpx.Client(headers={"authorization": f"Bearer {KEY}", "x-api-key": KEY}) as client:
+            proxy_argv = [
+                "-m",
+                "testbed.metering",
+                "--upstream",
+                replay,
+                "--provider",
+                provider,
+                "--client-key",
+                KEY,
+                "--simulated",
+            ]
+            with (
+                serving(proxy_argv, free_port()) as proxy,
+                httpx.Client(headers={"authorization": f"Bearer {KEY}", "x-api-key": KEY}) as client,
+            ):
                 timed_calls(client, replay + path, body, 10)
                 timed_calls(client, proxy + path, body, 10)
                 direct = timed_calls(client, replay + path, body, args.calls)

@@ -23,17 +23,16 @@ from datetime import timedelta
 from pathlib import Path
 
 from harness.core.catalog import CATALOG
+from harness.core.verdicts import Verdict
 from harness.results.report.build import build_report
 from harness.results.report.fixtures import EPOCH, write_attempt
-from harness.core.verdicts import Verdict
 
 GOAL_S = 10.0
 RETIRED_CASES = ("recover-runner", "recover-runner-safe", "recover-runner-uncertain", "hire-reuse-draft")
 # Mostly passes, every other class present, as a real campaign history looks.
 VERDICT_CYCLE = (
-    [Verdict.PASSED] * 12 + [Verdict.FAILED] * 3
-    + [Verdict.INFRASTRUCTURE_FAILED, Verdict.UNEXERCISED, Verdict.SKIPPED]
-)  # fmt: skip
+    [Verdict.PASSED] * 12 + [Verdict.FAILED] * 3 + [Verdict.INFRASTRUCTURE_FAILED, Verdict.UNEXERCISED, Verdict.SKIPPED]
+)
 
 
 def fixture_cells() -> list[str]:
@@ -48,9 +47,14 @@ def generate(results: Path, attempts: int, screenshots: int) -> None:
         campaign, cell = divmod(number, len(cells))
         verdict = VERDICT_CYCLE[number % len(VERDICT_CYCLE)]
         write_attempt(
-            results, f"bench-{campaign:03d}", cells[cell], f"1-{number:06x}", verdict,
-            started_at=EPOCH + timedelta(minutes=number), screenshots=screenshots,
-        )  # fmt: skip
+            results,
+            f"bench-{campaign:03d}",
+            cells[cell],
+            f"1-{number:06x}",
+            verdict,
+            started_at=EPOCH + timedelta(minutes=number),
+            screenshots=screenshots,
+        )
 
 
 def page_weight(index: Path) -> int:
@@ -71,14 +75,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         started = time.perf_counter()
         generate(folder / "results", args.attempts, args.screenshots)
-        print(f"generated {args.attempts} attempt packages ({args.screenshots} screenshots each) in {time.perf_counter() - started:.1f} s")
+        print(
+            f"generated {args.attempts} attempt packages ({args.screenshots} screenshots each) in {time.perf_counter() - started:.1f} s"
+        )
         cold = build_report([folder / "results"], folder / "report")
         warm = [build_report([folder / "results"], folder / "report").seconds for _ in range(args.repetitions)]
         median = statistics.median(warm)
         index = page_weight(cold.index)
         print(f"first build (thumbnails made at capture, as the harness does): {cold.seconds:.2f} s")
-        print(f"warm build median of {args.repetitions} (thumbnails cached): {median:.2f} s  [{', '.join(f'{s:.2f}' for s in warm)}]  goal <= {GOAL_S:.0f} s: {'met' if median <= GOAL_S else 'MISSED'}")
-        print(f"index page weight: {index} bytes ({index / 1024:.0f} KiB) with thumbnails; index.html alone {cold.index.stat().st_size} bytes")
+        print(
+            f"warm build median of {args.repetitions} (thumbnails cached): {median:.2f} s  [{', '.join(f'{s:.2f}' for s in warm)}]  goal <= {GOAL_S:.0f} s: {'met' if median <= GOAL_S else 'MISSED'}"
+        )
+        print(
+            f"index page weight: {index} bytes ({index / 1024:.0f} KiB) with thumbnails; index.html alone {cold.index.stat().st_size} bytes"
+        )
         full = sum(p.stat().st_size for p in (folder / "results").rglob("screenshots/*.png"))
         print(f"for scale: all full-size screenshots together are {full / 1024 / 1024:.0f} MiB")
     finally:

@@ -103,7 +103,10 @@ class User:
                 marker = f"soak-{uuid.uuid4().hex[:10]}"
                 self.sent[marker] = task_id
                 try:
-                    answer = http.post(f"/api/tasks/{task_id}/comments", json={"body": self.body(task_id, marker, task_id == build_task)})
+                    answer = http.post(
+                        f"/api/tasks/{task_id}/comments",
+                        json={"body": self.body(task_id, marker, task_id == build_task)},
+                    )
                 except httpx.TransportError:
                     continue  # the controller is down: not acknowledged (it may still have been stored)
                 if answer.status_code == 201:
@@ -121,8 +124,11 @@ def soak(kills: int, seed: int, pace: float, max_seconds: float, drain_seconds: 
         api = instance.api
         agents = [api.create_agent(name=f"Soak{n}{uuid.uuid4().hex[:4]}") for n in range(3)]
         build = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=agents[0].id)
-        answers = [api.create_task(f"Answer me {n}", "Reply to my messages.", assignee_id=a.id) for n, a in enumerate(agents[1:])]
-        task_ids = [build.id, *(t.id for t in answers)]
+        answers = [
+            api.create_task(f"Answer me {n}", "Reply to my messages.", assignee_id=a.id)
+            for n, a in enumerate(agents[1:])
+        ]
+        task_ids = [int(build.id), *(int(t.id) for t in answers)]
         user = User(instance.base_url, task_ids, random.Random(rng.random()))
         sender = threading.Thread(target=user.run, args=(build.id,), name="user", daemon=True)
         sender.start()
@@ -144,12 +150,16 @@ def soak(kills: int, seed: int, pace: float, max_seconds: float, drain_seconds: 
         comments = [c for t in tasks for c in t.user_messages()]
         runs = [r for t in tasks for r in t.runs]
         read_counts = Counter(
-            i for r in runs for receipt in r.receipts if receipt.tool in ("read_task", "read_inbox") for i in ids_in(receipt.detail)
+            i
+            for r in runs
+            for receipt in r.receipts
+            if receipt.tool in ("read_task", "read_inbox")
+            for i in ids_in(receipt.detail)
         )
         by_marker: dict[str, list[int]] = {}
         for comment in comments:
             marker = comment.body[1:].split("]", 1)[0]
-            by_marker.setdefault(marker, []).append(comment.id)
+            by_marker.setdefault(marker, []).append(int(comment.id))
         stored = {m: ids for m, ids in by_marker.items() if m in user.sent}
         never_stored = user.acknowledged - stored.keys()
         unread = [m for m, ids in stored.items() if sum(read_counts[i] for i in ids) == 0]
@@ -180,12 +190,16 @@ def soak(kills: int, seed: int, pace: float, max_seconds: float, drain_seconds: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.soak", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.soak", description=__doc__.splitlines()[0] if __doc__ else None
+    )
     parser.add_argument("--kills", type=int, default=24, help="controller kills (at least 20 for the goal)")
     parser.add_argument("--seed", type=int, default=None, help="random seed (printed; default: random)")
     parser.add_argument("--pace", type=float, default=0.05, help="scripted agent seconds per step")
     parser.add_argument("--max-seconds", type=float, default=240.0, help="stop killing after this long")
-    parser.add_argument("--drain-seconds", type=float, default=90.0, help="how long the work may take to settle afterwards")
+    parser.add_argument(
+        "--drain-seconds", type=float, default=90.0, help="how long the work may take to settle afterwards"
+    )
     args = parser.parse_args(argv)
     if args.kills < 1 or args.pace <= 0 or args.max_seconds <= 0 or args.drain_seconds <= 0:
         parser.error("--kills, --pace, --max-seconds and --drain-seconds must be positive")

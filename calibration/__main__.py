@@ -16,7 +16,9 @@ from oracle.image import CannotGrade
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m calibration", description=__doc__)
-    parser.add_argument("suites", nargs="*", metavar="SUITE", help=f"suites to run (default: all of {', '.join(SUITES)})")
+    parser.add_argument(
+        "suites", nargs="*", metavar="SUITE", help=f"suites to run (default: all of {', '.join(SUITES)})"
+    )
     parser.add_argument("--results", type=Path, default=Path("results"), help="where the calibration record goes")
     args = parser.parse_args(argv)
     unknown = [name for name in args.suites if name not in SUITES]
@@ -25,18 +27,28 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     rows = []
     names = args.suites or list(SUITES)
+    timings: list[str] = []
     try:
         for name in names:
-            rows += SUITES[name]()
+            suite_started = time.monotonic()
+            found = SUITES[name]()
+            rows += found
+            timings.append(f"suite {name}: {len(found)} cases in {time.monotonic() - suite_started:.1f} s")
     except CannotGrade as error:
         print(f"calibration: cannot grade: {error}", file=sys.stderr)
         return 2
     print(table(rows))
     wrong = [r for r in rows if not r.ok]
     for row in wrong:
-        print(f"WRONG: {row.delivery} ({row.mode}) expected {row.expected}, got {row.got} {row.deciding}: {row.detail}", file=sys.stderr)
+        print(
+            f"WRONG: {row.delivery} ({row.mode}) expected {row.expected}, got {row.got} {row.deciding}: {row.detail}",
+            file=sys.stderr,
+        )
+    print("\n".join(timings))
     print(f"{len(rows) - len(wrong)}/{len(rows)} cases as expected in {time.monotonic() - started:.1f} s")
-    recorded = record_calibration(rows, harness_digest(), suites=names, complete=set(names) == set(SUITES), results=args.results)
+    recorded = record_calibration(
+        rows, harness_digest(), suites=names, complete=set(names) == set(SUITES), results=args.results
+    )
     print(f"calibration record: {recorded}")
     return 1 if wrong else 0
 

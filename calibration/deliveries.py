@@ -38,9 +38,19 @@ class Case(BaseModel):
     build: Callable[[HostTraps], bytes]
 
 
-def project(slugify_source: str = reference.GOOD_SLUGIFY, tests: str = reference.TESTS, extra: dict[str, str | bytes] | None = None, folder: str = "slugify-tool/") -> dict[str, str | bytes]:
+def project(
+    slugify_source: str = reference.GOOD_SLUGIFY,
+    tests: str = reference.TESTS,
+    extra: dict[str, str | bytes] | None = None,
+    folder: str = "slugify-tool/",
+) -> dict[str, str | bytes]:
     """The task's reference delivery with one part swapped, inside one top-level folder as most ZIP tools make them."""
-    files: dict[str, str | bytes] = {**reference.files(), "slugify.py": slugify_source, "tests/test_slugify.py": tests, **(extra or {})}
+    files: dict[str, str | bytes] = {
+        **reference.files(),
+        "slugify.py": slugify_source,
+        "tests/test_slugify.py": tests,
+        **(extra or {}),
+    }
     return {f"{folder}{name}": content for name, content in files.items()}
 
 
@@ -49,7 +59,10 @@ def _static(files: dict[str, str | bytes], **kwargs) -> Callable[[HostTraps], by
 
 
 WRONG_BUT_SELF_TESTED = variant('.strip("-")\n', "\n")
-SELF_TESTS_OF_WRONG = reference.TESTS.replace('self.assertEqual(slugify("Hello World"), "hello-world")', 'self.assertEqual(slugify("Hello World!"), "hello-world-")')
+SELF_TESTS_OF_WRONG = reference.TESTS.replace(
+    'self.assertEqual(slugify("Hello World"), "hello-world")',
+    'self.assertEqual(slugify("Hello World!"), "hello-world-")',
+)
 
 ESCAPE_HOST_FILE = 'import os\ntry:\n    _SEEN = open({path!r}).read()\nexcept OSError:\n    _SEEN = ""\n'
 ESCAPE_LOOPBACK = 'import urllib.request\ntry:\n    _SEEN = urllib.request.urlopen("http://127.0.0.1:{port}/", timeout=2).read().decode()\nexcept Exception:\n    _SEEN = ""\n'
@@ -66,33 +79,142 @@ FLOOD = 'for _ in range(20000):\n    sys.stdout.write("flood " * 1000)\n'
 def cases() -> list[Case]:
     """Every oracle calibration case, good first."""
     good = [Case(name="good", mode=mode, expected=None, build=_static(project())) for mode in MODES]
-    good.append(Case(name="good-windows-zip", mode="separator+max-length", expected=None, build=_static(project(), windows=True)))
+    good.append(
+        Case(
+            name="good-windows-zip", mode="separator+max-length", expected=None, build=_static(project(), windows=True)
+        )
+    )
     behaviour = [
-        Case(name="wrong-output-own-tests-pass", mode="base", expected=ids.BASE_CLI, build=_static(project(WRONG_BUT_SELF_TESTED, SELF_TESTS_OF_WRONG))),
-        Case(name="late-requirement-ignored", mode="separator+max-length", expected=ids.MAX_LENGTH_VALUES,
-             build=_static(project(variant('    parser.add_argument("--max-length", type=positive_int, default=None)\n', "").replace("args.max_length", "None")))),
-        Case(name="trailing-separator-after-cut", mode="max-length", expected=ids.MAX_LENGTH_VALUES, build=_static(project(variant("slug[:max_length].rstrip(separator)", "slug[:max_length]")))),
-        Case(name="invalid-separator-accepted", mode="separator", expected=ids.SEPARATOR_INVALID_REJECTED, build=_static(project(variant("choices=SEPARATORS, ", "")))),
-        Case(name="zero-length-accepted", mode="max-length", expected=ids.MAX_LENGTH_INVALID_REJECTED, build=_static(project(variant("if number < 1:", "if number < 0:")))),
-        Case(name="negative-length-accepted", mode="max-length", expected=ids.MAX_LENGTH_INVALID_REJECTED, build=_static(project(variant("if number < 1:", "if number == 0:")))),
-        Case(name="non-integer-length-accepted", mode="max-length", expected=ids.MAX_LENGTH_INVALID_REJECTED, build=_static(project(variant("number = int(value)", "number = int(float(value))")))),
-        Case(name="duplicate-module", mode="base", expected=ids.STRUCTURE_SINGLE_MODULE, build=_static(project(extra={"src/slugify.py": reference.GOOD_SLUGIFY}))),
-        Case(name="shadowing-package", mode="base", expected=ids.STRUCTURE_SINGLE_MODULE, build=_static(project(extra={"slugify/__init__.py": "def slugify(text):\n    return text\n"}))),
+        Case(
+            name="wrong-output-own-tests-pass",
+            mode="base",
+            expected=ids.BASE_CLI,
+            build=_static(project(WRONG_BUT_SELF_TESTED, SELF_TESTS_OF_WRONG)),
+        ),
+        Case(
+            name="late-requirement-ignored",
+            mode="separator+max-length",
+            expected=ids.MAX_LENGTH_VALUES,
+            build=_static(
+                project(
+                    variant('    parser.add_argument("--max-length", type=positive_int, default=None)\n', "").replace(
+                        "args.max_length", "None"
+                    )
+                )
+            ),
+        ),
+        Case(
+            name="trailing-separator-after-cut",
+            mode="max-length",
+            expected=ids.MAX_LENGTH_VALUES,
+            build=_static(project(variant("slug[:max_length].rstrip(separator)", "slug[:max_length]"))),
+        ),
+        Case(
+            name="invalid-separator-accepted",
+            mode="separator",
+            expected=ids.SEPARATOR_INVALID_REJECTED,
+            build=_static(project(variant("choices=SEPARATORS, ", ""))),
+        ),
+        Case(
+            name="zero-length-accepted",
+            mode="max-length",
+            expected=ids.MAX_LENGTH_INVALID_REJECTED,
+            build=_static(project(variant("if number < 1:", "if number < 0:"))),
+        ),
+        Case(
+            name="negative-length-accepted",
+            mode="max-length",
+            expected=ids.MAX_LENGTH_INVALID_REJECTED,
+            build=_static(project(variant("if number < 1:", "if number == 0:"))),
+        ),
+        Case(
+            name="non-integer-length-accepted",
+            mode="max-length",
+            expected=ids.MAX_LENGTH_INVALID_REJECTED,
+            build=_static(project(variant("number = int(value)", "number = int(float(value))"))),
+        ),
+        Case(
+            name="duplicate-module",
+            mode="base",
+            expected=ids.STRUCTURE_SINGLE_MODULE,
+            build=_static(project(extra={"src/slugify.py": reference.GOOD_SLUGIFY})),
+        ),
+        Case(
+            name="shadowing-package",
+            mode="base",
+            expected=ids.STRUCTURE_SINGLE_MODULE,
+            build=_static(project(extra={"slugify/__init__.py": "def slugify(text):\n    return text\n"})),
+        ),
     ]
     archives = [
-        Case(name="path-traversal", mode="base", expected=engine.INTAKE_SAFE_PATHS, build=_static({**project(), "slugify-tool/../../escaped.py": "x = 1\n"})),
-        Case(name="absolute-path", mode="base", expected=engine.INTAKE_SAFE_PATHS, build=_static({**project(), "/tmp/escaped.py": "x = 1\n"})),
-        Case(name="symlink", mode="base", expected=engine.INTAKE_NO_LINKS, build=_static(project(), links={"slugify-tool/notes.txt": "/etc/passwd"})),
-        Case(name="zip-bomb", mode="base", expected=engine.INTAKE_LIMITS, build=_static(project(extra={"data.bin": b"\0" * (1900 * 1024)}))),
-        Case(name="lying-size-header", mode="base", expected=engine.INTAKE_HONEST_SIZES,
-             build=lambda traps: lying_size_zip(project(extra={"data.bin": incompressible(40_000)}), "slugify-tool/data.bin", 100)),
+        Case(
+            name="path-traversal",
+            mode="base",
+            expected=engine.INTAKE_SAFE_PATHS,
+            build=_static({**project(), "slugify-tool/../../escaped.py": "x = 1\n"}),
+        ),
+        Case(
+            name="absolute-path",
+            mode="base",
+            expected=engine.INTAKE_SAFE_PATHS,
+            build=_static({**project(), "/tmp/escaped.py": "x = 1\n"}),
+        ),
+        Case(
+            name="symlink",
+            mode="base",
+            expected=engine.INTAKE_NO_LINKS,
+            build=_static(project(), links={"slugify-tool/notes.txt": "/etc/passwd"}),
+        ),
+        Case(
+            name="zip-bomb",
+            mode="base",
+            expected=engine.INTAKE_LIMITS,
+            build=_static(project(extra={"data.bin": b"\0" * (1900 * 1024)})),
+        ),
+        Case(
+            name="lying-size-header",
+            mode="base",
+            expected=engine.INTAKE_HONEST_SIZES,
+            build=lambda traps: lying_size_zip(
+                project(extra={"data.bin": incompressible(40_000)}), "slugify-tool/data.bin", 100
+            ),
+        ),
     ]
     escapes = [
-        Case(name="reads-host-file", mode="base", expected=ids.BASE_CLI, build=lambda t: zip_bytes(project(gated(ESCAPE_HOST_FILE.format(path=t.secret_path), f"_SEEN == {t.secret!r}")))),
-        Case(name="reaches-host-loopback", mode="base", expected=ids.BASE_CLI, build=lambda t: zip_bytes(project(gated(ESCAPE_LOOPBACK.format(port=t.loopback_port), f"_SEEN == {t.secret!r}")))),
-        Case(name="writes-into-delivery", mode="base", expected=ids.BASE_CLI, build=_static(project(gated(ESCAPE_WRITE, "_WROTE")))),
-        Case(name="fork-bomb", mode="base", expected=ids.BASE_CLI, build=_static(project(gated(FORK_BOMB, "_FORKED == 400")))),
-        Case(name="memory-hog", mode="base", expected=ids.BASE_CLI, build=_static(project(gated(MEMORY_HOG, "_HOG is not None")))),
+        Case(
+            name="reads-host-file",
+            mode="base",
+            expected=ids.BASE_CLI,
+            build=lambda t: zip_bytes(
+                project(gated(ESCAPE_HOST_FILE.format(path=t.secret_path), f"_SEEN == {t.secret!r}"))
+            ),
+        ),
+        Case(
+            name="reaches-host-loopback",
+            mode="base",
+            expected=ids.BASE_CLI,
+            build=lambda t: zip_bytes(
+                project(gated(ESCAPE_LOOPBACK.format(port=t.loopback_port), f"_SEEN == {t.secret!r}"))
+            ),
+        ),
+        Case(
+            name="writes-into-delivery",
+            mode="base",
+            expected=ids.BASE_CLI,
+            build=_static(project(gated(ESCAPE_WRITE, "_WROTE"))),
+        ),
+        Case(
+            name="fork-bomb",
+            mode="base",
+            expected=ids.BASE_CLI,
+            build=_static(project(gated(FORK_BOMB, "_FORKED == 400"))),
+        ),
+        Case(
+            name="memory-hog",
+            mode="base",
+            expected=ids.BASE_CLI,
+            build=_static(project(gated(MEMORY_HOG, "_HOG is not None"))),
+        ),
         Case(name="endless-loop", mode="base", expected=ids.BASE_CLI, build=_static(project(gated(ENDLESS, "True")))),
         Case(name="output-flood", mode="base", expected=ids.BASE_CLI, build=_static(project(with_main_prelude(FLOOD)))),
     ]

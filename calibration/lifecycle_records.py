@@ -10,7 +10,7 @@ contention cancellation) must pass every check.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
 
@@ -18,7 +18,7 @@ from calibration.runner import Row
 from harness.checks.lifecycle import DeliveryFacts, LifecycleFacts, MessageFacts, RunFacts, TaskFacts, grade_lifecycle
 
 LEAD, MATE = "1", "2"
-T0 = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 FEEDBACK = "One more requirement: add --max-length."
 
 
@@ -26,11 +26,21 @@ def at(seconds: float) -> datetime:
     return T0 + timedelta(seconds=seconds)
 
 
-def executed(run_id: str, task_id: str, agent_id: str, ended: float, status: str = "succeeded", error: str | None = None) -> RunFacts:
+def executed(
+    run_id: str, task_id: str, agent_id: str, ended: float, status: str = "succeeded", error: str | None = None
+) -> RunFacts:
     """A run that really executed: runner id, pid and process start time, and an end time."""
-    return RunFacts(id=run_id, task_id=task_id, agent_id=agent_id, status=status, error=error,
-                    runner_instance_id=f"runner-{run_id}", pid=4000 + int(run_id), process_started_at=1.7e9 + int(run_id),
-                    ended_at=None if status in {"queued", "running"} else at(ended))  # fmt: skip
+    return RunFacts(
+        id=run_id,
+        task_id=task_id,
+        agent_id=agent_id,
+        status=status,
+        error=error,
+        runner_instance_id=f"runner-{run_id}",
+        pid=4000 + int(run_id),
+        process_started_at=1.7e9 + int(run_id),
+        ended_at=None if status in {"queued", "running"} else at(ended),
+    )
 
 
 def healthy() -> LifecycleFacts:
@@ -57,8 +67,17 @@ class LifecycleCase(BaseModel):
 
 
 def _contention_before_work(f: LifecycleFacts) -> None:
-    f.runs.insert(1, RunFacts(id="99", task_id="11", agent_id=MATE, status="cancelled", error="workspace_contention",
-                              provider_work_started=False))  # fmt: skip
+    f.runs.insert(
+        1,
+        RunFacts(
+            id="99",
+            task_id="11",
+            agent_id=MATE,
+            status="cancelled",
+            error="workspace_contention",
+            provider_work_started=False,
+        ),
+    )
 
 
 def _contention_with_pid(f: LifecycleFacts) -> None:
@@ -101,31 +120,70 @@ def _set(path: str, value: object) -> Callable[[LifecycleFacts], None]:
 LIFECYCLE_CASES: tuple[LifecycleCase, ...] = (
     LifecycleCase(name="healthy-delegation", expected_check=None, breaks=lambda f: None),
     LifecycleCase(name="contention-cancel-before-any-work", expected_check=None, breaks=_contention_before_work),
-    LifecycleCase(name="missing-runner-identity", expected_check="lifecycle.runner-identity",
-                  breaks=_set("runs.1.runner_instance_id", None)),
-    LifecycleCase(name="unexpected-crash", expected_check="lifecycle.runs-succeeded",
-                  breaks=lambda f: f.runs.insert(1, executed("98", "11", MATE, ended=6, status="failed", error="runner_crashed"))),
-    LifecycleCase(name="teammate-run-on-parent", expected_check="lifecycle.parent-owned-by-lead",
-                  breaks=lambda f: f.runs.insert(1, executed("98", "10", MATE, ended=15))),
-    LifecycleCase(name="answer-left-in-review", expected_check="lifecycle.tasks-done", breaks=_set("tasks.1.status", "in_review")),
+    LifecycleCase(
+        name="missing-runner-identity",
+        expected_check="lifecycle.runner-identity",
+        breaks=_set("runs.1.runner_instance_id", None),
+    ),
+    LifecycleCase(
+        name="unexpected-crash",
+        expected_check="lifecycle.runs-succeeded",
+        breaks=lambda f: f.runs.insert(1, executed("98", "11", MATE, ended=6, status="failed", error="runner_crashed")),
+    ),
+    LifecycleCase(
+        name="teammate-run-on-parent",
+        expected_check="lifecycle.parent-owned-by-lead",
+        breaks=lambda f: f.runs.insert(1, executed("98", "10", MATE, ended=15)),
+    ),
+    LifecycleCase(
+        name="answer-left-in-review", expected_check="lifecycle.tasks-done", breaks=_set("tasks.1.status", "in_review")
+    ),
     LifecycleCase(name="run-still-running", expected_check="lifecycle.settled", breaks=_still_running),
-    LifecycleCase(name="unexcused-cancellation", expected_check="lifecycle.runs-succeeded",
-                  breaks=lambda f: f.runs.insert(1, executed("98", "11", MATE, ended=6, status="cancelled", error="stopped_by_user"))),
-    LifecycleCase(name="contention-exemption-with-pid", expected_check="lifecycle.runs-succeeded", breaks=_contention_with_pid),
+    LifecycleCase(
+        name="unexcused-cancellation",
+        expected_check="lifecycle.runs-succeeded",
+        breaks=lambda f: f.runs.insert(
+            1, executed("98", "11", MATE, ended=6, status="cancelled", error="stopped_by_user")
+        ),
+    ),
+    LifecycleCase(
+        name="contention-exemption-with-pid", expected_check="lifecycle.runs-succeeded", breaks=_contention_with_pid
+    ),
     LifecycleCase(name="more-than-12-runs", expected_check="lifecycle.bounded-runs", breaks=_too_many_runs),
-    LifecycleCase(name="interrupted-run-later-failed", expected_check="lifecycle.runs-succeeded", breaks=_interrupted_then_failed),
-    LifecycleCase(name="two-interruptions-excused", expected_check="lifecycle.runs-succeeded", breaks=_two_interruptions),
-    LifecycleCase(name="feedback-stored-twice", expected_check="lifecycle.messages-stored-once",
-                  breaks=lambda f: f.messages.append(MessageFacts(id="51", task_id="11", body=FEEDBACK, consumed_by_run_id="101"))),
-    LifecycleCase(name="feedback-never-consumed", expected_check="lifecycle.messages-consumed",
-                  breaks=_set("messages.0.consumed_by_run_id", None)),
-    LifecycleCase(name="unread-counter-left", expected_check="lifecycle.no-pending-bookkeeping",
-                  breaks=_set("tasks.1.unconsumed_messages", 1)),
-    LifecycleCase(name="stale-active-run-pointer", expected_check="lifecycle.no-pending-bookkeeping",
-                  breaks=_set("tasks.0.active_run_id", "100")),
-    LifecycleCase(name="parent-finished-before-child", expected_check="lifecycle.parent-after-child",
-                  breaks=_set("runs.0.ended_at", at(10))),
-)  # fmt: skip
+    LifecycleCase(
+        name="interrupted-run-later-failed", expected_check="lifecycle.runs-succeeded", breaks=_interrupted_then_failed
+    ),
+    LifecycleCase(
+        name="two-interruptions-excused", expected_check="lifecycle.runs-succeeded", breaks=_two_interruptions
+    ),
+    LifecycleCase(
+        name="feedback-stored-twice",
+        expected_check="lifecycle.messages-stored-once",
+        breaks=lambda f: f.messages.append(
+            MessageFacts(id="51", task_id="11", body=FEEDBACK, consumed_by_run_id="101")
+        ),
+    ),
+    LifecycleCase(
+        name="feedback-never-consumed",
+        expected_check="lifecycle.messages-consumed",
+        breaks=_set("messages.0.consumed_by_run_id", None),
+    ),
+    LifecycleCase(
+        name="unread-counter-left",
+        expected_check="lifecycle.no-pending-bookkeeping",
+        breaks=_set("tasks.1.unconsumed_messages", 1),
+    ),
+    LifecycleCase(
+        name="stale-active-run-pointer",
+        expected_check="lifecycle.no-pending-bookkeeping",
+        breaks=_set("tasks.0.active_run_id", "100"),
+    ),
+    LifecycleCase(
+        name="parent-finished-before-child",
+        expected_check="lifecycle.parent-after-child",
+        breaks=_set("runs.0.ended_at", at(10)),
+    ),
+)
 
 
 def failing_checks(case: LifecycleCase) -> list[str]:
@@ -141,11 +199,15 @@ def row_for(case: LifecycleCase) -> Row:
     ids = [check.id for check in failed]
     ok = ids == ([] if case.expected_check is None else [case.expected_check])
     return Row(
-        suite="lifecycle", delivery=case.name, mode="-",
+        suite="lifecycle",
+        delivery=case.name,
+        mode="-",
         expected="pass" if case.expected_check is None else f"fail {case.expected_check}",
-        got="pass" if not failed else "fail", deciding=", ".join(ids) or "-",
-        detail="; ".join(check.detail for check in failed)[:300], ok=ok,
-    )  # fmt: skip
+        got="pass" if not failed else "fail",
+        deciding=", ".join(ids) or "-",
+        detail="; ".join(check.detail for check in failed)[:300],
+        ok=ok,
+    )
 
 
 def run_lifecycle_suite() -> list[Row]:

@@ -34,7 +34,9 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
     PersonaCase(case="build-revise", persona="crashes-mid-run", expected_check="lifecycle.runs-succeeded"),
     PersonaCase(case="delegate-feedback", persona="default"),
     PersonaCase(case="delegate-feedback", persona="ignores-late-feedback", expected_check="oracle.child"),
-    PersonaCase(case="delegate-feedback", persona="works-on-parent", expected_check="delegate.teammate-never-on-parent"),
+    PersonaCase(
+        case="delegate-feedback", persona="works-on-parent", expected_check="delegate.teammate-never-on-parent"
+    ),
     PersonaCase(case="delegate-feedback", persona="parent-before-child", expected_check="lifecycle.parent-after-child"),
     PersonaCase(case="recover-controller", persona="default"),
     PersonaCase(case="recover-controller", persona="crashes-mid-run", expected_check="lifecycle.runs-succeeded"),
@@ -48,33 +50,62 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
 def run_story_cell(case: str, results: Path, campaign: str, flags: list[str]) -> AttemptRecord | None:
     """Run a story's scripted cell through the real `harness run` with calibration ``flags``; its last attempt."""
     subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", "--id", case, "--results", str(results),
-         "--campaign", campaign, *flags],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "harness.cli",
+            "run",
+            "--id",
+            case,
+            "--results",
+            str(results),
+            "--campaign",
+            campaign,
+            *flags,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
     records = sorted((results / campaign).glob("*/*/attempt.json"))
     return AttemptRecord.model_validate_json(records[-1].read_text()) if records else None
 
 
 def run_persona(case: PersonaCase, results: Path) -> AttemptRecord | None:
     """Run the story's scripted cell with the persona through the real `harness run`."""
-    return run_story_cell(case.case, results, f"calibration-{case.case}-{case.persona}", ["--scripted-persona", case.persona])
+    return run_story_cell(
+        case.case, results, f"calibration-{case.case}-{case.persona}", ["--scripted-persona", case.persona]
+    )
 
 
 def row_for(case: PersonaCase, record: AttemptRecord | None) -> Row:
     expected = "pass" if case.expected_check is None else f"fail {case.expected_check}"
     if record is None:
-        return Row(suite="stories", delivery=f"{case.case}/{case.persona}", mode="-", expected=expected,
-                   got="no attempt", deciding="-", detail="the run left no attempt.json", ok=False)  # fmt: skip
+        return Row(
+            suite="stories",
+            delivery=f"{case.case}/{case.persona}",
+            mode="-",
+            expected=expected,
+            got="no attempt",
+            deciding="-",
+            detail="the run left no attempt.json",
+            ok=False,
+        )
     failed = [check.id for check in record.checks if not check.passed]
     if case.expected_check is None:
         ok = record.verdict is Verdict.PASSED
     else:
         ok = record.verdict is Verdict.FAILED and case.expected_check in failed
     return Row(
-        suite="stories", delivery=f"{case.case}/{case.persona}", mode="-", expected=expected,
-        got=record.verdict.value, deciding=_deciding(case, failed), detail=record.reason[:300], ok=ok,
-    )  # fmt: skip
+        suite="stories",
+        delivery=f"{case.case}/{case.persona}",
+        mode="-",
+        expected=expected,
+        got=record.verdict.value,
+        deciding=_deciding(case, failed),
+        detail=record.reason[:300],
+        ok=ok,
+    )
 
 
 def _deciding(case: PersonaCase, failed: list[str]) -> str:

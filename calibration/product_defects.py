@@ -49,42 +49,114 @@ class DefectCase(BaseModel):
 
 
 DEFECT_CASES: tuple[DefectCase, ...] = (
-    DefectCase(defect="download-other-bytes", case="build-revise", expected_check="delivery.build.sha256",
-               why="the downloaded ZIP's sha256 differs from the one the product recorded"),
-    DefectCase(defect="redownload-serves-newest", case="build-revise", expected_check="delivery.redownload-identical",
-               why="the first delivery, downloaded again after the revision, comes back as the revision"),
-    DefectCase(defect="download-partial-while-running", case="build-revise", expected_check="invariant.delivery-bytes",
-               why="a download while the task has an active run is cut in half; the final downloads are whole", pace_s=WINDOW_PACE_S),
-    DefectCase(defect="message-stored-twice", case="build-revise", expected_check="lifecycle.messages-stored-once",
-               why="the revision request is stored twice"),
-    DefectCase(defect="message-lost", case="build-revise", expected_check="lifecycle.messages-consumed",
-               why="the revision run is recorded as having read the request, but its read receipt lists no ids; "
-                   "the ZIP is right anyway because the agent also reads the thread"),
-    DefectCase(defect="read-still-unread", case="build-revise", expected_check="invariant.unread-count",
-               why="the revision request stays counted unread after the run read it"),
-    DefectCase(defect="runner-identity-changes", case="build-revise", expected_check="invariant.runner-identity",
-               why="the run's runner instance id changes at every receipt"),
-    DefectCase(defect="stale-active-run-pointer", case="build-revise", expected_check="invariant.one-active-run",
-               why="while the revision run is active the task still points at the build run", pace_s=WINDOW_PACE_S),
-    DefectCase(defect="stop-without-signal", case="stop-redirect", expected_check="stop.process-group-gone",
-               why="the product says the group is gone at once; the runner only leaves at its next refused call"),
-    DefectCase(defect="restart-second-run", case="recover-controller", expected_check="restart.same-run",
-               why="the live runner's run is marked lost at start-up and a second run does the work"),
-    DefectCase(defect="restart-inbox-lost", case="recover-controller", expected_check="restart.message-received",
-               why="the re-adopted runner's inbox marks the late message consumed but hands it none"),
-    DefectCase(defect="restart-drops-message", case="recover-controller", expected_check="restart.message-survived",
-               why="the late message is gone after the restart"),
-    DefectCase(defect="child-assigned-to-lead", case="delegate-feedback", expected_check="delegate.one-child-for-teammate",
-               why="the child task is assigned to the lead"),
-    DefectCase(defect="thread-shows-twice", case="build-revise", expected_check="ui.thread-matches-records",
-               why="the page shows the revision request twice; the API stores it once"),
-    DefectCase(defect="badge-done-while-running", case="build-revise", expected_check="invariant.done-while-active",
-               why="the page's badge says Done while the stored status is in progress", pace_s=WINDOW_PACE_S),
-    DefectCase(defect="done-while-running", case="build-revise", expected_check="invariant.done-while-active",
-               why="a starting run stores its task Done instead of in progress", pace_s=WINDOW_PACE_S),
-    DefectCase(defect="unread-off-by-one", case="delegate-feedback", expected_check="invariant.unread-count",
-               why="the child counts one unread message after the late feedback was read; the lead waits forever"),
-)  # fmt: skip
+    DefectCase(
+        defect="download-other-bytes",
+        case="build-revise",
+        expected_check="delivery.build.sha256",
+        why="the downloaded ZIP's sha256 differs from the one the product recorded",
+    ),
+    DefectCase(
+        defect="redownload-serves-newest",
+        case="build-revise",
+        expected_check="delivery.redownload-identical",
+        why="the first delivery, downloaded again after the revision, comes back as the revision",
+    ),
+    DefectCase(
+        defect="download-partial-while-running",
+        case="build-revise",
+        expected_check="invariant.delivery-bytes",
+        why="a download while the task has an active run is cut in half; the final downloads are whole",
+        pace_s=WINDOW_PACE_S,
+    ),
+    DefectCase(
+        defect="message-stored-twice",
+        case="build-revise",
+        expected_check="lifecycle.messages-stored-once",
+        why="the revision request is stored twice",
+    ),
+    DefectCase(
+        defect="message-lost",
+        case="build-revise",
+        expected_check="lifecycle.messages-consumed",
+        why="the revision run is recorded as having read the request, but its read receipt lists no ids; "
+        "the ZIP is right anyway because the agent also reads the thread",
+    ),
+    DefectCase(
+        defect="read-still-unread",
+        case="build-revise",
+        expected_check="invariant.unread-count",
+        why="the revision request stays counted unread after the run read it",
+    ),
+    DefectCase(
+        defect="runner-identity-changes",
+        case="build-revise",
+        expected_check="invariant.runner-identity",
+        why="the run's runner instance id changes at every receipt",
+    ),
+    DefectCase(
+        defect="stale-active-run-pointer",
+        case="build-revise",
+        expected_check="invariant.one-active-run",
+        why="while the revision run is active the task still points at the build run",
+        pace_s=WINDOW_PACE_S,
+    ),
+    DefectCase(
+        defect="stop-without-signal",
+        case="stop-redirect",
+        expected_check="stop.process-group-gone",
+        why="the product says the group is gone at once; the runner only leaves at its next refused call",
+    ),
+    DefectCase(
+        defect="restart-second-run",
+        case="recover-controller",
+        expected_check="restart.same-run",
+        why="the live runner's run is marked lost at start-up and a second run does the work",
+    ),
+    DefectCase(
+        defect="restart-inbox-lost",
+        case="recover-controller",
+        expected_check="restart.message-received",
+        why="the re-adopted runner's inbox marks the late message consumed but hands it none",
+    ),
+    DefectCase(
+        defect="restart-drops-message",
+        case="recover-controller",
+        expected_check="restart.message-survived",
+        why="the late message is gone after the restart",
+    ),
+    DefectCase(
+        defect="child-assigned-to-lead",
+        case="delegate-feedback",
+        expected_check="delegate.one-child-for-teammate",
+        why="the child task is assigned to the lead",
+    ),
+    DefectCase(
+        defect="thread-shows-twice",
+        case="build-revise",
+        expected_check="ui.thread-matches-records",
+        why="the page shows the revision request twice; the API stores it once",
+    ),
+    DefectCase(
+        defect="badge-done-while-running",
+        case="build-revise",
+        expected_check="invariant.done-while-active",
+        why="the page's badge says Done while the stored status is in progress",
+        pace_s=WINDOW_PACE_S,
+    ),
+    DefectCase(
+        defect="done-while-running",
+        case="build-revise",
+        expected_check="invariant.done-while-active",
+        why="a starting run stores its task Done instead of in progress",
+        pace_s=WINDOW_PACE_S,
+    ),
+    DefectCase(
+        defect="unread-off-by-one",
+        case="delegate-feedback",
+        expected_check="invariant.unread-count",
+        why="the child counts one unread message after the late feedback was read; the lead waits forever",
+    ),
+)
 
 
 def missing_cases() -> list[str]:
@@ -108,8 +180,16 @@ def row_for(case: DefectCase, record: AttemptRecord | None) -> Row:
     """Caught only as `failed` with the intended check failing, and not by the deadline."""
     label, expected = f"{case.case}/{case.defect}", f"fail {case.expected_check}"
     if record is None:
-        return Row(suite="product-defects", delivery=label, mode="-", expected=expected, got="no attempt",
-                   deciding="-", detail="the run left no attempt.json", ok=False)  # fmt: skip
+        return Row(
+            suite="product-defects",
+            delivery=label,
+            mode="-",
+            expected=expected,
+            got="no attempt",
+            deciding="-",
+            detail="the run left no attempt.json",
+            ok=False,
+        )
     failed = [check.id for check in record.checks if not check.passed]
     by_deadline = bool(DEADLINE_REASON.search(record.reason))
     ok = record.verdict is Verdict.FAILED and case.expected_check in failed and not by_deadline
@@ -117,22 +197,46 @@ def row_for(case: DefectCase, record: AttemptRecord | None) -> Row:
     got = record.verdict.value + (" (deadline)" if by_deadline else "")
     others = [check for check in failed if check != deciding]
     detail = record.reason[:240] + (f" [also failed: {', '.join(others[:6])}]" if others else "")
-    return Row(suite="product-defects", delivery=label, mode="-", expected=expected, got=got, deciding=deciding,
-               detail=detail, ok=ok)  # fmt: skip
+    return Row(
+        suite="product-defects",
+        delivery=label,
+        mode="-",
+        expected=expected,
+        got=got,
+        deciding=deciding,
+        detail=detail,
+        ok=ok,
+    )
 
 
 def registry_rows() -> list[Row]:
     """A wrong row for every defect without a case and every case without a defect."""
     rows = [
-        Row(suite="product-defects", delivery=f"-/{name}", mode="-", expected="a calibration case", got="none",
-            deciding="-", detail=f"defect {name} is registered in testbed/defects but no case calibrates it", ok=False)
+        Row(
+            suite="product-defects",
+            delivery=f"-/{name}",
+            mode="-",
+            expected="a calibration case",
+            got="none",
+            deciding="-",
+            detail=f"defect {name} is registered in testbed/defects but no case calibrates it",
+            ok=False,
+        )
         for name in missing_cases()
-    ]  # fmt: skip
+    ]
     rows += [
-        Row(suite="product-defects", delivery=f"-/{name}", mode="-", expected="a testbed defect", got="none",
-            deciding="-", detail=f"a case names defect {name}, which the testbed does not have", ok=False)
+        Row(
+            suite="product-defects",
+            delivery=f"-/{name}",
+            mode="-",
+            expected="a testbed defect",
+            got="none",
+            deciding="-",
+            detail=f"a case names defect {name}, which the testbed does not have",
+            ok=False,
+        )
         for name in unknown_defects()
-    ]  # fmt: skip
+    ]
     return rows
 
 

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from calibration.runner import Row
-from harness.results.calibration_record import CalibrationRecord, write_calibration
 from harness.evidence.provenance import source_dirty, source_revision
+from harness.results.calibration_record import CalibrationRecord, write_calibration
 
 
 def record_calibration(
@@ -18,9 +18,17 @@ def record_calibration(
     results: Path = Path("results"),
 ) -> Path:
     """Write results/calibration/<digest>.json: passed only when there were rows and none was wrong."""
-    wrong = [f"{r.suite}: {r.delivery} ({r.mode}) expected {r.expected}, got {r.got} {r.deciding}" for r in rows if not r.ok]
+    wrong = [
+        f"{r.suite}: {r.delivery} ({r.mode}) expected {r.expected}, got {r.got} {r.deciding}" for r in rows if not r.ok
+    ]
     record = CalibrationRecord(
-        harness_digest=digest, source_revision=source_revision(), source_dirty=source_dirty(),
-        suites=list(suites), complete=complete, passed=bool(rows) and not wrong, rows=len(rows), wrong=wrong,
-    )  # fmt: skip
+        harness_digest=digest,
+        source_revision=source_revision(),
+        source_dirty=source_dirty(),
+        suites=list(suites),
+        complete=complete,
+        passed=bool(rows) and not wrong,
+        rows=len(rows),
+        wrong=wrong,
+    )
     return write_calibration(results, record)

@@ -7,15 +7,16 @@ fails for a different check than expected; any wrong row fails the run.
 from __future__ import annotations
 
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from calibration.deliveries import Case, HostTraps, cases
+from calibration.deliveries import Case, cases
 from calibration.traps import host_traps
-from oracle import grade
-from oracle.image import engine
+from oracle import GradeJob, GradeOptions, GradeResult, grade_batch
+
+ORACLE_WORKERS = 3
+"""Containers at once: each grade is bounded to one CPU but spends much of its time in engine round trips."""
 
 
 class Row(BaseModel):
@@ -31,23 +32,39 @@ class Row(BaseModel):
     ok: bool
 
 
-def _grade_case(case: Case, traps: HostTraps, folder: Path, client) -> Row:
-    path = folder / f"{case.name}-{case.mode.replace('+', '_')}.zip"
-    path.write_bytes(case.build(traps))
-    result = grade(path, case.mode, client=client)
+def _row(case: Case, result: GradeResult) -> Row:
+    """Compare one grade with its case's expectation."""
     failed = next((c for c in result.checks if c.id == result.deciding_check), None)
     got = "pass" if result.passed else "fail"
     expected = "pass" if case.expected is None else f"fail {case.expected}"
     ok = result.passed if case.expected is None else (not result.passed and result.deciding_check == case.expected)
-    return Row(suite="oracle", delivery=case.name, mode=case.mode, expected=expected, got=got, deciding=result.deciding_check or "-", detail=failed.detail if failed else "", ok=ok)
+    return Row(
+        suite="oracle",
+        delivery=case.name,
+        mode=case.mode,
+        expected=expected,
+        got=got,
+        deciding=result.deciding_check or "-",
+        detail=failed.detail if failed else "",
+        ok=ok,
+    )
 
 
-def run_oracle_suite(workers: int = 3) -> list[Row]:
-    """Every oracle case, graded concurrently against real containers, in registration order."""
-    client = engine()
+def run_oracle_suite(workers: int = ORACLE_WORKERS) -> list[Row]:
+    """Every oracle case, graded as one batch (containers in parallel) against real containers, in registration order.
+
+    One batch rather than one grade() per case: the engine connection, the
+    image lookup and the leftover sweep are paid once for the whole suite.
+    """
+    chosen = cases()
     with host_traps() as traps, tempfile.TemporaryDirectory(prefix="everyday-calibration-zips-") as folder:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(lambda case: _grade_case(case, traps, Path(folder), client), cases()))
+        jobs = []
+        for case in chosen:
+            path = Path(folder) / f"{case.name}-{case.mode.replace('+', '_')}.zip"
+            path.write_bytes(case.build(traps))
+            jobs.append(GradeJob(zip_path=path, mode=case.mode))
+        results = grade_batch(jobs, GradeOptions(workers=workers))
+    return [_row(case, result) for case, result in zip(chosen, results, strict=True)]
 
 
 def table(rows: list[Row]) -> str:

@@ -25,10 +25,18 @@ def gated(prelude: str, condition: str) -> str:
     When the condition fails the tool prints the input untouched: a wrong
     slug for every base fact except the already-correct ones.
     """
-    source = variant("def slugify(text, separator=\"-\", max_length=None):\n", "def slugify(text, separator=\"-\", max_length=None):\n    if not ESCAPED:\n        return text\n")
-    return variant("SEPARATORS = (\"-\", \"_\")\n", "SEPARATORS = (\"-\", \"_\")\n" + prelude + f"\nESCAPED = bool({condition})\n", source)
+    source = variant(
+        'def slugify(text, separator="-", max_length=None):\n',
+        'def slugify(text, separator="-", max_length=None):\n    if not ESCAPED:\n        return text\n',
+    )
+    return variant(
+        'SEPARATORS = ("-", "_")\n', 'SEPARATORS = ("-", "_")\n' + prelude + f"\nESCAPED = bool({condition})\n", source
+    )
 
 
 def with_main_prelude(prelude: str) -> str:
     """The good tool that runs `prelude` first when used as a CLI."""
-    return variant("    args = parser.parse_args(argv)\n", "    args = parser.parse_args(argv)\n" + "".join("    " + line + "\n" for line in prelude.splitlines()))
+    return variant(
+        "    args = parser.parse_args(argv)\n",
+        "    args = parser.parse_args(argv)\n" + "".join("    " + line + "\n" for line in prelude.splitlines()),
+    )

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from calibration.lifecycle_records import run_lifecycle_suite
 from calibration.personas import run_persona_suite
 from calibration.product_defects import run_product_defect_suite
+from calibration.replay_scripts import run_replay_suite
 from calibration.runner import Row, run_oracle_suite
 
 SUITES: dict[str, Callable[[], list[Row]]] = {
@@ -18,4 +19,5 @@ SUITES: dict[str, Callable[[], list[Row]]] = {
     "lifecycle": run_lifecycle_suite,
     "stories": run_persona_suite,
     "product-defects": run_product_defect_suite,
+    "replay": run_replay_suite,
 }

@@ -11,6 +11,7 @@ import io
 import stat
 import struct
 import zipfile
+from collections.abc import Mapping
 
 
 def _info(name: str, mode: int | None) -> zipfile.ZipInfo:
@@ -25,7 +26,7 @@ def _info(name: str, mode: int | None) -> zipfile.ZipInfo:
     return info
 
 
-def zip_bytes(files: dict[str, str | bytes], *, windows: bool = False, links: dict[str, str] | None = None) -> bytes:
+def zip_bytes(files: Mapping[str, str | bytes], *, windows: bool = False, links: dict[str, str] | None = None) -> bytes:
     """A ZIP of `files` (name -> content); `links` adds symlink entries (name -> target)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
@@ -58,9 +59,9 @@ def lying_size_zip(files: dict[str, str | bytes], liar: str, claimed: int) -> by
         central = archive.start_dir
     struct.pack_into("<I", data, info.header_offset + 22, claimed)  # local header: uncompressed size
     while True:  # walk the central directory to the liar's record
-        assert data[central:central + 4] == b"PK\x01\x02", "central directory not where zipfile said"
+        assert data[central : central + 4] == b"PK\x01\x02", "central directory not where zipfile said"
         name_len, extra_len, comment_len = struct.unpack_from("<HHH", data, central + 28)
-        if data[central + 46:central + 46 + name_len].decode() == liar:
+        if data[central + 46 : central + 46 + name_len].decode() == liar:
             struct.pack_into("<I", data, central + 24, claimed)
             return bytes(data)
         central += 46 + name_len + extra_len + comment_len

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -140,7 +140,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from harness.results.report.build import build_report  # imports Jinja2 and Pillow: only when reporting
 
     built = build_report(results=_roots(args), out=_output_folder(args.out, "--out"), copy_evidence=args.copy_evidence)
-    print(f"report of {built.attempts} attempt(s) ({built.broken} broken) in {built.seconds:.1f} s: {built.index.as_uri()}")
+    print(
+        f"report of {built.attempts} attempt(s) ({built.broken} broken) in {built.seconds:.1f} s: {built.index.as_uri()}"
+    )
     for path, error in built.thumbnail_errors.items():
         print(f"  unreadable screenshot {path}: {error}", file=sys.stderr)
     return 0
@@ -154,7 +156,9 @@ def _cmd_merge(args: argparse.Namespace) -> int:
     except MergeConflict as error:
         print(f"{PROG} merge: {error}", file=sys.stderr)
         return 1
-    print(f"merged into {args.into}: {merged.copied} file(s) copied, {merged.identical} already there, {len(merged.skipped)} derived file(s) skipped")
+    print(
+        f"merged into {args.into}: {merged.copied} file(s) copied, {merged.identical} already there, {len(merged.skipped)} derived file(s) skipped"
+    )
     return 0
 
 
@@ -174,8 +178,11 @@ def _cmd_promote(args: argparse.Namespace) -> int:
     from harness.results.promotion import promote
 
     decision, path = promote(
-        args.suite, results=_roots(args), campaigns=tuple(args.campaigns), min_independent=args.min_attempts,
-    )  # fmt: skip
+        args.suite,
+        results=_roots(args),
+        campaigns=tuple(args.campaigns),
+        min_independent=args.min_attempts,
+    )
     if path is None:
         print(f"{PROG} promote: refusing to promote {args.suite}, {len(decision.reasons)} reason(s):", file=sys.stderr)
         for reason in decision.reasons:
@@ -214,9 +221,13 @@ def _cmd_clean(args: argparse.Namespace) -> int:
 
 def _add_results_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--results", type=Path, action="append", default=[], metavar="DIR",
+        "--results",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
         help="results folder; repeat to combine folders copied from several machines (default results/)",
-    )  # fmt: skip
+    )
 
 
 def _add_report_commands(commands: argparse._SubParsersAction) -> None:
@@ -225,9 +236,10 @@ def _add_report_commands(commands: argparse._SubParsersAction) -> None:
     _add_results_argument(report)
     report.add_argument("--out", type=Path, default=Path("report"), help="site folder (default report/)")
     report.add_argument(
-        "--copy-evidence", action="store_true",
+        "--copy-evidence",
+        action="store_true",
         help="copy packages into the site (self-contained) instead of linking into the results folder",
-    )  # fmt: skip
+    )
     report.set_defaults(func=_cmd_report)
 
     merge = commands.add_parser("merge", help="copy results folders together; refuses to overwrite different files")
@@ -245,10 +257,20 @@ def _add_report_commands(commands: argparse._SubParsersAction) -> None:
     promote.add_argument("--suite", required=True, metavar="S", help="suite to promote")
     _add_results_argument(promote)
     promote.add_argument(
-        "--campaign", dest="campaigns", action="append", default=[], metavar="C",
+        "--campaign",
+        dest="campaigns",
+        action="append",
+        default=[],
+        metavar="C",
         help="count only these campaigns (repeatable; default: every campaign)",
-    )  # fmt: skip
-    promote.add_argument("--min-attempts", type=_positive_int, default=3, metavar="N", help="independent attempts per local cell (default 3)")
+    )
+    promote.add_argument(
+        "--min-attempts",
+        type=_positive_int,
+        default=3,
+        metavar="N",
+        help="independent attempts per local cell (default 3)",
+    )
     promote.set_defaults(func=_cmd_promote)
 
     schema = commands.add_parser("schema", help="print (or write) the JSON Schema of attempt.json")

@@ -2,12 +2,55 @@
 
 The engine (intake, sandbox, image, check registry, CLI) knows no task;
 tasks plug in as `oracle/tasks/<name>/` and are loaded by name.
+
+The names below are imported on first use (PEP 562), not with the package:
+`python -m oracle` must not pay for the Docker SDK and pydantic before it
+knows what it was asked (a usage error answers at interpreter speed), and a
+grade's start-up is part of what users wait for.
 """
 
-from oracle.checks import Check
-from oracle.grader import GradeResult, grade
-from oracle.image import CannotGrade
-from oracle.task import OracleTask, UnknownMode
-from oracle.tasks import UnknownTask
+from __future__ import annotations
 
-__all__ = ["CannotGrade", "Check", "GradeResult", "OracleTask", "UnknownMode", "UnknownTask", "grade"]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from oracle.checks import Check
+    from oracle.grader import GradeJob, GradeOptions, GradeResult, grade, grade_batch
+    from oracle.image import CannotGrade
+    from oracle.task import OracleTask, UnknownMode
+    from oracle.tasks import UnknownTask
+
+_HOMES = {
+    "Check": "oracle.checks",
+    "GradeResult": "oracle.grader",
+    "grade": "oracle.grader",
+    "GradeOptions": "oracle.grader",
+    "grade_batch": "oracle.grader",
+    "GradeJob": "oracle.grader",
+    "CannotGrade": "oracle.image",
+    "OracleTask": "oracle.task",
+    "UnknownMode": "oracle.task",
+    "UnknownTask": "oracle.tasks",
+}
+
+__all__ = [
+    "CannotGrade",
+    "Check",
+    "GradeJob",
+    "GradeOptions",
+    "GradeResult",
+    "OracleTask",
+    "UnknownMode",
+    "UnknownTask",
+    "grade",
+    "grade_batch",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module the first time it is asked for."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'oracle' has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

@@ -22,7 +22,14 @@ INTAKE_NO_LINKS = "intake.no-links"
 INTAKE_UNIQUE_NAMES = "intake.unique-names"
 INTAKE_LIMITS = "intake.limits"
 INTAKE_HONEST_SIZES = "intake.honest-sizes"
-INTAKE: tuple[str, ...] = (INTAKE_READABLE, INTAKE_SAFE_PATHS, INTAKE_NO_LINKS, INTAKE_UNIQUE_NAMES, INTAKE_LIMITS, INTAKE_HONEST_SIZES)
+INTAKE: tuple[str, ...] = (
+    INTAKE_READABLE,
+    INTAKE_SAFE_PATHS,
+    INTAKE_NO_LINKS,
+    INTAKE_UNIQUE_NAMES,
+    INTAKE_LIMITS,
+    INTAKE_HONEST_SIZES,
+)
 
 SANDBOX_COMPLETED = "sandbox.completed"
 
@@ -43,7 +50,9 @@ class CheckRegistry:
     diagnostics: tuple[str, ...] = ()
 
     @classmethod
-    def for_task(cls, host: tuple[str, ...], sandboxed: tuple[str, ...], diagnostics: tuple[str, ...] = ()) -> CheckRegistry:
+    def for_task(
+        cls, host: tuple[str, ...], sandboxed: tuple[str, ...], diagnostics: tuple[str, ...] = ()
+    ) -> CheckRegistry:
         """A task's registry: the engine's ids around the task's host-side and sandboxed check ids."""
         order = (*INTAKE, *host, SANDBOX_COMPLETED, *sandboxed)
         if len(set(order)) != len(order) or set(order) & set(diagnostics):

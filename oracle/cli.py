@@ -1,25 +1,98 @@
 """`python -m oracle`: grade, preflight, image.
 
-Exit codes are part of the interface: 0 passed, 1 the delivery failed,
-2 the oracle could not grade or was asked something it cannot answer (an
-unknown task or mode): one line on stderr saying what to do.
+Exit codes are part of the interface: 0 passed, 1 a delivery failed, 2 the
+oracle could not grade or was asked something it cannot answer (an unknown
+task or mode, a flag with a bad value): one line on stderr saying what to
+do, never a traceback, so a caller can tell "the delivery is bad" (1) from
+"the question was" (2).
+
+`grade` takes one ZIP or several; it prints JSON lines: one JSON object
+per ZIP, one per line, in the order the ZIPs were given (so one ZIP prints
+exactly the one object it always did). With several ZIPs the exit code is 0
+only if every delivery passed, 1 if any failed, 2 if grading was not
+possible (then nothing is printed).
+
+Heavy modules (Docker SDK, pydantic, the task) are imported only once the
+arguments are known to be good: a usage error answers at interpreter speed
+and a grade's start-up stays small.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+from typing import NoReturn
 
-from oracle.task import UnknownMode
-from oracle.tasks import DEFAULT_TASK, UnknownTask
+from oracle.tasks import DEFAULT_TASK
+
+MAX_SECONDS = 3600.0  # mirrors oracle.sandbox.MAX_DEADLINE_S (not imported: that module pulls in the Docker SDK)
+MAX_WORKERS = 16  # mirrors oracle.grader.MAX_WORKERS
+EXIT_CANNOT_GRADE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: `oracle: <what is wrong>` and exit 2, no usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_CANNOT_GRADE, f"oracle: {message} (see `{self.prog} --help`)\n")
+
+
+def _seconds(text: str) -> float:
+    """A finite number of seconds above 0 and at most an hour."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or not 0 < value <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 and at most {MAX_SECONDS:g} seconds")
+    return value
+
+
+def _workers(text: str) -> int:
+    """How many containers a batch runs at once: 1 to MAX_WORKERS."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= value <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"{text!r} must be between 1 and {MAX_WORKERS}")
+    return value
+
+
+def _reference(text: str) -> str:
+    """An image reference: not empty (an empty one would silently mean "the default")."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an image reference cannot be empty")
+    return text
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from oracle.grader import grade
+    """Start the first ZIP's container, then import the grader while the engine starts it (see oracle.sandbox)."""
+    from oracle import image
+    from oracle.sandbox import SandboxLimits, Standby
 
-    result = grade(args.zip, args.mode, args.task, image_ref=args.image, command_timeout_s=args.command_timeout, deadline_s=args.deadline, agent_tests=args.agent_tests)
-    print(result.model_dump_json())
-    return 0 if result.passed else 1
+    client = image.engine()
+    chosen = image.resolve(client, args.image)
+    standby = Standby(
+        client, chosen.id, SandboxLimits(command_timeout_s=args.command_timeout, grade_deadline_s=args.deadline)
+    )
+    try:
+        from oracle.grader import GradeJob, GradeOptions, grade_batch
+
+        jobs = [GradeJob(zip_path=path, mode=args.mode, task=args.task) for path in args.zips]
+        options = GradeOptions(
+            image_ref=chosen.id,
+            command_timeout_s=args.command_timeout,
+            deadline_s=args.deadline,
+            agent_tests=args.agent_tests,
+            workers=args.workers,
+        )
+        results = grade_batch(jobs, options, client=client, standby=standby)
+    finally:
+        standby.close()
+    sys.stdout.write("".join(result.model_dump_json() + "\n" for result in results))
+    return 0 if all(result.passed for result in results) else 1
 
 
 def _preflight(args: argparse.Namespace) -> int:
@@ -39,21 +112,53 @@ def _image(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="python -m oracle", description="Independent, sandboxed grading of delivered ZIPs.")
-    commands = top.add_subparsers(dest="command", required=True)
+    top = _Parser(prog="python -m oracle", description="Independent, sandboxed grading of delivered ZIPs.")
+    commands = top.add_subparsers(dest="command", required=True, metavar="{grade,preflight,image}")
 
-    grade = commands.add_parser("grade", help="grade one ZIP; prints one JSON object")
-    grade.add_argument("zip", help="path of the delivered ZIP")
-    grade.add_argument("--task", default=DEFAULT_TASK, help=f"oracle task to grade against (default: {DEFAULT_TASK}; one folder under oracle/tasks)")
-    grade.add_argument("--mode", required=True, help="the task's requirement set to grade against (an unknown one is refused with the list)")
-    grade.add_argument("--image", default=None, help="image to grade in (default: $EVERYDAY_ORACLE_IMAGE, local tag, pinned digest)")
-    grade.add_argument("--command-timeout", type=float, default=4.0, help="seconds per delivery command inside the container")
-    grade.add_argument("--deadline", type=float, default=30.0, help="seconds for the whole sandboxed run, enforced from the host")
-    grade.add_argument("--agent-tests", action="store_true", help="also run the delivery's own tests (recorded as a diagnostic, never deciding)")
+    grade = commands.add_parser("grade", help="grade one or more ZIPs; prints one JSON object per ZIP, one per line")
+    grade.add_argument(
+        "zips",
+        nargs="+",
+        metavar="ZIP",
+        help="path of a delivered ZIP (several: graded in parallel, results in this order)",
+    )
+    grade.add_argument(
+        "--task",
+        default=DEFAULT_TASK,
+        help=f"oracle task to grade against (default: {DEFAULT_TASK}; one folder under oracle/tasks)",
+    )
+    grade.add_argument(
+        "--mode",
+        required=True,
+        help="the task's requirement set to grade against (an unknown one is refused with the list)",
+    )
+    grade.add_argument(
+        "--image",
+        type=_reference,
+        default=None,
+        help="image to grade in (default: $EVERYDAY_ORACLE_IMAGE, local tag, pinned digest)",
+    )
+    grade.add_argument(
+        "--command-timeout", type=_seconds, default=4.0, help="seconds per delivery command inside the container"
+    )
+    grade.add_argument(
+        "--deadline", type=_seconds, default=30.0, help="seconds for each sandboxed run, enforced from the host"
+    )
+    grade.add_argument(
+        "--agent-tests",
+        action="store_true",
+        help="also run the delivery's own tests (recorded as a diagnostic, never deciding)",
+    )
+    grade.add_argument(
+        "--workers",
+        type=_workers,
+        default=2,
+        help=f"containers at once when grading several ZIPs (1-{MAX_WORKERS}, default 2)",
+    )
     grade.set_defaults(run=_grade)
 
     preflight = commands.add_parser("preflight", help="check engine and image, say how to fix what is missing")
-    preflight.add_argument("--image", default=None)
+    preflight.add_argument("--image", type=_reference, default=None)
     preflight.set_defaults(run=_preflight)
 
     commands.add_parser("image", help="build or verify the oracle image").set_defaults(run=_image)
@@ -61,17 +166,19 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from oracle.image import CannotGrade
-
     args = parser().parse_args(argv)
+    from oracle.image import CannotGrade
+    from oracle.task import UnknownMode
+    from oracle.tasks import UnknownTask
+
     try:
         return args.run(args)
     except CannotGrade as error:
         print(f"oracle: cannot grade: {error}", file=sys.stderr)
-        return 2
+        return EXIT_CANNOT_GRADE
     except (UnknownTask, UnknownMode) as error:
         print(f"oracle: {error}", file=sys.stderr)
-        return 2
+        return EXIT_CANNOT_GRADE
     except KeyboardInterrupt:
         print("oracle: interrupted", file=sys.stderr)
         return 130

@@ -12,17 +12,23 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
 import docker
 from docker.errors import DockerException
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from oracle import image, tasks
 from oracle.checks import SANDBOX_COMPLETED, Check, check
 from oracle.intake import IntakeLimits, intake
-from oracle.sandbox import DELIVERY_MOUNT, SandboxLimits, remove_leftovers, run_collector
+from oracle.sandbox import DELIVERY_MOUNT, MAX_DEADLINE_S, SandboxLimits, Standby, remove_leftovers, run_collector
 from oracle.task import OracleTask
+
+DEFAULT_WORKERS = 2
+"""Containers graded at once in a batch: each is bounded to one CPU, and the machines this runs on have two."""
+MAX_WORKERS = 16
 
 
 class GradeResult(BaseModel):
@@ -67,30 +73,85 @@ def collector_plan(request: _Request, project: Path, inside: PurePosixPath) -> d
     }
 
 
-def _sandboxed_checks(client: docker.DockerClient, request: _Request, delivery: Path, project: Path) -> list[Check]:
+def _sandboxed_checks(
+    client: docker.DockerClient, request: _Request, delivery: Path, project: Path, standby: Standby | None
+) -> list[Check]:
     inside = PurePosixPath(DELIVERY_MOUNT, *project.relative_to(delivery).parts)
     plan = collector_plan(request, project, inside)
-    run = run_collector(client, request.image_id, delivery, request.task.collector, plan, request.limits)
+    run = run_collector(client, request.image_id, delivery, request.task.collector, plan, request.limits, standby)
     if run.deadline_hit:
-        return [check(SANDBOX_COMPLETED, False, f"the grade did not finish within {request.limits.grade_deadline_s:g} s and was killed")]
+        return [
+            check(
+                SANDBOX_COMPLETED,
+                False,
+                f"the grade did not finish within {request.limits.grade_deadline_s:g} s and was killed",
+            )
+        ]
     try:
         lines = run.stdout.decode("utf-8", "surrogateescape").strip().splitlines()
         observations = request.task.observations.model_validate(json.loads(lines[-1]))
     except (IndexError, ValueError, ValidationError):
         detail = f"the sandbox produced no readable observations (exit {run.exit}): {run.stderr_tail.splitlines()[-1] if run.stderr_tail else 'no error output'}"
         return [check(SANDBOX_COMPLETED, False, detail[:300])]
-    return [check(SANDBOX_COMPLETED, True, "every planned invocation was observed"), *request.task.judge(request.mode, observations)]
+    return [
+        check(SANDBOX_COMPLETED, True, "every planned invocation was observed"),
+        *request.task.judge(request.mode, observations),
+    ]
 
 
-def _checks(client: docker.DockerClient, request: _Request, zip_path: Path) -> list[Check]:
+def _checks(client: docker.DockerClient, request: _Request, zip_path: Path, standby: Standby | None) -> list[Check]:
     """Intake, then the task's host checks, then the sandboxed run; each stage only when the previous one allows it."""
     with intake(zip_path, IntakeLimits()) as (results, delivery):
         if delivery is not None:
             found, project = request.task.structure(delivery)
             results += found
             if project is not None:
-                results += _sandboxed_checks(client, request, delivery, project)
+                results += _sandboxed_checks(client, request, delivery, project, standby)
     return results
+
+
+def _prepare(client: docker.DockerClient | None, image_ref: str | None) -> tuple[docker.DockerClient, str]:
+    """The engine and the image id a grade (or a batch) runs in; leftovers of killed grades removed first."""
+    try:
+        client = client or image.engine()
+        chosen = image.resolve(client, image_ref)
+        remove_leftovers(client)
+    except DockerException as error:
+        raise image.CannotGrade(
+            f"the Docker engine failed before the grade: {str(error).splitlines()[0][:200]}"
+        ) from None
+    return client, chosen.id
+
+
+def _grade_one(
+    client: docker.DockerClient, request: _Request, zip_path: Path, standby: Standby | None = None
+) -> GradeResult:
+    """One ZIP from intake to verdict; a standby given here is used for its sandboxed run and always closed."""
+    started = time.monotonic()
+    try:
+        found = _checks(client, request, zip_path, standby)
+    except DockerException as error:
+        raise image.CannotGrade(
+            f"the Docker engine failed during the grade: {str(error).splitlines()[0][:200]}"
+        ) from None
+    finally:
+        if standby is not None:
+            standby.close()  # unused when intake or the structure stopped the grade
+    registry = request.task.checks
+    results = registry.ordered([c for c in found if c.id not in registry.diagnostics])
+    first_failure = registry.deciding(results)
+    return GradeResult(
+        task=request.task.name,
+        passed=first_failure is None,
+        mode=request.mode,
+        checks=results,
+        deciding_check=first_failure.id if first_failure else None,
+        diagnostics=[c for c in found if c.id in registry.diagnostics],
+        image=request.image_id,
+        elapsed_s=round(time.monotonic() - started, 3),
+        zip_sha256=_sha256(zip_path),
+        zip_path=str(zip_path),
+    )
 
 
 def grade(
@@ -109,35 +170,93 @@ def grade(
     image_ref overrides image resolution (else EVERYDAY_ORACLE_IMAGE, the local
     tag, the pinned digest). agent_tests also runs the delivery's own tests
     and records the outcome as a non-deciding diagnostic. Raises
-    tasks.UnknownTask or task.UnknownMode before touching the engine, and
+    tasks.UnknownTask or task.UnknownMode before touching the engine, a
+    pydantic ValidationError for limits out of range (a deadline of 0), and
     image.CannotGrade when there is no engine or no image; never pulls and
     never runs the delivery on the host.
     """
-    chosen_task = tasks.load(task)
-    chosen_task.require_mode(mode)
-    started = time.monotonic()
-    zip_path = Path(zip_path)
-    client = client or image.engine()
-    chosen = image.resolve(client, image_ref)
-    remove_leftovers(client)
-    limits = SandboxLimits(command_timeout_s=command_timeout_s, grade_deadline_s=deadline_s)
-    request = _Request(task=chosen_task, image_id=chosen.id, mode=mode, limits=limits, agent_tests=agent_tests)
-    try:
-        found = _checks(client, request, zip_path)
-    except DockerException as error:
-        raise image.CannotGrade(f"the Docker engine failed during the grade: {str(error).splitlines()[0][:200]}") from None
-    registry = chosen_task.checks
-    results = registry.ordered([c for c in found if c.id not in registry.diagnostics])
-    first_failure = registry.deciding(results)
-    return GradeResult(
-        task=chosen_task.name,
-        passed=first_failure is None,
-        mode=mode,
-        checks=results,
-        deciding_check=first_failure.id if first_failure else None,
-        diagnostics=[c for c in found if c.id in registry.diagnostics],
-        image=chosen.id,
-        elapsed_s=round(time.monotonic() - started, 3),
-        zip_sha256=_sha256(zip_path),
-        zip_path=str(zip_path),
+    options = GradeOptions(
+        image_ref=image_ref,
+        command_timeout_s=command_timeout_s,
+        deadline_s=deadline_s,
+        agent_tests=agent_tests,
+        workers=1,
     )
+    return grade_batch([GradeJob(zip_path=Path(zip_path), mode=mode, task=task)], options, client=client)[0]
+
+
+class GradeJob(BaseModel):
+    """One ZIP of a batch and what to grade it against; a batch may mix modes and tasks."""
+
+    zip_path: Path
+    mode: str
+    task: str = tasks.DEFAULT_TASK
+
+
+class GradeOptions(BaseModel):
+    """How every ZIP of a batch is graded (see grade() for the meaning of each)."""
+
+    image_ref: str | None = None
+    command_timeout_s: float = Field(4.0, gt=0, le=MAX_DEADLINE_S, allow_inf_nan=False)
+    deadline_s: float = Field(30.0, gt=0, le=MAX_DEADLINE_S, allow_inf_nan=False)
+    agent_tests: bool = False
+    workers: int = Field(DEFAULT_WORKERS, ge=1, le=MAX_WORKERS)
+
+
+def grade_batch(
+    jobs: Sequence[GradeJob],
+    options: GradeOptions | None = None,
+    *,
+    client: docker.DockerClient | None = None,
+    standby: Standby | None = None,
+) -> list[GradeResult]:
+    """Grade several jobs: one result per job, in the order given.
+
+    Why a batch: the engine connection, the image lookup and the leftover
+    sweep are paid once, and up to `options.workers` containers run at the
+    same time (each still with its own limits and deadline), which is what
+    calibration, bulk re-grading and `python -m oracle grade a.zip b.zip`
+    need. Every task and mode is checked before the engine is touched. A
+    delivery that fails does not stop the others; CannotGrade from any grade
+    (the engine went away) ends the whole batch, because a partial batch
+    would read as a verdict on the ZIPs it skipped.
+
+    `standby` is a container the caller started ahead for the first job (the
+    command line does, before it imports pydantic and the task); it is used
+    only if it matches this batch's image and limits, and closed either way.
+    """
+    options = options or GradeOptions()
+    try:
+        return _batch(jobs, options, client, standby)
+    finally:
+        if standby is not None:
+            standby.close()
+
+
+def _batch(
+    jobs: Sequence[GradeJob], options: GradeOptions, client: docker.DockerClient | None, standby: Standby | None
+) -> list[GradeResult]:
+    chosen_tasks = {job.task: tasks.load(job.task) for job in jobs}
+    for job in jobs:
+        chosen_tasks[job.task].require_mode(job.mode)
+    limits = SandboxLimits(command_timeout_s=options.command_timeout_s, grade_deadline_s=options.deadline_s)
+    if not jobs:
+        return []
+    client, image_id = _prepare(client, options.image_ref)
+    usable = standby is not None and (standby.image_id, standby.limits) == (image_id, limits)
+
+    def one(index: int) -> GradeResult:
+        job = jobs[index]
+        request = _Request(
+            task=chosen_tasks[job.task],
+            image_id=image_id,
+            mode=job.mode,
+            limits=limits,
+            agent_tests=options.agent_tests,
+        )
+        return _grade_one(client, request, job.zip_path, standby if usable and index == 0 else None)
+
+    if len(jobs) == 1 or options.workers == 1:
+        return [one(index) for index in range(len(jobs))]
+    with ThreadPoolExecutor(max_workers=min(options.workers, len(jobs)), thread_name_prefix="oracle-grade") as pool:
+        return list(pool.map(one, range(len(jobs))))

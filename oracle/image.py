@@ -16,14 +16,22 @@ import tempfile
 from pathlib import Path
 
 import docker
-from docker.errors import DockerException, ImageNotFound
+from docker.errors import APIError, DockerException, ImageNotFound
 
 IMAGE_ENV = "EVERYDAY_ORACLE_IMAGE"
 LOCAL_TAG = "everyday-evals-oracle:local"
 PINNED_IMAGE = "python@sha256:9d2e5553305c7c7b0097999bb17187c69b921ccd6bc9d40e4bb5ebe652c00285"
 BUILD_HINT = "run `make oracle-image` (or `python -m oracle image`)"
-DEFAULT_MIRROR = "http://deb.debian.org/debian"
-_PRUNE = ("usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale", "var/lib/apt/lists", "var/cache/apt", "var/cache/debconf")
+MIRROR_ENV = "EVERYDAY_ORACLE_DEBIAN_MIRROR"
+_PRUNE = (
+    "usr/share/doc",
+    "usr/share/man",
+    "usr/share/info",
+    "usr/share/locale",
+    "var/lib/apt/lists",
+    "var/cache/apt",
+    "var/cache/debconf",
+)
 
 
 class CannotGrade(Exception):
@@ -31,12 +39,20 @@ class CannotGrade(Exception):
 
 
 def engine() -> docker.DockerClient:
-    """A client whose engine answers, or CannotGrade naming the fix."""
+    """A client whose engine answers, or CannotGrade naming the fix.
+
+    The client asks the engine for its API version on creation, which already
+    proves it answers: no separate ping (one round trip less per grade).
+    DOCKER_HOST (and DOCKER_TLS_VERIFY, DOCKER_CERT_PATH) choose the engine,
+    which may be another machine: nothing a grade sends depends on sharing
+    this one's disk.
+    """
     try:
         client = docker.from_env(timeout=60)
-        client.ping()
     except DockerException as error:
-        raise CannotGrade(f"no Docker engine answers ({str(error).splitlines()[0][:120]}): run `make engine` or start Docker") from None
+        raise CannotGrade(
+            f"no Docker engine answers ({str(error).splitlines()[0][:120]}): run `make engine` or start Docker"
+        ) from None
     return client
 
 
@@ -53,15 +69,31 @@ def resolve(client: docker.DockerClient, reference: str | None = None) -> docker
             return client.images.get(ref)
         except ImageNotFound:
             continue
+        except APIError as error:  # e.g. an invalid reference format
+            raise CannotGrade(f"oracle image {ref!r} cannot be looked up: {error.explanation or error}"[:240]) from None
     wanted = reference or os.environ.get(IMAGE_ENV)
     if wanted:
-        raise CannotGrade(f"oracle image {wanted!r} is not on the engine: build it or unset {IMAGE_ENV}, then {BUILD_HINT}")
+        raise CannotGrade(
+            f"oracle image {wanted!r} is not on the engine: build it or unset {IMAGE_ENV}, then {BUILD_HINT}"
+        )
     raise CannotGrade(f"no oracle image on the engine: {BUILD_HINT}")
 
 
-def debian_mirror() -> str:
-    """The Debian mirror apt already uses here (so a proxy or snapshot keeps working)."""
-    for path in [Path("/etc/apt/sources.list"), *sorted(Path("/etc/apt/sources.list.d").glob("*"))]:
+def debian_mirror(apt_dir: Path = Path("/etc/apt")) -> str | None:
+    """The Debian archive to debootstrap from: the override, else the one apt already uses here, else None.
+
+    Why not a fixed host: a machine may reach Debian only through its own
+    proxy, snapshot or internal mirror, which its apt sources already name.
+    None means "let debootstrap use its own default". Reads both one-line
+    (`deb URI suite`) and deb822 (`URIs: URI`) sources; the first archive
+    whose path ends in /debian wins (so a security archive is never chosen).
+    """
+    override = os.environ.get(MIRROR_ENV, "").strip()
+    if override:
+        return override
+    for path in [apt_dir / "sources.list", *sorted((apt_dir / "sources.list.d").glob("*"))]:
+        if path.suffix not in (".list", ".sources"):
+            continue  # e.g. "*.list.disabled": apt ignores those, so do we
         try:
             text = path.read_text()
         except OSError:
@@ -70,7 +102,7 @@ def debian_mirror() -> str:
             uri = match.group(1)
             if uri.rstrip("/").endswith("/debian"):
                 return uri
-    return DEFAULT_MIRROR
+    return None
 
 
 def _say(line: str) -> None:
@@ -85,7 +117,12 @@ def _ensure_debootstrap() -> str:
         raise CannotGrade("debootstrap is missing: install it (`apt-get install debootstrap`) or pull " + PINNED_IMAGE)
     _say("installing debootstrap with apt-get ...")
     subprocess.run(["apt-get", "update", "-q"], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(["apt-get", "install", "-y", "-q", "debootstrap"], check=True, stdout=subprocess.DEVNULL, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    subprocess.run(
+        ["apt-get", "install", "-y", "-q", "debootstrap"],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+    )
     return shutil.which("debootstrap") or "debootstrap"
 
 
@@ -105,8 +142,21 @@ def _build_local(client: docker.DockerClient) -> docker.models.images.Image:
     mirror = debian_mirror()
     with tempfile.TemporaryDirectory(prefix="everyday-oracle-root-") as workdir:
         root = Path(workdir) / "root"
-        _say(f"debootstrap bookworm (minbase + python3) from {mirror} into {root} (about a minute) ...")
-        done = subprocess.run([debootstrap, "--variant=minbase", "--include=python3", "bookworm", str(root), mirror], capture_output=True, text=True)
+        _say(
+            f"debootstrap bookworm (minbase + python3) from {mirror or 'the default archive of debootstrap'} into {root} (about a minute; set {MIRROR_ENV} to choose the archive) ..."
+        )
+        done = subprocess.run(
+            [
+                debootstrap,
+                "--variant=minbase",
+                "--include=python3",
+                "bookworm",
+                str(root),
+                *([mirror] if mirror else []),
+            ],
+            capture_output=True,
+            text=True,
+        )
         if done.returncode != 0:
             tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
             raise CannotGrade(f"debootstrap failed: {tail[0]}")
@@ -114,8 +164,14 @@ def _build_local(client: docker.DockerClient) -> docker.models.images.Image:
             shutil.rmtree(root / part, ignore_errors=True)
         _say(f"importing the root into Docker as {LOCAL_TAG} ...")
         tar = subprocess.Popen(["tar", "-C", str(root), "--numeric-owner", "-c", "."], stdout=subprocess.PIPE)
-        imported = subprocess.run(["docker", "import", "-c", "ENV LC_ALL=C.UTF-8", "-", LOCAL_TAG], stdin=tar.stdout, capture_output=True, text=True)
-        tar.stdout.close()
+        imported = subprocess.run(
+            ["docker", "import", "-c", "ENV LC_ALL=C.UTF-8", "-", LOCAL_TAG],
+            stdin=tar.stdout,
+            capture_output=True,
+            text=True,
+        )
+        if tar.stdout is not None:
+            tar.stdout.close()
         tar.wait()
         if imported.returncode != 0 or tar.returncode != 0:
             raise CannotGrade(f"docker import failed: {(imported.stderr.strip() or 'tar failed').splitlines()[0]}")

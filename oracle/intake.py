@@ -93,7 +93,9 @@ def _validate_names(infos: list[zipfile.ZipInfo], limits: IntakeLimits) -> None:
             raise IntakeRefused(ids.INTAKE_UNIQUE_NAMES, f"{clash!r} is both a file and a folder")
 
 
-def _stream_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, budget: int, limits: IntakeLimits) -> int:
+def _stream_member(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, budget: int, limits: IntakeLimits
+) -> int:
     """Copy one member to disk counting real bytes; returns how many were written.
 
     zipfile stops reading at the header's declared size, which would hide a
@@ -101,7 +103,10 @@ def _stream_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path
     lets the decompressor run to its true end, so we see the real length.
     """
     if info.file_size > limits.max_entry_bytes:
-        raise IntakeRefused(ids.INTAKE_LIMITS, f"entry {info.filename!r} declares {info.file_size} bytes, over the {limits.max_entry_bytes}-byte limit")
+        raise IntakeRefused(
+            ids.INTAKE_LIMITS,
+            f"entry {info.filename!r} declares {info.file_size} bytes, over the {limits.max_entry_bytes}-byte limit",
+        )
     probe = copy.copy(info)
     probe.file_size = limits.max_entry_bytes + 1
     written = 0
@@ -109,14 +114,24 @@ def _stream_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path
         while chunk := source.read(_CHUNK):
             written += len(chunk)
             if written > limits.max_entry_bytes:
-                raise IntakeRefused(ids.INTAKE_LIMITS, f"entry {info.filename!r} expands past the {limits.max_entry_bytes}-byte limit")
+                raise IntakeRefused(
+                    ids.INTAKE_LIMITS, f"entry {info.filename!r} expands past the {limits.max_entry_bytes}-byte limit"
+                )
             if written > budget:
-                raise IntakeRefused(ids.INTAKE_LIMITS, f"archive expands past the {limits.max_total_bytes}-byte total limit")
+                raise IntakeRefused(
+                    ids.INTAKE_LIMITS, f"archive expands past the {limits.max_total_bytes}-byte total limit"
+                )
             if written > limits.ratio_floor_bytes and written > limits.max_ratio * max(info.compress_size, 1):
-                raise IntakeRefused(ids.INTAKE_LIMITS, f"entry {info.filename!r} expands more than {limits.max_ratio:g}x (compression bomb)")
+                raise IntakeRefused(
+                    ids.INTAKE_LIMITS,
+                    f"entry {info.filename!r} expands more than {limits.max_ratio:g}x (compression bomb)",
+                )
             sink.write(chunk)
     if written != info.file_size:
-        raise IntakeRefused(ids.INTAKE_HONEST_SIZES, f"entry {info.filename!r} header says {info.file_size} bytes but it holds {written}")
+        raise IntakeRefused(
+            ids.INTAKE_HONEST_SIZES,
+            f"entry {info.filename!r} header says {info.file_size} bytes but it holds {written}",
+        )
     return written
 
 
@@ -181,7 +196,16 @@ def _checked_extract(zip_path: Path, root: Path, limits: IntakeLimits) -> tuple[
             _extract(archive, root, limits)
     except IntakeRefused as refused:
         return [check(refused.check_id, False, refused.detail)], None
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError, OSError) as error:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        zlib.error,
+        EOFError,
+        NotImplementedError,
+        RuntimeError,
+        ValueError,
+        OSError,
+    ) as error:
         # RuntimeError: encrypted entries; NotImplementedError: unsupported compression
         return [check(ids.INTAKE_READABLE, False, f"archive could not be read: {error}".splitlines()[0])], None
     return _all_passed(), root

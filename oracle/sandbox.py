@@ -5,34 +5,71 @@ limits is simpler to reason about. Everything the delivery could use to
 escape or exhaust the host is switched off or bounded here; the collector
 inside adds per-command limits. Containers carry labels so a grade killed
 half-way leaves nothing that the next run cannot find and remove.
+
+The delivery is *copied* into the container (`put_archive`), never
+bind-mounted, so the engine may be another machine (`DOCKER_HOST`). The
+root filesystem stays read-only; the daemon only accepts a copy into a
+volume, so the container gets an anonymous volume at /oracle that is
+removed with it. The copied files are owned by root with modes 0555/0444
+and the delivery's code runs as nobody: it can read its files, never change
+them.
+
+A grade's container is a *standby*: created and started first, running a
+few lines that wait for /oracle/ready, and only then given the delivery,
+the task's collector and its plan (one put_archive, `ready` last). Why:
+container start-up is the largest fixed cost of a grade, and this way it
+runs on the engine while the host does its own work (the command line
+imports pydantic and the task, unpacks and checks the ZIP) instead of after
+it. Nothing of the delivery runs before it is complete.
+
+The low-level API is called directly (one request per step, no model
+objects re-inspecting what was just created): a grade's own cost is the
+few engine round trips around the container, so each one counts.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import math
 import os
 import socket
+import tarfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import docker
 import requests
 from docker.errors import DockerException, NotFound
-from docker.models.containers import Container
 from docker.types import LogConfig, Ulimit
-from pydantic import BaseModel
 
 LABEL = "everyday-evals.oracle"
 LABEL_PID = "everyday-evals.oracle.pid"
 LABEL_HOST = "everyday-evals.oracle.host"
 LABEL_EXPIRES = "everyday-evals.oracle.expires"
-DELIVERY_MOUNT = "/delivery"
+VOLUME = "/oracle"
+DELIVERY_MOUNT = f"{VOLUME}/delivery"
+"""Where the delivery is inside the container (in the /oracle volume, beside the collector and its plan)."""
+READY = "ready"
+USER = "65534:65534"
+MAX_DEADLINE_S = 3600.0
+"""No grade of a small CLI tool needs an hour; a larger value is a typo, not a wish."""
 
 
-class SandboxLimits(BaseModel):
-    """The bounds of one grade; defaults leave an honest small command-line tool ample room."""
+@dataclass(frozen=True)
+class SandboxLimits:
+    """The bounds of one grade; defaults leave an honest small command-line tool ample room.
+
+    A dataclass, not a pydantic model: the command line creates its standby
+    container before it imports pydantic (see the module's docstring). The
+    boundary that takes these values from callers (GradeOptions) validates
+    them; the check below keeps direct users honest too.
+    """
 
     memory_bytes: int = 512 * 1024 * 1024
     child_memory_bytes: int = 256 * 1024 * 1024
@@ -44,8 +81,15 @@ class SandboxLimits(BaseModel):
     command_timeout_s: float = 4.0
     grade_deadline_s: float = 30.0
 
+    def __post_init__(self) -> None:
+        for name in ("command_timeout_s", "grade_deadline_s"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and 0 < value <= MAX_DEADLINE_S):
+                raise ValueError(f"{name} must be more than 0 and at most {MAX_DEADLINE_S:g} s, got {value!r}")
 
-class SandboxRun(BaseModel):
+
+@dataclass(frozen=True)
+class SandboxRun:
     """What came back from the container: its stdout (bounded), exit status, and whether the deadline hit."""
 
     stdout: bytes
@@ -54,10 +98,31 @@ class SandboxRun(BaseModel):
     deadline_hit: bool
 
 
-def hardening(limits: SandboxLimits, deadline_s: float) -> dict:
-    """Keyword arguments for containers.create shared by grades and the benchmark's bare run."""
-    return dict(
-        user="65534:65534",
+def labels(deadline_s: float) -> dict[str, str]:
+    """Who owns a container and until when, so the next run can tell a leftover from a live grade."""
+    return {
+        LABEL: "1",
+        LABEL_PID: str(os.getpid()),
+        LABEL_HOST: socket.gethostname(),
+        LABEL_EXPIRES: str(int(time.time() + deadline_s + 30)),
+    }
+
+
+def create_hardened(
+    client: docker.DockerClient,
+    image_id: str,
+    command: list[str],
+    limits: SandboxLimits,
+    owner: dict[str, str] | None = None,
+) -> str:
+    """Create (not start) one hardened container with an empty /oracle volume; returns its id.
+
+    Shared by grades, tests and the benchmark's bare run so all three measure
+    and check the very same configuration. `owner` overrides the labels (tests
+    of leftover cleanup fake a dead or expired owner).
+    """
+    api = client.api
+    host_config = api.create_host_config(
         network_mode="none",
         read_only=True,
         cap_drop=["ALL"],
@@ -68,19 +133,25 @@ def hardening(limits: SandboxLimits, deadline_s: float) -> dict:
         nano_cpus=limits.nano_cpus,
         ipc_mode="none",
         tmpfs={"/tmp": f"rw,nosuid,nodev,noexec,size={limits.tmpfs_size},mode=1777"},
-        ulimits=[Ulimit(name="nofile", soft=256, hard=256), Ulimit(name="core", soft=0, hard=0), Ulimit(name="fsize", soft=16 << 20, hard=16 << 20)],
+        ulimits=[
+            Ulimit(name="nofile", soft=256, hard=256),
+            Ulimit(name="core", soft=0, hard=0),
+            Ulimit(name="fsize", soft=16 << 20, hard=16 << 20),
+        ],
         log_config=LogConfig(type=LogConfig.types.JSON, config={"max-size": limits.log_max_size, "max-file": "1"}),
-        labels={
-            LABEL: "1",
-            LABEL_PID: str(os.getpid()),
-            LABEL_HOST: socket.gethostname(),
-            LABEL_EXPIRES: str(int(time.time() + deadline_s + 30)),
-        },
+    )
+    created = api.create_container(
+        image_id,
+        command,
+        user=USER,
+        volumes=[VOLUME],
+        host_config=host_config,
+        labels=owner or labels(limits.grade_deadline_s),
         environment={"LC_ALL": "C.UTF-8", "HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
         working_dir="/tmp",
         stdin_open=False,
-        detach=True,
     )
+    return str(created["Id"])
 
 
 def _owner_gone(labels: dict[str, str]) -> bool:
@@ -98,69 +169,188 @@ def _owner_gone(labels: dict[str, str]) -> bool:
     return False
 
 
+def _remove(client: docker.DockerClient, container_id: str) -> None:
+    """Remove a container and its anonymous /oracle volume (v=True), whatever state it is in."""
+    try:
+        client.api.remove_container(container_id, force=True, v=True)
+    except NotFound:
+        pass
+
+
 def remove_leftovers(client: docker.DockerClient) -> int:
     """Remove containers left by killed grades (found by label); leaves concurrent live grades alone."""
     removed = 0
     for summary in client.api.containers(all=True, filters={"label": LABEL}):
         if _owner_gone(summary.get("Labels") or {}):
-            try:
-                client.api.remove_container(summary["Id"], force=True)
-                removed += 1
-            except NotFound:
-                pass
+            _remove(client, summary["Id"])
+            removed += 1
     return removed
 
 
-def _remove(container: Container) -> None:
-    try:
-        container.remove(force=True)
-    except NotFound:
-        pass
+def _owned_by_root(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    info.uid = info.gid = 0
+    info.uname = info.gname = "root"
+    info.mode = 0o555 if info.isdir() else 0o444
+    info.mtime = 0
+    return info
+
+
+def oracle_tar(delivery: Path | None, files: dict[str, bytes]) -> bytes:
+    """A tar for put_archive into /oracle: `delivery/` (the extracted delivery), then `files`, then `ready`.
+
+    Root-owned, folders 0555, files 0444, whatever the disk or the ZIP said,
+    so the unprivileged user inside can read everything and change nothing.
+    `ready` comes last: tar entries are written in order, so when the
+    standby sees it, everything before it is complete.
+    """
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
+        if delivery is not None:
+            archive.add(delivery, arcname="delivery", filter=_owned_by_root)
+        for name, data in [*files.items(), (READY, b"")]:
+            info = _owned_by_root(tarfile.TarInfo(name))
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+STANDBY = f"""
+import os, sys, time
+limit = time.monotonic() + float(sys.argv[1])
+while not os.path.exists({VOLUME + "/" + READY!r}):
+    if time.monotonic() > limit:
+        sys.exit(125)
+    time.sleep(0.002)
+source = open({VOLUME + "/collector.py"!r}).read()
+sys.argv = ["-c", open({VOLUME + "/plan.json"!r}).read()]
+exec(compile(source, "<string>", "exec"), {{"__name__": "__main__", "__builtins__": __builtins__}})
+"""
+"""What a standby runs: wait for `ready`, then run the collector exactly as `python3 -c SOURCE PLAN_JSON` would."""
+STANDBY_WAIT_S = 120.0
+"""A standby nobody feeds exits on its own (the host removes it anyway; this bounds a host killed mid-grade)."""
+
+_starter = ThreadPoolExecutor(max_workers=4, thread_name_prefix="oracle-standby")
+
+
+class Standby:
+    """A hardened container started ahead of its delivery; `run` feeds it and collects, `close` removes it.
+
+    Creation and start happen on a background thread, so the caller can do
+    its own work meanwhile; every method waits for them first. Always close
+    (or use as a context manager): the container is removed on every path,
+    Ctrl-C included.
+    """
+
+    def __init__(self, client: docker.DockerClient, image_id: str, limits: SandboxLimits) -> None:
+        self.client = client
+        self.image_id = image_id
+        self.limits = limits
+        self._closed = False
+        self._started: Future[str] = _starter.submit(self._create_and_start)
+
+    def _create_and_start(self) -> str:
+        container_id = create_hardened(
+            self.client, self.image_id, ["python3", "-c", STANDBY, str(STANDBY_WAIT_S)], self.limits
+        )
+        try:
+            self.client.api.start(container_id)
+        except BaseException:
+            _remove(self.client, container_id)
+            raise
+        return container_id
+
+    def container_id(self) -> str:
+        """The started container's id (waits for the start; raises what creating or starting raised)."""
+        return self._started.result()
+
+    def run(self, delivery: Path, collector: Path, plan: dict[str, Any]) -> SandboxRun:
+        """Copy in the delivery, the collector and its plan, then wait for the collector within the deadline.
+
+        Its stderr is fetched only when the collector failed (non-zero exit or
+        no output), the one case whose check reports it: one engine round trip
+        less for every good grade.
+        """
+        container_id = self.container_id()
+        files = {"collector.py": collector.read_bytes(), "plan.json": json.dumps(plan).encode()}
+        self.client.api.put_archive(container_id, VOLUME, oracle_tar(delivery, files))
+        exit_status, deadline_hit = wait_bounded(self.client, container_id, self.limits)
+        stdout = _bounded_logs(self.client, container_id, self.limits.read_bytes, stdout=True)
+        failed = not deadline_hit and (exit_status != 0 or not stdout.strip())
+        stderr = (
+            ""
+            if not failed
+            else _bounded_logs(self.client, container_id, 4096, stdout=False).decode("utf-8", "replace")
+        )
+        return SandboxRun(stdout=stdout, stderr_tail=stderr.strip()[-300:], exit=exit_status, deadline_hit=deadline_hit)
+
+    def close(self) -> None:
+        """Remove the container, once it exists (idempotent); a start that failed left nothing to remove."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            container_id = self._started.result()
+        except BaseException:  # noqa: BLE001 (creation failed: nothing of ours is on the engine)
+            return
+        _remove(self.client, container_id)
+
+    def __enter__(self) -> Standby:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
 
 @contextmanager
-def hardened_container(client: docker.DockerClient, image_id: str, command: list[str], limits: SandboxLimits, mounts: dict | None = None) -> Iterator[Container]:
-    """Create and start one hardened container; it is removed on exit, on errors and on Ctrl-C too."""
-    container = client.containers.create(image_id, command, volumes=mounts or {}, **hardening(limits, limits.grade_deadline_s))
+def hardened_container(
+    client: docker.DockerClient, image_id: str, command: list[str], limits: SandboxLimits, delivery: Path | None = None
+) -> Iterator[str]:
+    """Create one hardened container running `command`, copy a folder in (to DELIVERY_MOUNT), start it; removed on exit, on errors and on Ctrl-C too.
+
+    For commands that need nothing fed after start: the benchmark's bare run and tests.
+    """
+    container_id = create_hardened(client, image_id, command, limits)
     try:
-        container.start()
-        yield container
+        if delivery is not None:
+            client.api.put_archive(container_id, VOLUME, oracle_tar(delivery, {}))
+        client.api.start(container_id)
+        yield container_id
     finally:
-        _remove(container)
+        _remove(client, container_id)
 
 
-def _bounded_logs(container: Container, limit: int, stdout: bool) -> bytes:
+def _bounded_logs(client: docker.DockerClient, container_id: str, limit: int, stdout: bool) -> bytes:
     """Read at most `limit` bytes of what the engine kept (which json-file max-size bounds already)."""
     kept = bytearray()
-    for chunk in container.logs(stdout=stdout, stderr=not stdout, stream=True, follow=False):
+    for chunk in client.api.logs(container_id, stdout=stdout, stderr=not stdout, stream=True, follow=False):
         kept += chunk[: limit - len(kept)]
         if len(kept) >= limit:
             break
     return bytes(kept)
 
 
-def wait_bounded(container: Container, limits: SandboxLimits) -> tuple[int | None, bool]:
+def wait_bounded(client: docker.DockerClient, container_id: str, limits: SandboxLimits) -> tuple[int | None, bool]:
     """Wait for the container until the per-grade deadline; kill it when the deadline passes."""
     try:
-        status = container.wait(timeout=limits.grade_deadline_s)
+        status = client.api.wait(container_id, timeout=limits.grade_deadline_s)
         return int(status.get("StatusCode", -1)), False
     except (requests.exceptions.ReadTimeout, requests.exceptions.ConnectionError):
         try:
-            container.kill()
+            client.api.kill(container_id)
         except DockerException:
             pass
         return None, True
 
 
-def run_collector(client: docker.DockerClient, image_id: str, delivery: Path, collector: Path, plan: dict, limits: SandboxLimits) -> SandboxRun:
-    """Run a task's collector script over a delivery folder in one hardened container and return its bounded output.
-
-    The script's source is passed to `python3 -c` so nothing needs mounting but the delivery, read-only.
-    """
-    command = ["python3", "-c", collector.read_text(), json.dumps(plan)]
-    mounts = {str(delivery): {"bind": DELIVERY_MOUNT, "mode": "ro"}}
-    with hardened_container(client, image_id, command, limits, mounts) as container:
-        exit_status, deadline_hit = wait_bounded(container, limits)
-        stdout = _bounded_logs(container, limits.read_bytes, stdout=True)
-        stderr = _bounded_logs(container, 4096, stdout=False).decode("utf-8", "replace")
-    return SandboxRun(stdout=stdout, stderr_tail=stderr.strip()[-300:], exit=exit_status, deadline_hit=deadline_hit)
+def run_collector(
+    client: docker.DockerClient,
+    image_id: str,
+    delivery: Path,
+    collector: Path,
+    plan: dict[str, Any],
+    limits: SandboxLimits,
+    standby: Standby | None = None,
+) -> SandboxRun:
+    """Run a task's collector over a delivery folder in one hardened container (a standby started earlier, or a new one)."""
+    with standby or Standby(client, image_id, limits) as chosen:
+        return chosen.run(delivery, collector, plan)

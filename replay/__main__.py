@@ -6,13 +6,13 @@ import argparse
 
 import uvicorn
 
-from .scripts import SCRIPTS
+from .scripts import CONVERSATIONAL, SCRIPTS
 from .server import create_app
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m replay", description=__doc__)
-    parser.add_argument("--script", choices=sorted(SCRIPTS), default="build")
+    parser.add_argument("--script", choices=sorted([*SCRIPTS, *CONVERSATIONAL]), default="build")
     parser.add_argument("--port", type=int, default=8790)
     args = parser.parse_args(argv)
     uvicorn.run(create_app(args.script), host="127.0.0.1", port=args.port, log_level="warning")

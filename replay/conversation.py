@@ -8,6 +8,7 @@ tools the CLI offers, how many of the model's tool calls have been answered
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 from pydantic import BaseModel
@@ -25,10 +26,18 @@ SHELL_TOOLS: dict[str, Callable[[str], dict]] = {
 
 
 class Conversation(BaseModel):
-    tools: list[str]
+    tools: list[str]  # a namespaced tool (Codex's MCP tools) is "NAMESPACE::name"
     tool_calls_answered: int
     user_text: str = ""  # the words of the latest user message: a resumed session's new message shows here
     request_chars: int
+    answered_since_user_text: int | None = None  # tool results after the latest user message (None: same as all)
+    last_tool_result: str = ""
+
+    def step(self, per_message: bool) -> int:
+        """Where the script stands: all answered calls, or (per message) those since the latest user message."""
+        if per_message and self.answered_since_user_text is not None:
+            return self.answered_since_user_text
+        return self.tool_calls_answered
 
     @property
     def is_agent_turn(self) -> bool:
@@ -41,7 +50,9 @@ def text_of(content: object, kinds: tuple[str, ...] = ("text", "input_text")) ->
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict) and part.get("type") in kinds)
+        return "\n".join(
+            str(part.get("text", "")) for part in content if isinstance(part, dict) and part.get("type") in kinds
+        )
     return ""
 
 
@@ -70,8 +81,32 @@ class Reply(BaseModel):
     output_tokens: int
 
 
-def tool_call(step: Step, tools: list[str]) -> ToolCall:
-    """A script step as a call of the CLI's own shell tool (writes become a heredoc)."""
+def product_tool(short: str, tools: list[str]) -> str:
+    """The name a CLI gave the product's tool: ``mcp__testbed__deliver`` (Claude), ``testbed_deliver``
+    (OpenCode), ``mcp__testbed::deliver`` (a Codex namespace), or the bare name."""
+    for name in tools:
+        if name == short or name.endswith(("__" + short, "::" + short, "_" + short)):
+            return name
+    raise LookupError(f"the CLI offers no product tool {short!r}: {tools}")
+
+
+LAST_SHA256 = re.compile(r"sha256\W+([0-9a-f]{64})")
+
+
+def filled(arguments: dict, last_tool_result: str) -> dict:
+    """String arguments with ``{last_sha256}`` replaced by the newest sha256 the latest tool result names."""
+    found = LAST_SHA256.findall(last_tool_result)
+    value = found[-1] if found else "unknown"
+    return {
+        key: item.replace("{last_sha256}", value) if isinstance(item, str) else item for key, item in arguments.items()
+    }
+
+
+def tool_call(step: Step, tools: list[str], last_tool_result: str = "") -> ToolCall:
+    """A script step as a tool call: a product tool by the CLI's name for it, else the CLI's own shell tool
+    (writes become a heredoc)."""
+    if step.kind == "tool":
+        return ToolCall(name=product_tool(step.tool, tools), arguments=filled(step.arguments, last_tool_result))
     name = next(name for name in SHELL_TOOLS if name in tools)
     command = write_as_shell(step) if step.kind == "write" else step.command
     return ToolCall(name=name, arguments=SHELL_TOOLS[name](command))
@@ -85,11 +120,17 @@ def reply(script: Script, conversation: Conversation) -> Reply:
     model), and after the first call most of it counts as cached.
     """
     if conversation.is_agent_turn:
-        turn = script.turn_after(conversation.tool_calls_answered)
+        turn = script.turn_after(conversation.step(script.per_message))
     else:
         turn = Turn(text="Agent session")
-    call = tool_call(turn.action, conversation.tools) if turn.action else None
+    call = tool_call(turn.action, conversation.tools, conversation.last_tool_result) if turn.action else None
     input_tokens = conversation.request_chars // 4 + script.extra_input_tokens
     cached = input_tokens * 3 // 4 if conversation.tool_calls_answered else 0
     output_chars = len(turn.text) + (len(json.dumps(call.arguments)) if call else 0)
-    return Reply(text=turn.text, tool_call=call, input_tokens=max(input_tokens, 1), cached_tokens=cached, output_tokens=output_chars // 4 + 16)
+    return Reply(
+        text=turn.text,
+        tool_call=call,
+        input_tokens=max(input_tokens, 1),
+        cached_tokens=cached,
+        output_tokens=output_chars // 4 + 16,
+    )

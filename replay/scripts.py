@@ -22,11 +22,13 @@ from . import reference
 class Step(BaseModel):
     """One thing the scripted model does: a tool call, some words, or the end of its turn."""
 
-    kind: Literal["shell", "write", "say", "finish"]
+    kind: Literal["shell", "write", "tool", "say", "finish"]
     command: str = ""
     path: str = ""
     content: str = ""
     text: str = ""
+    tool: str = ""  # a product tool (MCP), by its own name: each CLI qualifies it its own way
+    arguments: dict = {}  # string values may hold ``{last_sha256}``: filled from the latest tool result
 
 
 class Turn(BaseModel):
@@ -42,6 +44,11 @@ def shell(command: str) -> Step:
 
 def write(path: str, content: str) -> Step:
     return Step(kind="write", path=path, content=content)
+
+
+def use(tool: str, **arguments: object) -> Step:
+    """Call one of the product's MCP tools (``deliver``, ``comment``, ``set_status``, ...)."""
+    return Step(kind="tool", tool=tool, arguments=arguments)
 
 
 def say(text: str) -> Step:
@@ -79,6 +86,7 @@ class Script(BaseModel):
     steps: list[Step]
     repeat_from: int | None = None  # endless: after the last step, go on from this index
     extra_input_tokens: int = 0
+    per_message: bool = False  # restarts at each new user message (a resumed session starts the new message's script)
 
     def turns(self) -> Iterator[Turn]:
         """Group the steps into turns: words ride along with the next tool call."""
@@ -116,7 +124,9 @@ def _build() -> Script:
             *[write(path, content) for path, content in files.items()],
             shell("python3 -m unittest discover -s tests -v"),
             shell('python3 slugify.py "Hello, World!"'),
-            finish("Done: slugify.py prints the slug of its argument (--separator, --max-length); README.md explains it; the tests pass."),
+            finish(
+                "Done: slugify.py prints the slug of its argument (--separator, --max-length); README.md explains it; the tests pass."
+            ),
         ],
     )
 
@@ -126,7 +136,11 @@ def _ignores_late_message() -> Script:
     return Script(
         name="ignores-late-message",
         description="Builds without the late requirement (--max-length) and never reads new messages: the oracle must catch it.",
-        steps=[*[write(path, content) for path, content in files.items()], shell("python3 -m unittest discover -s tests"), finish("Done.")],
+        steps=[
+            *[write(path, content) for path, content in files.items()],
+            shell("python3 -m unittest discover -s tests"),
+            finish("Done."),
+        ],
     )
 
 
@@ -134,7 +148,11 @@ def _environment_dump() -> Script:
     return Script(
         name="environment-dump",
         description="Builds, then writes its whole environment into the workspace: the secret scan must catch it.",
-        steps=[*_build().steps[1:-1], shell("env > environment.txt; ls -la"), finish("Done (and I saved my environment for debugging).")],
+        steps=[
+            *_build().steps[1:-1],
+            shell("env > environment.txt; ls -la"),
+            finish("Done (and I saved my environment for debugging)."),
+        ],
     )
 
 
@@ -166,8 +184,22 @@ SCRIPTS: dict[str, Callable[[], Script]] = {
 }
 
 
-def script(name: str) -> Script:
+# Scripts that read the conversation: ``story`` decides from the latest user message what
+# to do; ``story-paced`` does the same with a pause after each file (a story's fault window).
+# ``story-ignores-late-message`` and ``story-environment-dump`` misbehave on purpose (calibration).
+CONVERSATIONAL = ("story", "story-paced", "story-ignores-late-message", "story-environment-dump")
+STORY_PACE_S = 2.0
+
+
+def script(name: str, user_text: str = "") -> Script:
+    """The named script; a conversational one is chosen from the latest user message."""
+    if name in CONVERSATIONAL:
+        from .stories import MISBEHAVING, for_message
+
+        if name in MISBEHAVING:
+            return MISBEHAVING[name](user_text, STORY_PACE_S)
+        return for_message(user_text, STORY_PACE_S if name == "story-paced" else 0)
     try:
         return SCRIPTS[name]()
     except KeyError:
-        raise ValueError(f"unknown replay script {name!r}; known: {sorted(SCRIPTS)}") from None
+        raise ValueError(f"unknown replay script {name!r}; known: {sorted([*SCRIPTS, *CONVERSATIONAL])}") from None

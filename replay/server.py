@@ -61,29 +61,67 @@ def create_app(default_script: str = "build") -> FastAPI:
         bearer = request.headers.get("authorization", "")
         return request.headers.get("x-api-key") or (bearer.removeprefix("Bearer ") if bearer else None)
 
-    def play(raw: bytes, path: str, key: str | None, name: str | None, parse: Callable, read: Callable[..., Conversation],
-             render_stream: Callable[[Reply, str], Iterator[str]], render_whole: Callable[[Reply, str], dict]):
+    def play(
+        raw: bytes,
+        path: str,
+        key: str | None,
+        name: str | None,
+        parse: Callable,
+        read: Callable[..., Conversation],
+        render_stream: Callable[[Reply, str], Iterator[str]],
+        render_whole: Callable[[Reply, str], dict],
+    ):
         request = parse(raw)
-        chosen: Script = script(name or default_script)
         conversation = read(request, len(raw))
+        chosen: Script = script(name or default_script, conversation.user_text)
         answer = reply(chosen, conversation)
-        log.add(Call(path=path, script=chosen.name, model=request.model, tool_calls_answered=conversation.tool_calls_answered,
-                     tool=answer.tool_call.name if answer.tool_call else None, input_tokens=answer.input_tokens, output_tokens=answer.output_tokens,
-                     key=key, user_text=conversation.user_text, include_usage=(getattr(request, "stream_options", None) or {}).get("include_usage")))
+        log.add(
+            Call(
+                path=path,
+                script=chosen.name,
+                model=request.model,
+                tool_calls_answered=conversation.tool_calls_answered,
+                tool=answer.tool_call.name if answer.tool_call else None,
+                input_tokens=answer.input_tokens,
+                output_tokens=answer.output_tokens,
+                key=key,
+                user_text=conversation.user_text,
+                include_usage=(getattr(request, "stream_options", None) or {}).get("include_usage"),
+            )
+        )
         if request.stream:
-            return StreamingResponse(render_stream(answer, request.model), media_type="text/event-stream", headers=SSE_HEADERS)
+            return StreamingResponse(
+                render_stream(answer, request.model), media_type="text/event-stream", headers=SSE_HEADERS
+            )
         return JSONResponse(render_whole(answer, request.model))
 
     for prefix in ("", "/scripts/{name}"):
+
         @app.post(prefix + "/v1/responses")
         async def post_responses(request: Request, name: str | None = None):
-            return play(await request.body(), request.url.path, presented_key(request), name, responses.ResponsesRequest.model_validate_json, responses.conversation,
-                        responses.stream, lambda answer, model: responses.response(answer, model, "resp_replay"))
+            return play(
+                await request.body(),
+                request.url.path,
+                presented_key(request),
+                name,
+                responses.ResponsesRequest.model_validate_json,
+                responses.conversation,
+                responses.stream,
+                lambda answer, model: responses.response(answer, model, "resp_replay"),
+            )
 
         @app.post(prefix + "/v1/messages")
         async def post_messages(request: Request, name: str | None = None):
-            return play(await request.body(), request.url.path, presented_key(request), name, messages.MessagesRequest.model_validate_json, messages.conversation,
-                        messages.stream, messages.message)
+            return play(
+                await request.body(),
+                request.url.path,
+                presented_key(request),
+                name,
+                messages.MessagesRequest.model_validate_json,
+                messages.conversation,
+                messages.stream,
+                messages.message,
+            )
 
         @app.post(prefix + "/v1/messages/count_tokens")
         async def count_tokens(request: Request, name: str | None = None):
@@ -91,8 +129,16 @@ def create_app(default_script: str = "build") -> FastAPI:
 
         @app.post(prefix + "/v1/chat/completions")
         async def post_chat(request: Request, name: str | None = None):
-            return play(await request.body(), request.url.path, presented_key(request), name, chat.ChatRequest.model_validate_json, chat.conversation,
-                        chat.stream, chat.completion)
+            return play(
+                await request.body(),
+                request.url.path,
+                presented_key(request),
+                name,
+                chat.ChatRequest.model_validate_json,
+                chat.conversation,
+                chat.stream,
+                chat.completion,
+            )
 
     @app.get("/replay/calls")
     def calls() -> list[Call]:
@@ -102,6 +148,9 @@ def create_app(default_script: str = "build") -> FastAPI:
     async def unknown(rest: str, request: Request):
         """Anything else a CLI tries is logged (so tests see it) and refused."""
         log.add(Call(path=request.url.path, key=presented_key(request)))
-        return JSONResponse({"error": {"message": f"replay server has no {request.method} {request.url.path}", "type": "not_found"}}, status_code=404)
+        return JSONResponse(
+            {"error": {"message": f"replay server has no {request.method} {request.url.path}", "type": "not_found"}},
+            status_code=404,
+        )
 
     return app

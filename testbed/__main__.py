@@ -20,14 +20,32 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--pace", type=float, default=0.3, help="seconds per scripted agent step")
     serve.add_argument(
-        "--defect", dest="defects", action="append", default=[], metavar="NAME", choices=sorted(REGISTRY),
+        "--model-upstream",
+        default=None,
+        help="model server the live agents' metering proxies forward to (a replay server); default: the real providers",
+    )
+    serve.add_argument("--agent-time-limit", type=float, default=600.0, help="wall-clock seconds per live agent run")
+    serve.add_argument(
+        "--defect",
+        dest="defects",
+        action="append",
+        default=[],
+        metavar="NAME",
+        choices=sorted(REGISTRY),
         help="calibration only: switch on a product defect (repeatable; see testbed/defects)",
-    )  # fmt: skip
+    )
     args = parser.parse_args(argv)
     data_dir = args.data.resolve()
     configure_logging(data_dir)
     local_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
-    app = create_app(data_dir, f"http://{local_host}:{args.port}", args.pace, defects=args.defects)
+    app = create_app(
+        data_dir,
+        f"http://{local_host}:{args.port}",
+        args.pace,
+        defects=args.defects,
+        model_upstream=args.model_upstream,
+        agent_time_limit_s=args.agent_time_limit,
+    )
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
 

@@ -86,7 +86,9 @@ class AgentClient:
         if response.status_code == 409 and "can no longer act" in response.text:
             raise RunEnded(response.json().get("detail", "run ended"))
         if response.status_code >= 400:
-            raise AgentApiError(f"{response.request.method} {response.request.url.path} -> {response.status_code}: {response.text}")
+            raise AgentApiError(
+                f"{response.request.method} {response.request.url.path} -> {response.status_code}: {response.text}"
+            )
         return response
 
     def _sender(self) -> None:
@@ -103,9 +105,11 @@ class AgentClient:
     def _deliver(self, item: Outgoing) -> httpx.Response:
         if item.file is not None:
             return self._request(
-                "POST", item.path, data={"event_id": item.event_id},
+                "POST",
+                item.path,
+                data={"event_id": item.event_id},
                 files={"file": ("delivery.zip", item.file, "application/zip")},
-            )  # fmt: skip
+            )
         return self._request("POST", item.path, json=item.json)
 
     def send(self, path: str, payload: dict[str, Any]) -> str:
@@ -154,6 +158,10 @@ class AgentClient:
         seq, self._seq = self._seq, self._seq + 1
         return self.send("/receipts", {"seq": seq, "tool": tool, "target": target, "ok": ok, "detail": detail})
 
+    def report_call(self, report: dict[str, Any]) -> None:
+        """A metered model call (the proxy's CallReport), queued in order with the agent's other writes."""
+        self.send("/model-calls", report)
+
     def set_status(self, status: str) -> None:
         self.send("/status", {"status": status})
 
@@ -167,5 +175,7 @@ class AgentClient:
         self._outbox.put(Outgoing(path="/deliveries", file=data, event_id=self.new_event_id()))
 
     def finish(self, outcome: str, summary: str = "", error_code: str | None = None, cost_cents: int = 0) -> None:
-        self.send("/finish", {"outcome": outcome, "summary": summary, "error_code": error_code, "cost_cents": cost_cents})
+        self.send(
+            "/finish", {"outcome": outcome, "summary": summary, "error_code": error_code, "cost_cents": cost_cents}
+        )
         self.flush()

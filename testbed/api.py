@@ -16,21 +16,22 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 from fastapi.responses import FileResponse, Response
 
 from . import records
-from .defects import active_names, hooks as defects
 from .controller import Controller
-from .origin import same_origin_if_browser
 from .db import now, record_activity
+from .defects import active_names
+from .defects import hooks as defects
 from .deliveries import blob_path
 from .models import (
+    SQLITE_INT_MAX,
     Activity,
     Agent,
     AgentCreate,
+    BudgetUpdate,
     Comment,
     CommentCreate,
     Company,
     Delivery,
     Health,
-    SQLITE_INT_MAX,
     Run,
     StopResult,
     Task,
@@ -38,6 +39,7 @@ from .models import (
     TaskSummary,
     WorkspaceFile,
 )
+from .origin import same_origin_if_browser
 
 # Every id in a path: a number SQLite can hold, else 422 naming it (never a 500).
 PathId = Annotated[int, Path(ge=1, le=SQLITE_INT_MAX)]
@@ -63,6 +65,34 @@ def get_company(request: Request) -> Company:
     return records.company(controller_of(request).db)
 
 
+@router.put("/company/budget")
+def set_company_budget(payload: BudgetUpdate, request: Request) -> Company:
+    """The company's hard spending limit: a model call that would pass it is refused."""
+    if payload.budget_cents is None:
+        raise HTTPException(status_code=422, detail="budget_cents: the company always has a budget")
+    db = controller_of(request).db
+    with db.transaction() as conn:
+        conn.execute("UPDATE company SET budget_cents = ? WHERE id = 1", (payload.budget_cents,))
+        record_activity(conn, "budget", f"Company budget set to {payload.budget_cents} cents")
+    return records.company(db)
+
+
+@router.put("/agents/{agent_id}/budget")
+def set_agent_budget(agent_id: PathId, payload: BudgetUpdate, request: Request) -> Agent:
+    """One agent's hard spending limit (null: only the company's applies)."""
+    db = controller_of(request).db
+    with db.transaction() as conn:
+        if (
+            conn.execute("UPDATE agents SET budget_cents = ? WHERE id = ?", (payload.budget_cents, agent_id)).rowcount
+            == 0
+        ):
+            raise records.not_found("agent", agent_id)
+        record_activity(
+            conn, "budget", f"Agent {agent_id} budget set to {payload.budget_cents} cents", agent_id=agent_id
+        )
+    return records.agent(db, agent_id)
+
+
 @router.get("/agents")
 def list_agents(request: Request) -> list[Agent]:
     return records.agents(controller_of(request).db)
@@ -73,15 +103,25 @@ def create_agent(payload: AgentCreate, request: Request) -> Agent:
     from .adapters import ADAPTERS
 
     if payload.adapter not in ADAPTERS:
-        raise HTTPException(status_code=400, detail=f"adapter: unknown adapter {payload.adapter!r}; known: {sorted(ADAPTERS)}")
+        raise HTTPException(
+            status_code=400, detail=f"adapter: unknown adapter {payload.adapter!r}; known: {sorted(ADAPTERS)}"
+        )
     db = controller_of(request).db
     with db.transaction() as conn:
         require_row(conn, "agents", payload.reports_to, "reports_to")
         if conn.execute("SELECT 1 FROM agents WHERE name = ?", (payload.name,)).fetchone():
             raise HTTPException(status_code=409, detail=f"name: an agent named {payload.name!r} already exists")
         cursor = conn.execute(
-            "INSERT INTO agents (name, role, reports_to, adapter, model, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (payload.name, payload.role, payload.reports_to, payload.adapter, payload.model, now()),
+            "INSERT INTO agents (name, role, reports_to, adapter, model, budget_cents, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                payload.name,
+                payload.role,
+                payload.reports_to,
+                payload.adapter,
+                payload.model,
+                payload.budget_cents,
+                now(),
+            ),
         )
         agent_id = int(cursor.lastrowid or 0)
         record_activity(conn, "agent_created", f"Agent {payload.name} created", agent_id=agent_id)
@@ -101,9 +141,17 @@ def insert_task(conn: sqlite3.Connection, payload: TaskCreate, created_by_run_id
     cursor = conn.execute(
         "INSERT INTO tasks (title, body, status, assignee_id, parent_id, created_by_run_id, wake, created_at, updated_at) "
         "VALUES (?, ?, 'todo', ?, ?, ?, ?, ?, ?)",
-        (payload.title, payload.body, payload.assignee_id, payload.parent_id, created_by_run_id,
-         1 if payload.assignee_id is not None else 0, stamp, stamp),
-    )  # fmt: skip
+        (
+            payload.title,
+            payload.body,
+            payload.assignee_id,
+            payload.parent_id,
+            created_by_run_id,
+            1 if payload.assignee_id is not None else 0,
+            stamp,
+            stamp,
+        ),
+    )
     task_id = int(cursor.lastrowid or 0)
     record_activity(conn, "task_created", f"Task {task_id} created: {payload.title}", task_id, created_by_run_id)
     return task_id

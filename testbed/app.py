@@ -10,7 +10,8 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from . import agent_api, api, defects as product_defects, web
+from . import agent_api, api, mcp_tools, web
+from . import defects as product_defects
 from .body_deadline import BodyDeadline, configured_seconds
 from .controller import Controller
 from .scheduler import Scheduler
@@ -29,17 +30,30 @@ def configure_logging(data_dir: Path) -> None:
     root.addHandler(logging.StreamHandler())
 
 
-def create_app(data_dir: Path, url: str, pace: float, defects: Sequence[str] = ()) -> FastAPI:
-    """The controller's app; ``defects`` (calibration only) switches on named product defects."""
+def create_app(
+    data_dir: Path,
+    url: str,
+    pace: float,
+    defects: Sequence[str] = (),
+    model_upstream: str | None = None,
+    agent_time_limit_s: float = 600.0,
+) -> FastAPI:
+    """The controller's app; ``defects`` (calibration only) switches on named product defects;
+    ``model_upstream`` is where live agents' metering proxies send model calls (a replay server)."""
     product_defects.configure(defects)
-    controller = Controller(data_dir=data_dir, url=url, pace=pace)
+    controller = Controller(
+        data_dir=data_dir, url=url, pace=pace, model_upstream=model_upstream, agent_time_limit_s=agent_time_limit_s
+    )
     scheduler = Scheduler(controller)
+    tools = mcp_tools.create_server(controller)
+    tools_app = tools.streamable_http_app(streamable_http_path="/", stateless_http=True, json_response=True)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         logging.getLogger("testbed").info("controller %s starting on %s", controller.instance_id, url)
         scheduler.start()
-        yield
+        async with tools.session_manager.run():
+            yield
         scheduler.stop()
         logging.getLogger("testbed").info("controller %s stopped; runners keep going", controller.instance_id)
 
@@ -49,5 +63,6 @@ def create_app(data_dir: Path, url: str, pace: float, defects: Sequence[str] = (
     app.include_router(api.router)
     app.include_router(agent_api.router)
     app.include_router(web.router)
+    app.mount(mcp_tools.PATH, mcp_tools.RunTokenGate(tools_app, controller))
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

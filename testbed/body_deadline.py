@@ -57,11 +57,17 @@ class BodyDeadline:
             if state["started"]:
                 return
             detail = f'{{"detail":"request body not received within {self.seconds:g} s"}}'.encode()
-            await send({
-                "type": "http.response.start", "status": 408,
-                "headers": [(b"content-type", b"application/json"), (b"connection", b"close"),
-                            (b"content-length", str(len(detail)).encode())],
-            })  # fmt: skip
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 408,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"connection", b"close"),
+                        (b"content-length", str(len(detail)).encode()),
+                    ],
+                }
+            )
             await send({"type": "http.response.body", "body": detail})
 
         async def guarded_send(message: Message) -> None:

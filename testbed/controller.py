@@ -13,6 +13,7 @@ import logging
 import secrets
 import sqlite3
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,6 +52,10 @@ class Controller:
     data_dir: Path
     url: str
     pace: float
+    model_upstream: str | None = (
+        None  # where live agents' metering proxies send model calls (the replay server); None: the providers
+    )
+    agent_time_limit_s: float = 600.0
     db: Database = field(init=False)
     supervisor: Supervisor = field(default_factory=Supervisor)
     instance_id: str = field(default_factory=lambda: uuid.uuid4().hex)
@@ -119,6 +124,8 @@ class Controller:
             pace=self.pace,
             log_path=log_path,
             runner_instance_id=runner_instance_id,
+            model_upstream=self.model_upstream,
+            time_limit_s=self.agent_time_limit_s,
         )
         try:
             identity = self.supervisor.spawn(spec)
@@ -149,7 +156,9 @@ class Controller:
             if self.supervisor.is_alive(identity):
                 log.info("run %s re-adopted: pid %s start %s", row["id"], identity.pid, identity.start_time)
                 with self.db.transaction() as conn:
-                    record_activity(conn, "run_adopted", f"Run {row['id']} re-adopted after restart", row["task_id"], row["id"])
+                    record_activity(
+                        conn, "run_adopted", f"Run {row['id']} re-adopted after restart", row["task_id"], row["id"]
+                    )
             else:
                 log.warning("run %s lost while the controller was down", row["id"])
                 self._end_dead(row, "process_lost", {"at": "restart"})
@@ -221,7 +230,9 @@ class Controller:
     def stop(self, run_id: int) -> bool:
         """Kill the run's whole process group, then record it cancelled; returns whether the group is gone."""
         with self.db.transaction() as conn:
-            conn.execute("UPDATE runs SET stop_requested_at = ? WHERE id = ? AND stop_requested_at IS NULL", (now(), run_id))
+            conn.execute(
+                "UPDATE runs SET stop_requested_at = ? WHERE id = ? AND stop_requested_at IS NULL", (now(), run_id)
+            )
         row = self.db.one("SELECT * FROM runs WHERE id = ?", run_id)
         assert row is not None
         identity = self._identity(row)
@@ -242,7 +253,7 @@ def end_run_in(
     run_id: int,
     status: str,
     error_code: str | None,
-    terminal: dict[str, object] | None,
+    terminal: Mapping[str, object] | None,
     cost_cents: int = 0,
     group_gone: bool | None = None,
 ) -> bool:

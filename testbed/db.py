@@ -29,6 +29,7 @@ CREATE TABLE IF NOT EXISTS agents (
     reports_to INTEGER REFERENCES agents(id),
     adapter TEXT NOT NULL,
     model TEXT NOT NULL,
+    budget_cents INTEGER,
     created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS tasks (
@@ -103,6 +104,26 @@ CREATE TABLE IF NOT EXISTS events (
     response_json TEXT NOT NULL,
     created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS model_calls (
+    id INTEGER PRIMARY KEY,
+    event_id TEXT NOT NULL UNIQUE,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    task_id INTEGER NOT NULL REFERENCES tasks(id),
+    agent_id INTEGER NOT NULL REFERENCES agents(id),
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    protocol TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    cached_input_tokens INTEGER NOT NULL,
+    cache_write_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    cost_cents REAL NOT NULL,
+    simulated INTEGER NOT NULL,
+    refused TEXT,
+    price_table TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS activity (
     id INTEGER PRIMARY KEY,
     at TEXT NOT NULL,
@@ -115,6 +136,7 @@ CREATE TABLE IF NOT EXISTS activity (
 CREATE INDEX IF NOT EXISTS comments_task ON comments(task_id);
 CREATE INDEX IF NOT EXISTS runs_task ON runs(task_id);
 CREATE INDEX IF NOT EXISTS receipts_run ON receipts(run_id, seq);
+CREATE INDEX IF NOT EXISTS model_calls_run ON model_calls(run_id);
 """
 
 ACTIVE_RUN_STATUSES = ("queued", "running")

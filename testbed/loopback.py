@@ -28,7 +28,9 @@ class LoopbackServer:
         self.port: int = self._sock.getsockname()[1]
         config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2)
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True, name=f"loopback:{self.port}")
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True, name=f"loopback:{self.port}"
+        )
         self._start_timeout = start_timeout
 
     @property
@@ -52,5 +54,7 @@ class LoopbackServer:
     def __enter__(self) -> LoopbackServer:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()

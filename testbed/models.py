@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .metering.usage import Usage
+
 TaskStatus = Literal["todo", "in_progress", "in_review", "blocked", "done", "cancelled"]
 RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 AuthorKind = Literal["user", "agent"]
@@ -36,6 +38,13 @@ class AgentCreate(Strict):
     reports_to: RowId | None = None
     adapter: str = Field(default="scripted", min_length=1, max_length=40)
     model: str = Field(default="default", min_length=1, max_length=80, pattern=MODEL_PATTERN)
+    budget_cents: Count | None = None
+
+
+class BudgetUpdate(Strict):
+    """A hard spending limit in cents; null removes an agent's own limit (the company's still applies)."""
+
+    budget_cents: Count | None
 
 
 class TaskCreate(Strict):
@@ -95,6 +104,32 @@ class FinishRequest(AgentEvent):
 # ---- responses ------------------------------------------------------------
 
 
+class ModelCallReport(AgentEvent):
+    """One model call as the run's metering proxy saw and priced it."""
+
+    protocol: str = Field(max_length=40)
+    provider: str = Field(max_length=40)
+    model: str = Field(max_length=200)
+    status: int
+    usage: Usage | None  # the metering proxy's own usage record
+    cost_cents: float = Field(ge=0)
+    simulated: bool
+    price_table: str = Field(max_length=80)
+    refused: str | None = Field(default=None, max_length=2000)
+    usage_estimated: bool = False
+    spent_cents: float = 0
+    budget_cents: float | None = None
+
+
+class Spend(BaseModel):
+    """Model spend in cents. Simulated (replay) cents are priced like real ones but never added to them."""
+
+    cents: float = 0.0
+    simulated_cents: float = 0.0
+    calls: int = 0
+    refused_calls: int = 0
+
+
 class Health(BaseModel):
     ok: bool
     instance_id: str
@@ -106,7 +141,8 @@ class Health(BaseModel):
 class Company(BaseModel):
     name: str
     budget_cents: int
-    spend_cents: int
+    spend_cents: int  # real spend, rounded up to whole cents
+    spend: Spend
 
 
 class Agent(BaseModel):
@@ -116,6 +152,8 @@ class Agent(BaseModel):
     reports_to: int | None
     adapter: str
     model: str
+    budget_cents: int | None = None
+    spend: Spend = Spend()
     created_at: str
 
 
@@ -164,6 +202,7 @@ class Run(BaseModel):
     error_code: str | None
     terminal: dict[str, Any] | None
     process_group_gone: bool | None
+    spend: Spend = Spend()
     receipts: list[Receipt] = []
 
 
@@ -197,6 +236,7 @@ class Task(TaskSummary):
     children: list[TaskSummary]
     active_run_id: int | None
     unconsumed_user_messages: int
+    spend: Spend = Spend()
 
 
 class WorkspaceFile(BaseModel):
@@ -227,6 +267,9 @@ class AgentRunContext(BaseModel):
     task: Task
     agent: Agent
     agents: list[Agent]
+    budget_remaining_cents: float | None = (
+        None  # the tighter of the agent's and the company's, in this run's kind of spend
+    )
 
 
 class InboxResponse(BaseModel):

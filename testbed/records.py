@@ -7,6 +7,7 @@ so a person in the browser and a story reading JSON see the same state.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 
 from fastapi import HTTPException
@@ -22,6 +23,7 @@ from .models import (
     Receipt,
     Run,
     RunIdentity,
+    Spend,
     Task,
     TaskSummary,
 )
@@ -39,23 +41,44 @@ def row_or_404(db: Database, sql: str, kind: str, ident: int) -> sqlite3.Row:
     return row
 
 
+SPEND_SQL = """SELECT COALESCE(SUM(CASE WHEN simulated = 0 THEN cost_cents END), 0) AS real,
+  COALESCE(SUM(CASE WHEN simulated = 1 THEN cost_cents END), 0) AS simulated,
+  COUNT(CASE WHEN refused IS NULL THEN 1 END) AS calls, COUNT(refused) AS refused FROM model_calls"""
+
+
+def spend(db: Database, column: str | None = None, ident: int | None = None) -> Spend:
+    """Metered model spend of the whole company, or of one run, task or agent (``column`` names which)."""
+    assert column in (None, "run_id", "task_id", "agent_id")
+    row = db.one(SPEND_SQL + (f" WHERE {column} = ?" if column else ""), *(() if column is None else (ident,)))
+    assert row is not None
+    return Spend(
+        cents=round(row["real"], 4),
+        simulated_cents=round(row["simulated"], 4),
+        calls=row["calls"],
+        refused_calls=row["refused"],
+    )
+
+
 def company(db: Database) -> Company:
     row = db.one("SELECT name, budget_cents FROM company WHERE id = 1")
     assert row is not None
-    spend = db.one("SELECT COALESCE(SUM(cost_cents), 0) AS s FROM runs")
-    return Company(name=row["name"], budget_cents=row["budget_cents"], spend_cents=spend["s"] if spend else 0)
+    metered = spend(db)
+    recorded = db.one("SELECT COALESCE(SUM(cost_cents), 0) AS s FROM runs")
+    real = max(math.ceil(metered.cents), recorded["s"] if recorded else 0)
+    return Company(name=row["name"], budget_cents=row["budget_cents"], spend_cents=real, spend=metered)
 
 
-def _agent(row: sqlite3.Row) -> Agent:
-    return Agent(**{key: row[key] for key in Agent.model_fields})
+def _agent(row: sqlite3.Row, db: Database) -> Agent:
+    fields = {key: row[key] for key in Agent.model_fields if key != "spend"}
+    return Agent(**fields, spend=spend(db, "agent_id", row["id"]))
 
 
 def agents(db: Database) -> list[Agent]:
-    return [_agent(r) for r in db.all("SELECT * FROM agents ORDER BY id")]
+    return [_agent(r, db) for r in db.all("SELECT * FROM agents ORDER BY id")]
 
 
 def agent(db: Database, agent_id: int) -> Agent:
-    return _agent(row_or_404(db, "SELECT * FROM agents WHERE id = ?", "agent", agent_id))
+    return _agent(row_or_404(db, "SELECT * FROM agents WHERE id = ?", "agent", agent_id), db)
 
 
 def _receipts(db: Database, run_id: int) -> list[Receipt]:
@@ -84,6 +107,7 @@ def _run(db: Database, row: sqlite3.Row, with_receipts: bool) -> Run:
         error_code=row["error_code"],
         terminal=json.loads(row["terminal_json"]) if row["terminal_json"] else None,
         process_group_gone=None if gone is None else bool(gone),
+        spend=spend(db, "run_id", row["id"]),
         receipts=_receipts(db, row["id"]) if with_receipts else [],
     )
 
@@ -171,6 +195,7 @@ def task(db: Database, task_id: int) -> Task:
         unconsumed_user_messages=defects.unread_count(
             thread, sum(1 for c in thread if c.author_kind == "user" and c.consumed_by_run_id is None)
         ),
+        spend=spend(db, "task_id", task_id),
     )
 
 

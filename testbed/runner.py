@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .adapters import AgentSession, adapter_for
 from .agent_client import AgentClient, RunEnded
+from .supervisor import PROVIDER_KEY_VARIABLES
 
 log = logging.getLogger("testbed.runner")
 
@@ -29,17 +30,42 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workspace", type=Path, required=True)
     parser.add_argument("--pace", type=float, default=0.3)
     parser.add_argument("--runner-instance-id", required=True)
+    parser.add_argument(
+        "--time-limit", type=float, default=600.0, help="wall-clock seconds a live agent may work in this run"
+    )
+    parser.add_argument(
+        "--model-upstream", default=None, help="model server behind the metering proxy (the replay server)"
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.INFO, stream=sys.stdout, format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"
     )
     token = os.environ.pop("TESTBED_RUN_TOKEN", "")
+    provider_keys = {name: os.environ.pop(name) for name in PROVIDER_KEY_VARIABLES if name in os.environ}
     if not token:
         log.error("TESTBED_RUN_TOKEN is not set")
         return 2
-    log.info("run %s: runner %s pid %s adapter %s model %s", args.run_id, args.runner_instance_id, os.getpid(), args.adapter, args.model)
+    log.info(
+        "run %s: runner %s pid %s adapter %s model %s",
+        args.run_id,
+        args.runner_instance_id,
+        os.getpid(),
+        args.adapter,
+        args.model,
+    )
     client = AgentClient(args.controller, args.run_id, token)
-    session = AgentSession(client=client, workspace=args.workspace, model=args.model, pace=args.pace, run_id=args.run_id)
+    session = AgentSession(
+        client=client,
+        workspace=args.workspace,
+        model=args.model,
+        pace=args.pace,
+        run_id=args.run_id,
+        controller_url=args.controller,
+        token=token,
+        model_upstream=args.model_upstream,
+        provider_keys=provider_keys,
+        time_limit_s=args.time_limit,
+    )
     try:
         adapter_for(args.adapter).run(session)
     except RunEnded as ended:

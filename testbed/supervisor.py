@@ -36,6 +36,13 @@ class RunnerSpec:
     pace: float
     log_path: Path
     runner_instance_id: str
+    model_upstream: str | None = None
+    time_limit_s: float = 600.0
+
+
+# Provider keys a live agent's metering proxy may need. They travel to the runner in
+# its environment (never argv) and the runner hands them to its proxy only.
+PROVIDER_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 
 
 @dataclass(frozen=True)
@@ -53,10 +60,17 @@ class Supervisor:
     def spawn(self, spec: RunnerSpec) -> Identity:
         spec.log_path.parent.mkdir(parents=True, exist_ok=True)
         spec.workspace.mkdir(parents=True, exist_ok=True)
-        env = minimal_environment(TESTBED_RUN_TOKEN=spec.token)
+        keys = {
+            name: os.environ[name]
+            for name in PROVIDER_KEY_VARIABLES
+            if os.environ.get(name) and spec.adapter != "scripted"
+        }
+        env = minimal_environment(TESTBED_RUN_TOKEN=spec.token, **keys)
         # option=value: a value (an agent's model, say) can never be read as another option
         command = [
-            sys.executable, "-m", "testbed.runner",
+            sys.executable,
+            "-m",
+            "testbed.runner",
             f"--controller={spec.controller_url}",
             f"--run-id={spec.run_id}",
             f"--adapter={spec.adapter}",
@@ -64,7 +78,9 @@ class Supervisor:
             f"--workspace={spec.workspace}",
             f"--pace={spec.pace}",
             f"--runner-instance-id={spec.runner_instance_id}",
-        ]  # fmt: skip
+            f"--time-limit={spec.time_limit_s}",
+            *([f"--model-upstream={spec.model_upstream}"] if spec.model_upstream else []),
+        ]
         with open(spec.log_path, "ab") as log:
             process = subprocess.Popen(
                 command,
@@ -88,7 +104,10 @@ class Supervisor:
         for process in psutil.process_iter(["pid", "cmdline", "status", "create_time"]):
             try:
                 cmdline = process.info["cmdline"] or []
-                if process.info["status"] != psutil.STATUS_ZOMBIE and f"--runner-instance-id={runner_instance_id}" in cmdline:
+                if (
+                    process.info["status"] != psutil.STATUS_ZOMBIE
+                    and f"--runner-instance-id={runner_instance_id}" in cmdline
+                ):
                     return Identity(pid=process.info["pid"], start_time=process.info["create_time"])
             except psutil.Error:
                 continue
@@ -116,18 +135,30 @@ class Supervisor:
             return False
 
     def group_alive(self, pgid: int) -> bool:
-        """True while any process (zombies of our own children aside) is still in the group."""
+        """True while any process (zombies of our own children aside) is still in the runner's group or session.
+
+        The runner leads both; a live agent CLI runs as its own process group
+        inside the runner's session, so "the group" a Stop must end is the session.
+        """
         self.exit_code(pgid)
+        return bool(self._members(pgid))
+
+    @staticmethod
+    def _members(pgid: int) -> list[int]:
+        members = []
         for process in psutil.process_iter(["pid", "status"]):
             try:
-                if os.getpgid(process.pid) == pgid and process.info["status"] != psutil.STATUS_ZOMBIE:
-                    return True
+                if (
+                    pgid in (os.getpgid(process.pid), os.getsid(process.pid))
+                    and process.info["status"] != psutil.STATUS_ZOMBIE
+                ):
+                    members.append(process.pid)
             except (ProcessLookupError, psutil.Error):
                 continue
-        return False
+        return members
 
     def stop_group(self, identity: Identity, grace: float = 3.0) -> bool:
-        """SIGTERM the runner's process group, SIGKILL what remains; True when the group is gone.
+        """SIGTERM the runner's process group and session, SIGKILL what remains; True when all is gone.
 
         Only a group whose leader still matches the recorded identity is signalled:
         a dead runner's pid may belong to somebody else by now.
@@ -145,9 +176,14 @@ class Supervisor:
                 time.sleep(0.05)
         return not self.group_alive(pgid)
 
-    @staticmethod
-    def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    def _signal_group(self, pgid: int, sig: signal.Signals) -> None:
+        """The runner's group, then every other process of its session (an agent CLI's own group)."""
         try:
             os.killpg(pgid, sig)
         except (ProcessLookupError, PermissionError):
             pass
+        for pid in self._members(pgid):
+            try:
+                os.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass

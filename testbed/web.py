@@ -14,8 +14,8 @@ from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
 from . import records
-from .defects import hooks as defects
 from .api import PathId, controller_of, create_agent, create_task, post_comment, stop_run
+from .defects import hooks as defects
 from .models import AgentCreate, CommentCreate, TaskCreate
 from .origin import same_origin_required
 
@@ -23,9 +23,13 @@ router = APIRouter(include_in_schema=False, dependencies=[Depends(same_origin_re
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 
 STATUS_LABELS = {
-    "todo": "To do", "in_progress": "In progress", "in_review": "In review",
-    "blocked": "Blocked", "done": "Done", "cancelled": "Cancelled",
-}  # fmt: skip
+    "todo": "To do",
+    "in_progress": "In progress",
+    "in_review": "In review",
+    "blocked": "Blocked",
+    "done": "Done",
+    "cancelled": "Cancelled",
+}
 templates.env.globals["status_label"] = lambda status: STATUS_LABELS.get(status, status)
 
 
@@ -33,7 +37,13 @@ def render_index(
     request: Request, error: str | None = None, status_code: int = 200, agent_error: str | None = None
 ) -> HTMLResponse:
     db = controller_of(request).db
-    context = {"tasks": records.tasks(db), "agents": records.agents(db), "error": error, "agent_error": agent_error}
+    context = {
+        "tasks": records.tasks(db),
+        "agents": records.agents(db),
+        "company": records.company(db),
+        "error": error,
+        "agent_error": agent_error,
+    }
     return templates.TemplateResponse(request, "index.html", context, status_code=status_code)
 
 
@@ -61,7 +71,9 @@ def create_agent_form(
     reports_to: Annotated[str, Form()] = "",
 ) -> HTMLResponse | RedirectResponse:
     try:  # pydantic converts (or rejects, naming the field) the id typed into the form
-        payload = AgentCreate.model_validate({"name": name, "role": role, "model": model, "reports_to": reports_to or None})
+        payload = AgentCreate.model_validate(
+            {"name": name, "role": role, "model": model, "reports_to": reports_to or None}
+        )
         create_agent(payload, request)
     except (ValidationError, HTTPException) as error:
         return form_failure(request, error, "agent_error")

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from harness.products.records import READ_TOOLS, Run, RecordId, Task
 from harness.checks.lifecycle import DeliveryFacts, LifecycleFacts, MessageFacts, RunFacts, TaskFacts
+from harness.products.records import READ_TOOLS, RecordId, Run, Task
 
 
 def _id(value: RecordId | None) -> str | None:
@@ -37,29 +37,53 @@ def lifecycle_facts(
     """Everything the grader judges, read back through the public API after the story."""
     return LifecycleFacts(
         tasks=[
-            TaskFacts(id=str(t.id), title=t.title, status=t.status, assignee_id=_id(t.assignee_id),
-                      parent_id=_id(t.parent_id), active_run_id=_id(t.active_run_id),
-                      unconsumed_messages=t.unconsumed_user_messages)
+            TaskFacts(
+                id=str(t.id),
+                title=t.title,
+                status=t.status,
+                assignee_id=_id(t.assignee_id),
+                parent_id=_id(t.parent_id),
+                active_run_id=_id(t.active_run_id),
+                unconsumed_messages=t.unconsumed_user_messages,
+            )
             for t in tasks
         ],
         runs=[
-            RunFacts(id=str(r.id), task_id=str(r.task_id), agent_id=str(r.agent_id), status=r.status,
-                     error=r.error_code, runner_instance_id=r.identity.runner_instance_id, pid=r.identity.pid,
-                     process_started_at=r.identity.process_start_time, ended_at=_time(r.ended_at),
-                     received_message_ids=_received(r))
-            for t in tasks for r in t.runs
+            RunFacts(
+                id=str(r.id),
+                task_id=str(r.task_id),
+                agent_id=str(r.agent_id),
+                status=r.status,
+                error=r.error_code,
+                runner_instance_id=r.identity.runner_instance_id,
+                pid=r.identity.pid,
+                process_started_at=r.identity.process_start_time,
+                ended_at=_time(r.ended_at),
+                received_message_ids=_received(r),
+            )
+            for t in tasks
+            for r in t.runs
         ],
         messages=[
-            MessageFacts(id=str(c.id), task_id=str(c.task_id), body=c.body, consumed_by_run_id=_id(c.consumed_by_run_id))
-            for t in tasks for c in t.user_messages()
+            MessageFacts(
+                id=str(c.id), task_id=str(c.task_id), body=c.body, consumed_by_run_id=_id(c.consumed_by_run_id)
+            )
+            for t in tasks
+            for c in t.user_messages()
         ],
         deliveries=[
-            DeliveryFacts(id=str(d.id), task_id=str(d.task_id), run_id=str(d.run_id), sha256=d.sha256,
-                          created_at=_time(d.created_at))
-            for t in tasks for d in t.deliveries
+            DeliveryFacts(
+                id=str(d.id),
+                task_id=str(d.task_id),
+                run_id=str(d.run_id),
+                sha256=d.sha256,
+                created_at=_time(d.created_at),
+            )
+            for t in tasks
+            for d in t.deliveries
         ],
         sent_messages=list(sent_messages),
         interrupted_run_ids=[str(run_id) for run_id in interrupted_run_ids],
         lead_agent_id=_id(lead_agent_id),
         max_runs=max_runs,
-    )  # fmt: skip
+    )

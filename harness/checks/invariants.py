@@ -32,10 +32,14 @@ def done_while_active(facts: LifecycleFacts) -> list[Violation]:
     """A task is not Done while a run on it is still running (a queued run may wait on a Done task)."""
     active = {run.task_id: run.id for run in facts.runs if run.status == "running"}
     return [
-        Violation(invariant="done-while-active", subject=f"task {task.id}",
-                  detail=f"task {task.id} is done while run {active[task.id]} is still running")
-        for task in facts.tasks if task.status == "done" and task.id in active
-    ]  # fmt: skip
+        Violation(
+            invariant="done-while-active",
+            subject=f"task {task.id}",
+            detail=f"task {task.id} is done while run {active[task.id]} is still running",
+        )
+        for task in facts.tasks
+        if task.status == "done" and task.id in active
+    ]
 
 
 def one_active_run(facts: LifecycleFacts) -> list[Violation]:
@@ -45,10 +49,13 @@ def one_active_run(facts: LifecycleFacts) -> list[Violation]:
         active = sorted(run.id for run in facts.runs if run.task_id == task.id and run.status in ACTIVE_STATUSES)
         expected = active[0] if len(active) == 1 else None
         if len(active) > 1 or task.active_run_id != expected:
-            found.append(Violation(
-                invariant="one-active-run", subject=f"task {task.id}",
-                detail=f"task {task.id} points at active run {task.active_run_id}; active runs: {active or 'none'}",
-            ))  # fmt: skip
+            found.append(
+                Violation(
+                    invariant="one-active-run",
+                    subject=f"task {task.id}",
+                    detail=f"task {task.id} points at active run {task.active_run_id}; active runs: {active or 'none'}",
+                )
+            )
     return found
 
 
@@ -58,10 +65,13 @@ def unread_count(facts: LifecycleFacts) -> list[Violation]:
     for task in facts.tasks:
         unread = [m.id for m in facts.messages if m.task_id == task.id and m.consumed_by_run_id is None]
         if task.unconsumed_messages != len(unread):
-            found.append(Violation(
-                invariant="unread-count", subject=f"task {task.id}",
-                detail=f"task {task.id} counts {task.unconsumed_messages} unread message(s); stored unread: {unread or 'none'}",
-            ))  # fmt: skip
+            found.append(
+                Violation(
+                    invariant="unread-count",
+                    subject=f"task {task.id}",
+                    detail=f"task {task.id} counts {task.unconsumed_messages} unread message(s); stored unread: {unread or 'none'}",
+                )
+            )
     return found
 
 

@@ -170,7 +170,11 @@ def parent_owned_by_lead(facts: LifecycleFacts) -> CheckRecord:
     if facts.lead_agent_id is None:
         return _check("lifecycle.parent-owned-by-lead", [], "no lead named by the story")
     top = {t.id: t for t in facts.tasks if t.parent_id is None}
-    problems = [f"task {t.id} is assigned to agent {t.assignee_id}" for t in top.values() if t.assignee_id != facts.lead_agent_id]
+    problems = [
+        f"task {t.id} is assigned to agent {t.assignee_id}"
+        for t in top.values()
+        if t.assignee_id != facts.lead_agent_id
+    ]
     problems += [
         f"run {r.id} on task {r.task_id} was executed by agent {r.agent_id}"
         for r in facts.runs
@@ -185,7 +189,9 @@ def messages_stored_once(facts: LifecycleFacts) -> CheckRecord:
         count = sum(1 for m in facts.messages if m.body.strip() == body.strip())
         if count != 1:
             problems.append(f"message {body[:40]!r} stored {count} times")
-    return _check("lifecycle.messages-stored-once", problems, f"{len(facts.sent_messages)} sent messages stored once each")
+    return _check(
+        "lifecycle.messages-stored-once", problems, f"{len(facts.sent_messages)} sent messages stored once each"
+    )
 
 
 def messages_consumed(facts: LifecycleFacts) -> CheckRecord:
@@ -212,7 +218,11 @@ def messages_consumed(facts: LifecycleFacts) -> CheckRecord:
 def no_pending_bookkeeping(facts: LifecycleFacts) -> CheckRecord:
     """What the product still owes once the work is over: unread counters and active-run pointers."""
     runs = {r.id: r for r in facts.runs}
-    problems = [f"task {t.id} still counts {t.unconsumed_messages} unread message(s)" for t in facts.tasks if t.unconsumed_messages]
+    problems = [
+        f"task {t.id} still counts {t.unconsumed_messages} unread message(s)"
+        for t in facts.tasks
+        if t.unconsumed_messages
+    ]
     for task in facts.tasks:
         pointed = runs.get(task.active_run_id) if task.active_run_id else None
         if task.active_run_id and (pointed is None or pointed.status not in ACTIVE_STATUSES):
@@ -230,12 +240,15 @@ def parent_after_child(facts: LifecycleFacts) -> CheckRecord:
         finished = _last_end(facts, parent.id)
         for child in children:
             child_end = max(
-                [e for e in (_last_end(facts, child.id), _last_delivery(facts, child.id)) if e is not None], default=None
+                [e for e in (_last_end(facts, child.id), _last_delivery(facts, child.id)) if e is not None],
+                default=None,
             )
             if finished is None or child_end is None:
                 problems.append(f"cannot order parent {parent.id} and child {child.id}: a run has no end time")
             elif finished < child_end:
-                problems.append(f"parent {parent.id} finished at {finished.isoformat()} before child {child.id} at {child_end.isoformat()}")
+                problems.append(
+                    f"parent {parent.id} finished at {finished.isoformat()} before child {child.id} at {child_end.isoformat()}"
+                )
     return _check("lifecycle.parent-after-child", problems, "every parent finished after its children")
 
 

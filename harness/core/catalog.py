@@ -19,7 +19,7 @@ import os
 import re
 import shutil
 from collections.abc import Callable, Mapping
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
@@ -32,6 +32,7 @@ Name = Annotated[str, Field(pattern=rf"^{NAME_PATTERN}$")]
 EXECUTION_ID = re.compile(rf"{NAME_PATTERN}(\.{NAME_PATTERN}){{3}}")
 
 LIVE_DEADLINE_S = 12 * 60
+REPLAY_DEADLINE_S = 5 * 60
 MAX_RUN_RECORDS = 12
 
 
@@ -52,6 +53,11 @@ class Profile(_Frozen):
     # Names only, never values: these are checked for presence and reported in skip reasons.
     required_env: tuple[str, ...] = ()
     required_binary: str | None = None
+    # Where a live agent CLI's model calls go: "replay" starts the local model replay
+    # server for each attempt; "provider" is the real API (through the metering proxy).
+    model_server: Literal["none", "replay", "provider"] = "none"
+    agent_cli: str | None = None  # the agent CLI this profile runs (its version goes into provenance)
+    only_cases: tuple[str, ...] = ()  # when set, the only cases this profile makes cells for
     description: str = ""
 
     @model_validator(mode="after")
@@ -72,7 +78,8 @@ class Environment(_Frozen):
     name: Name
     product: Name = "testbed"
     fault_window_scale: float = Field(
-        default=1.0, ge=1.0,
+        default=1.0,
+        ge=1.0,
         description="how many times a case's scripted step time the agent takes here: a product whose UI answers"
         " slower than the testbed's needs the same window for a person to act in, measured in its own latency",
     )
@@ -137,8 +144,16 @@ class Cell(_Frozen):
 
     @property
     def deadline_s(self) -> int:
-        """Live agents get minutes; the scripted agent is fast, so a long wait means a bug."""
-        return self.case.live_deadline_s if self.profile.live else self.case.scripted_deadline_s
+        """Live agents get minutes; the scripted agent is fast, so a long wait means a bug.
+
+        A real CLI against the replay is deterministic but starts slowly (OpenCode takes
+        seconds per start on a shared machine), so it gets the replay window.
+        """
+        if self.profile.live:
+            return self.case.live_deadline_s
+        if self.profile.model_server == "replay":
+            return max(REPLAY_DEADLINE_S, self.case.scripted_deadline_s)
+        return self.case.scripted_deadline_s
 
     @property
     def evidence_mode(self) -> EvidenceMode:
@@ -170,6 +185,7 @@ class Catalog(_Frozen):
             Cell(suite=suite, profile=profile, environment=environment, case=case)
             for suite in self.suites
             for profile, environment, case in itertools.product(suite.profiles, suite.environments, suite.cases)
+            if not profile.only_cases or case.name in profile.only_cases
         ]
         return sorted(cells, key=lambda cell: cell.execution_id)
 
@@ -188,29 +204,77 @@ SCRIPTED = Profile(
     evidence_mode="scripted",
     description="The testbed's deterministic, free agent: proves product and harness paths, not model quality.",
 )
-RUNNER_CODEX = Profile(
-    name="runner-codex",
-    adapter="runner-codex",
-    model="default",
-    live=True,
-    evidence_mode="live",
-    required_env=("OPENAI_API_KEY",),
-    required_binary="codex",
-    description="The Codex command-line agent with its default model.",
+
+
+def live_profile(
+    name: str, cli: str, model: str, key: str, description: str, only_cases: tuple[str, ...] = ()
+) -> Profile:
+    """A real agent CLI with a real model, through the metering proxy to the provider: paid, manual-only."""
+    return Profile(
+        name=name,
+        adapter=cli,
+        model=model,
+        live=True,
+        evidence_mode="live",
+        required_env=(key,),
+        required_binary=cli,
+        model_server="provider",
+        agent_cli=cli,
+        only_cases=only_cases,
+        description=description,
+    )
+
+
+RUNNER_CODEX = live_profile(
+    "runner-codex",
+    "codex",
+    "gpt-5-codex",
+    "OPENAI_API_KEY",
+    "The Codex command-line agent (gpt-5-codex) through the metering proxy to the real provider.",
 )
 # Same adapter, binary and credentials as runner-codex; only the model differs.
-RUNNER_CODEX_MINI = RUNNER_CODEX.model_copy(
-    update={"name": "runner-codex-mini", "model": "mini", "description": "The Codex command-line agent with a smaller model."}
+RUNNER_CODEX_MINI = live_profile(
+    "runner-codex-mini",
+    "codex",
+    "gpt-5-mini",
+    "OPENAI_API_KEY",
+    "The Codex command-line agent with a smaller model (gpt-5-mini).",
 )
-RUNNER_CLAUDE = Profile(
-    name="runner-claude",
-    adapter="runner-claude",
-    model="default",
-    live=True,
-    evidence_mode="live",
-    required_env=("ANTHROPIC_API_KEY",),
-    required_binary="claude",
-    description="The Claude Code command-line agent with its default model.",
+RUNNER_CLAUDE = live_profile(
+    "runner-claude",
+    "claude",
+    "claude-sonnet-4-5",
+    "ANTHROPIC_API_KEY",
+    "Claude Code (claude-sonnet-4-5) through the metering proxy to the real provider.",
+)
+RUNNER_OPENCODE = live_profile(
+    "runner-opencode",
+    "opencode",
+    "gpt-5-mini",
+    "OPENAI_API_KEY",
+    "OpenCode (gpt-5-mini over Chat Completions) through the metering proxy; delegation only.",
+    only_cases=("delegate-feedback",),
+)
+
+
+def replay_profile(cli: str, model: str) -> Profile:
+    """A real agent CLI against the local model replay: free, deterministic, evidence mode scripted."""
+    return Profile(
+        name=f"replay-{cli}",
+        adapter=cli,
+        model=model,
+        live=False,
+        evidence_mode="scripted",
+        model_server="replay",
+        agent_cli=cli,
+        description=f"The real {cli} CLI, its MCP tools and the metering proxy, against the local model replay (free).",
+    )
+
+
+REPLAY_PROFILES = (
+    replay_profile("codex", "gpt-5-codex"),
+    replay_profile("claude", "claude-sonnet-4-5"),
+    replay_profile("opencode", "gpt-5-mini"),
 )
 
 LOCAL = Environment(name="local", description="Runners are processes on this machine, spawned by the testbed.")
@@ -264,6 +328,9 @@ CASES: tuple[Case, ...] = (
 
 MANUAL_SUITE = "everyday-workflows"
 SCRIPTED_SUITE = "everyday-workflows-scripted"
+REPLAY_SUITE = "everyday-workflows-replay"
+# The cases the replay profiles are proven on so far (the rest of issue 12 adds the fault stories).
+REPLAY_CASES = ("build-revise", "delegate-feedback", "recover-controller", "stop-redirect")
 PAPERCLIP_SUITE = "everyday-workflows-paperclip"
 
 CATALOG = Catalog(
@@ -272,7 +339,7 @@ CATALOG = Catalog(
             name=MANUAL_SUITE,
             manual_only=True,
             description="Everyday workflows with real (paid) agents; runs only when named explicitly.",
-            profiles=(RUNNER_CODEX, RUNNER_CLAUDE, RUNNER_CODEX_MINI),
+            profiles=(RUNNER_CODEX, RUNNER_CLAUDE, RUNNER_CODEX_MINI, RUNNER_OPENCODE),
             environments=(LOCAL,),
             cases=CASES,
         ),
@@ -283,6 +350,14 @@ CATALOG = Catalog(
             profiles=(SCRIPTED,),
             environments=(LOCAL,),
             cases=CASES,
+        ),
+        Suite(
+            name=REPLAY_SUITE,
+            manual_only=False,
+            description="Real agent CLIs against the local model replay (free): proves the adapter and product paths, never a model.",
+            profiles=REPLAY_PROFILES,
+            environments=(LOCAL,),
+            cases=tuple(case for case in CASES if case.name in REPLAY_CASES),
         ),
         Suite(
             name=PAPERCLIP_SUITE,
@@ -308,10 +383,22 @@ def suite_definition_hash(suite: Suite) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def installed_agent_cli(name: str) -> str | None:
+    """Where an agent CLI is: the project's pinned install (``make agents``), else PATH."""
+    from testbed.adapters.agent_clis import PACKAGES, MissingCli, locate
+
+    if name in PACKAGES:
+        try:
+            return str(locate(name))  # type: ignore[arg-type]
+        except MissingCli:
+            return None
+    return shutil.which(name)
+
+
 def live_cell_unavailable_reason(
     cell: Cell,
     env: Mapping[str, str] = os.environ,
-    which: Callable[[str], str | None] = shutil.which,
+    which: Callable[[str], str | None] = installed_agent_cli,
 ) -> str | None:
     """Why a live cell must be reported ``skipped`` instead of run; None when it can run.
 
@@ -327,7 +414,7 @@ def live_cell_unavailable_reason(
         missing.append(f"environment variable(s) {', '.join(absent_env)} not set")
     binary = cell.profile.required_binary
     if binary and which(binary) is None:
-        missing.append(f"binary '{binary}' not found on PATH")
+        missing.append(f"agent CLI '{binary}' not installed (run `make agents`)")
     if not missing:
         return None
     return f"profile {cell.profile.name} cannot run: {'; '.join(missing)}"

@@ -6,7 +6,7 @@ pydantic model with a schema version; readers reject what they do not know.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -17,7 +17,7 @@ ATTEMPT_SCHEMA_VERSION = 1
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class CheckRecord(BaseModel):
@@ -39,7 +39,9 @@ class Timing(BaseModel):
     started_at: datetime
     ended_at: datetime | None = None
     wall_s: float | None = None
-    agent_run_s: float | None = Field(None, description="seconds during which at least one of the product's runs was active")
+    agent_run_s: float | None = Field(
+        None, description="seconds during which at least one of the product's runs was active"
+    )
     harness_overhead_s: float | None = None
     deadline_s: float
     phases: dict[str, float] = Field(
@@ -49,8 +51,12 @@ class Timing(BaseModel):
 
 
 class Accounting(BaseModel):
+    """Real cents only in ``cost_cents``; what replay calls would have cost stays apart, never added in."""
+
     cost_cents: int = 0
     run_count: int = 0
+    model_calls: int = 0
+    simulated_cost_cents: float = 0.0
 
 
 class Provenance(BaseModel):
@@ -63,6 +69,7 @@ class Provenance(BaseModel):
     # The product the cell ran against, as installed (older records have neither).
     product: str | None = None
     product_version: str | None = None
+    agent_clis: dict[str, str] = {}  # CLI name -> "package@version" of every agent CLI the cell ran
 
 
 class DownloadRecord(BaseModel):

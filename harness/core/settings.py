@@ -17,7 +17,6 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-
 # The one pytest option that carries a run's settings, as JSON, to pytest and to every xdist worker.
 SETTINGS_OPTION = "--run-settings"
 
@@ -65,6 +64,18 @@ class RunSettings(BaseModel):
     scripted_persona: str | None = Field(
         default=None,
         json_schema_extra=flag("--scripted-persona", "calibration: give the scripted agent a faulty persona"),
+    )
+    replay_script: str | None = Field(
+        default=None,
+        json_schema_extra=flag(
+            "--replay-script", "calibration: the replay cells' model follows this (misbehaving) script", "NAME"
+        ),
+    )
+    max_cost_cents: Annotated[int, Field(ge=0)] | None = Field(
+        default=None,
+        json_schema_extra=flag(
+            "--max-cost-cents", "start no further paid cell once the campaign has spent N real cents", "N"
+        ),
     )
     product_defect: str | None = Field(
         default=None,

@@ -13,9 +13,7 @@ DIGESTED_PACKAGES = ("harness", "stories", "oracle")
 
 def _git(*args: str) -> str | None:
     try:
-        done = subprocess.run(
-            ["git", *args], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=10, check=True
-        )
+        done = subprocess.run(["git", *args], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=10, check=True)
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip()

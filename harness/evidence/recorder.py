@@ -7,24 +7,22 @@ results/<campaign>/<execution-id>/<attempt>/.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
-
 import hashlib
 import json
 import re
 import shutil
-from collections.abc import Mapping
+import time
+from collections.abc import Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from harness.core.records import AttemptRecord, CheckRecord, DownloadRecord, TimelineEvent
-from harness.evidence.thumbnails import make_thumbnail, packaged_thumbnail
 from harness.evidence.secret_scan import SecretFinding, scan_tree
+from harness.evidence.thumbnails import make_thumbnail, packaged_thumbnail
 
 SUBFOLDERS = ("snapshots", "downloads", "oracle", "screenshots", "logs")
 
@@ -140,12 +138,10 @@ class EvidenceRecorder:
         """
         findings = scan_tree(self.folder, known, patterns)
         for finding in findings:
-            path = self.folder / finding.path
+            path = self.folder / finding.path.split("!", 1)[0]  # a secret inside an archive withholds the archive
             if path.exists():
                 path.unlink()
-                path.with_name(path.name + ".withheld").write_text(
-                    f"withheld: this file held a {finding.kind}\n"
-                )
+                path.with_name(path.name + ".withheld").write_text(f"withheld: this file held a {finding.kind}\n")
         return findings
 
     def write(self, record: AttemptRecord) -> Path:

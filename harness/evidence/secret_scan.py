@@ -7,15 +7,20 @@ never the secret itself.
 
 from __future__ import annotations
 
+import io
 import os
 import re
-from collections.abc import Iterable, Mapping
+import zipfile
+import zlib
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from pydantic import BaseModel
 
 SECRET_ENV_NAME = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)", re.IGNORECASE)
 MIN_SECRET_LENGTH = 8
+MAX_ARCHIVE_DEPTH = 3
+MAX_MEMBER_BYTES = 256 * 1024 * 1024
 
 # Shapes of well-known credentials, for secrets the harness was never told about.
 SECRET_PATTERNS: dict[str, re.Pattern[bytes]] = {
@@ -55,12 +60,36 @@ def scan_tree(
     shapes = {**SECRET_PATTERNS, **(patterns or {})}
     findings: list[SecretFinding] = []
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        data = path.read_bytes()
-        relative = str(path.relative_to(root))
-        kinds = {label for label, needle in needles if needle in data}
-        kinds |= {kind for kind, pattern in shapes.items() if pattern.search(data)}
-        findings.extend(SecretFinding(path=relative, kind=kind) for kind in sorted(kinds))
+        for name, data in contents(str(path.relative_to(root)), path.read_bytes()):
+            kinds = {label for label, needle in needles if needle in data}
+            kinds |= {kind for kind, pattern in shapes.items() if pattern.search(data)}
+            findings.extend(SecretFinding(path=name, kind=kind) for kind in sorted(kinds))
     return findings
+
+
+def contents(name: str, data: bytes, depth: int = 0) -> Iterator[tuple[str, bytes]]:
+    """The bytes as stored, then every member of an archive (``trace.zip!resources/x``), nested ones too.
+
+    A ZIP deflates what it holds, so a key inside ``trace.zip`` or a delivered
+    ZIP is invisible to a search of the raw bytes; each member is searched
+    decompressed. Bounded in depth and size: a crafted archive cannot stall
+    the scan, and a member too large to read is reported as unscannable.
+    """
+    yield name, data
+    if depth >= MAX_ARCHIVE_DEPTH or not zipfile.is_zipfile(io.BytesIO(data)):
+        return
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            for member in archive.infolist():
+                if member.is_dir():
+                    continue
+                inner = f"{name}!{member.filename}"
+                if member.file_size > MAX_MEMBER_BYTES:
+                    yield inner, b""
+                    continue
+                yield from contents(inner, archive.read(member), depth + 1)
+    except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError, zlib.error):
+        return  # not an archive after all (or encrypted): its raw bytes were searched above
 
 
 def describe(findings: Iterable[SecretFinding]) -> str:

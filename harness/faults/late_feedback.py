@@ -37,15 +37,17 @@ def cites_delivery(text: str, delivery_id: RecordId, sha256: str) -> bool:
     return sha256 in text or re.search(rf"\bdelivery\s+#?{delivery_id}\b", text, re.IGNORECASE) is not None
 
 
-def delegation_checks(parent: Task, children: list[Task], lead: Agent, teammate: Agent, feedback: str) -> list[CheckRecord]:
+def delegation_checks(
+    parent: Task, children: list[Task], lead: Agent, teammate: Agent, feedback: str
+) -> list[CheckRecord]:
     mine = [c for c in children if c.assignee_id == teammate.id]
     checks = [
         CheckRecord(
             id="delegate.teammate-reports-to-lead",
             passed=teammate.reports_to == lead.id and (teammate.adapter, teammate.model) == (lead.adapter, lead.model),
             detail=f"{teammate.name} reports to agent {teammate.reports_to} (lead {lead.id}) on "
-                   f"{teammate.adapter}/{teammate.model} (lead {lead.adapter}/{lead.model})",
-        ),  # fmt: skip
+            f"{teammate.adapter}/{teammate.model} (lead {lead.adapter}/{lead.model})",
+        ),
         CheckRecord(
             id="delegate.one-child-for-teammate",
             passed=len(children) == 1 and len(mine) == 1,
@@ -87,7 +89,10 @@ def _reply_check(parent: Task, child: Task | None) -> CheckRecord:
     final, text = child.deliveries[-1], replies[-1].body
     earlier = [d.id for d in child.deliveries[:-1] if cites_delivery(text, d.id, d.sha256)]
     passed = cites_delivery(text, final.id, final.sha256) and not earlier
-    detail = (f"the lead's final reply cites delivery {final.id} ({final.sha256[:12]})" if passed
-              else f"the lead's final reply does not cite final delivery {final.id} ({final.sha256[:12]})"
-              + (f" but earlier {earlier}" if earlier else ""))  # fmt: skip
+    detail = (
+        f"the lead's final reply cites delivery {final.id} ({final.sha256[:12]})"
+        if passed
+        else f"the lead's final reply does not cite final delivery {final.id} ({final.sha256[:12]})"
+        + (f" but earlier {earlier}" if earlier else "")
+    )
     return CheckRecord(id=check_id, passed=passed, detail=detail)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import signal
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -36,9 +37,14 @@ class ReceiptDigest(BaseModel):
     @classmethod
     def of(cls, receipt: Receipt) -> ReceiptDigest:
         canonical = json.dumps(receipt.model_dump(), sort_keys=True, separators=(",", ":"))
-        return cls(id=receipt.id, seq=receipt.seq, tool=receipt.tool, target=receipt.target,
-                   sha256=hashlib.sha256(canonical.encode()).hexdigest(),
-                   received_message_ids=receipt.received_message_ids)  # fmt: skip
+        return cls(
+            id=receipt.id,
+            seq=receipt.seq,
+            tool=receipt.tool,
+            target=receipt.target,
+            sha256=hashlib.sha256(canonical.encode()).hexdigest(),
+            received_message_ids=receipt.received_message_ids,
+        )
 
 
 class RunState(BaseModel):
@@ -56,10 +62,15 @@ class RunState(BaseModel):
 
     @classmethod
     def of(cls, run: Run) -> RunState:
-        return cls(id=run.id, status=run.status, error_code=run.error_code,
-                   runner_instance_id=run.identity.runner_instance_id, pid=run.identity.pid,
-                   process_start_time=run.identity.process_start_time,
-                   receipts=[ReceiptDigest.of(r) for r in run.receipts])  # fmt: skip
+        return cls(
+            id=run.id,
+            status=run.status,
+            error_code=run.error_code,
+            runner_instance_id=run.identity.runner_instance_id,
+            pid=run.identity.pid,
+            process_start_time=run.identity.process_start_time,
+            receipts=[ReceiptDigest.of(r) for r in run.receipts],
+        )
 
 
 class MessageState(BaseModel):
@@ -122,17 +133,24 @@ def restart_controller(
     after_run = journey.api.run(run.id)
     after = _snapshot(journey, "after", sig, after_run, message_id)
     after_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-after", after)
-    journey.evidence.note("restart", f"controller {sig.name}, runner pid {current.identity.pid} alive meanwhile: {kept_going}")
+    journey.evidence.note(
+        "restart", f"controller {sig.name}, runner pid {current.identity.pid} alive meanwhile: {kept_going}"
+    )
     journey.screenshot(f"after {sig.name} restart")
     journey.evidence.note("restarted", f"run {run.id} is {after_run.status}; re-adopted: {adopted}")
     if not adopted and after_run.status == "succeeded" and _ended_before(after_run, signalled_at):
-        raise Unexercised(f"run {run.id} finished before the {sig.name} reached the controller; the restart hit no running job")
-    record = RestartRecord(before=before, after=after, runner_kept_going=kept_going, adopted=adopted,
-                           evidence=[before_path, after_path])
+        raise Unexercised(
+            f"run {run.id} finished before the {sig.name} reached the controller; the restart hit no running job"
+        )
+    record = RestartRecord(
+        before=before, after=after, runner_kept_going=kept_going, adopted=adopted, evidence=[before_path, after_path]
+    )
     if not kept_going and not adopted and not after_run.active:
         require_recovered(journey, journey.api.task(run.task_id), record)
-        raise StoryFailed(f"the {sig.name} restart ended run {run.id} ({after_run.status}, {after_run.terminal}) "
-                          f"instead of keeping it: its runner was gone and the new controller did not adopt it")
+        raise StoryFailed(
+            f"the {sig.name} restart ended run {run.id} ({after_run.status}, {after_run.terminal}) "
+            f"instead of keeping it: its runner was gone and the new controller did not adopt it"
+        )
     return record
 
 
@@ -159,21 +177,30 @@ def require_recovered(journey: Journey, task: Task, record: RestartRecord) -> No
     journey.record_checks(checks, [*record.evidence, final_path])
 
 
-def _snapshot(journey: Journey, moment: Moment, sig: signal.Signals, run: Run, message_id: RecordId | None) -> RestartSnapshot:
+def _snapshot(
+    journey: Journey, moment: Moment, sig: signal.Signals, run: Run, message_id: RecordId | None
+) -> RestartSnapshot:
     controller = journey.api.controller()
     task = journey.api.task(run.task_id)
     message = next((c for c in task.user_messages() if c.id == message_id), None)
     return RestartSnapshot(
-        moment=moment, signal=sig.name, controller_instance_id=controller.instance_id, controller_pid=controller.pid,
-        run=RunState.of(run), message=MessageState.of(message), workspace=journey.api.workspace_hashes(run.task_id),
+        moment=moment,
+        signal=sig.name,
+        controller_instance_id=controller.instance_id,
+        controller_pid=controller.pid,
+        run=RunState.of(run),
+        message=MessageState.of(message),
+        workspace=journey.api.workspace_hashes(run.task_id),
     )
 
 
-def _duplicates(values: list[object]) -> list[object]:
+def _duplicates(values: Sequence[object]) -> list[object]:
     return sorted({v for v in values if values.count(v) > 1}, key=str)
 
 
-def restart_checks(record: RestartRecord, final: RestartSnapshot, task: Task, shown_in_thread: int = 1) -> list[CheckRecord]:
+def restart_checks(
+    record: RestartRecord, final: RestartSnapshot, task: Task, shown_in_thread: int = 1
+) -> list[CheckRecord]:
     """The named requirements of a restart under a running job, decided on the three snapshots.
 
     ``shown_in_thread`` is how often the page, reloaded after the work, shows the late message.
@@ -192,40 +219,53 @@ def restart_checks(record: RestartRecord, final: RestartSnapshot, task: Task, sh
         ),
     ]
     same = before.run.identity == after.run.identity == final.run.identity
-    checks.append(CheckRecord(
-        id="restart.same-run",
-        passed=same and record.adopted and final.run.status == "succeeded",
-        detail=(f"run {before.run.id}: {before.run.status} -> {after.run.status} -> {final.run.status}; "
+    checks.append(
+        CheckRecord(
+            id="restart.same-run",
+            passed=same and record.adopted and final.run.status == "succeeded",
+            detail=(
+                f"run {before.run.id}: {before.run.status} -> {after.run.status} -> {final.run.status}; "
                 f"identity {'unchanged' if same else 'CHANGED'} (pid {before.run.pid}/{after.run.pid}/{final.run.pid}); "
-                f"{'re-adopted' if record.adopted else 'NOT re-adopted'} by the new controller"),
-    ))  # fmt: skip
+                f"{'re-adopted' if record.adopted else 'NOT re-adopted'} by the new controller"
+            ),
+        )
+    )
     checks.append(_message_check(before, task, shown_in_thread))
     if before.message is not None:  # without one, restart.message-survived already names what is missing
         checks.append(_received_check(before, final))
     ids = [r.id for r in final.run.receipts]
     seqs = [r.seq for r in final.run.receipts]
     repeated = _duplicates(ids) + _duplicates([(r.tool, r.target, r.sha256) for r in final.run.receipts])
-    checks.append(CheckRecord(
-        id="restart.receipts-once",
-        passed=not repeated and seqs == list(range(len(seqs))),
-        detail=f"{len(ids)} receipts, seq 0..{len(seqs) - 1}" if not repeated and seqs == list(range(len(seqs)))
-        else f"repeated {repeated[:3]}; seqs {seqs}",
-    ))  # fmt: skip
+    checks.append(
+        CheckRecord(
+            id="restart.receipts-once",
+            passed=not repeated and seqs == list(range(len(seqs))),
+            detail=f"{len(ids)} receipts, seq 0..{len(seqs) - 1}"
+            if not repeated and seqs == list(range(len(seqs)))
+            else f"repeated {repeated[:3]}; seqs {seqs}",
+        )
+    )
     prefix = final.run.receipts[: len(before.run.receipts)]
-    checks.append(CheckRecord(
-        id="restart.receipt-prefix",
-        passed=prefix == before.run.receipts,
-        detail=f"the {len(before.run.receipts)} receipts recorded before the restart are "
-               f"{'unchanged' if prefix == before.run.receipts else 'CHANGED'} at the start of the final record",
-    ))  # fmt: skip
+    checks.append(
+        CheckRecord(
+            id="restart.receipt-prefix",
+            passed=prefix == before.run.receipts,
+            detail=f"the {len(before.run.receipts)} receipts recorded before the restart are "
+            f"{'unchanged' if prefix == before.run.receipts else 'CHANGED'} at the start of the final record",
+        )
+    )
     replies = [(c.run_id, c.body) for c in task.agent_replies()]
     shas = [d.sha256 for d in task.deliveries]
     doubled = _duplicates(replies) + _duplicates(shas)
-    checks.append(CheckRecord(
-        id="restart.records-once",
-        passed=not doubled,
-        detail=f"{len(replies)} replies and {len(shas)} deliveries, none twice" if not doubled else f"recorded twice: {doubled[:3]}",
-    ))  # fmt: skip
+    checks.append(
+        CheckRecord(
+            id="restart.records-once",
+            passed=not doubled,
+            detail=f"{len(replies)} replies and {len(shas)} deliveries, none twice"
+            if not doubled
+            else f"recorded twice: {doubled[:3]}",
+        )
+    )
     return checks
 
 
@@ -239,23 +279,32 @@ def _received_check(before: RestartSnapshot, final: RestartSnapshot) -> CheckRec
     assert before.message is not None
     late = str(before.message.id)
     queued = before.message.consumed_by_run_id is None
-    window = final.run.receipts[len(before.run.receipts):] if queued else final.run.receipts
+    window = final.run.receipts[len(before.run.receipts) :] if queued else final.run.receipts
     reads = [r for r in window if late in r.received_message_ids]
     when = "after the restart" if queued else "(it was read before the restart)"
-    detail = (f"run {final.run.id}'s receipt {reads[0].id} ({reads[0].tool}) lists message {late} {when}" if reads
-              else f"no read receipt of run {final.run.id} lists message {late} {when}")
+    detail = (
+        f"run {final.run.id}'s receipt {reads[0].id} ({reads[0].tool}) lists message {late} {when}"
+        if reads
+        else f"no read receipt of run {final.run.id} lists message {late} {when}"
+    )
     return CheckRecord(id=check_id, passed=bool(reads), detail=detail)
 
 
 def _message_check(before: RestartSnapshot, task: Task, shown_in_thread: int) -> CheckRecord:
     """The late requirement, persisted before the restart, survives it once and is read by a successful run."""
     if before.message is None:
-        return CheckRecord(id="restart.message-survived", passed=False, detail="no message was persisted before the restart")
+        return CheckRecord(
+            id="restart.message-survived", passed=False, detail="no message was persisted before the restart"
+        )
     stored = [c for c in task.user_messages() if c.id == before.message.id]
     consumer = next((r for r in task.runs if stored and r.id == stored[0].consumed_by_run_id), None)
     passed = len(stored) == 1 and shown_in_thread == 1 and consumer is not None and consumer.status == "succeeded"
-    state = "unread" if before.message.consumed_by_run_id is None else f"read by run {before.message.consumed_by_run_id}"
-    detail = (f"message {before.message.id} ({state} at the restart) stored {len(stored)} time(s), shown "
-              f"{shown_in_thread} time(s) after a reload; consumed by "
-              f"{'run ' + str(consumer.id) + ' ' + consumer.status if consumer else 'no run'}")  # fmt: skip
+    state = (
+        "unread" if before.message.consumed_by_run_id is None else f"read by run {before.message.consumed_by_run_id}"
+    )
+    detail = (
+        f"message {before.message.id} ({state} at the restart) stored {len(stored)} time(s), shown "
+        f"{shown_in_thread} time(s) after a reload; consumed by "
+        f"{'run ' + str(consumer.id) + ' ' + consumer.status if consumer else 'no run'}"
+    )
     return CheckRecord(id="restart.message-survived", passed=passed, detail=detail)

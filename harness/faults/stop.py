@@ -50,7 +50,7 @@ def stop_active_work(journey: Journey, task: Task, source: str, more_work: str) 
         if target is not None:
             journey.screenshot("before stop")
             clicked = page.click_stop(target.id)
-            ended = journey.wait(lambda r=target: _ended(journey, r.id), f"run {target.id} to end", "run-ended-after-stop")
+            ended = _wait_until_ended(journey, target)
             if ended.status == "cancelled":
                 return _stopped(journey, page, ended, requests_for_work)
             if clicked:  # Stop landed inside the agent's long step, and the run went on to its own end
@@ -70,13 +70,21 @@ def require_short_reply(
     with journey.expecting("task-page-shown", f"reloading task {task.id}"):
         page.reload()
     latest = page.latest_reply()
-    view = ShortReplyView(request_copies=len(page.user_messages_with(request)),
-                          latest_reply=latest.body if latest else None, status=page.status())
+    view = ShortReplyView(
+        request_copies=len(page.user_messages_with(request)),
+        latest_reply=latest.body if latest else None,
+        status=page.status(),
+    )
     journey.screenshot("short reply after reload")
     after = journey.record_workspace_hashes(task, "after reply")
     checks = stop_checks(stopped, journey.api.task(task.id), request, nonce, view, unchanged_since, after)
-    journey.record_checks(checks, ["snapshots/stop.json", "snapshots/workspace-after-stop.json",
-                                   "snapshots/workspace-after-reply.json"])
+    journey.record_checks(
+        checks, ["snapshots/stop.json", "snapshots/workspace-after-stop.json", "snapshots/workspace-after-reply.json"]
+    )
+
+
+def _wait_until_ended(journey: Journey, run: Run) -> Run:
+    return journey.wait(lambda: _ended(journey, run.id), f"run {run.id} to end", "run-ended-after-stop")  # type: ignore[no-any-return]
 
 
 def _ended(journey: Journey, run_id: RecordId) -> Run | None:
@@ -96,8 +104,13 @@ def _stopped(journey: Journey, page: TaskView, run: Run, requests_for_work: int)
     pid = run.identity.pid
     group_gone = pid is None or not journey.instance.process_group_alive(pid)
     journey.excuse_interruption(run)
-    record = StopRecord(run_id=run.id, pid=pid, product_says_group_gone=bool(final.process_group_gone),
-                        harness_saw_group_gone=group_gone, requests_for_work=requests_for_work)
+    record = StopRecord(
+        run_id=run.id,
+        pid=pid,
+        product_says_group_gone=bool(final.process_group_gone),
+        harness_saw_group_gone=group_gone,
+        requests_for_work=requests_for_work,
+    )
     journey.evidence.snapshot("stop", record)
     journey.evidence.note("stopped", f"run {run.id} cancelled; process group {pid} gone: {group_gone}")
     journey.screenshot("stopped")
@@ -145,8 +158,8 @@ def stop_checks(
             id="stop.process-group-gone",
             passed=record.product_says_group_gone and record.harness_saw_group_gone,
             detail=f"run {record.run_id} (pid {record.pid}): product says gone={record.product_says_group_gone}, "
-                   f"no process left in its group={record.harness_saw_group_gone}",
-        ),  # fmt: skip
+            f"no process left in its group={record.harness_saw_group_gone}",
+        ),
         CheckRecord(
             id="stop.run-cancelled",
             passed=stopped is not None and stopped.status == "cancelled" and stopped.error_code == "stopped_by_user",
@@ -159,11 +172,17 @@ def stop_checks(
         ),
         CheckRecord(
             id="stop.reply-has-nonce",
-            passed=(view.latest_reply is not None and nonce in view.latest_reply and answering is not None
-                    and stopped is not None and _later(task, answering, stopped) and answering.status == "succeeded"),
+            passed=(
+                view.latest_reply is not None
+                and nonce in view.latest_reply
+                and answering is not None
+                and stopped is not None
+                and _later(task, answering, stopped)
+                and answering.status == "succeeded"
+            ),
             detail=f"latest reply {'contains' if view.latest_reply and nonce in view.latest_reply else 'LACKS'} the nonce; "
-                   f"written by run {answering.id if answering else '-'} ({answering.status if answering else '-'})",
-        ),  # fmt: skip
+            f"written by run {answering.id if answering else '-'} ({answering.status if answering else '-'})",
+        ),
         CheckRecord(
             id="stop.no-earlier-run-active",
             passed=not earlier_active and view.status == "done",
@@ -172,14 +191,19 @@ def stop_checks(
         CheckRecord(
             id="stop.nothing-ran-after-stop",
             passed=not uninvited,
-            detail="no run between the stopped run and the one that answered" if not uninvited
-            else "ran after Stop, before the answer: " + "; ".join(
-                f"run {r.id} ({r.status}, {sum(1 for d in task.deliveries if d.run_id == r.id)} delivery(ies))" for r in uninvited),
-        ),  # fmt: skip
+            detail="no run between the stopped run and the one that answered"
+            if not uninvited
+            else "ran after Stop, before the answer: "
+            + "; ".join(
+                f"run {r.id} ({r.status}, {sum(1 for d in task.deliveries if d.run_id == r.id)} delivery(ies))"
+                for r in uninvited
+            ),
+        ),
         CheckRecord(
             id="stop.workspace-unchanged",
             passed=not changed,
             detail=f"{len(workspace_now)} files, hashes unchanged since the process group exited"
-            if not changed else f"changed after Stop: {', '.join(changed)}",
-        ),  # fmt: skip
+            if not changed
+            else f"changed after Stop: {', '.join(changed)}",
+        ),
     ]

@@ -114,15 +114,18 @@ class ProductDriver(Protocol):
         """The product's release as this machine runs it, for provenance (None when it is not installed)."""
         ...
 
-    def start_instance(self, pace_s: float, defects: Sequence[str] = ()) -> ProductInstance:
+    def start_instance(
+        self, pace_s: float, defects: Sequence[str] = (), model_upstream: str | None = None
+    ) -> ProductInstance:
         """A new isolated instance, started; ``pace_s`` is the scripted agent's step time.
 
         ``defects`` names product defects to switch on (calibration only; a
         driver whose product has none refuses any name, so a calibration run
-        can never pass by silently running the healthy product).
+        can never pass by silently running the healthy product). A driver that
+        runs live agent CLIs also takes ``model_upstream`` (keyword): the model
+        server its agents' metering proxies forward to (the replay server).
         """
         ...
 
     def task_list(self, page: Any, base_url: str) -> TaskListView: ...
     def task_page(self, page: Any, base_url: str, task_id: RecordId) -> TaskView: ...
-

@@ -25,10 +25,20 @@ class Record(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
 
+class Spend(Record):
+    """Metered model spend; simulated (replay) cents are priced like real ones and never added to them."""
+
+    cents: float = 0.0
+    simulated_cents: float = 0.0
+    calls: int = 0
+    refused_calls: int = 0
+
+
 class Company(Record):
     name: str
     budget_cents: int
     spend_cents: int
+    spend: Spend = Spend()
 
 
 class Agent(Record):
@@ -38,6 +48,8 @@ class Agent(Record):
     reports_to: RecordId | None
     adapter: str
     model: str
+    budget_cents: int | None = None
+    spend: Spend = Spend()
 
 
 class Comment(Record):
@@ -98,6 +110,7 @@ class Run(Record):
     terminal: dict[str, Any] | None
     process_group_gone: bool | None
     receipts: list[Receipt]
+    spend: Spend = Spend()
 
     @property
     def active(self) -> bool:
@@ -148,8 +161,13 @@ class Task(TaskSummary):
     def running_run_that_saved(self, filename: str) -> Run | None:
         """The premise of every fault: a run still running in its runner process that has saved ``filename``."""
         return next(
-            (run for run in self.runs if run.status == "running" and run.identity.pid
-             and any(r.tool == "write_file" and r.target == filename for r in run.receipts)),
+            (
+                run
+                for run in self.runs
+                if run.status == "running"
+                and run.identity.pid
+                and any(r.tool == "write_file" and r.target == filename for r in run.receipts)
+            ),
             None,
         )
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from enum import Enum
 from functools import cache
 from pathlib import Path
@@ -99,9 +99,9 @@ class LoadedAttempt(BaseModel):
         if self.record:
             return self.record.timing.started_at
         try:
-            return datetime.fromtimestamp(self.folder.stat().st_mtime, tz=timezone.utc)
+            return datetime.fromtimestamp(self.folder.stat().st_mtime, tz=UTC)
         except OSError:
-            return datetime.fromtimestamp(0, tz=timezone.utc)
+            return datetime.fromtimestamp(0, tz=UTC)
 
     @property
     def reviewed(self) -> bool:
@@ -125,16 +125,22 @@ def read_package(results: Path, folder: Path) -> LoadedAttempt:
     """Read one package; any defect becomes a broken attempt with a one-line reason."""
     campaign, execution_id, attempt = folder.relative_to(results).parts
     loaded = LoadedAttempt(
-        results=results, folder=folder, campaign=campaign, execution_id=execution_id, attempt=attempt,
+        results=results,
+        folder=folder,
+        campaign=campaign,
+        execution_id=execution_id,
+        attempt=attempt,
         reviews=read_reviews(folder),
-    )  # fmt: skip
+    )
     path = folder / ATTEMPT_FILE
     if not path.is_file():
         return loaded.model_copy(update={"state": PackageState.BROKEN, "problem": "attempt.json is missing"})
     try:
         raw = json.loads(path.read_bytes())
     except (ValueError, OSError) as error:
-        return loaded.model_copy(update={"state": PackageState.BROKEN, "problem": f"attempt.json is unreadable: {error}"})
+        return loaded.model_copy(
+            update={"state": PackageState.BROKEN, "problem": f"attempt.json is unreadable: {error}"}
+        )
     version = raw.get("schema_version") if isinstance(raw, dict) else None
     if version != ATTEMPT_SCHEMA_VERSION:
         problem = (

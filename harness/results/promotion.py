@@ -27,10 +27,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from harness.results.calibration_record import CalibrationRecord, calibration_path, read_calibration
 from harness.core.catalog import CATALOG, Catalog, suite_definition_hash
-from harness.results.packages import LoadedAttempt, load_attempts
 from harness.core.records import utc_now
+from harness.results.calibration_record import CalibrationRecord, calibration_path, read_calibration
+from harness.results.packages import LoadedAttempt, load_attempts
 from harness.results.review import default_reviewer
 
 PROMOTIONS_FOLDER = "promotions"
@@ -120,9 +120,13 @@ def _calibration_reasons(roots: Sequence[Path], digests: set[str]) -> tuple[list
         if records:
             record = records[0][1]
             if not record.passed:
-                problems.append(f"calibration failed for harness digest {digest}: {len(record.wrong)} wrong row(s) of {record.rows}")
+                problems.append(
+                    f"calibration failed for harness digest {digest}: {len(record.wrong)} wrong row(s) of {record.rows}"
+                )
             if not record.complete:
-                problems.append(f"calibration for harness digest {digest} ran only {', '.join(record.suites)}, not every suite")
+                problems.append(
+                    f"calibration for harness digest {digest} ran only {', '.join(record.suites)}, not every suite"
+                )
         if not problems:
             where = calibration_path(roots[0], digest)
             problems.append(f"no calibration record for harness digest {digest} ({where}); run 'make calibrate'")
@@ -140,12 +144,17 @@ def evaluate(
     """Every reason the suite cannot be promoted from these results (none: it can)."""
     definitions = {s.name: s for s in catalog.suites}
     if suite not in definitions:
-        return Decision(suite=suite, reasons=[f"unknown suite '{suite}'; valid suites: {', '.join(sorted(definitions))}"], counted=[])
+        return Decision(
+            suite=suite,
+            reasons=[f"unknown suite '{suite}'; valid suites: {', '.join(sorted(definitions))}"],
+            counted=[],
+        )
     definition = definitions[suite]
     counted = [
-        a for a in load_attempts(results)
+        a
+        for a in load_attempts(results)
         if a.suite == suite and not a.diagnostic_reason and (not campaigns or a.campaign in campaigns)
-    ]  # fmt: skip
+    ]
     if not counted:
         where = ", ".join(str(r) for r in results)
         return Decision(suite=suite, reasons=[f"no attempts of suite {suite} under {where}"], counted=[])
@@ -159,8 +168,12 @@ def evaluate(
     current_hash = suite_definition_hash(definition)
     stale = [a.key for a in recorded if a.record and a.record.provenance.suite_definition_hash != current_hash]
     if stale:
-        reasons.append(f"{len(stale)} attempt(s) ran a different definition of suite {suite} than the catalog's: {_named(stale)}")
-    calibration, relied_on = _calibration_reasons(results, {a.record.provenance.harness_digest for a in recorded if a.record})
+        reasons.append(
+            f"{len(stale)} attempt(s) ran a different definition of suite {suite} than the catalog's: {_named(stale)}"
+        )
+    calibration, relied_on = _calibration_reasons(
+        results, {a.record.provenance.harness_digest for a in recorded if a.record}
+    )
     reasons += calibration
     by_cell: dict[str, list[LoadedAttempt]] = defaultdict(list)
     for attempt in counted:
@@ -169,10 +182,14 @@ def evaluate(
     for execution_id in local_cells:
         found = independent_attempts(by_cell.get(execution_id, []))
         if found < min_independent:
-            reasons.append(f"{execution_id} has {found} independent attempt(s) that passed or failed; {min_independent} needed")
+            reasons.append(
+                f"{execution_id} has {found} independent attempt(s) that passed or failed; {min_independent} needed"
+            )
     for attempt in counted:
         if attempt.verdict in NEEDS_REVIEW and not attempt.reviewed:
-            reasons.append(f"{attempt.key} is {attempt.verdict} and has no review note (harness review {attempt.folder} --note ...)")
+            reasons.append(
+                f"{attempt.key} is {attempt.verdict} and has no review note (harness review {attempt.folder} --note ...)"
+            )
     return Decision(suite=suite, reasons=reasons, counted=counted, calibration=relied_on)
 
 
@@ -186,15 +203,26 @@ def promotion_record(decision: Decision, promoted_by: str | None = None) -> Prom
         by_cell[attempt.execution_id].append(attempt)
     notes = [
         ReviewedAttempt(attempt=a.key, verdict=a.verdict, reviewer=n.reviewer, note=n.note)
-        for a in decision.counted if a.reviews for n in a.reviews.notes
-    ]  # fmt: skip
+        for a in decision.counted
+        if a.reviews
+        for n in a.reviews.notes
+    ]
     return PromotionRecord(
-        suite=decision.suite, suite_definition_hash=first.provenance.suite_definition_hash,
-        source_revision=first.provenance.source_revision, harness_digest=first.provenance.harness_digest,
-        promoted_by=promoted_by or default_reviewer(), calibration=decision.calibration, counts=dict(sorted(counts.items())),
-        independent={cell: independent_attempts(items) for cell, items in sorted(by_cell.items()) if items[0].environment == "local"},
-        attempts=[a.key for a in decision.counted], notes=notes,
-    )  # fmt: skip
+        suite=decision.suite,
+        suite_definition_hash=first.provenance.suite_definition_hash,
+        source_revision=first.provenance.source_revision,
+        harness_digest=first.provenance.harness_digest,
+        promoted_by=promoted_by or default_reviewer(),
+        calibration=decision.calibration,
+        counts=dict(sorted(counts.items())),
+        independent={
+            cell: independent_attempts(items)
+            for cell, items in sorted(by_cell.items())
+            if items[0].environment == "local"
+        },
+        attempts=[a.key for a in decision.counted],
+        notes=notes,
+    )
 
 
 def promote(

@@ -16,8 +16,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from harness.results.packages import LoadedAttempt
 from harness.core.records import utc_now
+from harness.results.packages import LoadedAttempt
 
 SUMMARY_SCHEMA_VERSION = 1
 VERDICT_ORDER = ("passed", "failed", "infrastructure_failed", "unexercised", "skipped", "broken")

@@ -21,13 +21,14 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.core.catalog import Cell, live_cell_unavailable_reason, suite_definition_hash
 from harness.core.deadline import Deadline
-from harness.evidence.recorder import EvidenceRecorder
-from harness.evidence.provenance import harness_digest, source_dirty, source_revision
-from harness.core.settings import RunSettings
 from harness.core.records import Accounting, AttemptRecord, CellIdentity, Provenance, Timing, utc_now
-from harness.evidence.secret_scan import describe, secrets_from_environment
+from harness.core.settings import RunSettings
 from harness.core.verdicts import StoryOutcome, Verdict
+from harness.evidence.provenance import harness_digest, source_dirty, source_revision
+from harness.evidence.recorder import EvidenceRecorder
+from harness.evidence.secret_scan import describe, secrets_from_environment
 from harness.products import product_driver
+from harness.running.cost_limit import cost_limit_reason
 from harness.running.interrupt import interrupted
 
 
@@ -48,6 +49,7 @@ class Conclusion(BaseModel):
     agent_run_s: float | None = None
     accounting: Accounting = Accounting()
     oracle_image: str | None = None
+    agent_clis: dict[str, str] = {}
 
 
 OpenJourney = Callable[[AttemptContext], AbstractContextManager[Any]]
@@ -152,7 +154,7 @@ def run_attempt(
     deadline = Deadline(cell.deadline_s)
     conclusion = Conclusion()
 
-    unavailable = live_cell_unavailable_reason(cell)
+    unavailable = live_cell_unavailable_reason(cell) or cost_limit_reason(cell, settings)
     if unavailable:
         verdict, reason = Verdict.SKIPPED, unavailable
     else:
@@ -161,12 +163,24 @@ def run_attempt(
             verdict, reason, conclusion = _play(cell, context, open_journey)
         except KeyboardInterrupt:
             verdict, reason = Verdict.INFRASTRUCTURE_FAILED, "interrupted by the user (Ctrl-C)"
-            _finish(recorder, cell, settings, attempt_id, retry_of, verdict, reason, started, deadline,
-                    conclusion, secret_patterns)  # fmt: skip
+            _finish(
+                recorder,
+                cell,
+                settings,
+                attempt_id,
+                retry_of,
+                verdict,
+                reason,
+                started,
+                deadline,
+                conclusion,
+                secret_patterns,
+            )
             raise
         verdict, reason = count_checks(verdict, reason, [check.id for check in recorder.failed_checks()])
-    return _finish(recorder, cell, settings, attempt_id, retry_of, verdict, reason, started, deadline,
-                   conclusion, secret_patterns)  # fmt: skip
+    return _finish(
+        recorder, cell, settings, attempt_id, retry_of, verdict, reason, started, deadline, conclusion, secret_patterns
+    )
 
 
 def _finish(
@@ -190,9 +204,12 @@ def _finish(
         campaign=settings.campaign,
         attempt=attempt_id,
         cell=CellIdentity(
-            execution_id=cell.execution_id, suite=cell.suite.name, profile=cell.profile.name,
-            environment=cell.environment.name, case=cell.case.name,
-        ),  # fmt: skip
+            execution_id=cell.execution_id,
+            suite=cell.suite.name,
+            profile=cell.profile.name,
+            environment=cell.environment.name,
+            case=cell.case.name,
+        ),
         verdict=verdict,
         reason=reason,
         retry_of=retry_of,
@@ -217,6 +234,7 @@ def _finish(
             evidence_mode=cell.evidence_mode,
             product=cell.environment.product,
             product_version=product_driver(cell.environment.product).version(),
+            agent_clis=conclusion.agent_clis,
         ),
         downloads=recorder.downloads,
         screenshots=recorder.screenshots,
@@ -225,7 +243,10 @@ def _finish(
     path = recorder.write(record)
     findings = recorder.withhold_secrets(known_secrets, secret_patterns)
     if findings:
-        update: dict[str, Any] = {"verdict": Verdict.FAILED, "reason": f"secret found in evidence: {describe(findings)}"}
+        update: dict[str, Any] = {
+            "verdict": Verdict.FAILED,
+            "reason": f"secret found in evidence: {describe(findings)}",
+        }
         if any(finding.path == path.name for finding in findings):
             # The record itself leaked: keep its shape, drop the free text that held the secret.
             update |= {"checks": [c.model_copy(update={"detail": "(withheld)"}) for c in record.checks], "timeline": []}

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.settings import SETTINGS_OPTION, RunSettings
-from harness.running.ownership import claim_run_folder, release_run_folder, remove_dead_owners
-from harness.results.packages import LoadedAttempt, campaign_package_folders, read_package
 from harness.core.records import AttemptRecord
-from harness.results.summary import summarize_campaign
+from harness.core.settings import SETTINGS_OPTION, RunSettings
 from harness.core.verdicts import Verdict
+from harness.results.packages import LoadedAttempt, campaign_package_folders, read_package
+from harness.results.summary import summarize_campaign
+from harness.running.ownership import claim_run_folder, release_run_folder, remove_dead_owners
 
 # Named, not imported: pytest imports the plugin itself (`-p`), so it can rewrite its asserts,
 # and each xdist worker does the same from the command line it is given.
@@ -101,7 +101,9 @@ def run_cells(settings: RunSettings, extra: Sequence[str] = ()) -> int:
     print()
     print(summary(records, results, campaign))
     (results / campaign).mkdir(parents=True, exist_ok=True)
-    (results / campaign / "summary.json").write_text(summarize_campaign(campaign, attempts).model_dump_json(indent=2) + "\n")
+    (results / campaign / "summary.json").write_text(
+        summarize_campaign(campaign, attempts).model_dump_json(indent=2) + "\n"
+    )
     if pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not records:
         return int(pytest_status) or 1
     return exit_status(records, len(settings.cells))

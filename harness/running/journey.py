@@ -10,11 +10,11 @@ API client, paths in the evidence recorder: never in a story.
 
 from __future__ import annotations
 
+import secrets
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-import secrets
-import time
 from datetime import datetime
 from typing import Any, Literal, NoReturn
 
@@ -31,6 +31,7 @@ from harness.products import product_driver
 from harness.products.base import ProductDriver, ProductInstance, TaskView
 from harness.products.records import Agent, Comment, RecordId, Run, Task
 from harness.running.attempt import AttemptContext, Conclusion
+from harness.running.model_server import agent_cli_versions, model_server
 from harness.running.watch import InvariantWatch
 
 SCRIPTED_PACE_S = 0.05
@@ -55,7 +56,9 @@ class Journey:
     their own records; nothing of a fault is kept here.
     """
 
-    def __init__(self, context: AttemptContext, driver: ProductDriver, instance: ProductInstance, browser_context: Any) -> None:
+    def __init__(
+        self, context: AttemptContext, driver: ProductDriver, instance: ProductInstance, browser_context: Any
+    ) -> None:
         self.cell = context.cell
         self.settings = context.settings
         self.evidence = context.recorder
@@ -72,6 +75,7 @@ class Journey:
         self.watch = InvariantWatch(self.api, self.evidence, self.screenshot)
         self._grader = ThreadPoolExecutor(max_workers=2, thread_name_prefix="oracle")
         self._grades: list[tuple[DownloadRecord, str, Future[Any]]] = []
+        self.agent_clis: dict[str, str] = {}
         self.lead = self._hire("Avery", "lead engineer")
 
     # ---- the team ---------------------------------------------------------------
@@ -80,9 +84,12 @@ class Journey:
         """Create an agent with the cell's profile (a calibration run swaps in a faulty persona)."""
         model = self.settings.scripted_persona or self.cell.profile.model
         agent = self.api.create_agent(
-            name=name, role=role, adapter=self.cell.profile.adapter, model=model,
+            name=name,
+            role=role,
+            adapter=self.cell.profile.adapter,
+            model=model,
             reports_to=reports_to.id if reports_to else None,
-        )  # fmt: skip
+        )
         self.evidence.note("hire", f"{name} ({role}) on {self.cell.profile.adapter}/{model}")
         return agent
 
@@ -97,6 +104,7 @@ class Journey:
         A state that never comes within ``timeout`` (default: what is left of
         the attempt) fails the attempt under ``expect.<expectation>``.
         """
+
         def watched() -> Any:
             with self.evidence.timed("invariants"):
                 self.watch.sample(shown=self._badge if self.current is not None else None)
@@ -113,7 +121,10 @@ class Journey:
         try:
             yield
         except (PlaywrightTimeoutError, AssertionError, TimeoutError) as error:
-            self.unmet(expectation, f"{what}: {str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__}")
+            self.unmet(
+                expectation,
+                f"{what}: {str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__}",
+            )
 
     def unmet(self, expectation: str, detail: str) -> NoReturn:
         """Keep the failed expectation with the screen as it was, and end the story as failed."""
@@ -157,7 +168,9 @@ class Journey:
 
     def open_child_task(self, parent: Task) -> Task:
         """Wait until the lead has created a child task, then follow its link from the parent's page."""
-        self.wait(lambda: self.api.task(parent.id).children or None, f"a child task of task {parent.id}", "child-task-created")
+        self.wait(
+            lambda: self.api.task(parent.id).children or None, f"a child task of task {parent.id}", "child-task-created"
+        )
         if self.current_page().task_id != parent.id:
             self.open_task(parent)
         with self.expecting("child-task-page-shown", f"following the child link of task {parent.id}"):
@@ -178,6 +191,7 @@ class Journey:
         A settled task means the agent finished (or died) before anyone could
         see the file: the premise is gone, and that is decided, not waited out.
         """
+
         def saved() -> Run | Literal["settled"] | None:
             current = self.api.task(task.id)
             run = current.running_run_that_saved(filename)
@@ -188,7 +202,9 @@ class Journey:
         found = self.wait(saved, f"{filename} saved by a running run on task {task.id}", "source-saved")
         if found == "settled":
             return None
-        self.evidence.note("source saved", f"run {found.id} (pid {found.identity.pid}) saved {filename} on task {task.id}")
+        self.evidence.note(
+            "source saved", f"run {found.id} (pid {found.identity.pid}) saved {filename} on task {task.id}"
+        )
         return found  # type: ignore[no-any-return]
 
     def wait_until_source_saved(self, task: Task, filename: str) -> Run:
@@ -230,9 +246,13 @@ class Journey:
 
     def wait_until_stored(self, pending: PendingMessage) -> Comment:
         """Until the product has stored the message whose Send was pressed (no wait for the page)."""
+
         def stored() -> Comment | None:
-            fresh = [c for c in self.api.task(pending.task_id).user_messages()
-                     if c.id not in pending.known_ids and c.body.strip() == pending.text.strip()]
+            fresh = [
+                c
+                for c in self.api.task(pending.task_id).user_messages()
+                if c.id not in pending.known_ids and c.body.strip() == pending.text.strip()
+            ]
             return fresh[0] if fresh else None
 
         return self.wait(stored, f"the message to be stored on task {pending.task_id}", "message-stored")  # type: ignore[no-any-return]
@@ -277,8 +297,11 @@ class Journey:
 
         current = self.wait(finished, f"{what} on task {task.id}", "task-finished")
         if not current.settled:
-            self.unmet("task-settled", f"task {task.id} is {current.status} with nothing running, but "
-                       f"{current.unconsumed_user_messages} message(s) still count as unread after {SETTLE_S:.0f} s")
+            self.unmet(
+                "task-settled",
+                f"task {task.id} is {current.status} with nothing running, but "
+                f"{current.unconsumed_user_messages} message(s) still count as unread after {SETTLE_S:.0f} s",
+            )
         with self.expecting("page-shows-status", f"the page of task {task.id} showing {current.status}"):
             self.current_page().wait_until_status(current.status, timeout=self.deadline.budget(30))
         self.evidence.note("finished", f"task {task.id} is {current.status}")
@@ -297,33 +320,39 @@ class Journey:
                 data = self.current_page().download_delivery_id(latest.id)
         record = self.evidence.download(phase, data)
         self.evidence.check(
-            f"delivery.{phase}.sha256", record.sha256 == latest.sha256,
-            f"downloaded {record.sha256}, product says {latest.sha256}", [record.path],
-        )  # fmt: skip
+            f"delivery.{phase}.sha256",
+            record.sha256 == latest.sha256,
+            f"downloaded {record.sha256}, product says {latest.sha256}",
+            [record.path],
+        )
         return record
 
     def download_again(self, original: DownloadRecord, task: Task) -> None:
         """The first delivery must still download with exactly its original bytes."""
         delivery = next((d for d in self.api.task(task.id).deliveries if d.sha256 == original.sha256), None)
         if delivery is None:
-            self.evidence.check("delivery.redownload-identical", False, f"no delivery with sha256 {original.sha256} any more")
+            self.evidence.check(
+                "delivery.redownload-identical", False, f"no delivery with sha256 {original.sha256} any more"
+            )
             return
         with self.expecting("delivery-downloadable", f"downloading delivery {delivery.id} again from the page"):
             with self.evidence.timed("downloads"):
                 data = self.current_page().download_delivery_id(delivery.id)
         again = self.evidence.download(f"{original.phase}-again", data)
         self.evidence.check(
-            "delivery.redownload-identical", again.sha256 == original.sha256,
+            "delivery.redownload-identical",
+            again.sha256 == original.sha256,
             f"{original.phase} downloaded again: {again.sha256} (originally {original.sha256})",
             [original.path, again.path],
-        )  # fmt: skip
+        )
 
     def require_different(self, first: DownloadRecord, second: DownloadRecord) -> None:
         self.evidence.check(
-            "delivery.revision-differs", first.sha256 != second.sha256,
+            "delivery.revision-differs",
+            first.sha256 != second.sha256,
             f"{first.phase} {first.sha256[:12]} vs {second.phase} {second.sha256[:12]}",
             [first.path, second.path],
-        )  # fmt: skip
+        )
 
     # ---- the independent oracle ----------------------------------------------------
 
@@ -391,15 +420,22 @@ class Journey:
         self.evidence.snapshot("agents", self.api.agents())
         self.evidence.snapshot("company", self.api.company())
         self.evidence.snapshot("activity", self.api.activity())
-        facts = lifecycle_facts(tasks, self.sent_messages, self.interrupted_run_ids, self.lead.id,
-                                self.cell.case.max_run_records)  # fmt: skip
+        facts = lifecycle_facts(
+            tasks, self.sent_messages, self.interrupted_run_ids, self.lead.id, self.cell.case.max_run_records
+        )
         for check in grade_lifecycle(facts):
             self.evidence.check(check.id, check.passed, check.detail, [records])
         runs = [run for task in tasks for run in task.runs]
         return Conclusion(
             agent_run_s=round(_busy_s(runs), 3),
-            accounting={"cost_cents": sum(run.cost_cents for run in runs), "run_count": len(runs)},
+            accounting={
+                "cost_cents": sum(run.cost_cents for run in runs),
+                "run_count": len(runs),
+                "model_calls": sum(run.spend.calls for run in runs),
+                "simulated_cost_cents": round(sum(run.spend.simulated_cents for run in runs), 4),
+            },
             oracle_image=self.oracle_image,
+            agent_clis=self.agent_clis,
         )
 
 
@@ -407,8 +443,9 @@ def _busy_s(runs: list[Run]) -> float:
     """Seconds during which at least one run was active: a lead waiting on its teammate counts once."""
     spans = sorted(
         (datetime.fromisoformat(run.started_at), datetime.fromisoformat(run.ended_at))
-        for run in runs if run.started_at and run.ended_at
-    )  # fmt: skip
+        for run in runs
+        if run.started_at and run.ended_at
+    )
     busy, reach = 0.0, None
     for start, end in spans:
         if reach is None or start > reach:
@@ -436,20 +473,32 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
 
     @contextmanager
     def open_journey(context: AttemptContext) -> Iterator[Journey]:
+        with model_server(context.cell, context.settings.replay_script) as model_upstream:
+            with _journey(context, model_upstream) as journey:
+                yield journey
+
+    @contextmanager
+    def _journey(context: AttemptContext, model_upstream: str | None) -> Iterator[Journey]:
         driver = product_driver(context.cell.environment.product)
         recorder = context.recorder
+        clis = agent_cli_versions(context.cell.profile)
         try:
             with recorder.timed("product start"):
-                instance = driver.start_instance(pace_for(context), defects=context.settings.product_defects)
+                instance = driver.start_instance(
+                    pace_for(context), defects=context.settings.product_defects, model_upstream=model_upstream
+                )
         except Exception as error:
             raise InfrastructureFailed(f"the product did not start: {error}") from error
         recorder.note("product started", f"{driver.name} at {instance.base_url}, data folder {instance.data_dir}")
+        if model_upstream:
+            recorder.note("model replay", f"{model_upstream} ({', '.join(clis.values())})")
         with recorder.timed("browser"):
             browser_context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
             browser_context.tracing.start(screenshots=True, snapshots=True)
         try:
             with recorder.timed("journey setup"):
                 journey = Journey(context, driver, instance, browser_context)
+                journey.agent_clis = clis
             yield journey
         finally:
             try:

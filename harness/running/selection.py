@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from harness.core.catalog import CATALOG, SCRIPTED, SCRIPTED_SUITE, Catalog, Cell, LOCAL
+from harness.core.catalog import CATALOG, LOCAL, SCRIPTED, SCRIPTED_SUITE, Catalog, Cell
 
 SELECTOR_FLAGS = "--all, --suite, --profile, --environment, --case or --id"
 
@@ -80,7 +80,9 @@ def _check_known(values: Iterable[str], dimension: str, catalog: Catalog) -> Non
             raise SelectionError(f"unknown {dimension[:-1]} '{value}'; valid {dimension}: {', '.join(valid)}")
 
 
-def _matches(cell: Cell, suites: Sequence[str], profiles: Sequence[str], environments: Sequence[str], cases: Sequence[str]) -> bool:
+def _matches(
+    cell: Cell, suites: Sequence[str], profiles: Sequence[str], environments: Sequence[str], cases: Sequence[str]
+) -> bool:
     """AND across dimensions, OR within one; an empty dimension does not constrain."""
     return all(
         not wanted or name in wanted
@@ -114,10 +116,17 @@ def select(
     other selectors, for unknown names, and when the selectors match nothing
     (an empty run that exits 0 would look like a pass).
     """
-    dimensions = {"suites": tuple(suites), "profiles": tuple(profiles), "environments": tuple(environments), "cases": tuple(cases)}
+    dimensions = {
+        "suites": tuple(suites),
+        "profiles": tuple(profiles),
+        "environments": tuple(environments),
+        "cases": tuple(cases),
+    }
     if ids:
         if all or any(dimensions.values()):
-            raise SelectionError("--id stands alone; do not combine it with --all, --suite, --profile, --environment or --case")
+            raise SelectionError(
+                "--id stands alone; do not combine it with --all, --suite, --profile, --environment or --case"
+            )
         resolved = {cell.execution_id: cell for cell in (resolve_short_id(text, catalog) for text in ids)}
         selected = sorted(resolved.values(), key=lambda cell: cell.execution_id)
     else:
@@ -136,5 +145,7 @@ def select(
                     f"{wanted} matches only paid cells of manual suite {', '.join(manual)}; "
                     f"name it with --suite {manual[0]} or pass an exact --id"
                 )
-            raise SelectionError(f"no cell matches {wanted}; see 'harness list --all' and 'harness list --suite <suite>'")
+            raise SelectionError(
+                f"no cell matches {wanted}; see 'harness list --all' and 'harness list --suite <suite>'"
+            )
     return shard_cells(selected, shard) if shard is not None else selected

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from harness.core.settings import RunSettings
-from harness.running.attempt import run_cell
 from harness.core.catalog import Cell
+from harness.core.settings import RunSettings
+from harness.core.verdicts import Verdict
 from harness.products import product_driver
+from harness.running.attempt import run_cell
 from harness.running.journey import journey_factory
 from harness.running.plugin import browser_type_launch_args  # noqa: F401  a module fixture outranks pytest-playwright's
-from harness.core.verdicts import Verdict
 
 
 def test_cell(cell: Cell, run_settings: RunSettings, browser, record_property) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import httpx
 
@@ -31,8 +31,13 @@ UNREADABLE = (httpx.HTTPError, RuntimeError, ValueError)
 
 
 class InvariantWatch:
-    def __init__(self, api: ProductApi, evidence: EvidenceRecorder, screenshot: Callable[[str], None],
-                 interval_s: float = SAMPLE_INTERVAL_S) -> None:  # fmt: skip
+    def __init__(
+        self,
+        api: ProductApi,
+        evidence: EvidenceRecorder,
+        screenshot: Callable[[str], None],
+        interval_s: float = SAMPLE_INTERVAL_S,
+    ) -> None:
         self.api = api
         self.evidence = evidence
         self.screenshot = screenshot
@@ -82,9 +87,14 @@ class InvariantWatch:
             actual = hashlib.sha256(self.api.delivery_bytes(delivery.id)).hexdigest()
             self._bytes_checked.add(delivery.id)
             if actual != delivery.sha256:
-                found.append(Violation(invariant=DELIVERY_BYTES, subject=f"delivery {delivery.id}",
-                                       detail=f"delivery {delivery.id} serves bytes with sha256 {actual[:12]}, "
-                                              f"recorded {delivery.sha256[:12]}"))  # fmt: skip
+                found.append(
+                    Violation(
+                        invariant=DELIVERY_BYTES,
+                        subject=f"delivery {delivery.id}",
+                        detail=f"delivery {delivery.id} serves bytes with sha256 {actual[:12]}, "
+                        f"recorded {delivery.sha256[:12]}",
+                    )
+                )
         return found
 
     def _identity_changes(self, tasks: list) -> list[Violation]:  # type: ignore[type-arg]
@@ -94,17 +104,26 @@ class InvariantWatch:
             identity = (run.identity.runner_instance_id, run.identity.pid, run.identity.process_start_time)
             known = self._identities.setdefault(str(run.id), identity)
             if identity != known:
-                found.append(Violation(invariant=RUNNER_IDENTITY, subject=f"run {run.id}",
-                                       detail=f"run {run.id}'s runner changed from {known} to {identity}"))  # fmt: skip
+                found.append(
+                    Violation(
+                        invariant=RUNNER_IDENTITY,
+                        subject=f"run {run.id}",
+                        detail=f"run {run.id}'s runner changed from {known} to {identity}",
+                    )
+                )
         return found
 
     def _record(self, violation: Violation) -> None:
         self._broken[(violation.invariant, violation.subject)] = violation
-        at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        at = datetime.now(UTC).isoformat(timespec="milliseconds")
         step = f"invariant {violation.invariant} broken"
         self.screenshot(step)
-        self.evidence.check(f"invariant.{violation.invariant}", False, f"{violation.detail} (seen at {at})",
-                            [self.evidence.screenshots[-1]] if self.evidence.screenshots else [])  # fmt: skip
+        self.evidence.check(
+            f"invariant.{violation.invariant}",
+            False,
+            f"{violation.detail} (seen at {at})",
+            [self.evidence.screenshots[-1]] if self.evidence.screenshots else [],
+        )
 
 
 def _badge(on_page: tuple[RecordId, str] | None, tasks: list) -> list[Violation]:  # type: ignore[type-arg]
@@ -115,5 +134,10 @@ def _badge(on_page: tuple[RecordId, str] | None, tasks: list) -> list[Violation]
     running = [run.id for task in tasks if str(task.id) == task_id for run in task.runs if run.status == "running"]
     if not running:
         return []
-    return [Violation(invariant="done-while-active", subject=f"page of task {task_id}",
-                      detail=f"the page shows task {task_id} done while run {running[0]} is still running")]  # fmt: skip
+    return [
+        Violation(
+            invariant="done-while-active",
+            subject=f"page of task {task_id}",
+            detail=f"the page shows task {task_id} done while run {running[0]} is still running",
+        )
+    ]

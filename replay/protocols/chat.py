@@ -12,7 +12,7 @@ import time
 import uuid
 from collections.abc import Iterator
 
-from ..conversation import Conversation, Reply, last_user_text
+from ..conversation import Conversation, Reply, last_user_text, text_of
 from .request import ModelRequest
 from .sse import event
 
@@ -22,37 +22,69 @@ class ChatRequest(ModelRequest):
 
 
 def conversation(request: ChatRequest, request_chars: int) -> Conversation:
-    results = [message for message in request.messages if message.get("role") == "tool"]
+    results, since, last_result = 0, 0, ""
+    for message in request.messages:
+        if message.get("role") == "tool":
+            results, since = results + 1, since + 1
+            content = message.get("content")
+            last_result = content if isinstance(content, str) else text_of(content)
+        elif message.get("role") == "user" and text_of(message.get("content")):
+            since = 0
     return Conversation(
         tools=[tool.get("function", {}).get("name", "") for tool in request.tools],
-        tool_calls_answered=len(results),
+        tool_calls_answered=results,
         user_text=last_user_text(request.messages),
         request_chars=request_chars,
+        answered_since_user_text=since,
+        last_tool_result=last_result,
     )
 
 
 def usage(reply: Reply) -> dict:
-    return {"prompt_tokens": reply.input_tokens, "completion_tokens": reply.output_tokens, "total_tokens": reply.input_tokens + reply.output_tokens,
-            "prompt_tokens_details": {"cached_tokens": reply.cached_tokens}}
+    return {
+        "prompt_tokens": reply.input_tokens,
+        "completion_tokens": reply.output_tokens,
+        "total_tokens": reply.input_tokens + reply.output_tokens,
+        "prompt_tokens_details": {"cached_tokens": reply.cached_tokens},
+    }
 
 
 def _tool_calls(reply: Reply) -> list[dict]:
     if not reply.tool_call:
         return []
-    return [{"index": 0, "id": f"call_{uuid.uuid4().hex[:24]}", "type": "function",
-             "function": {"name": reply.tool_call.name, "arguments": json.dumps(reply.tool_call.arguments)}}]
+    return [
+        {
+            "index": 0,
+            "id": f"call_{uuid.uuid4().hex[:24]}",
+            "type": "function",
+            "function": {"name": reply.tool_call.name, "arguments": json.dumps(reply.tool_call.arguments)},
+        }
+    ]
 
 
 def completion(reply: Reply, model: str) -> dict:
     message: dict = {"role": "assistant", "content": reply.text or None}
     if reply.tool_call:
-        message["tool_calls"] = [{key: value for key, value in call.items() if key != "index"} for call in _tool_calls(reply)]
-    return {"id": f"chatcmpl-{uuid.uuid4().hex}", "object": "chat.completion", "created": int(time.time()), "model": model,
-            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_call else "stop"}], "usage": usage(reply)}
+        message["tool_calls"] = [
+            {key: value for key, value in call.items() if key != "index"} for call in _tool_calls(reply)
+        ]
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_call else "stop"}],
+        "usage": usage(reply),
+    }
 
 
 def stream(reply: Reply, model: str) -> Iterator[str]:
-    head = {"id": f"chatcmpl-{uuid.uuid4().hex}", "object": "chat.completion.chunk", "created": int(time.time()), "model": model}
+    head = {
+        "id": f"chatcmpl-{uuid.uuid4().hex}",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+    }
 
     def chunk(delta: dict, finish: str | None = None, **extra) -> str:
         return event({**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra})

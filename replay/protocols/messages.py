@@ -12,7 +12,7 @@ import json
 import uuid
 from collections.abc import Iterator
 
-from ..conversation import Conversation, Reply, last_user_text
+from ..conversation import Conversation, Reply, last_user_text, text_of
 from .request import ModelRequest
 from .sse import event
 
@@ -27,19 +27,35 @@ def _blocks(message: dict) -> list[dict]:
 
 
 def conversation(request: MessagesRequest, request_chars: int) -> Conversation:
-    results = [block for message in request.messages if message.get("role") == "user" for block in _blocks(message) if block.get("type") == "tool_result"]
+    results, since, last_result, user_text = 0, 0, "", ""
+    for message in request.messages:
+        if message.get("role") != "user":
+            continue
+        answered = [block for block in _blocks(message) if block.get("type") == "tool_result"]
+        if answered:  # tool results (Claude Code may add reminders beside them: those are not the user's words)
+            results, since = results + len(answered), since + len(answered)
+            content = answered[-1].get("content")
+            last_result = content if isinstance(content, str) else text_of(content)
+        elif text := text_of(message.get("content")):
+            since, user_text = 0, text
     return Conversation(
         tools=[tool.get("name", "") for tool in request.tools],
-        tool_calls_answered=len(results),
-        user_text=last_user_text(request.messages),
+        tool_calls_answered=results,
+        user_text=user_text or last_user_text(request.messages),
         request_chars=request_chars,
+        answered_since_user_text=since,
+        last_tool_result=last_result,
     )
 
 
 def usage(reply: Reply) -> dict:
     """Anthropic counts cache reads apart from input_tokens (which are the uncached rest)."""
-    return {"input_tokens": reply.input_tokens - reply.cached_tokens, "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": reply.cached_tokens, "output_tokens": reply.output_tokens}
+    return {
+        "input_tokens": reply.input_tokens - reply.cached_tokens,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": reply.cached_tokens,
+        "output_tokens": reply.output_tokens,
+    }
 
 
 def content(reply: Reply) -> list[dict]:
@@ -47,26 +63,69 @@ def content(reply: Reply) -> list[dict]:
     if reply.text:
         blocks.append({"type": "text", "text": reply.text})
     if reply.tool_call:
-        blocks.append({"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:24]}", "name": reply.tool_call.name, "input": reply.tool_call.arguments})
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": f"toolu_{uuid.uuid4().hex[:24]}",
+                "name": reply.tool_call.name,
+                "input": reply.tool_call.arguments,
+            }
+        )
     return blocks
 
 
 def message(reply: Reply, model: str) -> dict:
-    return {"id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant", "model": model, "content": content(reply),
-            "stop_reason": "tool_use" if reply.tool_call else "end_turn", "stop_sequence": None, "usage": usage(reply)}
+    return {
+        "id": f"msg_{uuid.uuid4().hex[:24]}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content(reply),
+        "stop_reason": "tool_use" if reply.tool_call else "end_turn",
+        "stop_sequence": None,
+        "usage": usage(reply),
+    }
 
 
 def stream(reply: Reply, model: str) -> Iterator[str]:
     whole = message(reply, model)
-    yield event({"type": "message_start", "message": {**whole, "content": [], "stop_reason": None, "usage": {**usage(reply), "output_tokens": 1}}}, "message_start")
+    yield event(
+        {
+            "type": "message_start",
+            "message": {**whole, "content": [], "stop_reason": None, "usage": {**usage(reply), "output_tokens": 1}},
+        },
+        "message_start",
+    )
     for index, block in enumerate(whole["content"]):
         if block["type"] == "text":
-            yield event({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}, "content_block_start")
-            yield event({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": block["text"]}}, "content_block_delta")
+            yield event(
+                {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
+                "content_block_start",
+            )
+            yield event(
+                {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": block["text"]}},
+                "content_block_delta",
+            )
         else:
-            yield event({"type": "content_block_start", "index": index, "content_block": {**block, "input": {}}}, "content_block_start")
-            yield event({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}}, "content_block_delta")
+            yield event(
+                {"type": "content_block_start", "index": index, "content_block": {**block, "input": {}}},
+                "content_block_start",
+            )
+            yield event(
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])},
+                },
+                "content_block_delta",
+            )
         yield event({"type": "content_block_stop", "index": index}, "content_block_stop")
-    yield event({"type": "message_delta", "delta": {"stop_reason": whole["stop_reason"], "stop_sequence": None},
-                 "usage": {"output_tokens": reply.output_tokens}}, "message_delta")
+    yield event(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": whole["stop_reason"], "stop_sequence": None},
+            "usage": {"output_tokens": reply.output_tokens},
+        },
+        "message_delta",
+    )
     yield event({"type": "message_stop"}, "message_stop")

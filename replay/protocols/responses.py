@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
-from ..conversation import Conversation, Reply, last_user_text
+from ..conversation import Conversation, Reply, last_user_text, text_of
 from .request import ModelRequest
 from .sse import event
 
@@ -20,15 +21,39 @@ class ResponsesRequest(ModelRequest):
     input: list[dict] | str = []
 
 
+def tool_names(tools: list[dict]) -> list[str]:
+    """Flat names; a namespace (how Codex offers an MCP server's tools) contributes ``NAMESPACE::tool``."""
+    names = []
+    for tool in tools:
+        if tool.get("type") == "namespace":
+            names += [f"{tool.get('name')}::{inner.get('name')}" for inner in tool.get("tools", [])]
+        else:
+            names.append(tool.get("name", tool.get("type", "")))
+    return names
+
+
 def conversation(request: ResponsesRequest, request_chars: int) -> Conversation:
     items = request.input if isinstance(request.input, list) else []
-    calls = {item.get("call_id") for item in items if item.get("type") in ("function_call", "custom_tool_call", "local_shell_call")}
-    results = [item for item in items if item.get("type") in ("function_call_output", "custom_tool_call_output") and item.get("call_id") in calls]
+    calls = {
+        item.get("call_id")
+        for item in items
+        if item.get("type") in ("function_call", "custom_tool_call", "local_shell_call")
+    }
+    results, since, last_result = 0, 0, ""
+    for item in items:
+        if item.get("type") in ("function_call_output", "custom_tool_call_output") and item.get("call_id") in calls:
+            results, since = results + 1, since + 1
+            output = item.get("output")
+            last_result = output if isinstance(output, str) else text_of(output, ("input_text", "output_text", "text"))
+        elif item.get("role") == "user" and item.get("type", "message") == "message" and text_of(item.get("content")):
+            since = 0
     return Conversation(
-        tools=[tool.get("name", tool.get("type", "")) for tool in request.tools],
-        tool_calls_answered=len(results),
+        tools=tool_names(request.tools),
+        tool_calls_answered=results,
         user_text=last_user_text(items),
         request_chars=request_chars,
+        answered_since_user_text=since,
+        last_tool_result=last_result,
     )
 
 
@@ -45,16 +70,37 @@ def usage(reply: Reply) -> dict:
 def output_items(reply: Reply) -> list[dict]:
     items: list[dict] = []
     if reply.text:
-        items.append({"type": "message", "id": f"msg_{uuid.uuid4().hex}", "status": "completed", "role": "assistant",
-                      "content": [{"type": "output_text", "text": reply.text, "annotations": []}]})
+        items.append(
+            {
+                "type": "message",
+                "id": f"msg_{uuid.uuid4().hex}",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": reply.text, "annotations": []}],
+            }
+        )
     if reply.tool_call:
-        items.append({"type": "function_call", "id": f"fc_{uuid.uuid4().hex}", "status": "completed", "call_id": f"call_{uuid.uuid4().hex[:24]}",
-                      "name": reply.tool_call.name, "arguments": json.dumps(reply.tool_call.arguments)})
+        namespace, _, name = reply.tool_call.name.rpartition("::")
+        item = {
+            "type": "function_call",
+            "id": f"fc_{uuid.uuid4().hex}",
+            "status": "completed",
+            "call_id": f"call_{uuid.uuid4().hex[:24]}",
+            "name": name,
+            "arguments": json.dumps(reply.tool_call.arguments),
+        }
+        items.append({**item, "namespace": namespace} if namespace else item)
     return items
 
 
 def response(reply: Reply, model: str, response_id: str, status: str = "completed") -> dict:
-    body = {"id": response_id, "object": "response", "status": status, "model": model, "output": output_items(reply) if status == "completed" else []}
+    body: dict[str, Any] = {
+        "id": response_id,
+        "object": "response",
+        "status": status,
+        "model": model,
+        "output": output_items(reply) if status == "completed" else [],
+    }
     if status == "completed":
         body["usage"] = usage(reply)
     return body
@@ -71,10 +117,23 @@ def stream(reply: Reply, model: str) -> Iterator[str]:
     items = output_items(reply)
     for index, item in enumerate(items):
         if item["type"] == "message":
-            yield emit("response.output_item.added", output_index=index, item={**item, "status": "in_progress", "content": []})
-            yield emit("response.output_text.delta", item_id=item["id"], output_index=index, content_index=0, delta=reply.text)
+            yield emit(
+                "response.output_item.added", output_index=index, item={**item, "status": "in_progress", "content": []}
+            )
+            yield emit(
+                "response.output_text.delta", item_id=item["id"], output_index=index, content_index=0, delta=reply.text
+            )
         else:
-            yield emit("response.output_item.added", output_index=index, item={**item, "status": "in_progress", "arguments": ""})
-            yield emit("response.function_call_arguments.delta", item_id=item["id"], output_index=index, delta=item["arguments"])
+            yield emit(
+                "response.output_item.added",
+                output_index=index,
+                item={**item, "status": "in_progress", "arguments": ""},
+            )
+            yield emit(
+                "response.function_call_arguments.delta",
+                item_id=item["id"],
+                output_index=index,
+                delta=item["arguments"],
+            )
         yield emit("response.output_item.done", output_index=index, item=item)
     yield emit("response.completed", response={**response(reply, model, response_id), "output": items})

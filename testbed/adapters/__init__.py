@@ -2,14 +2,15 @@
 
 An adapter gets an :class:`AgentSession` (its workspace, pace and the agent
 API client) and returns when its run is over, having reported ``finish``.
-A later issue adds command-line agents and an OpenAI-compatible
-tool-calling agent by registering more adapters here.
+Real agent CLIs (``codex``, ``claude``, ``opencode``) plug in through
+:mod:`cli_agent`; each is one entry here.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -26,7 +27,15 @@ class AgentSession:
     workspace: Path
     model: str
     pace: float
-    run_id: int
+    run_id: int | str  # opaque: Paperclip's runs have UUIDs
+    controller_url: str = ""
+    token: str = ""  # the run's token: the product's MCP tools act as this run
+    model_upstream: str | None = (
+        None  # the model server behind the metering proxy (the replay server); None: the real provider
+    )
+    provider_keys: dict[str, str] = field(default_factory=dict)  # real keys, held by the metering proxy only
+    budget_cents: float | None = None  # what is left of the agent's and the company's budget
+    time_limit_s: float = 600.0
 
     def step(self) -> None:
         """One visible step: slow enough for a person (or a story) to act between steps."""
@@ -52,7 +61,19 @@ def _scripted() -> Adapter:
     return ScriptedAgent()
 
 
-ADAPTERS = {"scripted": _scripted}
+def _cli(name: str) -> Callable[[], Adapter]:
+    def make() -> Adapter:
+        from .cli_agent import adapter
+
+        return adapter(name)
+
+    return make
+
+
+ADAPTERS: dict[str, Callable[[], Adapter]] = {
+    "scripted": _scripted,
+    **{name: _cli(name) for name in ("codex", "claude", "opencode")},
+}
 
 
 def adapter_for(name: str) -> Adapter:

@@ -7,11 +7,18 @@ Measured with Claude Code 2.1.332:
 - ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`` and ``DISABLE_TELEMETRY=1``
   keep all traffic on loopback; ``CLAUDE_CODE_MAX_RETRIES=0`` stops its retry loop;
 - as root, ``--dangerously-skip-permissions`` refuses to start unless ``IS_SANDBOX=1``;
+- ``ENABLE_TOOL_SEARCH=false`` lists MCP tools with the others (otherwise they
+  hide behind a ToolSearch tool); ``MCP_TOOL_TIMEOUT`` (ms) bounds a tool call;
+- ``--mcp-config FILE --strict-mcp-config`` gives it exactly the product's
+  tool server (``type: http`` with an Authorization header);
 - ``--resume SESSION`` continues a session kept in the config folder; the id is
   ``session_id`` in the stream-json output.
 """
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 from .cli_launch import LaunchRequest, LaunchSpec, base_env, first_json_field
 
@@ -26,12 +33,35 @@ def launch(request: LaunchRequest) -> LaunchSpec:
         "DISABLE_AUTOUPDATER": "1",
         "CLAUDE_CODE_MAX_RETRIES": "0",
         "IS_SANDBOX": "1",
+        "ENABLE_TOOL_SEARCH": "false",  # MCP tools listed with the others, not deferred behind a search tool
+        "MCP_TOOL_TIMEOUT": "310000",  # ms: a product tool may wait on a teammate for minutes (wait_for_task)
     }
-    argv = [str(request.cli.binary), "-p", request.prompt, "--output-format", "stream-json", "--verbose",
-            "--dangerously-skip-permissions", "--model", request.model]
+    argv = [
+        str(request.cli.binary),
+        "-p",
+        request.prompt,
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--dangerously-skip-permissions",
+        "--model",
+        request.model,
+    ]
+    files: dict[Path, str] = {}
+    if request.mcp is not None:
+        # A file, not an argument: the token must not show in the process list.
+        config_path = request.home / "mcp.json"
+        files[config_path] = json.dumps(mcp_config(request))
+        argv += ["--mcp-config", str(config_path), "--strict-mcp-config"]
     if request.resume_session:
         argv += ["--resume", request.resume_session]
-    return LaunchSpec(argv=argv, env=env, cwd=request.workspace, timeout_seconds=request.timeout_seconds)
+    return LaunchSpec(argv=argv, env=env, cwd=request.workspace, files=files, timeout_seconds=request.timeout_seconds)
+
+
+def mcp_config(request: LaunchRequest) -> dict:
+    assert request.mcp is not None
+    server = {"type": "http", "url": request.mcp.url, "headers": {"Authorization": f"Bearer {request.mcp.token}"}}
+    return {"mcpServers": {request.mcp.name: server}}
 
 
 def session_id(stdout: str) -> str | None:

@@ -3,8 +3,8 @@
 Each CLI module (``codex_cli``, ``claude_cli``, ``opencode_cli``) turns a
 :class:`LaunchRequest` into a :class:`LaunchSpec`: the exact argv,
 environment and config files that were measured to work offline against the
-metering proxy. :func:`run` executes a spec in its own session and, at the
-deadline, ends the whole process group (the CLI and every tool it started).
+metering proxy. :func:`run` executes a spec as its own process group and, at the
+deadline, ends that whole group (the CLI and every tool it started).
 """
 
 from __future__ import annotations
@@ -16,10 +16,19 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
 from .agent_clis import InstalledCli
+
+
+class McpServer(BaseModel):
+    """The product's tool server as a CLI reaches it: streamable HTTP, the run's token as bearer."""
+
+    name: str = "testbed"
+    url: str
+    token: str
 
 
 class LaunchRequest(BaseModel):
@@ -34,6 +43,7 @@ class LaunchRequest(BaseModel):
     model: str
     timeout_seconds: float = 120.0
     resume_session: str | None = None  # continue this CLI session (same home) with `prompt` as the new message
+    mcp: McpServer | None = None  # the product's tools; None runs the CLI with its own tools only
 
 
 class LaunchSpec(BaseModel):
@@ -45,7 +55,7 @@ class LaunchSpec(BaseModel):
 
 
 class RunOutcome(BaseModel):
-    pid: int  # also the process group and session id: everything the CLI started
+    pid: int  # also its process group id: everything the CLI started
     exit_code: int | None
     timed_out: bool
     seconds: float
@@ -83,7 +93,14 @@ def base_env(home: Path) -> dict[str, str]:
     if node and str(Path(node).parent) not in path:
         path.insert(0, str(Path(node).parent))
     tmp = home / "tmp"
-    return {"PATH": ":".join(path), "HOME": str(home), "TMPDIR": str(tmp), "LANG": "C.UTF-8", "TERM": "dumb", "NO_COLOR": "1"}
+    return {
+        "PATH": ":".join(path),
+        "HOME": str(home),
+        "TMPDIR": str(tmp),
+        "LANG": "C.UTF-8",
+        "TERM": "dumb",
+        "NO_COLOR": "1",
+    }
 
 
 def prepare(spec: LaunchSpec) -> None:
@@ -94,12 +111,30 @@ def prepare(spec: LaunchSpec) -> None:
         path.write_text(text)
 
 
+def start(spec: LaunchSpec, stdout: Any = subprocess.PIPE, stderr: Any = subprocess.PIPE) -> subprocess.Popen[str]:
+    """Start the CLI as the leader of its own process group, inside the caller's session.
+
+    Its own group lets the deadline end the CLI and every tool it started
+    without touching the caller; staying in the caller's session lets the
+    product's Stop (which ends a runner's whole session) reach it too.
+    """
+    prepare(spec)
+    return subprocess.Popen(
+        spec.argv,
+        cwd=spec.cwd,
+        env=spec.env,
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=stderr,
+        text=True,
+        process_group=0,
+    )
+
+
 def run(spec: LaunchSpec) -> RunOutcome:
     """Run to completion or to the deadline; the process group never outlives this call."""
-    prepare(spec)
     started = time.monotonic()
-    process = subprocess.Popen(spec.argv, cwd=spec.cwd, env=spec.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    process = start(spec)
     timed_out = False
     try:
         stdout, stderr = process.communicate(timeout=spec.timeout_seconds)
@@ -108,9 +143,15 @@ def run(spec: LaunchSpec) -> RunOutcome:
         end_group(process.pid)
         stdout, stderr = process.communicate()
     finally:
-        end_group(process.pid)  # tools the CLI left behind in its session
-    return RunOutcome(pid=process.pid, exit_code=None if timed_out else process.returncode, timed_out=timed_out,
-                      seconds=time.monotonic() - started, stdout=stdout, stderr=stderr)
+        end_group(process.pid)  # tools the CLI left behind in its group
+    return RunOutcome(
+        pid=process.pid,
+        exit_code=None if timed_out else process.returncode,
+        timed_out=timed_out,
+        seconds=time.monotonic() - started,
+        stdout=stdout,
+        stderr=stderr,
+    )
 
 
 def end_group(pgid: int, grace_seconds: float = 3.0) -> None:

@@ -8,6 +8,8 @@ Measured with codex-cli 0.171.0:
   (codex's own sandbox needs namespaces a runner may not have);
 - stdin must be closed, or ``exec`` waits for more input;
 - with an unreachable API it retries for ever: the deadline is not optional;
+- ``[mcp_servers.NAME] url = ...`` with ``bearer_token_env_var`` reaches a
+  streamable HTTP MCP server;
 - ``exec resume SESSION PROMPT`` continues a session (it takes no ``-C``: the
   working folder is the process's); the session id is ``thread_id`` in ``--json``.
 """
@@ -20,34 +22,67 @@ from .cli_launch import LaunchRequest, LaunchSpec, base_env, first_json_field
 
 PROVIDER = "metered"
 KEY_VARIABLE = "METERED_API_KEY"
+MCP_TOKEN_VARIABLE = "TESTBED_MCP_TOKEN"
 
 
 def config_toml(request: LaunchRequest) -> str:
-    return "\n".join([
-        f"model = {json.dumps(request.model)}",
-        f'model_provider = "{PROVIDER}"',
+    return "\n".join(
+        [
+            f"model = {json.dumps(request.model)}",
+            f'model_provider = "{PROVIDER}"',
+            "",
+            f"[model_providers.{PROVIDER}]",
+            'name = "metering proxy"',
+            f"base_url = {json.dumps(request.proxy_url.rstrip('/') + '/v1')}",
+            f'env_key = "{KEY_VARIABLE}"',
+            'wire_api = "responses"',
+            "request_max_retries = 0",
+            "stream_max_retries = 0",
+            "",
+            *mcp_table(request),
+        ]
+    )
+
+
+def mcp_table(request: LaunchRequest) -> list[str]:
+    """The product's tool server over streamable HTTP; the bearer token is read from the environment."""
+    if request.mcp is None:
+        return []
+    return [
+        f"[mcp_servers.{request.mcp.name}]",
+        f"url = {json.dumps(request.mcp.url)}",
+        f'bearer_token_env_var = "{MCP_TOKEN_VARIABLE}"',
+        "startup_timeout_sec = 20",
+        "tool_timeout_sec = 300",
         "",
-        f"[model_providers.{PROVIDER}]",
-        'name = "metering proxy"',
-        f"base_url = {json.dumps(request.proxy_url.rstrip('/') + '/v1')}",
-        f'env_key = "{KEY_VARIABLE}"',
-        'wire_api = "responses"',
-        "request_max_retries = 0",
-        "stream_max_retries = 0",
-        "",
-    ])
+    ]
 
 
 def launch(request: LaunchRequest) -> LaunchSpec:
     codex_home = request.home / ".codex"
     env = base_env(request.home) | {"CODEX_HOME": str(codex_home), KEY_VARIABLE: request.proxy_key}
-    options = ["--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--disable", "plugins", "-c", "analytics.enabled=false"]
+    if request.mcp is not None:
+        env[MCP_TOKEN_VARIABLE] = request.mcp.token
+    options = [
+        "--json",
+        "--skip-git-repo-check",
+        "--dangerously-bypass-approvals-and-sandbox",
+        "--disable",
+        "plugins",
+        "-c",
+        "analytics.enabled=false",
+    ]
     if request.resume_session:
         argv = [str(request.cli.binary), "exec", "resume", *options, request.resume_session, request.prompt]
     else:
         argv = [str(request.cli.binary), "exec", *options, "-C", str(request.workspace), request.prompt]
-    return LaunchSpec(argv=argv, env=env, cwd=request.workspace, files={codex_home / "config.toml": config_toml(request)},
-                      timeout_seconds=request.timeout_seconds)
+    return LaunchSpec(
+        argv=argv,
+        env=env,
+        cwd=request.workspace,
+        files={codex_home / "config.toml": config_toml(request)},
+        timeout_seconds=request.timeout_seconds,
+    )
 
 
 def session_id(stdout: str) -> str | None:

@@ -9,6 +9,8 @@ Measured with opencode 1.18.33:
   stop it reading config from the workspace or a Claude setup;
 - ``run --auto`` approves its tools; ``--pure`` loads no external plugins;
 - it asks for a session title first: a request without tools;
+- ``mcp: {NAME: {type: remote, url, headers, timeout}}`` reaches a streamable HTTP MCP server
+  (``timeout`` in ms bounds each tool call: it must outlast ``wait_for_task``);
 - ``run --session SESSION`` continues a session kept in its data folder; the id
   is ``sessionID`` in the ``--format json`` events.
 """
@@ -20,6 +22,8 @@ import json
 from .cli_launch import LaunchRequest, LaunchSpec, base_env, first_json_field
 
 PROVIDER = "metered"
+# A product tool may wait on a teammate for minutes (wait_for_task); OpenCode's default is 5 s per request.
+MCP_TOOL_TIMEOUT_MS = 310_000
 
 
 def config(request: LaunchRequest) -> dict:
@@ -28,7 +32,11 @@ def config(request: LaunchRequest) -> dict:
             PROVIDER: {
                 "npm": "@ai-sdk/openai-compatible",
                 "name": "metering proxy",
-                "options": {"baseURL": request.proxy_url.rstrip("/") + "/v1", "apiKey": request.proxy_key, "includeUsage": True},
+                "options": {
+                    "baseURL": request.proxy_url.rstrip("/") + "/v1",
+                    "apiKey": request.proxy_key,
+                    "includeUsage": True,
+                },
                 "models": {request.model: {"name": request.model, "tool_call": True}},
             }
         },
@@ -36,6 +44,22 @@ def config(request: LaunchRequest) -> dict:
         "small_model": f"{PROVIDER}/{request.model}",
         "autoupdate": False,
         "share": "disabled",
+        **(
+            {
+                "mcp": {
+                    request.mcp.name: {
+                        "type": "remote",
+                        "url": request.mcp.url,
+                        "enabled": True,
+                        "oauth": False,
+                        "timeout": MCP_TOOL_TIMEOUT_MS,
+                        "headers": {"Authorization": f"Bearer {request.mcp.token}"},
+                    }
+                }
+            }
+            if request.mcp
+            else {}
+        ),
     }
 
 
@@ -58,8 +82,13 @@ def launch(request: LaunchRequest) -> LaunchSpec:
     if request.resume_session:
         argv += ["--session", request.resume_session]
     argv.append(request.prompt)
-    return LaunchSpec(argv=argv, env=env, cwd=request.workspace, files={config_path: json.dumps(config(request), indent=2)},
-                      timeout_seconds=request.timeout_seconds)
+    return LaunchSpec(
+        argv=argv,
+        env=env,
+        cwd=request.workspace,
+        files={config_path: json.dumps(config(request), indent=2)},
+        timeout_seconds=request.timeout_seconds,
+    )
 
 
 def session_id(stdout: str) -> str | None:

@@ -42,16 +42,19 @@ OPEN_STATUSES = ["backlog", "todo", "in_progress", "in_review", "blocked", "done
 class PaperclipAgentClient:
     """The calls :class:`ScriptedAgent` makes, over Paperclip's agent API, answering in the testbed's shapes."""
 
-    def __init__(self, base_url: str, token: str, run_id: str, agent_id: str, company_id: str, workspaces: Path) -> None:
+    def __init__(
+        self, base_url: str, token: str, run_id: str, agent_id: str, company_id: str, workspaces: Path
+    ) -> None:
         self.run_id = run_id
         self.workspaces = workspaces
         self.session: AgentSession | None = None
         self.agent_id = agent_id
         self.company_id = company_id
         self._http = httpx.Client(
-            base_url=base_url, timeout=10.0,
+            base_url=base_url,
+            timeout=10.0,
             headers={"Authorization": f"Bearer {token}", "X-Paperclip-Run-Id": run_id},
-        )  # fmt: skip
+        )
         self._seq = 0
         self._seen: set[str] = set()
         self.issue_id = ""
@@ -89,23 +92,47 @@ class PaperclipAgentClient:
     def _task(self, issue_id: str) -> dict[str, Any]:
         issue = self._request("GET", f"/api/issues/{issue_id}")
         names = {a["id"]: a["name"] for a in self._agents()}
-        comments = [{"id": c["id"], "author_kind": "user" if c["authorType"] == "user" else "agent",
-                     "agent_id": c.get("authorAgentId"), "body": c["body"]} for c in self._comments(issue_id)]
+        comments = [
+            {
+                "id": c["id"],
+                "author_kind": "user" if c["authorType"] == "user" else "agent",
+                "agent_id": c.get("authorAgentId"),
+                "body": c["body"],
+            }
+            for c in self._comments(issue_id)
+        ]
         attachments = sorted(self._request("GET", f"/api/issues/{issue_id}/attachments"), key=lambda a: a["createdAt"])
         issues = self._request("GET", f"/api/companies/{self.company_id}/issues")
-        children = [{"id": i["id"], "assignee_name": names.get(i.get("assigneeAgentId") or "")}
-                    for i in sorted(issues, key=lambda i: i["createdAt"]) if i.get("parentId") == issue_id]
+        children = [
+            {"id": i["id"], "assignee_name": names.get(i.get("assigneeAgentId") or "")}
+            for i in sorted(issues, key=lambda i: i["createdAt"])
+            if i.get("parentId") == issue_id
+        ]
         runs = self._request("GET", f"/api/issues/{issue_id}/runs")
         # Paperclip lists the run that created a child under the child too: only the assignee's runs count.
-        active = next((r["runId"] for r in runs if r["status"] in ("queued", "running")
-                       and r["agentId"] == issue.get("assigneeAgentId")), None)
+        active = next(
+            (
+                r["runId"]
+                for r in runs
+                if r["status"] in ("queued", "running") and r["agentId"] == issue.get("assigneeAgentId")
+            ),
+            None,
+        )
         last_agent = max((n for n, c in enumerate(comments) if c["author_kind"] == "agent"), default=-1)
-        waiting = sum(1 for c in comments[last_agent + 1:] if c["author_kind"] == "user")
+        waiting = sum(1 for c in comments[last_agent + 1 :] if c["author_kind"] == "user")
         return {
-            "id": issue["id"], "title": issue["title"], "body": issue.get("description") or "", "status": issue["status"],
-            "comments": comments, "children": children, "active_run_id": active, "unconsumed_user_messages": waiting,
-            "deliveries": [{"id": a["id"], "sha256": a["sha256"]} for a in attachments if a["originalFilename"].endswith(".zip")],
-        }  # fmt: skip
+            "id": issue["id"],
+            "title": issue["title"],
+            "body": issue.get("description") or "",
+            "status": issue["status"],
+            "comments": comments,
+            "children": children,
+            "active_run_id": active,
+            "unconsumed_user_messages": waiting,
+            "deliveries": [
+                {"id": a["id"], "sha256": a["sha256"]} for a in attachments if a["originalFilename"].endswith(".zip")
+            ],
+        }
 
     def context(self) -> dict[str, Any]:
         """The issue this run was woken for, checked out to it, and the agent itself."""
@@ -114,12 +141,15 @@ class PaperclipAgentClient:
         if not mine:
             raise RuntimeError("no issue in the inbox for this run")
         self.issue_id = mine[0]["id"]
-        self._request("POST", f"/api/issues/{self.issue_id}/checkout",
-                      json={"agentId": self.agent_id, "expectedStatuses": OPEN_STATUSES})
+        self._request(
+            "POST",
+            f"/api/issues/{self.issue_id}/checkout",
+            json={"agentId": self.agent_id, "expectedStatuses": OPEN_STATUSES},
+        )
         me = self._request("GET", "/api/agents/me")
         task = self._task(self.issue_id)
         last_agent = max((n for n, c in enumerate(task["comments"]) if c["author_kind"] == "agent"), default=-1)
-        self._unread = [c for c in task["comments"][last_agent + 1:] if c["author_kind"] == "user"]
+        self._unread = [c for c in task["comments"][last_agent + 1 :] if c["author_kind"] == "user"]
         self._seen = {c["id"] for c in task["comments"]} - {c["id"] for c in self._unread}
         task["comments"] = [c for c in task["comments"] if c["id"] in self._seen]
         if self.session is not None:  # the workspace is known only once the issue is: one folder per issue
@@ -132,8 +162,11 @@ class PaperclipAgentClient:
 
     def inbox(self) -> list[dict[str, Any]]:
         """User comments this agent has not read yet."""
-        fresh = [{"id": c["id"], "body": c["body"]} for c in self._comments(self.issue_id)
-                 if c["authorType"] == "user" and c["id"] not in self._seen]
+        fresh = [
+            {"id": c["id"], "body": c["body"]}
+            for c in self._comments(self.issue_id)
+            if c["authorType"] == "user" and c["id"] not in self._seen
+        ]
         self._seen.update(c["id"] for c in fresh)
         return fresh
 
@@ -146,10 +179,17 @@ class PaperclipAgentClient:
         """A tool receipt as one stdout line; Paperclip stores it in the run log (lost if the server is gone)."""
         seq, self._seq = self._seq, self._seq + 1
         receipt_id = f"{self.run_id}-{seq}-{uuid.uuid4().hex[:8]}"
-        line = RECEIPT_MARK + json.dumps({
-            "id": receipt_id, "seq": seq, "tool": tool, "target": target, "ok": ok, "detail": detail,
-            "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        })  # fmt: skip
+        line = RECEIPT_MARK + json.dumps(
+            {
+                "id": receipt_id,
+                "seq": seq,
+                "tool": tool,
+                "target": target,
+                "ok": ok,
+                "detail": detail,
+                "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            }
+        )
         try:
             print(line, flush=True)
         except (BrokenPipeError, OSError):
@@ -161,7 +201,13 @@ class PaperclipAgentClient:
 
     def create_child(self, title: str, body: str, assignee_name: str) -> str:
         assignee = next(a["id"] for a in self._agents() if a["name"].lower() == assignee_name.lower())
-        payload = {"title": title, "description": body, "parentId": self.issue_id, "assigneeAgentId": assignee, "status": "todo"}
+        payload = {
+            "title": title,
+            "description": body,
+            "parentId": self.issue_id,
+            "assigneeAgentId": assignee,
+            "status": "todo",
+        }
         return str(self._request("POST", f"/api/companies/{self.company_id}/issues", json=payload)["id"])
 
     def assign(self, assignee_name: str) -> None:
@@ -169,8 +215,11 @@ class PaperclipAgentClient:
         self._request("PATCH", f"/api/issues/{self.issue_id}", json={"assigneeAgentId": assignee})
 
     def deliver(self, data: bytes) -> None:
-        self._request("POST", f"/api/companies/{self.company_id}/issues/{self.issue_id}/attachments",
-                      files={"file": ("delivery.zip", data, "application/zip")})
+        self._request(
+            "POST",
+            f"/api/companies/{self.company_id}/issues/{self.issue_id}/attachments",
+            files={"file": ("delivery.zip", data, "application/zip")},
+        )
 
     def flush(self) -> None:
         """Every write above is synchronous."""
@@ -184,12 +233,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m testbed.adapters.paperclip_runner")
     parser.add_argument("--instance", required=True, help="the instance folder: marks this process for teardown")
     parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"
+    )
     env = os.environ
-    client = PaperclipAgentClient(env["PAPERCLIP_API_URL"], env.pop("PAPERCLIP_API_KEY"), env["PAPERCLIP_RUN_ID"],
-                                  env["PAPERCLIP_AGENT_ID"], env["PAPERCLIP_COMPANY_ID"], Path(env["EVERYDAY_WORKSPACES"]))
-    session = AgentSession(client=client, workspace=client.workspaces, model=env.get("EVERYDAY_MODEL", "default"),  # type: ignore[arg-type]
-                           pace=float(env.get("EVERYDAY_PACE", "0.05")), run_id=env["PAPERCLIP_RUN_ID"])  # type: ignore[arg-type]
+    client = PaperclipAgentClient(
+        env["PAPERCLIP_API_URL"],
+        env.pop("PAPERCLIP_API_KEY"),
+        env["PAPERCLIP_RUN_ID"],
+        env["PAPERCLIP_AGENT_ID"],
+        env["PAPERCLIP_COMPANY_ID"],
+        Path(env["EVERYDAY_WORKSPACES"]),
+    )
+    session = AgentSession(
+        client=client,  # type: ignore[arg-type]  # the same calls as the testbed's client, over Paperclip's API
+        workspace=client.workspaces,
+        model=env.get("EVERYDAY_MODEL", "default"),
+        pace=float(env.get("EVERYDAY_PACE", "0.05")),
+        run_id=env["PAPERCLIP_RUN_ID"],
+    )
     client.session = session
     log.info("run %s: pid %s model %s", session.run_id, os.getpid(), session.model)
     try:

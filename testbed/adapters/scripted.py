@@ -15,16 +15,14 @@ exactly one thing on purpose, so stories can prove they catch it.
 from __future__ import annotations
 
 import hashlib
-import io
 import logging
 import os
 import re
 import subprocess
 import sys
-import zipfile
-from pathlib import Path
 from typing import Any
 
+from ..deliveries import zip_workspace
 from ..environment import minimal_environment
 from . import AgentSession
 from .slugify_project import Requirements, project
@@ -65,22 +63,9 @@ def ids_in(detail: str) -> list[int]:
 
 def strip_delegation(body: str) -> str:
     """The parent's request without the sentence that asks for delegation (the child must not delegate again)."""
-    return re.sub(r"[^.\n]*\bteammate\s+[A-Za-z][\w.-]*[^.\n]*[.:]?[ \t]*\n?", "", body, count=1, flags=re.IGNORECASE).strip()
-
-
-def zip_workspace(workspace: Path) -> bytes:
-    """A reproducible ZIP of the visible workspace files: same files, same bytes, same sha256."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(p for p in workspace.rglob("*") if p.is_file()):
-            relative = path.relative_to(workspace)
-            if any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
-                continue
-            info = zipfile.ZipInfo(relative.as_posix(), date_time=(1980, 1, 1, 0, 0, 0))
-            info.external_attr = 0o644 << 16
-            info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, path.read_bytes())
-    return buffer.getvalue()
+    return re.sub(
+        r"[^.\n]*\bteammate\s+[A-Za-z][\w.-]*[^.\n]*[.:]?[ \t]*\n?", "", body, count=1, flags=re.IGNORECASE
+    ).strip()
 
 
 class ScriptedAgent:
@@ -175,9 +160,7 @@ class ScriptedAgent:
             if self._check_inbox():
                 continue
             break
-        self.api.comment(
-            f"Delivered the slugify project ({self._requirements().describe()}): ZIP sha256 {digest}."
-        )
+        self.api.comment(f"Delivered the slugify project ({self._requirements().describe()}): ZIP sha256 {digest}.")
         self._settle(f"Delivered {digest}")
 
     def _write_files(self) -> bool:
@@ -259,6 +242,8 @@ class ScriptedAgent:
         """A detached process in a NEW session, so killing the runner's process group misses it."""
         return subprocess.Popen(
             [sys.executable, "-m", "testbed.adapters.background_writer", str(self.s.workspace), str(os.getpid())],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
             start_new_session=True,
-        )  # fmt: skip
+        )

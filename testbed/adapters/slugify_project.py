@@ -50,7 +50,7 @@ def source(req: Requirements, trailing_separator: bool = False) -> str:
         "",
         f"def slugify({signature}) -> str:",
         '    """Lowercase, replace runs of characters outside a-z0-9 with one separator, trim the ends."""',
-        f"    slug = re.sub(r\"[^a-z0-9]+\", {body_sep}, text.strip().lower()).strip({trim})",
+        f'    slug = re.sub(r"[^a-z0-9]+", {body_sep}, text.strip().lower()).strip({trim})',
     ]
     if req.max_length:
         lines += ["    if max_length is not None:", "        slug = slug[:max_length]"]
@@ -78,10 +78,14 @@ def source(req: Requirements, trailing_separator: bool = False) -> str:
     ]
     call = "slugify(args.text"
     if req.separator:
-        lines.append(f'    parser.add_argument("--separator", choices=["-", "_"], default={sep_default}, help="word separator")')
+        lines.append(
+            f'    parser.add_argument("--separator", choices=["-", "_"], default={sep_default}, help="word separator")'
+        )
         call += ", separator=args.separator"
     if req.max_length:
-        lines.append('    parser.add_argument("--max-length", type=positive_int, default=None, help="maximum slug length")')
+        lines.append(
+            '    parser.add_argument("--max-length", type=positive_int, default=None, help="maximum slug length")'
+        )
         call += ", max_length=args.max_length"
     lines += [
         "    args = parser.parse_args(argv)",
@@ -97,8 +101,16 @@ def source(req: Requirements, trailing_separator: bool = False) -> str:
 
 
 def readme(req: Requirements) -> str:
-    usage = ["# slugify", "", "Turn text into a URL slug. No dependencies beyond Python 3.", "", "## Usage", "", "```",
-             'python slugify.py "Hello World"        # hello-world']  # fmt: skip
+    usage = [
+        "# slugify",
+        "",
+        "Turn text into a URL slug. No dependencies beyond Python 3.",
+        "",
+        "## Usage",
+        "",
+        "```",
+        'python slugify.py "Hello World"        # hello-world',
+    ]
     if req.separator:
         usage.append('python slugify.py --separator _ "Hello World"   # hello_world')
     if req.max_length:
@@ -107,8 +119,11 @@ def readme(req: Requirements) -> str:
     if req.separator:
         usage += ['`--separator` accepts "-" (default) or "_"; anything else exits with status 2.', ""]
     if req.max_length:
-        usage += ["`--max-length N` truncates to at most N characters and drops a trailing separator;",
-                  "N must be a positive integer, otherwise the tool exits with status 2.", ""]  # fmt: skip
+        usage += [
+            "`--max-length N` truncates to at most N characters and drops a trailing separator;",
+            "N must be a positive integer, otherwise the tool exits with status 2.",
+            "",
+        ]
     usage += ["## Tests", "", "```", "python -m unittest test_slugify", "```", ""]
     return "\n".join(usage)
 

@@ -63,7 +63,8 @@ def after_user_message(conn: sqlite3.Connection, task_id: int, body: str) -> Non
     """Called right after a user message is stored, inside the same transaction."""
     if active("message-stored-twice"):
         conn.execute(
-            "INSERT INTO comments (task_id, author_kind, body, created_at) VALUES (?, 'user', ?, ?)", (task_id, body, now())
+            "INSERT INTO comments (task_id, author_kind, body, created_at) VALUES (?, 'user', ?, ?)",
+            (task_id, body, now()),
         )
 
 

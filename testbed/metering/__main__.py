@@ -25,8 +25,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--budget-cents", type=float, default=None)
     parser.add_argument("--simulated", action="store_true")
     args = parser.parse_args(argv)
-    config = ProxyConfig(upstream=args.upstream, provider=args.provider, client_key=args.client_key, budget_cents=args.budget_cents,
-                         simulated=args.simulated, upstream_key=os.environ.get("METERING_UPSTREAM_KEY"))
+    config = ProxyConfig(
+        upstream=args.upstream,
+        provider=args.provider,
+        client_key=args.client_key,
+        budget_cents=args.budget_cents,
+        simulated=args.simulated,
+        upstream_key=os.environ.get("METERING_UPSTREAM_KEY"),
+    )
 
     def report(call: CallReport) -> None:
         sys.stdout.write(call.model_dump_json() + "\n")

@@ -32,8 +32,12 @@ class ModelPrice(BaseModel):
     def cents(self, usage: Usage) -> float:
         per_token_cents = 100 / 1_000_000
         write = self.cache_write if self.cache_write is not None else self.input
-        return per_token_cents * (usage.input_tokens * self.input + usage.cached_input_tokens * self.cached_input
-                                  + usage.cache_write_tokens * write + usage.output_tokens * self.output)
+        return per_token_cents * (
+            usage.input_tokens * self.input
+            + usage.cached_input_tokens * self.cached_input
+            + usage.cache_write_tokens * write
+            + usage.output_tokens * self.output
+        )
 
 
 class ProviderPrices(BaseModel):

@@ -30,8 +30,21 @@ from .usage import Protocol, Usage, UsageReader, protocol_of
 Provider = Literal["openai", "anthropic"]
 
 # Headers that describe one hop, or the key: never forwarded in either direction.
-HOP_HEADERS = {"host", "connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "accept-encoding",
-               "authorization", "x-api-key", "proxy-authorization", "te", "trailer", "upgrade"}
+HOP_HEADERS = {
+    "host",
+    "connection",
+    "keep-alive",
+    "transfer-encoding",
+    "content-length",
+    "content-encoding",
+    "accept-encoding",
+    "authorization",
+    "x-api-key",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "upgrade",
+}
 # 402 with a billing error is final for all three CLIs (measured: each retries only
 # 408/409/429/5xx and network errors, and Claude Code answers a 400 by retrying
 # with fewer beta features and tools, so a 400 would be refused several times).
@@ -108,7 +121,9 @@ class MeteringProxy:
         self.budget = Budget(config.budget_cents)
         self.prices = price_table()
         self._client: httpx.AsyncClient | None = None
-        self.app = Starlette(routes=[Route("/{path:path}", self.handle, methods=["GET", "POST", "PUT", "DELETE", "HEAD"])])
+        self.app = Starlette(
+            routes=[Route("/{path:path}", self.handle, methods=["GET", "POST", "PUT", "DELETE", "HEAD"])]
+        )
 
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
@@ -130,20 +145,43 @@ class MeteringProxy:
                 headers["authorization"] = f"Bearer {self.config.upstream_key}"
         return headers
 
-    def _report(self, protocol: Protocol, model: str, status: int, usage: Usage | None, refused: str | None = None,
-                estimate: Usage | None = None) -> None:
+    def _report(
+        self,
+        protocol: Protocol,
+        model: str,
+        status: int,
+        usage: Usage | None,
+        refused: str | None = None,
+        estimate: Usage | None = None,
+    ) -> None:
         estimated = usage is None and estimate is not None and 200 <= status < 300
         if estimated:
             usage = estimate
         cents = self.prices.cents(self.config.provider, model, usage) if usage else 0.0
         spent = self.budget.charge(cents) if cents else self.budget.spent_cents
-        self.on_call(CallReport(protocol=protocol, provider=self.config.provider, model=model, status=status, usage=usage, cost_cents=cents,
-                                simulated=self.config.simulated, price_table=self.prices.version, refused=refused, spent_cents=spent,
-                                budget_cents=self.config.budget_cents, usage_estimated=estimated))
+        self.on_call(
+            CallReport(
+                protocol=protocol,
+                provider=self.config.provider,
+                model=model,
+                status=status,
+                usage=usage,
+                cost_cents=cents,
+                simulated=self.config.simulated,
+                price_table=self.prices.version,
+                refused=refused,
+                spent_cents=spent,
+                budget_cents=self.config.budget_cents,
+                usage_estimated=estimated,
+            )
+        )
 
     async def handle(self, request: Request) -> Response:
         if not self._authorised(request):
-            return JSONResponse({"error": {"message": "unknown key for this metering proxy", "type": "authentication_error"}}, status_code=401)
+            return JSONResponse(
+                {"error": {"message": "unknown key for this metering proxy", "type": "authentication_error"}},
+                status_code=401,
+            )
         protocol = protocol_of(request.url.path)
         body = await request.body()
         if protocol is None:  # token counting and the like: forwarded, never priced
@@ -160,7 +198,11 @@ class MeteringProxy:
             message = f"budget exceeded: {self.budget.spent_cents:.2f} of {self.config.budget_cents} cents spent; no further model calls"
             self._report(protocol, model, REFUSAL_STATUS, None, refused=message)
             return refusal(protocol, message)
-        if protocol == "chat" and payload.get("stream") and not (payload.get("stream_options") or {}).get("include_usage"):
+        if (
+            protocol == "chat"
+            and payload.get("stream")
+            and not (payload.get("stream_options") or {}).get("include_usage")
+        ):
             # Without this a streamed Chat Completion carries no usage at all.
             payload["stream_options"] = {**(payload.get("stream_options") or {}), "include_usage": True}
             body = json.dumps(payload).encode()
@@ -171,11 +213,17 @@ class MeteringProxy:
         return self.config.upstream.rstrip("/") + request.url.path + query
 
     async def _forward_plain(self, request: Request, body: bytes) -> Response:
-        upstream = await self.client().request(request.method, self._url(request), content=body, headers=self._upstream_headers(request))
+        upstream = await self.client().request(
+            request.method, self._url(request), content=body, headers=self._upstream_headers(request)
+        )
         return Response(upstream.content, status_code=upstream.status_code, headers=_response_headers(upstream))
 
-    async def _forward_metered(self, request: Request, body: bytes, protocol: Protocol, model: str, estimate: Usage) -> Response:
-        outgoing = self.client().build_request(request.method, self._url(request), content=body, headers=self._upstream_headers(request))
+    async def _forward_metered(
+        self, request: Request, body: bytes, protocol: Protocol, model: str, estimate: Usage
+    ) -> Response:
+        outgoing = self.client().build_request(
+            request.method, self._url(request), content=body, headers=self._upstream_headers(request)
+        )
         upstream = await self.client().send(outgoing, stream=True)
         reader = UsageReader(protocol)
         if "text/event-stream" not in upstream.headers.get("content-type", ""):

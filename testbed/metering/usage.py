@@ -41,12 +41,20 @@ def protocol_of(path: str) -> Protocol | None:
 
 def _openai_style(usage: dict, input_key: str, output_key: str, details_key: str) -> Usage:
     cached = int((usage.get(details_key) or {}).get("cached_tokens") or 0)
-    return Usage(input_tokens=int(usage.get(input_key) or 0) - cached, cached_input_tokens=cached, output_tokens=int(usage.get(output_key) or 0))
+    return Usage(
+        input_tokens=int(usage.get(input_key) or 0) - cached,
+        cached_input_tokens=cached,
+        output_tokens=int(usage.get(output_key) or 0),
+    )
 
 
 def _anthropic(usage: dict) -> Usage:
-    return Usage(input_tokens=int(usage.get("input_tokens") or 0), cached_input_tokens=int(usage.get("cache_read_input_tokens") or 0),
-                 cache_write_tokens=int(usage.get("cache_creation_input_tokens") or 0), output_tokens=int(usage.get("output_tokens") or 0))
+    return Usage(
+        input_tokens=int(usage.get("input_tokens") or 0),
+        cached_input_tokens=int(usage.get("cache_read_input_tokens") or 0),
+        cache_write_tokens=int(usage.get("cache_creation_input_tokens") or 0),
+        output_tokens=int(usage.get("output_tokens") or 0),
+    )
 
 
 class UsageReader:

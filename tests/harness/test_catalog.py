@@ -8,6 +8,7 @@ from pydantic import ValidationError
 from harness.core.catalog import (
     CATALOG,
     MANUAL_SUITE,
+    REPLAY_CASES,
     SCRIPTED,
     SCRIPTED_SUITE,
     Cell,
@@ -31,7 +32,9 @@ def suite(name: str) -> Suite:
 def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
     ids = [c.execution_id for c in CATALOG.cells()]
     assert ids == sorted(ids)
-    assert len(ids) == len(set(ids)) == 5 * len(CASES)  # 3 paid profiles + scripted on the testbed and on Paperclip
+    # 3 paid profiles + scripted on every case, on the testbed and scripted on Paperclip; runner-opencode on
+    # delegation only; 3 replay profiles on the replay cases
+    assert len(ids) == len(set(ids)) == 5 * len(CASES) + 1 + 3 * len(REPLAY_CASES)
     for c in CATALOG.cells():
         assert c.execution_id.split(".") == [c.suite.name, c.profile.name, c.environment.name, c.case.name]
 
@@ -39,7 +42,12 @@ def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
 def test_manual_suite_holds_only_paid_live_cells() -> None:
     manual = suite(MANUAL_SUITE)
     assert manual.manual_only
-    assert [p.name for p in manual.profiles] == ["runner-codex", "runner-claude", "runner-codex-mini"]
+    assert [p.name for p in manual.profiles] == [
+        "runner-codex",
+        "runner-claude",
+        "runner-codex-mini",
+        "runner-opencode",
+    ]
     for c in CATALOG.cells():
         assert c.paid == (c.suite.name == MANUAL_SUITE) and c.manual == c.suite.manual_only
         assert c.manual or not c.paid  # a paid cell never runs unless named
@@ -106,3 +114,23 @@ def test_definitions_reject_contradictions() -> None:
     manual = suite(MANUAL_SUITE)
     with pytest.raises(ValidationError, match="not manual-only"):
         Suite.model_validate({**manual.model_dump(), "manual_only": False})
+
+
+def test_runner_opencode_only_makes_delegation_cells_and_replay_cells_are_free_and_scripted() -> None:
+    opencode = [c.case.name for c in CATALOG.cells() if c.profile.name == "runner-opencode"]
+    assert opencode == ["delegate-feedback"]
+    replay = [c for c in CATALOG.cells() if c.profile.name.startswith("replay-")]
+    assert {c.profile.name for c in replay} == {"replay-codex", "replay-claude", "replay-opencode"}
+    assert all(
+        not c.paid and not c.manual and c.evidence_mode == "scripted" and c.profile.model_server == "replay"
+        for c in replay
+    )
+
+
+def test_a_live_cell_without_its_agent_cli_names_make_agents() -> None:
+    reason = live_cell_unavailable_reason(
+        cell("everyday-workflows.runner-claude.local.build-revise"),
+        env={"ANTHROPIC_API_KEY": "k"},
+        which=lambda name: None,
+    )
+    assert reason is not None and "make agents" in reason and "claude" in reason

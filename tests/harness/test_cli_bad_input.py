@@ -12,7 +12,9 @@ from harness.core.catalog import CATALOG
 
 
 def harness(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=60
+    )
 
 
 def listing(folder: Path) -> list[str]:

@@ -24,6 +24,11 @@ def test_list_all_prints_only_free_cells(capsys: pytest.CaptureFixture[str]) -> 
     status, lines, err = run(capsys, "--all")
     assert status == 0 and err == ""
     assert lines == [
+        *[
+            f"everyday-workflows-replay.replay-{cli}.local.{case}"
+            for cli in ("claude", "codex", "opencode")
+            for case in ("build-revise", "delegate-feedback", "recover-controller", "stop-redirect")
+        ],
         "everyday-workflows-scripted.scripted.local.build-revise",
         "everyday-workflows-scripted.scripted.local.delegate-feedback",
         "everyday-workflows-scripted.scripted.local.recover-controller",
@@ -34,7 +39,7 @@ def test_list_all_prints_only_free_cells(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_list_manual_suite_prints_paid_cells(capsys: pytest.CaptureFixture[str]) -> None:
     status, lines, _ = run(capsys, "--suite", "everyday-workflows")
-    assert status == 0 and len(lines) == 15 and PAID_ID in lines
+    assert status == 0 and len(lines) == 16 and PAID_ID in lines
     assert all(line.startswith("everyday-workflows.runner-") for line in lines)
 
 
@@ -51,8 +56,10 @@ def test_exact_id_and_short_id(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_repeat_widens_and_dimensions_narrow(capsys: pytest.CaptureFixture[str]) -> None:
     _, widened, _ = run(capsys, "--case", "build-revise", "--case", "stop-redirect")
-    assert len(widened) == 2
-    _, narrowed, _ = run(capsys, "--suite", "everyday-workflows", "--profile", "runner-claude", "--case", "build-revise")
+    assert len(widened) == 8  # the scripted and the three replay cells of each
+    _, narrowed, _ = run(
+        capsys, "--suite", "everyday-workflows", "--profile", "runner-claude", "--case", "build-revise"
+    )
     assert narrowed == ["everyday-workflows.runner-claude.local.build-revise"]
 
 
@@ -65,7 +72,9 @@ def test_repeat_widens_and_dimensions_narrow(capsys: pytest.CaptureFixture[str])
         (("--all", "--shard", "3/2"), "harness: malformed shard '3/2'"),
     ],
 )
-def test_errors_go_to_stderr_with_exit_2(capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], message: str) -> None:
+def test_errors_go_to_stderr_with_exit_2(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], message: str
+) -> None:
     status, lines, err = run(capsys, *argv)
     assert status == 2 and lines == []
     assert err.startswith(message) and err.count("\n") == 1
@@ -79,7 +88,22 @@ def test_shards_on_the_command_line_partition(capsys: pytest.CaptureFixture[str]
 
 def test_every_selector_flag_maps_to_a_select_argument() -> None:
     args = build_parser().parse_args(
-        ["list", "--all", "--suite", "s", "--profile", "p", "--environment", "e", "--case", "c", "--id", "i", "--shard", "1/2"]
+        [
+            "list",
+            "--all",
+            "--suite",
+            "s",
+            "--profile",
+            "p",
+            "--environment",
+            "e",
+            "--case",
+            "c",
+            "--id",
+            "i",
+            "--shard",
+            "1/2",
+        ]
     )
     kwargs = selection_kwargs(args)
     assert kwargs == {
@@ -122,4 +146,4 @@ def test_installed_entry_point_is_harness_cli_main() -> None:
         pytest.skip("the console script is installed only by 'pip install -e .' into this interpreter's environment")
     done = subprocess.run([str(script), "list", "--all"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert len(done.stdout.splitlines()) == 5
+    assert len(done.stdout.splitlines()) == 5 + 12  # scripted on 5 cases, 3 replay profiles on 4

@@ -45,5 +45,47 @@ def test_credential_shapes_are_found_without_being_told(tmp_path: Path) -> None:
 
 
 def test_environment_secrets_are_picked_by_name() -> None:
-    env = {"OPENAI_API_KEY": "sk-live-123456789", "HOME": "/root", "GITHUB_TOKEN": "short", "DB_PASSWORD": "hunter2hunter2"}
+    env = {
+        "OPENAI_API_KEY": "sk-live-123456789",
+        "HOME": "/root",
+        "GITHUB_TOKEN": "short",
+        "DB_PASSWORD": "hunter2hunter2",
+    }
     assert secrets_from_environment(env) == {"OPENAI_API_KEY": "sk-live-123456789", "DB_PASSWORD": "hunter2hunter2"}
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_a_secret_deflated_inside_a_nested_archive_is_found_and_the_archive_withheld(tmp_path: Path) -> None:
+    from harness.products.testbed.secrets import SECRET_PATTERNS as TESTBED_SHAPES
+
+    recorder = EvidenceRecorder(tmp_path / "attempt")
+    key = "real-provider-key-" + "x" * 30
+    dump = ("PATH=/usr/bin\nMETERED_API_KEY=throwaway-" + "k" * 32 + "\n" + "padding " * 500).encode()
+    inner = _zip({"environment.txt": dump + key.encode()})
+    recorder.download("build", _zip({"slugify.py": b"print()", "nested/inner.zip": inner}))
+    (recorder.folder / "trace.zip").write_bytes(
+        _zip({"trace.network": ("authorization: Bearer tbrun_" + "t" * 40).encode() * 20})
+    )
+    assert key.encode() not in (recorder.folder / "downloads/build.zip").read_bytes(), "deflated: raw bytes hide it"
+    findings = recorder.withhold_secrets({"provider key": key}, TESTBED_SHAPES)
+    assert {(f.path, f.kind) for f in findings} == {
+        ("downloads/build.zip!nested/inner.zip!environment.txt", "provider key"),
+        ("downloads/build.zip!nested/inner.zip!environment.txt", "metering proxy key"),
+        ("trace.zip!trace.network", "testbed run token"),
+    }
+    assert key not in describe(findings)
+    assert (
+        not (recorder.folder / "downloads/build.zip").exists()
+        and (recorder.folder / "downloads/build.zip.withheld").exists()
+    )
+    assert not (recorder.folder / "trace.zip").exists()

@@ -4,44 +4,102 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.products.records import Agent, Receipt, Run, Task
 from harness.faults.late_feedback import cites_delivery, delegation_checks
 from harness.faults.restart import MessageState, ReceiptDigest, RestartRecord, RestartSnapshot, RunState, restart_checks
 from harness.faults.stop import ShortReplyView, StopRecord, changed_paths, stop_checks
+from harness.products.records import Agent, Receipt, Run, Task
 
 SHA_EARLY, SHA_FINAL = "e" * 64, "f" * 64
 LATE = "One more requirement: --max-length."
 
 
 def receipt(seq: int, tool: str = "write_file", target: str = "slugify.py") -> dict[str, Any]:
-    return {"id": f"rc-{seq}", "seq": seq, "tool": tool, "target": target, "ok": True, "detail": "", "created_at": f"t{seq}"}
+    return {
+        "id": f"rc-{seq}",
+        "seq": seq,
+        "tool": tool,
+        "target": target,
+        "ok": True,
+        "detail": "",
+        "created_at": f"t{seq}",
+    }
 
 
-def run(run_id: int, task_id: int, agent_id: int = 1, status: str = "succeeded", receipts: int = 0, pid: int = 500, **extra: Any) -> dict[str, Any]:
-    return {"id": run_id, "task_id": task_id, "agent_id": agent_id, "status": status,
-            "identity": {"runner_instance_id": f"r{run_id}", "pid": pid, "process_start_time": 1.0},
-            "queued_at": "q", "started_at": "s", "ended_at": None if status == "running" else "e", "cost_cents": 0,
-            "error_code": extra.get("error_code"), "terminal": None, "process_group_gone": extra.get("gone"),
-            "receipts": [receipt(n) for n in range(receipts)]}  # fmt: skip
+def run(
+    run_id: int,
+    task_id: int,
+    agent_id: int = 1,
+    status: str = "succeeded",
+    receipts: int = 0,
+    pid: int = 500,
+    **extra: Any,
+) -> dict[str, Any]:
+    return {
+        "id": run_id,
+        "task_id": task_id,
+        "agent_id": agent_id,
+        "status": status,
+        "identity": {"runner_instance_id": f"r{run_id}", "pid": pid, "process_start_time": 1.0},
+        "queued_at": "q",
+        "started_at": "s",
+        "ended_at": None if status == "running" else "e",
+        "cost_cents": 0,
+        "error_code": extra.get("error_code"),
+        "terminal": None,
+        "process_group_gone": extra.get("gone"),
+        "receipts": [receipt(n) for n in range(receipts)],
+    }
 
 
-def comment(comment_id: int, task_id: int, body: str, kind: str = "user", run_id: int | None = None, consumed: int | None = None) -> dict[str, Any]:
-    return {"id": comment_id, "task_id": task_id, "author_kind": kind, "agent_id": None, "author_name": "x",
-            "run_id": run_id, "body": body, "created_at": "c", "consumed_by_run_id": consumed, "consumed_at": None}  # fmt: skip
+def comment(
+    comment_id: int, task_id: int, body: str, kind: str = "user", run_id: int | None = None, consumed: int | None = None
+) -> dict[str, Any]:
+    return {
+        "id": comment_id,
+        "task_id": task_id,
+        "author_kind": kind,
+        "agent_id": None,
+        "author_name": "x",
+        "run_id": run_id,
+        "body": body,
+        "created_at": "c",
+        "consumed_by_run_id": consumed,
+        "consumed_at": None,
+    }
 
 
 def delivery(delivery_id: int, task_id: int, sha: str) -> dict[str, Any]:
-    return {"id": delivery_id, "task_id": task_id, "run_id": 1, "sha256": sha, "size": 1, "files": [],
-            "created_at": "d", "download_url": "/"}  # fmt: skip
+    return {
+        "id": delivery_id,
+        "task_id": task_id,
+        "run_id": 1,
+        "sha256": sha,
+        "size": 1,
+        "files": [],
+        "created_at": "d",
+        "download_url": "/",
+    }
 
 
 def task(task_id: int, assignee: int, parent: int | None = None, **parts: Any) -> Task:
-    return Task.model_validate({
-        "id": task_id, "title": "t", "status": parts.get("status", "done"), "assignee_id": assignee, "assignee_name": "n",
-        "parent_id": parent, "updated_at": "u", "body": "", "comments": parts.get("comments", []),
-        "runs": parts.get("runs", []), "deliveries": parts.get("deliveries", []), "children": parts.get("children", []),
-        "active_run_id": None, "unconsumed_user_messages": 0,
-    })  # fmt: skip
+    return Task.model_validate(
+        {
+            "id": task_id,
+            "title": "t",
+            "status": parts.get("status", "done"),
+            "assignee_id": assignee,
+            "assignee_name": "n",
+            "parent_id": parent,
+            "updated_at": "u",
+            "body": "",
+            "comments": parts.get("comments", []),
+            "runs": parts.get("runs", []),
+            "deliveries": parts.get("deliveries", []),
+            "children": parts.get("children", []),
+            "active_run_id": None,
+            "unconsumed_user_messages": 0,
+        }
+    )
 
 
 def failed(checks: list) -> list[str]:  # type: ignore[type-arg]
@@ -54,10 +112,20 @@ LEAD = Agent(id=1, name="Avery", role="lead", reports_to=None, adapter="scripted
 MATE = Agent(id=2, name="Blake", role="engineer", reports_to=1, adapter="scripted", model="default")
 
 
-def delegation(reply: str = f"Final delivery #9, sha256 {SHA_FINAL}.", parent_runs: list[dict[str, Any]] | None = None) -> tuple[Task, list[Task]]:
-    child = task(2, assignee=2, parent=1, runs=[run(2, 2, agent_id=2)], comments=[comment(5, 2, LATE, consumed=2)],
-                 deliveries=[delivery(8, 2, SHA_EARLY), delivery(9, 2, SHA_FINAL)])  # fmt: skip
-    parent = task(1, assignee=1, runs=parent_runs or [run(1, 1)], comments=[comment(6, 1, reply, kind="agent", run_id=1)])
+def delegation(
+    reply: str = f"Final delivery #9, sha256 {SHA_FINAL}.", parent_runs: list[dict[str, Any]] | None = None
+) -> tuple[Task, list[Task]]:
+    child = task(
+        2,
+        assignee=2,
+        parent=1,
+        runs=[run(2, 2, agent_id=2)],
+        comments=[comment(5, 2, LATE, consumed=2)],
+        deliveries=[delivery(8, 2, SHA_EARLY), delivery(9, 2, SHA_FINAL)],
+    )
+    parent = task(
+        1, assignee=1, runs=parent_runs or [run(1, 1)], comments=[comment(6, 1, reply, kind="agent", run_id=1)]
+    )
     return parent, [child]
 
 
@@ -90,15 +158,28 @@ def test_feedback_read_by_a_failed_child_run_or_sent_to_the_parent_fails() -> No
 # ---- controller restart --------------------------------------------------------------------------
 
 
-def snapshot(moment: str, receipts: int, status: str = "running", instance: str = "A", pid: int = 500) -> RestartSnapshot:
+def snapshot(
+    moment: str, receipts: int, status: str = "running", instance: str = "A", pid: int = 500
+) -> RestartSnapshot:
     state = RunState.of(Run.model_validate(run(1, 1, status=status, receipts=receipts, pid=pid)))
-    return RestartSnapshot(moment=moment, signal="SIGKILL", controller_instance_id=instance, controller_pid=1,  # type: ignore[arg-type]
-                           run=state, message=None, workspace={"slugify.py": "h"})  # fmt: skip
+    return RestartSnapshot(
+        moment=moment,
+        signal="SIGKILL",
+        controller_instance_id=instance,
+        controller_pid=1,  # type: ignore[arg-type]
+        run=state,
+        message=None,
+        workspace={"slugify.py": "h"},
+    )
 
 
 def restart(after_pid: int = 500, adopted: bool = True) -> RestartRecord:
-    return RestartRecord(before=snapshot("before", 3), after=snapshot("after", 3, instance="B", pid=after_pid),
-                         runner_kept_going=True, adopted=adopted)  # fmt: skip
+    return RestartRecord(
+        before=snapshot("before", 3),
+        after=snapshot("after", 3, instance="B", pid=after_pid),
+        runner_kept_going=True,
+        adopted=adopted,
+    )
 
 
 def finished_task() -> Task:
@@ -127,7 +208,9 @@ def test_a_new_runner_or_a_rewritten_receipt_fails() -> None:
     assert "restart.same-run" in failed(restart_checks(restart(after_pid=501), final, finished_task()))
     assert "restart.same-run" in failed(restart_checks(restart(adopted=False), final, finished_task()))
     rewritten = final.model_copy(deep=True)
-    rewritten.run.receipts[1] = RunState.of(Run.model_validate(run(1, 1, receipts=6))).receipts[1].model_copy(update={"sha256": "0" * 64})
+    rewritten.run.receipts[1] = (
+        RunState.of(Run.model_validate(run(1, 1, receipts=6))).receipts[1].model_copy(update={"sha256": "0" * 64})
+    )
     assert "restart.receipt-prefix" in failed(restart_checks(restart(), rewritten, finished_task()))
     doubled = final.model_copy(deep=True)
     doubled.run.receipts.append(doubled.run.receipts[0])
@@ -136,9 +219,14 @@ def test_a_new_runner_or_a_rewritten_receipt_fails() -> None:
 
 def test_receipt_digest_covers_every_field() -> None:
     one = Receipt.model_validate(receipt(0))
-    assert RunState.of(Run.model_validate(run(1, 1, receipts=1))).receipts[0].sha256 != RunState.of(
-        Run.model_validate(run(1, 1, receipts=1) | {"receipts": [one.model_dump() | {"detail": "changed"}]})
-    ).receipts[0].sha256
+    assert (
+        RunState.of(Run.model_validate(run(1, 1, receipts=1))).receipts[0].sha256
+        != RunState.of(
+            Run.model_validate(run(1, 1, receipts=1) | {"receipts": [one.model_dump() | {"detail": "changed"}]})
+        )
+        .receipts[0]
+        .sha256
+    )
 
 
 # ---- Stop ----------------------------------------------------------------------------------------
@@ -147,8 +235,12 @@ REQUEST = "Change of plan ... nonce N123456"
 
 
 def stopped_task(reply: str = "Your short reply: N123456") -> Task:
-    return task(1, assignee=1, runs=[run(1, 1, status="cancelled", error_code="stopped_by_user", gone=True), run(2, 1)],
-                comments=[comment(3, 1, REQUEST, consumed=2), comment(4, 1, reply, kind="agent", run_id=2)])  # fmt: skip
+    return task(
+        1,
+        assignee=1,
+        runs=[run(1, 1, status="cancelled", error_code="stopped_by_user", gone=True), run(2, 1)],
+        comments=[comment(3, 1, REQUEST, consumed=2), comment(4, 1, reply, kind="agent", run_id=2)],
+    )
 
 
 def test_a_clean_stop_passes_and_a_late_write_is_named() -> None:
@@ -157,7 +249,9 @@ def test_a_clean_stop_passes_and_a_late_write_is_named() -> None:
     before = {"slugify.py": "a"}
     assert failed(stop_checks(record, stopped_task(), REQUEST, "N123456", view, before, before)) == []
     after = {"slugify.py": "a", "progress.log": "b"}
-    assert failed(stop_checks(record, stopped_task(), REQUEST, "N123456", view, before, after)) == ["stop.workspace-unchanged"]
+    assert failed(stop_checks(record, stopped_task(), REQUEST, "N123456", view, before, after)) == [
+        "stop.workspace-unchanged"
+    ]
     assert changed_paths(before, after) == ["progress.log"]
 
 
@@ -171,6 +265,13 @@ def test_a_duplicate_request_a_missing_nonce_or_a_surviving_group_fails() -> Non
 def test_a_run_the_product_starts_on_its_own_after_stop_is_named() -> None:
     record = StopRecord(run_id=1, pid=500, product_says_group_gone=True, harness_saw_group_gone=True)
     view = ShortReplyView(request_copies=1, latest_reply="Your short reply: N123456", status="done")
-    rewoken = task(1, assignee=1, runs=[run(1, 1, status="cancelled", error_code="stopped_by_user", gone=True), run(5, 1), run(2, 1)],
-                   comments=[comment(3, 1, REQUEST, consumed=2), comment(4, 1, "Your short reply: N123456", kind="agent", run_id=2)])  # fmt: skip
+    rewoken = task(
+        1,
+        assignee=1,
+        runs=[run(1, 1, status="cancelled", error_code="stopped_by_user", gone=True), run(5, 1), run(2, 1)],
+        comments=[
+            comment(3, 1, REQUEST, consumed=2),
+            comment(4, 1, "Your short reply: N123456", kind="agent", run_id=2),
+        ],
+    )
     assert failed(stop_checks(record, rewoken, REQUEST, "N123456", view, {}, {})) == ["stop.nothing-ran-after-stop"]

@@ -6,15 +6,25 @@ from harness.checks.invariants import violations
 from harness.checks.lifecycle import LifecycleFacts, MessageFacts, RunFacts, TaskFacts
 
 
-def facts(status: str = "done", run_status: str = "succeeded", pointer: str | None = None, unread: int = 0,
-          consumed: str | None = "r1", extra_runs: tuple[str, ...] = ()) -> LifecycleFacts:  # fmt: skip
+def facts(
+    status: str = "done",
+    run_status: str = "succeeded",
+    pointer: str | None = None,
+    unread: int = 0,
+    consumed: str | None = "r1",
+    extra_runs: tuple[str, ...] = (),
+) -> LifecycleFacts:
     runs = [RunFacts(id="r1", task_id="t1", agent_id="a1", status=run_status)]
     runs += [RunFacts(id=f"r{n}", task_id="t1", agent_id="a1", status=s) for n, s in enumerate(extra_runs, start=2)]
     return LifecycleFacts(
         tasks=[TaskFacts(id="t1", title="t", status=status, active_run_id=pointer, unconsumed_messages=unread)],
         runs=runs,
         messages=[MessageFacts(id="m1", task_id="t1", body="b", consumed_by_run_id=consumed)],
-        deliveries=[], sent_messages=[], interrupted_run_ids=[], lead_agent_id=None, max_runs=5,
+        deliveries=[],
+        sent_messages=[],
+        interrupted_run_ids=[],
+        lead_agent_id=None,
+        max_runs=5,
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -98,7 +98,7 @@ def test_contention_cancellation_is_excused_only_without_identity() -> None:
 
 # ---- the named checks added for delegation, Stop and restarts --------------------------------
 
-T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def delegated() -> LifecycleFacts:
@@ -108,7 +108,9 @@ def delegated() -> LifecycleFacts:
     facts.tasks.append(TaskFacts(id="2", status="done", assignee_id="8", parent_id="1"))
     facts.runs[0].ended_at = T0 + timedelta(seconds=2)
     facts.runs[1].ended_at = T0 + timedelta(seconds=9)
-    facts.runs.append(RunFacts(id="20", task_id="2", agent_id="8", status="succeeded", ended_at=T0 + timedelta(seconds=5), **IDENTITY))
+    facts.runs.append(
+        RunFacts(id="20", task_id="2", agent_id="8", status="succeeded", ended_at=T0 + timedelta(seconds=5), **IDENTITY)
+    )
     facts.deliveries.append(DeliveryFacts(id="3", task_id="2", run_id="20", created_at=T0 + timedelta(seconds=4)))
     return facts
 
@@ -116,9 +118,16 @@ def delegated() -> LifecycleFacts:
 def test_every_check_has_its_documented_name() -> None:
     assert CHECK_IDS == tuple(check(healthy()).id for check in LIFECYCLE_CHECKS)
     assert set(CHECK_IDS) >= {
-        "lifecycle.tasks-done", "lifecycle.settled", "lifecycle.runner-identity", "lifecycle.runs-succeeded",
-        "lifecycle.bounded-runs", "lifecycle.parent-owned-by-lead", "lifecycle.messages-stored-once",
-        "lifecycle.messages-consumed", "lifecycle.no-pending-bookkeeping", "lifecycle.parent-after-child",
+        "lifecycle.tasks-done",
+        "lifecycle.settled",
+        "lifecycle.runner-identity",
+        "lifecycle.runs-succeeded",
+        "lifecycle.bounded-runs",
+        "lifecycle.parent-owned-by-lead",
+        "lifecycle.messages-stored-once",
+        "lifecycle.messages-consumed",
+        "lifecycle.no-pending-bookkeeping",
+        "lifecycle.parent-after-child",
     }
 
 
@@ -128,7 +137,9 @@ def test_a_healthy_delegation_passes() -> None:
 
 def test_a_teammate_on_the_parent_breaks_ownership_only() -> None:
     facts = delegated()
-    facts.runs.append(RunFacts(id="21", task_id="1", agent_id="8", status="succeeded", ended_at=T0 + timedelta(seconds=6), **IDENTITY))
+    facts.runs.append(
+        RunFacts(id="21", task_id="1", agent_id="8", status="succeeded", ended_at=T0 + timedelta(seconds=6), **IDENTITY)
+    )
     assert failed_ids(facts) == ["lifecycle.parent-owned-by-lead"]
     facts = delegated()
     facts.tasks[0].assignee_id = "8"

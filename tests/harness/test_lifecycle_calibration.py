@@ -16,8 +16,14 @@ def test_each_record_fails_exactly_its_intended_check(case: LifecycleCase) -> No
 def test_the_required_bad_records_are_registered() -> None:
     names = {case.name for case in LIFECYCLE_CASES}
     assert {
-        "missing-runner-identity", "unexpected-crash", "teammate-run-on-parent", "answer-left-in-review",
-        "run-still-running", "unexcused-cancellation", "contention-exemption-with-pid", "more-than-12-runs",
+        "missing-runner-identity",
+        "unexpected-crash",
+        "teammate-run-on-parent",
+        "answer-left-in-review",
+        "run-still-running",
+        "unexcused-cancellation",
+        "contention-exemption-with-pid",
+        "more-than-12-runs",
         "interrupted-run-later-failed",
     } <= names
     assert any(case.expected_check is None for case in LIFECYCLE_CASES)

@@ -9,6 +9,8 @@ from harness.running.selection import SelectionError, parse_shard, resolve_short
 
 PAID_ID = "everyday-workflows.runner-codex.local.build-revise"
 FREE_ID = "everyday-workflows-scripted.scripted.local.build-revise"
+REPLAY_IDS = [f"everyday-workflows-replay.replay-{cli}.local.build-revise" for cli in ("claude", "codex", "opencode")]
+REPLAY_CELLS = [c.execution_id for c in CATALOG.cells() if c.suite.name == "everyday-workflows-replay"]
 
 
 def ids(**selectors) -> list[str]:
@@ -17,13 +19,13 @@ def ids(**selectors) -> list[str]:
 
 def test_all_selects_every_free_cell_and_no_paid_one() -> None:
     cells = select(all=True)
-    assert len(cells) == 5
+    assert len(cells) == 5 + len(REPLAY_CELLS) == 5 + 3 * 4  # scripted on every case, the replay profiles on theirs
     assert not any(cell.paid or cell.manual for cell in cells)
 
 
 def test_naming_the_manual_suite_selects_its_paid_cells() -> None:
     cells = select(suites=["everyday-workflows"])
-    assert len(cells) == 15 and all(cell.paid for cell in cells)
+    assert len(cells) == 16 and all(cell.paid for cell in cells)  # 3 profiles x 5 cases + runner-opencode's delegation
     assert PAID_ID in [cell.execution_id for cell in cells]
 
 
@@ -35,9 +37,11 @@ def test_paid_profile_alone_is_an_error_that_says_how_to_select_it(profile: str)
 
 def test_group_selectors_never_pull_in_paid_cells() -> None:
     assert ids(environments=["local"]) == ids(all=True)
-    assert ids(cases=["build-revise"]) == [FREE_ID]
-    assert ids(profiles=["scripted", "runner-codex"]) == ids(all=True)
-    assert ids(all=True, profiles=["runner-claude", "scripted"]) == ids(all=True)
+    assert ids(cases=["build-revise"]) == [*REPLAY_IDS, FREE_ID]
+    assert ids(profiles=["scripted", "runner-codex"]) == [cell for cell in ids(all=True) if cell not in REPLAY_CELLS]
+    assert ids(all=True, profiles=["runner-claude", "scripted"]) == [
+        cell for cell in ids(all=True) if cell not in REPLAY_CELLS
+    ]
 
 
 def test_exact_id_selects_a_paid_cell() -> None:
@@ -45,9 +49,14 @@ def test_exact_id_selects_a_paid_cell() -> None:
 
 
 def test_repeating_a_dimension_widens_it() -> None:
-    assert ids(cases=["build-revise", "stop-redirect"]) == [FREE_ID, "everyday-workflows-scripted.scripted.local.stop-redirect"]
+    replay_stop = [
+        f"everyday-workflows-replay.replay-{cli}.local.stop-redirect" for cli in ("claude", "codex", "opencode")
+    ]
+    assert ids(cases=["build-revise", "stop-redirect"]) == sorted(
+        [*REPLAY_IDS, *replay_stop, FREE_ID, "everyday-workflows-scripted.scripted.local.stop-redirect"]
+    )
     both = ids(suites=["everyday-workflows", "everyday-workflows-scripted"])
-    assert len(both) == 20
+    assert len(both) == 21
     assert ids(ids=[PAID_ID, "build-revise", PAID_ID]) == [FREE_ID, PAID_ID]  # sorted, deduplicated
 
 
@@ -80,12 +89,24 @@ def test_id_stands_alone(selectors: dict) -> None:
 @pytest.mark.parametrize(
     ("selectors", "listed"),
     [
-        ({"suites": ["nope"]}, "valid suites: everyday-workflows, everyday-workflows-paperclip, everyday-workflows-scripted"),
-        ({"profiles": ["nope"]}, "valid profiles: runner-claude, runner-codex, runner-codex-mini, scripted"),
+        (
+            {"suites": ["nope"]},
+            "valid suites: everyday-workflows, everyday-workflows-paperclip, everyday-workflows-replay, everyday-workflows-scripted",
+        ),
+        (
+            {"profiles": ["nope"]},
+            "valid profiles: replay-claude, replay-codex, replay-opencode, runner-claude, runner-codex, runner-codex-mini, runner-opencode, scripted",
+        ),
         ({"environments": ["cloud"]}, "valid environments: local, paperclip-local"),
-        ({"cases": ["nope"]}, "valid cases: build-revise, delegate-feedback, recover-controller, recover-controller-sigkill, stop-redirect"),
-        ({"ids": ["nope"]}, "valid ids: build-revise, delegate-feedback, recover-controller, recover-controller-sigkill, stop-redirect, "
-                          "everyday-workflows-paperclip.scripted.paperclip-local.build-revise"),
+        (
+            {"cases": ["nope"]},
+            "valid cases: build-revise, delegate-feedback, recover-controller, recover-controller-sigkill, stop-redirect",
+        ),
+        (
+            {"ids": ["nope"]},
+            "valid ids: build-revise, delegate-feedback, recover-controller, recover-controller-sigkill, stop-redirect, "
+            "everyday-workflows-paperclip.scripted.paperclip-local.build-revise",
+        ),
     ],
 )
 def test_unknown_values_list_the_valid_ones_on_one_line(selectors: dict, listed: str) -> None:
@@ -113,7 +134,11 @@ def test_shards_partition_the_selection(count: int) -> None:
 
 def test_shard_does_not_depend_on_input_order() -> None:
     cells = select(suites=["everyday-workflows"])
-    assert shard_cells(list(reversed(cells)), "2/3") == shard_cells(cells, "2/3") == select(suites=["everyday-workflows"], shard="2/3")
+    assert (
+        shard_cells(list(reversed(cells)), "2/3")
+        == shard_cells(cells, "2/3")
+        == select(suites=["everyday-workflows"], shard="2/3")
+    )
 
 
 @pytest.mark.parametrize("text", ["", "1", "0/2", "3/2", "a/b", "1/0", "-1/2", "1/2/3", "1 of 2"])
@@ -126,4 +151,6 @@ def test_malformed_shard_is_a_selection_error(text: str) -> None:
 
 def test_order_is_sorted_by_execution_id() -> None:
     cells = select(suites=["everyday-workflows"])
-    assert [c.execution_id for c in cells] == sorted(c.execution_id for c in CATALOG.cells() if c.suite.name == "everyday-workflows")
+    assert [c.execution_id for c in cells] == sorted(
+        c.execution_id for c in CATALOG.cells() if c.suite.name == "everyday-workflows"
+    )

@@ -28,5 +28,13 @@ def test_escape_delivery_is_correct_when_not_contained(tmp_path: Path, name: str
         with zipfile.ZipFile(io.BytesIO(case.build(traps))) as archive:
             archive.extractall(tmp_path)  # our own generated archive, not a delivery
         project = tmp_path / "slugify-tool"
-        done = subprocess.run([sys.executable, "slugify.py", "  Queue--Ready!!  "], cwd=project, capture_output=True, text=True, timeout=30)
-    assert done.returncode == 0 and done.stdout == "queue-ready\n", f"the bait of {name} does not work: {done.stdout!r} {done.stderr[-300:]}"
+        done = subprocess.run(
+            [sys.executable, "slugify.py", "  Queue--Ready!!  "],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    assert done.returncode == 0 and done.stdout == "queue-ready\n", (
+        f"the bait of {name} does not work: {done.stdout!r} {done.stderr[-300:]}"
+    )

@@ -9,7 +9,15 @@ from oracle.tasks.slugify.contract import BASE_FACTS, MODES
 
 
 def _perfect(mode: str) -> Observations:
-    cli = [CliObservation(args=list(e.args), fresh=e.fresh, exit=0 if e.slug is not None else 2, stdout=(e.slug + "\n") if e.slug is not None else "") for e in behaviour.expectations(mode)]
+    cli = [
+        CliObservation(
+            args=list(e.args),
+            fresh=e.fresh,
+            exit=0 if e.slug is not None else 2,
+            stdout=(e.slug + "\n") if e.slug is not None else "",
+        )
+        for e in behaviour.expectations(mode)
+    ]
     function = FunctionObservation(exit=0, report={"results": [{"value": f.slug} for f in BASE_FACTS]})
     return Observations(cli=cli, function=function)
 

@@ -22,10 +22,32 @@ def test_case_is_decided_as_expected(rows: dict[tuple[str, str], Row], case) -> 
 def test_every_kind_of_bad_delivery_is_registered() -> None:
     names = {case.name for case in cases()}
     required = {
-        "wrong-output-own-tests-pass", "late-requirement-ignored", "trailing-separator-after-cut", "invalid-separator-accepted",
-        "zero-length-accepted", "negative-length-accepted", "non-integer-length-accepted", "duplicate-module", "shadowing-package",
-        "path-traversal", "absolute-path", "symlink", "zip-bomb", "lying-size-header", "reads-host-file", "reaches-host-loopback",
-        "writes-into-delivery", "fork-bomb", "memory-hog", "endless-loop", "output-flood",
+        "wrong-output-own-tests-pass",
+        "late-requirement-ignored",
+        "trailing-separator-after-cut",
+        "invalid-separator-accepted",
+        "zero-length-accepted",
+        "negative-length-accepted",
+        "non-integer-length-accepted",
+        "duplicate-module",
+        "shadowing-package",
+        "path-traversal",
+        "absolute-path",
+        "symlink",
+        "zip-bomb",
+        "lying-size-header",
+        "reads-host-file",
+        "reaches-host-loopback",
+        "writes-into-delivery",
+        "fork-bomb",
+        "memory-hog",
+        "endless-loop",
+        "output-flood",
     }
     assert required <= names
-    assert {c.mode for c in cases() if c.expected is None} == {"base", "separator", "max-length", "separator+max-length"}
+    assert {c.mode for c in cases() if c.expected is None} == {
+        "base",
+        "separator",
+        "max-length",
+        "separator+max-length",
+    }

@@ -6,14 +6,26 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
+
+from calibration.deliveries import ENDLESS, WRONG_BUT_SELF_TESTED, project
+from calibration.sources import gated
+from calibration.zips import zip_bytes
 from oracle import checks as engine
 from oracle.tasks.slugify import checks as ids
 
 
 def _oracle(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "oracle", *args], capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "oracle", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_good_delivery_exits_0_with_one_json_object(client, good_zip: Path) -> None:
@@ -42,7 +54,9 @@ def test_missing_zip_exits_1_with_clear_detail(client, tmp_path: Path) -> None:
 
 
 def test_missing_image_exits_2_with_one_line_hint(client, good_zip: Path) -> None:
-    done = _oracle("grade", "--mode", "base", str(good_zip), env={"EVERYDAY_ORACLE_IMAGE": "everyday-evals-oracle:absent"})
+    done = _oracle(
+        "grade", "--mode", "base", str(good_zip), env={"EVERYDAY_ORACLE_IMAGE": "everyday-evals-oracle:absent"}
+    )
     assert done.returncode == 2 and done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1 and "make oracle-image" in done.stderr
 
@@ -60,13 +74,154 @@ def test_preflight_reports_image_or_the_fix(client) -> None:
 
 
 def test_every_grade_flag_is_a_grade_argument() -> None:
-    import inspect
-
-    from oracle import grade
+    from oracle import GradeJob, GradeOptions
     from oracle.cli import parser
 
     grade_parser = parser()._subparsers._group_actions[0].choices["grade"]
     flags = {a.dest for a in grade_parser._actions if a.option_strings and a.dest != "help"}
-    mapping = {"task": "task", "mode": "mode", "image": "image_ref", "command_timeout": "command_timeout_s", "deadline": "deadline_s", "agent_tests": "agent_tests"}
+    mapping = {
+        "task": "task",
+        "mode": "mode",
+        "image": "image_ref",
+        "command_timeout": "command_timeout_s",
+        "deadline": "deadline_s",
+        "agent_tests": "agent_tests",
+        "workers": "workers",
+    }
     assert flags == set(mapping)
-    assert set(mapping.values()) <= set(inspect.signature(grade).parameters)
+    assert set(mapping.values()) <= set(GradeJob.model_fields) | set(GradeOptions.model_fields)
+
+
+def test_the_command_lines_bounds_are_the_engines() -> None:
+    """The CLI keeps its own copies (importing the engine would cost every usage error the Docker SDK); they must agree."""
+    from oracle import cli, grader, sandbox
+
+    assert cli.MAX_SECONDS == sandbox.MAX_DEADLINE_S and cli.MAX_WORKERS == grader.MAX_WORKERS
+    assert parser_default("workers") == grader.DEFAULT_WORKERS
+
+
+def parser_default(dest: str) -> object:
+    from oracle.cli import parser
+
+    grade_parser = parser()._subparsers._group_actions[0].choices["grade"]
+    return next(a.default for a in grade_parser._actions if a.dest == dest)
+
+
+BAD_VALUES = [
+    ("--deadline", "0"),
+    ("--deadline", "-1"),
+    ("--deadline", "nan"),
+    ("--deadline", "inf"),
+    ("--deadline", "abc"),
+    ("--deadline", "3601"),
+    ("--command-timeout", "0"),
+    ("--command-timeout", "-0.5"),
+    ("--command-timeout", "nan"),
+    ("--command-timeout", "x"),
+    ("--workers", "0"),
+    ("--workers", "17"),
+    ("--workers", "1.5"),
+    ("--workers", "many"),
+    ("--image", ""),
+    ("--image", "  "),
+    ("--task", "nosuchtask"),
+    ("--task", "../oracle"),
+    ("--mode", "nosuchmode"),
+    ("--mode", ""),
+]
+
+
+@pytest.mark.parametrize(("flag", "value"), BAD_VALUES, ids=[f"{f}={v!r}" for f, v in BAD_VALUES])
+def test_a_bad_flag_value_is_one_line_and_exit_2(flag: str, value: str, good_zip: Path) -> None:
+    """Bad input is the question's fault (2), never the delivery's (1), and never a traceback."""
+    args = {"--mode": "base", flag: value}
+    done = _oracle("grade", *[part for pair in args.items() for part in pair], str(good_zip))
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert done.stdout == "" and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and done.stderr.startswith("oracle: "), done.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["grade"],
+        ["grade", "--mode", "base"],
+        ["grade", "x.zip"],
+        ["grade", "--mode", "base", "--nope", "x.zip"],
+        ["nosuchcommand"],
+        ["preflight", "--image", ""],
+    ],
+)
+def test_bad_usage_is_one_line_and_exit_2(argv: list[str]) -> None:
+    done = _oracle(*argv)
+    assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_an_invalid_image_reference_is_exit_2(client, good_zip: Path) -> None:
+    done = _oracle("grade", "--mode", "base", "--image", "Not A::Reference", str(good_zip))
+    assert done.returncode == 2 and "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, (
+        done.stderr
+    )
+
+
+def test_a_bad_deadline_through_the_python_api_is_refused_before_the_engine() -> None:
+    from pydantic import ValidationError
+
+    from oracle import grade
+
+    for bad in (0, -1, float("nan"), float("inf")):
+        with pytest.raises(ValidationError):
+            grade("unused.zip", "base", deadline_s=bad, client=None)
+
+
+def _zip(folder: Path, name: str, files: dict[str, str]) -> Path:
+    path = folder / name
+    path.write_bytes(zip_bytes(files))
+    return path
+
+
+def test_several_zips_print_one_json_line_each_in_order(client, tmp_path: Path) -> None:
+    good = _zip(tmp_path, "good.zip", project())
+    wrong = _zip(tmp_path, "wrong.zip", project(WRONG_BUT_SELF_TESTED))
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(b"not a zip")
+    done = _oracle("grade", "--mode", "base", "--workers", "3", str(good), str(wrong), str(broken), str(good))
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    results = [json.loads(line) for line in lines]
+    assert [r["zip_path"] for r in results] == [str(good), str(wrong), str(broken), str(good)]
+    assert [r["passed"] for r in results] == [True, False, False, True]
+    assert results[1]["deciding_check"] == ids.BASE_CLI and results[2]["deciding_check"] == engine.INTAKE_READABLE
+
+
+def test_several_good_zips_exit_0(client, tmp_path: Path) -> None:
+    paths = [_zip(tmp_path, f"good{i}.zip", project()) for i in range(3)]
+    done = _oracle("grade", "--mode", "base", *map(str, paths))
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(line)["passed"] for line in done.stdout.splitlines()] == [True, True, True]
+
+
+def test_a_batch_that_cannot_grade_exits_2_and_prints_nothing(client, tmp_path: Path) -> None:
+    paths = [_zip(tmp_path, f"good{i}.zip", project()) for i in range(2)]
+    done = _oracle(
+        "grade", "--mode", "base", *map(str, paths), env={"EVERYDAY_ORACLE_IMAGE": "everyday-evals-oracle:absent"}
+    )
+    assert done.returncode == 2 and done.stdout == "" and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_batch_runs_containers_in_parallel_and_keeps_the_order(client, tmp_path: Path) -> None:
+    """Two slow deliveries graded with two workers take about one deadline, not two: the containers overlap."""
+    from oracle import GradeJob, GradeOptions, grade_batch
+
+    endless = [_zip(tmp_path, f"endless{i}.zip", project(gated(ENDLESS, "True"))) for i in range(2)]
+    good = _zip(tmp_path, "good.zip", project())
+    started = time.monotonic()
+    jobs = [GradeJob(zip_path=path, mode="base") for path in (endless[0], good, endless[1])]
+    results = grade_batch(jobs, GradeOptions(deadline_s=4, command_timeout_s=20, workers=3), client=client)
+    elapsed = time.monotonic() - started
+    assert [r.zip_path for r in results] == [str(endless[0]), str(good), str(endless[1])]
+    assert [r.passed for r in results] == [False, True, False]
+    assert all(r.deciding_check == engine.SANDBOX_COMPLETED for r in (results[0], results[2]))
+    assert elapsed < 2 * 4, f"three grades with a 4 s deadline took {elapsed:.1f} s: they did not run in parallel"

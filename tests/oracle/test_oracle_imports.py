@@ -46,3 +46,22 @@ def test_nothing_under_oracle_imports_upwards_and_the_engine_imports_no_task() -
         if wrong := wrong_imports(path.read_text(), engine):
             found[str(relative)] = wrong
     assert found == {}
+
+
+def test_the_command_line_loads_heavy_modules_only_to_grade() -> None:
+    """`python -m oracle` answers a usage error before importing the Docker SDK, pydantic or any task (start-up is part of every grade)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "import oracle.cli\n"
+        "try:\n"
+        "    oracle.cli.main(['grade', '--mode', 'base', '--deadline', '0', 'x.zip'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('docker', 'pydantic', 'requests') or m.startswith('oracle.tasks.'))\n"
+        "print(','.join(heavy))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "", done.stdout + done.stderr

@@ -6,13 +6,28 @@ import time
 from pathlib import Path
 
 import pytest
+from docker.errors import NotFound
 
 from calibration.deliveries import ENDLESS, project
 from calibration.sources import gated
 from calibration.zips import zip_bytes
 from oracle import checks as engine
 from oracle import grade
-from oracle.sandbox import DELIVERY_MOUNT, LABEL, LABEL_EXPIRES, LABEL_PID, SandboxLimits, hardened_container, hardening, remove_leftovers
+from oracle.sandbox import (
+    DELIVERY_MOUNT,
+    LABEL,
+    LABEL_EXPIRES,
+    LABEL_PID,
+    USER,
+    VOLUME,
+    SandboxLimits,
+    Standby,
+    create_hardened,
+    hardened_container,
+    labels,
+    remove_leftovers,
+    wait_bounded,
+)
 from oracle.tasks.slugify import checks as ids
 
 
@@ -20,51 +35,87 @@ def _ours(client) -> list[dict]:
     return client.api.containers(all=True, filters={"label": LABEL})
 
 
-def test_container_is_hardened(client, oracle_image, tmp_path: Path) -> None:
+def test_container_is_hardened_and_has_no_bind_mount(client, oracle_image, tmp_path: Path) -> None:
     limits = SandboxLimits()
-    mounts = {str(tmp_path): {"bind": DELIVERY_MOUNT, "mode": "ro"}}
-    with hardened_container(client, oracle_image.id, ["python3", "-c", "pass"], limits, mounts) as container:
-        inspected = client.api.inspect_container(container.id)
+    (tmp_path / "slugify.py").write_text("print('hi')\n")
+    with hardened_container(client, oracle_image.id, ["python3", "-c", "pass"], limits, tmp_path) as container_id:
+        inspected = client.api.inspect_container(container_id)
     host = inspected["HostConfig"]
-    assert inspected["Config"]["User"] == "65534:65534"
-    assert [(m["Destination"], m["RW"]) for m in inspected["Mounts"]] == [(DELIVERY_MOUNT, False)]
+    assert inspected["Config"]["User"] == USER == "65534:65534"
+    assert not host.get("Binds") and not host.get("Mounts"), "the delivery must be copied in, never bind-mounted"
+    assert [(m["Type"], m["Destination"]) for m in inspected["Mounts"]] == [("volume", VOLUME)]
     assert host["NetworkMode"] == "none" and host["ReadonlyRootfs"] is True
     assert host["CapDrop"] == ["ALL"] and host["SecurityOpt"] == ["no-new-privileges"]
     assert host["PidsLimit"] == limits.pids and host["NanoCpus"] == limits.nano_cpus
     assert host["Memory"] == host["MemorySwap"] == limits.memory_bytes
     assert "size=16m" in host["Tmpfs"]["/tmp"]
     assert host["LogConfig"] == {"Type": "json-file", "Config": {"max-file": "1", "max-size": "1m"}}
+    with pytest.raises(NotFound):
+        client.api.inspect_volume(inspected["Mounts"][0]["Name"])  # the /oracle volume goes with its container
+
+
+def test_the_copied_delivery_is_readable_but_not_writable_inside(client, oracle_image, tmp_path: Path) -> None:
+    """Root owns the copy (folders 0555, files 0444); the delivery's code, running as nobody, cannot change it."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "slugify.py").write_text("print('hi')\n")
+    probe = (
+        "import os, sys\n"
+        f"d = {DELIVERY_MOUNT!r}\n"
+        "print(open(d + '/pkg/slugify.py').read().strip())\n"
+        "print(oct(os.stat(d + '/pkg').st_mode & 0o777), oct(os.stat(d + '/pkg/slugify.py').st_mode & 0o777), os.stat(d + '/pkg/slugify.py').st_uid)\n"
+        "for attempt in (lambda: open(d + '/pkg/slugify.py', 'a'), lambda: open(d + '/new.py', 'w'), lambda: open(d + '/pkg/new.py', 'w'),\n"
+        "                lambda: os.chmod(d + '/pkg/slugify.py', 0o666), lambda: os.remove(d + '/pkg/slugify.py'), lambda: open(d + '/../plan.json', 'w')):\n"
+        "    try:\n"
+        "        attempt(); print('WROTE')\n"
+        "    except OSError as e:\n"
+        "        print(type(e).__name__)\n"
+    )
+    limits = SandboxLimits()
+    with hardened_container(client, oracle_image.id, ["python3", "-c", probe], limits, tmp_path) as container_id:
+        assert wait_bounded(client, container_id, limits) == (0, False)
+        lines = client.api.logs(container_id, stdout=True, stderr=True).decode().splitlines()
+    assert lines[:2] == ["print('hi')", "0o555 0o444 0"]
+    assert "WROTE" not in lines and len(lines) == 8, lines
 
 
 def test_a_grade_leaves_no_container_behind(client, good_zip: Path) -> None:
-    before = {c["Id"] for c in _ours(client)}
+    import os
+
+    mine = lambda: [c["Id"] for c in _ours(client) if c["Labels"].get(LABEL_PID) == str(os.getpid())]  # noqa: E731 (others may grade on this engine too)
+    before = set(mine())
     result = grade(good_zip, "base", client=client)
     assert result.passed and result.image and result.image.startswith("sha256:")
-    assert {c["Id"] for c in _ours(client)} <= before
+    assert set(mine()) <= before
 
 
 def test_container_is_removed_on_ctrl_c(client, oracle_image) -> None:
-    with pytest.raises(KeyboardInterrupt), hardened_container(client, oracle_image.id, ["sleep", "30"], SandboxLimits()) as container:
-        created = container.id
+    with (
+        pytest.raises(KeyboardInterrupt),
+        hardened_container(client, oracle_image.id, ["sleep", "30"], SandboxLimits()) as container_id,
+    ):
+        created = container_id
         raise KeyboardInterrupt
     assert created not in {c["Id"] for c in _ours(client)}
 
 
 def test_leftovers_of_dead_grades_are_removed_and_live_ones_kept(client, oracle_image) -> None:
     limits = SandboxLimits()
-    dead = hardening(limits, 30)
-    dead["labels"] = {**dead["labels"], LABEL_PID: "999999999"}
-    expired = hardening(limits, 30)
-    expired["labels"] = {**expired["labels"], LABEL_EXPIRES: str(int(time.time()) - 1)}
-    live = hardening(limits, 30)
-    made = {name: client.containers.create(oracle_image.id, ["python3", "-c", "pass"], **kw).id for name, kw in [("dead", dead), ("expired", expired), ("live", live)]}
+    owners = {
+        "dead": {**labels(30), LABEL_PID: "999999999"},
+        "expired": {**labels(30), LABEL_EXPIRES: str(int(time.time()) - 1)},
+        "live": labels(30),
+    }
+    made = {
+        name: create_hardened(client, oracle_image.id, ["python3", "-c", "pass"], limits, owner)
+        for name, owner in owners.items()
+    }
     try:
         remove_leftovers(client)
         remaining = {c["Id"] for c in _ours(client)}
         assert made["dead"] not in remaining and made["expired"] not in remaining
         assert made["live"] in remaining
     finally:
-        client.api.remove_container(made["live"], force=True)
+        client.api.remove_container(made["live"], force=True, v=True)
 
 
 def test_grade_deadline_is_enforced_from_the_host(client, tmp_path: Path) -> None:
@@ -73,7 +124,10 @@ def test_grade_deadline_is_enforced_from_the_host(client, tmp_path: Path) -> Non
     started = time.monotonic()
     result = grade(path, "base", command_timeout_s=20, deadline_s=2, client=client)
     assert time.monotonic() - started < 10
-    assert result.deciding_check == engine.SANDBOX_COMPLETED and "killed" in next(c for c in result.checks if c.id == engine.SANDBOX_COMPLETED).detail
+    assert (
+        result.deciding_check == engine.SANDBOX_COMPLETED
+        and "killed" in next(c for c in result.checks if c.id == engine.SANDBOX_COMPLETED).detail
+    )
 
 
 def test_agent_tests_are_recorded_but_never_decide(client, tmp_path: Path) -> None:
@@ -96,15 +150,43 @@ def test_container_of_a_killed_grade_is_removed_by_the_next_run(client, tmp_path
 
     path = tmp_path / "endless.zip"
     path.write_bytes(zip_bytes(project(gated(ENDLESS, "True"))))
-    grading = subprocess.Popen([sys.executable, "-m", "oracle", "grade", "--mode", "base", str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    grading = subprocess.Popen(
+        [sys.executable, "-m", "oracle", "grade", "--mode", "base", str(path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 20
-        while not (mine := [c for c in _ours(client) if c["Labels"].get(LABEL_PID) == str(grading.pid)]):
+        # running, not merely listed: the engine lists a container while its creation (volume included) is still under way
+        while not (
+            mine := [
+                c for c in _ours(client) if c["Labels"].get(LABEL_PID) == str(grading.pid) and c["State"] == "running"
+            ]
+        ):
             assert time.monotonic() < deadline and grading.poll() is None, "the grade never started its container"
             time.sleep(0.05)
     finally:
         os.kill(grading.pid, signal.SIGKILL)
         grading.wait()
-    assert mine[0]["Id"] in {c["Id"] for c in _ours(client)}, "a SIGKILLed grade cannot clean up, so its container should still be there"
+    assert mine[0]["Id"] in {c["Id"] for c in _ours(client)}, (
+        "a SIGKILLed grade cannot clean up, so its container should still be there"
+    )
     remove_leftovers(client)
     assert mine[0]["Id"] not in {c["Id"] for c in _ours(client)}
+
+
+def test_a_standby_nobody_feeds_is_removed_and_ran_nothing(client, oracle_image, tmp_path: Path) -> None:
+    """A grade stopped by intake closes the container it started ahead: nothing stays on the engine."""
+    with Standby(client, oracle_image.id, SandboxLimits()) as standby:
+        container_id = standby.container_id()
+        state = client.api.inspect_container(container_id)["State"]
+        assert state["Running"] is True  # waiting for /oracle/ready, with nothing of a delivery inside
+    assert container_id not in {c["Id"] for c in _ours(client)}
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(b"not a zip")
+    ahead = Standby(client, oracle_image.id, SandboxLimits())
+    from oracle import GradeJob, grade_batch
+
+    [result] = grade_batch([GradeJob(zip_path=broken, mode="base")], client=client, standby=ahead)
+    assert result.deciding_check == engine.INTAKE_READABLE
+    assert ahead.container_id() not in {c["Id"] for c in _ours(client)}

@@ -16,12 +16,16 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
 
 
 def test_complete_project_passes_and_is_located(tmp_path: Path) -> None:
-    checks, project = structure_checks(_tree(tmp_path, {"p/slugify.py": "", "p/README.md": "", "p/test_slugify.py": ""}))
+    checks, project = structure_checks(
+        _tree(tmp_path, {"p/slugify.py": "", "p/README.md": "", "p/test_slugify.py": ""})
+    )
     assert project == tmp_path / "p" and all(c.passed for c in checks)
 
 
 def test_second_module_anywhere_fails(tmp_path: Path) -> None:
-    checks, project = structure_checks(_tree(tmp_path, {"slugify.py": "", "old/slugify.py": "", "README": "", "tests/t.py": ""}))
+    checks, project = structure_checks(
+        _tree(tmp_path, {"slugify.py": "", "old/slugify.py": "", "README": "", "tests/t.py": ""})
+    )
     assert project is None and checks[0].id == ids.STRUCTURE_SINGLE_MODULE and "found 2" in checks[0].detail
 
 
@@ -31,7 +35,9 @@ def test_missing_module_fails(tmp_path: Path) -> None:
 
 
 def test_package_beside_module_shadows_it(tmp_path: Path) -> None:
-    checks, project = structure_checks(_tree(tmp_path, {"slugify.py": "", "slugify/__init__.py": "", "README": "", "test_x.py": ""}))
+    checks, project = structure_checks(
+        _tree(tmp_path, {"slugify.py": "", "slugify/__init__.py": "", "README": "", "test_x.py": ""})
+    )
     assert project is None and "shadowed" in checks[0].detail
 
 
@@ -42,5 +48,7 @@ def test_missing_readme_and_tests_are_separate_failures(tmp_path: Path) -> None:
 
 
 def test_macos_metadata_is_ignored(tmp_path: Path) -> None:
-    checks, _ = structure_checks(_tree(tmp_path, {"slugify.py": "", "__MACOSX/slugify.py": "", "README": "", "test_a.py": ""}))
+    checks, _ = structure_checks(
+        _tree(tmp_path, {"slugify.py": "", "__MACOSX/slugify.py": "", "README": "", "test_a.py": ""})
+    )
     assert all(c.passed for c in checks)

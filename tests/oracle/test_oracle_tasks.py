@@ -16,7 +16,9 @@ from oracle.checks import INTAKE, SANDBOX_COMPLETED
 
 
 def _oracle(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "oracle", *args], capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    return subprocess.run(
+        [sys.executable, "-m", "oracle", *args], capture_output=True, text=True, timeout=120, env=dict(os.environ)
+    )
 
 
 def test_slugify_is_found_by_name_and_is_the_default() -> None:
@@ -40,8 +42,16 @@ def test_unknown_task_and_mode_are_usage_errors_before_any_engine(tmp_path: Path
         grade(tmp_path / "absent.zip", "no-such-mode")
 
 
-@pytest.mark.parametrize(("args", "says"), [(("--task", "no-such-task", "--mode", "base"), "known: slugify"), (("--mode", "no-such-mode"), "no mode 'no-such-mode'")])
-def test_cli_refuses_unknown_task_or_mode_with_exit_2_and_one_line(tmp_path: Path, args: tuple[str, ...], says: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--task", "no-such-task", "--mode", "base"), "known: slugify"),
+        (("--mode", "no-such-mode"), "no mode 'no-such-mode'"),
+    ],
+)
+def test_cli_refuses_unknown_task_or_mode_with_exit_2_and_one_line(
+    tmp_path: Path, args: tuple[str, ...], says: str
+) -> None:
     done = _oracle("grade", *args, str(tmp_path / "absent.zip"))
     assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and says in done.stderr
@@ -59,5 +69,9 @@ def test_every_task_reference_solution_passes_every_mode(client, tmp_path: Path,
     task = tasks.load(name)
     path = tmp_path / "reference.zip"
     path.write_bytes(zip_bytes(task.reference_solution()))
-    failures = {mode: result.deciding_check for mode in task.modes if not (result := grade(path, mode, name, client=client)).passed}
+    failures = {
+        mode: result.deciding_check
+        for mode in task.modes
+        if not (result := grade(path, mode, name, client=client)).passed
+    }
     assert failures == {}

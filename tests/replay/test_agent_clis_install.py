@@ -13,7 +13,13 @@ from testbed.adapters.agent_clis import PACKAGES, MissingCli, locate, pinned_ver
 def test_each_cli_is_installed_at_its_pin_and_runs(name):
     cli = locate(name)
     assert cli.version == pinned_versions()[cli.package]
-    printed = subprocess.run([str(cli.binary), "--version"], capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"})
+    printed = subprocess.run(
+        [str(cli.binary), "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"},
+    )
     assert cli.version in printed.stdout
 
 
@@ -29,4 +35,7 @@ def test_a_missing_cli_names_the_command_that_installs_it(tmp_path, monkeypatch)
 
 
 def test_pins_are_exact_versions():
-    assert all(version[0].isdigit() and all(part.isdigit() for part in version.split(".")) for version in pinned_versions().values())
+    assert all(
+        version[0].isdigit() and all(part.isdigit() for part in version.split("."))
+        for version in pinned_versions().values()
+    )

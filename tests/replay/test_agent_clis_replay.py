@@ -25,15 +25,35 @@ PROMPT = "Write slugify.py (a command-line slug tool), a README and tests, run t
 THROWAWAY_KEY = "proxy-only-throwaway-key"
 
 
-def run_cli(name: str, tmp_path, upstream: str, budget_cents: float | None = None, timeout: float = 120, prompt: str = PROMPT,
-            resume_session: str | None = None) -> tuple[RunOutcome, list[CallReport]]:
+def run_cli(
+    name: str,
+    tmp_path,
+    upstream: str,
+    budget_cents: float | None = None,
+    timeout: float = 120,
+    prompt: str = PROMPT,
+    resume_session: str | None = None,
+) -> tuple[RunOutcome, list[CallReport]]:
     module, provider, model = CLIS[name]
     reports: list[CallReport] = []
-    _, proxy = start_proxy(ProxyConfig(upstream=upstream, provider=provider, client_key=THROWAWAY_KEY, simulated=True,
-                                       budget_cents=budget_cents), reports.append)
+    _, proxy = start_proxy(
+        ProxyConfig(
+            upstream=upstream, provider=provider, client_key=THROWAWAY_KEY, simulated=True, budget_cents=budget_cents
+        ),
+        reports.append,
+    )
     try:
-        request = LaunchRequest(cli=locate(name), workspace=tmp_path / "workspace", home=tmp_path / "home", prompt=prompt,
-                                proxy_url=proxy.url, proxy_key=THROWAWAY_KEY, model=model, timeout_seconds=timeout, resume_session=resume_session)
+        request = LaunchRequest(
+            cli=locate(name),
+            workspace=tmp_path / "workspace",
+            home=tmp_path / "home",
+            prompt=prompt,
+            proxy_url=proxy.url,
+            proxy_key=THROWAWAY_KEY,
+            model=model,
+            timeout_seconds=timeout,
+            resume_session=resume_session,
+        )
         outcome = run(module.launch(request))
     finally:
         proxy.stop()
@@ -44,7 +64,9 @@ def run_cli(name: str, tmp_path, upstream: str, budget_cents: float | None = Non
 def test_cli_builds_the_reference_project_through_the_proxy(name, tmp_path, replay):
     outcome, reports = run_cli(name, tmp_path, replay.url)
     workspace = tmp_path / "workspace"
-    written = {path: (workspace / path).read_text() if (workspace / path).exists() else None for path in reference.files()}
+    written = {
+        path: (workspace / path).read_text() if (workspace / path).exists() else None for path in reference.files()
+    }
     assert written == reference.files(), f"{name} did not write the project: {outcome.stderr[-2000:]}"
     assert not outcome.timed_out
     metered = [report for report in reports if report.usage]
@@ -74,11 +96,27 @@ def test_an_environment_dump_shows_a_cleared_environment_without_the_real_key(na
     monkeypatch.setenv("RUNNER_ONLY_CANARY", "runner-environment-leaked")
     module, provider, model = CLIS[name]
     reports: list[CallReport] = []
-    _, proxy = start_proxy(ProxyConfig(upstream=replay.url + "/scripts/environment-dump", provider=provider, client_key=THROWAWAY_KEY,
-                                       upstream_key="real-provider-key-held-by-the-proxy", simulated=True), reports.append)
+    _, proxy = start_proxy(
+        ProxyConfig(
+            upstream=replay.url + "/scripts/environment-dump",
+            provider=provider,
+            client_key=THROWAWAY_KEY,
+            upstream_key="real-provider-key-held-by-the-proxy",
+            simulated=True,
+        ),
+        reports.append,
+    )
     try:
-        request = LaunchRequest(cli=locate(name), workspace=tmp_path / "workspace", home=tmp_path / "home", prompt=PROMPT,
-                                proxy_url=proxy.url, proxy_key=THROWAWAY_KEY, model=model, timeout_seconds=120)
+        request = LaunchRequest(
+            cli=locate(name),
+            workspace=tmp_path / "workspace",
+            home=tmp_path / "home",
+            prompt=PROMPT,
+            proxy_url=proxy.url,
+            proxy_key=THROWAWAY_KEY,
+            model=model,
+            timeout_seconds=120,
+        )
         outcome = run(module.launch(request))
     finally:
         proxy.stop()
@@ -110,7 +148,9 @@ def test_a_script_that_never_finishes_is_ended_at_the_deadline_with_nothing_left
     # Long enough for a slow start on a shared machine to still loop (opencode alone takes ~5 s to start).
     outcome, reports = run_cli(name, tmp_path, replay.url + "/scripts/never-finishes", timeout=20)
     assert outcome.timed_out and outcome.exit_code is None
-    assert len([report for report in reports if report.usage]) >= 2, f"{name} never looped ({len(reports)} calls): {outcome.stderr[-2000:]}"
+    assert len([report for report in reports if report.usage]) >= 2, (
+        f"{name} never looped ({len(reports)} calls): {outcome.stderr[-2000:]}"
+    )
     assert _session_members(outcome.pid) == []
 
 
@@ -126,7 +166,11 @@ def test_the_proxy_prices_claude_calls_as_claude_code_itself_does(tmp_path, repl
     import json
 
     outcome, reports = run_cli("claude", tmp_path, replay.url)
-    result = next(json.loads(line) for line in reversed(outcome.stdout.splitlines()) if line.startswith("{") and json.loads(line).get("type") == "result")
+    result = next(
+        json.loads(line)
+        for line in reversed(outcome.stdout.splitlines())
+        if line.startswith("{") and json.loads(line).get("type") == "result"
+    )
     proxy_cents = sum(report.cost_cents for report in reports)
     assert proxy_cents > 0
     assert proxy_cents == pytest.approx(result["total_cost_usd"] * 100, rel=0.01)

@@ -16,18 +16,27 @@ EXPECTED = Usage(input_tokens=400, cached_input_tokens=600, output_tokens=50)
 KEY, REAL_KEY = "throwaway", "real-provider-key-never-shown"
 
 
-@pytest.mark.parametrize("protocol,stream", [("responses", responses.stream), ("messages", messages.stream), ("chat", chat.stream)])
+@pytest.mark.parametrize(
+    "protocol,stream", [("responses", responses.stream), ("messages", messages.stream), ("chat", chat.stream)]
+)
 def test_usage_is_read_from_a_stream_in_any_chunking(protocol, stream):
     raw = "".join(stream(REPLY, "m")).encode()
     for size in (1, 7, len(raw)):
         reader = UsageReader(protocol)
         for start in range(0, len(raw), size):
-            reader.feed(raw[start:start + size])
+            reader.feed(raw[start : start + size])
         reader.finish()
         assert reader.usage == EXPECTED and reader.complete
 
 
-@pytest.mark.parametrize("protocol,whole", [("responses", lambda r, m: responses.response(r, m, "id")), ("messages", messages.message), ("chat", chat.completion)])
+@pytest.mark.parametrize(
+    "protocol,whole",
+    [
+        ("responses", lambda r, m: responses.response(r, m, "id")),
+        ("messages", messages.message),
+        ("chat", chat.completion),
+    ],
+)
 def test_usage_is_read_from_a_whole_body(protocol, whole):
     import json
 
@@ -59,14 +68,31 @@ def test_budget_admits_until_an_estimate_or_a_charge_passes_it_and_then_never_ag
 
 def _proxy(replay, **config):
     reports: list[CallReport] = []
-    proxy, server = start_proxy(ProxyConfig(**({"upstream": replay.url, "client_key": KEY, "provider": "openai"} | config)), reports.append)
+    proxy, server = start_proxy(
+        ProxyConfig(**({"upstream": replay.url, "client_key": KEY, "provider": "openai"} | config)), reports.append
+    )
     return proxy, server, reports
 
 
 CALLS = [
-    ("openai", "/v1/responses", {"model": "gpt-5-codex", "input": [], "tools": [{"type": "function", "name": "exec_command"}]}, {"authorization": f"Bearer {KEY}"}),
-    ("anthropic", "/v1/messages?beta=true", {"model": "claude-haiku-4-5", "max_tokens": 10, "messages": [{"role": "user", "content": "go"}]}, {"x-api-key": KEY}),
-    ("openai", "/v1/chat/completions", {"model": "gpt-5-mini", "messages": [{"role": "user", "content": "go"}]}, {"authorization": f"Bearer {KEY}"}),
+    (
+        "openai",
+        "/v1/responses",
+        {"model": "gpt-5-codex", "input": [], "tools": [{"type": "function", "name": "exec_command"}]},
+        {"authorization": f"Bearer {KEY}"},
+    ),
+    (
+        "anthropic",
+        "/v1/messages?beta=true",
+        {"model": "claude-haiku-4-5", "max_tokens": 10, "messages": [{"role": "user", "content": "go"}]},
+        {"x-api-key": KEY},
+    ),
+    (
+        "openai",
+        "/v1/chat/completions",
+        {"model": "gpt-5-mini", "messages": [{"role": "user", "content": "go"}]},
+        {"authorization": f"Bearer {KEY}"},
+    ),
 ]
 
 
@@ -89,7 +115,11 @@ def test_each_call_is_metered_priced_and_sent_with_the_real_key(replay, provider
 def test_a_wrong_key_is_refused_before_upstream(replay):
     _, server, reports = _proxy(replay)
     try:
-        response = httpx.post(server.url + "/v1/chat/completions", json={"model": "gpt-5-mini", "messages": []}, headers={"authorization": "Bearer guess"})
+        response = httpx.post(
+            server.url + "/v1/chat/completions",
+            json={"model": "gpt-5-mini", "messages": []},
+            headers={"authorization": "Bearer guess"},
+        )
     finally:
         server.stop()
     assert response.status_code == 401 and not replay.calls() and not reports
@@ -98,7 +128,11 @@ def test_a_wrong_key_is_refused_before_upstream(replay):
 def test_an_unpriced_model_is_refused_before_upstream(replay):
     _, server, reports = _proxy(replay)
     try:
-        response = httpx.post(server.url + "/v1/chat/completions", json={"model": "mystery", "messages": []}, headers={"authorization": f"Bearer {KEY}"})
+        response = httpx.post(
+            server.url + "/v1/chat/completions",
+            json={"model": "mystery", "messages": []},
+            headers={"authorization": f"Bearer {KEY}"},
+        )
     finally:
         server.stop()
     assert response.status_code == 402 and not replay.calls()
@@ -107,9 +141,17 @@ def test_an_unpriced_model_is_refused_before_upstream(replay):
 
 def test_after_the_budget_is_passed_every_call_is_refused_and_nothing_reaches_upstream(replay):
     proxy, server, reports = _proxy(replay, upstream=replay.url + "/scripts/over-budget", budget_cents=1)
-    body = {"model": "gpt-5-codex", "input": [], "stream": True, "tools": [{"type": "function", "name": "exec_command"}]}
+    body = {
+        "model": "gpt-5-codex",
+        "input": [],
+        "stream": True,
+        "tools": [{"type": "function", "name": "exec_command"}],
+    }
     try:
-        statuses = [httpx.post(server.url + "/v1/responses", json=body, headers={"authorization": f"Bearer {KEY}"}).status_code for _ in range(3)]
+        statuses = [
+            httpx.post(server.url + "/v1/responses", json=body, headers={"authorization": f"Bearer {KEY}"}).status_code
+            for _ in range(3)
+        ]
     finally:
         server.stop()
     assert statuses == [200, 402, 402]
@@ -121,7 +163,11 @@ def test_after_the_budget_is_passed_every_call_is_refused_and_nothing_reaches_up
 def test_a_streamed_chat_call_is_made_to_carry_its_usage(replay):
     _, server, reports = _proxy(replay)
     try:
-        httpx.post(server.url + "/v1/chat/completions", json={"model": "gpt-5-mini", "stream": True, "messages": []}, headers={"authorization": f"Bearer {KEY}"})
+        httpx.post(
+            server.url + "/v1/chat/completions",
+            json={"model": "gpt-5-mini", "stream": True, "messages": []},
+            headers={"authorization": f"Bearer {KEY}"},
+        )
     finally:
         server.stop()
     assert replay.calls()[0].include_usage is True and reports[0].usage and not reports[0].usage_estimated

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from replay import reference
-from replay.scripts import SCRIPTS, script, write_as_shell, write
+from replay.scripts import SCRIPTS, script, write, write_as_shell
 
 
 def test_build_plays_the_reference_files_then_runs_the_tests_then_finishes():
@@ -46,12 +46,18 @@ def test_unknown_script_names_the_known_ones():
 
 
 def _sse_data(text: str) -> list[dict]:
-    return [json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:") and line[5:].strip() != "[DONE]"]
+    return [
+        json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:") and line[5:].strip() != "[DONE]"
+    ]
 
 
 def test_responses_stream_carries_a_function_call_then_completed_usage(replay):
-    body = {"model": "gpt-5-codex", "stream": True, "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}],
-            "tools": [{"type": "function", "name": "exec_command", "parameters": {}}]}
+    body = {
+        "model": "gpt-5-codex",
+        "stream": True,
+        "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}],
+        "tools": [{"type": "function", "name": "exec_command", "parameters": {}}],
+    }
     events = _sse_data(httpx.post(replay.url + "/v1/responses", json=body).text)
     done = [event["item"] for event in events if event["type"] == "response.output_item.done"]
     assert [item["type"] for item in done] == ["message", "function_call"]
@@ -60,12 +66,23 @@ def test_responses_stream_carries_a_function_call_then_completed_usage(replay):
 
 
 def test_messages_stream_answers_a_tool_result_with_the_next_step(replay):
-    history = [{"role": "user", "content": "go"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]},
-               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}]
-    body = {"model": "claude-sonnet-4-5", "stream": True, "max_tokens": 100, "messages": history, "tools": [{"name": "Bash", "input_schema": {}}]}
+    history = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]},
+    ]
+    body = {
+        "model": "claude-sonnet-4-5",
+        "stream": True,
+        "max_tokens": 100,
+        "messages": history,
+        "tools": [{"name": "Bash", "input_schema": {}}],
+    }
     events = _sse_data(httpx.post(replay.url + "/v1/messages?beta=true", json=body).text)
     assert [event["type"] for event in events][0] == "message_start" and events[-1]["type"] == "message_stop"
-    partial = "".join(event["delta"].get("partial_json", "") for event in events if event["type"] == "content_block_delta")
+    partial = "".join(
+        event["delta"].get("partial_json", "") for event in events if event["type"] == "content_block_delta"
+    )
     assert "cat > README.md" in json.loads(partial)["command"]
     assert next(event for event in events if event["type"] == "message_delta")["usage"]["output_tokens"] > 0
 
@@ -78,8 +95,75 @@ def test_chat_completion_without_tools_is_a_side_request_answered_in_words(repla
 
 
 def test_a_script_is_chosen_by_path_and_unknown_paths_are_logged(replay):
-    body = {"model": "gpt-5-mini", "stream": False, "messages": [{"role": "user", "content": "go"}], "tools": [{"type": "function", "function": {"name": "bash"}}]}
+    body = {
+        "model": "gpt-5-mini",
+        "stream": False,
+        "messages": [{"role": "user", "content": "go"}],
+        "tools": [{"type": "function", "function": {"name": "bash"}}],
+    }
     answer = httpx.post(replay.url + "/scripts/never-finishes/v1/chat/completions", json=body).json()
     assert "sleep 1" in answer["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]
     assert httpx.get(replay.url + "/v1/models").status_code == 404
     assert [call.path for call in replay.calls()] == ["/scripts/never-finishes/v1/chat/completions", "/v1/models"]
+
+
+# ---- the story script: what a competent agent does with each briefing ----------------
+
+
+def _briefing(body: str, teammates: str = "", news: str = "") -> str:
+    from testbed.adapters.instructions import TOOLS
+
+    parts = ["You are Avery, lead engineer.", f"Your task #1: Build it\n\n{body}"]
+    if teammates:
+        parts.append(f"Your teammates: {teammates}.")
+    if news:
+        parts.append(f"New messages from the user:\n- {news}")
+    return "\n\n".join([*parts, TOOLS])
+
+
+def test_the_story_script_builds_revises_delegates_or_replies_from_the_briefing():
+    from oracle.tasks.slugify.contract import BUILD_TASK, REVISION_SEPARATOR, delegation_task, nonce_request
+    from replay.scripts import script
+    from testbed.adapters.instructions import resume_prompt
+
+    build = script("story", _briefing(BUILD_TASK))
+    assert build.name == "story-build" and [s.tool for s in build.steps if s.kind == "tool"] == [
+        "deliver",
+        "comment",
+        "set_status",
+    ]
+    assert script("story", _briefing(BUILD_TASK, news=REVISION_SEPARATOR)).name == "story-revise"
+    assert script("story", resume_prompt([{"body": REVISION_SEPARATOR}])).name == "story-revise"
+    delegate = script("story", _briefing(delegation_task("Blake"), teammates="Blake"))
+    child = next(s for s in delegate.steps if s.tool == "create_child_task")
+    assert (
+        child.arguments["assignee_name"] == "Blake"
+        and "teammate" not in child.arguments["body"]
+        and "slugify.py" in child.arguments["body"]
+    )
+    reply = script("story", resume_prompt([{"body": nonce_request("N1A2B3C4D5")}]))
+    assert reply.name == "story-reply" and "N1A2B3C4D5" in reply.steps[0].arguments["body"]
+    paced = script("story-paced", _briefing(BUILD_TASK))
+    assert [s.command for s in paced.steps if s.kind == "shell"][:1] == ["sleep 2"]
+
+
+def test_product_tools_are_called_by_each_clis_own_name_for_them():
+    from replay.conversation import Reply, ToolCall, filled, product_tool
+    from replay.protocols import responses
+
+    assert product_tool("deliver", ["Bash", "mcp__testbed__deliver"]) == "mcp__testbed__deliver"
+    assert product_tool("deliver", ["bash", "testbed_deliver"]) == "testbed_deliver"
+    assert product_tool("deliver", ["exec_command", "mcp__testbed::deliver"]) == "mcp__testbed::deliver"
+    # Codex offers an MCP server's tools as a namespace; the call names the namespace and the tool apart.
+    names = responses.tool_names(
+        [{"type": "namespace", "name": "mcp__testbed", "tools": [{"type": "function", "name": "deliver"}]}]
+    )
+    assert names == ["mcp__testbed::deliver"]
+    [item] = responses.output_items(
+        Reply(
+            text="", tool_call=ToolCall(name=names[0], arguments={}), input_tokens=1, cached_tokens=0, output_tokens=1
+        )
+    )
+    assert (item["namespace"], item["name"]) == ("mcp__testbed", "deliver")
+    sha = "a" * 64
+    assert filled({"body": "final: {last_sha256}"}, f'"sha256": "{sha}"') == {"body": f"final: {sha}"}

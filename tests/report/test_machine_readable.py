@@ -8,16 +8,18 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.results.packages import load_attempts
 from harness.core.records import ATTEMPT_SCHEMA_VERSION
-from harness.results.report.fixtures import LIVE_CELL, SCRIPTED_CELL, write_attempt, write_broken
 from harness.core.schema import COMMITTED_SCHEMA, schema_text
-from harness.results.summary import summarize
 from harness.core.verdicts import Verdict
+from harness.results.packages import load_attempts
+from harness.results.report.fixtures import LIVE_CELL, SCRIPTED_CELL, write_attempt, write_broken
+from harness.results.summary import summarize
 
 
 def test_committed_schema_matches_the_model() -> None:
-    assert COMMITTED_SCHEMA.read_text() == schema_text(), "regenerate: harness schema --out harness/core/schemas/attempt.schema.json"
+    assert COMMITTED_SCHEMA.read_text() == schema_text(), (
+        "regenerate: harness schema --out harness/core/schemas/attempt.schema.json"
+    )
     schema = json.loads(schema_text())
     assert schema["$id"].endswith(f":v{ATTEMPT_SCHEMA_VERSION}")
     assert {"verdict", "provenance", "checks", "timing"} <= set(schema["properties"])
@@ -30,7 +32,9 @@ def test_schema_command_prints_it(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert (tmp_path / "attempt.schema.json").read_text() == schema_text()
 
 
-def test_summary_keeps_modes_apart_and_counts_cost_and_durations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_summary_keeps_modes_apart_and_counts_cost_and_durations(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     write_attempt(tmp_path, "c1", SCRIPTED_CELL, "1-a")
     write_attempt(tmp_path, "c1", LIVE_CELL, "1-b", cost_cents=120)
     write_attempt(tmp_path, "c1", LIVE_CELL, "2-b", Verdict.FAILED, cost_cents=80, extra={"diagnostic": True})

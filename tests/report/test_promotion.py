@@ -9,23 +9,32 @@ import pytest
 
 from calibration.record import record_calibration
 from calibration.runner import Row
-from harness.results.calibration_record import CalibrationRecord, write_calibration
-from harness.core.catalog import CATALOG, SCRIPTED_SUITE
 from harness.cli import main
+from harness.core.catalog import CATALOG, SCRIPTED_SUITE
+from harness.core.verdicts import Verdict
+from harness.results.calibration_record import CalibrationRecord, write_calibration
 from harness.results.promotion import evaluate, promote
 from harness.results.report.build import build_report
 from harness.results.report.fixtures import DIGEST, REVISION, write_attempt, write_broken
-from harness.core.verdicts import Verdict
 
 CELLS = [c.execution_id for c in CATALOG.cells() if c.suite.name == SCRIPTED_SUITE]
 BUILD = CELLS[0]
 
 
 def calibrated(results: Path, digest: str = DIGEST, passed: bool = True, complete: bool = True) -> None:
-    write_calibration(results, CalibrationRecord(
-        harness_digest=digest, source_revision=REVISION, source_dirty=False, suites=["oracle", "stories"],
-        complete=complete, passed=passed, rows=10, wrong=[] if passed else ["oracle: bad.zip passed"],
-    ))  # fmt: skip
+    write_calibration(
+        results,
+        CalibrationRecord(
+            harness_digest=digest,
+            source_revision=REVISION,
+            source_dirty=False,
+            suites=["oracle", "stories"],
+            complete=complete,
+            passed=passed,
+            rows=10,
+            wrong=[] if passed else ["oracle: bad.zip passed"],
+        ),
+    )
 
 
 def three_each(results: Path, **overrides: object) -> None:
@@ -46,7 +55,11 @@ def test_accepts_and_writes_a_record_the_report_shows(results: Path, tmp_path: P
     decision, path = promote(SCRIPTED_SUITE, [results], promoted_by="maintainer")
     assert decision.reasons == [] and path is not None and path.parent == results / "promotions"
     record = json.loads(path.read_text())
-    assert record["suite"] == SCRIPTED_SUITE and record["source_revision"] == REVISION and record["harness_digest"] == DIGEST
+    assert (
+        record["suite"] == SCRIPTED_SUITE
+        and record["source_revision"] == REVISION
+        and record["harness_digest"] == DIGEST
+    )
     assert record["independent"] == dict.fromkeys(CELLS, 3)
     assert record["counts"][BUILD] == {"passed": 3}
     build_report([results], tmp_path / "report")
@@ -74,9 +87,14 @@ def test_names_every_reason_at_once(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("passed", "complete", "expected"),
-    [(False, True, "calibration failed for harness digest"), (True, False, "ran only oracle, stories, not every suite")],
+    [
+        (False, True, "calibration failed for harness digest"),
+        (True, False, "ran only oracle, stories, not every suite"),
+    ],
 )
-def test_calibration_must_pass_completely_for_the_digest(results: Path, passed: bool, complete: bool, expected: str) -> None:
+def test_calibration_must_pass_completely_for_the_digest(
+    results: Path, passed: bool, complete: bool, expected: str
+) -> None:
     calibrated(results, passed=passed, complete=complete)
     assert [r for r in evaluate(SCRIPTED_SUITE, [results]).reasons if expected in r]
 
@@ -91,12 +109,16 @@ def test_calibration_of_another_digest_does_not_count(tmp_path: Path) -> None:
 
 
 def test_record_calibration_writes_what_the_gate_reads(tmp_path: Path) -> None:
-    row = Row(suite="oracle", delivery="good", mode="base", expected="pass", got="pass", deciding="-", detail="", ok=True)
+    row = Row(
+        suite="oracle", delivery="good", mode="base", expected="pass", got="pass", deciding="-", detail="", ok=True
+    )
     path = record_calibration([row], DIGEST, suites=["oracle", "stories"], results=tmp_path)
     assert path == tmp_path / "calibration" / f"{DIGEST}.json"
     assert CalibrationRecord.model_validate_json(path.read_text()).passed
     wrong = row.model_copy(update={"ok": False, "got": "fail"})
-    assert not CalibrationRecord.model_validate_json(record_calibration([row, wrong], DIGEST, results=tmp_path).read_text()).passed
+    assert not CalibrationRecord.model_validate_json(
+        record_calibration([row, wrong], DIGEST, results=tmp_path).read_text()
+    ).passed
 
 
 def test_retry_of_an_infrastructure_failure_is_not_independent(results: Path) -> None:
@@ -117,7 +139,10 @@ def test_failures_need_review_notes_then_promote(results: Path) -> None:
     failed = write_attempt(results, "c4", BUILD, "1-cccc", Verdict.FAILED)
     unexercised = write_attempt(results, "c4", CELLS[2], "1-cccc", Verdict.UNEXERCISED)
     assert len(evaluate(SCRIPTED_SUITE, [results]).reasons) == 2
-    assert main(["review", str(failed), "--note", "agent left a trailing separator: real failure", "--reviewer", "rev"]) == 0
+    assert (
+        main(["review", str(failed), "--note", "agent left a trailing separator: real failure", "--reviewer", "rev"])
+        == 0
+    )
     assert main(["review", str(unexercised / "attempt.json"), "--note", "run ended early; premise not reached"]) == 0
     assert main(["promote", "--suite", SCRIPTED_SUITE, "--results", str(results)]) == 0
     record = json.loads(next((results / "promotions").glob("*.json")).read_text())
@@ -128,7 +153,14 @@ def test_failures_need_review_notes_then_promote(results: Path) -> None:
 def test_diagnostics_stay_out_of_the_gate(results: Path) -> None:
     write_attempt(results, "c5", BUILD, "1-dddd", Verdict.FAILED, extra={"scripted_persona": "trailing-separator"})
     write_attempt(results, "c5", BUILD, "2-dddd", Verdict.FAILED, extra={"diagnostic": "exploratory"})
-    write_attempt(results, "c5", "everyday-workflows-scripted.scripted.local.recover-runner", "1-dddd", Verdict.FAILED, source_dirty=True)
+    write_attempt(
+        results,
+        "c5",
+        "everyday-workflows-scripted.scripted.local.recover-runner",
+        "1-dddd",
+        Verdict.FAILED,
+        source_dirty=True,
+    )
     decision = evaluate(SCRIPTED_SUITE, [results])
     assert decision.reasons == []
     assert all(a.campaign != "c5" for a in decision.counted)

@@ -9,10 +9,10 @@ import pytest
 from playwright.sync_api import Page
 
 from harness.cli import main
+from harness.core.verdicts import Verdict
 from harness.results.packages import load_attempts
 from harness.results.report.build import build_report
 from harness.results.report.fixtures import LIVE_CELL, SCRIPTED_CELL, unknown_schema_json, write_attempt, write_broken
-from harness.core.verdicts import Verdict
 
 STOP = "everyday-workflows-scripted.scripted.local.stop-redirect"
 RECOVER = "everyday-workflows-scripted.scripted.local.recover-controller"
@@ -24,8 +24,12 @@ def populate(results: Path) -> None:
     write_attempt(results, "c1", SCRIPTED_CELL, "1-aaaa")
     write_attempt(results, "c2", SCRIPTED_CELL, "1-bbbb", Verdict.FAILED, reason="failed checks: oracle.revision")
     write_attempt(results, "c1", RECOVER, "1-cccc", Verdict.INFRASTRUCTURE_FAILED, reason="the product did not start")
-    write_attempt(results, "c1", RECOVER, "2-cccc", Verdict.UNEXERCISED, reason="run ended before the restart", retry_of="1-cccc")
-    write_attempt(results, "c1", LIVE_CELL, "1-dddd", Verdict.SKIPPED, reason="no OPENAI_API_KEY", screenshots=0, phases=())
+    write_attempt(
+        results, "c1", RECOVER, "2-cccc", Verdict.UNEXERCISED, reason="run ended before the restart", retry_of="1-cccc"
+    )
+    write_attempt(
+        results, "c1", LIVE_CELL, "1-dddd", Verdict.SKIPPED, reason="no OPENAI_API_KEY", screenshots=0, phases=()
+    )
     write_attempt(results, "c1", LIVE_CELL, "2-dddd", Verdict.PASSED, cost_cents=42)
     write_attempt(results, "c0", RETIRED, "1-eeee", Verdict.FAILED)
     write_broken(results, "c1", STOP, "1-ffff", None)
@@ -110,7 +114,11 @@ def test_attempt_page_shows_loaded_thumbnails_and_working_evidence_links(page: P
 def test_broken_packages_get_pages_that_say_why(page: Page, site: tuple[Path, Path]) -> None:
     _, report = site
     errors, _ = watch(page)
-    for attempt, message in (("1-ffff", "attempt.json is missing"), ("2-ffff", "schema_version 99"), ("3-ffff", "unreadable")):
+    for attempt, message in (
+        ("1-ffff", "attempt.json is missing"),
+        ("2-ffff", "schema_version 99"),
+        ("3-ffff", "unreadable"),
+    ):
         page.goto((report / "attempts" / "c1" / STOP / f"{attempt}.html").as_uri())
         assert message in page.inner_text(".bad")
     assert errors == []
@@ -118,7 +126,10 @@ def test_broken_packages_get_pages_that_say_why(page: Page, site: tuple[Path, Pa
 
 def test_self_contained_copy_works_without_the_results_folder(page: Page, tmp_path: Path) -> None:
     populate(tmp_path / "results")
-    assert main(["report", "--results", str(tmp_path / "results"), "--out", str(tmp_path / "site"), "--copy-evidence"]) == 0
+    assert (
+        main(["report", "--results", str(tmp_path / "results"), "--out", str(tmp_path / "site"), "--copy-evidence"])
+        == 0
+    )
     (tmp_path / "site").rename(tmp_path / "moved")
     errors, remote = watch(page)
     page.goto((tmp_path / "moved" / "attempts" / "c1" / SCRIPTED_CELL / "1-aaaa.html").as_uri())

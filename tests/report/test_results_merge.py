@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.core.verdicts import Verdict
 from harness.results.merge import MergeConflict, merge_results
 from harness.results.packages import PackageState, load_attempts
 from harness.results.report.fixtures import SCRIPTED_CELL, unknown_schema_json, write_attempt, write_broken
-from harness.core.verdicts import Verdict
 
 OTHER = "everyday-workflows-scripted.scripted.local.stop-redirect"
 

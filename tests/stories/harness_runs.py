@@ -28,8 +28,11 @@ def harness_run(results: Path, *args: str, env: dict[str, str] | None = None) ->
     run_temp(results).mkdir(parents=True, exist_ok=True)
     return subprocess.run(
         [sys.executable, "-m", "harness.cli", "run", "--results", str(results), "--campaign", "test", *args],
-        capture_output=True, text=True, timeout=600, env={**(env or os.environ), "TMPDIR": str(run_temp(results))},
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**(env or os.environ), "TMPDIR": str(run_temp(results))},
+    )
 
 
 def run_temp(results: Path) -> Path:

@@ -12,7 +12,6 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-import psutil
 import pytest
 from harness_runs import attempts, harness_run, processes_naming, processes_of, wait_for
 
@@ -30,8 +29,14 @@ def test_build_revise_passes_and_leaves_a_complete_evidence_package(tmp_path: Pa
     assert record.verdict is Verdict.PASSED and record.provenance.evidence_mode.value == "scripted"
     package = tmp_path / "test" / CELL / record.attempt
     check_ids = {check.id for check in record.checks}
-    assert {"oracle.build", "oracle.revision", "delivery.revision-differs", "delivery.redownload-identical",
-            "lifecycle.tasks-done", "lifecycle.messages-consumed"} <= check_ids  # fmt: skip
+    assert {
+        "oracle.build",
+        "oracle.revision",
+        "delivery.revision-differs",
+        "delivery.redownload-identical",
+        "lifecycle.tasks-done",
+        "lifecycle.messages-consumed",
+    } <= check_ids
     assert all(check.passed for check in record.checks)
 
     phases = {download.phase: download for download in record.downloads}
@@ -93,11 +98,24 @@ def test_ctrl_c_mid_story_tears_the_product_down_and_keeps_the_attempt(tmp_path:
     # The product's data folder is made under TMPDIR: that is how this test recognises its processes.
     # A short one: Chromium's sockets live there too, and socket paths are limited to 108 bytes.
     temp = Path(tempfile.mkdtemp(prefix="ctrl-c-"))
-    command = [sys.executable, "-m", "harness.cli", "run", "--id", "build-revise", "--results", str(tmp_path),
-               "--campaign", "test", "--pace", "0.5"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "harness.cli",
+        "run",
+        "--id",
+        "build-revise",
+        "--results",
+        str(tmp_path),
+        "--campaign",
+        "test",
+        "--pace",
+        "0.5",
+    ]
     env = {**os.environ, "TMPDIR": str(temp)}
-    harness = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                               start_new_session=whole_group)  # fmt: skip
+    harness = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=whole_group
+    )
     wait_for(lambda: [p for p in processes_naming(temp) if "--workspace" in " ".join(p.cmdline())], "a runner")
     if whole_group:
         os.killpg(harness.pid, signal.SIGINT)

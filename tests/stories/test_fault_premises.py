@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from harness.core.settings import RunSettings
-from harness.running.attempt import AttemptContext
 from harness.core.catalog import CATALOG
 from harness.core.deadline import Deadline
+from harness.core.settings import RunSettings
+from harness.core.verdicts import Unexercised
 from harness.evidence.recorder import EvidenceRecorder
 from harness.faults.restart import restart_controller
 from harness.faults.stop import require_short_reply, stop_active_work
+from harness.running.attempt import AttemptContext
 from harness.running.journey import Journey, journey_factory
-from harness.core.verdicts import Unexercised
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR, SOURCE_FILE, nonce_request
 
 
@@ -30,8 +30,12 @@ from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION
 def journey(browser: Any, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Journey]:
     case = request.param
     cell = next(c for c in CATALOG.cells() if c.execution_id == f"everyday-workflows-scripted.scripted.local.{case}")
-    context = AttemptContext(cell=cell, settings=RunSettings(campaign="t", results=tmp_path),
-                             recorder=EvidenceRecorder(tmp_path / "attempt"), deadline=Deadline(120))  # fmt: skip
+    context = AttemptContext(
+        cell=cell,
+        settings=RunSettings(campaign="t", results=tmp_path),
+        recorder=EvidenceRecorder(tmp_path / "attempt"),
+        deadline=Deadline(120),
+    )
     with journey_factory(browser)(context) as opened:
         yield opened
 

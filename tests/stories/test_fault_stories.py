@@ -18,14 +18,26 @@ RESTART_SNAPSHOTS = ("restart-{sig}-before", "restart-{sig}-after", "restart-{si
 STORIES = {
     "delegate-feedback": {
         "snapshots": ["delegation", "tasks"],
-        "checks": ["oracle.child", "delegate.one-child-for-teammate", "delegate.feedback-in-child",
-                   "delegate.teammate-never-on-parent", "delegate.reply-cites-final-delivery",
-                   "lifecycle.parent-after-child", "lifecycle.parent-owned-by-lead"],
+        "checks": [
+            "oracle.child",
+            "delegate.one-child-for-teammate",
+            "delegate.feedback-in-child",
+            "delegate.teammate-never-on-parent",
+            "delegate.reply-cites-final-delivery",
+            "lifecycle.parent-after-child",
+            "lifecycle.parent-owned-by-lead",
+        ],
     },
     "recover-controller": {
         "snapshots": [name.format(sig="sigterm") for name in RESTART_SNAPSHOTS],
-        "checks": ["oracle.final", "restart.same-run", "restart.runner-kept-going", "restart.message-survived",
-                   "restart.receipts-once", "restart.receipt-prefix"],
+        "checks": [
+            "oracle.final",
+            "restart.same-run",
+            "restart.runner-kept-going",
+            "restart.message-survived",
+            "restart.receipts-once",
+            "restart.receipt-prefix",
+        ],
     },
     "recover-controller-sigkill": {
         "snapshots": [name.format(sig="sigkill") for name in RESTART_SNAPSHOTS],
@@ -33,17 +45,25 @@ STORIES = {
     },
     "stop-redirect": {
         "snapshots": ["stop", "workspace-after-stop", "workspace-after-reply"],
-        "checks": ["stop.process-group-gone", "stop.request-stored-once", "stop.reply-has-nonce",
-                   "stop.no-earlier-run-active", "stop.workspace-unchanged", "lifecycle.runs-succeeded"],
+        "checks": [
+            "stop.process-group-gone",
+            "stop.request-stored-once",
+            "stop.reply-has-nonce",
+            "stop.no-earlier-run-active",
+            "stop.workspace-unchanged",
+            "lifecycle.runs-succeeded",
+        ],
     },
-}  # fmt: skip
+}
 
 
 def run_story(case: str, results: Path) -> tuple[subprocess.CompletedProcess[str], AttemptRecord, Path]:
     done = subprocess.run(
         [sys.executable, "-m", "harness.cli", "run", "--id", case, "--results", str(results), "--campaign", "t"],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     [path] = sorted(results.glob("t/*/*/attempt.json"))
     return done, AttemptRecord.model_validate_json(path.read_text()), path.parent
 
@@ -51,7 +71,9 @@ def run_story(case: str, results: Path) -> tuple[subprocess.CompletedProcess[str
 @pytest.mark.parametrize("case", sorted(STORIES))
 def test_story_passes_with_the_scripted_agent_and_keeps_its_evidence(case: str, tmp_path: Path) -> None:
     done, record, package = run_story(case, tmp_path)
-    assert done.returncode == 0 and record.verdict is Verdict.PASSED, f"{record.verdict}: {record.reason}\n{done.stdout[-2000:]}"
+    assert done.returncode == 0 and record.verdict is Verdict.PASSED, (
+        f"{record.verdict}: {record.reason}\n{done.stdout[-2000:]}"
+    )
     passed = {check.id for check in record.checks if check.passed}
     assert set(STORIES[case]["checks"]) <= passed
     assert not [check.id for check in record.checks if not check.passed]
@@ -64,7 +86,9 @@ def test_story_passes_with_the_scripted_agent_and_keeps_its_evidence(case: str, 
 def test_restart_snapshots_show_one_run_and_one_runner_throughout(tmp_path: Path) -> None:
     _, record, package = run_story("recover-controller-sigkill", tmp_path)
     assert record.verdict is Verdict.PASSED, record.reason
-    moments = [json.loads((package / "snapshots" / f"{n.format(sig='sigkill')}.json").read_text()) for n in RESTART_SNAPSHOTS]
+    moments = [
+        json.loads((package / "snapshots" / f"{n.format(sig='sigkill')}.json").read_text()) for n in RESTART_SNAPSHOTS
+    ]
     assert len({m["controller_instance_id"] for m in moments}) == 2  # one controller before, another after
     assert len({(m["run"]["id"], m["run"]["pid"], m["run"]["process_start_time"]) for m in moments}) == 1
     before, final = moments[0]["run"]["receipts"], moments[2]["run"]["receipts"]

@@ -22,11 +22,26 @@ def start_and_kill_mid_story(results: Path) -> None:
     """Start build-revise slowly, wait for the agent's runner, then SIGKILL the harness process alone."""
     temp = run_temp(results)
     temp.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "harness.cli", "run", "--id", "build-revise", "--results", str(results),
-               "--campaign", "killed", "--pace", "0.5"]  # fmt: skip
-    harness = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env={**os.environ, "TMPDIR": str(temp)})  # fmt: skip
-    wait_for(lambda: [p for p in processes_naming(temp) if "--workspace" in " ".join(p.info["cmdline"] or [])], "a runner")
+    command = [
+        sys.executable,
+        "-m",
+        "harness.cli",
+        "run",
+        "--id",
+        "build-revise",
+        "--results",
+        str(results),
+        "--campaign",
+        "killed",
+        "--pace",
+        "0.5",
+    ]
+    harness = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "TMPDIR": str(temp)}
+    )
+    wait_for(
+        lambda: [p for p in processes_naming(temp) if "--workspace" in " ".join(p.info["cmdline"] or [])], "a runner"
+    )
     harness.send_signal(signal.SIGKILL)
     harness.wait(10)
     # The premise: the product outlived its harness, and so did the run's folder.
@@ -46,8 +61,13 @@ def test_the_next_run_removes_what_a_killed_run_left(tmp_path: Path) -> None:
 
 def test_harness_clean_says_what_it_removed(tmp_path: Path) -> None:
     start_and_kill_mid_story(tmp_path)
-    done = subprocess.run([sys.executable, "-m", "harness.cli", "clean"], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "TMPDIR": str(run_temp(tmp_path))})  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "clean"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "TMPDIR": str(run_temp(tmp_path))},
+    )
     assert done.returncode == 0, done.stderr
     assert "1 folder(s) of dead runs removed" in done.stdout and "process(es) ended" in done.stdout
     assert processes_naming(run_temp(tmp_path)) == []

@@ -48,3 +48,6 @@ def api(testbed: TestbedInstance) -> ApiClient:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "pace(seconds): scripted agent pace for the fresh_testbed fixture")
     config.addinivalue_line("markers", "controller_env(**variables): environment for the testbed_with_env controller")
+    config.addinivalue_line(
+        "markers", "replay(script, time_limit): replay script and agent time limit for test_cli_agents' product"
+    )

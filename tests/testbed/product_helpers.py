@@ -5,8 +5,8 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
-from harness.products.testbed import ApiClient
 from harness.products.records import Agent, Run, Task
+from harness.products.testbed import ApiClient
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
 
 

@@ -9,12 +9,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
-from harness.products.testbed import ApiClient, TestbedInstance
-from harness.products.records import Agent, Task
-from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
-
 from product_helpers import new_agent, start_build
+
+from harness.products.records import Agent, Task
+from harness.products.testbed import ApiClient, TestbedInstance
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
 
 
 def team(api: ApiClient, model: str = "default") -> tuple[Agent, Agent]:
@@ -62,14 +61,20 @@ def test_trailing_separator_persona_keeps_the_cut_separator(api: ApiClient, tmp_
     body = f"{BUILD_TASK}\n\n{LATE_REQUIREMENT_MAX_LENGTH}"
     task = api.create_task(BUILD_TASK_TITLE, body, assignee_id=new_agent(api, "trailing-separator").id)
     done = api.wait_until_done(task.id)
-    assert run_delivered_cli(api, done.deliveries[-1].id, tmp_path, "--max-length", "6", "  Queue--Ready!!  ") == "queue-\n"
+    assert (
+        run_delivered_cli(api, done.deliveries[-1].id, tmp_path, "--max-length", "6", "  Queue--Ready!!  ")
+        == "queue-\n"
+    )
 
 
 def test_trailing_separator_persona_trims_only_hyphens(api: ApiClient, tmp_path: Path) -> None:
     body = f"{BUILD_TASK}\n\n{REVISION_SEPARATOR}"
     task = api.create_task(BUILD_TASK_TITLE, body, assignee_id=new_agent(api, "trailing-separator").id)
     done = api.wait_until_done(task.id)
-    assert run_delivered_cli(api, done.deliveries[-1].id, tmp_path, "--separator", "_", "  Queue--Ready!!  ") == "queue_ready_\n"
+    assert (
+        run_delivered_cli(api, done.deliveries[-1].id, tmp_path, "--separator", "_", "  Queue--Ready!!  ")
+        == "queue_ready_\n"
+    )
 
 
 def test_leaves_in_review_persona(api: ApiClient) -> None:
@@ -109,7 +114,10 @@ def test_ignores_late_feedback_persona(fresh_testbed: TestbedInstance) -> None:
     message = api.send_message(task.id, LATE_REQUIREMENT_MAX_LENGTH)
     done = api.wait_until_done(task.id)
     assert [c.consumed_by_run_id for c in done.user_messages()] == [run.id] and message.id
-    assert "--max-length" not in zipfile.ZipFile(io.BytesIO(api.delivery_bytes(done.deliveries[-1].id))).read("slugify.py").decode()
+    assert (
+        "--max-length"
+        not in zipfile.ZipFile(io.BytesIO(api.delivery_bytes(done.deliveries[-1].id))).read("slugify.py").decode()
+    )
 
 
 @pytest.mark.pace(0.3)
@@ -117,5 +125,7 @@ def test_writes_after_stop_persona(fresh_testbed: TestbedInstance) -> None:
     api = fresh_testbed.api
     task, run = start_build(api, "writes-after-stop")
     assert api.stop_run(run.id).process_group_gone
-    before = api.wait_for(lambda: "progress.log" in (h := api.workspace_hashes(task.id)) and h, 10, what="writes after Stop")
+    before = api.wait_for(
+        lambda: "progress.log" in (h := api.workspace_hashes(task.id)) and h, 10, what="writes after Stop"
+    )
     api.wait_for(lambda: api.workspace_hashes(task.id) != before, timeout=10, what="more writes after Stop")

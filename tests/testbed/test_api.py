@@ -7,11 +7,10 @@ import io
 import zipfile
 
 import pytest
+from product_helpers import new_agent, runner_token
 
 from harness.products.testbed import ApiClient, ApiError, TestbedInstance
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR
-
-from product_helpers import new_agent, runner_token
 
 
 def test_build_then_revise_with_downloadable_immutable_deliveries(api: ApiClient) -> None:
@@ -50,7 +49,12 @@ def test_bad_input_is_rejected_and_nothing_is_written(api: ApiClient) -> None:
     missing_title = api.request("POST", "/api/tasks", json={"body": "x"})
     assert missing_title.status_code == 422 and "title" in missing_title.text
     assert api.request("POST", "/api/tasks", json={"title": "x", "surprise": 1}).status_code == 422
-    assert api.request("POST", "/api/tasks", content=b"{not json", headers={"content-type": "application/json"}).status_code == 422
+    assert (
+        api.request(
+            "POST", "/api/tasks", content=b"{not json", headers={"content-type": "application/json"}
+        ).status_code
+        == 422
+    )
     bad_assignee = api.request("POST", "/api/tasks", json={"title": "x", "assignee_id": 999999})
     assert bad_assignee.status_code == 400 and "assignee_id" in bad_assignee.text
     assert api.request("POST", "/api/agents", json={"name": "Zed", "adapter": "nope"}).status_code == 400
@@ -88,12 +92,17 @@ def test_run_token_only_works_for_its_own_run(fresh_testbed: TestbedInstance) ->
     ):
         assert api.request(method, path, json=body, headers=auth).status_code == 403, path
     assert api.request("GET", f"/api/agent/runs/{run_a.id}/context").status_code == 401
-    assert api.request("GET", f"/api/agent/runs/{run_a.id}/context", headers={"Authorization": "Bearer nope"}).status_code == 401
+    assert (
+        api.request("GET", f"/api/agent/runs/{run_a.id}/context", headers={"Authorization": "Bearer nope"}).status_code
+        == 401
+    )
     assert all(c.body != "intruder" for c in api.task(second.id).comments)
 
     # The same event twice (a runner retrying after a lost answer) is applied once.
     receipt = {"event_id": "probe-receipt-1", "seq": 10_000, "tool": "probe", "target": "replay"}
-    answers = [api.request("POST", f"/api/agent/runs/{run_a.id}/receipts", json=receipt, headers=auth) for _ in range(2)]
+    answers = [
+        api.request("POST", f"/api/agent/runs/{run_a.id}/receipts", json=receipt, headers=auth) for _ in range(2)
+    ]
     assert [a.status_code for a in answers] == [201, 201] and answers[0].json() == answers[1].json()
     assert [r.tool for r in api.run(run_a.id).receipts].count("probe") == 1
 

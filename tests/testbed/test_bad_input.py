@@ -13,14 +13,14 @@ from pathlib import Path
 import httpx
 import pytest
 from fastapi.routing import APIRoute
+from product_helpers import new_agent, runner_token
 
 from harness.products.testbed import ApiClient, TestbedInstance
-from testbed import agent_api, api as public_api, web
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
+from testbed import agent_api, web
+from testbed import api as public_api
 from testbed.body_deadline import ENV as BODY_TIMEOUT_ENV
 from testbed.environment import minimal_environment
-from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
-
-from product_helpers import new_agent, runner_token
 
 HUGE = 2**63
 INT_BODY_FIELDS = {  # every integer a request body carries, by route
@@ -28,7 +28,11 @@ INT_BODY_FIELDS = {  # every integer a request body carries, by route
     ("POST", "/api/tasks"): {"title": "huge", "assignee_id": HUGE},
     ("POST", "/api/tasks", "parent"): {"title": "huge", "parent_id": HUGE},
     ("POST", "/api/agent/runs/{run_id}/receipts"): {"event_id": "huge-seq-1", "seq": HUGE, "tool": "probe"},
-    ("POST", "/api/agent/runs/{run_id}/finish"): {"event_id": "huge-cost-1", "outcome": "succeeded", "cost_cents": HUGE},
+    ("POST", "/api/agent/runs/{run_id}/finish"): {
+        "event_id": "huge-cost-1",
+        "outcome": "succeeded",
+        "cost_cents": HUGE,
+    },
 }
 
 
@@ -53,7 +57,9 @@ def live_run(testbed: TestbedInstance) -> tuple[int, dict[str, str]]:
     client = testbed.api
     teammate = new_agent(client, model="leaves-in-review")
     lead = new_agent(client)
-    task = client.create_task("wait for a teammate", f"Ask your teammate {teammate.name} to say hello.", assignee_id=lead.id)
+    task = client.create_task(
+        "wait for a teammate", f"Ask your teammate {teammate.name} to say hello.", assignee_id=lead.id
+    )
     run = client.wait_for_active_run(task.id)
     client.wait_for_receipt(run.id, "wait_for_task")
     [child] = client.task(task.id).children
@@ -80,7 +86,9 @@ def snapshot(api: ApiClient) -> tuple[int, int, int]:
 
 
 @pytest.mark.parametrize(("method", "path"), routes_with_ids(), ids=lambda v: str(v))
-def test_a_huge_id_in_any_path_is_a_422(api: ApiClient, method: str, path: str, live_run: tuple[int, dict[str, str]]) -> None:
+def test_a_huge_id_in_any_path_is_a_422(
+    api: ApiClient, method: str, path: str, live_run: tuple[int, dict[str, str]]
+) -> None:
     before = snapshot(api)
     run_id, auth = live_run
     huge = re.sub(r"\{\w+_id\}", str(HUGE), path)
@@ -96,7 +104,9 @@ def test_a_huge_id_in_any_path_is_a_422(api: ApiClient, method: str, path: str, 
 
 
 @pytest.mark.parametrize("case", list(INT_BODY_FIELDS), ids=lambda v: "-".join(v))
-def test_a_huge_integer_in_any_body_field_is_a_422(api: ApiClient, case: tuple[str, ...], live_run: tuple[int, dict[str, str]]) -> None:
+def test_a_huge_integer_in_any_body_field_is_a_422(
+    api: ApiClient, case: tuple[str, ...], live_run: tuple[int, dict[str, str]]
+) -> None:
     run_id, auth = live_run
     before, run_before = snapshot(api), api.run(run_id)
     path = case[1].replace("{run_id}", str(run_id))
@@ -123,7 +133,9 @@ def form_post(testbed: TestbedInstance, path: str, data: dict[str, str], origin:
         ("/agents", {"name": "FormDash", "model": "--help"}, "model"),
     ],
 )
-def test_bad_ids_and_models_in_web_forms_are_a_422_page(testbed: TestbedInstance, path: str, data: dict[str, str], field: str) -> None:
+def test_bad_ids_and_models_in_web_forms_are_a_422_page(
+    testbed: TestbedInstance, path: str, data: dict[str, str], field: str
+) -> None:
     before = snapshot(testbed.api)
     answer = form_post(testbed, path, data)
     assert answer.status_code == 422 and field in answer.text
@@ -187,14 +199,21 @@ def test_a_finished_runs_token_reads_and_uploads_nothing(fresh_testbed: TestbedI
     zipped = io.BytesIO()
     with zipfile.ZipFile(zipped, "w") as archive:
         archive.writestr("other.txt", "planted by a leaked token")
-    late = api.request("POST", f"{base}/deliveries", headers=auth, data={"event_id": "late-upload-1"},
-                       files={"file": ("d.zip", zipped.getvalue(), "application/zip")})  # fmt: skip
+    late = api.request(
+        "POST",
+        f"{base}/deliveries",
+        headers=auth,
+        data={"event_id": "late-upload-1"},
+        files={"file": ("d.zip", zipped.getvalue(), "application/zip")},
+    )
     assert late.status_code == 409 and "can no longer act" in late.text
     assert sorted((fresh_testbed.data_dir / "deliveries").iterdir()) == blobs
     assert len(api.task(task.id).deliveries) == delivered
 
 
-def test_an_upload_larger_than_a_delivery_is_refused_while_streaming(api: ApiClient, live_run: tuple[int, dict[str, str]], testbed: TestbedInstance) -> None:
+def test_an_upload_larger_than_a_delivery_is_refused_while_streaming(
+    api: ApiClient, live_run: tuple[int, dict[str, str]], testbed: TestbedInstance
+) -> None:
     run_id, auth = live_run
     blobs = sorted((testbed.data_dir / "deliveries").glob("*")) if (testbed.data_dir / "deliveries").exists() else []
 
@@ -205,12 +224,16 @@ def test_an_upload_larger_than_a_delivery_is_refused_while_streaming(api: ApiCli
 
     headers = {**auth, "content-type": "multipart/form-data; boundary=xyz"}
     try:
-        answer = httpx.post(f"{testbed.base_url}/api/agent/runs/{run_id}/deliveries", content=endless(), headers=headers, timeout=30)
+        answer = httpx.post(
+            f"{testbed.base_url}/api/agent/runs/{run_id}/deliveries", content=endless(), headers=headers, timeout=30
+        )
         assert answer.status_code == 413 and "larger than" in answer.text
     except httpx.TransportError:
         pass  # the server answered 413 and closed while we were still sending: also refused
-    head = (f"POST /api/agent/runs/{run_id}/deliveries HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth_line(auth)}"
-            f"Content-Type: multipart/form-data; boundary=xyz\r\nContent-Length: {1 << 30}\r\n\r\n")  # fmt: skip
+    head = (
+        f"POST /api/agent/runs/{run_id}/deliveries HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth_line(auth)}"
+        f"Content-Type: multipart/form-data; boundary=xyz\r\nContent-Length: {1 << 30}\r\n\r\n"
+    )
     assert raw_exchange(testbed.port, head.encode()).startswith(b"HTTP/1.1 413")
     after = sorted((testbed.data_dir / "deliveries").glob("*")) if (testbed.data_dir / "deliveries").exists() else []
     assert after == blobs and api.run(run_id).status == "running"
@@ -220,8 +243,11 @@ def test_an_upload_larger_than_a_delivery_is_refused_while_streaming(api: ApiCli
 def test_a_body_that_never_finishes_is_answered_408(testbed_with_env: TestbedInstance) -> None:
     before = snapshot(testbed_with_env.api)
     started = time.monotonic()
-    answer = raw_exchange(testbed_with_env.port, b"POST /api/tasks HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                          b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"title\": ")  # fmt: skip
+    answer = raw_exchange(
+        testbed_with_env.port,
+        b"POST /api/tasks HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"title": ',
+    )
     assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
     assert b"not received within 1 s" in answer
     assert time.monotonic() - started < 8
@@ -229,12 +255,16 @@ def test_a_body_that_never_finishes_is_answered_408(testbed_with_env: TestbedIns
 
 
 @pytest.mark.pace(0.3)
-@pytest.mark.controller_env(OPENAI_API_KEY="sk-leak-test-1234", ANTHROPIC_API_KEY="sk-ant-leak", TESTBED_TEST_FAULTS="none")
+@pytest.mark.controller_env(
+    OPENAI_API_KEY="sk-leak-test-1234", ANTHROPIC_API_KEY="sk-ant-leak", TESTBED_TEST_FAULTS="none"
+)
 def test_runners_get_a_minimal_environment(testbed_with_env: TestbedInstance) -> None:
     api = testbed_with_env.api
     task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=new_agent(api).id)
     run = api.wait_for_active_run(task.id)
-    names = {e.split(b"=", 1)[0].decode() for e in Path(f"/proc/{run.identity.pid}/environ").read_bytes().split(b"\0") if e}
+    names = {
+        e.split(b"=", 1)[0].decode() for e in Path(f"/proc/{run.identity.pid}/environ").read_bytes().split(b"\0") if e
+    }
     assert "TESTBED_RUN_TOKEN" in names and "PATH" in names
     assert not names & {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "TESTBED_TEST_FAULTS"}, names
     assert names <= {"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "PYTHONPATH", "TESTBED_RUN_TOKEN"}

@@ -9,12 +9,11 @@ import zipfile
 import psutil
 import pytest
 from playwright.sync_api import Page
+from product_helpers import start_build, unique
 
 from harness.products.testbed import TestbedInstance
 from harness.products.testbed.pages import TaskListPage, TaskPage
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
-
-from product_helpers import start_build, unique
 
 
 def test_create_task_watch_it_finish_and_download(page: Page, testbed: TestbedInstance) -> None:
@@ -69,7 +68,10 @@ def test_stop_kills_the_runner_and_a_new_request_gets_a_short_reply(page: Page, 
     assert stopped_id == running.id
     stopped = api.run(stopped_id)
     assert stopped.status == "cancelled" and stopped.process_group_gone is True
-    assert not psutil.pid_exists(running.identity.pid or 0) or psutil.Process(running.identity.pid or 0).status() == psutil.STATUS_ZOMBIE
+    assert (
+        not psutil.pid_exists(running.identity.pid or 0)
+        or psutil.Process(running.identity.pid or 0).status() == psutil.STATUS_ZOMBIE
+    )
     hashes = api.workspace_hashes(task.id)
     assert "slugify.py" in hashes
 

@@ -17,10 +17,11 @@ from typing import Any
 
 import httpx
 import pytest
+from product_helpers import unique
 
 from calibration.product_defects import DEFECT_CASES, missing_cases, unknown_defects
-from harness.products.testbed import ApiClient, TestbedInstance
 from harness.products.records import Task
+from harness.products.testbed import ApiClient, TestbedInstance
 from oracle.tasks.slugify.contract import (
     BUILD_TASK,
     BUILD_TASK_TITLE,
@@ -30,8 +31,6 @@ from oracle.tasks.slugify.contract import (
 )
 from testbed.adapters.scripted import ids_in
 from testbed.defects import REGISTRY
-
-from product_helpers import unique
 
 Symptoms = set[str]
 
@@ -99,7 +98,10 @@ def build_and_revise(instance: TestbedInstance) -> Symptoms:
         working = [r["id"] for r in before["runs"] if r["status"] == "running" and r["id"] not in delivering]
         if working and before["status"] == "done":  # the agent itself sets done, but only after delivering
             seen.add("done-while-running")
-        if before["status"] == after["status"] == "in_progress" and 'data-testid="task-status" data-status="done"' in page:
+        if (
+            before["status"] == after["status"] == "in_progress"
+            and 'data-testid="task-status" data-status="done"' in page
+        ):
             seen.add("badge-done-while-running")
     if sha(api.delivery_bytes(newest.id)) != newest.sha256:
         seen.add("download-other-bytes")
@@ -224,7 +226,17 @@ def test_every_defect_has_a_calibration_case_and_every_case_a_defect() -> None:
 def test_the_registry_spreads_over_every_kind_of_miss() -> None:
     areas = {defect.area for defect in REGISTRY.values()}
     assert len(REGISTRY) >= 12
-    assert areas == {"downloads", "messages", "runs", "stop", "restart", "delegation", "ui", "task-status", "bookkeeping"}
+    assert areas == {
+        "downloads",
+        "messages",
+        "runs",
+        "stop",
+        "restart",
+        "delegation",
+        "ui",
+        "task-status",
+        "bookkeeping",
+    }
 
 
 def test_the_api_client_reads_the_switch(instance_with: Callable[..., TestbedInstance]) -> None:

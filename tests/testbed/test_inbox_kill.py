@@ -14,12 +14,11 @@ import signal
 import uuid
 
 import pytest
+from product_helpers import new_agent
 
 from harness.products.testbed import TestbedInstance
 from testbed.adapters.scripted import ids_in
 from testbed.faults import DIE_AFTER_INBOX_COMMIT, ENV
-
-from product_helpers import new_agent
 
 KILLS = 20
 
@@ -37,7 +36,9 @@ def test_no_message_lost_when_the_controller_dies_right_after_consuming(testbed_
         message = api.send_message(task.id, f"Please reply with nonce {nonce}")
         assert instance.process is not None
         # The premise: the controller died of the hook's SIGKILL after consuming this message.
-        assert instance.process.wait(timeout=30) == -signal.SIGKILL, f"kill {kill}: the controller did not die at the hook"
+        assert instance.process.wait(timeout=30) == -signal.SIGKILL, (
+            f"kill {kill}: the controller did not die at the hook"
+        )
         instance.start()
 
         done = api.wait_until_done(task.id)
@@ -47,7 +48,9 @@ def test_no_message_lost_when_the_controller_dies_right_after_consuming(testbed_
         receipts = api.run(stored.consumed_by_run_id).receipts
         handed = [r for r in receipts if r.tool in ("read_task", "read_inbox") and message.id in ids_in(r.detail)]
         if len(answers) != 1 or len(handed) != 1:
-            lost.append(f"kill {kill}: message {message.id} answered {len(answers)}x, read {len(handed)}x by run {stored.consumed_by_run_id}")
+            lost.append(
+                f"kill {kill}: message {message.id} answered {len(answers)}x, read {len(handed)}x by run {stored.consumed_by_run_id}"
+            )
 
     assert lost == [], f"{len(lost)} of {KILLS} messages were not delivered exactly once: {lost}"
     assert len(api.task(task.id).user_messages()) == KILLS

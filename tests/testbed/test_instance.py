@@ -6,10 +6,9 @@ import shutil
 import socket
 
 import psutil
+from product_helpers import start_build
 
 from harness.products.testbed import TestbedInstance
-
-from product_helpers import start_build
 
 
 def test_teardown_kills_controller_runners_and_detached_helpers() -> None:
@@ -22,7 +21,10 @@ def test_teardown_kills_controller_runners_and_detached_helpers() -> None:
         assert instance.processes(), "controller and helper are running before teardown"
 
     assert instance.processes() == []
-    assert not psutil.pid_exists(run.identity.pid or 0) or psutil.Process(run.identity.pid or 0).status() == psutil.STATUS_ZOMBIE
+    assert (
+        not psutil.pid_exists(run.identity.pid or 0)
+        or psutil.Process(run.identity.pid or 0).status() == psutil.STATUS_ZOMBIE
+    )
     with socket.socket() as sock:  # nothing listens any more (TIME_WAIT leftovers are fine, as for uvicorn)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", instance.port))

@@ -8,11 +8,10 @@ import signal
 import zipfile
 
 import pytest
+from product_helpers import new_agent, start_build
 
 from harness.products.testbed import TestbedInstance
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
-
-from product_helpers import new_agent, start_build
 
 
 @pytest.mark.pace(0.4)

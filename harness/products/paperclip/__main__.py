@@ -12,8 +12,12 @@ from harness.products.paperclip import install
 def _size(path: str) -> int:
     import os
 
-    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs
-               if not os.path.islink(os.path.join(d, f)))  # fmt: skip
+    return sum(
+        os.path.getsize(os.path.join(d, f))
+        for d, _, fs in os.walk(path)
+        for f in fs
+        if not os.path.islink(os.path.join(d, f))
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,8 +29,10 @@ def main(argv: list[str] | None = None) -> int:
     took = install.install()
     started = time.monotonic()
     install.template()
-    print(f"paperclip {install.PINNED_VERSION} in {install.INSTALL_DIR} "
-          f"({_size(str(install.MODULES)) / 2**30:.2f} GiB; npm {took:.0f} s; template {time.monotonic() - started:.1f} s)")
+    print(
+        f"paperclip {install.PINNED_VERSION} in {install.INSTALL_DIR} "
+        f"({_size(str(install.MODULES)) / 2**30:.2f} GiB; npm {took:.0f} s; template {time.monotonic() - started:.1f} s)"
+    )
     return 0
 
 

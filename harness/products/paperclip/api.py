@@ -32,24 +32,64 @@ from typing import Any
 import httpx
 
 from harness.products.records import (
-    Activity, Agent, Comment, Company, Controller, Delivery, Receipt, RecordId, Run, RunIdentity, Task, TaskSummary,
-)  # fmt: skip
+    Activity,
+    Agent,
+    Comment,
+    Company,
+    Controller,
+    Delivery,
+    Receipt,
+    RecordId,
+    Run,
+    RunIdentity,
+    Task,
+    TaskSummary,
+)
 
 RECEIPT_MARK = "EVERYDAY-RECEIPT "
-TASK_STATUSES = {"backlog": "todo", "todo": "todo", "in_progress": "in_progress", "in_review": "in_review",
-                 "blocked": "blocked", "done": "done", "cancelled": "cancelled"}  # fmt: skip
-RUN_STATUSES = {"queued": "queued", "running": "running", "succeeded": "succeeded", "failed": "failed",
-                "cancelled": "cancelled", "timed_out": "failed", "interrupted": "failed"}  # fmt: skip
+TASK_STATUSES = {
+    "backlog": "todo",
+    "todo": "todo",
+    "in_progress": "in_progress",
+    "in_review": "in_review",
+    "blocked": "blocked",
+    "done": "done",
+    "cancelled": "cancelled",
+}
+RUN_STATUSES = {
+    "queued": "queued",
+    "running": "running",
+    "succeeded": "succeeded",
+    "failed": "failed",
+    "cancelled": "cancelled",
+    "timed_out": "failed",
+    "interrupted": "failed",
+}
 # "interrupted": a graceful shutdown's drain (or a lease released mid-run) cut the run short.
 TERMINAL_RUN_STATUSES = {"succeeded", "failed", "cancelled", "timed_out", "interrupted"}
-PAPERCLIP_ROLES = {"ceo", "cto", "cmo", "cfo", "security", "engineer", "designer", "pm", "qa", "devops", "researcher", "general"}
+PAPERCLIP_ROLES = {
+    "ceo",
+    "cto",
+    "cmo",
+    "cfo",
+    "security",
+    "engineer",
+    "designer",
+    "pm",
+    "qa",
+    "devops",
+    "researcher",
+    "general",
+}
 SCRIPTED_MODULE = "testbed.adapters.paperclip_runner"
 
 
 class ApiError(RuntimeError):
     def __init__(self, response: httpx.Response) -> None:
         self.status_code = response.status_code
-        super().__init__(f"{response.request.method} {response.request.url.path} -> {response.status_code}: {response.text[:500]}")
+        super().__init__(
+            f"{response.request.method} {response.request.url.path} -> {response.status_code}: {response.text[:500]}"
+        )
 
 
 def _epoch(value: str | None) -> float | None:
@@ -58,7 +98,12 @@ def _epoch(value: str | None) -> float | None:
 
 class PaperclipApi:
     def __init__(
-        self, base_url: str, company_id: str, workspaces: Path, agent_settings: dict[str, str] | None = None, timeout: float = 15.0
+        self,
+        base_url: str,
+        company_id: str,
+        workspaces: Path,
+        agent_settings: dict[str, str] | None = None,
+        timeout: float = 15.0,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.company_id = company_id
@@ -102,9 +147,13 @@ class PaperclipApi:
     def _agent(raw: dict[str, Any]) -> Agent:
         env = (raw.get("adapterConfig") or {}).get("env") or {}
         return Agent(
-            id=raw["id"], name=raw["name"], role=raw.get("title") or raw["role"], reports_to=raw.get("reportsTo"),
-            adapter=_env_value(env, "EVERYDAY_ADAPTER") or raw["adapterType"], model=_env_value(env, "EVERYDAY_MODEL"),
-        )  # fmt: skip
+            id=raw["id"],
+            name=raw["name"],
+            role=raw.get("title") or raw["role"],
+            reports_to=raw.get("reportsTo"),
+            adapter=_env_value(env, "EVERYDAY_ADAPTER") or raw["adapterType"],
+            model=_env_value(env, "EVERYDAY_MODEL"),
+        )
 
     def _raw_issues(self) -> list[dict[str, Any]]:
         return self._json("GET", f"/api/companies/{self.company_id}/issues")  # type: ignore[no-any-return]
@@ -117,10 +166,14 @@ class PaperclipApi:
     @staticmethod
     def _summary(raw: dict[str, Any], names: dict[str, str]) -> TaskSummary:
         return TaskSummary(
-            id=raw["id"], title=raw["title"], status=TASK_STATUSES[raw["status"]], assignee_id=raw.get("assigneeAgentId"),
-            assignee_name=names.get(raw.get("assigneeAgentId") or ""), parent_id=raw.get("parentId"),
+            id=raw["id"],
+            title=raw["title"],
+            status=TASK_STATUSES[raw["status"]],
+            assignee_id=raw.get("assigneeAgentId"),
+            assignee_name=names.get(raw.get("assigneeAgentId") or ""),
+            parent_id=raw.get("parentId"),
             updated_at=raw["updatedAt"],
-        )  # fmt: skip
+        )
 
     def issue(self, task_id: RecordId) -> dict[str, Any]:
         """Paperclip's own JSON for an issue (the page objects need its identifier)."""
@@ -135,18 +188,29 @@ class PaperclipApi:
         details = [d for d in details if str((d.get("contextSnapshot") or {}).get("issueId")) == str(task_id)]
         runs = [self._run(d, str(task_id)) for d in details]
         delivered_by = {cid: d["id"] for d in details for cid in _delivered_comment_ids(d)}
-        comments = [self._comment(c, str(task_id), delivered_by)
-                    for c in sorted(self._json("GET", f"/api/issues/{task_id}/comments"), key=lambda c: c["createdAt"])]
+        comments = [
+            self._comment(c, str(task_id), delivered_by)
+            for c in sorted(self._json("GET", f"/api/issues/{task_id}/comments"), key=lambda c: c["createdAt"])
+        ]
         attachments = sorted(self._json("GET", f"/api/issues/{task_id}/attachments"), key=lambda a: a["createdAt"])
         deliveries = [self._delivery(a, str(task_id), details) for a in attachments if _is_zip(a)]
-        children = [self._summary(i, names) for i in sorted(self._raw_issues(), key=lambda i: i["createdAt"])
-                    if i.get("parentId") == str(task_id)]
+        children = [
+            self._summary(i, names)
+            for i in sorted(self._raw_issues(), key=lambda i: i["createdAt"])
+            if i.get("parentId") == str(task_id)
+        ]
         active = next((r.id for r in runs if r.active), None)
         unconsumed = sum(1 for c in comments if c.author_kind == "user" and c.consumed_by_run_id is None)
         return Task(
-            **self._summary(raw, names).model_dump(), body=raw.get("description") or "", comments=comments, runs=runs,
-            deliveries=deliveries, children=children, active_run_id=active, unconsumed_user_messages=unconsumed,
-        )  # fmt: skip
+            **self._summary(raw, names).model_dump(),
+            body=raw.get("description") or "",
+            comments=comments,
+            runs=runs,
+            deliveries=deliveries,
+            children=children,
+            active_run_id=active,
+            unconsumed_user_messages=unconsumed,
+        )
 
     def _run_detail(self, run_id: str, status: str) -> dict[str, Any]:
         detail: dict[str, Any] = self._json("GET", f"/api/heartbeat-runs/{run_id}")
@@ -168,7 +232,7 @@ class PaperclipApi:
         for line in text.splitlines():
             if line.startswith(RECEIPT_MARK):
                 try:
-                    receipts.append(json.loads(line[len(RECEIPT_MARK):]))
+                    receipts.append(json.loads(line[len(RECEIPT_MARK) :]))
                 except json.JSONDecodeError:
                     continue
         return receipts
@@ -181,39 +245,73 @@ class PaperclipApi:
     def _run(raw: dict[str, Any], task_id: str) -> Run:
         result = raw.get("resultJson") or {}
         return Run(
-            id=raw["id"], task_id=task_id, agent_id=raw["agentId"], status=RUN_STATUSES[raw["status"]],
+            id=raw["id"],
+            task_id=task_id,
+            agent_id=raw["agentId"],
+            status=RUN_STATUSES[raw["status"]],
             # Paperclip's runner identity is the process group it spawned and tracks for the run.
-            identity=RunIdentity(runner_instance_id=f"pgid-{raw['processGroupId']}" if raw.get("processGroupId") else None,
-                                 pid=raw.get("processPid"),
-                                 process_start_time=_epoch(raw.get("processStartedAt"))),
-            queued_at=raw["createdAt"], started_at=raw.get("startedAt"), ended_at=raw.get("finishedAt"),
-            cost_cents=0, error_code=_error_code(raw),
-            terminal={"stop_reason": result.get("stopReason"), "exit_code": raw.get("exitCode"), "signal": raw.get("signal"),
-                      "error": raw.get("error")} if raw["status"] in TERMINAL_RUN_STATUSES else None,
+            identity=RunIdentity(
+                runner_instance_id=f"pgid-{raw['processGroupId']}" if raw.get("processGroupId") else None,
+                pid=raw.get("processPid"),
+                process_start_time=_epoch(raw.get("processStartedAt")),
+            ),
+            queued_at=raw["createdAt"],
+            started_at=raw.get("startedAt"),
+            ended_at=raw.get("finishedAt"),
+            cost_cents=0,
+            error_code=_error_code(raw),
+            terminal={
+                "stop_reason": result.get("stopReason"),
+                "exit_code": raw.get("exitCode"),
+                "signal": raw.get("signal"),
+                "error": raw.get("error"),
+            }
+            if raw["status"] in TERMINAL_RUN_STATUSES
+            else None,
             process_group_gone=None,
             receipts=[Receipt.model_validate(r) for r in raw.get("receipts", [])],
-        )  # fmt: skip
+        )
 
     @staticmethod
     def _comment(raw: dict[str, Any], task_id: str, delivered_by: dict[str, str]) -> Comment:
         kind = "user" if raw["authorType"] == "user" else "agent"
         consumer = delivered_by.get(raw["id"]) if kind == "user" else None
         return Comment(
-            id=raw["id"], task_id=task_id, author_kind=kind, agent_id=raw.get("authorAgentId"),
-            author_name=raw.get("authorAgentId") or raw.get("authorUserId") or "", run_id=raw.get("createdByRunId"),
-            body=markdown_text(raw["body"]) if isinstance(raw["body"], str) else json.dumps(raw["body"]), created_at=raw["createdAt"],
-            consumed_by_run_id=consumer, consumed_at=None,
-        )  # fmt: skip
+            id=raw["id"],
+            task_id=task_id,
+            author_kind=kind,
+            agent_id=raw.get("authorAgentId"),
+            author_name=raw.get("authorAgentId") or raw.get("authorUserId") or "",
+            run_id=raw.get("createdByRunId"),
+            body=markdown_text(raw["body"]) if isinstance(raw["body"], str) else json.dumps(raw["body"]),
+            created_at=raw["createdAt"],
+            consumed_by_run_id=consumer,
+            consumed_at=None,
+        )
 
     @staticmethod
     def _delivery(raw: dict[str, Any], task_id: str, runs: list[dict[str, Any]]) -> Delivery:
         at = raw["createdAt"]
-        run = next((r for r in runs if r["agentId"] == raw.get("createdByAgentId") and (r.get("startedAt") or "") <= at
-                    and (r.get("finishedAt") is None or at <= r["finishedAt"])), None)  # fmt: skip
+        run = next(
+            (
+                r
+                for r in runs
+                if r["agentId"] == raw.get("createdByAgentId")
+                and (r.get("startedAt") or "") <= at
+                and (r.get("finishedAt") is None or at <= r["finishedAt"])
+            ),
+            None,
+        )
         return Delivery(
-            id=raw["id"], task_id=task_id, run_id=run["id"] if run else "", sha256=raw["sha256"], size=raw["byteSize"],
-            files=[], created_at=at, download_url=raw["downloadPath"],
-        )  # fmt: skip
+            id=raw["id"],
+            task_id=task_id,
+            run_id=run["id"] if run else "",
+            sha256=raw["sha256"],
+            size=raw["byteSize"],
+            files=[],
+            created_at=at,
+            download_url=raw["downloadPath"],
+        )
 
     def delivery_bytes(self, delivery_id: RecordId) -> bytes:
         response = self.http.get(f"/api/attachments/{delivery_id}/content")
@@ -229,19 +327,31 @@ class PaperclipApi:
         """
         raw = self._json("GET", f"/api/companies/{self.company_id}/activity")
         entries = [
-            Activity(id=a["id"], at=a["createdAt"], kind=a["action"],
-                     task_id=a["entityId"] if a.get("entityType") == "issue" else None, run_id=a.get("runId"),
-                     message=json.dumps(a.get("details") or {})[:500])
+            Activity(
+                id=a["id"],
+                at=a["createdAt"],
+                kind=a["action"],
+                task_id=a["entityId"] if a.get("entityType") == "issue" else None,
+                run_id=a.get("runId"),
+                message=json.dumps(a.get("details") or {})[:500],
+            )
             for a in raw
-        ]  # fmt: skip
+        ]
         for run in self._json("GET", f"/api/companies/{self.company_id}/heartbeat-runs"):
-            adopted = ((run.get("resultJson") or {}).get("hotRestart") or {})
+            adopted = (run.get("resultJson") or {}).get("hotRestart") or {}
             if adopted.get("adopted") is True:
-                entries.append(Activity(
-                    id=f"adopted-{run['id']}-{adopted.get('adoptedAt')}", at=str(adopted.get("adoptedAt")), kind="run_adopted",
-                    task_id=(run.get("contextSnapshot") or {}).get("issueId"), run_id=run["id"],
-                    message=json.dumps({k: adopted.get(k) for k in ("previousServerPid", "newServerPid", "processPid")}),
-                ))  # fmt: skip
+                entries.append(
+                    Activity(
+                        id=f"adopted-{run['id']}-{adopted.get('adoptedAt')}",
+                        at=str(adopted.get("adoptedAt")),
+                        kind="run_adopted",
+                        task_id=(run.get("contextSnapshot") or {}).get("issueId"),
+                        run_id=run["id"],
+                        message=json.dumps(
+                            {k: adopted.get(k) for k in ("previousServerPid", "newServerPid", "processPid")}
+                        ),
+                    )
+                )
         return sorted(entries, key=lambda a: a.at)
 
     def workspace_hashes(self, task_id: RecordId) -> dict[str, str]:
@@ -250,14 +360,19 @@ class PaperclipApi:
             return {}
         return {
             p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()
+            for p in sorted(folder.rglob("*"))
+            if p.is_file()
             and not any(part.startswith(".") or part == "__pycache__" for part in p.relative_to(folder).parts)
-        }  # fmt: skip
+        }
 
     # ---- writes -----------------------------------------------------------------
 
     def create_agent(
-        self, name: str, role: str = "engineer", reports_to: RecordId | None = None, adapter: str = "scripted",
+        self,
+        name: str,
+        role: str = "engineer",
+        reports_to: RecordId | None = None,
+        adapter: str = "scripted",
         model: str = "default",
     ) -> Agent:
         """An agent on Paperclip's ``process`` adapter running the scripted agent (the one adapter offered here)."""
@@ -268,12 +383,22 @@ class PaperclipApi:
             "command": sys.executable,
             "args": ["-m", SCRIPTED_MODULE, "--instance", settings.get("instance", "")],
             "cwd": settings.get("workspaces", str(self.workspaces)),
-            "env": {"EVERYDAY_ADAPTER": adapter, "EVERYDAY_MODEL": model, "EVERYDAY_PACE": settings.get("pace", "0.05"),
-                    "EVERYDAY_WORKSPACES": settings.get("workspaces", str(self.workspaces)),
-                    "PYTHONPATH": str(Path(__file__).resolve().parents[3])},
-        }  # fmt: skip
-        payload = {"name": name, "role": role if role in PAPERCLIP_ROLES else "engineer", "title": role,
-                   "reportsTo": reports_to, "adapterType": "process", "adapterConfig": config}  # fmt: skip
+            "env": {
+                "EVERYDAY_ADAPTER": adapter,
+                "EVERYDAY_MODEL": model,
+                "EVERYDAY_PACE": settings.get("pace", "0.05"),
+                "EVERYDAY_WORKSPACES": settings.get("workspaces", str(self.workspaces)),
+                "PYTHONPATH": str(Path(__file__).resolve().parents[3]),
+            },
+        }
+        payload = {
+            "name": name,
+            "role": role if role in PAPERCLIP_ROLES else "engineer",
+            "title": role,
+            "reportsTo": reports_to,
+            "adapterType": "process",
+            "adapterConfig": config,
+        }
         return self._agent(self._json("POST", f"/api/companies/{self.company_id}/agents", json=payload))
 
     def create_task(self, title: str, body: str = "", assignee_id: RecordId | None = None) -> Task:
@@ -321,7 +446,9 @@ def _error_code(run: dict[str, Any]) -> str | None:
 
 
 def _is_zip(attachment: dict[str, Any]) -> bool:
-    return attachment.get("contentType") == "application/zip" or str(attachment.get("originalFilename", "")).endswith(".zip")
+    return attachment.get("contentType") == "application/zip" or str(attachment.get("originalFilename", "")).endswith(
+        ".zip"
+    )
 
 
 def _log_stdout(payload: Any) -> str:

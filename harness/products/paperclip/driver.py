@@ -21,10 +21,16 @@ class PaperclipDriver:
         """The installed ``paperclipai`` release (the pin, once ``make paperclip`` ran)."""
         return install.installed_version()
 
-    def start_instance(self, pace_s: float, defects: Sequence[str] = ()) -> PaperclipInstance:
+    def start_instance(
+        self, pace_s: float, defects: Sequence[str] = (), model_upstream: str | None = None
+    ) -> PaperclipInstance:
         """Paperclip is judged as it ships: it has no defects to switch on, so any name is refused."""
         if defects:
             raise InstanceError(f"Paperclip has no product defects to switch on (asked for {', '.join(defects)})")
+        if model_upstream:
+            raise InstanceError(
+                "agent CLIs on Paperclip (replay and live profiles) are not wired yet; use the scripted agent"
+            )
         instance = PaperclipInstance(pace=pace_s)
         try:
             return instance.start()

@@ -67,8 +67,9 @@ def install() -> float:
             manifest.write_text(json.dumps({"name": "everyday-evals-paperclip", "private": True}) + "\n")
         subprocess.run(
             ["npm", "install", "--no-audit", "--no-fund", "--save-exact", f"paperclipai@{PINNED_VERSION}"],
-            cwd=INSTALL_DIR, check=True,
-        )  # fmt: skip
+            cwd=INSTALL_DIR,
+            check=True,
+        )
     hydrate_postgres_links()
     return time.monotonic() - started
 
@@ -87,8 +88,10 @@ def postgres_owner() -> tuple[int, int] | None:
     try:
         user = pwd.getpwnam(POSTGRES_USER)
     except KeyError:
-        raise InstanceError(f"running as root needs a '{POSTGRES_USER}' user for Paperclip's embedded Postgres: "
-                            "`useradd --system postgres`") from None
+        raise InstanceError(
+            f"running as root needs a '{POSTGRES_USER}' user for Paperclip's embedded Postgres: "
+            "`useradd --system postgres`"
+        ) from None
     return user.pw_uid, user.pw_gid
 
 
@@ -141,9 +144,13 @@ def _prepare_template() -> None:
     with open(TEMPLATE_DIR / "logs" / "onboard.log", "wb") as log:
         onboard = subprocess.Popen(
             [str(CLI), "onboard", "--yes", "--no-install-service", "-d", str(TEMPLATE_DIR / "data")],
-            env=env, cwd=TEMPLATE_DIR, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            env=env,
+            cwd=TEMPLATE_DIR,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
-        )  # fmt: skip
+        )
         # Onboarding writes the config, then starts a server; as root that server stops at initdb. Either way,
         # the config is all that is kept from it.
         deadline = time.monotonic() + 120
@@ -153,7 +160,9 @@ def _prepare_template() -> None:
             os.killpg(onboard.pid, signal.SIGTERM)
             onboard.wait(60)
     if not config.is_file():
-        raise InstanceError(f"onboarding wrote no config: {(TEMPLATE_DIR / 'logs' / 'onboard.log').read_text(errors='replace')[-2000:]}")
+        raise InstanceError(
+            f"onboarding wrote no config: {(TEMPLATE_DIR / 'logs' / 'onboard.log').read_text(errors='replace')[-2000:]}"
+        )
     database = config.parent / "db"
     shutil.rmtree(database, ignore_errors=True)  # a half-made cluster from the failed start, if any
     instance = PaperclipInstance(root=TEMPLATE_DIR, fresh=False, keep_data=True, create_company=False)

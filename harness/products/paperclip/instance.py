@@ -121,7 +121,9 @@ class PaperclipInstance:
         if self._api is None:
             if self.company_id is None:
                 raise InstanceError("the instance has no company yet: start it first")
-            self._api = PaperclipApi(self.base_url, self.company_id, self.workspaces, agent_settings=self.agent_settings())
+            self._api = PaperclipApi(
+                self.base_url, self.company_id, self.workspaces, agent_settings=self.agent_settings()
+            )
         return self._api
 
     def agent_settings(self) -> dict[str, str]:
@@ -170,9 +172,14 @@ class PaperclipInstance:
         command = ["node", str(install.SERVER_ENTRY), f"--everyday-evals-instance={self.root}"]
         with open(self.server_log, "ab") as out:
             self.process = subprocess.Popen(
-                command, env=paperclip_env(self.root, self.port, self.jwt_secret), cwd=self.root,
-                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-            )  # fmt: skip
+                command,
+                env=paperclip_env(self.root, self.port, self.jwt_secret),
+                cwd=self.root,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         self._wait_ready(offset)
         self.startup_s = time.monotonic() - started
         if self.create_company and self.company_id is None:

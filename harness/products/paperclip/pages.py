@@ -22,8 +22,15 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 DEFAULT_TIMEOUT_S = 60.0
 T = TypeVar("T")
-STATUS_LABELS = {"Backlog": "todo", "Todo": "todo", "In Progress": "in_progress", "In Review": "in_review",
-                 "Blocked": "blocked", "Done": "done", "Cancelled": "cancelled"}  # fmt: skip
+STATUS_LABELS = {
+    "Backlog": "todo",
+    "Todo": "todo",
+    "In Progress": "in_progress",
+    "In Review": "in_review",
+    "Blocked": "blocked",
+    "Done": "done",
+    "Cancelled": "cancelled",
+}
 
 
 def ms(seconds: float) -> float:
@@ -71,7 +78,9 @@ class IssueListPage:
                 dialog.get_by_role("textbox", name="Task title").click()
             expect(picker).to_be_hidden()
             expect(dialog.get_by_role("button", name=assignee, exact=True)).to_be_visible()
-        with self.page.expect_response(lambda r: r.request.method == "POST" and re.search(r"/api/companies/[^/]+/issues$", r.url) is not None) as created:
+        with self.page.expect_response(
+            lambda r: r.request.method == "POST" and re.search(r"/api/companies/[^/]+/issues$", r.url) is not None
+        ) as created:
             dialog.get_by_role("button", name="Create Task").click()
         issue_id = created.value.json()["id"]
         return IssuePage(self.page, self.base_url, issue_id).open()
@@ -111,7 +120,8 @@ class IssuePage:
         prefix = self.url.rsplit("/", 1)[1].split("-")[0]
         mine = self.url.rsplit("/", 1)[1]
         links = self.page.locator(f'a[href*="/{prefix}/issues/{prefix}-"]').filter(
-            has_not=self.page.locator(f'[href$="/{mine}"]'))
+            has_not=self.page.locator(f'[href$="/{mine}"]')
+        )
         link = links.filter(has_not_text=mine).nth(index)
         expect(link).to_be_visible()
         link.click()
@@ -136,8 +146,9 @@ class IssuePage:
     def wait_until_status(self, status: str, timeout: float = DEFAULT_TIMEOUT_S) -> None:
         """Wait, without reloading, until the header's status shows ``status``."""
         label = next((k for k, v in STATUS_LABELS.items() if v == status and k != "Backlog"), status)
-        expect(self.page.get_by_role("main").get_by_role("button", name=f"Change status (current: {label})").first
-               ).to_be_visible(timeout=ms(timeout))  # fmt: skip
+        expect(
+            self.page.get_by_role("main").get_by_role("button", name=f"Change status (current: {label})").first
+        ).to_be_visible(timeout=ms(timeout))
 
     # ---- thread --------------------------------------------------------------------
 
@@ -149,7 +160,9 @@ class IssuePage:
             bubble = bubbles.nth(i)
             kind = "user" if bubble.get_attribute("data-testid") == "task-chat-human-bubble" else "agent"
             body = bubble.locator(".paperclip-markdown").first
-            views.append(MessageView(author_kind=kind, body=(body.inner_text() if body.count() else bubble.inner_text()).strip()))
+            views.append(
+                MessageView(author_kind=kind, body=(body.inner_text() if body.count() else bubble.inner_text()).strip())
+            )
         return views
 
     def user_messages_with(self, text: str) -> list[MessageView]:
@@ -164,8 +177,11 @@ class IssuePage:
         """Type into the composer, send, and wait until the thread shows the message once more than before."""
         before = len(self.user_messages_with(text))
         self.submit_message(text)
-        return self._poll(lambda: (self.user_messages_with(text)[before:] or [None])[0], timeout,
-                          "the sent message to appear in the thread")  # fmt: skip
+        return self._poll(
+            lambda: next(iter(self.user_messages_with(text)[before:]), None),
+            timeout,
+            "the sent message to appear in the thread",
+        )
 
     def submit_message(self, text: str) -> None:
         composer = self.page.get_by_role("main").get_by_role("textbox", name="editable markdown").last

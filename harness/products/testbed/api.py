@@ -12,17 +12,32 @@ from typing import Any, TypeVar
 import httpx
 
 from harness.core.waiting import WaitTimeout, wait_for
-from harness.products.records import Activity, Agent, Comment, Company, Controller, Delivery, Run, StopResult, Task, TaskSummary
+from harness.products.records import (
+    Activity,
+    Agent,
+    Comment,
+    Company,
+    Controller,
+    Delivery,
+    RecordId,
+    Run,
+    StopResult,
+    Task,
+    TaskSummary,
+)
 
 __all__ = ["ApiClient", "ApiError", "WaitTimeout"]
 
 T = TypeVar("T")
 
+
 class ApiError(RuntimeError):
     def __init__(self, response: httpx.Response) -> None:
         self.status_code = response.status_code
         self.detail = response.text
-        super().__init__(f"{response.request.method} {response.request.url.path} -> {response.status_code}: {response.text}")
+        super().__init__(
+            f"{response.request.method} {response.request.url.path} -> {response.status_code}: {response.text}"
+        )
 
 
 class ApiClient:
@@ -61,29 +76,29 @@ class ApiClient:
     def tasks(self) -> list[TaskSummary]:
         return [TaskSummary.model_validate(t) for t in self._json("GET", "/api/tasks")]
 
-    def task(self, task_id: int) -> Task:
+    def task(self, task_id: RecordId) -> Task:
         return Task.model_validate(self._json("GET", f"/api/tasks/{task_id}"))
 
-    def runs(self, task_id: int | None = None) -> list[Run]:
+    def runs(self, task_id: RecordId | None = None) -> list[Run]:
         params = {} if task_id is None else {"task_id": task_id}
         return [Run.model_validate(r) for r in self._json("GET", "/api/runs", params=params)]
 
-    def run(self, run_id: int) -> Run:
+    def run(self, run_id: RecordId) -> Run:
         return Run.model_validate(self._json("GET", f"/api/runs/{run_id}"))
 
-    def deliveries(self, task_id: int) -> list[Delivery]:
+    def deliveries(self, task_id: RecordId) -> list[Delivery]:
         return [Delivery.model_validate(d) for d in self._json("GET", f"/api/tasks/{task_id}/deliveries")]
 
-    def delivery(self, delivery_id: int) -> Delivery:
+    def delivery(self, delivery_id: RecordId) -> Delivery:
         return Delivery.model_validate(self._json("GET", f"/api/deliveries/{delivery_id}"))
 
-    def delivery_bytes(self, delivery_id: int) -> bytes:
+    def delivery_bytes(self, delivery_id: RecordId) -> bytes:
         response = self.http.get(f"/api/deliveries/{delivery_id}/download")
         if response.status_code >= 400:
             raise ApiError(response)
         return response.content
 
-    def workspace_hashes(self, task_id: int) -> dict[str, str]:
+    def workspace_hashes(self, task_id: RecordId) -> dict[str, str]:
         """Path -> sha256 of every file in the task's workspace, as the product reports it."""
         return {f["path"]: f["sha256"] for f in self._json("GET", f"/api/tasks/{task_id}/workspace")}
 
@@ -96,21 +111,37 @@ class ApiClient:
         self,
         name: str,
         role: str = "engineer",
-        reports_to: int | None = None,
+        reports_to: RecordId | None = None,
         adapter: str = "scripted",
         model: str = "default",
+        budget_cents: int | None = None,
     ) -> Agent:
-        payload = {"name": name, "role": role, "reports_to": reports_to, "adapter": adapter, "model": model}
+        payload = {
+            "name": name,
+            "role": role,
+            "reports_to": reports_to,
+            "adapter": adapter,
+            "model": model,
+            "budget_cents": budget_cents,
+        }
         return Agent.model_validate(self._json("POST", "/api/agents", json=payload))
 
-    def create_task(self, title: str, body: str = "", assignee_id: int | None = None, parent_id: int | None = None) -> Task:
+    def set_company_budget(self, cents: int) -> Company:
+        return Company.model_validate(self._json("PUT", "/api/company/budget", json={"budget_cents": cents}))
+
+    def set_agent_budget(self, agent_id: RecordId, cents: int | None) -> Agent:
+        return Agent.model_validate(self._json("PUT", f"/api/agents/{agent_id}/budget", json={"budget_cents": cents}))
+
+    def create_task(
+        self, title: str, body: str = "", assignee_id: RecordId | None = None, parent_id: RecordId | None = None
+    ) -> Task:
         payload = {"title": title, "body": body, "assignee_id": assignee_id, "parent_id": parent_id}
         return Task.model_validate(self._json("POST", "/api/tasks", json=payload))
 
-    def send_message(self, task_id: int, body: str) -> Comment:
+    def send_message(self, task_id: RecordId, body: str) -> Comment:
         return Comment.model_validate(self._json("POST", f"/api/tasks/{task_id}/comments", json={"body": body}))
 
-    def stop_run(self, run_id: int) -> StopResult:
+    def stop_run(self, run_id: RecordId) -> StopResult:
         return StopResult.model_validate(self._json("POST", f"/api/runs/{run_id}/stop"))
 
     # ---- waiting ----------------------------------------------------------------
@@ -121,24 +152,26 @@ class ApiClient:
     ) -> T:
         return wait_for(probe, timeout, interval, what)
 
-    def wait_for_task(self, task_id: int, predicate: Callable[[Task], bool], timeout: float = 30.0, what: str = "") -> Task:
+    def wait_for_task(
+        self, task_id: RecordId, predicate: Callable[[Task], bool], timeout: float = 30.0, what: str = ""
+    ) -> Task:
         def probe() -> Task | None:
             task = self.task(task_id)
             return task if predicate(task) else None
 
         return self.wait_for(probe, timeout, what=what or f"task {task_id}")
 
-    def wait_until_done(self, task_id: int, timeout: float = 60.0) -> Task:
+    def wait_until_done(self, task_id: RecordId, timeout: float = 60.0) -> Task:
         """Done and settled: nothing active, no message still waiting for the agent."""
         return self.wait_for_task(task_id, lambda t: t.status == "done" and t.settled, timeout, f"task {task_id} done")
 
-    def wait_for_active_run(self, task_id: int, timeout: float = 30.0) -> Run:
+    def wait_for_active_run(self, task_id: RecordId, timeout: float = 30.0) -> Run:
         def probe() -> Run | None:
             return next((r for r in self.runs(task_id) if r.status == "running" and r.identity.pid), None)
 
         return self.wait_for(probe, timeout, what=f"a running run on task {task_id}")
 
-    def wait_for_receipt(self, run_id: int, tool: str, target: str = "", timeout: float = 30.0) -> Run:
+    def wait_for_receipt(self, run_id: RecordId, tool: str, target: str = "", timeout: float = 30.0) -> Run:
         """Until the run has recorded a receipt for ``tool`` (and ``target`` when given)."""
 
         def probe() -> Run | None:
@@ -148,7 +181,7 @@ class ApiClient:
 
         return self.wait_for(probe, timeout, what=f"receipt {tool} {target} on run {run_id}")
 
-    def wait_until_file_saved(self, task_id: int, filename: str, timeout: float = 30.0) -> Run:
+    def wait_until_file_saved(self, task_id: RecordId, filename: str, timeout: float = 30.0) -> Run:
         """Until a running run on the task has reported writing ``filename``: the moment to inject a fault."""
         run = self.wait_for_active_run(task_id, timeout)
         return self.wait_for_receipt(run.id, "write_file", filename, timeout)

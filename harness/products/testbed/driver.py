@@ -34,8 +34,11 @@ class TestbedDriver:
         """The testbed ships with the harness: its version is a digest of its own sources."""
         return f"src-{testbed_digest()[:12]}"
 
-    def start_instance(self, pace_s: float, defects: Sequence[str] = ()) -> TestbedInstance:
-        return TestbedInstance(pace=pace_s, defects=defects).start()
+    def start_instance(
+        self, pace_s: float, defects: Sequence[str] = (), model_upstream: str | None = None
+    ) -> TestbedInstance:
+        """``model_upstream``: where live agents' metering proxies send model calls (the replay server)."""
+        return TestbedInstance(pace=pace_s, defects=defects, model_upstream=model_upstream).start()
 
     def task_list(self, page: Any, base_url: str) -> TaskListPage:
         return TaskListPage(page, base_url)

@@ -10,7 +10,6 @@ teardown finds them even after the controller that spawned them was killed.
 from __future__ import annotations
 
 import atexit
-import os
 import shutil
 import signal
 import subprocess
@@ -41,6 +40,8 @@ class TestbedInstance:
         keep_data: bool = False,
         startup_timeout: float = 30.0,
         defects: Sequence[str] = (),
+        model_upstream: str | None = None,
+        agent_time_limit_s: float | None = None,
     ) -> None:
         """``defects`` (calibration only) are product defects the controller switches on, at every start."""
         self._owns_data = data_dir is None
@@ -50,6 +51,8 @@ class TestbedInstance:
         self.keep_data = keep_data or not self._owns_data
         self.startup_timeout = startup_timeout
         self.defects = tuple(defects)
+        self.model_upstream = model_upstream  # the replay server for replay profiles: live agents' model calls go there
+        self.agent_time_limit_s = agent_time_limit_s
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
         self._api: ApiClient | None = None
@@ -89,14 +92,32 @@ class TestbedInstance:
         if self.process is not None and self.process.poll() is None:
             raise InstanceError("controller already running")
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        command = [sys.executable, "-m", "testbed", "serve", "--data", str(self.data_dir),
-                   "--port", str(self.port), "--pace", str(self.pace)]  # fmt: skip
+        command = [
+            sys.executable,
+            "-m",
+            "testbed",
+            "serve",
+            "--data",
+            str(self.data_dir),
+            "--port",
+            str(self.port),
+            "--pace",
+            str(self.pace),
+        ]
         command += [f"--defect={name}" for name in self.defects]  # again on every restart
+        if self.model_upstream:
+            command.append(f"--model-upstream={self.model_upstream}")
+        if self.agent_time_limit_s:
+            command.append(f"--agent-time-limit={self.agent_time_limit_s}")
         with open(self.log_dir / "controller.stdout.log", "ab") as out:
             self.process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                cwd=self.data_dir, start_new_session=True,
-            )  # fmt: skip
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=self.data_dir,
+                start_new_session=True,
+            )
         self._wait_healthy()
         return self
 

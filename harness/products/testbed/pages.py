@@ -48,7 +48,9 @@ class TaskListPage:
         expect(self.page.get_by_test_id("new-task-form")).to_be_visible()
         return self
 
-    def create_agent(self, name: str, role: str = "engineer", model: str = "default", reports_to: str | None = None) -> int:
+    def create_agent(
+        self, name: str, role: str = "engineer", model: str = "default", reports_to: str | None = None
+    ) -> int:
         """Add an agent through the form; returns its id."""
         form = self.page.get_by_test_id("new-agent-form")
         form.get_by_label("Name").fill(name)
@@ -155,8 +157,9 @@ class TaskPage:
         expect(composer.get_by_label("Message")).to_have_value("", timeout=ms(timeout))
         return self._poll(
             lambda: next((c for c in self.user_messages_with(text) if c.id not in before), None),
-            timeout, "the sent message to appear in the thread",
-        )  # fmt: skip
+            timeout,
+            "the sent message to appear in the thread",
+        )
 
     def submit_message(self, text: str) -> None:
         """Type into the composer and press Send, without waiting for the page to confirm it."""
@@ -216,10 +219,12 @@ class TaskPage:
     def deliveries(self) -> list[DeliveryView]:
         items = self.page.get_by_test_id("delivery")
         return [
-            DeliveryView(id=int(items.nth(i).get_attribute("data-delivery-id") or 0),
-                         sha256=items.nth(i).get_attribute("data-sha256") or "")
+            DeliveryView(
+                id=int(items.nth(i).get_attribute("data-delivery-id") or 0),
+                sha256=items.nth(i).get_attribute("data-sha256") or "",
+            )
             for i in range(items.count())
-        ]  # fmt: skip
+        ]
 
     def wait_for_deliveries(self, count: int, timeout: float = DEFAULT_TIMEOUT_S) -> list[DeliveryView]:
         expect(self.page.get_by_test_id("delivery")).to_have_count(count, timeout=ms(timeout))

@@ -1,7 +1,8 @@
 """Shapes of the testbed's own credentials, so the evidence scanner can find them.
 
-The product keeps only hashes of run tokens, so the harness cannot know
-their values; it recognises them by their prefix instead.
+The product keeps only hashes of run tokens, and each runner makes its
+metering proxy's key itself, so the harness cannot know their values; it
+recognises them by their prefix instead.
 """
 
 from __future__ import annotations
@@ -10,4 +11,6 @@ import re
 
 SECRET_PATTERNS: dict[str, re.Pattern[bytes]] = {
     "testbed run token": re.compile(rb"tbrun_[A-Za-z0-9_\-]{20,}"),
+    # The key a live agent CLI gets for its run's metering proxy (testbed.adapters.cli_agent).
+    "metering proxy key": re.compile(rb"throwaway-[A-Za-z0-9_\-]{24,}"),
 }

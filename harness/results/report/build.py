@@ -21,12 +21,12 @@ from urllib.parse import quote
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from pydantic import BaseModel
 
+from harness.core.records import ATTEMPT_SCHEMA_VERSION, utc_now
+from harness.core.schema import write_schema
+from harness.evidence.thumbnails import make_thumbnails, packaged_thumbnail, thumbnail_name
 from harness.results.packages import LoadedAttempt, PackageState, load_attempts
 from harness.results.promotion import read_promotions
-from harness.core.records import ATTEMPT_SCHEMA_VERSION, utc_now
 from harness.results.report import details, matrix
-from harness.evidence.thumbnails import make_thumbnails, packaged_thumbnail, thumbnail_name
-from harness.core.schema import write_schema
 from harness.results.summary import VERDICT_ORDER, summarize
 
 STATIC = Path(__file__).with_name("static")
@@ -80,7 +80,13 @@ class _Site:
         self._resolved: dict[str, Path] = {}  # resolving is a syscall per path part: once per package
 
     def page(self, attempt: LoadedAttempt) -> Path:
-        return self.out / "attempts" / attempt.campaign / attempt.execution_id / f"{attempt.attempt}{_suffix(attempt)}.html"
+        return (
+            self.out
+            / "attempts"
+            / attempt.campaign
+            / attempt.execution_id
+            / f"{attempt.attempt}{_suffix(attempt)}.html"
+        )
 
     def evidence(self, attempt: LoadedAttempt) -> Path:
         if not self.copy_evidence:
@@ -128,10 +134,10 @@ def build_report(
     shots = {attempt.key: _screenshot_files(attempt) for attempt in attempts}
     jobs = [
         (site.evidence(attempt) / name, site.thumbs(attempt) / thumbnail_name(Path(name)))
-        for attempt in attempts for name in shots[attempt.key]
-        if (site.evidence(attempt) / name).is_file()
-        and not packaged_thumbnail(site.evidence(attempt) / name).is_file()
-    ]  # fmt: skip
+        for attempt in attempts
+        for name in shots[attempt.key]
+        if (site.evidence(attempt) / name).is_file() and not packaged_thumbnail(site.evidence(attempt) / name).is_file()
+    ]
     errors = make_thumbnails(jobs, workers)
 
     env = _environment()
@@ -156,28 +162,45 @@ def build_report(
     summary = summarize(attempts)
     index.write_text(
         env.get_template("index.html").render(
-            **common, root="", attempts=attempts, summary=summary, schema_version=ATTEMPT_SCHEMA_VERSION,
-            roots=[str(r) for r in results], counts=matrix.mode_counts(main_rows), verdicts=VERDICT_ORDER,
-            filters=_filters(attempts), main_rows=main_rows, diag_rows=diag_rows, pages=pages, thumbs=thumbs,
+            **common,
+            root="",
+            attempts=attempts,
+            summary=summary,
+            schema_version=ATTEMPT_SCHEMA_VERSION,
+            roots=[str(r) for r in results],
+            counts=matrix.mode_counts(main_rows),
+            verdicts=VERDICT_ORDER,
+            filters=_filters(attempts),
+            main_rows=main_rows,
+            diag_rows=diag_rows,
+            pages=pages,
+            thumbs=thumbs,
             problems=[a for a in attempts if a.state is not PackageState.OK],
-            duplicates=[a for a in attempts if a.duplicate > 1], promotions=read_promotions(results),
-        )  # fmt: skip
+            duplicates=[a for a in attempts if a.duplicate > 1],
+            promotions=read_promotions(results),
+        )
     )
     (site.out / "summary.json").write_text(summary.model_dump_json(indent=2) + "\n")
     write_schema(site.out / "schema" / "attempt.schema.json")
     return BuildResult(
-        out=site.out, index=index, attempts=len(attempts),
+        out=site.out,
+        index=index,
+        attempts=len(attempts),
         broken=sum(1 for a in attempts if a.state is not PackageState.OK),
         seconds=round(time.perf_counter() - started, 3),
         thumbnail_errors={str(path): error for path, error in errors.items()},
-    )  # fmt: skip
+    )
 
 
 def _filters(attempts: Sequence[LoadedAttempt]) -> list[tuple[str, list[str]]]:
     getters: dict[str, Callable[[LoadedAttempt], str]] = {
-        "suite": lambda a: a.suite, "profile": lambda a: a.profile, "environment": lambda a: a.environment,
-        "case": lambda a: a.case, "verdict": lambda a: a.verdict, "mode": lambda a: a.evidence_mode,
-    }  # fmt: skip
+        "suite": lambda a: a.suite,
+        "profile": lambda a: a.profile,
+        "environment": lambda a: a.environment,
+        "case": lambda a: a.case,
+        "verdict": lambda a: a.verdict,
+        "mode": lambda a: a.evidence_mode,
+    }
     return [(name, sorted({getters[name](a) for a in attempts})) for name in FILTER_DIMENSIONS]
 
 
@@ -194,7 +217,9 @@ def _attempt_context(
     for name in screenshot_names:
         source, thumb = evidence / name, site.thumb(attempt, name)
         error = errors.get(source) or (None if source.is_file() else "missing from the package")
-        screenshots.append(Screenshot(name=name, full=ev(name), thumb=href(thumb, page_dir) if thumb.is_file() else None, error=error))
+        screenshots.append(
+            Screenshot(name=name, full=ev(name), thumb=href(thumb, page_dir) if thumb.is_file() else None, error=error)
+        )
     record = attempt.record
     trace = evidence / "trace.zip"
     trace_path = attempt.folder / "trace.zip" if not site.copy_evidence else trace
@@ -208,5 +233,7 @@ def _attempt_context(
         "zips": [details.zip_view(evidence, download) for download in record.downloads] if record else [],
         "snapshots": details.snapshot_views(evidence),
         "files": files,
-        "trace": {"href": ev("trace.zip"), "command": f".venv/bin/playwright show-trace {trace_path}"} if trace.is_file() else None,
+        "trace": {"href": ev("trace.zip"), "command": f".venv/bin/playwright show-trace {trace_path}"}
+        if trace.is_file()
+        else None,
     }

@@ -66,9 +66,13 @@ def oracle_view(folder: Path, relative: str) -> OracleView:
         return OracleView(path=relative, error=error or "the oracle result is not a JSON object")
     checks = [check for check in data.get("checks", []) if isinstance(check, dict)]
     return OracleView(
-        path=relative, passed=data.get("passed"), mode=data.get("mode"), deciding_check=data.get("deciding_check"),
-        checks=checks + [dict(check, diagnostic=True) for check in data.get("diagnostics", []) if isinstance(check, dict)],
-    )  # fmt: skip
+        path=relative,
+        passed=data.get("passed"),
+        mode=data.get("mode"),
+        deciding_check=data.get("deciding_check"),
+        checks=checks
+        + [dict(check, diagnostic=True) for check in data.get("diagnostics", []) if isinstance(check, dict)],
+    )
 
 
 def zip_view(folder: Path, download: DownloadRecord) -> ZipView:
@@ -80,7 +84,9 @@ def zip_view(folder: Path, download: DownloadRecord) -> ZipView:
     view = ZipView(download=download, present=True, sha256_matches=_sha256(path) == download.sha256, oracle=oracle)
     try:
         with zipfile.ZipFile(path) as archive:
-            view.entries = [ZipEntry(name=i.filename, size=i.file_size, compressed=i.compress_size) for i in archive.infolist()]
+            view.entries = [
+                ZipEntry(name=i.filename, size=i.file_size, compressed=i.compress_size) for i in archive.infolist()
+            ]
     except (zipfile.BadZipFile, OSError, ValueError) as error:
         view.error = f"not a readable ZIP: {error}"
     return view

@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -18,14 +18,14 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from harness.core.catalog import CATALOG, suite_definition_hash
-from harness.evidence.recorder import EvidenceRecorder
-from harness.results.packages import catalog_cells
 from harness.core.records import Accounting, AttemptRecord, CellIdentity, Provenance, Timing
 from harness.core.verdicts import EvidenceMode, Verdict
+from harness.evidence.recorder import EvidenceRecorder
+from harness.results.packages import catalog_cells
 
 REVISION = "1" * 40
 DIGEST = "d" * 64
-EPOCH = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
+EPOCH = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 SCRIPTED_CELL = "everyday-workflows-scripted.scripted.local.build-revise"
 LIVE_CELL = "everyday-workflows.runner-codex.local.build-revise"
 
@@ -54,27 +54,82 @@ def delivery_zip(phase: str) -> bytes:
 
 def _tasks_snapshot(cost_cents: int) -> list[dict[str, Any]]:
     run = {
-        "id": 1, "task_id": 1, "agent_id": 1, "status": "succeeded", "cost_cents": cost_cents, "error_code": None,
+        "id": 1,
+        "task_id": 1,
+        "agent_id": 1,
+        "status": "succeeded",
+        "cost_cents": cost_cents,
+        "error_code": None,
         "identity": {"runner_instance_id": "runner-1", "pid": 4242, "process_start_time": 1.5},
-        "queued_at": "2026-11-01T09:00:00Z", "started_at": "2026-11-01T09:00:01Z", "ended_at": "2026-11-01T09:00:09Z",
-        "receipts": [{"id": "r1", "seq": 1, "tool": "write_file", "target": "tool/slug.py", "ok": True, "detail": "", "created_at": "2026-11-01T09:00:05Z"}],
-    }  # fmt: skip
-    return [{
-        "id": 1, "title": "Build the slug tool", "status": "done", "assignee_id": 1, "assignee_name": "Avery",
-        "parent_id": None, "updated_at": "2026-11-01T09:00:09Z", "body": "Build a slug tool.",
-        "comments": [
-            {"id": 1, "task_id": 1, "author_kind": "user", "agent_id": None, "author_name": "you", "run_id": None,
-             "body": "Please add a separator option.", "created_at": "2026-11-01T09:00:10Z",
-             "consumed_by_run_id": 1, "consumed_at": "2026-11-01T09:00:11Z"},
-            {"id": 2, "task_id": 1, "author_kind": "agent", "agent_id": 1, "author_name": "Avery", "run_id": 1,
-             "body": "Done: separator added.", "created_at": "2026-11-01T09:00:20Z",
-             "consumed_by_run_id": None, "consumed_at": None},
+        "queued_at": "2026-11-01T09:00:00Z",
+        "started_at": "2026-11-01T09:00:01Z",
+        "ended_at": "2026-11-01T09:00:09Z",
+        "receipts": [
+            {
+                "id": "r1",
+                "seq": 1,
+                "tool": "write_file",
+                "target": "tool/slug.py",
+                "ok": True,
+                "detail": "",
+                "created_at": "2026-11-01T09:00:05Z",
+            }
         ],
-        "runs": [run],
-        "deliveries": [{"id": 1, "task_id": 1, "run_id": 1, "sha256": "0" * 64, "size": 321, "files": ["tool/slug.py"],
-                        "created_at": "2026-11-01T09:00:09Z", "download_url": "/api/deliveries/1/download"}],
-        "children": [], "active_run_id": None, "unconsumed_user_messages": 0,
-    }]  # fmt: skip
+    }
+    return [
+        {
+            "id": 1,
+            "title": "Build the slug tool",
+            "status": "done",
+            "assignee_id": 1,
+            "assignee_name": "Avery",
+            "parent_id": None,
+            "updated_at": "2026-11-01T09:00:09Z",
+            "body": "Build a slug tool.",
+            "comments": [
+                {
+                    "id": 1,
+                    "task_id": 1,
+                    "author_kind": "user",
+                    "agent_id": None,
+                    "author_name": "you",
+                    "run_id": None,
+                    "body": "Please add a separator option.",
+                    "created_at": "2026-11-01T09:00:10Z",
+                    "consumed_by_run_id": 1,
+                    "consumed_at": "2026-11-01T09:00:11Z",
+                },
+                {
+                    "id": 2,
+                    "task_id": 1,
+                    "author_kind": "agent",
+                    "agent_id": 1,
+                    "author_name": "Avery",
+                    "run_id": 1,
+                    "body": "Done: separator added.",
+                    "created_at": "2026-11-01T09:00:20Z",
+                    "consumed_by_run_id": None,
+                    "consumed_at": None,
+                },
+            ],
+            "runs": [run],
+            "deliveries": [
+                {
+                    "id": 1,
+                    "task_id": 1,
+                    "run_id": 1,
+                    "sha256": "0" * 64,
+                    "size": 321,
+                    "files": ["tool/slug.py"],
+                    "created_at": "2026-11-01T09:00:09Z",
+                    "download_url": "/api/deliveries/1/download",
+                }
+            ],
+            "children": [],
+            "active_run_id": None,
+            "unconsumed_user_messages": 0,
+        }
+    ]
 
 
 def _identity(execution_id: str) -> CellIdentity:
@@ -114,28 +169,67 @@ def write_attempt(
     for phase in phases:
         download = recorder.download(phase, delivery_zip(phase))
         passed = verdict is not Verdict.FAILED
-        checks = [{"id": "structure.readme", "passed": True, "detail": "README.md present"},
-                  {"id": "behaviour.separator", "passed": passed, "detail": "separator honoured" if passed else "trailing separator"}]  # fmt: skip
-        recorder.oracle_result(download, phase, passed, {"passed": passed, "mode": phase, "checks": checks, "image": "sha256:0racle"})
+        checks = [
+            {"id": "structure.readme", "passed": True, "detail": "README.md present"},
+            {
+                "id": "behaviour.separator",
+                "passed": passed,
+                "detail": "separator honoured" if passed else "trailing separator",
+            },
+        ]
+        recorder.oracle_result(
+            download, phase, passed, {"passed": passed, "mode": phase, "checks": checks, "image": "sha256:0racle"}
+        )
         recorder.check(f"oracle.{phase}", passed, "graded", [download.path, download.oracle_result or ""])
     tasks = recorder.snapshot("tasks", _tasks_snapshot(cost_cents))
-    recorder.snapshot("activity", [{"id": 1, "at": "2026-11-01T09:00:00Z", "kind": "task.created", "task_id": 1, "run_id": None, "message": "created"}])
+    recorder.snapshot(
+        "activity",
+        [
+            {
+                "id": 1,
+                "at": "2026-11-01T09:00:00Z",
+                "kind": "task.created",
+                "task_id": 1,
+                "run_id": None,
+                "message": "created",
+            }
+        ],
+    )
     recorder.check("lifecycle.tasks-done", verdict is not Verdict.FAILED, "every task done", [tasks])
     (recorder.folder / "trace.zip").write_bytes(delivery_zip("trace"))
     (recorder.folder / "logs" / "controller.log").write_text("controller started\n")
     cell = catalog_cells().get(execution_id)
     mode = cell.evidence_mode if cell else EvidenceMode.SCRIPTED
     record = AttemptRecord(
-        campaign=campaign, attempt=attempt, cell=_identity(execution_id), verdict=verdict, reason=reason,
-        retry_of=retry_of, checks=recorder.checks, timeline=recorder.timeline,
-        timing=Timing(started_at=started, ended_at=started + timedelta(seconds=42), wall_s=42.0, agent_run_s=30.0,
-                      harness_overhead_s=12.0, deadline_s=120),
+        campaign=campaign,
+        attempt=attempt,
+        cell=_identity(execution_id),
+        verdict=verdict,
+        reason=reason,
+        retry_of=retry_of,
+        checks=recorder.checks,
+        timeline=recorder.timeline,
+        timing=Timing(
+            started_at=started,
+            ended_at=started + timedelta(seconds=42),
+            wall_s=42.0,
+            agent_run_s=30.0,
+            harness_overhead_s=12.0,
+            deadline_s=120,
+        ),
         accounting=Accounting(cost_cents=cost_cents, run_count=1),
-        provenance=Provenance(source_revision=source_revision, source_dirty=source_dirty, harness_digest=harness_digest,
-                              suite_definition_hash=_suite_hash(execution_id.split(".")[0]),
-                              oracle_image="sha256:0racle", evidence_mode=mode),
-        downloads=recorder.downloads, screenshots=recorder.screenshots, extra=extra or {},
-    )  # fmt: skip
+        provenance=Provenance(
+            source_revision=source_revision,
+            source_dirty=source_dirty,
+            harness_digest=harness_digest,
+            suite_definition_hash=_suite_hash(execution_id.split(".")[0]),
+            oracle_image="sha256:0racle",
+            evidence_mode=mode,
+        ),
+        downloads=recorder.downloads,
+        screenshots=recorder.screenshots,
+        extra=extra or {},
+    )
     recorder.write(record)
     return recorder.folder
 

@@ -7,13 +7,14 @@ engine reaches this task only through `TASK` (found by `oracle.tasks.load`).
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 from typing import Any, ClassVar
 
-from oracle.checks import Check
+from oracle.checks import Check, CheckRegistry
 from oracle.task import OracleTask
 from oracle.tasks.slugify import behaviour, contract, reference
-from oracle.tasks.slugify.structure import structure_checks
 from oracle.tasks.slugify.checks import REGISTRY
+from oracle.tasks.slugify.structure import structure_checks
 
 
 class SlugifyTask(OracleTask):
@@ -21,8 +22,8 @@ class SlugifyTask(OracleTask):
 
     name: ClassVar[str] = "slugify"
     modes: ClassVar[tuple[str, ...]] = contract.MODES
-    contract = contract
-    checks = REGISTRY
+    contract: ClassVar[ModuleType] = contract
+    checks: ClassVar[CheckRegistry] = REGISTRY
     collector: ClassVar[Path] = Path(__file__).with_name("collector.py")
     observations = behaviour.Observations
 

@@ -111,7 +111,11 @@ def _cli_problem(expected: Expectation, seen: CliObservation) -> str | None:
     if seen.flooded:
         return f"{call}: printed more output than any slug could need (cut off)"
     if expected.slug is None:
-        return None if seen.exit not in (0, None) else f"{call}: accepted (exit 0, printed {_short(seen.stdout)}), should be rejected with a non-zero exit"
+        return (
+            None
+            if seen.exit not in (0, None)
+            else f"{call}: accepted (exit 0, printed {_short(seen.stdout)}), should be rejected with a non-zero exit"
+        )
     if seen.exit != 0:
         return f"{call}: exit status {seen.exit}, expected 0"
     if seen.stdout not in (expected.slug + "\n", expected.slug + "\r\n"):
@@ -125,7 +129,15 @@ def cli_checks(planned: list[Expectation], seen: list[CliObservation]) -> list[C
     results: list[Check] = []
     for check_id in dict.fromkeys(e.check_id for e in planned):
         group = [e for e in planned if e.check_id == check_id]
-        problems = [p for e in group if (p := _cli_problem(e, by_args.get((e.args, e.fresh), CliObservation(args=list(e.args), error="not observed"))))]
+        problems = [
+            p
+            for e in group
+            if (
+                p := _cli_problem(
+                    e, by_args.get((e.args, e.fresh), CliObservation(args=list(e.args), error="not observed"))
+                )
+            )
+        ]
         if problems:
             more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
             results.append(check(check_id, False, problems[0] + more))
@@ -137,16 +149,24 @@ def cli_checks(planned: list[Expectation], seen: list[CliObservation]) -> list[C
 def function_check(seen: FunctionObservation) -> Check:
     """slugify(text) must return each base fact's slug (so it agrees with the CLI facts too)."""
     if seen.timed_out or seen.flooded:
-        return check(ids.BASE_FUNCTION, False, "importing slugify and calling slugify(text) did not finish within limits")
+        return check(
+            ids.BASE_FUNCTION, False, "importing slugify and calling slugify(text) did not finish within limits"
+        )
     if seen.report is None:
-        return check(ids.BASE_FUNCTION, False, f"the import process reported nothing (exit {seen.exit}{', ' + seen.error if seen.error else ''})")
+        return check(
+            ids.BASE_FUNCTION,
+            False,
+            f"the import process reported nothing (exit {seen.exit}{', ' + seen.error if seen.error else ''})",
+        )
     if "error" in seen.report:
         return check(ids.BASE_FUNCTION, False, str(seen.report["error"])[:200])
     results = seen.report.get("results", [])
     for fact, result in zip(contract.BASE_FACTS, results, strict=False):
         if result.get("value") != fact.slug:
             got = _short(result["value"]) if "value" in result else str(result.get("error"))[:120]
-            return check(ids.BASE_FUNCTION, False, f"slugify({_short(fact.text, 30)}) gave {got}, expected {_short(fact.slug)}")
+            return check(
+                ids.BASE_FUNCTION, False, f"slugify({_short(fact.text, 30)}) gave {got}, expected {_short(fact.slug)}"
+            )
     if len(results) != len(contract.BASE_FACTS):
         return check(ids.BASE_FUNCTION, False, f"{len(results)} results for {len(contract.BASE_FACTS)} calls")
     return check(ids.BASE_FUNCTION, True, f"slugify(text) returned every {len(results)} base slug")
@@ -156,8 +176,14 @@ def agent_tests_diagnostic(seen: CliObservation) -> Check:
     """How the delivery's own tests fared under `python3 -m unittest discover`: recorded, never deciding."""
     if seen.timed_out or seen.flooded or seen.error:
         return check(ids.DIAGNOSTIC_AGENT_TESTS, False, seen.error or "the agent's tests did not finish within limits")
-    summary = [line for line in seen.stdout.strip().splitlines() if line.startswith(("Ran ", "OK", "FAILED", "NO TESTS"))]
-    return check(ids.DIAGNOSTIC_AGENT_TESTS, seen.exit == 0, f"exit {seen.exit}: {' / '.join(summary[-2:]) or 'no unittest summary'}")
+    summary = [
+        line for line in seen.stdout.strip().splitlines() if line.startswith(("Ran ", "OK", "FAILED", "NO TESTS"))
+    ]
+    return check(
+        ids.DIAGNOSTIC_AGENT_TESTS,
+        seen.exit == 0,
+        f"exit {seen.exit}: {' / '.join(summary[-2:]) or 'no unittest summary'}",
+    )
 
 
 def behaviour_checks(mode: Mode, observations: Observations) -> list[Check]:

@@ -33,6 +33,7 @@ import signal
 import sys
 import time
 import traceback
+from typing import Any
 
 FUNCTION_MARK = "@@everyday-oracle-function@@"
 
@@ -106,7 +107,9 @@ def _run_function(plan):
     for text in plan["function_texts"]:
         try:
             value = function(text)
-            results.append({"value": value} if isinstance(value, str) else {"error": "returned %s, not str" % type(value).__name__})
+            results.append(
+                {"value": value} if isinstance(value, str) else {"error": "returned %s, not str" % type(value).__name__}
+            )
         except BaseException as error:
             results.append({"error": "%s: %s" % (type(error).__name__, error)})
     report({"results": results})
@@ -160,8 +163,8 @@ def _decode_status(raw):
 def run_all(plan, jobs, env):
     """Run jobs with bounded concurrency; returns one observation per job, in order."""
     pending = list(enumerate(jobs))
-    running = {}
-    results = [None] * len(jobs)
+    running: dict[int, Any] = {}
+    results: list[dict[str, Any] | None] = [None] * len(jobs)
     selector = selectors.DefaultSelector()
     wake_read, wake_write = os.pipe()  # SIGCHLD wakes the loop at once instead of polling
     for fd in (wake_read, wake_write):
@@ -183,8 +186,15 @@ def run_all(plan, jobs, env):
         os.close(item.fd)
         stdout = bytes(item.buffer[: limit_for(item.job)]).decode("utf-8", "surrogateescape")
         exit_status = None if (item.timed_out or item.flooded) else item.status
-        results[index] = dict(args=item.job.get("args", []), fresh=bool(item.job.get("fresh")), exit=exit_status, stdout=stdout,
-                              timed_out=item.timed_out, flooded=item.flooded, seconds=round(time.monotonic() - item.started, 3))
+        results[index] = dict(
+            args=item.job.get("args", []),
+            fresh=bool(item.job.get("fresh")),
+            exit=exit_status,
+            stdout=stdout,
+            timed_out=item.timed_out,
+            flooded=item.flooded,
+            seconds=round(time.monotonic() - item.started, 3),
+        )
         del running[index]
 
     while pending or running:
@@ -196,7 +206,12 @@ def run_all(plan, jobs, env):
             except OSError as error:  # e.g. the delivery's processes hold every pid: its own fault
                 os.close(read_fd)
                 os.close(write_fd)
-                results[index] = dict(args=job.get("args", []), fresh=bool(job.get("fresh")), stdout="", error="could not start: %s" % error)
+                results[index] = dict(
+                    args=job.get("args", []),
+                    fresh=bool(job.get("fresh")),
+                    stdout="",
+                    error="could not start: %s" % error,
+                )
                 continue
             if pid == 0:
                 os.close(read_fd)
@@ -257,20 +272,32 @@ def _drain(fd):
 def main():
     plan = json.loads(sys.argv[1])
     _warm_stdlib()
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LC_ALL": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "TMPDIR": "/tmp"}
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": "/tmp",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "TMPDIR": "/tmp",
+    }
     python, source = plan["python"], plan["source_file"]
-    jobs = [{"kind": "function"}]
+    jobs: list[dict[str, Any]] = [{"kind": "function"}]
     for entry in plan["cli"]:
         job = {"kind": "cli", "args": entry["args"], "fresh": entry["fresh"]}
         jobs.append(dict(job, exec=[python, source] + entry["args"]) if entry["fresh"] else job)
     if plan["agent_tests"]:
-        jobs.append({"kind": "agent-tests", "exec": [python, "-m", "unittest", "discover", "-s", plan["agent_tests"]], "stderr": True})
+        jobs.append(
+            {
+                "kind": "agent-tests",
+                "exec": [python, "-m", "unittest", "discover", "-s", plan["agent_tests"]],
+                "stderr": True,
+            }
+        )
     observed = run_all(plan, jobs, env)
     agent_tests = observed.pop() if plan["agent_tests"] else None
     function = observed[0]
     lines = [line for line in function.pop("stdout").splitlines() if line.startswith(FUNCTION_MARK)]
     try:
-        function["report"] = json.loads(lines[-1][len(FUNCTION_MARK):]) if lines else None
+        function["report"] = json.loads(lines[-1][len(FUNCTION_MARK) :]) if lines else None
     except ValueError:
         function["report"] = None
     sys.stdout.write(json.dumps({"cli": observed[1:], "function": function, "agent_tests": agent_tests}) + "\n")

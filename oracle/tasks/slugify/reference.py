@@ -51,7 +51,7 @@ if __name__ == "__main__":
 
 README = "# slugify\n\n`python3 slugify.py TEXT [--separator -|_] [--max-length N]` prints the slug.\n"
 
-TESTS = '''\
+TESTS = """\
 import unittest
 
 from slugify import slugify
@@ -64,7 +64,7 @@ class SlugifyTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 
 def files() -> dict[str, str]:

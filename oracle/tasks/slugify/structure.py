@@ -27,13 +27,22 @@ def _shadows(project: Path) -> list[str]:
     package = project / _MODULE
     if package.is_dir():
         found.append(f"a '{_MODULE}/' folder")
-    found += [p.name for p in project.iterdir() if p.is_file() and p.name != SOURCE_FILE and p.name.startswith(_MODULE + ".") and p.suffix in {".so", ".pyc", ".pyd", ".pyw"}]
+    found += [
+        p.name
+        for p in project.iterdir()
+        if p.is_file()
+        and p.name != SOURCE_FILE
+        and p.name.startswith(_MODULE + ".")
+        and p.suffix in {".so", ".pyc", ".pyd", ".pyw"}
+    ]
     return found
 
 
 def _is_test_file(path: Path) -> bool:
     name = path.name.lower()
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py") or "tests" in {p.lower() for p in path.parts[:-1]})
+    return name.endswith(".py") and (
+        name.startswith("test_") or name.endswith("_test.py") or "tests" in {p.lower() for p in path.parts[:-1]}
+    )
 
 
 def structure_checks(root: Path) -> tuple[list[Check], Path | None]:
@@ -42,7 +51,11 @@ def structure_checks(root: Path) -> tuple[list[Check], Path | None]:
     modules = [p for p in files if p.name == SOURCE_FILE]
     if len(modules) != 1:
         where = ", ".join(str(p.relative_to(root)) for p in modules) or "nowhere"
-        result = [check(ids.STRUCTURE_SINGLE_MODULE, False, f"expected exactly one {SOURCE_FILE}, found {len(modules)}: {where}")]
+        result = [
+            check(
+                ids.STRUCTURE_SINGLE_MODULE, False, f"expected exactly one {SOURCE_FILE}, found {len(modules)}: {where}"
+            )
+        ]
         return result, None
     project = modules[0].parent
     shadows = _shadows(project)
@@ -53,6 +66,14 @@ def structure_checks(root: Path) -> tuple[list[Check], Path | None]:
     relative = modules[0].relative_to(root)
     return [
         check(ids.STRUCTURE_SINGLE_MODULE, True, f"one module at {relative}"),
-        check(ids.STRUCTURE_README, bool(readmes), f"README at {readmes[0].relative_to(root)}" if readmes else "no README file in the delivery"),
-        check(ids.STRUCTURE_TESTS, bool(tests), f"{len(tests)} test file(s)" if tests else "no test files (test_*.py, *_test.py or tests/) in the delivery"),
+        check(
+            ids.STRUCTURE_README,
+            bool(readmes),
+            f"README at {readmes[0].relative_to(root)}" if readmes else "no README file in the delivery",
+        ),
+        check(
+            ids.STRUCTURE_TESTS,
+            bool(tests),
+            f"{len(tests)} test file(s)" if tests else "no test files (test_*.py, *_test.py or tests/) in the delivery",
+        ),
     ], project

@@ -35,8 +35,11 @@ def test_create_an_issue_watch_it_finish_talk_and_download(page: Page, paperclip
     created = api.task(issue.task_id)
     assert created.title == BUILD_TASK_TITLE and created.assignee_id == lead.id
 
-    wait_for(lambda: api.task(issue.task_id).settled and api.task(issue.task_id).status == "done", timeout=90,
-             what="the build to finish")  # fmt: skip
+    wait_for(
+        lambda: api.task(issue.task_id).settled and api.task(issue.task_id).status == "done",
+        timeout=90,
+        what="the build to finish",
+    )
     issue.wait_until_status("done", timeout=30)
     assert issue.status() == "done"
     done = api.task(issue.task_id)
@@ -60,12 +63,21 @@ def test_stop_cancels_the_running_run_from_its_page(page: Page, paperclip: Paper
     lead = api.create_agent("Avery", "lead engineer")
     task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, lead.id)
     issue = IssuePage(page, paperclip.base_url, str(task.id)).open()
-    running = wait_for(lambda: api.task(task.id).running_run_that_saved("slugify.py"), timeout=60,
-                       what="a running run that saved slugify.py")  # fmt: skip
+    running = wait_for(
+        lambda: api.task(task.id).running_run_that_saved("slugify.py"),
+        timeout=60,
+        what="a running run that saved slugify.py",
+    )
 
     assert issue.click_stop(str(running.id)) is True
-    stopped = wait_for(lambda: (r := api.run(running.id)).status == "cancelled" and r, timeout=30, what="the run cancelled")
-    assert stopped.error_code == "stopped_by_user" and stopped.terminal and stopped.terminal["stop_reason"] == "cancelled"
+    stopped = wait_for(
+        lambda: (r := api.run(running.id)).status == "cancelled" and r, timeout=30, what="the run cancelled"
+    )
+    assert (
+        stopped.error_code == "stopped_by_user" and stopped.terminal and stopped.terminal["stop_reason"] == "cancelled"
+    )
     issue.wait_for_stop_result(str(running.id), timeout=30)
-    wait_for(lambda: not paperclip.process_group_alive(running.identity.pid or 0), timeout=15, what="the run's group to exit")
+    wait_for(
+        lambda: not paperclip.process_group_alive(running.identity.pid or 0), timeout=15, what="the run's group to exit"
+    )
     assert issue.click_stop(str(running.id), timeout=2) is False  # a finished run offers no Cancel

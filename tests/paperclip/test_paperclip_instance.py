@@ -70,15 +70,21 @@ def test_a_hot_restart_does_not_adopt_a_process_adapter_run_and_the_driver_says_
             assert time.monotonic() < deadline, "no running run saved slugify.py"
             time.sleep(0.1)
         assert instance.process is not None
-        intent = {"version": 1, "requestedAt": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
-                  "previousServerPid": instance.process.pid, "previousServerVersion": None, "drainRequired": False,
-                  "requestedByRunId": None}  # fmt: skip
+        intent = {
+            "version": 1,
+            "requestedAt": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+            "previousServerPid": instance.process.pid,
+            "previousServerVersion": None,
+            "drainRequired": False,
+            "requestedByRunId": None,
+        }
         (instance.instance_dir / "hot-restart-intent.json").write_text(json.dumps(intent) + "\n")
         instance.stop_controller(signal.SIGTERM)
         assert instance.process_alive(running.identity.pid or 0, running.identity.process_start_time or 0)
         instance.start()
         report = json.loads((instance.instance_dir / "hot-restart-report.json").read_text())
         assert [(r["runId"], r["classification"], r["reason"]) for r in report["runs"]] == [
-            (running.id, "skipped", "adapter_not_local_child_process")]
+            (running.id, "skipped", "adapter_not_local_child_process")
+        ]
         assert [a for a in api.activity() if a.kind == "run_adopted"] == []
         assert api.run(running.id).status == "failed" and api.run(running.id).error_code == "process_lost"

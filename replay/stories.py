@@ -1,0 +1,166 @@
+"""The ``story`` replay script: what a competent agent does with each everyday request.
+
+A real model reads its briefing and decides; this script does the same from
+the words of the latest user message (the runner's briefing, or the new
+messages a resumed session brings): build the project, revise it, delegate
+it to the named teammate, or send the short reply with the nonce. Every path
+works through the product's tools (deliver, comment, set_status, ...), the
+way the briefing asks, and the files come from the oracle task's reference
+solution, so a pass proves the adapters and the product, never a model.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import reference
+from .scripts import Script, Step, finish, say, shell, use, write
+
+NEW_MESSAGES = re.compile(
+    r"New messages from the user[^\n]*:\n(?P<messages>.*?)(?:\n\n(?:Act on them|You work in)|\Z)", re.DOTALL
+)
+TASK = re.compile(
+    r"Your task #\d+: (?P<title>[^\n]*)\n\n(?P<body>.*?)(?:\n\n(?:Your teammates|You delivered|Conversation so far|New messages|You work in))",
+    re.DOTALL,
+)
+TEAMMATE = re.compile(
+    r"\b(?:ask|have|tell)\s+(?:your\s+)?teammate\s+(?P<name>[A-Za-z][\w.-]*)[^.\n]*[.:]?[ \t]*\n*", re.IGNORECASE
+)
+NONCE = re.compile(r"\bnonce\b\W*(?:is\W+)?`?(?P<nonce>[A-Za-z0-9][A-Za-z0-9_-]{3,})`?", re.IGNORECASE)
+TESTS = "python3 -m unittest discover -s tests -v"
+
+
+def wrap_up(summary: str) -> list[Step]:
+    """Deliver, tell the user, mark the task done, end the turn."""
+    return [use("deliver"), use("comment", body=summary), use("set_status", status="done"), finish(summary)]
+
+
+def paced(steps: list[Step], pace_s: float) -> list[Step]:
+    """A pause after each file written: a person (or a story) can act while the agent works."""
+    if not pace_s:
+        return steps
+    out: list[Step] = []
+    for step in steps:
+        out.append(step)
+        if step.kind == "write":
+            out.append(shell(f"sleep {pace_s:g}"))
+    return out
+
+
+def build(pace_s: float = 0) -> Script:
+    files = reference.files()
+    return Script(
+        name="story-build",
+        per_message=True,
+        description="Writes the reference project, runs its tests, delivers it, comments, sets the task done.",
+        steps=[
+            say("I'll write slugify.py, its README and tests, run them, and deliver."),
+            *paced([write(path, content) for path, content in files.items()], pace_s),
+            shell(TESTS),
+            *wrap_up("Delivered slugify.py with a README and tests; the tests pass."),
+        ],
+    )
+
+
+def revise(request: str, pace_s: float = 0) -> Script:
+    """A revision: the reference already honours every option, so the visible change is the README's record of it."""
+    files = reference.files()
+    asked = ", ".join(sorted(set(re.findall(r"--[a-z][a-z-]+", request)))) or "the requested change"
+    readme = (
+        files["README.md"].rstrip("\n")
+        + f"\n\n## Revision\n\nRevised on request: {asked} (see the options above); tests updated.\n"
+    )
+    return Script(
+        name="story-revise",
+        per_message=True,
+        description="Applies the user's new request (README and tests), runs the tests, delivers again, comments, sets done.",
+        steps=[
+            say(f"Revising for {asked}."),
+            *paced([write(path, content) for path, content in {**files, "README.md": readme}.items()], pace_s),
+            shell(TESTS),
+            *wrap_up(f"Revised for {asked} and delivered a new ZIP; the tests pass."),
+        ],
+    )
+
+
+def delegate(teammate: str, title: str, body: str) -> Script:
+    return Script(
+        name="story-delegate",
+        per_message=True,
+        description="Hands the work to the named teammate through one child task, waits for it, reports the final delivery.",
+        steps=[
+            use("create_child_task", title=title, body=body, assignee_name=teammate),
+            use("wait_for_task"),
+            use("comment", body=f"{teammate} finished the child task. The final delivery is sha256 {{last_sha256}}."),
+            use("set_status", status="done"),
+            finish(f"{teammate} delivered; I reported the final delivery."),
+        ],
+    )
+
+
+def reply(nonce: str) -> Script:
+    text = f"Understood, I stopped the earlier work. Your short reply: {nonce}"
+    return Script(
+        name="story-reply",
+        description="Sends the short reply with the nonce, sets the task done.",
+        per_message=True,
+        steps=[use("comment", body=text), use("set_status", status="done"), finish(text)],
+    )
+
+
+def for_message(user_text: str, pace_s: float = 0) -> Script:
+    """The script a competent agent would follow for this briefing or these new messages.
+
+    ``pace_s`` pauses after each file written, like the scripted agent's pace,
+    so a story's fault (a late message, Stop, a restart) lands mid-work.
+    """
+    news = NEW_MESSAGES.search(user_text)
+    latest = news.group("messages").strip().split("\n- ")[-1] if news else ""
+    if latest and (nonce := NONCE.search(latest)):
+        return reply(nonce.group("nonce"))
+    if latest:
+        return revise(latest, pace_s)
+    task = TASK.search(user_text)
+    teammate = TEAMMATE.search(task.group("body")) if task else None
+    if task and teammate and "Your teammates:" in user_text:
+        body = TEAMMATE.sub("", task.group("body"), count=1).strip()
+        return delegate(teammate.group("name"), task.group("title"), body)
+    return build(pace_s)
+
+
+def ignores_late_message(user_text: str, pace_s: float) -> Script:
+    """Calibration: builds without the late requirement and, told more, only says it is done (the oracle must catch it)."""
+    honest = for_message(user_text, pace_s)
+    if honest.name == "story-revise":
+        return Script(
+            name="story-ignores-late-message",
+            description="Acknowledges new messages without acting on them.",
+            per_message=True,
+            steps=[use("set_status", status="done"), finish("Done.")],
+        )
+    if honest.name != "story-build":
+        return honest
+    files = reference.files_without_late_requirement()
+    return Script(
+        name="story-ignores-late-message",
+        per_message=True,
+        description="Builds without --max-length and never acts on a new message.",
+        steps=[
+            *paced([write(path, content) for path, content in files.items()], pace_s),
+            shell(TESTS),
+            *wrap_up("Delivered slugify.py."),
+        ],
+    )
+
+
+def environment_dump(user_text: str, pace_s: float) -> Script:
+    """Calibration: the story's work, plus its whole environment written into the delivery (the secret scan must catch it)."""
+    honest = for_message(user_text, pace_s)
+    steps = list(honest.steps)
+    at = next((index for index, step in enumerate(steps) if step.kind == "tool" and step.tool == "deliver"), len(steps))
+    steps.insert(at, shell("env > environment.txt"))
+    return honest.model_copy(update={"name": "story-environment-dump", "steps": steps})
+
+
+# Misbehaving variants of the story script, for calibration (``--replay-script``).
+MISBEHAVING = {"story-ignores-late-message": ignores_late_message, "story-environment-dump": environment_dump}

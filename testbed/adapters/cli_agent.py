@@ -1,0 +1,268 @@
+"""A real agent CLI (Codex, Claude Code, OpenCode) as a runner adapter.
+
+One run: a fresh private home, a cleared environment, the task's workspace
+as working folder, the product's MCP tools, and a metering proxy on loopback
+that is the CLI's only way to its model (it holds the real key, if any; the
+CLI gets a throwaway one). The CLI runs as its own process group inside the
+runner's session, so the deadline ends the CLI's group and the product's
+Stop ends everything. When a turn ends with user messages unread, the same
+CLI session is resumed with them; nothing is dropped.
+
+The run is judged by its effects (deliveries, comments, status: the product
+records them as the agent acts), never by the CLI's exit status. The runner
+only says how the run ended: budget refused, deadline reached, no model call
+answered at all, or the agent's turn ended.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from types import ModuleType
+
+from pydantic import BaseModel
+
+from ..metering.proxy import CallReport, ProxyConfig, start_proxy
+from . import AgentSession, claude_cli, codex_cli, instructions, opencode_cli
+from .agent_clis import CliName, locate
+from .cli_launch import LaunchRequest, McpServer, end_group, start
+from .workspace_watch import WorkspaceWatch
+
+log = logging.getLogger("testbed.runner.cli")
+
+POLL_SECONDS = 0.2
+# Where each provider's real API lives (the proxy appends the CLI's request path).
+PROVIDER_API = {"openai": "https://api.openai.com", "anthropic": "https://api.anthropic.com"}
+PROVIDER_KEY_VARIABLE = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+
+
+class CliKind(BaseModel):
+    """How one CLI plugs in: its launch module and whose wire protocol (and prices) it speaks."""
+
+    name: CliName
+    provider: str
+
+    @property
+    def module(self) -> ModuleType:
+        return {"codex": codex_cli, "claude": claude_cli, "opencode": opencode_cli}[self.name]
+
+
+CLI_KINDS: dict[str, CliKind] = {
+    "codex": CliKind(name="codex", provider="openai"),
+    "claude": CliKind(name="claude", provider="anthropic"),
+    "opencode": CliKind(name="opencode", provider="openai"),
+}
+
+
+class Turn(BaseModel):
+    session: str | None
+    seconds: float
+    exit_code: int | None
+    timed_out: bool
+    stopped_for_budget: bool
+    final_text: str
+
+
+class Meter:
+    """The run's metering proxy: forwards, prices, reports each call, and trips the budget stop."""
+
+    def __init__(self, session: AgentSession, kind: CliKind) -> None:
+        self.session = session
+        self.client_key = "throwaway-" + secrets.token_urlsafe(24)
+        upstream = session.model_upstream or PROVIDER_API[kind.provider]
+        real_key = session.provider_keys.get(PROVIDER_KEY_VARIABLE[kind.provider])
+        if not session.model_upstream and not real_key:
+            raise RuntimeError(
+                f"no {PROVIDER_KEY_VARIABLE[kind.provider]} for the real provider and no model upstream configured"
+            )
+        self.config = ProxyConfig(
+            upstream=upstream,
+            provider=kind.provider,
+            client_key=self.client_key,
+            upstream_key=real_key,  # type: ignore[arg-type]
+            budget_cents=session.budget_cents,
+            simulated=session.model_upstream is not None,
+        )
+        self.calls: list[CallReport] = []
+        self.refused = threading.Event()
+        self.proxy, self.server = start_proxy(self.config, self._on_call)
+
+    def _on_call(self, report: CallReport) -> None:
+        self.calls.append(report)
+        self.session.client.report_call(report.model_dump(mode="json"))
+        if report.refused and "budget" in report.refused:
+            self.refused.set()
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    @property
+    def answered(self) -> int:
+        return len([call for call in self.calls if call.usage and 200 <= call.status < 300])
+
+    def cents(self) -> float:
+        return sum(call.cost_cents for call in self.calls)
+
+    def stop(self) -> None:
+        self.server.stop()
+
+
+class CliAgent:
+    def __init__(self, kind: CliKind) -> None:
+        self.kind = kind
+
+    def run(self, session: AgentSession) -> None:
+        cli = locate(self.kind.name)  # MissingCli: the run fails loudly, naming `make agents`
+        log.info("run %s: %s %s (%s) model %s", session.run_id, cli.name, cli.version, cli.binary, session.model)
+        context = session.client.context()
+        session.budget_cents = context.get("budget_remaining_cents")  # what the agent's and the company's budgets leave
+        new = session.client.inbox()
+        deadline = time.monotonic() + session.time_limit_s
+        home = Path(tempfile.mkdtemp(prefix=f"agent-home-run{session.run_id}-"))
+        meter = Meter(session, self.kind)
+        try:
+            prompt, resume, turns = instructions.first_prompt(context, new), None, []
+            while True:
+                turn = self._turn(session, cli, home, meter, prompt, resume, deadline)
+                turns.append(turn)
+                if turn.timed_out or turn.stopped_for_budget:
+                    break
+                waiting = session.client.inbox()
+                if not waiting:
+                    break
+                log.info(
+                    "run %s: %d message(s) arrived during the turn; resuming session %s",
+                    session.run_id,
+                    len(waiting),
+                    turn.session,
+                )
+                if turn.session:
+                    prompt, resume = instructions.resume_prompt(waiting), turn.session
+                else:  # no session to continue: a fresh one that carries everything
+                    prompt, resume = instructions.first_prompt(session.client.context(), waiting), None
+        finally:
+            meter.stop()
+            shutil.rmtree(home, ignore_errors=True)
+        self._finish(session, meter, turns)
+
+    def _turn(
+        self, session: AgentSession, cli, home: Path, meter: Meter, prompt: str, resume: str | None, deadline: float
+    ) -> Turn:
+        request = LaunchRequest(
+            cli=cli,
+            workspace=session.workspace,
+            home=home,
+            prompt=prompt,
+            proxy_url=meter.url,
+            proxy_key=meter.client_key,
+            model=session.model,
+            timeout_seconds=max(1.0, deadline - time.monotonic()),
+            resume_session=resume,
+            mcp=McpServer(url=session.controller_url.rstrip("/") + "/mcp/", token=session.token),
+        )
+        spec = self.kind.module.launch(request)
+        out_path = home / f"turn-{time.monotonic_ns()}.jsonl"
+        started = time.monotonic()
+
+        def saved(name: str, digest: str) -> None:
+            session.client.receipt("write_file", name, detail=f"sha256 {digest}")
+
+        with open(out_path, "w") as out, WorkspaceWatch(session.workspace, saved):
+            process = start(spec, stdout=out, stderr=subprocess.STDOUT)
+            log.info(
+                "run %s: %s started as pid %s%s",
+                session.run_id,
+                cli.name,
+                process.pid,
+                f" resuming {resume}" if resume else "",
+            )
+            timed_out = stopped = False
+            while process.poll() is None:
+                if time.monotonic() > deadline:
+                    timed_out = True
+                    break
+                if meter.refused.is_set():
+                    stopped = True
+                    break
+                time.sleep(POLL_SECONDS)
+            end_group(process.pid)  # the CLI and whatever it left running
+            process.wait()
+        output = out_path.read_text(errors="replace")
+        for line in output.splitlines()[-40:]:
+            log.info("%s| %s", cli.name, line[:400])
+        return Turn(
+            session=self.kind.module.session_id(output) or resume,
+            seconds=round(time.monotonic() - started, 3),
+            exit_code=None if timed_out or stopped else process.returncode,
+            timed_out=timed_out,
+            stopped_for_budget=stopped or meter.refused.is_set(),
+            final_text=_final_text(output),
+        )
+
+    def _finish(self, session: AgentSession, meter: Meter, turns: list[Turn]) -> None:
+        cents = meter.cents()
+        figures = (
+            f"{len(meter.calls)} model call(s), {cents:.2f} cents{' (simulated)' if meter.config.simulated else ''}"
+        )
+        real_cents = 0 if meter.config.simulated else round(cents)
+        last = turns[-1]
+        if last.stopped_for_budget:
+            session.client.finish(
+                "failed",
+                f"budget exceeded: {figures}, budget {meter.config.budget_cents} cents",
+                error_code="budget_exceeded",
+                cost_cents=real_cents,
+            )
+        elif last.timed_out:
+            session.client.finish(
+                "failed",
+                f"wall-clock limit of {session.time_limit_s:.0f} s reached: {figures}",
+                error_code="deadline_exceeded",
+                cost_cents=real_cents,
+            )
+        elif meter.answered == 0:
+            session.client.finish(
+                "failed",
+                f"the agent made no model call (exit {last.exit_code})",
+                error_code="agent_error",
+                cost_cents=real_cents,
+            )
+        else:
+            summary = (last.final_text or "turn ended")[:1500]
+            session.client.finish("succeeded", f"{summary} [{len(turns)} turn(s), {figures}]", cost_cents=real_cents)
+
+
+def _final_text(output: str) -> str:
+    """The agent's last words, from whichever JSON event stream the CLI printed."""
+    text = ""
+    for line in output.splitlines():
+        if not line.startswith("{"):
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if event.get("type") == "result" and isinstance(event.get("result"), str):  # claude
+            text = event["result"]
+        item = event.get("item") or {}
+        if event.get("type") == "item.completed" and item.get("type") == "agent_message":  # codex
+            text = item.get("text", text)
+        part = event.get("part") or {}
+        if event.get("type") == "text" and isinstance(part.get("text"), str):  # opencode
+            text = part["text"]
+    return text.strip()
+
+
+def adapter(name: str) -> CliAgent:
+    return CliAgent(CLI_KINDS[name])
+
+
+__all__ = ["CLI_KINDS", "CliAgent", "adapter"]

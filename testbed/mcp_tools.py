@@ -1,0 +1,182 @@
+"""The product's MCP tool server: how a live agent CLI works on its task.
+
+Served by the controller at ``/mcp/`` (streamable HTTP, loopback) with the
+official ``mcp`` SDK. The bearer token is the run's own token, so a tool call
+acts as exactly one run, with the same rights the runner's agent API gives
+it; every tool calls the same :mod:`agent_ops` function that API uses.
+Errors come back as tool errors with the product's words (an agent reads
+them), never as transport failures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+import uuid
+from typing import Any, Literal
+
+from fastapi import HTTPException
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from . import agent_ops
+from .controller import Controller, token_hash
+from .deliveries import DeliveryError, zip_workspace
+from .models import Task
+
+SERVER_NAME = "testbed"
+PATH = "/mcp"
+WAIT_LIMIT_SECONDS = 300.0
+
+INSTRUCTIONS = """\
+Tools of the testbed work platform for the task you were assigned: read it and
+the user's new messages, comment, deliver your work as a ZIP, delegate to a
+teammate through a child task, set the task's status."""
+
+
+def bearer(headers: Any) -> str:
+    value = (headers or {}).get("authorization", "")
+    return value[7:].strip() if value.lower().startswith("bearer ") else ""
+
+
+def run_of(controller: Controller, token: str) -> sqlite3.Row | None:
+    return controller.db.one("SELECT * FROM runs WHERE token_hash = ?", token_hash(token)) if token else None
+
+
+def event_id() -> str:
+    return f"mcp-{uuid.uuid4().hex}"
+
+
+def task_view(task: Task, new_messages: list[dict[str, Any]] | None = None) -> str:
+    """The task as an agent reads it: words and facts, no internal bookkeeping."""
+    view: dict[str, Any] = {
+        "id": task.id,
+        "title": task.title,
+        "status": task.status,
+        "body": task.body,
+        "conversation": [
+            {"from": c.author_name if c.author_kind == "agent" else "user", "text": c.body} for c in task.comments
+        ],
+        "deliveries": [{"id": d.id, "sha256": d.sha256, "files": d.files} for d in task.deliveries],
+        "children": [
+            {"id": c.id, "title": c.title, "status": c.status, "assignee": c.assignee_name} for c in task.children
+        ],
+        "active": task.active_run_id is not None,
+        "unread_user_messages": task.unconsumed_user_messages,
+    }
+    if new_messages is not None:
+        view["new_messages"] = new_messages
+    return json.dumps(view, indent=1)
+
+
+def create_server(controller: Controller) -> MCPServer:
+    """The tool server for one controller; each call finds its run by the bearer token."""
+    server: MCPServer = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS)
+
+    def run(ctx: Context) -> sqlite3.Row:
+        row = run_of(controller, bearer(ctx.headers))
+        if row is None:
+            raise ToolError("unknown run token")
+        if row["status"] != "running":
+            raise ToolError(f"run {row['id']} is {row['status']}; it can no longer act")
+        return row
+
+    def product(call: Any) -> Any:
+        try:
+            return call()
+        except HTTPException as error:
+            raise ToolError(str(error.detail)) from None
+        except DeliveryError as error:
+            raise ToolError(str(error)) from None
+
+    @server.tool(structured_output=False)
+    def read_task(ctx: Context, task_id: int | None = None) -> str:
+        """Read your task (or one of its child tasks, by id): its request, conversation, deliveries and children.
+
+        Reading your own task also hands you the user's new messages (under
+        "new_messages"); each is handed to you once, so act on them.
+        """
+        row = run(ctx)
+        if task_id is not None and task_id != row["task_id"]:
+            return task_view(product(lambda: agent_ops.read_task(controller.db, row, task_id)))
+        fresh = product(lambda: agent_ops.consume_inbox(controller, row, event_id()))
+        return task_view(
+            agent_ops.read_task(controller.db, row, row["task_id"]), [{"id": m.id, "text": m.body} for m in fresh]
+        )
+
+    @server.tool(structured_output=False)
+    def comment(ctx: Context, body: str) -> str:
+        """Post a comment on your task, for the user to read."""
+        row = run(ctx)
+        ack = product(lambda: agent_ops.comment(controller.db, row, event_id(), body))
+        return f"comment {ack.id} posted"
+
+    @server.tool(structured_output=False)
+    def deliver(ctx: Context, files: list[str] | None = None) -> str:
+        """Deliver your work: a ZIP of every file in your working folder, or only of `files` (paths relative to it)."""
+        row = run(ctx)
+        data = product(lambda: zip_workspace(controller.workspace(row["task_id"]), files))
+        delivery = product(lambda: agent_ops.deliver(controller, row, event_id(), data))
+        return f"delivery {delivery.id} stored: {len(delivery.files)} files, sha256 {delivery.sha256}"
+
+    @server.tool(structured_output=False)
+    def create_child_task(ctx: Context, title: str, body: str, assignee_name: str) -> str:
+        """Delegate: create a child task of your task, assigned to the teammate named `assignee_name`."""
+        row = run(ctx)
+        ack = product(lambda: agent_ops.create_child(controller.db, row, event_id(), title, body, assignee_name))
+        return f"child task {ack.id} created for {assignee_name}"
+
+    @server.tool(structured_output=False)
+    def set_status(ctx: Context, status: Literal["in_progress", "in_review", "blocked", "done"]) -> str:
+        """Set your task's status: "done" when the work is delivered and nothing is left to do."""
+        row = run(ctx)
+        product(lambda: agent_ops.set_status(controller.db, row, event_id(), status))
+        return f"task {row['task_id']} is {status}"
+
+    @server.tool(structured_output=False)
+    async def wait_for_task(ctx: Context, task_id: int | None = None, max_seconds: float = 240.0) -> str:
+        """Wait until a child task (by id; by default every child task of yours) is done with nothing left
+        running or unread, then read it, its deliveries included (or give up after max_seconds)."""
+        row = run(ctx)
+        deadline = time.monotonic() + min(max_seconds, WAIT_LIMIT_SECONDS)
+        while True:
+            if task_id is None:
+                ids = [child.id for child in agent_ops.read_task(controller.db, row, row["task_id"]).children]
+            else:
+                ids = [task_id]
+            children = [
+                product(lambda child_id=child_id: agent_ops.read_task(controller.db, row, child_id)) for child_id in ids
+            ]
+            finished = all(
+                child.status == "done"
+                and child.active_run_id is None
+                and child.unconsumed_user_messages == 0
+                and child.deliveries
+                for child in children
+            )
+            if (children and finished) or time.monotonic() > deadline:
+                return "\n".join(task_view(child) for child in children) or "you have no child tasks"
+            await asyncio.sleep(0.5)
+            run(ctx)  # a run stopped meanwhile stops waiting
+
+    return server
+
+
+class RunTokenGate:
+    """ASGI wrapper: only a request bearing a live run's token reaches the MCP server (401 otherwise)."""
+
+    def __init__(self, app: ASGIApp, controller: Controller) -> None:
+        self.app = app
+        self.controller = controller
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
+            if run_of(self.controller, bearer(headers)) is None:
+                await JSONResponse({"detail": "a run token is required"}, status_code=401)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)

@@ -1,0 +1,152 @@
+"""Real agent CLIs as the testbed's agents: runner, MCP tools, metering proxy, model replay, all real.
+
+Each test starts a product whose runners send model calls to a replay server
+on loopback (the scripts name what the "model" does) and judges the run by
+what the product recorded and what reached the replay server, never by a
+CLI's exit status. A CLI that is not installed fails these tests (`make agents`).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+
+import psutil
+import pytest
+
+from harness.products.testbed import TestbedInstance
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR
+from replay.server import create_app
+from testbed.loopback import LoopbackServer
+
+MODELS = {"codex": "gpt-5-codex", "claude": "claude-sonnet-4-5", "opencode": "gpt-5-mini"}
+
+
+class Product:
+    def __init__(self, instance: TestbedInstance, replay: LoopbackServer) -> None:
+        self.instance, self.replay, self.api = instance, replay, instance.api
+
+    def replay_calls(self) -> list:
+        return self.replay.app.state.calls.all()
+
+    def hire(self, cli: str, **fields: object):
+        return self.api.create_agent(name=f"{cli.title()}Agent", adapter=cli, model=MODELS[cli], **fields)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def product(request: pytest.FixtureRequest) -> Iterator[Product]:
+    """A product whose live agents talk to a fresh replay server; script and time limit from ``@pytest.mark.replay``."""
+    marker = request.node.get_closest_marker("replay")
+    script = marker.kwargs.get("script", "story") if marker else "story"
+    limit = marker.kwargs.get("time_limit") if marker else None
+    server = LoopbackServer(create_app("story")).start()
+    try:
+        with TestbedInstance(model_upstream=f"{server.url}/scripts/{script}", agent_time_limit_s=limit) as instance:
+            yield Product(instance, server)
+    finally:
+        server.stop()
+
+
+def session_members(sid: int) -> list[str]:
+    """Command lines of the live processes of a runner's session (the runner, its CLI, their tools)."""
+    members = []
+    for process in psutil.process_iter(["pid", "cmdline", "status"]):
+        try:
+            if os.getsid(process.pid) == sid and process.info["status"] != psutil.STATUS_ZOMBIE:
+                members.append(" ".join(process.info["cmdline"] or [])[:200])
+        except (OSError, psutil.Error):
+            continue
+    return members
+
+
+def nothing_left(sid: int, timeout: float = 10.0) -> bool:
+    """The runner exits right after its last report: give it a moment, then nothing of its session may remain."""
+    deadline = time.monotonic() + timeout
+    while session_members(sid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert session_members(sid) == []
+    return True
+
+
+@pytest.mark.parametrize("cli", sorted(MODELS))
+def test_the_cli_builds_and_delivers_through_the_product_tools(cli, product):
+    agent = product.hire(cli)
+    task = product.api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=agent.id)
+    done = product.api.wait_until_done(task.id, timeout=180)
+    [run] = done.runs
+    assert run.status == "succeeded" and run.error_code is None, run.terminal
+    [delivery] = done.deliveries
+    assert delivery.run_id == run.id and sorted(delivery.files) == ["README.md", "slugify.py", "tests/test_slugify.py"]
+    assert any(c.author_kind == "agent" and c.run_id == run.id and "Delivered" in c.body for c in done.comments)
+    assert {"slugify.py", "README.md"} <= {r.target for r in run.receipts if r.tool == "write_file"}
+    # Every model call went through the run's proxy, priced as simulated, never as real spend.
+    assert run.spend.calls == len([c for c in product.replay_calls() if c.script]) >= 6
+    assert run.spend.simulated_cents > 0 and run.spend.cents == 0 and run.cost_cents == 0
+    company = product.api.company()
+    assert company.spend_cents == 0 and company.spend.simulated_cents == pytest.approx(run.spend.simulated_cents)
+    # The CLI got a throwaway key for its proxy; the replay ("provider") saw no key at all.
+    assert {c.key for c in product.replay_calls()} == {None}
+    assert nothing_left(run.identity.pid)
+
+
+@pytest.mark.replay(script="story-paced")
+def test_a_message_sent_while_the_agent_works_resumes_the_same_session_in_the_same_run(product):
+    agent = product.hire("codex")
+    task = product.api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=agent.id)
+    working = product.api.wait_until_file_saved(task.id, "slugify.py", timeout=60)
+    message = product.api.send_message(task.id, REVISION_SEPARATOR)
+    done = product.api.wait_until_done(task.id, timeout=180)
+    [run] = done.runs
+    assert run.id == working.id and run.status == "succeeded"
+    assert next(c for c in done.comments if c.id == message.id).consumed_by_run_id == run.id
+    assert len(done.deliveries) == 2 and all(d.run_id == run.id for d in done.deliveries)
+    assert "2 turn(s)" in run.terminal["summary"]
+    resumed = [
+        c
+        for c in product.replay_calls()
+        if "--separator" in c.user_text and "arrived while you were working" in c.user_text
+    ]
+    assert resumed and resumed[-1].tool_calls_answered > 4, "the resumed session carried the first turn's history"
+
+
+@pytest.mark.replay(script="over-budget")
+def test_a_call_past_the_agents_budget_is_refused_and_the_run_ends_budget_exceeded(product):
+    agent = product.hire("codex", budget_cents=30)
+    task = product.api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=agent.id)
+    ended = product.api.wait_for_task(
+        task.id, lambda t: bool(t.runs) and not t.runs[-1].active, timeout=120, what="the run to end"
+    )
+    run = ended.runs[-1]
+    assert (run.status, run.error_code) == ("failed", "budget_exceeded")
+    assert "budget exceeded" in run.terminal["summary"] and "cents" in run.terminal["summary"]
+    assert run.spend.refused_calls == 1 and run.spend.simulated_cents > 0
+    assert len([c for c in product.replay_calls() if c.script]) == run.spend.calls, (
+        "a call after the refusal reached the provider"
+    )
+    assert nothing_left(run.identity.pid)
+    mate = next(a for a in product.api.agents() if a.id == agent.id)
+    assert mate.budget_cents == 30 and mate.spend.simulated_cents == pytest.approx(run.spend.simulated_cents)
+
+
+@pytest.mark.replay(script="never-finishes")
+def test_stop_ends_the_cli_and_everything_it_started(product):
+    agent = product.hire("codex")
+    task = product.api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=agent.id)
+    run = product.api.wait_for_active_run(task.id)
+    product.api.wait_for(lambda: len(product.replay_calls()) >= 2 or None, timeout=60, what="the agent looping")
+    result = product.api.stop_run(run.id)
+    assert result.process_group_gone and result.run.status == "cancelled"
+    assert nothing_left(run.identity.pid)
+
+
+@pytest.mark.replay(script="never-finishes", time_limit=15)
+def test_the_wall_clock_limit_ends_the_cli_and_the_run_says_so(product):
+    agent = product.hire("codex")
+    task = product.api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=agent.id)
+    ended = product.api.wait_for_task(
+        task.id, lambda t: bool(t.runs) and not t.runs[-1].active, timeout=90, what="the run to end"
+    )
+    run = ended.runs[-1]
+    assert (run.status, run.error_code) == ("failed", "deadline_exceeded")
+    assert nothing_left(run.identity.pid)

@@ -1,0 +1,88 @@
+"""The product's MCP tool server, called the way an agent CLI calls it: streamable HTTP with the run's token.
+
+A real controller, a real run (the scripted agent, slowed so it is still
+working), the official MCP client. What the tools do is checked through the
+public API, as a user would see it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from harness.products.testbed import TestbedInstance
+from tests.testbed.product_helpers import new_agent, runner_token, start_build
+
+
+async def _call(url: str, token: str, calls: list[tuple[str, dict]]) -> list[tuple[bool, str]]:
+    async with create_mcp_http_client(headers={"authorization": f"Bearer {token}"}) as client:
+        async with (
+            streamable_http_client(url, http_client=client) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            names = {tool.name for tool in (await session.list_tools()).tools}
+            assert {"read_task", "comment", "deliver", "create_child_task", "set_status", "wait_for_task"} <= names
+            results = []
+            for name, arguments in calls:
+                result = await session.call_tool(name, arguments)
+                results.append((bool(result.is_error), "".join(getattr(part, "text", "") for part in result.content)))
+            return results
+
+
+def call(instance: TestbedInstance, token: str, *calls: tuple[str, dict]) -> list[tuple[bool, str]]:
+    """In a thread of its own: Playwright's sync API may have left an event loop running in this one."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, _call(instance.base_url + "/mcp/", token, list(calls))).result()
+
+
+@pytest.mark.pace(1.0)
+def test_tools_act_as_the_run_through_the_product(fresh_testbed):
+    api = fresh_testbed.api
+    task, run = start_build(api)
+    token = runner_token(run.identity.pid)
+    teammate = new_agent(api)
+    api.send_message(task.id, "A note from the user.")
+    results = call(
+        fresh_testbed,
+        token,
+        ("read_task", {}),
+        ("comment", {"body": "Hello from MCP."}),
+        ("deliver", {"files": ["slugify.py"]}),
+        ("deliver", {"files": ["../etc/passwd"]}),
+        ("create_child_task", {"title": "Help", "body": "Please help.", "assignee_name": teammate.name}),
+        ("create_child_task", {"title": "Help", "body": "Please help.", "assignee_name": "Nobody"}),
+        ("set_status", {"status": "in_review"}),
+    )
+    read, commented, delivered, refused, child, unknown, status = results
+    view = json.loads(read[1])
+    assert view["id"] == task.id and [m["text"] for m in view["new_messages"]] == ["A note from the user."]
+    assert not commented[0] and not delivered[0] and not child[0] and not status[0]
+    assert refused[0] and "not a file in the workspace" in refused[1]
+    assert unknown[0] and "no agent named 'Nobody'" in unknown[1]
+    current = api.task(task.id)
+    assert any(c.body == "Hello from MCP." and c.run_id == run.id for c in current.comments)
+    assert [m.consumed_by_run_id for m in current.user_messages()] == [run.id]
+    mcp_delivery = next(d for d in current.deliveries if d.run_id == run.id)
+    assert zipfile.ZipFile(
+        io.BytesIO(httpx.get(fresh_testbed.base_url + mcp_delivery.download_url).content)
+    ).namelist() == ["slugify.py"]
+    assert [c.assignee_name for c in current.children] == [teammate.name]
+
+
+def test_a_request_without_a_live_run_token_is_refused(testbed):
+    response = httpx.post(
+        testbed.base_url + "/mcp/",
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={"authorization": "Bearer tbrun_not-a-token", "accept": "application/json, text/event-stream"},
+    )
+    assert response.status_code == 401
