@@ -282,9 +282,10 @@ PAPERCLIP_LOCAL = Environment(
     name="paperclip-local",
     product="paperclip",
     # Creating an issue in the UI, typing in its composer and a full-page screenshot take 2-16 s here on a loaded
-    # machine (well under a second on the testbed): at 0.3 or 1.5 s a step the agent delivered before the late
-    # message or the Stop could land (runs of 2026-11-30, premise missed).
-    fault_window_scale=10.0,
+    # machine (well under a second on the testbed): at 0.3 s a step the agent delivered before the late message or
+    # the Stop could land (runs of 2026-11-30, premise missed). With the agent's long think after saving the source
+    # (10 steps), 5x gives that window without pushing a delegated build past the case's deadline.
+    fault_window_scale=5.0,
     description="The real Paperclip (pinned npm release) on this machine; its process adapter runs the scripted agent.",
 )
 
