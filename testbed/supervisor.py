@@ -40,9 +40,9 @@ class RunnerSpec:
     time_limit_s: float = 600.0
 
 
-# Provider keys a live agent's metering proxy may need. They travel to the runner in
-# its environment (never argv) and the runner hands them to its proxy only.
-PROVIDER_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+# Provider keys and API base URLs a live agent's metering proxy may need. They travel to the
+# runner in its environment (never argv) and the runner hands them to its proxy only.
+PROVIDER_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
 
 
 @dataclass(frozen=True)

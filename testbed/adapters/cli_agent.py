@@ -38,9 +38,10 @@ from .workspace_watch import WorkspaceWatch
 log = logging.getLogger("testbed.runner.cli")
 
 POLL_SECONDS = 0.2
-# Where each provider's real API lives (the proxy appends the CLI's request path).
-PROVIDER_API = {"openai": "https://api.openai.com", "anthropic": "https://api.anthropic.com"}
+# The provider's key and where its API lives (the proxy appends the CLI's request path) come from the
+# operator's environment, under the names the providers' own SDKs read; the code names no host.
 PROVIDER_KEY_VARIABLE = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+PROVIDER_BASE_URL_VARIABLE = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 
 
 class CliKind(BaseModel):
@@ -76,12 +77,11 @@ class Meter:
     def __init__(self, session: AgentSession, kind: CliKind) -> None:
         self.session = session
         self.client_key = "throwaway-" + secrets.token_urlsafe(24)
-        upstream = session.model_upstream or PROVIDER_API[kind.provider]
+        upstream = session.model_upstream or session.provider_keys.get(PROVIDER_BASE_URL_VARIABLE[kind.provider])
         real_key = session.provider_keys.get(PROVIDER_KEY_VARIABLE[kind.provider])
-        if not session.model_upstream and not real_key:
-            raise RuntimeError(
-                f"no {PROVIDER_KEY_VARIABLE[kind.provider]} for the real provider and no model upstream configured"
-            )
+        if not session.model_upstream and not (real_key and upstream):
+            needed = f"{PROVIDER_KEY_VARIABLE[kind.provider]} and {PROVIDER_BASE_URL_VARIABLE[kind.provider]}"
+            raise RuntimeError(f"a live run needs {needed} for the real provider (no model upstream configured)")
         self.config = ProxyConfig(
             upstream=upstream,
             provider=kind.provider,
