@@ -31,6 +31,7 @@ from typing import Any
 
 import httpx
 
+from harness.products.http import product_client
 from harness.products.records import (
     Activity,
     Agent,
@@ -109,7 +110,7 @@ class PaperclipApi:
         self.company_id = company_id
         self.workspaces = workspaces
         self.agent_settings = agent_settings or {}
-        self.http = httpx.Client(base_url=self.base_url, timeout=timeout)
+        self.http = product_client(self.base_url, timeout)
         # A finished run's log no longer grows: its receipts are read once. Its status is read every time:
         # Paperclip reports a run it is still cancelling as succeeded first (seen with 2026.824.1).
         self._final_receipts: dict[str, list[dict[str, Any]]] = {}

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import httpx
 
 from harness.core.waiting import WaitTimeout, wait_for
+from harness.products.http import product_client
 from harness.products.records import (
     Activity,
     Agent,
@@ -43,7 +44,7 @@ class ApiError(RuntimeError):
 class ApiClient:
     def __init__(self, base_url: str, timeout: float = 15.0) -> None:
         self.base_url = base_url.rstrip("/")
-        self.http = httpx.Client(base_url=self.base_url, timeout=timeout)
+        self.http = product_client(self.base_url, timeout)
 
     def close(self) -> None:
         self.http.close()
@@ -52,22 +53,8 @@ class ApiClient:
         """Raw access for tests of bad input; stories use the typed methods."""
         return self.http.request(method, path, **kwargs)
 
-    def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        """One request; a read is sent again once when the server closed its idle keep-alive connection under it.
-
-        That race (the server's keep-alive timeout ending just as the client
-        reuses the connection) says nothing about the product; a second
-        failure, or one on a write, is reported as it is.
-        """
-        try:
-            return self.http.request(method, path, **kwargs)
-        except httpx.RemoteProtocolError:
-            if method != "GET":
-                raise
-            return self.http.request(method, path, **kwargs)
-
     def _json(self, method: str, path: str, **kwargs: Any) -> Any:
-        response = self._send(method, path, **kwargs)
+        response = self.http.request(method, path, **kwargs)
         if response.status_code >= 400:
             raise ApiError(response)
         return response.json()
@@ -107,7 +94,7 @@ class ApiClient:
         return Delivery.model_validate(self._json("GET", f"/api/deliveries/{delivery_id}"))
 
     def delivery_bytes(self, delivery_id: RecordId) -> bytes:
-        response = self._send("GET", f"/api/deliveries/{delivery_id}/download")
+        response = self.http.get(f"/api/deliveries/{delivery_id}/download")
         if response.status_code >= 400:
             raise ApiError(response)
         return response.content
