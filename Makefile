@@ -47,7 +47,7 @@ browser: venv
 oracle-image: venv engine
 	$(PY) -m oracle image
 
-# Paperclip (npm, pinned in harness/products/paperclip/install.py) into .cache/paperclip, plus its template data folder.
+# Paperclip (npm, pinned in harness/products/paperclip/install.py) into .cache/paperclip (as root: /var/cache/everyday-evals/paperclip), plus its template data folder.
 paperclip: venv
 	$(PY) -m harness.products.paperclip install
 

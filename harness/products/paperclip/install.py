@@ -26,7 +26,13 @@ from harness.products.base import InstanceError
 
 PINNED_VERSION = "2026.824.1"  # the newest release that still runs on Node 20 (2026.831.1 and later need Node 24)
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
-INSTALL_DIR = Path(os.environ.get("EVERYDAY_PAPERCLIP_DIR", PROJECT_ROOT / ".cache" / "paperclip"))
+# As root, the embedded Postgres runs as the `postgres` user, which must reach its binaries and template:
+# a clone inside a private folder (mode 0700, as mktemp makes) would hide them, so root installs under
+# /var/cache, whose parents everyone may traverse.
+DEFAULT_INSTALL_DIR = (
+    Path("/var/cache/everyday-evals/paperclip") if os.geteuid() == 0 else PROJECT_ROOT / ".cache" / "paperclip"
+)
+INSTALL_DIR = Path(os.environ.get("EVERYDAY_PAPERCLIP_DIR", DEFAULT_INSTALL_DIR))
 MODULES = INSTALL_DIR / "node_modules"
 SERVER_ENTRY = MODULES / "@paperclipai" / "server" / "dist" / "index.js"
 CLI = MODULES / ".bin" / "paperclipai"
