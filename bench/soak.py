@@ -29,7 +29,7 @@ from pydantic import BaseModel
 # The one import of the product's instance: it is moving to harness.products.testbed.instance.
 from harness.products.testbed import TestbedInstance
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
-from testbed.adapters.scripted import ids_in
+from testbed.read_receipts import ids_in
 
 SIGNALS = (signal.SIGKILL, signal.SIGTERM)
 

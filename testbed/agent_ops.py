@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +26,7 @@ from .defects import hooks as defects
 from .deliveries import DeliveryError, store
 from .metering.usage import Usage
 from .models import Ack, AgentRunContext, Comment, Delivery, ModelCallReport, ReceiptCreate, Spend, Task, TaskCreate
+from .read_receipts import read_detail
 
 
 def ended(run: sqlite3.Row) -> HTTPException:
@@ -173,6 +175,22 @@ def consume_inbox(controller: Controller, run: sqlite3.Row, event_id: str) -> li
     return records.comments_by_ids(db, handed)
 
 
+def record_read(db: Database, run: sqlite3.Row, tool: str, messages: list[Comment]) -> None:
+    """The receipt of a read the product's own tool server handed to the agent (MCP ``read_task``).
+
+    The runner numbers its receipts 0, 1, 2...; the tool server's take -1, -2... so both
+    kinds sit in one ordered list without colliding.
+    """
+    detail = read_detail([m.id for m in messages])
+    with db.transaction() as conn:
+        lowest = conn.execute("SELECT MIN(seq) FROM receipts WHERE run_id = ?", (run["id"],)).fetchone()[0]
+        seq = min(-1, (lowest or 0) - 1)
+        conn.execute(
+            "INSERT INTO receipts (id, run_id, seq, tool, target, ok, detail, created_at) VALUES (?, ?, ?, ?, ?, 1, ?, ?)",
+            (f"tool-{uuid.uuid4().hex}", run["id"], seq, tool, f"task {run['task_id']}", detail, now()),
+        )
+
+
 def comment(db: Database, run: sqlite3.Row, event_id: str, body: str) -> Ack:
     def insert() -> dict[str, Any]:
         cursor = conn.execute(
@@ -201,9 +219,17 @@ def receipt(db: Database, run: sqlite3.Row, payload: ReceiptCreate) -> Ack:
 
 
 def set_status(db: Database, run: sqlite3.Row, event_id: str, status: str) -> Ack:
+    """A task is never Done while a run on it is active: an agent that declares its task done (and
+    may go on talking for a while) has the status applied the moment its run succeeds."""
+
     def update() -> dict[str, Any]:
-        conn.execute("UPDATE tasks SET status = ?, updated_at = ? WHERE id = ?", (status, now(), run["task_id"]))
-        record_activity(conn, "task_status", f"Task {run['task_id']} -> {status}", run["task_id"], run["id"])
+        if status == "done":
+            conn.execute("UPDATE runs SET settle_status = ? WHERE id = ?", (status, run["id"]))
+            summary = f"Task {run['task_id']} -> done when run {run['id']} ends"
+        else:
+            conn.execute("UPDATE tasks SET status = ?, updated_at = ? WHERE id = ?", (status, now(), run["task_id"]))
+            summary = f"Task {run['task_id']} -> {status}"
+        record_activity(conn, "task_status", summary, run["task_id"], run["id"])
         return {"id": run["task_id"]}
 
     with db.transaction() as conn:

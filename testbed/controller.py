@@ -267,13 +267,19 @@ def end_run_in(
         "process_group_gone = COALESCE(?, process_group_gone) WHERE id = ?",
         (status, now(), error_code, json.dumps(record), cost_cents, group_gone, run_id),
     )
-    # A run that ends without the agent settling its task leaves it for review (success)
-    # or blocked (failure, Stop); a task the agent already settled keeps its status.
-    settled = "in_review" if status == "succeeded" else "blocked"
-    conn.execute(
-        "UPDATE tasks SET status = ?, updated_at = ? WHERE id = ? AND status IN ('todo', 'in_progress')",
-        (settled, now(), run["task_id"]),
-    )
+    # A run that succeeds applies the Done its agent declared; one that ends without the agent
+    # settling its task leaves it for review (success) or blocked (failure, Stop); a task the
+    # agent already settled otherwise keeps its status.
+    if status == "succeeded" and run["settle_status"]:
+        conn.execute(
+            "UPDATE tasks SET status = ?, updated_at = ? WHERE id = ?", (run["settle_status"], now(), run["task_id"])
+        )
+    else:
+        settled = "in_review" if status == "succeeded" else "blocked"
+        conn.execute(
+            "UPDATE tasks SET status = ?, updated_at = ? WHERE id = ? AND status IN ('todo', 'in_progress')",
+            (settled, now(), run["task_id"]),
+        )
     suffix = f" ({error_code})" if error_code else ""
     record_activity(conn, f"run_{status}", f"Run {run_id} {status}{suffix}", run["task_id"], run_id)
     return True

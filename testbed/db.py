@@ -75,7 +75,8 @@ CREATE TABLE IF NOT EXISTS runs (
     error_code TEXT,
     terminal_json TEXT,
     process_group_gone INTEGER,
-    stop_requested_at TEXT
+    stop_requested_at TEXT,
+    settle_status TEXT
 );
 CREATE TABLE IF NOT EXISTS receipts (
     id TEXT PRIMARY KEY,

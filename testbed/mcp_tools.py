@@ -104,6 +104,8 @@ def create_server(controller: Controller) -> MCPServer:
         if task_id is not None and task_id != row["task_id"]:
             return task_view(product(lambda: agent_ops.read_task(controller.db, row, task_id)))
         fresh = product(lambda: agent_ops.consume_inbox(controller, row, event_id()))
+        if fresh:
+            product(lambda: agent_ops.record_read(controller.db, row, "read_task", fresh))
         return task_view(
             agent_ops.read_task(controller.db, row, row["task_id"]), [{"id": m.id, "text": m.body} for m in fresh]
         )
@@ -135,7 +137,11 @@ def create_server(controller: Controller) -> MCPServer:
         """Set your task's status: "done" when the work is delivered and nothing is left to do."""
         row = run(ctx)
         product(lambda: agent_ops.set_status(controller.db, row, event_id(), status))
-        return f"task {row['task_id']} is {status}"
+        return (
+            f"task {row['task_id']} will be {status} when your run ends"
+            if status == "done"
+            else f"task {row['task_id']} is {status}"
+        )
 
     @server.tool(structured_output=False)
     async def wait_for_task(ctx: Context, task_id: int | None = None, max_seconds: float = 240.0) -> str:

@@ -82,7 +82,7 @@ def agent(db: Database, agent_id: int) -> Agent:
 
 
 def _receipts(db: Database, run_id: int) -> list[Receipt]:
-    rows = db.all("SELECT * FROM receipts WHERE run_id = ? ORDER BY seq", run_id)
+    rows = db.all("SELECT * FROM receipts WHERE run_id = ? ORDER BY rowid", run_id)  # as they arrived
     return [Receipt(**{**{k: r[k] for k in Receipt.model_fields}, "ok": bool(r["ok"])}) for r in rows]
 
 

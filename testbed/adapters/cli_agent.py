@@ -26,10 +26,12 @@ import threading
 import time
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from pydantic import BaseModel
 
 from ..metering.proxy import CallReport, ProxyConfig, start_proxy
+from ..read_receipts import read_detail
 from . import AgentSession, claude_cli, codex_cli, instructions, opencode_cli
 from .agent_clis import CliName, locate
 from .cli_launch import LaunchRequest, McpServer, end_group, start
@@ -115,6 +117,16 @@ class Meter:
         self.server.stop()
 
 
+def read_inbox(session: AgentSession) -> list[dict[str, Any]]:
+    """The user's new messages, with the runner's receipt naming each one it now hands to the CLI."""
+    messages = session.client.inbox()
+    if messages:
+        session.client.receipt(
+            "read_inbox", f"{len(messages)} message(s)", detail=read_detail([m["id"] for m in messages])
+        )
+    return messages
+
+
 class CliAgent:
     def __init__(self, kind: CliKind) -> None:
         self.kind = kind
@@ -124,7 +136,7 @@ class CliAgent:
         log.info("run %s: %s %s (%s) model %s", session.run_id, cli.name, cli.version, cli.binary, session.model)
         context = session.client.context()
         session.budget_cents = context.get("budget_remaining_cents")  # what the agent's and the company's budgets leave
-        new = session.client.inbox()
+        new = read_inbox(session)
         deadline = time.monotonic() + session.time_limit_s
         home = Path(tempfile.mkdtemp(prefix=f"agent-home-run{session.run_id}-"))
         meter = Meter(session, self.kind)
@@ -135,7 +147,7 @@ class CliAgent:
                 turns.append(turn)
                 if turn.timed_out or turn.stopped_for_budget:
                     break
-                waiting = session.client.inbox()
+                waiting = read_inbox(session)
                 if not waiting:
                     break
                 log.info(

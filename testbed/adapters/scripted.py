@@ -24,6 +24,7 @@ from typing import Any
 
 from ..deliveries import zip_workspace
 from ..environment import minimal_environment
+from ..read_receipts import ids_of, read_detail
 from . import AgentSession
 from .slugify_project import Requirements, project
 
@@ -50,17 +51,6 @@ def nonce_in(text: str) -> str | None:
     return match.group(1) if match else None
 
 
-def ids_of(messages: list[dict[str, Any]]) -> str:
-    """The message ids a read returned, in its receipt, so a soak can prove each reached the agent once."""
-    return "ids " + (",".join(str(m["id"]) for m in messages) or "-")
-
-
-def ids_in(detail: str) -> list[int]:
-    """The message ids a ``read_task``/``read_inbox`` receipt's detail names (inverse of :func:`ids_of`)."""
-    listed = detail.rpartition("ids ")[2]
-    return [int(part) for part in listed.split(",") if part.isdigit()] if "ids " in detail else []
-
-
 def strip_delegation(body: str) -> str:
     """The parent's request without the sentence that asks for delegation (the child must not delegate again)."""
     return re.sub(
@@ -80,7 +70,7 @@ class ScriptedAgent:
         self.task: dict[str, Any] = context["task"]
         self.me: dict[str, Any] = context["agent"]
         new = self.api.inbox()
-        self.api.receipt("read_task", f"task {self.task['id']}", detail=f"{len(new)} new message(s), {ids_of(new)}")
+        self.api.receipt("read_task", f"task {self.task['id']}", detail=read_detail([m["id"] for m in new]))
         seen = {c["id"] for c in self.task["comments"]}
         self.user_texts = [c["body"] for c in self.task["comments"] if c["author_kind"] == "user"]
         self.user_texts += [m["body"] for m in new if m["id"] not in seen]
@@ -126,7 +116,7 @@ class ScriptedAgent:
         messages = self.api.inbox()
         if not messages:
             return False
-        self.api.receipt("read_inbox", f"{len(messages)} message(s)", detail=ids_of(messages))
+        self.api.receipt("read_inbox", f"{len(messages)} message(s)", detail=ids_of(m["id"] for m in messages))
         if self.persona == "ignores-late-feedback":
             return False
         self.user_texts += [m["body"] for m in messages]

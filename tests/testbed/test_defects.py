@@ -29,8 +29,8 @@ from oracle.tasks.slugify.contract import (
     REVISION_SEPARATOR,
     delegation_task,
 )
-from testbed.adapters.scripted import ids_in
 from testbed.defects import REGISTRY
+from testbed.read_receipts import ids_in
 
 Symptoms = set[str]
 

@@ -17,8 +17,8 @@ import pytest
 from product_helpers import new_agent
 
 from harness.products.testbed import TestbedInstance
-from testbed.adapters.scripted import ids_in
 from testbed.faults import DIE_AFTER_INBOX_COMMIT, ENV
+from testbed.read_receipts import ids_in
 
 KILLS = 20
 
