@@ -1,8 +1,8 @@
-"""Benchmark: throughput of `harness run --max-parallel N` against sequential on the free scripted cells.
+"""Benchmark: throughput of `harness run --max-parallel N` against sequential on the five scripted cells.
 
 Both runs are measured side by side in one invocation (alternating when
 repeated, so a busy shared machine weighs on both alike), each as a user types
-it: `harness run --all` in a subprocess, timed from start to exit. Prints wall
+it: `harness run --suite everyday-workflows-scripted` in a subprocess, timed from start to exit. Prints wall
 times, verdicts and the ratio sequential / parallel; never asserts a time.
 """
 
@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from harness.core.records import AttemptRecord
 
 GOAL_RATIO = 1.6
+SUITE = "everyday-workflows-scripted"  # the five scripted cells: no agent CLI, no replay
 
 
 class Measurement(BaseModel):
@@ -34,8 +35,19 @@ class Measurement(BaseModel):
 
 
 def measure(results: Path, campaign: str, max_parallel: int) -> Measurement:
-    """Run every free cell once with the given parallelism, in its own campaign."""
-    command = [sys.executable, "-m", "harness.cli", "run", "--all", "--results", str(results), "--campaign", campaign]
+    """Run every scripted cell once with the given parallelism, in its own campaign."""
+    command = [
+        sys.executable,
+        "-m",
+        "harness.cli",
+        "run",
+        "--suite",
+        SUITE,
+        "--results",
+        str(results),
+        "--campaign",
+        campaign,
+    ]
     command += ["--max-parallel", str(max_parallel)]
     started = time.perf_counter()
     done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
@@ -50,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-parallel", type=int, default=2, help="workers of the parallel run (default 2)")
     parser.add_argument("--repetitions", type=int, default=1, help="pairs of runs (default 1)")
     args = parser.parse_args(argv)
-    listing = [sys.executable, "-m", "harness.cli", "list", "--all"]
+    listing = [sys.executable, "-m", "harness.cli", "list", "--suite", SUITE]
     cells = subprocess.run(listing, capture_output=True, text=True, check=True).stdout.split()
     print(f"parallel benchmark: {len(cells)} scripted cell(s), sequential vs --max-parallel {args.max_parallel}")
     runs: dict[int, list[Measurement]] = {1: [], args.max_parallel: []}

@@ -156,6 +156,12 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         expected_check="invariant.unread-count",
         why="the child counts one unread message after the late feedback was read; the lead waits forever",
     ),
+    DefectCase(
+        defect="task-read-server-error",
+        case="build-revise",
+        expected_check="product.api-answered",
+        why="a product whose own API answers 500 during a story fails, never infrastructure_failed",
+    ),
 )
 
 

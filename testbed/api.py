@@ -167,7 +167,11 @@ def create_task(payload: TaskCreate, request: Request) -> Task:
 
 @router.get("/tasks/{task_id}")
 def get_task(task_id: PathId, request: Request) -> Task:
-    return records.task(controller_of(request).db, task_id)
+    db = controller_of(request).db
+    broken = defects.task_read_error(db, task_id)
+    if broken:
+        raise HTTPException(status_code=500, detail=broken)
+    return records.task(db, task_id)
 
 
 @router.post("/tasks/{task_id}/comments", status_code=201)

@@ -28,6 +28,7 @@ from harness.evidence.provenance import harness_digest, source_dirty, source_rev
 from harness.evidence.recorder import EvidenceRecorder
 from harness.evidence.secret_scan import describe, secrets_from_environment
 from harness.products import product_driver
+from harness.products.http import ProductApiError
 from harness.running.cost_limit import cost_limit_reason
 from harness.running.interrupt import interrupted
 
@@ -86,8 +87,10 @@ def _play(cell: Cell, context: AttemptContext, open_journey: OpenJourney) -> tup
     story = importlib.import_module(cell.case.story).story
     conclusion = Conclusion()
     ending: BaseException | None = None
+    product_running = False  # until the journey is open, a product error means it failed to start
     try:
         with open_journey(context) as journey:
+            product_running = True
             try:
                 story(journey)
             except BaseException as error:  # noqa: BLE001  decided below, once concluding is done
@@ -101,18 +104,28 @@ def _play(cell: Cell, context: AttemptContext, open_journey: OpenJourney) -> tup
         ending = ending or error
     if ending is None:
         return Verdict.PASSED, "", conclusion
-    verdict, reason = classify(ending, context)
+    verdict, reason = classify(ending, context, product_running)
     return verdict, reason, conclusion
 
 
-def classify(ending: BaseException, context: AttemptContext) -> tuple[Verdict, str]:
-    """The one place that turns how a story ended into a verdict class (before its checks are counted)."""
+PRODUCT_API_CHECK = "product.api-answered"
+
+
+def classify(ending: BaseException, context: AttemptContext, product_running: bool = True) -> tuple[Verdict, str]:
+    """The one place that turns how a story ended into a verdict class (before its checks are counted).
+
+    A running product that answers its own API with an error fails ``product.api-answered``;
+    one that never got running (its start-up failed) is infrastructure.
+    """
     if interrupted() or isinstance(ending, KeyboardInterrupt):
         raise KeyboardInterrupt from ending
     if isinstance(ending, StoryOutcome):
         return ending.verdict, ending.reason
     if not isinstance(ending, Exception):
         raise ending
+    if isinstance(ending, ProductApiError) and product_running:
+        context.recorder.check(PRODUCT_API_CHECK, False, str(ending))
+        return Verdict.FAILED, f"{PRODUCT_API_CHECK}: {ending}"
     _log_error(context, ending, "")  # the harness or the machine broke, not the product
     return Verdict.INFRASTRUCTURE_FAILED, f"{type(ending).__name__}: {ending}"
 

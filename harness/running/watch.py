@@ -22,12 +22,14 @@ from harness.checks.facts import lifecycle_facts
 from harness.checks.invariants import DELIVERY_BYTES, NAMES, RUNNER_IDENTITY, Violation, violations
 from harness.evidence.recorder import EvidenceRecorder
 from harness.products.base import ProductApi
+from harness.products.http import ProductApiError
 from harness.products.records import RecordId
 
 SAMPLE_INTERVAL_S = 0.5
 CONFIRM_S = 1.0
 # What a sample may meet while the product restarts under a fault: skip that sample, keep watching.
-UNREADABLE = (httpx.HTTPError, RuntimeError, ValueError)
+# Anything else (a record that breaks its contract, a harness bug) ends the story like any other error.
+UNREADABLE = (httpx.TransportError, ProductApiError)
 
 
 class InvariantWatch:

@@ -24,7 +24,9 @@ from pydantic import BaseModel, ConfigDict
 
 ENV = "TESTBED_DEFECTS"
 
-Area = Literal["downloads", "messages", "runs", "stop", "restart", "delegation", "ui", "task-status", "bookkeeping"]
+Area = Literal[
+    "downloads", "messages", "runs", "stop", "restart", "delegation", "ui", "task-status", "bookkeeping", "api"
+]
 
 log = logging.getLogger("testbed.defects")
 
@@ -142,6 +144,12 @@ DEFECTS: tuple[Defect, ...] = (
         area="bookkeeping",
         hook="records.task -> hooks.unread_count",
         summary="once a message was consumed, the unread counter counts one more than there are",
+    ),
+    Defect(
+        name="task-read-server-error",
+        area="api",
+        hook="api.get_task -> hooks.task_read_error",
+        summary="once a run on a task has succeeded, reading that task answers 500 (the product's API breaks on its own records)",
     ),
 )
 

@@ -165,3 +165,14 @@ def as_shown(task: Task) -> Task:
             at = users[-1]
             task = task.model_copy(update={"comments": [*task.comments[: at + 1], *task.comments[at:]]})
     return task
+
+
+# ---- the public API ------------------------------------------------------------------------
+
+
+def task_read_error(db: Database, task_id: int) -> str | None:
+    """Why reading a task fails with a server error; None reads it."""
+    succeeded = db.one("SELECT 1 FROM runs WHERE task_id = ? AND status = 'succeeded' LIMIT 1", task_id)
+    if active("task-read-server-error") and succeeded:
+        return "internal error: the task's run history could not be serialized"
+    return None

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import httpx
 import pytest
 
 from harness.core.verdicts import Verdict
-from harness.running.attempt import count_checks
+from harness.evidence.recorder import EvidenceRecorder
+from harness.products.http import ProductApiError
+from harness.running.attempt import AttemptContext, classify, count_checks
 
 
 def test_a_failed_check_turns_a_pass_into_a_failure_and_is_named() -> None:
@@ -36,3 +41,27 @@ def test_without_failed_checks_the_ending_stands() -> None:
         Verdict.INFRASTRUCTURE_FAILED,
         "docker gone",
     )
+
+
+def _context(tmp_path: Path) -> AttemptContext:
+    return AttemptContext.model_construct(recorder=EvidenceRecorder(tmp_path / "attempt"))
+
+
+def _product_error() -> ProductApiError:
+    request = httpx.Request("GET", "http://127.0.0.1:1/api/tasks/1")
+    return ProductApiError(httpx.Response(500, text="boom", request=request))
+
+
+def test_a_running_product_answering_its_api_with_an_error_fails_under_a_named_check(tmp_path: Path) -> None:
+    context = _context(tmp_path)
+    verdict, reason = classify(_product_error(), context, product_running=True)
+    assert verdict is Verdict.FAILED
+    assert reason == "product.api-answered: GET /api/tasks/1 -> 500: boom"
+    assert [(c.id, c.passed) for c in context.recorder.checks] == [("product.api-answered", False)]
+
+
+def test_a_product_that_errs_while_starting_is_infrastructure(tmp_path: Path) -> None:
+    context = _context(tmp_path)
+    verdict, _ = classify(_product_error(), context, product_running=False)
+    assert verdict is Verdict.INFRASTRUCTURE_FAILED
+    assert context.recorder.checks == []

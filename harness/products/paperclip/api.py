@@ -29,9 +29,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import httpx
-
-from harness.products.http import product_client
+from harness.products.http import answered, product_client
 from harness.products.records import (
     Activity,
     Agent,
@@ -85,14 +83,6 @@ PAPERCLIP_ROLES = {
 SCRIPTED_MODULE = "testbed.adapters.paperclip_runner"
 
 
-class ApiError(RuntimeError):
-    def __init__(self, response: httpx.Response) -> None:
-        self.status_code = response.status_code
-        super().__init__(
-            f"{response.request.method} {response.request.url.path} -> {response.status_code}: {response.text[:500]}"
-        )
-
-
 def _epoch(value: str | None) -> float | None:
     return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() if value else None
 
@@ -119,10 +109,7 @@ class PaperclipApi:
         self.http.close()
 
     def _json(self, method: str, path: str, **kwargs: Any) -> Any:
-        response = self.http.request(method, path, **kwargs)
-        if response.status_code >= 400:
-            raise ApiError(response)
-        return response.json()
+        return answered(self.http.request(method, path, **kwargs)).json()
 
     # ---- reads ------------------------------------------------------------------
 
@@ -315,10 +302,7 @@ class PaperclipApi:
         )
 
     def delivery_bytes(self, delivery_id: RecordId) -> bytes:
-        response = self.http.get(f"/api/attachments/{delivery_id}/content")
-        if response.status_code >= 400:
-            raise ApiError(response)
-        return response.content
+        return answered(self.http.get(f"/api/attachments/{delivery_id}/content")).content
 
     def activity(self) -> list[Activity]:
         """Paperclip's activity log, plus one ``run_adopted`` entry per run a restarted server adopted.

@@ -20,6 +20,8 @@ import httpx
 from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from harness.products.http import answered
+
 DEFAULT_TIMEOUT_S = 60.0
 T = TypeVar("T")
 STATUS_LABELS = {
@@ -47,7 +49,7 @@ class MessageView:
 
 def _issue(base_url: str, issue_id: str) -> dict[str, str]:
     """Where the issue lives in the UI (prefix and identifier), as a person would follow a link."""
-    raw = httpx.get(f"{base_url}/api/issues/{issue_id}", timeout=15).raise_for_status().json()
+    raw = answered(httpx.get(f"{base_url}/api/issues/{issue_id}", timeout=15)).json()
     return {"identifier": raw["identifier"], "prefix": raw["identifier"].split("-")[0]}
 
 
@@ -127,7 +129,7 @@ class IssuePage:
         link.click()
         self.page.wait_for_url(re.compile(rf"/{prefix}/issues/{prefix}-\d+$"))
         identifier = self.page.url.rsplit("/", 1)[1]
-        raw = httpx.get(f"{self.base_url}/api/issues/{identifier}", timeout=15).raise_for_status().json()
+        raw = answered(httpx.get(f"{self.base_url}/api/issues/{identifier}", timeout=15)).json()
         child = IssuePage(self.page, self.base_url, raw["id"])
         child._loaded()
         return child
@@ -206,7 +208,7 @@ class IssuePage:
 
     def _run_url(self, run_id: str) -> str:
         """The run's own page, where Paperclip offers Cancel (the issue page has no Stop for a running run)."""
-        run = httpx.get(f"{self.base_url}/api/heartbeat-runs/{run_id}", timeout=15).raise_for_status().json()
+        run = answered(httpx.get(f"{self.base_url}/api/heartbeat-runs/{run_id}", timeout=15)).json()
         prefix = self.url.rsplit("/", 1)[1].split("-")[0]
         return f"{self.base_url}/{prefix}/agents/{run['agentId']}/runs/{run_id}"
 

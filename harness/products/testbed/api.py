@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import httpx
 
 from harness.core.waiting import WaitTimeout, wait_for
-from harness.products.http import product_client
+from harness.products.http import ProductApiError, answered, product_client
 from harness.products.records import (
     Activity,
     Agent,
@@ -32,13 +32,7 @@ __all__ = ["ApiClient", "ApiError", "WaitTimeout"]
 T = TypeVar("T")
 
 
-class ApiError(RuntimeError):
-    def __init__(self, response: httpx.Response) -> None:
-        self.status_code = response.status_code
-        self.detail = response.text
-        super().__init__(
-            f"{response.request.method} {response.request.url.path} -> {response.status_code}: {response.text}"
-        )
+ApiError = ProductApiError  # the name tests and callers know
 
 
 class ApiClient:
@@ -54,10 +48,7 @@ class ApiClient:
         return self.http.request(method, path, **kwargs)
 
     def _json(self, method: str, path: str, **kwargs: Any) -> Any:
-        response = self.http.request(method, path, **kwargs)
-        if response.status_code >= 400:
-            raise ApiError(response)
-        return response.json()
+        return answered(self.http.request(method, path, **kwargs)).json()
 
     # ---- reads ------------------------------------------------------------------
 
@@ -94,10 +85,7 @@ class ApiClient:
         return Delivery.model_validate(self._json("GET", f"/api/deliveries/{delivery_id}"))
 
     def delivery_bytes(self, delivery_id: RecordId) -> bytes:
-        response = self.http.get(f"/api/deliveries/{delivery_id}/download")
-        if response.status_code >= 400:
-            raise ApiError(response)
-        return response.content
+        return answered(self.http.get(f"/api/deliveries/{delivery_id}/download")).content
 
     def workspace_hashes(self, task_id: RecordId) -> dict[str, str]:
         """Path -> sha256 of every file in the task's workspace, as the product reports it."""
