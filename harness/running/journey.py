@@ -101,8 +101,8 @@ class Journey:
         Only where agents call a model: the scripted agent spends nothing, and
         a product without model-calling agents need not offer budgets.
         """
-        cents = self.settings.hard_stop_cents
-        if cents is None or self.cell.profile.model_server == "none":
+        cents = self.cell.hard_stop_cents(self.settings.hard_stop_cents)
+        if cents is None:
             return
         self.api.set_company_budget(cents)
         self.api.set_agent_budget(self.lead.id, cents)
