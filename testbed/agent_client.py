@@ -174,8 +174,22 @@ class AgentClient:
     def deliver(self, data: bytes) -> None:
         self._outbox.put(Outgoing(path="/deliveries", file=data, event_id=self.new_event_id()))
 
-    def finish(self, outcome: str, summary: str = "", error_code: str | None = None, cost_cents: int = 0) -> None:
+    def finish(
+        self,
+        outcome: str,
+        summary: str = "",
+        error_code: str | None = None,
+        cost_cents: int = 0,
+        agent_reported_cost_usd: float | None = None,
+    ) -> None:
         self.send(
-            "/finish", {"outcome": outcome, "summary": summary, "error_code": error_code, "cost_cents": cost_cents}
+            "/finish",
+            {
+                "outcome": outcome,
+                "summary": summary,
+                "error_code": error_code,
+                "cost_cents": cost_cents,
+                "agent_reported_cost_usd": agent_reported_cost_usd,
+            },
         )
         self.flush()

@@ -449,11 +449,18 @@ class Journey:
                 "model_calls": sum(run.spend.calls for run in runs),
                 "simulated_cost_cents": round(sum(run.spend.simulated_cents for run in runs), 4),
                 "refused_model_calls": sum(run.spend.refused_calls for run in runs),
+                "agent_reported_cost_usd": _reported_cost_usd(runs),
                 "replay_model_calls": self.model_server.model_calls() if self.model_server else None,
             },
             oracle_image=self.oracle_image,
             agent_clis=self.agent_clis,
         )
+
+
+def _reported_cost_usd(runs: list[Run]) -> float | None:
+    """The sum of what the agent CLIs reported themselves (None when none did): a comparison, never spend."""
+    reported = [run.agent_reported_cost_usd for run in runs if run.agent_reported_cost_usd is not None]
+    return round(sum(reported), 6) if reported else None
 
 
 def _busy_s(runs: list[Run]) -> float:

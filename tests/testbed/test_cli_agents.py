@@ -87,6 +87,12 @@ def test_the_cli_builds_and_delivers_through_the_product_tools(cli, product):
     assert company.spend_cents == 0 and company.spend.simulated_cents == pytest.approx(run.spend.simulated_cents)
     # The CLI got a throwaway key for its proxy; the replay ("provider") saw no key at all.
     assert {c.key for c in product.replay_calls()} == {None}
+    # Claude Code prices its own calls (total_cost_usd): kept beside the metered figure, never replacing it.
+    if cli == "claude":
+        assert run.agent_reported_cost_usd is not None and run.agent_reported_cost_usd > 0
+        assert run.terminal["agent_reported_cost_usd"] == run.agent_reported_cost_usd
+    else:
+        assert run.agent_reported_cost_usd is None
     assert nothing_left(run.identity.pid)
 
 
