@@ -63,6 +63,11 @@ class ProductInstance(Protocol):
     @property
     def api(self) -> ProductApi: ...
 
+    @property
+    def agent_workspaces(self) -> Path:
+        """The folder holding every agent workspace on disk (the secret scan reads it after the run)."""
+        ...
+
     def start(self) -> ProductInstance:
         """Start (or start again, on the same data and port) and return once it answers."""
         ...

@@ -27,6 +27,7 @@ from harness.checks.ui import thread_matches_records
 from harness.core.records import CheckRecord, DownloadRecord
 from harness.core.verdicts import ExpectationUnmet, InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
+from harness.evidence.secret_scan import secrets_from_environment
 from harness.products import product_driver
 from harness.products.base import ProductDriver, ProductInstance, TaskView
 from harness.products.records import Agent, Comment, RecordId, Run, Task
@@ -539,6 +540,11 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
                     instance.stop_controller()
                     for log in instance.log_paths():
                         recorder.keep_file(log, f"logs/{log.name}")
-                    instance.close()
+                    try:
+                        recorder.scan_workspaces(
+                            instance.agent_workspaces, secrets_from_environment(), driver.secret_patterns
+                        )
+                    finally:
+                        instance.close()
 
     return open_journey
