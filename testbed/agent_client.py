@@ -145,6 +145,7 @@ class AgentClient:
         answer must mean "no new messages", never "the controller was down",
         because the controller may already have recorded them as consumed.
         """
+        self.flush()  # the previous read's receipt lands first: the controller re-hands reads it never saw acknowledged
         if self._pending_inbox_id is None:
             self._pending_inbox_id = self.new_event_id()
         response = self._request("POST", "/inbox", json={"event_id": self._pending_inbox_id})
