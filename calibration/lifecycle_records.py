@@ -104,6 +104,11 @@ def _two_interruptions(f: LifecycleFacts) -> None:
     f.interrupted_run_ids = ["97", "98"]
 
 
+def _failed_with(error: str) -> Callable[[LifecycleFacts], None]:
+    """The teammate's first run ended failed by the product for ``error`` (a hard limit), then a retry succeeded."""
+    return lambda f: f.runs.insert(1, executed("98", "11", MATE, ended=6, status="failed", error=error))
+
+
 def _set(path: str, value: object) -> Callable[[LifecycleFacts], None]:
     """A one-field change, e.g. ``tasks.1.status``."""
 
@@ -148,6 +153,14 @@ LIFECYCLE_CASES: tuple[LifecycleCase, ...] = (
     ),
     LifecycleCase(
         name="contention-exemption-with-pid", expected_check="lifecycle.runs-succeeded", breaks=_contention_with_pid
+    ),
+    LifecycleCase(
+        name="stopped-at-budget", expected_check="lifecycle.within-budget", breaks=_failed_with("budget_exceeded")
+    ),
+    LifecycleCase(
+        name="ended-at-time-limit",
+        expected_check="lifecycle.within-time-limit",
+        breaks=_failed_with("deadline_exceeded"),
     ),
     LifecycleCase(name="more-than-12-runs", expected_check="lifecycle.bounded-runs", breaks=_too_many_runs),
     LifecycleCase(

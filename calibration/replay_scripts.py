@@ -5,8 +5,11 @@ prove the harness would notice a misbehaving one, on the intended evidence:
 a late requirement ignored fails the oracle on the teammate's final ZIP, and
 an environment dumped into the delivery fails the attempt in the secret scan
 (the metering proxy's key and the run's token are in that environment; the
-provider key never is). The budget stop and the deadline are proven on the
-product by tests/testbed/test_cli_agents.py.
+provider key never is), an agent that keeps spending fails
+``lifecycle.within-budget`` with nothing past the hard stop reaching the
+replay server, and one that never finishes fails ``lifecycle.within-time-limit``
+with nothing left running. The last two get a small hard stop and a short
+wall-clock limit (run settings), so a row takes seconds, not the defaults' hours.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ class ReplayCase(BaseModel):
     profile: str
     script: str
     expected: str  # a check id, or SECRET_SCAN
+    hard_stop_cents: int | None = None
+    agent_time_limit_s: float | None = None
 
     @property
     def execution_id(self) -> str:
@@ -42,6 +47,21 @@ REPLAY_CASES: tuple[ReplayCase, ...] = (
     ),
     ReplayCase(case="build-revise", profile="replay-codex", script="story-environment-dump", expected=SECRET_SCAN),
     ReplayCase(case="build-revise", profile="replay-claude", script="story-environment-dump", expected=SECRET_SCAN),
+    # Each call of over-budget carries 120,000 input tokens (15 simulated cents at gpt-5-codex's list price).
+    ReplayCase(
+        case="build-revise",
+        profile="replay-codex",
+        script="over-budget",
+        expected="lifecycle.within-budget",
+        hard_stop_cents=50,
+    ),
+    ReplayCase(
+        case="build-revise",
+        profile="replay-claude",
+        script="never-finishes",
+        expected="lifecycle.within-time-limit",
+        agent_time_limit_s=20,
+    ),
 )
 
 
@@ -61,6 +81,8 @@ def run_replay_case(case: ReplayCase, results: Path) -> AttemptRecord | None:
             campaign,
             "--replay-script",
             case.script,
+            *(["--hard-stop-cents", str(case.hard_stop_cents)] if case.hard_stop_cents is not None else []),
+            *(["--agent-time-limit", str(case.agent_time_limit_s)] if case.agent_time_limit_s else []),
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -91,6 +113,7 @@ def row_for(case: ReplayCase, record: AttemptRecord | None) -> Row:
     else:
         caught = case.expected in failed
         deciding = case.expected if caught else (failed[0] if failed else "-")
+    premise = limit_premise(case, record, failed)
     return Row(
         suite="replay",
         delivery=label,
@@ -98,9 +121,29 @@ def row_for(case: ReplayCase, record: AttemptRecord | None) -> Row:
         expected=expected,
         got=record.verdict.value,
         deciding=deciding,
-        detail=record.reason[:300],
-        ok=record.verdict is Verdict.FAILED and caught,
+        detail=(premise or record.reason)[:300],
+        ok=record.verdict is Verdict.FAILED and caught and premise is None,
     )
+
+
+def limit_premise(case: ReplayCase, record: AttemptRecord, failed: list[str]) -> str | None:
+    """What a hard limit must also prove beyond its check failing; None when it holds.
+
+    A budget stop that lets calls through, or a time limit that leaves the
+    agent running, would fail the check yet still be broken.
+    """
+    accounting = record.accounting
+    if case.expected == "lifecycle.within-budget":
+        if accounting.refused_model_calls < 1:
+            return "the metering proxy refused no call: the budget stop never fired"
+        if accounting.replay_model_calls != accounting.model_calls:
+            return (
+                f"the replay server answered {accounting.replay_model_calls} model calls but the product metered"
+                f" {accounting.model_calls} forwarded: a call got past the hard stop"
+            )
+    if case.expected == "lifecycle.within-time-limit" and "lifecycle.settled" in failed:
+        return "a run was still active after the time limit"
+    return None
 
 
 def run_replay_suite() -> list[Row]:

@@ -187,17 +187,19 @@ SCRIPTS: dict[str, Callable[[], Script]] = {
 # Scripts that read the conversation: ``story`` decides from the latest user message what
 # to do; ``story-paced`` does the same with a pause after each file (a story's fault window).
 # ``story-ignores-late-message`` and ``story-environment-dump`` misbehave on purpose (calibration).
-CONVERSATIONAL = ("story", "story-paced", "story-ignores-late-message", "story-environment-dump")
+# ``story-reads-task`` reads new messages through the product's read_task tool mid-turn (tests of that path).
+CONVERSATIONAL = ("story", "story-paced", "story-ignores-late-message", "story-environment-dump", "story-reads-task")
 STORY_PACE_S = 2.0
 
 
 def script(name: str, user_text: str = "") -> Script:
     """The named script; a conversational one is chosen from the latest user message."""
     if name in CONVERSATIONAL:
-        from .stories import MISBEHAVING, for_message
+        from .stories import MISBEHAVING, PROBES, for_message
 
-        if name in MISBEHAVING:
-            return MISBEHAVING[name](user_text, STORY_PACE_S)
+        variants = {**MISBEHAVING, **PROBES}
+        if name in variants:
+            return variants[name](user_text, STORY_PACE_S)
         return for_message(user_text, STORY_PACE_S if name == "story-paced" else 0)
     try:
         return SCRIPTS[name]()

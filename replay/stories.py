@@ -164,3 +164,33 @@ def environment_dump(user_text: str, pace_s: float) -> Script:
 
 # Misbehaving variants of the story script, for calibration (``--replay-script``).
 MISBEHAVING = {"story-ignores-late-message": ignores_late_message, "story-environment-dump": environment_dump}
+
+
+READS_TASK_WINDOW_S = 6
+
+
+def reads_task_midway(user_text: str, pace_s: float) -> Script:
+    """For tests of the MCP read: starts, leaves a window for a message, reads it through ``read_task``, ends its turn.
+
+    Messages a resumed session brings are handled as the story script would
+    (a nonce gets its short reply), so a message that reached the agent,
+    through the tool or through the runner, shows as its answer.
+    """
+    honest = for_message(user_text, pace_s)
+    if honest.name != "story-build":
+        return honest
+    return Script(
+        name="story-reads-task",
+        per_message=True,
+        description="Writes notes.md, waits, reads its task and new messages through read_task, ends its turn.",
+        steps=[
+            write("notes.md", "Starting on the task.\n"),
+            shell(f"sleep {READS_TASK_WINDOW_S}"),
+            use("read_task"),
+            finish("I read my task and its new messages."),
+        ],
+    )
+
+
+# Well-behaved variants that put one product path under test (``--replay-script`` or a test's model upstream).
+PROBES = {"story-reads-task": reads_task_midway}

@@ -198,7 +198,9 @@ def finish(payload: FinishRequest, run: RunRow, request: Request) -> Ack:
     """The runner's last word: the terminal record of its run."""
 
     def end() -> dict[str, Any]:
-        terminal = {"summary": payload.summary, "reported_by": "runner"}
+        terminal: dict[str, Any] = {"summary": payload.summary, "reported_by": "runner"}
+        if payload.agent_reported_cost_usd is not None:
+            terminal["agent_reported_cost_usd"] = payload.agent_reported_cost_usd
         end_run_in(conn, run["id"], payload.outcome, payload.error_code, terminal, payload.cost_cents)
         return {"id": run["id"]}
 

@@ -145,6 +145,7 @@ class AgentClient:
         answer must mean "no new messages", never "the controller was down",
         because the controller may already have recorded them as consumed.
         """
+        self.flush()  # the previous read's receipt lands first: the controller re-hands reads it never saw acknowledged
         if self._pending_inbox_id is None:
             self._pending_inbox_id = self.new_event_id()
         response = self._request("POST", "/inbox", json={"event_id": self._pending_inbox_id})
@@ -174,8 +175,22 @@ class AgentClient:
     def deliver(self, data: bytes) -> None:
         self._outbox.put(Outgoing(path="/deliveries", file=data, event_id=self.new_event_id()))
 
-    def finish(self, outcome: str, summary: str = "", error_code: str | None = None, cost_cents: int = 0) -> None:
+    def finish(
+        self,
+        outcome: str,
+        summary: str = "",
+        error_code: str | None = None,
+        cost_cents: int = 0,
+        agent_reported_cost_usd: float | None = None,
+    ) -> None:
         self.send(
-            "/finish", {"outcome": outcome, "summary": summary, "error_code": error_code, "cost_cents": cost_cents}
+            "/finish",
+            {
+                "outcome": outcome,
+                "summary": summary,
+                "error_code": error_code,
+                "cost_cents": cost_cents,
+                "agent_reported_cost_usd": agent_reported_cost_usd,
+            },
         )
         self.flush()

@@ -26,7 +26,7 @@ from .defects import hooks as defects
 from .deliveries import DeliveryError, store
 from .metering.usage import Usage
 from .models import Ack, AgentRunContext, Comment, Delivery, ModelCallReport, ReceiptCreate, Spend, Task, TaskCreate
-from .read_receipts import read_detail
+from .read_receipts import ids_in, read_detail
 
 
 def ended(run: sqlite3.Row) -> HTTPException:
@@ -145,16 +145,43 @@ def read_task(db: Database, run: sqlite3.Row, task_id: int) -> Task:
     return records.task(db, task_id)
 
 
+def unacknowledged(conn: sqlite3.Connection, run_id: int, event_id: str) -> list[int]:
+    """Messages this run consumed in an earlier read that no read receipt of it names: consumed, never seen.
+
+    A read commits "consumed by this run" before its answer leaves; if the
+    controller dies in between (or the answer is lost on the way), the
+    messages are consumed but the agent never saw them. Every reader writes a
+    receipt naming what it handed over (the MCP tool server right after the
+    commit, the runners right after the answer, flushed before their next
+    read), so a consumed message without one was never handed: the run's
+    next read hands it again, whoever makes it.
+    """
+    consumed = conn.execute(
+        "SELECT id FROM comments WHERE consumed_by_run_id = ? AND author_kind = 'user' "
+        "AND (consume_event_id IS NULL OR consume_event_id != ?) ORDER BY id",
+        (run_id, event_id),
+    ).fetchall()
+    receipts = conn.execute(
+        "SELECT detail FROM receipts WHERE run_id = ? AND tool IN ('read_task', 'read_inbox')", (run_id,)
+    ).fetchall()
+    handed = {i for receipt in receipts for i in ids_in(receipt["detail"])}
+    return [row["id"] for row in consumed if row["id"] not in handed]
+
+
 def consume_inbox(controller: Controller, run: sqlite3.Row, event_id: str) -> list[Comment]:
     """Hand the run every unconsumed user message on its task and record that this run consumed them.
 
     A retry with the same ``event_id`` (the answer was lost) gets the same
-    messages again from the stored event, so none is consumed unseen.
+    messages again from the stored event, so none is consumed unseen; a new
+    read also hands again what the run consumed earlier but never
+    acknowledged (:func:`unacknowledged`), so an MCP call cut by a controller
+    restart loses nothing either.
     """
     db = controller.db
     first_read: list[int] = []
 
     def consume() -> dict[str, Any]:
+        again = unacknowledged(conn, run["id"], event_id)
         conn.execute(
             "UPDATE comments SET consumed_by_run_id = ?, consumed_at = ?, consume_event_id = ? "
             "WHERE task_id = ? AND author_kind = 'user' AND consumed_by_run_id IS NULL",
@@ -165,8 +192,12 @@ def consume_inbox(controller: Controller, run: sqlite3.Row, event_id: str) -> li
             record_activity(
                 conn, "messages_consumed", f"Run {run['id']} read messages {ids}", run["task_id"], run["id"]
             )
+        if again:
+            record_activity(
+                conn, "messages_handed_again", f"Run {run['id']} never saw messages {again}", run["task_id"], run["id"]
+            )
         first_read.extend(ids)
-        return {"ids": ids}
+        return {"ids": sorted({*again, *ids})}
 
     with db.transaction() as conn:
         ids = once(conn, run["id"], event_id, "inbox", consume)["ids"]

@@ -99,6 +99,12 @@ class FinishRequest(AgentEvent):
     summary: str = Field(default="", max_length=4_000)
     cost_cents: Count = 0
     error_code: str | None = Field(default=None, max_length=80)
+    agent_reported_cost_usd: float | None = Field(
+        default=None,
+        ge=0,
+        description="what the agent CLI itself says the run cost (Claude Code's total_cost_usd), kept beside the"
+        " metering proxy's figure for comparison; never counted as spend",
+    )
 
 
 # ---- responses ------------------------------------------------------------
@@ -203,6 +209,7 @@ class Run(BaseModel):
     terminal: dict[str, Any] | None
     process_group_gone: bool | None
     spend: Spend = Spend()
+    agent_reported_cost_usd: float | None = None  # the CLI's own figure (Claude Code), beside the metered spend
     receipts: list[Receipt] = []
 
 

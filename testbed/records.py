@@ -88,6 +88,7 @@ def _receipts(db: Database, run_id: int) -> list[Receipt]:
 
 def _run(db: Database, row: sqlite3.Row, with_receipts: bool) -> Run:
     gone = row["process_group_gone"]
+    terminal = json.loads(row["terminal_json"]) if row["terminal_json"] else None
     return Run(
         id=row["id"],
         task_id=row["task_id"],
@@ -105,9 +106,10 @@ def _run(db: Database, row: sqlite3.Row, with_receipts: bool) -> Run:
         ended_at=row["ended_at"],
         cost_cents=row["cost_cents"],
         error_code=row["error_code"],
-        terminal=json.loads(row["terminal_json"]) if row["terminal_json"] else None,
+        terminal=terminal,
         process_group_gone=None if gone is None else bool(gone),
         spend=spend(db, "run_id", row["id"]),
+        agent_reported_cost_usd=(terminal or {}).get("agent_reported_cost_usd"),
         receipts=_receipts(db, row["id"]) if with_receipts else [],
     )
 

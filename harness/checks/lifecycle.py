@@ -28,6 +28,10 @@ from harness.core.records import CheckRecord
 EXECUTED_STATUSES = {"running", "succeeded", "failed", "cancelled"}
 ACTIVE_STATUSES = {"queued", "running"}
 USER_STOP_ERRORS = {None, "stopped_by_user"}
+# A run the product ended for a hard limit is named by that limit's own check, not by runs-succeeded.
+BUDGET_ERROR = "budget_exceeded"
+TIME_LIMIT_ERROR = "deadline_exceeded"
+LIMIT_ERRORS = {BUDGET_ERROR, TIME_LIMIT_ERROR}
 
 
 class TaskFacts(BaseModel):
@@ -150,6 +154,8 @@ def runs_succeeded(facts: LifecycleFacts) -> CheckRecord:
             continue
         if run.status in ACTIVE_STATUSES:
             continue  # not ended yet: lifecycle.settled names it
+        if run.status == "failed" and run.error in LIMIT_ERRORS:
+            continue  # ended by a hard limit: lifecycle.within-budget or lifecycle.within-time-limit names it
         why = f"run {run.id} ended {run.status}" + (f" ({run.error})" if run.error else "")
         if run.id in facts.interrupted_run_ids:
             why += ", though the story's interruption may only end as the user's Stop"
@@ -157,6 +163,24 @@ def runs_succeeded(facts: LifecycleFacts) -> CheckRecord:
             why += ", claiming no provider work yet carrying a process, session or runner identity"
         problems.append(why)
     return _check("lifecycle.runs-succeeded", problems, "every run succeeded or was the interruption the story caused")
+
+
+def _ended_at_limit(facts: LifecycleFacts, error: str, limit: str) -> list[str]:
+    return [
+        f"run {r.id} was ended at {limit} ({error})" for r in facts.runs if r.status == "failed" and r.error == error
+    ]
+
+
+def within_budget(facts: LifecycleFacts) -> CheckRecord:
+    """An agent that spends past its budget is stopped by the product; the attempt still fails, under this name."""
+    problems = _ended_at_limit(facts, BUDGET_ERROR, "the budget hard stop")
+    return _check("lifecycle.within-budget", problems, "no run reached a budget hard stop")
+
+
+def within_time_limit(facts: LifecycleFacts) -> CheckRecord:
+    """An agent that never finishes is ended at its wall-clock limit; that is a failure of the work, named here."""
+    problems = _ended_at_limit(facts, TIME_LIMIT_ERROR, "its wall-clock limit")
+    return _check("lifecycle.within-time-limit", problems, "no run reached its wall-clock limit")
 
 
 def bounded_runs(facts: LifecycleFacts) -> CheckRecord:
@@ -266,6 +290,8 @@ LIFECYCLE_CHECKS: tuple[Callable[[LifecycleFacts], CheckRecord], ...] = (
     settled,
     runner_identity,
     runs_succeeded,
+    within_budget,
+    within_time_limit,
     bounded_runs,
     parent_owned_by_lead,
     messages_stored_once,

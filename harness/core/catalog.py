@@ -34,6 +34,9 @@ EXECUTION_ID = re.compile(rf"{NAME_PATTERN}(\.{NAME_PATTERN}){{3}}")
 LIVE_DEADLINE_S = 12 * 60
 REPLAY_DEADLINE_S = 5 * 60
 MAX_RUN_RECORDS = 12
+# The seed suite's figures for delegation and hiring cells: one attempt, and a hard stop of this many cents
+# for the company and for the lead agent (applied through the product's budgets wherever agents call a model).
+DELEGATION_HARD_STOP_CENTS = 1_000
 
 
 class _Frozen(BaseModel):
@@ -97,7 +100,20 @@ class Case(_Frozen):
     scripted_pace_s: float | None = Field(
         default=None, gt=0, description="scripted agent seconds per step; a fault needs a window to land in"
     )
+    hard_stop_cents: int | None = Field(
+        default=None,
+        ge=0,
+        description="the company's and the lead agent's budget for cells that call a model (None: the product's own)",
+    )
+    one_attempt: bool = Field(
+        default=False, description="never retried automatically: a second paid attempt doubles the spend"
+    )
     description: str = ""
+
+    @classmethod
+    def delegation(cls, **fields: object) -> Case:
+        """A delegation or hiring case: the seed suite's one attempt and 1,000-cent hard stop."""
+        return cls.model_validate({"hard_stop_cents": DELEGATION_HARD_STOP_CENTS, "one_attempt": True, **fields})
 
 
 class Suite(_Frozen):
@@ -158,6 +174,20 @@ class Cell(_Frozen):
     @property
     def evidence_mode(self) -> EvidenceMode:
         return self.profile.evidence_mode
+
+    def hard_stop_cents(self, override: int | None = None) -> int | None:
+        """The budget a cell's product gets for its company and lead: the run's setting, else the case's.
+
+        None where no agent calls a model (the scripted agent spends nothing)
+        or neither sets one (the product's own budgets stand).
+        """
+        if self.profile.model_server == "none":
+            return None
+        return override if override is not None else self.case.hard_stop_cents
+
+    def automatic_retries(self, allowed: int) -> int:
+        """How many automatic retries (after infrastructure failures) this cell may take: none for a one-attempt case."""
+        return 0 if self.case.one_attempt else allowed
 
 
 class Catalog(_Frozen):
@@ -296,7 +326,7 @@ CASES: tuple[Case, ...] = (
         scripted_deadline_s=120,
         description="Build a tool, grade the ZIP, ask for a revision, grade the second ZIP.",
     ),
-    Case(
+    Case.delegation(
         name="delegate-feedback",
         story="stories.delegate_feedback",
         scripted_deadline_s=120,

@@ -57,6 +57,17 @@ class Accounting(BaseModel):
     run_count: int = 0
     model_calls: int = 0
     simulated_cost_cents: float = 0.0
+    refused_model_calls: int = Field(0, description="calls the metering proxy refused at a hard stop")
+    agent_reported_cost_usd: float | None = Field(
+        None,
+        description="what the agent CLIs themselves reported the runs cost (Claude Code's total_cost_usd), beside"
+        " the metering proxy's figures for comparison; never added to cost_cents (None: no CLI reported one)",
+    )
+    replay_model_calls: int | None = Field(
+        None,
+        description="model calls the replay server answered (replay cells only): equal to model_calls when"
+        " nothing got past the metering proxy",
+    )
 
 
 class Provenance(BaseModel):

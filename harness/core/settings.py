@@ -82,6 +82,20 @@ class RunSettings(BaseModel):
         min_length=1,
         json_schema_extra=flag("--product-defect", "calibration: switch on a named product defect", "NAME"),
     )
+    hard_stop_cents: Annotated[int, Field(ge=0)] | None = Field(
+        default=None,
+        json_schema_extra=flag(
+            "--hard-stop-cents",
+            "the company's and the lead agent's budget in each product (default: the case's, else the product's own)",
+            "N",
+        ),
+    )
+    agent_time_limit_s: Annotated[float, Field(gt=0)] | None = Field(
+        default=None,
+        json_schema_extra=flag(
+            "--agent-time-limit", "wall-clock seconds per live agent run (default: the product's own)", "SECONDS"
+        ),
+    )
     pace_s: Annotated[float, Field(gt=0)] | None = Field(
         default=None, json_schema_extra=flag("--pace", "seconds per scripted agent step (> 0)", "SECONDS")
     )

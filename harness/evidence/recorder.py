@@ -53,6 +53,7 @@ class EvidenceRecorder:
         self.downloads: list[DownloadRecord] = []
         self.screenshots: list[str] = []
         self.phases: dict[str, float] = {}
+        self.workspace_findings: list[SecretFinding] = []
         self._thumbnailer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="thumbnails")
         self._thumbnails: list[Future[Any]] = []
 
@@ -128,6 +129,21 @@ class EvidenceRecorder:
         shutil.copyfile(source, destination)
         return self.relative(destination)
 
+    def scan_workspaces(
+        self, root: Path, known: Mapping[str, str], patterns: Mapping[str, re.Pattern[bytes]] | None = None
+    ) -> list[SecretFinding]:
+        """Scan the agents' workspaces on disk after the run; their findings fail the attempt like the package's.
+
+        A key an agent wrote into its workspace but never delivered is still
+        a leak: the folder is the product's, and the next run or a person
+        reading it sees it. Nothing of it is copied into the package; the
+        findings name the file and the kind, never the value.
+        """
+        if root.is_dir():
+            found = scan_tree(root, known, patterns)
+            self.workspace_findings += [f.model_copy(update={"path": f"agent workspace {f.path}"}) for f in found]
+        return self.workspace_findings
+
     def withhold_secrets(
         self, known: Mapping[str, str], patterns: Mapping[str, re.Pattern[bytes]] | None = None
     ) -> list[SecretFinding]:
@@ -142,7 +158,7 @@ class EvidenceRecorder:
             if path.exists():
                 path.unlink()
                 path.with_name(path.name + ".withheld").write_text(f"withheld: this file held a {finding.kind}\n")
-        return findings
+        return findings + self.workspace_findings
 
     def write(self, record: AttemptRecord) -> Path:
         self.flush()

@@ -50,6 +50,9 @@ class ProductApi(Protocol):
         self, name: str, role: str = ..., reports_to: RecordId | None = ..., adapter: str = ..., model: str = ...
     ) -> Agent: ...
 
+    def set_company_budget(self, cents: int) -> Company: ...
+    def set_agent_budget(self, agent_id: RecordId, cents: int | None) -> Agent: ...
+
 
 class ProductInstance(Protocol):
     """One isolated, running copy of the product."""
@@ -59,6 +62,11 @@ class ProductInstance(Protocol):
 
     @property
     def api(self) -> ProductApi: ...
+
+    @property
+    def agent_workspaces(self) -> Path:
+        """The folder holding every agent workspace on disk (the secret scan reads it after the run)."""
+        ...
 
     def start(self) -> ProductInstance:
         """Start (or start again, on the same data and port) and return once it answers."""
@@ -115,7 +123,11 @@ class ProductDriver(Protocol):
         ...
 
     def start_instance(
-        self, pace_s: float, defects: Sequence[str] = (), model_upstream: str | None = None
+        self,
+        pace_s: float,
+        defects: Sequence[str] = (),
+        model_upstream: str | None = None,
+        agent_time_limit_s: float | None = None,
     ) -> ProductInstance:
         """A new isolated instance, started; ``pace_s`` is the scripted agent's step time.
 
@@ -123,7 +135,9 @@ class ProductDriver(Protocol):
         driver whose product has none refuses any name, so a calibration run
         can never pass by silently running the healthy product). A driver that
         runs live agent CLIs also takes ``model_upstream`` (keyword): the model
-        server its agents' metering proxies forward to (the replay server).
+        server its agents' metering proxies forward to (the replay server),
+        and ``agent_time_limit_s``: each live agent run's wall-clock limit
+        (None: the product's own).
         """
         ...
 

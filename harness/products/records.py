@@ -111,6 +111,7 @@ class Run(Record):
     process_group_gone: bool | None
     receipts: list[Receipt]
     spend: Spend = Spend()
+    agent_reported_cost_usd: float | None = None  # the agent CLI's own figure (Claude Code), beside the metered one
 
     @property
     def active(self) -> bool:

@@ -68,9 +68,9 @@ def run_cell(
     open_journey: OpenJourney,
     secret_patterns: Mapping[str, re.Pattern[bytes]] | None = None,
 ) -> list[AttemptRecord]:
-    """All attempts of a cell: one, plus at most one retry after an infrastructure failure."""
+    """All attempts of a cell: one, plus at most one retry after an infrastructure failure (none for a one-attempt case)."""
     attempts: list[AttemptRecord] = []
-    for _ in range(1 + settings.max_automatic_retries):
+    for _ in range(1 + cell.automatic_retries(settings.max_automatic_retries)):
         retry_of = attempts[-1].attempt if attempts else None
         attempts.append(run_attempt(cell, settings, open_journey, secret_patterns, retry_of))
         if attempts[-1].verdict is not Verdict.INFRASTRUCTURE_FAILED:

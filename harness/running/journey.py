@@ -27,11 +27,12 @@ from harness.checks.ui import thread_matches_records
 from harness.core.records import CheckRecord, DownloadRecord
 from harness.core.verdicts import ExpectationUnmet, InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
+from harness.evidence.secret_scan import secrets_from_environment
 from harness.products import product_driver
 from harness.products.base import ProductDriver, ProductInstance, TaskView
 from harness.products.records import Agent, Comment, RecordId, Run, Task
 from harness.running.attempt import AttemptContext, Conclusion
-from harness.running.model_server import agent_cli_versions, model_server
+from harness.running.model_server import ModelServer, agent_cli_versions, model_server
 from harness.running.watch import InvariantWatch
 
 SCRIPTED_PACE_S = 0.05
@@ -76,7 +77,9 @@ class Journey:
         self._grader = ThreadPoolExecutor(max_workers=2, thread_name_prefix="oracle")
         self._grades: list[tuple[DownloadRecord, str, Future[Any]]] = []
         self.agent_clis: dict[str, str] = {}
+        self.model_server: ModelServer | None = None
         self.lead = self._hire("Avery", "lead engineer")
+        self._apply_hard_stop()
 
     # ---- the team ---------------------------------------------------------------
 
@@ -92,6 +95,19 @@ class Journey:
         )
         self.evidence.note("hire", f"{name} ({role}) on {self.cell.profile.adapter}/{model}")
         return agent
+
+    def _apply_hard_stop(self) -> None:
+        """The cell's hard stop becomes the company's and the lead's budget, through the product's public API.
+
+        Only where agents call a model: the scripted agent spends nothing, and
+        a product without model-calling agents need not offer budgets.
+        """
+        cents = self.cell.hard_stop_cents(self.settings.hard_stop_cents)
+        if cents is None:
+            return
+        self.api.set_company_budget(cents)
+        self.api.set_agent_budget(self.lead.id, cents)
+        self.evidence.note("hard stop", f"company and lead budget {cents} cents")
 
     def hire_teammate(self, name: str, role: str) -> Agent:
         return self._hire(name, role, reports_to=self.lead)
@@ -433,10 +449,19 @@ class Journey:
                 "run_count": len(runs),
                 "model_calls": sum(run.spend.calls for run in runs),
                 "simulated_cost_cents": round(sum(run.spend.simulated_cents for run in runs), 4),
+                "refused_model_calls": sum(run.spend.refused_calls for run in runs),
+                "agent_reported_cost_usd": _reported_cost_usd(runs),
+                "replay_model_calls": self.model_server.model_calls() if self.model_server else None,
             },
             oracle_image=self.oracle_image,
             agent_clis=self.agent_clis,
         )
+
+
+def _reported_cost_usd(runs: list[Run]) -> float | None:
+    """The sum of what the agent CLIs reported themselves (None when none did): a comparison, never spend."""
+    reported = [run.agent_reported_cost_usd for run in runs if run.agent_reported_cost_usd is not None]
+    return round(sum(reported), 6) if reported else None
 
 
 def _busy_s(runs: list[Run]) -> float:
@@ -473,19 +498,23 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
 
     @contextmanager
     def open_journey(context: AttemptContext) -> Iterator[Journey]:
-        with model_server(context.cell, context.settings.replay_script) as model_upstream:
-            with _journey(context, model_upstream) as journey:
+        with model_server(context.cell, context.settings.replay_script) as server:
+            with _journey(context, server) as journey:
                 yield journey
 
     @contextmanager
-    def _journey(context: AttemptContext, model_upstream: str | None) -> Iterator[Journey]:
+    def _journey(context: AttemptContext, server: ModelServer | None) -> Iterator[Journey]:
+        model_upstream = server.upstream if server else None
         driver = product_driver(context.cell.environment.product)
         recorder = context.recorder
         clis = agent_cli_versions(context.cell.profile)
         try:
             with recorder.timed("product start"):
                 instance = driver.start_instance(
-                    pace_for(context), defects=context.settings.product_defects, model_upstream=model_upstream
+                    pace_for(context),
+                    defects=context.settings.product_defects,
+                    model_upstream=model_upstream,
+                    agent_time_limit_s=context.settings.agent_time_limit_s,
                 )
         except Exception as error:
             raise InfrastructureFailed(f"the product did not start: {error}") from error
@@ -499,6 +528,7 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
             with recorder.timed("journey setup"):
                 journey = Journey(context, driver, instance, browser_context)
                 journey.agent_clis = clis
+                journey.model_server = server
             yield journey
         finally:
             try:
@@ -510,6 +540,11 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
                     instance.stop_controller()
                     for log in instance.log_paths():
                         recorder.keep_file(log, f"logs/{log.name}")
-                    instance.close()
+                    try:
+                        recorder.scan_workspaces(
+                            instance.agent_workspaces, secrets_from_environment(), driver.secret_patterns
+                        )
+                    finally:
+                        instance.close()
 
     return open_journey

@@ -10,14 +10,28 @@ A replay cell whose agent CLI is not installed fails loudly here, naming
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from harness.core.catalog import Cell, Profile
 from harness.core.verdicts import InfrastructureFailed
 
 REPLAY_SCRIPT = "story"
 PACED_SCRIPT = "story-paced"
+MODEL_PATHS = ("/responses", "/messages", "/chat/completions")
+
+
+@dataclass(frozen=True)
+class ModelServer:
+    """Where a cell's agents send model calls, and how many model calls the replay really answered.
+
+    The count is the provider's side of the ledger: beside the product's
+    metered (forwarded) calls it proves that nothing got past a hard stop.
+    """
+
+    upstream: str
+    model_calls: Callable[[], int]
 
 
 def agent_cli_versions(profile: Profile) -> dict[str, str]:
@@ -34,8 +48,8 @@ def agent_cli_versions(profile: Profile) -> dict[str, str]:
 
 
 @contextmanager
-def model_server(cell: Cell, override: str | None = None) -> Iterator[str | None]:
-    """The replay server's URL for a replay cell (stopped afterwards), else None.
+def model_server(cell: Cell, override: str | None = None) -> Iterator[ModelServer | None]:
+    """The replay server for a replay cell (stopped afterwards), else None.
 
     A case that gives the scripted agent a pace (a fault must land mid-work)
     gets the paced story script: the same steps with a pause after each file.
@@ -48,8 +62,13 @@ def model_server(cell: Cell, override: str | None = None) -> Iterator[str | None
     from testbed.loopback import LoopbackServer
 
     script = override or (PACED_SCRIPT if cell.case.scripted_pace_s else REPLAY_SCRIPT)
-    server = LoopbackServer(create_app(script)).start()
+    app = create_app(script)
+    server = LoopbackServer(app).start()
+
+    def model_calls() -> int:
+        return sum(1 for call in app.state.calls.all() if call.path.endswith(MODEL_PATHS))
+
     try:
-        yield f"{server.url}/scripts/{script}"
+        yield ModelServer(upstream=f"{server.url}/scripts/{script}", model_calls=model_calls)
     finally:
         server.stop()

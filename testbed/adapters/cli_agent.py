@@ -24,6 +24,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -71,6 +72,7 @@ class Turn(BaseModel):
     timed_out: bool
     stopped_for_budget: bool
     final_text: str
+    reported_cost_usd: float | None = None  # the CLI's own cost figure for this turn, when it prints one
 
 
 class Meter:
@@ -217,6 +219,7 @@ class CliAgent:
             timed_out=timed_out,
             stopped_for_budget=stopped or meter.refused.is_set(),
             final_text=_final_text(output),
+            reported_cost_usd=_reported_cost_usd(output),
         )
 
     def _finish(self, session: AgentSession, meter: Meter, turns: list[Turn]) -> None:
@@ -225,36 +228,30 @@ class CliAgent:
             f"{len(meter.calls)} model call(s), {cents:.2f} cents{' (simulated)' if meter.config.simulated else ''}"
         )
         real_cents = 0 if meter.config.simulated else round(cents)
+        reported = [turn.reported_cost_usd for turn in turns if turn.reported_cost_usd is not None]
+        agent_reported = round(sum(reported), 6) if reported else None
         last = turns[-1]
-        if last.stopped_for_budget:
+
+        def finish(outcome: str, summary: str, error_code: str | None = None) -> None:
             session.client.finish(
-                "failed",
-                f"budget exceeded: {figures}, budget {meter.config.budget_cents} cents",
-                error_code="budget_exceeded",
-                cost_cents=real_cents,
+                outcome, summary, error_code, cost_cents=real_cents, agent_reported_cost_usd=agent_reported
             )
+
+        if last.stopped_for_budget:
+            finish("failed", f"budget exceeded: {figures}, budget {meter.config.budget_cents} cents", "budget_exceeded")
         elif last.timed_out:
-            session.client.finish(
-                "failed",
-                f"wall-clock limit of {session.time_limit_s:.0f} s reached: {figures}",
-                error_code="deadline_exceeded",
-                cost_cents=real_cents,
+            finish(
+                "failed", f"wall-clock limit of {session.time_limit_s:.0f} s reached: {figures}", "deadline_exceeded"
             )
         elif meter.answered == 0:
-            session.client.finish(
-                "failed",
-                f"the agent made no model call (exit {last.exit_code})",
-                error_code="agent_error",
-                cost_cents=real_cents,
-            )
+            finish("failed", f"the agent made no model call (exit {last.exit_code})", "agent_error")
         else:
             summary = (last.final_text or "turn ended")[:1500]
-            session.client.finish("succeeded", f"{summary} [{len(turns)} turn(s), {figures}]", cost_cents=real_cents)
+            finish("succeeded", f"{summary} [{len(turns)} turn(s), {figures}]")
 
 
-def _final_text(output: str) -> str:
-    """The agent's last words, from whichever JSON event stream the CLI printed."""
-    text = ""
+def _events(output: str) -> Iterator[dict[str, Any]]:
+    """The JSON events a CLI printed, one a line; anything else it printed is skipped."""
     for line in output.splitlines():
         if not line.startswith("{"):
             continue
@@ -262,6 +259,14 @@ def _final_text(output: str) -> str:
             event = json.loads(line)
         except ValueError:
             continue
+        if isinstance(event, dict):
+            yield event
+
+
+def _final_text(output: str) -> str:
+    """The agent's last words, from whichever JSON event stream the CLI printed."""
+    text = ""
+    for event in _events(output):
         if event.get("type") == "result" and isinstance(event.get("result"), str):  # claude
             text = event["result"]
         item = event.get("item") or {}
@@ -271,6 +276,19 @@ def _final_text(output: str) -> str:
         if event.get("type") == "text" and isinstance(part.get("text"), str):  # opencode
             text = part["text"]
     return text.strip()
+
+
+def _reported_cost_usd(output: str) -> float | None:
+    """The cost the CLI printed for its turn (Claude Code's ``result`` line: ``total_cost_usd``), else None.
+
+    Kept beside the proxy's metered figure, never instead of it: the CLI prices
+    on the client from the model name and cannot see calls the proxy refused.
+    """
+    cost = None
+    for event in _events(output):
+        if event.get("type") == "result" and isinstance(event.get("total_cost_usd"), int | float):
+            cost = float(event["total_cost_usd"])
+    return cost
 
 
 def adapter(name: str) -> CliAgent:

@@ -7,6 +7,7 @@ from pydantic import ValidationError
 
 from harness.core.catalog import (
     CATALOG,
+    DELEGATION_HARD_STOP_CENTS,
     MANUAL_SUITE,
     REPLAY_CASES,
     SCRIPTED,
@@ -134,3 +135,18 @@ def test_a_live_cell_without_its_agent_cli_names_make_agents() -> None:
         which=lambda name: None,
     )
     assert reason is not None and "make agents" in reason and "claude" in reason
+
+
+def test_delegation_cells_that_call_a_model_get_the_seed_suites_hard_stop_and_one_attempt() -> None:
+    for profile in ("runner-codex", "runner-claude", "runner-codex-mini", "runner-opencode"):
+        delegation = cell(f"{MANUAL_SUITE}.{profile}.local.delegate-feedback")
+        assert delegation.hard_stop_cents() == DELEGATION_HARD_STOP_CENTS == 1_000
+        assert delegation.automatic_retries(1) == 0
+    assert cell("everyday-workflows-replay.replay-codex.local.delegate-feedback").hard_stop_cents() == 1_000
+    # The scripted agent spends nothing: its product keeps its own budgets; other cases keep theirs too.
+    assert cell(f"{SCRIPTED_SUITE}.scripted.local.delegate-feedback").hard_stop_cents() is None
+    build = cell(f"{MANUAL_SUITE}.runner-codex.local.build-revise")
+    assert build.hard_stop_cents() is None and build.automatic_retries(1) == 1
+    # The run's setting wins over the case's default, in both directions.
+    assert cell(f"{MANUAL_SUITE}.runner-codex.local.delegate-feedback").hard_stop_cents(50) == 50
+    assert build.hard_stop_cents(50) == 50

@@ -122,6 +122,8 @@ def test_every_check_has_its_documented_name() -> None:
         "lifecycle.settled",
         "lifecycle.runner-identity",
         "lifecycle.runs-succeeded",
+        "lifecycle.within-budget",
+        "lifecycle.within-time-limit",
         "lifecycle.bounded-runs",
         "lifecycle.parent-owned-by-lead",
         "lifecycle.messages-stored-once",

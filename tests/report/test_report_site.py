@@ -30,7 +30,7 @@ def populate(results: Path) -> None:
     write_attempt(
         results, "c1", LIVE_CELL, "1-dddd", Verdict.SKIPPED, reason="no OPENAI_API_KEY", screenshots=0, phases=()
     )
-    write_attempt(results, "c1", LIVE_CELL, "2-dddd", Verdict.PASSED, cost_cents=42)
+    write_attempt(results, "c1", LIVE_CELL, "2-dddd", Verdict.PASSED, cost_cents=42, agent_reported_cost_usd=0.4375)
     write_attempt(results, "c0", RETIRED, "1-eeee", Verdict.FAILED)
     write_broken(results, "c1", STOP, "1-ffff", None)
     write_broken(results, "c1", STOP, "2-ffff", unknown_schema_json())
@@ -109,6 +109,15 @@ def test_attempt_page_shows_loaded_thumbnails_and_working_evidence_links(page: P
     page.goto(full)
     assert page.evaluate("document.images[0].naturalWidth") == 1280
     assert errors == [] and remote == []
+
+
+def test_attempt_page_shows_the_agents_own_cost_beside_the_metered_one(page: Page, site: tuple[Path, Path]) -> None:
+    _, report = site
+    page.goto((report / "attempts" / "c1" / LIVE_CELL / "2-dddd.html").as_uri())
+    assert "42¢" in page.locator("dl.kv", has=page.get_by_test_id("agent-reported-cost")).inner_text()
+    assert page.get_by_test_id("agent-reported-cost").inner_text().startswith("$0.4375")
+    page.goto((report / "attempts" / "c1" / SCRIPTED_CELL / "1-aaaa.html").as_uri())
+    assert page.get_by_test_id("agent-reported-cost").count() == 0
 
 
 def test_broken_packages_get_pages_that_say_why(page: Page, site: tuple[Path, Path]) -> None:

@@ -9,16 +9,21 @@ CLI's exit status. A CLI that is not installed fails these tests (`make agents`)
 from __future__ import annotations
 
 import os
+import signal
 import time
+import uuid
 from collections.abc import Iterator
 
 import psutil
 import pytest
 
+from harness.products.records import READ_TOOLS
 from harness.products.testbed import TestbedInstance
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR
 from replay.server import create_app
+from testbed.faults import DIE_AFTER_INBOX_COMMIT, ENV
 from testbed.loopback import LoopbackServer
+from testbed.read_receipts import ids_in
 
 MODELS = {"codex": "gpt-5-codex", "claude": "claude-sonnet-4-5", "opencode": "gpt-5-mini"}
 
@@ -35,8 +40,14 @@ class Product:
 
 
 @pytest.fixture
-def product(request: pytest.FixtureRequest) -> Iterator[Product]:
-    """A product whose live agents talk to a fresh replay server; script and time limit from ``@pytest.mark.replay``."""
+def product(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Product]:
+    """A product whose live agents talk to a fresh replay server; script and time limit from ``@pytest.mark.replay``.
+
+    ``@pytest.mark.controller_env(NAME=value)`` adds to the controller's environment (test hooks).
+    """
+    hooks = request.node.get_closest_marker("controller_env")
+    for name, value in (hooks.kwargs if hooks else {}).items():
+        monkeypatch.setenv(name, value)
     marker = request.node.get_closest_marker("replay")
     script = marker.kwargs.get("script", "story") if marker else "story"
     limit = marker.kwargs.get("time_limit") if marker else None
@@ -87,6 +98,12 @@ def test_the_cli_builds_and_delivers_through_the_product_tools(cli, product):
     assert company.spend_cents == 0 and company.spend.simulated_cents == pytest.approx(run.spend.simulated_cents)
     # The CLI got a throwaway key for its proxy; the replay ("provider") saw no key at all.
     assert {c.key for c in product.replay_calls()} == {None}
+    # Claude Code prices its own calls (total_cost_usd): kept beside the metered figure, never replacing it.
+    if cli == "claude":
+        assert run.agent_reported_cost_usd is not None and run.agent_reported_cost_usd > 0
+        assert run.terminal["agent_reported_cost_usd"] == run.agent_reported_cost_usd
+    else:
+        assert run.agent_reported_cost_usd is None
     assert nothing_left(run.identity.pid)
 
 
@@ -149,4 +166,33 @@ def test_the_wall_clock_limit_ends_the_cli_and_the_run_says_so(product):
     )
     run = ended.runs[-1]
     assert (run.status, run.error_code) == ("failed", "deadline_exceeded")
+    assert nothing_left(run.identity.pid)
+
+
+@pytest.mark.replay(script="story-reads-task")
+@pytest.mark.controller_env(**{ENV: DIE_AFTER_INBOX_COMMIT})
+def test_a_message_consumed_by_an_mcp_read_that_the_controller_dies_answering_still_reaches_the_agent(product):
+    agent = product.hire("codex")
+    task = product.api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=agent.id)
+    product.api.wait_until_file_saved(task.id, "notes.md", timeout=60)
+    nonce = f"mcp{uuid.uuid4().hex[:8]}"
+    message = product.api.send_message(task.id, f"Please reply with nonce {nonce}")
+    # The premise: the agent's read_task committed the message as consumed, and the controller died right there.
+    assert product.instance.process is not None
+    assert product.instance.process.wait(timeout=60) == -signal.SIGKILL, "the controller did not die at the hook"
+    product.instance.start()
+
+    done = product.api.wait_until_done(task.id, timeout=180)
+    [run] = done.runs
+    assert run.status == "succeeded", run.terminal
+    [stored] = [c for c in done.user_messages() if c.id == message.id]
+    assert stored.consumed_by_run_id == run.id
+    activity = [a.message for a in product.api.activity()]
+    assert any(f"never saw messages [{message.id}]" in line for line in activity), "the MCP read never consumed it"
+    # Handed to the agent exactly once after the death (the runner's read, which re-hands what no receipt names) ...
+    handed = [r for r in run.receipts if r.tool in READ_TOOLS and message.id in ids_in(r.detail)]
+    assert [r.tool for r in handed] == ["read_inbox"], [(r.tool, r.detail) for r in run.receipts]
+    # ... and the model really read it: the resumed session carried it, and the agent answered it once.
+    assert any(nonce in call.user_text for call in product.replay_calls())
+    assert len([c for c in done.agent_replies() if nonce in c.body]) == 1
     assert nothing_left(run.identity.pid)

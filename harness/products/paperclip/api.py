@@ -386,6 +386,13 @@ class PaperclipApi:
         }
         return self._agent(self._json("POST", f"/api/companies/{self.company_id}/agents", json=payload))
 
+    def set_company_budget(self, cents: int) -> Company:
+        """Hard stops matter only where agents call a model, and no model-calling agent runs on Paperclip here yet."""
+        raise NotImplementedError("budgets on Paperclip are not wired: its cells run only the scripted agent")
+
+    def set_agent_budget(self, agent_id: RecordId, cents: int | None) -> Agent:
+        raise NotImplementedError("budgets on Paperclip are not wired: its cells run only the scripted agent")
+
     def create_task(self, title: str, body: str = "", assignee_id: RecordId | None = None) -> Task:
         payload = {"title": title, "description": body, "assigneeAgentId": assignee_id, "status": "todo"}
         raw = self._json("POST", f"/api/companies/{self.company_id}/issues", json=payload)

@@ -22,12 +22,16 @@ class PaperclipDriver:
         return install.installed_version()
 
     def start_instance(
-        self, pace_s: float, defects: Sequence[str] = (), model_upstream: str | None = None
+        self,
+        pace_s: float,
+        defects: Sequence[str] = (),
+        model_upstream: str | None = None,
+        agent_time_limit_s: float | None = None,
     ) -> PaperclipInstance:
         """Paperclip is judged as it ships: it has no defects to switch on, so any name is refused."""
         if defects:
             raise InstanceError(f"Paperclip has no product defects to switch on (asked for {', '.join(defects)})")
-        if model_upstream:
+        if model_upstream or agent_time_limit_s:
             raise InstanceError(
                 "agent CLIs on Paperclip (replay and live profiles) are not wired yet; use the scripted agent"
             )

@@ -108,6 +108,10 @@ class PaperclipInstance:
         return self.root / "workspaces"
 
     @property
+    def agent_workspaces(self) -> Path:
+        return self.workspaces
+
+    @property
     def server_log(self) -> Path:
         return self.root / "logs" / "server.log"
 

@@ -35,10 +35,16 @@ class TestbedDriver:
         return f"src-{testbed_digest()[:12]}"
 
     def start_instance(
-        self, pace_s: float, defects: Sequence[str] = (), model_upstream: str | None = None
+        self,
+        pace_s: float,
+        defects: Sequence[str] = (),
+        model_upstream: str | None = None,
+        agent_time_limit_s: float | None = None,
     ) -> TestbedInstance:
         """``model_upstream``: where live agents' metering proxies send model calls (the replay server)."""
-        return TestbedInstance(pace=pace_s, defects=defects, model_upstream=model_upstream).start()
+        return TestbedInstance(
+            pace=pace_s, defects=defects, model_upstream=model_upstream, agent_time_limit_s=agent_time_limit_s
+        ).start()
 
     def task_list(self, page: Any, base_url: str) -> TaskListPage:
         return TaskListPage(page, base_url)

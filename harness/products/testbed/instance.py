@@ -80,6 +80,10 @@ class TestbedInstance:
         """Controller log, its stdout, and one log per run."""
         return sorted(self.log_dir.glob("*.log")) if self.log_dir.exists() else []
 
+    @property
+    def agent_workspaces(self) -> Path:
+        return self.data_dir / "workspaces"
+
     def workspace(self, task_id: int) -> Path:
         return self.data_dir / "workspaces" / f"task-{task_id}"
 

@@ -158,6 +158,7 @@ def write_attempt(
     phases: tuple[str, ...] = ("build", "revision"),
     extra: dict[str, Any] | None = None,
     cost_cents: int = 0,
+    agent_reported_cost_usd: float | None = None,
 ) -> Path:
     """Write one complete package and return its folder."""
     recorder = EvidenceRecorder(results / campaign / execution_id / attempt)
@@ -217,7 +218,7 @@ def write_attempt(
             harness_overhead_s=12.0,
             deadline_s=120,
         ),
-        accounting=Accounting(cost_cents=cost_cents, run_count=1),
+        accounting=Accounting(cost_cents=cost_cents, run_count=1, agent_reported_cost_usd=agent_reported_cost_usd),
         provenance=Provenance(
             source_revision=source_revision,
             source_dirty=source_dirty,
