@@ -58,8 +58,12 @@ lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy harness oracle calibration stories testbed replay bench
 
+# Two pytest workers: most tests wait on a product, a browser or a container, so two at a
+# time keep both cores busy. ARGS='-m "not e2e"' is the fast inner loop (no product, browser,
+# engine or agent CLI started).
+TEST_WORKERS ?= 2
 test: lint prerequisites agents paperclip
-	$(PY) -m pytest $(ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --durations=15 $(ARGS)
 
 # A Paperclip cell (its execution id names the paperclip environment) installs Paperclip first.
 story: prerequisites $(if $(findstring replay-,$(ID) $(ARGS))$(findstring runner-,$(ID) $(ARGS))$(findstring --all,$(ARGS)),agents) $(if $(findstring paperclip,$(ID) $(ARGS)),paperclip)

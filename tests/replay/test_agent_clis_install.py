@@ -8,6 +8,8 @@ import pytest
 
 from testbed.adapters.agent_clis import PACKAGES, MissingCli, locate, pinned_versions, provenance
 
+pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
+
 
 @pytest.mark.parametrize("name", sorted(PACKAGES))
 def test_each_cli_is_installed_at_its_pin_and_runs(name):

@@ -16,6 +16,8 @@ from testbed.adapters.agent_clis import locate
 from testbed.adapters.cli_launch import LaunchRequest, RunOutcome, run
 from testbed.metering.proxy import CallReport, ProxyConfig, start_proxy
 
+pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
+
 CLIS = {
     "codex": (codex_cli, "openai", "gpt-5-codex"),
     "claude": (claude_cli, "anthropic", "claude-sonnet-4-5"),

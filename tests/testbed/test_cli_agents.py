@@ -25,6 +25,8 @@ from testbed.faults import DIE_AFTER_INBOX_COMMIT, ENV
 from testbed.loopback import LoopbackServer
 from testbed.read_receipts import ids_in
 
+pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
+
 MODELS = {"codex": "gpt-5-codex", "claude": "claude-sonnet-4-5", "opencode": "gpt-5-mini"}
 
 

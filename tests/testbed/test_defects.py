@@ -32,6 +32,8 @@ from oracle.tasks.slugify.contract import (
 from testbed.defects import REGISTRY
 from testbed.read_receipts import ids_in
 
+pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
+
 Symptoms = set[str]
 
 

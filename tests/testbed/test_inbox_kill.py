@@ -20,6 +20,8 @@ from harness.products.testbed import TestbedInstance
 from testbed.faults import DIE_AFTER_INBOX_COMMIT, ENV
 from testbed.read_receipts import ids_in
 
+pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
+
 KILLS = 20
 
 

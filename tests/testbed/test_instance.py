@@ -6,9 +6,12 @@ import shutil
 import socket
 
 import psutil
+import pytest
 from product_helpers import start_build
 
 from harness.products.testbed import TestbedInstance
+
+pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
 
 
 def test_teardown_kills_controller_runners_and_detached_helpers() -> None:

@@ -13,6 +13,8 @@ from product_helpers import new_agent, start_build
 from harness.products.testbed import TestbedInstance
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
 
+pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
+
 
 @pytest.mark.pace(0.4)
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["sigkill", "sigterm"])

@@ -12,6 +12,8 @@ import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from harness.core.catalog import CATALOG
 from harness.core.deadline import Deadline
 from harness.core.settings import RunSettings
@@ -21,6 +23,8 @@ from harness.products.testbed import TestbedInstance
 from harness.products.testbed.secrets import SECRET_PATTERNS
 from harness.running.attempt import Conclusion, _finish
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
+
+pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
 
 FAST_PACE = 0.05
 
