@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -10,10 +11,12 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from . import agent_api, api, mcp_tools, web
+from . import agent_api, api, web
 from . import defects as product_defects
 from .body_deadline import BodyDeadline, configured_seconds
 from .controller import Controller
+from .mcp_mount import PATH as TOOLS_PATH
+from .mcp_mount import ToolServerMount
 from .scheduler import Scheduler
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -45,15 +48,17 @@ def create_app(
         data_dir=data_dir, url=url, pace=pace, model_upstream=model_upstream, agent_time_limit_s=agent_time_limit_s
     )
     scheduler = Scheduler(controller)
-    tools = mcp_tools.create_server(controller)
-    tools_app = tools.streamable_http_app(streamable_http_path="/", stateless_http=True, json_response=True)
+    tools = ToolServerMount(controller)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         logging.getLogger("testbed").info("controller %s starting on %s", controller.instance_id, url)
         scheduler.start()
-        async with tools.session_manager.run():
-            yield
+        stopping = asyncio.Event()
+        loading = asyncio.create_task(tools.serve(stopping))
+        yield
+        stopping.set()
+        await loading
         scheduler.stop()
         logging.getLogger("testbed").info("controller %s stopped; runners keep going", controller.instance_id)
 
@@ -63,6 +68,6 @@ def create_app(
     app.include_router(api.router)
     app.include_router(agent_api.router)
     app.include_router(web.router)
-    app.mount(mcp_tools.PATH, mcp_tools.RunTokenGate(tools_app, controller))
+    app.mount(TOOLS_PATH, tools)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

@@ -20,31 +20,20 @@ from typing import Any, Literal
 from fastapi import HTTPException
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import agent_ops
-from .controller import Controller, token_hash
+from .controller import Controller
 from .deliveries import DeliveryError, zip_workspace
+from .mcp_mount import bearer, run_of
 from .models import Task
 
 SERVER_NAME = "testbed"
-PATH = "/mcp"
 WAIT_LIMIT_SECONDS = 300.0
 
 INSTRUCTIONS = """\
 Tools of the testbed work platform for the task you were assigned: read it and
 the user's new messages, comment, deliver your work as a ZIP, delegate to a
 teammate through a child task, set the task's status."""
-
-
-def bearer(headers: Any) -> str:
-    value = (headers or {}).get("authorization", "")
-    return value[7:].strip() if value.lower().startswith("bearer ") else ""
-
-
-def run_of(controller: Controller, token: str) -> sqlite3.Row | None:
-    return controller.db.one("SELECT * FROM runs WHERE token_hash = ?", token_hash(token)) if token else None
 
 
 def event_id() -> str:
@@ -170,19 +159,3 @@ def create_server(controller: Controller) -> MCPServer:
             run(ctx)  # a run stopped meanwhile stops waiting
 
     return server
-
-
-class RunTokenGate:
-    """ASGI wrapper: only a request bearing a live run's token reaches the MCP server (401 otherwise)."""
-
-    def __init__(self, app: ASGIApp, controller: Controller) -> None:
-        self.app = app
-        self.controller = controller
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
-            if run_of(self.controller, bearer(headers)) is None:
-                await JSONResponse({"detail": "a run token is required"}, status_code=401)(scope, receive, send)
-                return
-        await self.app(scope, receive, send)

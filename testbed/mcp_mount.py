@@ -1,0 +1,70 @@
+"""Where the product's MCP tool server is mounted (``/mcp``), and why it loads after the controller answers.
+
+Importing the MCP SDK costs over a second of CPU, and only live agent CLIs
+use the tool server, never in the first moments of a run. So the controller
+answers its API at once and loads the tool server in a worker thread
+meanwhile; a tool request that arrives earlier waits for it. Only a
+request bearing a live run's token gets that far (401 otherwise).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import sqlite3
+from typing import Any
+
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .controller import Controller, token_hash
+
+PATH = "/mcp"
+
+log = logging.getLogger("testbed.mcp")
+
+
+def bearer(headers: Any) -> str:
+    value = (headers or {}).get("authorization", "")
+    return value[7:].strip() if value.lower().startswith("bearer ") else ""
+
+
+def run_of(controller: Controller, token: str) -> sqlite3.Row | None:
+    return controller.db.one("SELECT * FROM runs WHERE token_hash = ?", token_hash(token)) if token else None
+
+
+class ToolServerMount:
+    """ASGI app at ``/mcp``: the run-token gate in front of a tool server loaded in the background."""
+
+    def __init__(self, controller: Controller) -> None:
+        self.controller = controller
+        self._loaded = asyncio.Event()
+        self._app: ASGIApp | None = None
+
+    async def serve(self, stopping: asyncio.Event) -> None:
+        """Load the tool server and keep its session manager running until ``stopping`` is set."""
+        try:
+            tools_module = await asyncio.to_thread(importlib.import_module, "testbed.mcp_tools")
+            tools = tools_module.create_server(self.controller)
+            app = tools.streamable_http_app(streamable_http_path="/", stateless_http=True, json_response=True)
+            async with tools.session_manager.run():
+                self._app = app
+                self._loaded.set()
+                await stopping.wait()
+        except Exception:
+            log.exception("the MCP tool server could not load; tool calls answer 503")
+        finally:
+            self._loaded.set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
+            if run_of(self.controller, bearer(headers)) is None:
+                await JSONResponse({"detail": "a run token is required"}, status_code=401)(scope, receive, send)
+                return
+        await self._loaded.wait()
+        if self._app is None:
+            await JSONResponse({"detail": "the tool server is unavailable"}, status_code=503)(scope, receive, send)
+            return
+        await self._app(scope, receive, send)
