@@ -79,6 +79,7 @@ bench: prerequisites
 	$(PY) -m bench.parallel
 	$(PY) -m bench.proxy
 	$(PY) -m bench.replay_cells
+	$(PY) -m bench.calibration
 	$(MAKE) paperclip
 	$(PY) -m bench.paperclip
 
