@@ -12,7 +12,10 @@ from __future__ import annotations
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel
 
@@ -71,6 +74,18 @@ def run_story_cell(case: str, results: Path, campaign: str, flags: list[str]) ->
     return AttemptRecord.model_validate_json(records[-1].read_text()) if records else None
 
 
+PARALLEL_CELLS = 2
+"""Story cells calibration runs at once (each its own `harness run`, product and browser): two keep 2 cores busy."""
+
+C = TypeVar("C")
+
+
+def rows_in_parallel(cases: Sequence[C], row: Callable[[C], Row], parallel: int = PARALLEL_CELLS) -> list[Row]:
+    """One row per case, ``parallel`` cells at a time, in the cases' order."""
+    with ThreadPoolExecutor(max_workers=parallel) as pool:
+        return list(pool.map(row, cases))
+
+
 def run_persona(case: PersonaCase, results: Path) -> AttemptRecord | None:
     """Run the story's scripted cell with the persona through the real `harness run`."""
     return run_story_cell(
@@ -117,4 +132,4 @@ def _deciding(case: PersonaCase, failed: list[str]) -> str:
 
 def run_persona_suite() -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="everyday-calibration-stories-") as folder:
-        return [row_for(case, run_persona(case, Path(folder))) for case in PERSONA_CASES]
+        return rows_in_parallel(PERSONA_CASES, lambda case: row_for(case, run_persona(case, Path(folder))))

@@ -16,19 +16,16 @@ from __future__ import annotations
 
 import re
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from calibration.personas import run_story_cell
+from calibration.personas import rows_in_parallel, run_story_cell
 from calibration.runner import Row
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 from testbed.defects import REGISTRY
 
-# Cells at once: each has its own product instance and browser context; two fit the shared machines.
-PARALLEL_CELLS = 2
 # A defect seen only while a run is active gets a slower agent, so the invariants sampled during waits
 # (every 0.5 s; a state counts once seen twice in a row, a delivery's bytes are read once, when it
 # appears) see it for sure: each step then outlasts a sampling interval.
@@ -246,11 +243,10 @@ def registry_rows() -> list[Row]:
     return rows
 
 
-def run_product_defect_suite(parallel: int = PARALLEL_CELLS) -> list[Row]:
-    """Every defect's cell, ``parallel`` at a time (each its own `harness run`), in registration order."""
+def run_product_defect_suite() -> list[Row]:
+    """Every defect's cell, two at a time (each its own `harness run`), in registration order."""
     rows = registry_rows()
     cases = [case for case in DEFECT_CASES if case.defect in REGISTRY]
     with tempfile.TemporaryDirectory(prefix="everyday-calibration-defects-") as folder:
-        with ThreadPoolExecutor(max_workers=parallel) as pool:
-            rows += list(pool.map(lambda case: row_for(case, run_defect(case, Path(folder))), cases))
+        rows += rows_in_parallel(cases, lambda case: row_for(case, run_defect(case, Path(folder))))
     return rows

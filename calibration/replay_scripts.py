@@ -21,6 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from calibration.personas import rows_in_parallel
 from calibration.runner import Row
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
@@ -148,4 +149,4 @@ def limit_premise(case: ReplayCase, record: AttemptRecord, failed: list[str]) ->
 
 def run_replay_suite() -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="everyday-calibration-replay-") as folder:
-        return [row_for(case, run_replay_case(case, Path(folder))) for case in REPLAY_CASES]
+        return rows_in_parallel(REPLAY_CASES, lambda case: row_for(case, run_replay_case(case, Path(folder))))
