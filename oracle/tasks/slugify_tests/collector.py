@@ -251,10 +251,8 @@ def main():
         suite = handle.read()
     runs: list[dict] = []
     for source in plan["implementations"]:
-        if runs and runs[-1].get("timed_out"):
-            runs.append({"started": False})
-            continue
-        runs.append(run_suite(plan, suite, source))
+        hung = any(run.get("timed_out") for run in runs)
+        runs.append({"started": False} if hung else run_suite(plan, suite, source))
     sys.stdout.write(json.dumps({"runs": runs}) + "\n")
     sys.stdout.flush()
 
