@@ -17,7 +17,9 @@ import pytest
 from calibration.suite_deliveries import GOOD, change
 from calibration.zips import zip_bytes
 from oracle import GradeJob, GradeOptions, GradeResult, grade_batch, tasks
+from oracle.tasks.slugify import contract as tool
 from oracle.tasks.slugify_tests import checks as ids
+from oracle.tasks.slugify_tests.contract import QA_TASK
 from oracle.tasks.slugify_tests.faults import FAULTS, REFERENCE_IMPLEMENTATION
 from oracle.tasks.slugify_tests.judging import collector_plan
 
@@ -76,6 +78,9 @@ def graded(client, oracle_image, tmp_path_factory: pytest.TempPathFactory) -> di
     folder = tmp_path_factory.mktemp("suites")
     suites = {name: _with_prelude(prelude) for name, (prelude, _) in ATTEMPTS.items()}
     suites["writes-into-the-channel"] = _with_prelude("import os\nos.write(3, b'{\"result\": 1} and then some\\n')")
+    suites["fills-its-scratch-space"] = _with_prelude(
+        "import os\nwith open('filler', 'wb') as _f:\n    for _ in range(64):\n        _f.write(bytes(1 << 20))"
+    )
     suites["honest-scratch-files"] = change(
         'SCRIPT = os.path.join(HERE, "slugify.py")\n', 'SCRIPT = os.path.join(HERE, "slugify.py")\n' + HONEST
     )
@@ -96,6 +101,19 @@ def test_junk_in_the_audit_channel_is_tampering(graded: dict[str, GradeResult]) 
     result = graded["writes-into-the-channel"]
     assert result.deciding_check == ids.TESTS_HANDS_OFF
     assert "wrote into the oracle's audit channel" in next(c.detail for c in result.checks if not c.passed)
+
+
+def test_filling_the_scratch_space_does_not_spoil_the_next_runs(graded: dict[str, GradeResult]) -> None:
+    """Each run's folder is removed after it: 64 MiB written into 16 MiB of /tmp leaves the next run room to start."""
+    result = graded["fills-its-scratch-space"]
+    assert result.passed, [c for c in [*result.checks, *result.diagnostics] if not c.passed]
+
+
+def test_the_brief_carries_the_tools_contract_and_the_rules() -> None:
+    quoted = "\n".join(line[2:] if line.startswith("> ") else line.lstrip(">") for line in QA_TASK.splitlines())
+    for text in (tool.BUILD_TASK, tool.REVISION_SEPARATOR, tool.LATE_REQUIREMENT_MAX_LENGTH):
+        assert text in quoted
+    assert "test_slugify.py" in QA_TASK and "python3 -m unittest" in QA_TASK and "Do not start processes" in QA_TASK
 
 
 def test_scratch_files_in_its_own_folder_and_mock_are_not_an_escape(graded: dict[str, GradeResult]) -> None:

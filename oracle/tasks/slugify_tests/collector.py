@@ -156,11 +156,14 @@ def _channel(raw):
 
 def run_suite(plan, suite, source):
     """One run of the suite against one implementation, in a fresh folder; returns its raw observation."""
-    folder = os.path.realpath(tempfile.mkdtemp(prefix="suite-", dir="/tmp"))
-    with open(os.path.join(folder, "slugify.py"), "w", encoding="utf-8") as handle:
-        handle.write(source)
-    with open(os.path.join(folder, plan["test_module"]), "wb") as handle:
-        handle.write(suite)
+    try:  # /tmp is small and shared with the suite: an earlier run may have filled it
+        folder = os.path.realpath(tempfile.mkdtemp(prefix="suite-", dir="/tmp"))
+        with open(os.path.join(folder, "slugify.py"), "w", encoding="utf-8") as handle:
+            handle.write(source)
+        with open(os.path.join(folder, plan["test_module"]), "wb") as handle:
+            handle.write(suite)
+    except OSError as error:
+        return {"error": "could not prepare its folder: %s" % error}
     out_r, out_w = os.pipe()
     channel_r, channel_w = os.pipe()
     started = time.monotonic()
