@@ -72,6 +72,19 @@ SPAWNS_READER = (
     "    _OUT = subprocess.run(['cat', '/oracle/plan.json'], capture_output=True, text=True).stdout\n"
     "    _SEEN = json.loads(_OUT)['implementations'][0]\nexcept (OSError, ValueError):\n    _SEEN = None\n"
 )
+SPAWNS_PAST_THE_HOOK = (
+    "import _imp, importlib.util, json\ntry:\n"
+    "    _PS = _imp.create_builtin(importlib.util.find_spec('_posixsubprocess'))  # no audit event\n"
+    "    _R, _W = os.pipe()\n"
+    "    _PID = _PS.fork_exec([b'/bin/cat', b'/oracle/plan.json'], [b'/bin/cat'], True, (_W,), None, None,\n"
+    "        -1, -1, -1, _W, -1, -1, *os.pipe(), False, False, -1, None, None, None, -1, None, False)\n"
+    "    os.close(_W)\n"
+    "    _CHUNKS = []\n"
+    "    while _CHUNK := os.read(_R, 65536):\n"
+    "        _CHUNKS.append(_CHUNK)\n"
+    "    _SEEN = json.loads(b''.join(_CHUNKS))['implementations'][0]\n"
+    "except (OSError, ValueError):\n    _SEEN = None\n"
+)
 REACHES_LOOPBACK = (
     "import urllib.request\ntry:\n"
     '    _SEEN = urllib.request.urlopen("http://127.0.0.1:{port}/", timeout=2).read().decode()\n'
@@ -110,6 +123,8 @@ def suite_cases() -> list[Case]:
         _case("suite-misnamed", ids.STRUCTURE_TEST_MODULE, lambda traps: zip_bytes({"qa/tests.py": GOOD})),
         _case("suite-reads-plan", ids.TESTS_HANDS_OFF, _static(_cheat(READS_PLAN))),
         _case("suite-spawns-reader", ids.TESTS_HANDS_OFF, _static(_cheat(SPAWNS_READER))),
+        # The kernel refuses the process (RLIMIT_NPROC): the peek sees nothing, so the reference run fails.
+        _case("suite-spawns-past-the-hook", ids.TESTS_PASS_REFERENCE, _static(_cheat(SPAWNS_PAST_THE_HOOK))),
         _case(
             "suite-reaches-network",
             ids.TESTS_HANDS_OFF,

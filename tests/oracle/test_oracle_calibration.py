@@ -49,6 +49,7 @@ def test_every_kind_of_bad_delivery_is_registered() -> None:
         "suite-catches-some",
         "suite-reads-plan",
         "suite-spawns-reader",
+        "suite-spawns-past-the-hook",
         "suite-reaches-network",
         "suite-never-finishes",
     }

@@ -15,7 +15,8 @@ process: this process holds the plan, and with it every faulty source. The
 child is `python3 -I -B -c BOOT`: BOOT installs an audit hook *before* the
 suite is imported. The hook refuses, and records, every file access outside
 the suite's folder and the standard library, every socket, every process
-start, ctypes and the gc walks that could reach past it. Records go to an
+start, ctypes and the gc walks that could reach past it. Below the hook,
+RLIMIT_NPROC lets the kernel refuse any new process or thread outright. Records go to an
 inherited pipe this process reads as they are written, so the suite cannot
 take them back; a refused attempt stays refused even if the suite spoils
 the pipe.
@@ -127,6 +128,9 @@ def _child(plan, folder, out_w, channel_w):
         memory = plan["memory_bytes"]
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        # No new process or thread, whatever Python trick the suite finds past its audit hook (a fresh copy of
+        # _posixsubprocess made with _imp raises no audit event): the kernel refuses, as the user already has more.
+        resource.setrlimit(resource.RLIMIT_NPROC, (1, 1))
         os.chdir(folder)
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": folder, "TMPDIR": folder, "LC_ALL": "C.UTF-8"}
         argv = [plan["python"], "-I", "-B", "-c", BOOT, str(CHANNEL_FD), folder, str(plan["violation_limit"])]

@@ -41,8 +41,8 @@ Rules for the suite:
 - Exercise the tool in-process: import slugify and call slugify(text), and test the command
   line by running {SOURCE_FILE} as __main__ (for example with runpy.run_path) with sys.argv
   patched, capturing stdout and the SystemExit status. A rejected value must exit non-zero.
-- Do not start processes, open network connections, or read or write files outside the
-  suite's own folder. Such attempts are refused and fail the delivery.
+- Do not start processes or threads, open network connections, or read or write files
+  outside the suite's own folder. Such attempts are refused and fail the delivery.
 - Finish within a few seconds.
 
 The specification (the original request, then two revisions):
