@@ -51,6 +51,11 @@ ATTEMPTS: dict[str, tuple[str, str]] = {
     "opens-a-socket": ("import socket\nsocket.socket()", "socket."),
     "loads-ctypes": ("import ctypes\nctypes.CDLL(None)", "ctypes."),
     "walks-the-heap": ("import gc\ngc.get_objects()", "gc.get_objects"),
+    "loads-native-code": (
+        "import _imp, importlib.machinery as m\n_so = '/oracle/delivery/qa/evil.so'\n"
+        "_imp.create_dynamic(m.ModuleSpec('evil', m.ExtensionFileLoader('evil', _so), origin=_so))",
+        "import /oracle/delivery/qa/evil.so",
+    ),
     "raw-fork-exec": ("import _posixsubprocess\n_posixsubprocess.fork_exec()", "subprocess.fork_exec"),
 }
 HONEST = """\

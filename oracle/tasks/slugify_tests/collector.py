@@ -56,10 +56,12 @@ system = tuple(
     os.path.realpath(p) + os.sep for p in sys.path[1:] if p and os.path.isdir(p) and os.path.realpath(p) != folder
 )
 inside = (folder + os.sep,) + system
-PATHS = {"open": 1, "os.listdir": 1, "os.scandir": 1, "os.mkdir": 1, "os.remove": 1, "os.rmdir": 1,
-         "os.rename": 2, "os.symlink": 2, "os.link": 2, "os.chmod": 1, "os.chown": 1, "os.truncate": 1,
-         "os.utime": 1, "os.chdir": 1, "shutil.copyfile": 2, "shutil.copytree": 2, "shutil.rmtree": 1,
-         "shutil.move": 2, "glob.glob": 1}
+# Which arguments of each event are paths. "import" carries one only when native code is loaded from a file
+# (_imp.create_dynamic): a module the ZIP smuggled in elsewhere would run outside this hook.
+PATHS = {"open": (0,), "os.listdir": (0,), "os.scandir": (0,), "os.mkdir": (0,), "os.remove": (0,),
+         "os.rmdir": (0,), "os.rename": (0, 1), "os.symlink": (0, 1), "os.link": (0, 1), "os.chmod": (0,),
+         "os.chown": (0,), "os.truncate": (0,), "os.utime": (0,), "os.chdir": (0,), "shutil.copyfile": (0, 1),
+         "shutil.copytree": (0, 1), "shutil.rmtree": (0,), "shutil.move": (0, 1), "glob.glob": (0,), "import": (1,)}
 FORBIDDEN = ("socket.", "subprocess.", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.system",
              "os.kill", "os.killpg", "os.forkpty", "pty.", "ctypes.", "gc.get_", "sys.remote_exec",
              "urllib.Request", "http.client.", "ftplib.", "smtplib.", "poplib.", "imaplib.", "nntplib.",
@@ -90,8 +92,8 @@ def _hook(event, args):
     state["busy"] = True
     try:
         if event in PATHS:
-            for path in args[: PATHS[event]]:
-                seen = _outside(path)
+            for index in PATHS[event]:
+                seen = _outside(args[index]) if index < len(args) else None
                 if seen is not None:
                     _record(event, seen)
         elif event.startswith(FORBIDDEN):
