@@ -16,9 +16,10 @@ from calibration import sources
 from calibration.sources import gated, variant, with_main_prelude
 from calibration.zips import incompressible, lying_size_zip, zip_bytes
 from oracle import checks as engine
+from oracle.tasks import DEFAULT_TASK
 from oracle.tasks.slugify import checks as ids
 from oracle.tasks.slugify import reference
-from oracle.tasks.slugify.contract import MODES, Mode
+from oracle.tasks.slugify.contract import MODES
 
 
 class HostTraps(BaseModel):
@@ -30,10 +31,11 @@ class HostTraps(BaseModel):
 
 
 class Case(BaseModel):
-    """One calibration delivery: how to build its ZIP, which mode grades it, which check must decide it."""
+    """One calibration delivery: how to build its ZIP, which task and mode grade it, which check must decide it."""
 
     name: str
-    mode: Mode
+    task: str = DEFAULT_TASK
+    mode: str
     expected: str | None  # None: must pass
     build: Callable[[HostTraps], bytes]
 
@@ -77,7 +79,14 @@ FLOOD = 'for _ in range(20000):\n    sys.stdout.write("flood " * 1000)\n'
 
 
 def cases() -> list[Case]:
-    """Every oracle calibration case, good first."""
+    """Every oracle calibration case of every task: the slugify task's, then the slugify-tests task's."""
+    from calibration.suite_deliveries import suite_cases  # here: that module builds its cases on this one's Case
+
+    return slugify_cases() + suite_cases()
+
+
+def slugify_cases() -> list[Case]:
+    """Every slugify calibration case, good first."""
     good = [Case(name="good", mode=mode, expected=None, build=_static(project())) for mode in MODES]
     good.append(
         Case(

@@ -62,7 +62,7 @@ def run_oracle_suite(workers: int = ORACLE_WORKERS) -> list[Row]:
         for case in chosen:
             path = Path(folder) / f"{case.name}-{case.mode.replace('+', '_')}.zip"
             path.write_bytes(case.build(traps))
-            jobs.append(GradeJob(zip_path=path, mode=case.mode))
+            jobs.append(GradeJob(zip_path=path, mode=case.mode, task=case.task))
         results = grade_batch(jobs, GradeOptions(workers=workers))
     return [_row(case, result) for case, result in zip(chosen, results, strict=True)]
 

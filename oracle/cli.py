@@ -129,8 +129,8 @@ def parser() -> argparse.ArgumentParser:
     )
     grade.add_argument(
         "--mode",
-        required=True,
-        help="the task's requirement set to grade against (an unknown one is refused with the list)",
+        default=None,
+        help="the task's requirement set to grade against (required when the task has several; an unknown one is refused with the list)",
     )
     grade.add_argument(
         "--image",

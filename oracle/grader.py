@@ -93,10 +93,10 @@ def _sandboxed_checks(
     except (IndexError, ValueError, ValidationError):
         detail = f"the sandbox produced no readable observations (exit {run.exit}): {run.stderr_tail.splitlines()[-1] if run.stderr_tail else 'no error output'}"
         return [check(SANDBOX_COMPLETED, False, detail[:300])]
-    return [
-        check(SANDBOX_COMPLETED, True, "every planned invocation was observed"),
-        *request.task.judge(request.mode, observations),
-    ]
+    judged = request.task.judge(request.mode, observations)
+    if any(c.id == SANDBOX_COMPLETED for c in judged):  # the task knows a step of its own never finished
+        return judged
+    return [check(SANDBOX_COMPLETED, True, "every planned invocation was observed"), *judged]
 
 
 def _checks(client: docker.DockerClient, request: _Request, zip_path: Path, standby: Standby | None) -> list[Check]:
@@ -156,7 +156,7 @@ def _grade_one(
 
 def grade(
     zip_path: str | Path,
-    mode: str,
+    mode: str | None = None,
     task: str = tasks.DEFAULT_TASK,
     *,
     image_ref: str | None = None,
@@ -165,7 +165,7 @@ def grade(
     agent_tests: bool = False,
     client: docker.DockerClient | None = None,
 ) -> GradeResult:
-    """Grade one delivered ZIP against `task`'s contract in `mode`.
+    """Grade one delivered ZIP against `task`'s contract in `mode` (None: the task's default mode, if it has one).
 
     image_ref overrides image resolution (else EVERYDAY_ORACLE_IMAGE, the local
     tag, the pinned digest). agent_tests also runs the delivery's own tests
@@ -189,7 +189,7 @@ class GradeJob(BaseModel):
     """One ZIP of a batch and what to grade it against; a batch may mix modes and tasks."""
 
     zip_path: Path
-    mode: str
+    mode: str | None = None  # None: the task's default mode (a task with several has none and refuses)
     task: str = tasks.DEFAULT_TASK
 
 
@@ -237,8 +237,7 @@ def _batch(
     jobs: Sequence[GradeJob], options: GradeOptions, client: docker.DockerClient | None, standby: Standby | None
 ) -> list[GradeResult]:
     chosen_tasks = {job.task: tasks.load(job.task) for job in jobs}
-    for job in jobs:
-        chosen_tasks[job.task].require_mode(job.mode)
+    modes = [chosen_tasks[job.task].require_mode(job.mode) for job in jobs]
     limits = SandboxLimits(command_timeout_s=options.command_timeout_s, grade_deadline_s=options.deadline_s)
     if not jobs:
         return []
@@ -250,7 +249,7 @@ def _batch(
         request = _Request(
             task=chosen_tasks[job.task],
             image_id=image_id,
-            mode=job.mode,
+            mode=modes[index],
             limits=limits,
             agent_tests=options.agent_tests,
         )

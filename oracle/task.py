@@ -31,6 +31,8 @@ class OracleTask(ABC):
     """The task's name, as given to `--task` (also its folder under oracle/tasks)."""
     modes: ClassVar[tuple[str, ...]]
     """The requirement sets a delivery can be graded against."""
+    default_mode: ClassVar[str | None] = None
+    """The mode used when none is asked for; None means the caller must choose (a task with several modes)."""
     contract: ClassVar[ModuleType]
     """The module holding the texts stories send and the facts the checks derive from."""
     checks: ClassVar[CheckRegistry]
@@ -40,11 +42,14 @@ class OracleTask(ABC):
     observations: ClassVar[type[BaseModel]]
     """The model the collector's last line must validate as (anything else fails sandbox.completed)."""
 
-    def require_mode(self, mode: str) -> str:
-        """The mode itself, or UnknownMode naming the ones this task has."""
+    def require_mode(self, mode: str | None) -> str:
+        """The mode itself (or the task's default when None), or UnknownMode naming the ones this task has."""
+        if mode is None and self.default_mode is None:
+            raise UnknownMode(f"task {self.name!r} needs --mode; choose one of {', '.join(self.modes)}")
+        mode = self.default_mode if mode is None else mode
         if mode not in self.modes:
             raise UnknownMode(f"task {self.name!r} has no mode {mode!r}; choose one of {', '.join(self.modes)}")
-        return mode
+        return str(mode)
 
     @abstractmethod
     def structure(self, delivery: Path) -> tuple[list[Check], Path | None]:
@@ -56,7 +61,12 @@ class OracleTask(ABC):
 
     @abstractmethod
     def judge(self, mode: str, observed: BaseModel) -> list[Check]:
-        """The verdict on the collector's observations, computed on the host (diagnostics included)."""
+        """The verdict on the collector's observations, computed on the host (diagnostics included).
+
+        A task whose collector runs several bounded steps may report
+        `sandbox.completed` itself (failed when a step never finished); it
+        then replaces the engine's, which only knows the collector answered.
+        """
 
     @abstractmethod
     def reference_solution(self) -> dict[str, str]:

@@ -43,9 +43,19 @@ def test_every_kind_of_bad_delivery_is_registered() -> None:
         "memory-hog",
         "endless-loop",
         "output-flood",
+        "suite-good",
+        "suite-always-passes",
+        "suite-fails-reference",
+        "suite-catches-some",
+        "suite-reads-plan",
+        "suite-spawns-reader",
+        "suite-spawns-past-the-hook",
+        "suite-reaches-network",
+        "suite-never-finishes",
     }
     assert required <= names
-    assert {c.mode for c in cases() if c.expected is None} == {
+    assert {c.task for c in cases()} == {"slugify", "slugify-tests"}
+    assert {c.mode for c in cases() if c.expected is None and c.task == "slugify"} == {
         "base",
         "separator",
         "max-length",
