@@ -174,6 +174,18 @@ class AgentClient:
     def deliver(self, data: bytes) -> None:
         self._outbox.put(Outgoing(path="/deliveries", file=data, event_id=self.new_event_id()))
 
+    def connections(self) -> list[dict[str, Any]]:
+        """The service connections bound to this agent (never a credential)."""
+        return self._request("GET", "/connections").json()  # type: ignore[no-any-return]
+
+    def service_call(self, connection_id: int, action: str, arguments: dict[str, str]) -> dict[str, Any]:
+        """Ask the product to run a service action: ``{status: completed|pending|failed, interaction_id, result}``."""
+        return self.call("/service-calls", {"connection_id": connection_id, "action": action, "arguments": arguments})
+
+    def interaction(self, interaction_id: int) -> dict[str, Any]:
+        """A decision on this run's task (status, outcome, result)."""
+        return self._request("GET", f"/interactions/{interaction_id}").json()  # type: ignore[no-any-return]
+
     def finish(self, outcome: str, summary: str = "", error_code: str | None = None, cost_cents: int = 0) -> None:
         self.send(
             "/finish", {"outcome": outcome, "summary": summary, "error_code": error_code, "cost_cents": cost_cents}

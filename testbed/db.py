@@ -134,6 +134,44 @@ CREATE TABLE IF NOT EXISTS activity (
     agent_id INTEGER,
     message TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS services (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    url TEXT NOT NULL,
+    actions_json TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS connections (
+    id INTEGER PRIMARY KEY,
+    service_id INTEGER NOT NULL REFERENCES services(id),
+    name TEXT NOT NULL,
+    credential_sealed BLOB NOT NULL,
+    policy TEXT NOT NULL CHECK (policy IN ('allow','ask_first')),
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS connection_agents (
+    connection_id INTEGER NOT NULL REFERENCES connections(id),
+    agent_id INTEGER NOT NULL REFERENCES agents(id),
+    PRIMARY KEY (connection_id, agent_id)
+);
+CREATE TABLE IF NOT EXISTS interactions (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('service_action')),
+    task_id INTEGER NOT NULL REFERENCES tasks(id),
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    agent_id INTEGER NOT NULL REFERENCES agents(id),
+    connection_id INTEGER NOT NULL REFERENCES connections(id),
+    action TEXT NOT NULL,
+    arguments_json TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending','approved','declined')),
+    decided_by TEXT,
+    decided_via TEXT,
+    decided_at TEXT,
+    outcome TEXT NOT NULL CHECK (outcome IN ('waiting','completed','failed','declined')),
+    result TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS interactions_task ON interactions(task_id);
 CREATE INDEX IF NOT EXISTS comments_task ON comments(task_id);
 CREATE INDEX IF NOT EXISTS runs_task ON runs(task_id);
 CREATE INDEX IF NOT EXISTS receipts_run ON receipts(run_id, seq);

@@ -191,3 +191,41 @@ class Activity(Record):
     task_id: RecordId | None
     run_id: RecordId | None
     message: str
+
+
+class Service(Record):
+    """An installed outside service the product calls on its agents' behalf."""
+
+    id: RecordId
+    name: str
+
+
+class Connection(Record):
+    """A connection to a service; a product never shows its credential, so neither does this record."""
+
+    id: RecordId
+    service_id: RecordId
+    service_name: str
+    name: str
+    policy: Literal["allow", "ask_first"]
+    agent_ids: list[RecordId] = []
+
+
+class Interaction(Record):
+    """A request of an agent that waits for a person's decision (a protected service action), and the decision."""
+
+    id: RecordId
+    kind: str
+    task_id: RecordId
+    run_id: RecordId
+    agent_id: RecordId
+    agent_name: str
+    service_name: str
+    connection_id: RecordId
+    action: str
+    status: Literal["pending", "approved", "declined"]
+    decided_by: str | None = None
+    decided_at: str | None = None
+    outcome: str
+    result: str | None = None
+    created_at: str

@@ -24,7 +24,19 @@ from pydantic import BaseModel, ConfigDict
 
 ENV = "TESTBED_DEFECTS"
 
-Area = Literal["downloads", "messages", "runs", "stop", "restart", "delegation", "ui", "task-status", "bookkeeping"]
+Area = Literal[
+    "downloads",
+    "messages",
+    "runs",
+    "stop",
+    "restart",
+    "delegation",
+    "ui",
+    "task-status",
+    "bookkeeping",
+    "decisions",
+    "credentials",
+]
 
 log = logging.getLogger("testbed.defects")
 
@@ -136,6 +148,36 @@ DEFECTS: tuple[Defect, ...] = (
         area="task-status",
         hook="controller.start -> hooks.started_status",
         summary="a run starting sets its task Done instead of in progress, while the run works",
+    ),
+    Defect(
+        name="forwards-before-approval",
+        area="decisions",
+        hook="interactions.request_action -> hooks.forwards_before_decision",
+        summary="an Ask-first action is forwarded to the service as soon as the agent asks, while the card waits",
+    ),
+    Defect(
+        name="forwards-twice",
+        area="decisions",
+        hook="interactions.decide -> hooks.forwards_on_approval",
+        summary="Approve forwards the action twice (a retry after a call that had succeeded)",
+    ),
+    Defect(
+        name="forwards-after-decline",
+        area="decisions",
+        hook="interactions.decide -> hooks.forwards_on_decline",
+        summary="Decline is saved and told to the agent, but the action is forwarded to the service anyway",
+    ),
+    Defect(
+        name="credential-in-api",
+        area="credentials",
+        hook="services_api.list_connections -> hooks.connections_as_served",
+        summary="the connections list answers each connection's credential in clear",
+    ),
+    Defect(
+        name="credential-rendered",
+        area="credentials",
+        hook="web.render_index -> hooks.rendered_credentials",
+        summary="the services list renders each connection's credential in an attribute of its row",
     ),
     Defect(
         name="unread-off-by-one",

@@ -14,12 +14,13 @@ import logging
 import sqlite3
 import uuid
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..db import Database, now
 from ..deliveries import blob_path
-from ..models import Comment, Delivery, Run, Task
+from ..models import Comment, Connection, Delivery, Run, Task
 from . import active
 
 if TYPE_CHECKING:
@@ -165,3 +166,38 @@ def as_shown(task: Task) -> Task:
             at = users[-1]
             task = task.model_copy(update={"comments": [*task.comments[: at + 1], *task.comments[at:]]})
     return task
+
+
+# ---- decisions on service actions --------------------------------------------------------------
+
+
+def forwards_before_decision() -> bool:
+    """Whether an Ask-first action is forwarded the moment the agent asks (it never should be)."""
+    return active("forwards-before-approval")
+
+
+def forwards_on_approval() -> int:
+    """How many times Approve forwards the action (once)."""
+    return 2 if active("forwards-twice") else 1
+
+
+def forwards_on_decline() -> bool:
+    """Whether Decline forwards the action all the same (it never should)."""
+    return active("forwards-after-decline")
+
+
+# ---- connection credentials ------------------------------------------------------------------------
+
+
+def connections_as_served(found: list[Connection], opened: Callable[[int], str]) -> list[dict[str, object]] | None:
+    """The connections list as answered, when a defect changes it; None answers the models as they are."""
+    if active("credential-in-api"):
+        return [{**c.model_dump(), "credential": opened(c.id)} for c in found]
+    return None
+
+
+def rendered_credentials(found: list[Connection], opened: Callable[[int], str]) -> dict[int, str]:
+    """Credentials the services list renders, by connection id (none)."""
+    if active("credential-rendered"):
+        return {c.id: opened(c.id) for c in found}
+    return {}

@@ -69,6 +69,19 @@
 
   live.addEventListener("submit", async (event) => {
     const form = event.target;
+    if (form.dataset.decisionUrl) {
+      // Approve / Decline: the button pressed names the decision; both buttons go quiet at once.
+      event.preventDefault();
+      const decision = event.submitter ? event.submitter.value : "";
+      form.querySelectorAll("button").forEach((button) => (button.disabled = true));
+      await fetch(form.dataset.decisionUrl, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ decision: decision }),
+      });
+      await refresh();
+      return;
+    }
     if (!form.dataset.stopUrl) return;
     event.preventDefault();
     form.querySelector("button").disabled = true;

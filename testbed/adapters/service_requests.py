@@ -1,0 +1,86 @@
+"""The scripted agent's service work: ask the product to run a protected action and live with the decision.
+
+A request like ``create a document titled "Launch notes" in the Documents
+service`` makes the agent call the service's ``create_document`` through a
+connection bound to it. Under "Ask first" the product answers "pending";
+the agent says so, waits for the person's decision, then reports the
+document the service returned, or explains that it could not do it.
+Personas break one part of that on purpose (see ``PERSONAS`` in
+:mod:`scripted`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Protocol
+
+from ..agent_client import AgentClient
+from . import AgentSession
+
+DOCUMENT_REQUEST = re.compile(
+    r"create a document titled\s+[\"“']([^\"”']{1,120})[\"”']\s+in the\s+([A-Za-z][\w .-]*?)\s+service",
+    re.IGNORECASE,
+)
+ACTION = "create_document"
+MADE_UP_DOCUMENT = "DOC-00C0FFEE"
+
+
+class Settles(Protocol):
+    def _settle(self, summary: str) -> None: ...
+
+
+def document_request(texts: list[str]) -> tuple[str, str] | None:
+    """``(title, service)`` of the first document request in the task or the user's messages."""
+    for text in texts:
+        match = DOCUMENT_REQUEST.search(text)
+        if match:
+            return match.group(1).strip(), match.group(2).strip()
+    return None
+
+
+def create_document(
+    agent: Settles, api: AgentClient, session: AgentSession, persona: str, title: str, service: str
+) -> None:
+    connections = [c for c in api.connections() if c["service_name"].lower() == service.lower()]
+    if not connections:
+        api.comment(f"I have no connection to the {service} service, so I wasn't able to create {title!r}.")
+        agent._settle("No connection")
+        return
+    connection = connections[0]
+    answer = api.service_call(connection["id"], ACTION, {"title": title})
+    api.receipt("service_call", f"{service}/{ACTION}", ok=answer["status"] != "failed", detail=answer["status"])
+    if answer["status"] == "pending":
+        api.comment(f"Creating {title!r} in {service} needs your approval (request #{answer['interaction_id']}).")
+        decided = _wait_for_decision(api, session, answer["interaction_id"])
+        if decided["status"] == "declined":
+            _declined(agent, api, persona, connection, title, service)
+            return
+        answer = {"status": decided["outcome"], "result": decided["result"]}
+    if answer["status"] != "completed":
+        api.comment(f"The {service} service failed, so I wasn't able to create {title!r}: {answer['result']}")
+        agent._settle("Service failed")
+        return
+    document = MADE_UP_DOCUMENT if persona == "reports-made-up-document" else json.loads(answer["result"])["id"]
+    api.comment(f"Created the document {title!r} in {service}: {document}.")
+    agent._settle(f"Created {document}")
+
+
+def _wait_for_decision(api: AgentClient, session: AgentSession, interaction_id: int) -> dict[str, Any]:
+    """Poll the decision (and, once approved, the forwarded call's result) in visible steps."""
+    while True:
+        found = api.interaction(interaction_id)
+        if found["status"] == "declined" or (found["status"] == "approved" and found["outcome"] != "waiting"):
+            api.receipt("read_decision", f"interaction {interaction_id}", detail=found["status"])
+            return found
+        session.step()
+
+
+def _declined(
+    agent: Settles, api: AgentClient, persona: str, connection: dict[str, Any], title: str, service: str
+) -> None:
+    if persona == "asks-again-after-decline":
+        api.service_call(connection["id"], ACTION, {"title": title})
+    if persona != "silent-after-decline":
+        api.comment(f"You declined the request, so I wasn't able to create {title!r} in {service}.")
+    agent._settle("Declined by the user")
