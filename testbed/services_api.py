@@ -76,4 +76,5 @@ def get_interaction(interaction_id: PathId, request: Request) -> Interaction:
 @router.post("/interactions/{interaction_id}/decision")
 def decide(interaction_id: PathId, payload: DecisionCreate, request: Request) -> Interaction:
     """Approve (forward the call once) or decline; repeating the saved decision changes nothing, the other is 409."""
-    return interactions.decide(controller_of(request), interaction_id, payload.decision, via="api")
+    via = "web" if request.headers.get("origin") else "api"  # the page's buttons post here from the browser
+    return interactions.decide(controller_of(request), interaction_id, payload.decision, via=via)

@@ -326,6 +326,22 @@ CASES: tuple[Case, ...] = (
     ),
 )
 
+# The decision stories need a product with installed services and decisions (the testbed's driver today).
+DECISION_CASES: tuple[Case, ...] = (
+    Case(
+        name="service-approve",
+        story="stories.service_approve",
+        scripted_deadline_s=90,
+        description="Approve an agent's protected service action: no call before, exactly one after, its document reported.",
+    ),
+    Case(
+        name="service-decline",
+        story="stories.service_decline",
+        scripted_deadline_s=90,
+        description="Decline an agent's protected service action: no call at all, no repeated request, an explanation.",
+    ),
+)
+
 MANUAL_SUITE = "everyday-workflows"
 SCRIPTED_SUITE = "everyday-workflows-scripted"
 REPLAY_SUITE = "everyday-workflows-replay"
@@ -341,6 +357,7 @@ CATALOG = Catalog(
             description="Everyday workflows with real (paid) agents; runs only when named explicitly.",
             profiles=(RUNNER_CODEX, RUNNER_CLAUDE, RUNNER_CODEX_MINI, RUNNER_OPENCODE),
             environments=(LOCAL,),
+            # The decision cases join once the product's MCP tools offer service actions to live agents.
             cases=CASES,
         ),
         Suite(
@@ -349,7 +366,7 @@ CATALOG = Catalog(
             description="The same everyday workflows with the free scripted agent.",
             profiles=(SCRIPTED,),
             environments=(LOCAL,),
-            cases=CASES,
+            cases=CASES + DECISION_CASES,
         ),
         Suite(
             name=REPLAY_SUITE,

@@ -229,3 +229,16 @@ class Interaction(Record):
     outcome: str
     result: str | None = None
     created_at: str
+
+
+class DecisionCard(Record):
+    """A decision card as the person sees it on the task's page (a page object reads it off the page)."""
+
+    interaction_id: str
+    kind: str
+    action: str
+    service: str
+    connection_id: str
+    agent: str
+    status: str
+    buttons: list[str]

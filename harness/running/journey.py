@@ -14,7 +14,7 @@ import secrets
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from datetime import datetime
 from typing import Any, Literal, NoReturn
 
@@ -76,6 +76,8 @@ class Journey:
         self._grader = ThreadPoolExecutor(max_workers=2, thread_name_prefix="oracle")
         self._grades: list[tuple[DownloadRecord, str, Future[Any]]] = []
         self.agent_clis: dict[str, str] = {}
+        # What a story starts beside the product (an outside service fixture), closed when the attempt ends.
+        self.resources = ExitStack()
         self.lead = self._hire("Avery", "lead engineer")
 
     # ---- the team ---------------------------------------------------------------
@@ -495,12 +497,15 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
         with recorder.timed("browser"):
             browser_context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
             browser_context.tracing.start(screenshots=True, snapshots=True)
+        journey: Journey | None = None
         try:
             with recorder.timed("journey setup"):
                 journey = Journey(context, driver, instance, browser_context)
                 journey.agent_clis = clis
             yield journey
         finally:
+            if journey is not None:
+                journey.resources.close()
             try:
                 with recorder.timed("trace"):
                     browser_context.tracing.stop(path=recorder.folder / "trace.zip")
