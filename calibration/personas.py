@@ -44,6 +44,19 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
     PersonaCase(case="recover-controller-sigkill", persona="default"),
     PersonaCase(case="stop-redirect", persona="default"),
     PersonaCase(case="stop-redirect", persona="writes-after-stop", expected_check="stop.workspace-unchanged"),
+    PersonaCase(case="service-approve", persona="default"),
+    PersonaCase(
+        case="service-approve",
+        persona="reports-made-up-document",
+        expected_check="service.reply-shows-returned-document",
+    ),
+    PersonaCase(case="service-decline", persona="default"),
+    PersonaCase(
+        case="service-decline", persona="silent-after-decline", expected_check="decision.explanation-after-decline"
+    ),
+    PersonaCase(
+        case="service-decline", persona="asks-again-after-decline", expected_check="decision.no-repeated-request"
+    ),
 )
 
 

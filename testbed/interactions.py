@@ -213,7 +213,7 @@ def _execute(controller: Controller, interaction_id: int, keep_outcome: bool = F
 def _forward(
     controller: Controller, connection_id: int, url: str, action: str, arguments: dict[str, str]
 ) -> tuple[bool, str]:
-    credential = open_credential(controller.db, controller.credentials, connection_id)
+    credential = defects.forwarding_credential(open_credential(controller.db, controller.credentials, connection_id))
     try:
         return call_action(url, credential, action, arguments)
     except ServiceError as error:

@@ -111,7 +111,7 @@ def thread_context(request: Request, task_id: int) -> dict[str, object]:
         "task": task,
         "active": active,
         "last_stopped": stopped[-1] if stopped else None,
-        "interactions": interactions.interactions(db, task_id),
+        "interactions": defects.interactions_as_shown(interactions.interactions(db, task_id)),
     }
 
 

@@ -168,6 +168,30 @@ DEFECTS: tuple[Defect, ...] = (
         summary="Decline is saved and told to the agent, but the action is forwarded to the service anyway",
     ),
     Defect(
+        name="forwards-without-credential",
+        area="decisions",
+        hook="interactions._forward -> hooks.forwarding_credential",
+        summary="Approve forwards the action without the connection's credential; the service refuses it",
+    ),
+    Defect(
+        name="card-shown-twice",
+        area="decisions",
+        hook="web.thread_context -> hooks.interactions_as_shown",
+        summary="the task page shows each pending decision card twice (stored once)",
+    ),
+    Defect(
+        name="card-names-another-agent",
+        area="decisions",
+        hook="web.thread_context -> hooks.interactions_as_shown",
+        summary="a decision card names another agent than the one that asked",
+    ),
+    Defect(
+        name="card-hidden",
+        area="decisions",
+        hook="web.thread_context -> hooks.interactions_as_shown",
+        summary="a pending decision is stored but the task page never shows its card",
+    ),
+    Defect(
         name="credential-in-api",
         area="credentials",
         hook="services_api.list_connections -> hooks.connections_as_served",

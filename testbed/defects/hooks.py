@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..db import Database, now
 from ..deliveries import blob_path
-from ..models import Comment, Connection, Delivery, Run, Task
+from ..models import Comment, Connection, Delivery, Interaction, Run, Task
 from . import active
 
 if TYPE_CHECKING:
@@ -184,6 +184,22 @@ def forwards_on_approval() -> int:
 def forwards_on_decline() -> bool:
     """Whether Decline forwards the action all the same (it never should)."""
     return active("forwards-after-decline")
+
+
+def forwarding_credential(credential: str) -> str:
+    """The credential the controller sends with a forwarded call (the connection's own)."""
+    return "" if active("forwards-without-credential") else credential
+
+
+def interactions_as_shown(found: list[Interaction]) -> list[Interaction]:
+    """The decision cards as the task page renders them (the API keeps serving the stored interactions)."""
+    if active("card-hidden"):
+        return []
+    if active("card-names-another-agent"):
+        found = [i.model_copy(update={"agent_name": "Someone else"}) for i in found]
+    if active("card-shown-twice"):
+        found = [copy for i in found for copy in ([i, i] if i.status == "pending" else [i])]
+    return found
 
 
 # ---- connection credentials ------------------------------------------------------------------------

@@ -250,7 +250,8 @@ class TaskPage:
         return self.page.locator(f'[data-testid="interaction-card"][data-interaction-id="{interaction_id}"]')
 
     def wait_for_decision_card(self, interaction_id: int | str, timeout: float = DEFAULT_TIMEOUT_S) -> None:
-        expect(self._card(interaction_id)).to_be_visible(timeout=ms(timeout))
+        """Until a card for the request is shown (how many there are is for the checks to count)."""
+        expect(self._card(interaction_id).first).to_be_visible(timeout=ms(timeout))
 
     def decide(self, interaction_id: int | str, approve: bool, timeout: float = DEFAULT_TIMEOUT_S) -> None:
         """Click Approve or Decline on the card and wait until the card shows the saved decision."""
