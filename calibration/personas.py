@@ -57,6 +57,12 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
     PersonaCase(
         case="service-decline", persona="asks-again-after-decline", expected_check="decision.no-repeated-request"
     ),
+    PersonaCase(case="connection-decline", persona="default"),
+    # The product answers a second request with the saved Not now and shows no second card: the story passes.
+    PersonaCase(case="connection-decline", persona="asks-again-after-decline"),
+    PersonaCase(
+        case="connection-decline", persona="silent-after-decline", expected_check="decision.explanation-after-decline"
+    ),
 )
 
 

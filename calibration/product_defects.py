@@ -46,6 +46,9 @@ class DefectCase(BaseModel):
     pace_s: float | None = Field(
         default=None, gt=0, description="a slower scripted agent, for a defect visible only while a run is active"
     )
+    persona: str | None = Field(
+        default=None, description="a scripted persona that reaches the defect (an agent that asks twice, say)"
+    )
 
 
 DEFECT_CASES: tuple[DefectCase, ...] = (
@@ -193,6 +196,19 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         why="the request is stored but the page never shows a card to decide on",
     ),
     DefectCase(
+        defect="intent-shown-again",
+        case="connection-decline",
+        persona="asks-again-after-decline",
+        expected_check="decision.no-repeated-request",
+        why="the agent asks again after Not now and the product shows the person a second card",
+    ),
+    DefectCase(
+        defect="not-now-connects",
+        case="connection-decline",
+        expected_check="connection.none-created",
+        why="Not now is saved, but the product adds a connection to the provider anyway",
+    ),
+    DefectCase(
         defect="credential-in-api",
         case="service-approve",
         expected_check="credential.not-in-api",
@@ -227,6 +243,7 @@ def unknown_defects() -> list[str]:
 def run_defect(case: DefectCase, results: Path) -> AttemptRecord | None:
     """Run the story's scripted cell against the product with the defect on, through the real `harness run`."""
     flags = ["--product-defect", case.defect, *(["--pace", str(case.pace_s)] if case.pace_s else [])]
+    flags += ["--scripted-persona", case.persona] if case.persona else []
     return run_story_cell(case.case, results, f"calibration-defect-{case.defect}", flags)
 
 

@@ -18,7 +18,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from starlette.datastructures import UploadFile as StarletteUploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
-from . import agent_ops, interactions, services
+from . import agent_ops, intents, interactions, services
 from .agent_ops import ended, once
 from .api import PathId, controller_of
 from .controller import Controller, end_run_in, token_hash
@@ -30,6 +30,7 @@ from .models import (
     AssignUpdate,
     ChildTaskCreate,
     Connection,
+    ConnectionRequestCreate,
     Delivery,
     FinishRequest,
     InboxRequest,
@@ -150,6 +151,12 @@ def my_connections(run: ActiveRunRow, request: Request) -> list[Connection]:
 def service_call(payload: ServiceCallCreate, run: ActiveRunRow, request: Request) -> ServiceCallResult:
     """Run a service action through a bound connection: done at once, or pending a person's decision."""
     return interactions.request_action(controller_of(request), run, payload)
+
+
+@router.post("/connection-requests")
+def connection_request(payload: ConnectionRequestCreate, run: ActiveRunRow, request: Request) -> ServiceCallResult:
+    """Ask the person to connect a provider: a pending card, or the answer they already gave (declined)."""
+    return intents.request_connection(controller_of(request), run, payload)
 
 
 @router.get("/interactions/{interaction_id}")

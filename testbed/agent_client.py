@@ -182,6 +182,10 @@ class AgentClient:
         """Ask the product to run a service action: ``{status: completed|pending|failed, interaction_id, result}``."""
         return self.call("/service-calls", {"connection_id": connection_id, "action": action, "arguments": arguments})
 
+    def connection_request(self, provider: str, reason: str = "") -> dict[str, Any]:
+        """Ask the person to connect ``provider``: ``{status: pending|declined|completed, interaction_id}``."""
+        return self.call("/connection-requests", {"provider": provider, "reason": reason})
+
     def interaction(self, interaction_id: int) -> dict[str, Any]:
         """A decision on this run's task (status, outcome, result)."""
         return self._request("GET", f"/interactions/{interaction_id}").json()  # type: ignore[no-any-return]

@@ -20,6 +20,7 @@ CREATE TABLE IF NOT EXISTS company (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     name TEXT NOT NULL,
     budget_cents INTEGER NOT NULL,
+    chat_connectors INTEGER NOT NULL DEFAULT 0,
     created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS agents (
@@ -156,11 +157,13 @@ CREATE TABLE IF NOT EXISTS connection_agents (
 );
 CREATE TABLE IF NOT EXISTS interactions (
     id INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL CHECK (kind IN ('service_action')),
+    kind TEXT NOT NULL CHECK (kind IN ('service_action','connection_intent','email_setup')),
     task_id INTEGER NOT NULL REFERENCES tasks(id),
     run_id INTEGER NOT NULL REFERENCES runs(id),
     agent_id INTEGER NOT NULL REFERENCES agents(id),
-    connection_id INTEGER NOT NULL REFERENCES connections(id),
+    addressed_to TEXT NOT NULL DEFAULT 'user',
+    connection_id INTEGER REFERENCES connections(id),
+    provider TEXT,
     action TEXT NOT NULL,
     arguments_json TEXT NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('pending','approved','declined')),

@@ -29,8 +29,8 @@ from .services import open_credential
 
 INTERACTION_SQL = """
 SELECT i.*, a.name AS agent_name, c.name AS connection_name, c.service_id AS service_id, s.name AS service_name
-FROM interactions i JOIN agents a ON a.id = i.agent_id JOIN connections c ON c.id = i.connection_id
-JOIN services s ON s.id = c.service_id
+FROM interactions i JOIN agents a ON a.id = i.agent_id LEFT JOIN connections c ON c.id = i.connection_id
+LEFT JOIN services s ON s.id = c.service_id
 """
 
 
@@ -176,19 +176,21 @@ def decide(controller: Controller, interaction_id: int, decision: str, via: str)
                 row["run_id"],
                 row["agent_id"],
             )
+            if status == "declined" and row["kind"] == "connection_intent":
+                defects.after_not_now(conn, row, controller.credentials.seal(""))
             # A run that ended while it waited is continued by a new run that reads the decision.
             conn.execute(
                 "UPDATE tasks SET wake = 1 WHERE id = ? AND NOT EXISTS "
                 "(SELECT 1 FROM runs WHERE id = ? AND status IN ('queued', 'running'))",
                 (row["task_id"], row["run_id"]),
             )
-    if won and status == "approved":
+    if won and status == "approved" and row["kind"] == "service_action":
         if interaction(db, interaction_id).result is not None:  # fetched already (a defect forwarded it early)
             with db.transaction() as conn:
                 conn.execute("UPDATE interactions SET outcome = 'completed' WHERE id = ?", (interaction_id,))
         for _ in range(defects.forwards_on_approval() if interaction(db, interaction_id).outcome == "waiting" else 0):
             _execute(controller, interaction_id)
-    if won and status == "declined" and defects.forwards_on_decline():
+    if won and status == "declined" and row["kind"] == "service_action" and defects.forwards_on_decline():
         _execute(controller, interaction_id, keep_outcome=True)
     return interaction(db, interaction_id)
 
@@ -196,6 +198,7 @@ def decide(controller: Controller, interaction_id: int, decision: str, via: str)
 def _execute(controller: Controller, interaction_id: int, keep_outcome: bool = False) -> None:
     """Forward the interaction's call once and keep its result (the defects call this at the wrong times too)."""
     found = interaction(controller.db, interaction_id)
+    assert found.connection_id is not None and found.service_id is not None, "only a service action is forwarded"
     url = controller.db.one("SELECT url FROM services WHERE id = ?", found.service_id)["url"]  # type: ignore[index]
     ok, text = _forward(controller, found.connection_id, url, found.action, found.arguments)
     with controller.db.transaction() as conn:

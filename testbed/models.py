@@ -141,6 +141,7 @@ class Health(BaseModel):
 class Company(BaseModel):
     name: str
     budget_cents: int
+    chat_connectors: bool = False
     spend_cents: int  # real spend, rounded up to whole cents
     spend: Spend
 
@@ -285,6 +286,7 @@ class Ack(BaseModel):
 
 ConnectionPolicy = Literal["allow", "ask_first"]
 InteractionStatus = Literal["pending", "approved", "declined"]
+InteractionKind = Literal["service_action", "connection_intent", "email_setup"]
 InteractionOutcome = Literal["waiting", "completed", "failed", "declined"]
 
 
@@ -347,15 +349,17 @@ class Interaction(BaseModel):
     """A request an agent made that waits for a person's decision, and that decision once made."""
 
     id: int
-    kind: Literal["service_action"]
+    kind: InteractionKind
     task_id: int
     run_id: int
     agent_id: int
     agent_name: str
-    service_id: int
-    service_name: str
-    connection_id: int
-    connection_name: str
+    addressed_to: str = Field(description="who is asked to decide: the company's user")
+    service_id: int | None
+    service_name: str | None
+    connection_id: int | None
+    connection_name: str | None
+    provider: str | None = Field(description="the outside provider a connection intent or an email setup names")
     action: str
     arguments: dict[str, str]
     status: InteractionStatus
@@ -367,9 +371,26 @@ class Interaction(BaseModel):
     created_at: str
 
 
+class ConnectionRequestCreate(AgentEvent):
+    """An agent asks the person to connect an outside provider the company has no connection to."""
+
+    provider: str = Field(min_length=1, max_length=80, pattern=r"^[A-Za-z][A-Za-z0-9 _.-]*$")
+    reason: str = Field(default="", max_length=2_000)
+
+
+class EmailSetupCreate(AgentEvent):
+    """An agent asks the person to set up an email address for it (an AgentMail API key on a card)."""
+
+    reason: str = Field(default="", max_length=2_000)
+
+
+class SettingsUpdate(Strict):
+    chat_connectors: bool
+
+
 class ServiceCallResult(BaseModel):
     """What the agent learns at once: the result (allowed or read-only action), or the pending interaction."""
 
-    status: Literal["completed", "pending", "failed"]
+    status: Literal["completed", "pending", "failed", "declined"]
     interaction_id: int | None = None
     result: str | None = None

@@ -28,9 +28,9 @@ class ServiceError(RuntimeError):
     """The service refused or could not be reached; the message is one line a person can act on."""
 
 
-def _run(url: str, credential: str, work: Callable[[ClientSession], Awaitable[T]]) -> T:
+def _run(url: str, credential: str | None, work: Callable[[ClientSession], Awaitable[T]]) -> T:
     async def session() -> T:
-        headers = {"authorization": f"Bearer {credential}"}
+        headers = {"authorization": f"Bearer {credential}"} if credential else {}
         async with create_mcp_http_client(headers=headers) as client:
             async with streamable_http_client(url, http_client=client) as (read, write):
                 async with ClientSession(read, write) as mcp_session:
@@ -71,7 +71,7 @@ def list_actions(url: str, credential: str) -> list[ServiceAction]:
     return _run(url, credential, tools)
 
 
-def call_action(url: str, credential: str, action: str, arguments: dict[str, str]) -> tuple[bool, str]:
+def call_action(url: str, credential: str | None, action: str, arguments: dict[str, str]) -> tuple[bool, str]:
     """One call of ``action``: ``(ok, text)`` as the service answered it (a tool error is ``ok=False``)."""
 
     async def call(session: ClientSession) -> tuple[bool, str]:

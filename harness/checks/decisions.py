@@ -27,9 +27,17 @@ class ExpectedRequest(BaseModel):
 
     kind: str
     action: str
-    service_name: str
-    connection_id: RecordId
+    service_name: str | None = None
+    provider: str | None = None
+    connection_id: RecordId | None = None
     agent_id: RecordId
+
+
+# The words on a card's two buttons, by kind of request: what a person must be offered.
+BUTTONS = {
+    "service_action": {"approve": "Approve", "decline": "Decline"},
+    "connection_intent": {"approve": "Connect", "decline": "Not now"},
+}
 
 
 def request_checks(
@@ -48,12 +56,20 @@ def request_checks(
             problems.append(f"the page shows {len(shown)} card(s) for interaction {one.id}")
         else:
             card = shown[0]
-            view = (card.kind, card.action, card.service, card.connection_id, card.agent)
-            want_view = (one.kind, one.action, one.service_name, str(one.connection_id), agent_name)
+            view = (card.kind, card.action, card.service, card.connection_id, card.provider, card.agent)
+            want_view = (
+                one.kind,
+                one.action,
+                one.service_name or "",
+                "" if one.connection_id is None else str(one.connection_id),
+                one.provider or "",
+                agent_name,
+            )
             if view != want_view:
                 problems.append(f"the card shows {view}, the product stored {want_view}")
-            if sorted(card.buttons) != ["approve", "decline"]:
-                problems.append(f"the card offers {card.buttons}, not Approve and Decline")
+            wanted = BUTTONS.get(one.kind, {})
+            if card.buttons != wanted:
+                problems.append(f"the card offers {card.buttons}, not {wanted}")
     return [
         CheckRecord(
             id="decision.one-pending-request",
@@ -82,7 +98,7 @@ class DecisionRecord(BaseModel):
     interaction_id: RecordId
     decision: Literal["approve", "decline"]
     saved_as: str
-    calls_before_decision: int
+    calls_before_decision: int | None = None  # accepted calls of a service action before the click (None: no service)
     decided_by: str | None
     decided_at: str | None
     replay_status: int
@@ -132,7 +148,7 @@ def outcome_checks(outcome: ServiceOutcome) -> list[CheckRecord]:
     checks = [
         CheckRecord(
             id="service.no-call-before-decision",
-            passed=record.calls_before_decision == 0,
+            passed=record.calls_before_decision == 0,  # None (never counted) fails too
             detail=f"the service accepted {record.calls_before_decision} call(s) of the action before the person decided",
         ),
         CheckRecord(
@@ -206,4 +222,38 @@ def credential_checks(secret: str, api_answers: Mapping[str, bytes], pages: Mapp
             if on_pages
             else f"absent from {len(pages)} page(s)",
         ),
+    ]
+
+
+class IntentOutcome(BaseModel):
+    """After Not now on a connection intent: what the product stored and what the agent said."""
+
+    decision: DecisionRecord
+    provider: str
+    interactions: list[Interaction]
+    connections_before: list[str]
+    connections_after: list[str]
+    decline_grade: DeclineGradeInput | None
+
+
+def intent_outcome_checks(outcome: IntentOutcome) -> list[CheckRecord]:
+    """The refusal saved, no connection made, no second card for the same provider, an honest explanation."""
+    same = [
+        i
+        for i in outcome.interactions
+        if i.kind == "connection_intent" and (i.provider or "").lower() == outcome.provider.lower()
+    ]
+    new = sorted(set(outcome.connections_after) - set(outcome.connections_before))
+    return [
+        CheckRecord(
+            id="decision.no-repeated-request",
+            passed=len(same) == 1,
+            detail=f"{len(same)} request(s) to connect {outcome.provider} on the task",
+        ),
+        CheckRecord(
+            id="connection.none-created",
+            passed=not new and outcome.connections_after == outcome.connections_before,
+            detail=f"connections created after Not now: {', '.join(new)}" if new else "no connection created",
+        ),
+        explanation_check(outcome.decline_grade),
     ]

@@ -340,6 +340,12 @@ DECISION_CASES: tuple[Case, ...] = (
         scripted_deadline_s=90,
         description="Decline an agent's protected service action: no call at all, no repeated request, an explanation.",
     ),
+    Case(
+        name="connection-decline",
+        story="stories.connection_decline",
+        scripted_deadline_s=90,
+        description="Not now on an agent's request to connect Notion: saved, no connection, asked once, explained.",
+    ),
 )
 
 MANUAL_SUITE = "everyday-workflows"

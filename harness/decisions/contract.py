@@ -31,3 +31,14 @@ EXPLANATION = re.compile(
 
 def explains_refusal(text: str) -> bool:
     return bool(EXPLANATION.search(text))
+
+
+NOTION = "Notion"
+NOTES_TASK_TITLE = "Summarise the planning notes"
+
+
+def notes_task(provider: str = NOTION) -> str:
+    return (
+        f"Please summarise the notes of this week's planning meeting; they are in our {provider} workspace. "
+        "If you cannot reach them, tell me why."
+    )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 # Ids are opaque: the testbed numbers its records, Paperclip names them with UUID strings.
 # Compare them for equality only, never for order (use the records' times for that).
@@ -220,8 +220,10 @@ class Interaction(Record):
     run_id: RecordId
     agent_id: RecordId
     agent_name: str
-    service_name: str
-    connection_id: RecordId
+    addressed_to: str = "user"
+    service_name: str | None = None
+    connection_id: RecordId | None = None
+    provider: str | None = None
     action: str
     status: Literal["pending", "approved", "declined"]
     decided_by: str | None = None
@@ -239,6 +241,8 @@ class DecisionCard(Record):
     action: str
     service: str
     connection_id: str
+    provider: str = ""
     agent: str
+    addressed_to: str = ""
     status: str
-    buttons: list[str]
+    buttons: dict[str, str] = Field(description="the card's yes/no buttons: approve|decline -> the label shown")

@@ -28,7 +28,7 @@ from ..deliveries import zip_workspace
 from ..environment import minimal_environment
 from ..read_receipts import ids_of, read_detail
 from . import AgentSession
-from .service_requests import create_document, document_request
+from .service_requests import connect_provider, create_document, document_request, provider_request
 from .slugify_project import Requirements, project
 
 log = logging.getLogger("testbed.runner.scripted")
@@ -44,7 +44,7 @@ PERSONAS = (
     "writes-after-stop",  # leaves a detached process writing to the workspace once the runner is gone
     "reports-made-up-document",  # after an approval, reports a document id the service never returned
     "silent-after-decline",  # after a decline, finishes without a word
-    "asks-again-after-decline",  # after a decline, asks for the same action again
+    "asks-again-after-decline",  # after a decline (or Not now), asks for the same thing again
 )
 
 DELEGATION = re.compile(r"\b(?:ask|have|tell)\s+(?:your\s+)?teammate\s+([A-Za-z][\w.-]*)", re.IGNORECASE)
@@ -86,12 +86,15 @@ class ScriptedAgent:
         nonce = nonce_in(latest) if latest else None
         delegate_to = self._teammate()
         document = document_request([self.task["body"], *self.user_texts])
+        provider = provider_request([self.task["body"], *self.user_texts])
         if nonce:
             self._reply_nonce(nonce)
         elif delegate_to:
             self._delegate(delegate_to)
         elif document:
             create_document(self, self.api, self.s, self.persona, *document)
+        elif provider:
+            connect_provider(self, self.api, self.s, self.persona, provider)
         elif "slugify.py" in self.task["body"] or any("slugify.py" in t for t in self.user_texts):
             self._build()
         else:

@@ -24,6 +24,7 @@ DOCUMENT_REQUEST = re.compile(
 )
 ACTION = "create_document"
 MADE_UP_DOCUMENT = "DOC-00C0FFEE"
+PROVIDER_REQUEST = re.compile(r"\bin (?:our|the|my) ([A-Z][A-Za-z0-9]+) workspace\b")
 
 
 class Settles(Protocol):
@@ -37,6 +38,42 @@ def document_request(texts: list[str]) -> tuple[str, str] | None:
         if match:
             return match.group(1).strip(), match.group(2).strip()
     return None
+
+
+def provider_request(texts: list[str]) -> str | None:
+    """The outside provider a request needs (``... in our Notion workspace``), if any."""
+    for text in texts:
+        match = PROVIDER_REQUEST.search(text)
+        if match:
+            return match.group(1)
+    return None
+
+
+def connect_provider(agent: Settles, api: AgentClient, session: AgentSession, persona: str, provider: str) -> None:
+    """Ask the person to connect ``provider``; without it, say plainly that the work could not be done."""
+    if any(c["service_name"].lower() == provider.lower() for c in api.connections()):
+        api.comment(f"{provider} is connected already; nothing to ask.")
+        agent._settle("Connected already")
+        return
+    answer = api.connection_request(provider, reason=f"to read what you asked for in {provider}")
+    api.receipt("connection_request", provider, detail=answer["status"])
+    if answer["status"] == "pending":
+        api.comment(f"I need {provider} for this, and the company has not connected it: I asked you to connect it.")
+        answer = {
+            "status": "completed"
+            if _wait_for_decision(api, session, answer["interaction_id"])["status"] == "approved"
+            else "declined"
+        }
+    if answer["status"] == "declined":
+        if persona == "asks-again-after-decline":
+            again = api.connection_request(provider, reason="asking again")
+            api.receipt("connection_request", provider, detail=again["status"])
+        if persona != "silent-after-decline":
+            api.comment(f"You chose not to connect {provider} now, so I wasn't able to read it.")
+        agent._settle("Connection declined")
+        return
+    api.comment(f"Thanks: once the {provider} connection is added I can read it.")
+    agent._settle("Connection approved")
 
 
 def create_document(
@@ -70,7 +107,8 @@ def _wait_for_decision(api: AgentClient, session: AgentSession, interaction_id: 
     """Poll the decision (and, once approved, the forwarded call's result) in visible steps."""
     while True:
         found = api.interaction(interaction_id)
-        if found["status"] == "declined" or (found["status"] == "approved" and found["outcome"] != "waiting"):
+        settled = found["outcome"] != "waiting" or found["kind"] != "service_action"
+        if found["status"] == "declined" or (found["status"] == "approved" and settled):
             api.receipt("read_decision", f"interaction {interaction_id}", detail=found["status"])
             return found
         session.step()

@@ -192,6 +192,18 @@ DEFECTS: tuple[Defect, ...] = (
         summary="a pending decision is stored but the task page never shows its card",
     ),
     Defect(
+        name="intent-shown-again",
+        area="decisions",
+        hook="intents.request_connection -> hooks.asks_again_after_not_now",
+        summary="a connection request the person answered Not now opens a new card when the agent asks again",
+    ),
+    Defect(
+        name="not-now-connects",
+        area="decisions",
+        hook="interactions.decide -> hooks.after_not_now",
+        summary="Not now on a connection request is saved, and a connection to the provider is added anyway",
+    ),
+    Defect(
         name="credential-in-api",
         area="credentials",
         hook="services_api.list_connections -> hooks.connections_as_served",

@@ -186,9 +186,34 @@ def forwards_on_decline() -> bool:
     return active("forwards-after-decline")
 
 
-def forwarding_credential(credential: str) -> str:
-    """The credential the controller sends with a forwarded call (the connection's own)."""
-    return "" if active("forwards-without-credential") else credential
+def asks_again_after_not_now(saved_status: str) -> bool:
+    """Whether a repeated connection request opens a new card although the person answered (it never should)."""
+    return active("intent-shown-again") and saved_status == "declined"
+
+
+def after_not_now(conn: sqlite3.Connection, row: sqlite3.Row, sealed_empty: bytes) -> None:
+    """Called inside the transaction that saves Not now on a connection request."""
+    if active("not-now-connects"):
+        stamp = now()
+        cursor = conn.execute(
+            "INSERT OR IGNORE INTO services (name, url, created_at) VALUES (?, 'http://127.0.0.1/unset', ?)",
+            (row["provider"], stamp),
+        )
+        service = (
+            cursor.lastrowid or conn.execute("SELECT id FROM services WHERE name = ?", (row["provider"],)).fetchone()[0]
+        )
+        made = conn.execute(
+            "INSERT INTO connections (service_id, name, credential_sealed, policy, created_at) VALUES (?, ?, ?, 'allow', ?)",
+            (service, row["provider"], sealed_empty, stamp),
+        )
+        conn.execute(
+            "INSERT INTO connection_agents (connection_id, agent_id) VALUES (?, ?)", (made.lastrowid, row["agent_id"])
+        )
+
+
+def forwarding_credential(credential: str) -> str | None:
+    """The credential the controller sends with a forwarded call (the connection's own; None sends none)."""
+    return None if active("forwards-without-credential") else credential
 
 
 def interactions_as_shown(found: list[Interaction]) -> list[Interaction]:

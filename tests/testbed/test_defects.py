@@ -20,6 +20,8 @@ import pytest
 from product_helpers import unique
 
 from calibration.product_defects import DEFECT_CASES, missing_cases, unknown_defects
+from harness.decisions.contract import document_task, notes_task
+from harness.fixtures.documents import PROTECTED_ACTION, DocumentService
 from harness.products.records import Task
 from harness.products.testbed import ApiClient, TestbedInstance
 from oracle.tasks.slugify.contract import (
@@ -166,11 +168,62 @@ def delegate(instance: TestbedInstance) -> Symptoms:
     return {"child-assigned-to-lead"} if parent.children[0].assignee_id != mate.id else set()
 
 
+def decide_on_services(instance: TestbedInstance) -> Symptoms:
+    """Approve one service action, decline another, answer Not now to a connection request: watched from outside."""
+    api, seen = instance.api, set()
+    with DocumentService(instance.data_dir / "service-capture.jsonl") as fixture:
+
+        def calls() -> list[str]:
+            """The protected action's calls, and every refused request (a refused session never gets to the call)."""
+            return [e.outcome for e in fixture.capture() if e.tool == PROTECTED_ACTION or e.outcome == "rejected"]
+
+        lead = api.create_agent(name=unique("Lead"))
+        service = api.install_service(unique("Docs"), fixture.url)
+        api.add_connection(service.id, "Team", fixture.credential, "ask_first", [lead.id])
+        if any(fixture.credential.encode() in body for body in api.raw_reads().values()):
+            seen.add("credential-in-api")
+        if fixture.credential in httpx.get(f"{instance.base_url}/").text:
+            seen.add("credential-rendered")
+        for approve in (True, False):
+            start = len(calls())
+            task = api.create_task("Doc", document_task(unique("Doc"), service.name), assignee_id=lead.id)
+            [pending] = api.wait_for(lambda task=task: api.interactions(task.id) or None, what="a pending request")
+            if calls()[start:]:
+                seen.add("forwards-before-approval")
+            card = httpx.get(f"{instance.base_url}/tasks/{task.id}/live").text
+            shown = card.count(f'data-interaction-id="{pending.id}"')
+            seen |= {"card-hidden"} if shown == 0 else {"card-shown-twice"} if shown > 1 else set()
+            if shown and f'data-agent="{lead.name}"' not in card:
+                seen.add("card-names-another-agent")
+            before = len(calls())
+            api.decide(pending.id, "approve" if approve else "decline")
+            api.wait_until_done(task.id)
+            made = calls()[before:]
+            if approve and made.count("accepted") > 1:
+                seen.add("forwards-twice")
+            if approve and "rejected" in made:
+                seen.add("forwards-without-credential")
+            if not approve and made:
+                seen.add("forwards-after-decline")
+        asker = api.create_agent(name=unique("Asker"), model="asks-again-after-decline")
+        connections = api.connections()
+        task = api.create_task("Notes", notes_task("Notion"), assignee_id=asker.id)
+        [intent] = api.wait_for(lambda: api.interactions(task.id) or None, what="a connection request")
+        api.decide(intent.id, "decline")
+        api.wait_for_task(task.id, all_ended, 30, "the agent to answer")
+        if len(api.interactions(task.id)) > 1:
+            seen.add("intent-shown-again")
+        if api.connections() != connections:
+            seen.add("not-now-connects")
+    return seen
+
+
 FLOWS: dict[str, tuple[Callable[[TestbedInstance], Symptoms], float]] = {
     "build-and-revise": (build_and_revise, 0.1),
     "stop": (stop_while_working, 1.0),
     "restart": (restart_under_a_run, 0.5),
     "delegate": (delegate, 0.05),
+    "decisions": (decide_on_services, 0.05),
 }
 FLOW_OF: dict[str, str] = {
     "stop-without-signal": "stop",
@@ -178,6 +231,7 @@ FLOW_OF: dict[str, str] = {
     "restart-inbox-lost": "restart",
     "restart-drops-message": "restart",
     "child-assigned-to-lead": "delegate",
+    **{name: "decisions" for name, defect in REGISTRY.items() if defect.area in ("decisions", "credentials")},
 }
 
 

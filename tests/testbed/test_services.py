@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.decisions.contract import SERVICE_NAME, document_task
+from harness.decisions.contract import SERVICE_NAME, document_task, notes_task
 from harness.fixtures.documents import PROTECTED_ACTION, DocumentService
 from harness.products.records import Interaction, Task
 from harness.products.testbed import ApiClient, TestbedInstance
@@ -125,3 +125,20 @@ def test_an_unbound_agent_cannot_use_a_connection(testbed: TestbedInstance, serv
     assert api.interactions(task.id) == [] and protected_calls(service) == []
     log = "".join(p.read_text(errors="replace") for p in testbed.log_paths() if p.exists())
     assert service.credential not in log and json.dumps(service.credential) not in log
+
+
+def test_not_now_is_saved_and_the_same_request_is_answered_without_a_new_card(testbed: TestbedInstance):
+    api = testbed.api
+    agent = new_agent(api, model="asks-again-after-decline")
+    connections = api.connections()
+    task = api.create_task("Notes", notes_task("Notion"), assignee_id=agent.id)
+    pending = api.wait_for(lambda: api.interactions(task.id) or None, what="a connection request")
+    assert [(i.kind, i.provider, i.action, i.connection_id) for i in pending] == [
+        ("connection_intent", "Notion", "connect", None)
+    ]
+    assert api.decide(pending[0].id, "decline").json()["status"] == "declined"
+    done = api.wait_until_done(task.id)
+    assert len(api.interactions(task.id)) == 1 and api.connections() == connections
+    asked = [r for r in done.runs[-1].receipts if r.tool == "connection_request"]
+    assert [r.detail for r in asked] == ["pending", "declined"]
+    assert "wasn't able" in done.agent_replies()[-1].body

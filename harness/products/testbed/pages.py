@@ -227,11 +227,11 @@ class TaskPage:
         cards = []
         for i in range(items.count()):
             item = items.nth(i)
-            buttons = [
-                name
+            buttons = {
+                name: item.get_by_test_id(test_id).inner_text().strip()
                 for name, test_id in (("approve", "interaction-approve"), ("decline", "interaction-decline"))
                 if item.get_by_test_id(test_id).count() == 1
-            ]
+            }
             cards.append(
                 DecisionCard(
                     interaction_id=item.get_attribute("data-interaction-id") or "",
@@ -239,7 +239,9 @@ class TaskPage:
                     action=item.get_attribute("data-action") or "",
                     service=item.get_attribute("data-service") or "",
                     connection_id=item.get_attribute("data-connection-id") or "",
+                    provider=item.get_attribute("data-provider") or "",
                     agent=item.get_attribute("data-agent") or "",
+                    addressed_to=item.get_attribute("data-addressed-to") or "",
                     status=item.get_attribute("data-status") or "",
                     buttons=buttons,
                 )
@@ -254,9 +256,9 @@ class TaskPage:
         expect(self._card(interaction_id).first).to_be_visible(timeout=ms(timeout))
 
     def decide(self, interaction_id: int | str, approve: bool, timeout: float = DEFAULT_TIMEOUT_S) -> None:
-        """Click Approve or Decline on the card and wait until the card shows the saved decision."""
+        """Click the card's yes (Approve, Connect) or no (Decline, Not now) and wait until it shows the decision."""
         card = self._card(interaction_id)
-        card.get_by_role("button", name="Approve" if approve else "Decline").click(timeout=ms(timeout))
+        card.get_by_test_id("interaction-approve" if approve else "interaction-decline").click(timeout=ms(timeout))
         expect(card.get_by_test_id("interaction-decision")).to_be_visible(timeout=ms(timeout))
 
     def rendered_html(self) -> str:
