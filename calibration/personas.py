@@ -63,6 +63,9 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
     PersonaCase(
         case="connection-decline", persona="silent-after-decline", expected_check="decision.explanation-after-decline"
     ),
+    PersonaCase(case="agentmail-setup", persona="default"),
+    # Asking again after Decline gets the saved answer and no second card: the story passes.
+    PersonaCase(case="agentmail-setup", persona="asks-again-after-decline"),
 )
 
 

@@ -209,6 +209,18 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         why="Not now is saved, but the product adds a connection to the provider anyway",
     ),
     DefectCase(
+        defect="email-card-two-password-fields",
+        case="agentmail-setup",
+        expected_check="email.one-password-field",
+        why="the email setup card asks for the key in two password fields",
+    ),
+    DefectCase(
+        defect="email-card-no-key-link",
+        case="agentmail-setup",
+        expected_check="email.key-link",
+        why="the email setup card has no link to where the key is made",
+    ),
+    DefectCase(
         defect="credential-in-api",
         case="service-approve",
         expected_check="credential.not-in-api",

@@ -18,7 +18,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from starlette.datastructures import UploadFile as StarletteUploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
-from . import agent_ops, intents, interactions, services
+from . import agent_ops, email_setup, intents, interactions, services
 from .agent_ops import ended, once
 from .api import PathId, controller_of
 from .controller import Controller, end_run_in, token_hash
@@ -32,6 +32,7 @@ from .models import (
     Connection,
     ConnectionRequestCreate,
     Delivery,
+    EmailSetupCreate,
     FinishRequest,
     InboxRequest,
     InboxResponse,
@@ -157,6 +158,12 @@ def service_call(payload: ServiceCallCreate, run: ActiveRunRow, request: Request
 def connection_request(payload: ConnectionRequestCreate, run: ActiveRunRow, request: Request) -> ServiceCallResult:
     """Ask the person to connect a provider: a pending card, or the answer they already gave (declined)."""
     return intents.request_connection(controller_of(request), run, payload)
+
+
+@router.post("/email-setup-requests")
+def email_setup_request(payload: EmailSetupCreate, run: ActiveRunRow, request: Request) -> ServiceCallResult:
+    """Ask the person for an email address (chat connectors): a pending card, or the answer already given."""
+    return email_setup.request_email(controller_of(request), run, payload)
 
 
 @router.get("/interactions/{interaction_id}")

@@ -186,6 +186,10 @@ class AgentClient:
         """Ask the person to connect ``provider``: ``{status: pending|declined|completed, interaction_id}``."""
         return self.call("/connection-requests", {"provider": provider, "reason": reason})
 
+    def email_setup_request(self, reason: str = "") -> dict[str, Any]:
+        """Ask the person for an email address: ``{status, interaction_id}``; refused while chat connectors are off."""
+        return self.call("/email-setup-requests", {"reason": reason})
+
     def interaction(self, interaction_id: int) -> dict[str, Any]:
         """A decision on this run's task (status, outcome, result)."""
         return self._request("GET", f"/interactions/{interaction_id}").json()  # type: ignore[no-any-return]

@@ -18,6 +18,7 @@ from typing import Any
 
 from fastapi import HTTPException
 
+from . import email_setup
 from .agent_ops import once
 from .controller import Controller
 from .db import Database, now, record_activity
@@ -143,7 +144,9 @@ def read_for_run(db: Database, run: sqlite3.Row, interaction_id: int) -> Interac
 # ---- the person decides -----------------------------------------------------------------------
 
 
-def decide(controller: Controller, interaction_id: int, decision: str, via: str) -> Interaction:
+def decide(
+    controller: Controller, interaction_id: int, decision: str, via: str, api_key: str | None = None
+) -> Interaction:
     """Save the decision once; Approve then forwards the call once. A repeat of the saved decision changes
     nothing and answers the saved record; the opposite decision is refused (409)."""
     status = "approved" if decision == "approve" else "declined"
@@ -152,6 +155,8 @@ def decide(controller: Controller, interaction_id: int, decision: str, via: str)
         row = conn.execute("SELECT * FROM interactions WHERE id = ?", (interaction_id,)).fetchone()
         if row is None:
             raise not_found("interaction", interaction_id)
+        if row["kind"] == "email_setup" and decision == "approve" and row["status"] == "pending" and not api_key:
+            raise HTTPException(status_code=422, detail="api_key: saving an email setup needs the AgentMail API key")
         if row["status"] != "pending":
             if row["status"] != status:
                 raise HTTPException(
@@ -176,6 +181,8 @@ def decide(controller: Controller, interaction_id: int, decision: str, via: str)
                 row["run_id"],
                 row["agent_id"],
             )
+            if won and status == "approved" and row["kind"] == "email_setup" and api_key:
+                email_setup.keep_key(conn, controller, row, api_key)
             if status == "declined" and row["kind"] == "connection_intent":
                 defects.after_not_now(conn, row, controller.credentials.seal(""))
             # A run that ended while it waited is continued by a new run that reads the decision.

@@ -308,6 +308,8 @@ class ConnectionCreate(Strict):
 
 class DecisionCreate(Strict):
     decision: Literal["approve", "decline"]
+    # An email setup is approved by saving the AgentMail API key typed into its card (kept sealed, never shown).
+    api_key: str | None = Field(default=None, min_length=8, max_length=4_000, repr=False)
 
 
 class ServiceCallCreate(AgentEvent):

@@ -11,17 +11,20 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
-from . import interactions, services
+from . import interactions, records, services
 from .api import PathId, controller_of
+from .db import record_activity
 from .defects import hooks as defects
 from .models import (
     SQLITE_INT_MAX,
+    Company,
     Connection,
     ConnectionCreate,
     DecisionCreate,
     Interaction,
     Service,
     ServiceCreate,
+    SettingsUpdate,
 )
 from .origin import same_origin_if_browser
 
@@ -77,4 +80,16 @@ def get_interaction(interaction_id: PathId, request: Request) -> Interaction:
 def decide(interaction_id: PathId, payload: DecisionCreate, request: Request) -> Interaction:
     """Approve (forward the call once) or decline; repeating the saved decision changes nothing, the other is 409."""
     via = "web" if request.headers.get("origin") else "api"  # the page's buttons post here from the browser
-    return interactions.decide(controller_of(request), interaction_id, payload.decision, via=via)
+    return interactions.decide(
+        controller_of(request), interaction_id, payload.decision, via=via, api_key=payload.api_key
+    )
+
+
+@router.put("/company/settings")
+def company_settings(payload: SettingsUpdate, request: Request) -> Company:
+    """Company settings: ``chat_connectors`` lets agents ask for an email address (AgentMail)."""
+    db = controller_of(request).db
+    with db.transaction() as conn:
+        conn.execute("UPDATE company SET chat_connectors = ? WHERE id = 1", (int(payload.chat_connectors),))
+        record_activity(conn, "settings", f"Chat connectors {'on' if payload.chat_connectors else 'off'}")
+    return records.company(db)

@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
-from . import interactions, records, services
+from . import email_setup, interactions, records, services
 from .api import PathId, controller_of, create_agent, create_task, post_comment, stop_run
 from .defects import hooks as defects
 from .models import AgentCreate, CommentCreate, TaskCreate
@@ -112,6 +112,7 @@ def thread_context(request: Request, task_id: int) -> dict[str, object]:
         "active": active,
         "last_stopped": stopped[-1] if stopped else None,
         "interactions": defects.interactions_as_shown(interactions.interactions(db, task_id)),
+        "email_card": defects.email_card_as_shown({"key_page": email_setup.KEY_PAGE, "password_fields": 1}),
     }
 
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from harness.core.records import CheckRecord
 from harness.decisions.contract import explains_refusal
-from harness.products.records import DecisionCard, Interaction, RecordId
+from harness.products.records import DecisionCard, EmailCard, Interaction, RecordId
 
 DOCUMENT_ID = re.compile(r"\bDOC-[0-9A-F]{8}\b")
 
@@ -31,12 +31,14 @@ class ExpectedRequest(BaseModel):
     provider: str | None = None
     connection_id: RecordId | None = None
     agent_id: RecordId
+    addressed_to: str = "user"
 
 
 # The words on a card's two buttons, by kind of request: what a person must be offered.
 BUTTONS = {
     "service_action": {"approve": "Approve", "decline": "Decline"},
     "connection_intent": {"approve": "Connect", "decline": "Not now"},
+    "email_setup": {"approve": "Save key", "decline": "Decline"},
 }
 
 
@@ -56,7 +58,15 @@ def request_checks(
             problems.append(f"the page shows {len(shown)} card(s) for interaction {one.id}")
         else:
             card = shown[0]
-            view = (card.kind, card.action, card.service, card.connection_id, card.provider, card.agent)
+            view = (
+                card.kind,
+                card.action,
+                card.service,
+                card.connection_id,
+                card.provider,
+                card.agent,
+                card.addressed_to,
+            )
             want_view = (
                 one.kind,
                 one.action,
@@ -64,6 +74,7 @@ def request_checks(
                 "" if one.connection_id is None else str(one.connection_id),
                 one.provider or "",
                 agent_name,
+                one.addressed_to,
             )
             if view != want_view:
                 problems.append(f"the card shows {view}, the product stored {want_view}")
@@ -226,10 +237,13 @@ def credential_checks(secret: str, api_answers: Mapping[str, bytes], pages: Mapp
 
 
 class IntentOutcome(BaseModel):
-    """After Not now on a connection intent: what the product stored and what the agent said."""
+    """After Not now on a connection intent (or Decline on an email setup): what the product stored and what
+    the agent said."""
 
     decision: DecisionRecord
+    kind: str = "connection_intent"
     provider: str
+    explanation_required: bool = True
     interactions: list[Interaction]
     connections_before: list[str]
     connections_after: list[str]
@@ -241,19 +255,45 @@ def intent_outcome_checks(outcome: IntentOutcome) -> list[CheckRecord]:
     same = [
         i
         for i in outcome.interactions
-        if i.kind == "connection_intent" and (i.provider or "").lower() == outcome.provider.lower()
+        if i.kind == outcome.kind and (i.provider or "").lower() == outcome.provider.lower()
     ]
     new = sorted(set(outcome.connections_after) - set(outcome.connections_before))
-    return [
+    checks = [
         CheckRecord(
             id="decision.no-repeated-request",
             passed=len(same) == 1,
-            detail=f"{len(same)} request(s) to connect {outcome.provider} on the task",
+            detail=f"{len(same)} {outcome.kind} request(s) for {outcome.provider}",
         ),
         CheckRecord(
             id="connection.none-created",
             passed=not new and outcome.connections_after == outcome.connections_before,
-            detail=f"connections created after Not now: {', '.join(new)}" if new else "no connection created",
+            detail=f"connections created after the refusal: {', '.join(new)}" if new else "no connection created",
         ),
-        explanation_check(outcome.decline_grade),
+    ]
+    return checks + ([explanation_check(outcome.decline_grade)] if outcome.explanation_required else [])
+
+
+def email_card_checks(first: EmailCard, after_reload: EmailCard) -> list[CheckRecord]:
+    """The email setup card: the same after a reload, one password field, the key link, no selectors, no modal."""
+    return [
+        CheckRecord(
+            id="email.card-durable",
+            passed=first == after_reload,
+            detail="the same card after a reload" if first == after_reload else f"before {first}; after {after_reload}",
+        ),
+        CheckRecord(
+            id="email.one-password-field",
+            passed=after_reload.password_fields == 1,
+            detail=f"{after_reload.password_fields} password field(s)",
+        ),
+        CheckRecord(
+            id="email.key-link",
+            passed=bool(after_reload.key_link) and str(after_reload.key_link).startswith("https://"),
+            detail=f"link to make a key: {after_reload.key_link or 'none'}",
+        ),
+        CheckRecord(
+            id="email.no-access-selectors-or-modal",
+            passed=after_reload.access_selectors == 0 and after_reload.modals == 0,
+            detail=f"{after_reload.access_selectors} access selector(s), {after_reload.modals} modal(s)",
+        ),
     ]

@@ -346,6 +346,12 @@ DECISION_CASES: tuple[Case, ...] = (
         scripted_deadline_s=90,
         description="Not now on an agent's request to connect Notion: saved, no connection, asked once, explained.",
     ),
+    Case(
+        name="agentmail-setup",
+        story="stories.agentmail_setup",
+        scripted_deadline_s=90,
+        description="Chat connectors on, an email address asked for: one durable AgentMail card, declined, nothing made.",
+    ),
 )
 
 MANUAL_SUITE = "everyday-workflows"

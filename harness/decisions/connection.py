@@ -16,13 +16,13 @@ from harness.products.records import Interaction, Task
 from harness.running.journey import Journey
 
 
-def _connection_names(journey: Journey) -> list[str]:
+def connection_names(journey: Journey) -> list[str]:
     return sorted(f"{c.id} {c.service_name}/{c.name}" for c in requests.services_api(journey).connections())
 
 
 def require_no_connections(journey: Journey) -> list[str]:
     """The premise: the company has no connection yet (kept as a snapshot)."""
-    before = _connection_names(journey)
+    before = connection_names(journey)
     path = journey.evidence.snapshot("connections-before", before)
     check = CheckRecord(
         id="connection.none-at-start",
@@ -47,7 +47,7 @@ def require_intent_outcome(
         provider=provider,
         interactions=requests.services_api(journey).interactions(task.id),
         connections_before=before,
-        connections_after=_connection_names(journey),
+        connections_after=connection_names(journey),
         decline_grade=grade,
     )
     path = journey.evidence.snapshot("intent-outcome", outcome)

@@ -42,3 +42,8 @@ def notes_task(provider: str = NOTION) -> str:
         f"Please summarise the notes of this week's planning meeting; they are in our {provider} workspace. "
         "If you cannot reach them, tell me why."
     )
+
+
+AGENTMAIL = "AgentMail"
+EMAIL_TASK_TITLE = "An email address for you"
+EMAIL_TASK = "Please get yourself an email address, so that people outside the company can write to you."

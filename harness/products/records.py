@@ -37,6 +37,7 @@ class Spend(Record):
 class Company(Record):
     name: str
     budget_cents: int
+    chat_connectors: bool = False
     spend_cents: int
     spend: Spend = Spend()
 
@@ -246,3 +247,13 @@ class DecisionCard(Record):
     addressed_to: str = ""
     status: str
     buttons: dict[str, str] = Field(description="the card's yes/no buttons: approve|decline -> the label shown")
+
+
+class EmailCard(Record):
+    """What the person sees on an email setup card (a page object reads it off the page)."""
+
+    password_fields: int
+    key_link: str | None
+    access_selectors: int = Field(description="selects, checkboxes and radio buttons on the card")
+    modals: int = Field(description="dialogs open on the page")
+    text: str

@@ -8,7 +8,9 @@ emitting tool receipts as it goes. It recognises requests by keywords:
 - "ask your teammate <Name> ..." makes it delegate through one child task;
 - a message with "nonce <TOKEN>" asks for a short reply containing TOKEN only;
 - 'create a document titled "T" in the S service' runs a service action
-  through the product, which may ask the user first (:mod:`service_requests`).
+  through the product, which may ask the user first; "... in our P
+  workspace" asks the user to connect P; "an email address" asks the user
+  for an AgentMail setup (all in :mod:`service_requests`).
 
 The model name picks a persona; every persona except ``default`` breaks
 exactly one thing on purpose, so stories can prove they catch it.
@@ -28,7 +30,14 @@ from ..deliveries import zip_workspace
 from ..environment import minimal_environment
 from ..read_receipts import ids_of, read_detail
 from . import AgentSession
-from .service_requests import connect_provider, create_document, document_request, provider_request
+from .service_requests import (
+    connect_provider,
+    create_document,
+    document_request,
+    email_request,
+    provider_request,
+    set_up_email,
+)
 from .slugify_project import Requirements, project
 
 log = logging.getLogger("testbed.runner.scripted")
@@ -95,6 +104,8 @@ class ScriptedAgent:
             create_document(self, self.api, self.s, self.persona, *document)
         elif provider:
             connect_provider(self, self.api, self.s, self.persona, provider)
+        elif email_request([self.task["body"], *self.user_texts]):
+            set_up_email(self, self.api, self.s, self.persona)
         elif "slugify.py" in self.task["body"] or any("slugify.py" in t for t in self.user_texts):
             self._build()
         else:

@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any, Protocol
 
-from ..agent_client import AgentClient
+from ..agent_client import AgentApiError, AgentClient
 from . import AgentSession
 
 DOCUMENT_REQUEST = re.compile(
@@ -24,6 +24,7 @@ DOCUMENT_REQUEST = re.compile(
 )
 ACTION = "create_document"
 MADE_UP_DOCUMENT = "DOC-00C0FFEE"
+EMAIL_REQUEST = re.compile(r"\ban email address\b", re.IGNORECASE)
 PROVIDER_REQUEST = re.compile(r"\bin (?:our|the|my) ([A-Z][A-Za-z0-9]+) workspace\b")
 
 
@@ -74,6 +75,35 @@ def connect_provider(agent: Settles, api: AgentClient, session: AgentSession, pe
         return
     api.comment(f"Thanks: once the {provider} connection is added I can read it.")
     agent._settle("Connection approved")
+
+
+def email_request(texts: list[str]) -> bool:
+    return any(EMAIL_REQUEST.search(text) for text in texts)
+
+
+def set_up_email(agent: Settles, api: AgentClient, session: AgentSession, persona: str) -> None:
+    """Ask the person for an email address (the product's chat connectors); report what they decided."""
+    try:
+        answer = api.email_setup_request(reason="so people can write to me")
+    except AgentApiError as error:
+        api.comment(f"I wasn't able to ask for an email address: {str(error).rpartition(': ')[2]}")
+        agent._settle("Email setup unavailable")
+        return
+    api.receipt("email_setup_request", "AgentMail", detail=answer["status"])
+    if answer["status"] == "pending":
+        api.comment("I asked you for an email address: please add an AgentMail API key on the card, or decline.")
+        decided = _wait_for_decision(api, session, answer["interaction_id"])
+        answer = {"status": "completed" if decided["status"] == "approved" else "declined"}
+    if answer["status"] == "declined":
+        if persona == "asks-again-after-decline":
+            again = api.email_setup_request(reason="asking again")
+            api.receipt("email_setup_request", "AgentMail", detail=again["status"])
+        if persona != "silent-after-decline":
+            api.comment("You declined the email setup, so I wasn't able to get an email address.")
+        agent._settle("Email setup declined")
+        return
+    api.comment("Thanks: my email address is set up.")
+    agent._settle("Email set up")
 
 
 def create_document(

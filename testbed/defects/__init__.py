@@ -204,6 +204,18 @@ DEFECTS: tuple[Defect, ...] = (
         summary="Not now on a connection request is saved, and a connection to the provider is added anyway",
     ),
     Defect(
+        name="email-card-two-password-fields",
+        area="decisions",
+        hook="web.thread_context -> hooks.email_card_as_shown",
+        summary="the email setup card asks for the API key in two password fields",
+    ),
+    Defect(
+        name="email-card-no-key-link",
+        area="decisions",
+        hook="web.thread_context -> hooks.email_card_as_shown",
+        summary="the email setup card has no link to where the API key is made",
+    ),
+    Defect(
         name="credential-in-api",
         area="credentials",
         hook="services_api.list_connections -> hooks.connections_as_served",

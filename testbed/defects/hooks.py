@@ -211,6 +211,15 @@ def after_not_now(conn: sqlite3.Connection, row: sqlite3.Row, sealed_empty: byte
         )
 
 
+def email_card_as_shown(card: dict[str, object]) -> dict[str, object]:
+    """How the email setup card is drawn: its key link and how many password fields it has."""
+    if active("email-card-two-password-fields"):
+        card = {**card, "password_fields": 2}
+    if active("email-card-no-key-link"):
+        card = {**card, "key_page": None}
+    return card
+
+
 def forwarding_credential(credential: str) -> str | None:
     """The credential the controller sends with a forwarded call (the connection's own; None sends none)."""
     return None if active("forwards-without-credential") else credential

@@ -20,7 +20,7 @@ from harness.core.catalog import (
 
 CASES = ["build-revise", "delegate-feedback", "recover-controller", "recover-controller-sigkill", "stop-redirect"]
 # Scripted on the testbed only, until the product's MCP tools offer service actions to live agents.
-DECISION_CASES = ["service-approve", "service-decline", "connection-decline"]
+DECISION_CASES = ["service-approve", "service-decline", "connection-decline", "agentmail-setup"]
 
 
 def cell(execution_id: str) -> Cell:

@@ -49,6 +49,13 @@ STORIES = {
         ["decision", "interactions-before-decision", "intent-outcome", "decline-grade", "connections-before"],
         "declined",
     ),
+    "agentmail-setup": (
+        [c for c in COMMON if not c.startswith(("service.", "credential."))]
+        + ["email.card-durable", "email.one-password-field", "email.key-link", "email.no-access-selectors-or-modal"]
+        + ["connection.none-created"],
+        ["decision", "interactions-before-decision", "email-card", "email-outcome", "connections-before"],
+        "declined",
+    ),
 }
 
 

@@ -20,7 +20,7 @@ import pytest
 from product_helpers import unique
 
 from calibration.product_defects import DEFECT_CASES, missing_cases, unknown_defects
-from harness.decisions.contract import document_task, notes_task
+from harness.decisions.contract import EMAIL_TASK, document_task, notes_task
 from harness.fixtures.documents import PROTECTED_ACTION, DocumentService
 from harness.products.records import Task
 from harness.products.testbed import ApiClient, TestbedInstance
@@ -215,6 +215,16 @@ def decide_on_services(instance: TestbedInstance) -> Symptoms:
             seen.add("intent-shown-again")
         if api.connections() != connections:
             seen.add("not-now-connects")
+        api.set_chat_connectors(True)
+        task = api.create_task("Email", EMAIL_TASK, assignee_id=lead.id)
+        [email] = api.wait_for(lambda: api.interactions(task.id) or None, what="an email setup card")
+        card = httpx.get(f"{instance.base_url}/tasks/{task.id}/live").text
+        if card.count('type="password"') != 1:
+            seen.add("email-card-two-password-fields")
+        if 'data-testid="email-key-link"' not in card:
+            seen.add("email-card-no-key-link")
+        api.decide(email.id, "decline")
+        api.wait_until_done(task.id)
     return seen
 
 

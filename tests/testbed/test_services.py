@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.decisions.contract import SERVICE_NAME, document_task, notes_task
+from harness.decisions.contract import EMAIL_TASK, SERVICE_NAME, document_task, notes_task
 from harness.fixtures.documents import PROTECTED_ACTION, DocumentService
 from harness.products.records import Interaction, Task
 from harness.products.testbed import ApiClient, TestbedInstance
@@ -142,3 +142,32 @@ def test_not_now_is_saved_and_the_same_request_is_answered_without_a_new_card(te
     asked = [r for r in done.runs[-1].receipts if r.tool == "connection_request"]
     assert [r.detail for r in asked] == ["pending", "declined"]
     assert "wasn't able" in done.agent_replies()[-1].body
+
+
+def test_an_email_setup_needs_chat_connectors_and_keeps_the_saved_key_sealed(fresh_testbed: TestbedInstance):
+    api = fresh_testbed.api
+    agent = new_agent(api)
+    off = api.wait_until_done(api.create_task("Email", EMAIL_TASK, assignee_id=agent.id).id)
+    assert "chat connectors are off" in off.agent_replies()[-1].body and api.interactions() == []
+    assert api.set_chat_connectors(True).chat_connectors
+    task = api.create_task("Email", EMAIL_TASK, assignee_id=agent.id)
+    [card] = api.wait_for(lambda: api.interactions(task.id) or None, what="an email setup card")
+    assert (card.kind, card.provider, card.addressed_to, card.agent_id) == (
+        "email_setup",
+        "AgentMail",
+        "user",
+        agent.id,
+    )
+    missing = api.decide(card.id, "approve")
+    assert missing.status_code == 422 and "api_key" in missing.json()["detail"]
+    key = "am_" + unique("key") * 3
+    saved = api.request("POST", f"/api/interactions/{card.id}/decision", json={"decision": "approve", "api_key": key})
+    assert saved.status_code == 200 and saved.json()["status"] == "approved"
+    done = api.wait_until_done(task.id)
+    assert "set up" in done.agent_replies()[-1].body
+    [made] = api.connections()
+    assert (made.service_name, made.agent_ids) == ("AgentMail", [agent.id])
+    assert all(key.encode() not in body for body in api.raw_reads().values())
+    assert key.encode() not in (fresh_testbed.data_dir / "testbed.sqlite3").read_bytes()
+    again = api.wait_until_done(api.create_task("Email again", EMAIL_TASK, assignee_id=agent.id).id)
+    assert len(api.interactions()) == 1 and "set up" in again.agent_replies()[-1].body

@@ -168,6 +168,9 @@ class ApiClient:
         payload = {"name": name, "credential": credential, "policy": policy, "agent_ids": agent_ids}
         return Connection.model_validate(self._json("POST", f"/api/services/{service_id}/connections", json=payload))
 
+    def set_chat_connectors(self, enabled: bool) -> Company:
+        return Company.model_validate(self._json("PUT", "/api/company/settings", json={"chat_connectors": enabled}))
+
     def decide(self, interaction_id: RecordId, decision: str) -> httpx.Response:
         """Send a decision through the API (a replayed click): the raw answer, which may be a refusal."""
         return self.http.post(f"/api/interactions/{interaction_id}/decision", json={"decision": decision})

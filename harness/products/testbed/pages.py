@@ -16,7 +16,7 @@ from typing import TypeVar
 from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from harness.products.records import DecisionCard
+from harness.products.records import DecisionCard, EmailCard
 
 DEFAULT_TIMEOUT_S = 60.0
 T = TypeVar("T")
@@ -260,6 +260,17 @@ class TaskPage:
         card = self._card(interaction_id)
         card.get_by_test_id("interaction-approve" if approve else "interaction-decline").click(timeout=ms(timeout))
         expect(card.get_by_test_id("interaction-decision")).to_be_visible(timeout=ms(timeout))
+
+    def email_card(self, interaction_id: int | str) -> EmailCard:
+        card = self._card(interaction_id).first
+        link = card.get_by_test_id("email-key-link")
+        return EmailCard(
+            password_fields=card.locator('input[type="password"]').count(),
+            key_link=link.first.get_attribute("href") if link.count() else None,
+            access_selectors=card.locator('select, input[type="checkbox"], input[type="radio"]').count(),
+            modals=self.page.locator('dialog[open], [role="dialog"], [aria-modal="true"]').count(),
+            text=card.inner_text(),
+        )
 
     def rendered_html(self) -> str:
         return self.page.content()
