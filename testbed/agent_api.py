@@ -166,6 +166,12 @@ def email_setup_request(payload: EmailSetupCreate, run: ActiveRunRow, request: R
     return email_setup.request_email(controller_of(request), run, payload)
 
 
+@router.get("/interactions")
+def task_interactions(run: ActiveRunRow, request: Request) -> list[Interaction]:
+    """Every request on the run's task and its decision: a continuation run reads what was decided."""
+    return interactions.interactions(controller_of(request).db, run["task_id"])
+
+
 @router.get("/interactions/{interaction_id}")
 def read_interaction(interaction_id: PathId, run: ActiveRunRow, request: Request) -> Interaction:
     """A decision on the run's own task, and the result of an approved call."""

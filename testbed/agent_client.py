@@ -190,6 +190,10 @@ class AgentClient:
         """Ask the person for an email address: ``{status, interaction_id}``; refused while chat connectors are off."""
         return self.call("/email-setup-requests", {"reason": reason})
 
+    def interactions(self) -> list[dict[str, Any]]:
+        """Every request on this run's task, with its decision."""
+        return self._request("GET", "/interactions").json()  # type: ignore[no-any-return]
+
     def interaction(self, interaction_id: int) -> dict[str, Any]:
         """A decision on this run's task (status, outcome, result)."""
         return self._request("GET", f"/interactions/{interaction_id}").json()  # type: ignore[no-any-return]

@@ -115,10 +115,15 @@ def create_document(
         agent._settle("No connection")
         return
     connection = connections[0]
-    answer = api.service_call(connection["id"], ACTION, {"title": title})
-    api.receipt("service_call", f"{service}/{ACTION}", ok=answer["status"] != "failed", detail=answer["status"])
+    asked = [i for i in api.interactions() if i["kind"] == "service_action" and i["action"] == ACTION]
+    if asked:  # a continuation run: the request was made by an earlier run; read its decision, do not ask again
+        answer = {"status": "pending", "interaction_id": asked[-1]["id"]}
+    else:
+        answer = api.service_call(connection["id"], ACTION, {"title": title})
+        api.receipt("service_call", f"{service}/{ACTION}", ok=answer["status"] != "failed", detail=answer["status"])
     if answer["status"] == "pending":
-        api.comment(f"Creating {title!r} in {service} needs your approval (request #{answer['interaction_id']}).")
+        if not asked:
+            api.comment(f"Creating {title!r} in {service} needs your approval (request #{answer['interaction_id']}).")
         decided = _wait_for_decision(api, session, answer["interaction_id"])
         if decided["status"] == "declined":
             _declined(agent, api, persona, connection, title, service)

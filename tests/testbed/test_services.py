@@ -171,3 +171,15 @@ def test_an_email_setup_needs_chat_connectors_and_keeps_the_saved_key_sealed(fre
     assert key.encode() not in (fresh_testbed.data_dir / "testbed.sqlite3").read_bytes()
     again = api.wait_until_done(api.create_task("Email again", EMAIL_TASK, assignee_id=agent.id).id)
     assert len(api.interactions()) == 1 and "set up" in again.agent_replies()[-1].body
+
+
+def test_a_decision_after_the_asking_run_ended_wakes_a_run_that_reads_it(testbed: TestbedInstance, service):
+    api = testbed.api
+    task, [pending] = ask(api, service, "Stopped midway")
+    asking = api.run(pending.run_id)
+    api.stop_run(asking.id)
+    assert api.decide(pending.id, "approve").json()["status"] == "approved"
+    done = api.wait_until_done(task.id)
+    assert [r.status for r in done.runs] == ["cancelled", "succeeded"]
+    assert len(api.interactions(task.id)) == 1 and len(protected_calls(service)) == 1
+    assert protected_calls(service)[0].document_id in done.agent_replies()[-1].body
