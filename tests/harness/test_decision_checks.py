@@ -11,17 +11,20 @@ from harness.checks.decisions import (
     DecisionRecord,
     DeclineGradeInput,
     ExpectedRequest,
+    IntentOutcome,
     ServiceOutcome,
     credential_checks,
     decision_saved_checks,
+    email_card_checks,
     explanation_check,
+    intent_outcome_checks,
     outcome_checks,
     request_checks,
 )
 from harness.decisions.contract import explains_refusal
 from harness.decisions.service import InstalledService
 from harness.fixtures.documents import DocumentService
-from harness.products.records import Connection, DecisionCard, Interaction, Service
+from harness.products.records import Connection, DecisionCard, EmailCard, Interaction, Service
 
 EXPECTED = ExpectedRequest(
     kind="service_action", action="create_document", service_name="Docs", connection_id=3, agent_id=1
@@ -54,8 +57,9 @@ def card(ident: int = 7, **changes: object) -> DecisionCard:
         "service": "Docs",
         "connection_id": "3",
         "agent": "Avery",
+        "addressed_to": "user",
         "status": "pending",
-        "buttons": ["approve", "decline"],
+        "buttons": {"approve": "Approve", "decline": "Decline"},
     }
     return DecisionCard.model_validate({**fields, **changes})
 
@@ -73,9 +77,14 @@ def test_the_request_must_be_the_one_the_story_set_up_on_one_card() -> None:
     assert not verdicts(request_checks([interaction()], EXPECTED, [card(agent="Someone")], "Avery"))[
         "decision.request-matches-story"
     ]
-    assert not verdicts(request_checks([interaction()], EXPECTED, [card(buttons=["approve"])], "Avery"))[
+    assert not verdicts(request_checks([interaction()], EXPECTED, [card(buttons={"approve": "Approve"})], "Avery"))[
         "decision.request-matches-story"
     ]
+    assert not verdicts(request_checks([interaction()], EXPECTED, [card(addressed_to="someone")], "Avery"))[
+        "decision.request-matches-story"
+    ]
+    not_now = card(buttons={"approve": "Approve", "decline": "Not now"})
+    assert not verdicts(request_checks([interaction()], EXPECTED, [not_now], "Avery"))["decision.request-matches-story"]
     two_cards = verdicts(request_checks([interaction()], EXPECTED, [card(), card()], "Avery"))
     assert two_cards == {"decision.one-pending-request": False, "decision.request-matches-story": False}
     two_requests = verdicts(request_checks([interaction(7), interaction(8)], EXPECTED, [card(7), card(8)], "Avery"))
@@ -173,3 +182,42 @@ def test_an_unauthenticated_call_is_refused_by_the_service_and_never_counted(tmp
         assert (counts.accepted_calls, counts.rejected_requests, counts.returned_documents) == (0, 2, [])
         assert [e.reason for e in fixture.capture()] == ["no credential", "wrong credential"]
         assert fixture.credential not in (tmp_path / "capture.jsonl").read_text()
+
+
+def test_an_email_card_must_stay_the_same_with_one_password_field_a_key_link_and_nothing_else() -> None:
+    good = EmailCard(password_fields=1, key_link="https://keys.example/", access_selectors=0, modals=0, text="card")
+    assert all(verdicts(email_card_checks(good, good)).values())
+    bad = {
+        "email.card-durable": good.model_copy(update={"text": "another card"}),
+        "email.one-password-field": good.model_copy(update={"password_fields": 2}),
+        "email.key-link": good.model_copy(update={"key_link": None}),
+        "email.no-access-selectors-or-modal": good.model_copy(update={"modals": 1}),
+    }
+    for check, after in bad.items():
+        assert not verdicts(
+            email_card_checks(after, after) if check != "email.card-durable" else email_card_checks(good, after)
+        )[check], check
+
+
+def test_after_not_now_nothing_is_connected_and_nothing_asked_twice() -> None:
+    intent = interaction(
+        kind="connection_intent", provider="Notion", action="connect", service_name=None, connection_id=None
+    )
+    grade = DeclineGradeInput(
+        interaction_id=7, decided_at="t", settling_run_id=1, reply_run_id=1, reply="I wasn't able to."
+    )
+    fields = {
+        "decision": record("decline"),
+        "provider": "Notion",
+        "interactions": [intent],
+        "connections_before": [],
+        "connections_after": [],
+        "decline_grade": grade,
+    }
+    assert all(verdicts(intent_outcome_checks(IntentOutcome.model_validate(fields))).values())
+    connected = IntentOutcome.model_validate({**fields, "connections_after": ["1 Notion/Notion"]})
+    assert not verdicts(intent_outcome_checks(connected))["connection.none-created"]
+    twice = IntentOutcome.model_validate({**fields, "interactions": [intent, intent.model_copy(update={"id": 8})]})
+    assert not verdicts(intent_outcome_checks(twice))["decision.no-repeated-request"]
+    email = IntentOutcome.model_validate({**fields, "kind": "email_setup", "explanation_required": False})
+    assert "decision.explanation-after-decline" not in verdicts(intent_outcome_checks(email))
