@@ -77,6 +77,16 @@ class TaskListPage:
         task_id = int(self.page.get_by_test_id("task-page").get_attribute("data-task-id") or 0)
         return TaskPage(self.page, self.base_url, task_id)
 
+    def connections_shown(self) -> list[tuple[str, str, str]]:
+        """``(service, connection, policy)`` for every connection the services list shows."""
+        rows = []
+        for service in self.page.get_by_test_id("service-row").all():
+            name = service.get_by_test_id("service-name").inner_text().strip()
+            for row in service.get_by_test_id("connection-row").all():
+                shown = row.get_by_test_id("connection-name").inner_text().strip()
+                rows.append((name, shown, row.get_attribute("data-policy") or ""))
+        return rows
+
     def rendered_html(self) -> str:
         """The page's markup as the browser holds it (a check searches it for what must never be rendered)."""
         return self.page.content()
