@@ -358,7 +358,16 @@ MANUAL_SUITE = "everyday-workflows"
 SCRIPTED_SUITE = "everyday-workflows-scripted"
 REPLAY_SUITE = "everyday-workflows-replay"
 # The cases the replay profiles are proven on so far (the rest of issue 12 adds the fault stories).
-REPLAY_CASES = ("build-revise", "delegate-feedback", "recover-controller", "stop-redirect")
+REPLAY_CASES = (
+    "build-revise",
+    "delegate-feedback",
+    "recover-controller",
+    "stop-redirect",
+    "service-approve",
+    "service-decline",
+    "connection-decline",
+    "agentmail-setup",
+)
 PAPERCLIP_SUITE = "everyday-workflows-paperclip"
 
 CATALOG = Catalog(
@@ -369,8 +378,7 @@ CATALOG = Catalog(
             description="Everyday workflows with real (paid) agents; runs only when named explicitly.",
             profiles=(RUNNER_CODEX, RUNNER_CLAUDE, RUNNER_CODEX_MINI, RUNNER_OPENCODE),
             environments=(LOCAL,),
-            # The decision cases join once the product's MCP tools offer service actions to live agents.
-            cases=CASES,
+            cases=CASES + DECISION_CASES,
         ),
         Suite(
             name=SCRIPTED_SUITE,
@@ -386,7 +394,7 @@ CATALOG = Catalog(
             description="Real agent CLIs against the local model replay (free): proves the adapter and product paths, never a model.",
             profiles=REPLAY_PROFILES,
             environments=(LOCAL,),
-            cases=tuple(case for case in CASES if case.name in REPLAY_CASES),
+            cases=tuple(case for case in CASES + DECISION_CASES if case.name in REPLAY_CASES),
         ),
         Suite(
             name=PAPERCLIP_SUITE,

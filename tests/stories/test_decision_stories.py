@@ -105,3 +105,17 @@ def test_the_credential_is_in_no_package_trace_or_agent_environment(browser: Any
     assert secret.encode() not in environment and secret.encode() not in command_line
     assert (folder / "trace.zip").is_file() and list((folder / "logs").glob("*.log"))
     assert scan_tree(folder, {"service credential": secret}) == []
+
+
+@pytest.mark.parametrize(
+    ("cli", "case"),
+    [("claude", "service-approve"), ("codex", "service-decline"), ("opencode", "connection-decline")],
+)
+def test_a_real_agent_cli_decides_through_the_products_tools(cli: str, case: str, tmp_path: Path) -> None:
+    """The real CLI (against the model replay) asks through the product's MCP tools and waits for the person."""
+    done = harness_run(tmp_path, "--id", f"everyday-workflows-replay.replay-{cli}.local.{case}")
+    [path] = sorted(tmp_path.glob("test/*/*/attempt.json"))
+    record = AttemptRecord.model_validate_json(path.read_text())
+    assert done.returncode == 0 and record.verdict is Verdict.PASSED, f"{record.reason}\n{done.stdout[-2000:]}"
+    assert set(STORIES[case][0]) <= {check.id for check in record.checks if check.passed}
+    assert record.provenance.agent_clis and cli in record.provenance.agent_clis
