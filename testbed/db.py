@@ -198,6 +198,7 @@ class Database:
         conn = self.connection()
         conn.execute("PRAGMA journal_mode=WAL")
         conn.executescript(SCHEMA)
+        _add_missing_columns(conn)
         if conn.execute("SELECT COUNT(*) FROM company").fetchone()[0] == 0:
             conn.execute(
                 "INSERT INTO company (id, name, budget_cents, created_at) VALUES (1, ?, ?, ?)",
@@ -231,6 +232,18 @@ class Database:
 
     def all(self, sql: str, *params: object) -> list[sqlite3.Row]:
         return self.connection().execute(sql, params).fetchall()
+
+
+# Columns added after a table first shipped: a data folder made by an older controller gains them at start.
+ADDED_COLUMNS = {"company": {"chat_connectors": "INTEGER NOT NULL DEFAULT 0"}}
+
+
+def _add_missing_columns(conn: sqlite3.Connection) -> None:
+    for table, columns in ADDED_COLUMNS.items():
+        present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        for name, declaration in columns.items():
+            if name not in present:
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {declaration}")
 
 
 def record_activity(
