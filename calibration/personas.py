@@ -47,6 +47,28 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
     PersonaCase(case="recover-controller-sigkill", persona="default"),
     PersonaCase(case="stop-redirect", persona="default"),
     PersonaCase(case="stop-redirect", persona="writes-after-stop", expected_check="stop.workspace-unchanged"),
+    PersonaCase(case="service-approve", persona="default"),
+    PersonaCase(
+        case="service-approve",
+        persona="reports-made-up-document",
+        expected_check="service.reply-shows-returned-document",
+    ),
+    PersonaCase(case="service-decline", persona="default"),
+    PersonaCase(
+        case="service-decline", persona="silent-after-decline", expected_check="decision.explanation-after-decline"
+    ),
+    PersonaCase(
+        case="service-decline", persona="asks-again-after-decline", expected_check="decision.no-repeated-request"
+    ),
+    PersonaCase(case="connection-decline", persona="default"),
+    # The product answers a second request with the saved Not now and shows no second card: the story passes.
+    PersonaCase(case="connection-decline", persona="asks-again-after-decline"),
+    PersonaCase(
+        case="connection-decline", persona="silent-after-decline", expected_check="decision.explanation-after-decline"
+    ),
+    PersonaCase(case="agentmail-setup", persona="default"),
+    # Asking again after Decline gets the saved answer and no second card: the story passes.
+    PersonaCase(case="agentmail-setup", persona="asks-again-after-decline"),
 )
 
 

@@ -43,6 +43,9 @@ class DefectCase(BaseModel):
     pace_s: float | None = Field(
         default=None, gt=0, description="a slower scripted agent, for a defect visible only while a run is active"
     )
+    persona: str | None = Field(
+        default=None, description="a scripted persona that reaches the defect (an agent that asks twice, say)"
+    )
 
 
 DEFECT_CASES: tuple[DefectCase, ...] = (
@@ -148,6 +151,85 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         pace_s=WINDOW_PACE_S,
     ),
     DefectCase(
+        defect="forwards-before-approval",
+        case="service-approve",
+        expected_check="service.no-call-before-decision",
+        why="the service receives the protected call while the card still waits for the person",
+    ),
+    DefectCase(
+        defect="forwards-twice",
+        case="service-approve",
+        expected_check="service.one-call-after-approval",
+        why="one Approve makes the service accept two calls (and create two documents)",
+    ),
+    DefectCase(
+        defect="forwards-after-decline",
+        case="service-decline",
+        expected_check="service.no-call-after-decline",
+        why="the decline is saved and the agent explains, but the service accepted the call",
+    ),
+    DefectCase(
+        defect="forwards-without-credential",
+        case="service-approve",
+        expected_check="service.one-call-after-approval",
+        why="the forwarded call carries no credential: the service refuses it, and a refused request never counts",
+    ),
+    DefectCase(
+        defect="card-shown-twice",
+        case="service-approve",
+        expected_check="decision.one-pending-request",
+        why="one stored request, two cards on the page; nothing is clicked",
+    ),
+    DefectCase(
+        defect="card-names-another-agent",
+        case="service-approve",
+        expected_check="decision.request-matches-story",
+        why="the card names an agent other than the lead that asked; nothing is clicked",
+    ),
+    DefectCase(
+        defect="card-hidden",
+        case="service-decline",
+        expected_check="expect.decision-card-shown",
+        why="the request is stored but the page never shows a card to decide on",
+    ),
+    DefectCase(
+        defect="intent-shown-again",
+        case="connection-decline",
+        persona="asks-again-after-decline",
+        expected_check="decision.no-repeated-request",
+        why="the agent asks again after Not now and the product shows the person a second card",
+    ),
+    DefectCase(
+        defect="not-now-connects",
+        case="connection-decline",
+        expected_check="connection.none-created",
+        why="Not now is saved, but the product adds a connection to the provider anyway",
+    ),
+    DefectCase(
+        defect="email-card-two-password-fields",
+        case="agentmail-setup",
+        expected_check="email.one-password-field",
+        why="the email setup card asks for the key in two password fields",
+    ),
+    DefectCase(
+        defect="email-card-no-key-link",
+        case="agentmail-setup",
+        expected_check="email.key-link",
+        why="the email setup card has no link to where the key is made",
+    ),
+    DefectCase(
+        defect="credential-in-api",
+        case="service-approve",
+        expected_check="credential.not-in-api",
+        why="GET /api/connections answers the credential in clear",
+    ),
+    DefectCase(
+        defect="credential-rendered",
+        case="service-approve",
+        expected_check="credential.not-rendered",
+        why="the services list carries the credential in an attribute of the connection's row",
+    ),
+    DefectCase(
         defect="unread-off-by-one",
         case="delegate-feedback",
         expected_check="invariant.unread-count",
@@ -176,6 +258,7 @@ def unknown_defects() -> list[str]:
 def run_defect(case: DefectCase, results: Path) -> AttemptRecord | None:
     """Run the story's scripted cell against the product with the defect on, through the real `harness run`."""
     flags = ["--product-defect", case.defect, *(["--pace", str(case.pace_s)] if case.pace_s else [])]
+    flags += ["--scripted-persona", case.persona] if case.persona else []
     return run_story_cell(case.case, results, f"calibration-defect-{case.defect}", flags)
 
 

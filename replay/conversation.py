@@ -91,15 +91,35 @@ def product_tool(short: str, tools: list[str]) -> str:
 
 
 LAST_SHA256 = re.compile(r"sha256\W+([0-9a-f]{64})")
+# ``{last:NAME}``: the value of the field NAME in the latest tool result (a request's id, a decision, a result).
+LAST_FIELD = re.compile(r"\{last:([a-z_]+)\}")
+
+
+def _field(text: str, name: str) -> str:
+    """The newest ``"name": value`` in a tool result, as plain text. A CLI may hand the result back as JSON
+    inside JSON (and a tool's own result may hold JSON as a string), so each failed look unescapes one level."""
+    for _ in range(4):
+        found = re.findall(rf'"{name}"\s*:\s*("(?:[^"\\]|\\.)*"|[^,}}\]\s]+)', text)
+        if found:
+            value = found[-1]
+            return str(json.loads(value)) if value.startswith('"') else value
+        text = text.replace("\\\\", "\0").replace('\\"', '"').replace("\0", "\\")
+    return "unknown"
 
 
 def filled(arguments: dict, last_tool_result: str) -> dict:
-    """String arguments with ``{last_sha256}`` replaced by the newest sha256 the latest tool result names."""
+    """String arguments with ``{last_sha256}`` (the newest sha256 the latest tool result names) and
+    ``{last:NAME}`` (a field of it) filled in."""
     found = LAST_SHA256.findall(last_tool_result)
     value = found[-1] if found else "unknown"
-    return {
-        key: item.replace("{last_sha256}", value) if isinstance(item, str) else item for key, item in arguments.items()
-    }
+
+    def fill(item: object) -> object:
+        if not isinstance(item, str):
+            return item
+        item = item.replace("{last_sha256}", value)
+        return LAST_FIELD.sub(lambda match: _field(last_tool_result, match.group(1)), item)
+
+    return {key: fill(item) for key, item in arguments.items()}
 
 
 def tool_call(step: Step, tools: list[str], last_tool_result: str = "") -> ToolCall:

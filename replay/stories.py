@@ -28,6 +28,14 @@ TEAMMATE = re.compile(
 )
 NONCE = re.compile(r"\bnonce\b\W*(?:is\W+)?`?(?P<nonce>[A-Za-z0-9][A-Za-z0-9_-]{3,})`?", re.IGNORECASE)
 TESTS = "python3 -m unittest discover -s tests -v"
+# Requests that need a person's decision: a document in a connected service, a provider nobody connected,
+# an email address of the agent's own.
+# (OpenCode hands its prompt over quoted, with every inner quote escaped.)
+DOCUMENT = re.compile(
+    r'create a document titled\s+\\?"(?P<title>[^"\\]{1,120})\\?"\s+in the\s+(?P<service>[A-Za-z][\w .-]*?)\s+service'
+)
+PROVIDER = re.compile(r"\bin (?:our|the|my) (?P<provider>[A-Z][A-Za-z0-9]+) workspace\b")
+EMAIL = re.compile(r"\ban email address\b", re.IGNORECASE)
 
 
 def wrap_up(summary: str) -> list[Step]:
@@ -108,6 +116,57 @@ def reply(nonce: str) -> Script:
     )
 
 
+def decided(name: str, description: str, ask: list[Step], told: str) -> Script:
+    """Ask through the product, wait for the person's decision, say what came of it, finish."""
+    return Script(
+        name=name,
+        per_message=True,
+        description=description,
+        steps=[
+            *ask,
+            use("read_decision", request_id="{last:interaction_id}"),
+            use("comment", body=told),
+            use("set_status", status="done"),
+            finish(told),
+        ],
+    )
+
+
+def document(title: str, service: str) -> Script:
+    return decided(
+        "story-document",
+        "Creates the document through the connected service; the user decides first; reports the service's answer.",
+        [
+            use("list_connections"),
+            use(
+                "call_service_action",
+                connection_id="{last:connection_id}",
+                action="create_document",
+                arguments={"title": title},
+            ),
+        ],
+        f"Creating {title!r} in {service} was {{last:decision}} by you; the service's document: {{last:id}}.",
+    )
+
+
+def connect(provider: str) -> Script:
+    return decided(
+        "story-connect",
+        "Asks the user to connect the provider the work needs; without it, says what it could not do.",
+        [use("request_connection", provider=provider, reason=f"the notes are in {provider}")],
+        f"Your answer on connecting {provider}: {{last:decision}}. Without it I wasn't able to read the notes.",
+    )
+
+
+def email() -> Script:
+    return decided(
+        "story-email",
+        "Asks the user for an email address of its own; reports the answer.",
+        [use("request_email_setup", reason="so people outside the company can write to me")],
+        "Your answer on my email address: {last:decision}. Without a key I wasn't able to get one.",
+    )
+
+
 def for_message(user_text: str, pace_s: float = 0) -> Script:
     """The script a competent agent would follow for this briefing or these new messages.
 
@@ -125,6 +184,13 @@ def for_message(user_text: str, pace_s: float = 0) -> Script:
     if task and teammate and "Your teammates:" in user_text:
         body = TEAMMATE.sub("", task.group("body"), count=1).strip()
         return delegate(teammate.group("name"), task.group("title"), body)
+    body = task.group("body") if task else ""
+    if wanted := DOCUMENT.search(body):
+        return document(wanted.group("title"), wanted.group("service"))
+    if wanted := PROVIDER.search(body):
+        return connect(wanted.group("provider"))
+    if EMAIL.search(body):
+        return email()
     return build(pace_s)
 
 

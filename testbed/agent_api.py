@@ -18,7 +18,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from starlette.datastructures import UploadFile as StarletteUploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
-from . import agent_ops
+from . import agent_ops, email_setup, intents, interactions, services
 from .agent_ops import ended, once
 from .api import PathId, controller_of
 from .controller import Controller, end_run_in, token_hash
@@ -29,12 +29,18 @@ from .models import (
     AgentRunContext,
     AssignUpdate,
     ChildTaskCreate,
+    Connection,
+    ConnectionRequestCreate,
     Delivery,
+    EmailSetupCreate,
     FinishRequest,
     InboxRequest,
     InboxResponse,
+    Interaction,
     ModelCallReport,
     ReceiptCreate,
+    ServiceCallCreate,
+    ServiceCallResult,
     StatusUpdate,
     Task,
 )
@@ -134,6 +140,42 @@ def create_child(payload: ChildTaskCreate, run: RunRow, request: Request) -> Ack
 def assign(payload: AssignUpdate, run: RunRow, request: Request) -> Ack:
     """Hand the run's own task to another agent; the scheduler starts that agent on it."""
     return agent_ops.assign(controller_of(request).db, run, payload.event_id, payload.assignee_name)
+
+
+@router.get("/connections")
+def my_connections(run: ActiveRunRow, request: Request) -> list[Connection]:
+    """The connections bound to the run's agent: names, services and policies, never a credential."""
+    return services.connections(controller_of(request).db, agent_id=run["agent_id"])
+
+
+@router.post("/service-calls")
+def service_call(payload: ServiceCallCreate, run: ActiveRunRow, request: Request) -> ServiceCallResult:
+    """Run a service action through a bound connection: done at once, or pending a person's decision."""
+    return interactions.request_action(controller_of(request), run, payload)
+
+
+@router.post("/connection-requests")
+def connection_request(payload: ConnectionRequestCreate, run: ActiveRunRow, request: Request) -> ServiceCallResult:
+    """Ask the person to connect a provider: a pending card, or the answer they already gave (declined)."""
+    return intents.request_connection(controller_of(request), run, payload)
+
+
+@router.post("/email-setup-requests")
+def email_setup_request(payload: EmailSetupCreate, run: ActiveRunRow, request: Request) -> ServiceCallResult:
+    """Ask the person for an email address (chat connectors): a pending card, or the answer already given."""
+    return email_setup.request_email(controller_of(request), run, payload)
+
+
+@router.get("/interactions")
+def task_interactions(run: ActiveRunRow, request: Request) -> list[Interaction]:
+    """Every request on the run's task and its decision: a continuation run reads what was decided."""
+    return interactions.interactions(controller_of(request).db, run["task_id"])
+
+
+@router.get("/interactions/{interaction_id}")
+def read_interaction(interaction_id: PathId, run: ActiveRunRow, request: Request) -> Interaction:
+    """A decision on the run's own task, and the result of an approved call."""
+    return interactions.read_for_run(controller_of(request).db, run, interaction_id)
 
 
 # Room for the multipart envelope around the largest ZIP the store keeps.

@@ -175,6 +175,30 @@ class AgentClient:
     def deliver(self, data: bytes) -> None:
         self._outbox.put(Outgoing(path="/deliveries", file=data, event_id=self.new_event_id()))
 
+    def connections(self) -> list[dict[str, Any]]:
+        """The service connections bound to this agent (never a credential)."""
+        return self._request("GET", "/connections").json()  # type: ignore[no-any-return]
+
+    def service_call(self, connection_id: int, action: str, arguments: dict[str, str]) -> dict[str, Any]:
+        """Ask the product to run a service action: ``{status: completed|pending|failed, interaction_id, result}``."""
+        return self.call("/service-calls", {"connection_id": connection_id, "action": action, "arguments": arguments})
+
+    def connection_request(self, provider: str, reason: str = "") -> dict[str, Any]:
+        """Ask the person to connect ``provider``: ``{status: pending|declined|completed, interaction_id}``."""
+        return self.call("/connection-requests", {"provider": provider, "reason": reason})
+
+    def email_setup_request(self, reason: str = "") -> dict[str, Any]:
+        """Ask the person for an email address: ``{status, interaction_id}``; refused while chat connectors are off."""
+        return self.call("/email-setup-requests", {"reason": reason})
+
+    def interactions(self) -> list[dict[str, Any]]:
+        """Every request on this run's task, with its decision."""
+        return self._request("GET", "/interactions").json()  # type: ignore[no-any-return]
+
+    def interaction(self, interaction_id: int) -> dict[str, Any]:
+        """A decision on this run's task (status, outcome, result)."""
+        return self._request("GET", f"/interactions/{interaction_id}").json()  # type: ignore[no-any-return]
+
     def finish(
         self,
         outcome: str,

@@ -11,7 +11,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from . import agent_api, api, web
+from . import agent_api, api, services_api, web
 from . import defects as product_defects
 from .body_deadline import BodyDeadline, configured_seconds
 from .controller import Controller
@@ -66,6 +66,7 @@ def create_app(
     app.state.controller = controller
     app.add_middleware(BodyDeadline, seconds=configured_seconds())
     app.include_router(api.router)
+    app.include_router(services_api.router)
     app.include_router(agent_api.router)
     app.include_router(web.router)
     app.mount(TOOLS_PATH, tools)

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .credentials import CredentialBox
 from .db import Database, now, record_activity
 from .defects import hooks as defects
 from .supervisor import Identity, RunnerSpec, Supervisor
@@ -57,6 +58,7 @@ class Controller:
     )
     agent_time_limit_s: float = 600.0
     db: Database = field(init=False)
+    credentials: CredentialBox = field(init=False)
     supervisor: Supervisor = field(default_factory=Supervisor)
     instance_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
@@ -64,6 +66,7 @@ class Controller:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         (self.data_dir / "logs").mkdir(exist_ok=True)
         self.db = Database(self.data_dir / "testbed.sqlite3")
+        self.credentials = CredentialBox(self.data_dir)
 
     def workspace(self, task_id: int) -> Path:
         return self.data_dir / "workspaces" / f"task-{task_id}"

@@ -20,6 +20,7 @@ CREATE TABLE IF NOT EXISTS company (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     name TEXT NOT NULL,
     budget_cents INTEGER NOT NULL,
+    chat_connectors INTEGER NOT NULL DEFAULT 0,
     created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS agents (
@@ -134,6 +135,46 @@ CREATE TABLE IF NOT EXISTS activity (
     agent_id INTEGER,
     message TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS services (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    url TEXT NOT NULL,
+    actions_json TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS connections (
+    id INTEGER PRIMARY KEY,
+    service_id INTEGER NOT NULL REFERENCES services(id),
+    name TEXT NOT NULL,
+    credential_sealed BLOB NOT NULL,
+    policy TEXT NOT NULL CHECK (policy IN ('allow','ask_first')),
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS connection_agents (
+    connection_id INTEGER NOT NULL REFERENCES connections(id),
+    agent_id INTEGER NOT NULL REFERENCES agents(id),
+    PRIMARY KEY (connection_id, agent_id)
+);
+CREATE TABLE IF NOT EXISTS interactions (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('service_action','connection_intent','email_setup')),
+    task_id INTEGER NOT NULL REFERENCES tasks(id),
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    agent_id INTEGER NOT NULL REFERENCES agents(id),
+    addressed_to TEXT NOT NULL DEFAULT 'user',
+    connection_id INTEGER REFERENCES connections(id),
+    provider TEXT,
+    action TEXT NOT NULL,
+    arguments_json TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending','approved','declined')),
+    decided_by TEXT,
+    decided_via TEXT,
+    decided_at TEXT,
+    outcome TEXT NOT NULL CHECK (outcome IN ('waiting','completed','failed','declined')),
+    result TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS interactions_task ON interactions(task_id);
 CREATE INDEX IF NOT EXISTS comments_task ON comments(task_id);
 CREATE INDEX IF NOT EXISTS runs_task ON runs(task_id);
 CREATE INDEX IF NOT EXISTS receipts_run ON receipts(run_id, seq);
@@ -157,6 +198,7 @@ class Database:
         conn = self.connection()
         conn.execute("PRAGMA journal_mode=WAL")
         conn.executescript(SCHEMA)
+        _add_missing_columns(conn)
         if conn.execute("SELECT COUNT(*) FROM company").fetchone()[0] == 0:
             conn.execute(
                 "INSERT INTO company (id, name, budget_cents, created_at) VALUES (1, ?, ?, ?)",
@@ -190,6 +232,18 @@ class Database:
 
     def all(self, sql: str, *params: object) -> list[sqlite3.Row]:
         return self.connection().execute(sql, params).fetchall()
+
+
+# Columns added after a table first shipped: a data folder made by an older controller gains them at start.
+ADDED_COLUMNS = {"company": {"chat_connectors": "INTEGER NOT NULL DEFAULT 0"}}
+
+
+def _add_missing_columns(conn: sqlite3.Connection) -> None:
+    for table, columns in ADDED_COLUMNS.items():
+        present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        for name, declaration in columns.items():
+            if name not in present:
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {declaration}")
 
 
 def record_activity(

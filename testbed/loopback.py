@@ -13,6 +13,7 @@ import socket
 import threading
 import time
 from types import TracebackType
+from typing import Literal
 
 import uvicorn
 
@@ -20,13 +21,15 @@ import uvicorn
 class LoopbackServer:
     """A uvicorn server on 127.0.0.1 in a daemon thread; a context manager."""
 
-    def __init__(self, app, port: int = 0, start_timeout: float = 10.0) -> None:
+    def __init__(
+        self, app, port: int = 0, start_timeout: float = 10.0, lifespan: Literal["auto", "on", "off"] = "off"
+    ) -> None:
         self.app = app
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind(("127.0.0.1", port))
         self.port: int = self._sock.getsockname()[1]
-        config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2)
+        config = uvicorn.Config(app, log_level="warning", lifespan=lifespan, timeout_graceful_shutdown=2)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True, name=f"loopback:{self.port}"

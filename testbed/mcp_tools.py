@@ -33,7 +33,8 @@ WAIT_LIMIT_SECONDS = 300.0
 INSTRUCTIONS = """\
 Tools of the testbed work platform for the task you were assigned: read it and
 the user's new messages, comment, deliver your work as a ZIP, delegate to a
-teammate through a child task, set the task's status."""
+teammate through a child task, set the task's status; use the company's
+connected services, and ask the user for what needs their decision."""
 
 
 def event_id() -> str:
@@ -158,4 +159,69 @@ def create_server(controller: Controller) -> MCPServer:
             await asyncio.sleep(0.5)
             run(ctx)  # a run stopped meanwhile stops waiting
 
+    decision_tools(server, run, product, controller)
     return server
+
+
+def decision_tools(server: MCPServer, run: Any, product: Any, controller: Controller) -> None:
+    """Service actions, connection requests and email setup: the same operations as the runner's agent API."""
+    from . import email_setup, intents, interactions, services
+    from .models import ConnectionRequestCreate, EmailSetupCreate, ServiceCallCreate
+
+    @server.tool(structured_output=False)
+    def list_connections(ctx: Context) -> str:
+        """The service connections you may use: their ids, services, policies and actions (never a credential)."""
+        row = run(ctx)
+        actions = {s.id: [a.model_dump() for a in s.actions] for s in services.services(controller.db)}
+        found = services.connections(controller.db, agent_id=row["agent_id"])
+        return json.dumps(
+            [
+                {"connection_id": c.id, "service": c.service_name, "name": c.name, "policy": c.policy}
+                | {"actions": actions.get(c.service_id, [])}
+                for c in found
+            ],
+            indent=1,
+        )
+
+    @server.tool(structured_output=False)
+    def call_service_action(
+        ctx: Context, connection_id: int, action: str, arguments: dict[str, str] | None = None
+    ) -> str:
+        """Run an action of a connected service. A protected action may first need the user's approval: then
+        you get a request id; read_decision(request_id) tells you the decision and, once approved, the result."""
+        row = run(ctx)
+        payload = ServiceCallCreate(
+            event_id=event_id(), connection_id=connection_id, action=action, arguments=arguments or {}
+        )
+        return product(lambda: interactions.request_action(controller, row, payload)).model_dump_json()
+
+    @server.tool(structured_output=False)
+    def request_connection(ctx: Context, provider: str, reason: str = "") -> str:
+        """Ask the user to connect a provider the company has not connected (for example Notion)."""
+        row = run(ctx)
+        payload = ConnectionRequestCreate(event_id=event_id(), provider=provider, reason=reason)
+        return product(lambda: intents.request_connection(controller, row, payload)).model_dump_json()
+
+    @server.tool(structured_output=False)
+    def request_email_setup(ctx: Context, reason: str = "") -> str:
+        """Ask the user for an email address of your own (AgentMail), when the company allows chat connectors."""
+        row = run(ctx)
+        payload = EmailSetupCreate(event_id=event_id(), reason=reason)
+        return product(lambda: email_setup.request_email(controller, row, payload)).model_dump_json()
+
+    @server.tool(structured_output=False)
+    async def read_decision(ctx: Context, request_id: int, max_seconds: float = 120.0) -> str:
+        """Wait (up to max_seconds) until the user decided on your request, then read the decision and any result."""
+        deadline = time.monotonic() + min(max_seconds, WAIT_LIMIT_SECONDS)
+        while True:
+            row = run(ctx)
+            found = product(lambda row=row: interactions.read_for_run(controller.db, row, request_id))
+            settled = found.status == "declined" or (found.status == "approved" and found.outcome != "waiting")
+            if settled or (found.status == "approved" and found.kind != "service_action"):
+                break
+            if time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.5)
+        return json.dumps(
+            {"request_id": found.id, "decision": found.status, "outcome": found.outcome, "result": found.result}
+        )

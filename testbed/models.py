@@ -147,6 +147,7 @@ class Health(BaseModel):
 class Company(BaseModel):
     name: str
     budget_cents: int
+    chat_connectors: bool = False
     spend_cents: int  # real spend, rounded up to whole cents
     spend: Spend
 
@@ -286,3 +287,119 @@ class InboxResponse(BaseModel):
 class Ack(BaseModel):
     ok: bool = True
     id: int | str | None = None
+
+
+# ---- services, connections and decisions ------------------------------------------
+
+ConnectionPolicy = Literal["allow", "ask_first"]
+InteractionStatus = Literal["pending", "approved", "declined"]
+InteractionKind = Literal["service_action", "connection_intent", "email_setup"]
+InteractionOutcome = Literal["waiting", "completed", "failed", "declined"]
+
+
+class ServiceCreate(Strict):
+    """An installed service: an MCP server on loopback (streamable HTTP) that the product calls for its agents."""
+
+    name: str = Field(min_length=1, max_length=80, pattern=r"^[A-Za-z][A-Za-z0-9 _.-]*$")
+    url: str = Field(min_length=1, max_length=500, pattern=r"^http://(127\.0\.0\.1|localhost)(:\d{1,5})?/.*$")
+
+
+class ConnectionCreate(Strict):
+    """A credential for a service, held by the product only, and the agents allowed to use it."""
+
+    name: str = Field(min_length=1, max_length=80)
+    credential: str = Field(min_length=8, max_length=4_000, repr=False)
+    policy: ConnectionPolicy = "ask_first"
+    agent_ids: list[RowId] = Field(default_factory=list, max_length=100)
+
+
+class DecisionCreate(Strict):
+    decision: Literal["approve", "decline"]
+    # An email setup is approved by saving the AgentMail API key typed into its card (kept sealed, never shown).
+    api_key: str | None = Field(default=None, min_length=8, max_length=4_000, repr=False)
+
+
+class ServiceCallCreate(AgentEvent):
+    """An agent asks the product to run one action of a service through a connection bound to it."""
+
+    connection_id: RowId
+    action: str = Field(min_length=1, max_length=80)
+    arguments: dict[str, str] = Field(default_factory=dict, max_length=20)
+
+
+class ServiceAction(BaseModel):
+    name: str
+    description: str
+    read_only: bool
+
+
+class Service(BaseModel):
+    id: int
+    name: str
+    url: str
+    actions: list[ServiceAction]
+    created_at: str
+
+
+class Connection(BaseModel):
+    """A connection as every API shows it: never its credential, only that one is held."""
+
+    id: int
+    service_id: int
+    service_name: str
+    name: str
+    policy: ConnectionPolicy
+    agent_ids: list[int]
+    credential_held: bool
+    created_at: str
+
+
+class Interaction(BaseModel):
+    """A request an agent made that waits for a person's decision, and that decision once made."""
+
+    id: int
+    kind: InteractionKind
+    task_id: int
+    run_id: int
+    agent_id: int
+    agent_name: str
+    addressed_to: str = Field(description="who is asked to decide: the company's user")
+    service_id: int | None
+    service_name: str | None
+    connection_id: int | None
+    connection_name: str | None
+    provider: str | None = Field(description="the outside provider a connection intent or an email setup names")
+    action: str
+    arguments: dict[str, str]
+    status: InteractionStatus
+    decided_by: str | None
+    decided_via: str | None
+    decided_at: str | None
+    outcome: InteractionOutcome
+    result: str | None
+    created_at: str
+
+
+class ConnectionRequestCreate(AgentEvent):
+    """An agent asks the person to connect an outside provider the company has no connection to."""
+
+    provider: str = Field(min_length=1, max_length=80, pattern=r"^[A-Za-z][A-Za-z0-9 _.-]*$")
+    reason: str = Field(default="", max_length=2_000)
+
+
+class EmailSetupCreate(AgentEvent):
+    """An agent asks the person to set up an email address for it (an AgentMail API key on a card)."""
+
+    reason: str = Field(default="", max_length=2_000)
+
+
+class SettingsUpdate(Strict):
+    chat_connectors: bool
+
+
+class ServiceCallResult(BaseModel):
+    """What the agent learns at once: the result (allowed or read-only action), or the pending interaction."""
+
+    status: Literal["completed", "pending", "failed", "declined"]
+    interaction_id: int | None = None
+    result: str | None = None

@@ -60,12 +60,18 @@ def spend(db: Database, column: str | None = None, ident: int | None = None) -> 
 
 
 def company(db: Database) -> Company:
-    row = db.one("SELECT name, budget_cents FROM company WHERE id = 1")
+    row = db.one("SELECT name, budget_cents, chat_connectors FROM company WHERE id = 1")
     assert row is not None
     metered = spend(db)
     recorded = db.one("SELECT COALESCE(SUM(cost_cents), 0) AS s FROM runs")
     real = max(math.ceil(metered.cents), recorded["s"] if recorded else 0)
-    return Company(name=row["name"], budget_cents=row["budget_cents"], spend_cents=real, spend=metered)
+    return Company(
+        name=row["name"],
+        budget_cents=row["budget_cents"],
+        chat_connectors=bool(row["chat_connectors"]),
+        spend_cents=real,
+        spend=metered,
+    )
 
 
 def _agent(row: sqlite3.Row, db: Database) -> Agent:

@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
-from . import records
+from . import email_setup, interactions, records, services
 from .api import PathId, controller_of, create_agent, create_task, post_comment, stop_run
 from .defects import hooks as defects
 from .models import AgentCreate, CommentCreate, TaskCreate
@@ -36,8 +36,15 @@ templates.env.globals["status_label"] = lambda status: STATUS_LABELS.get(status,
 def render_index(
     request: Request, error: str | None = None, status_code: int = 200, agent_error: str | None = None
 ) -> HTMLResponse:
-    db = controller_of(request).db
+    controller = controller_of(request)
+    db = controller.db
+    connections = services.connections(db)
     context = {
+        "services": services.services(db),
+        "connections": connections,
+        "debug_credentials": defects.rendered_credentials(
+            connections, lambda ident: services.open_credential(db, controller.credentials, ident)
+        ),
         "tasks": records.tasks(db),
         "agents": records.agents(db),
         "company": records.company(db),
@@ -100,7 +107,13 @@ def thread_context(request: Request, task_id: int) -> dict[str, object]:
     task = defects.as_shown(records.task(db, task_id))
     active = next((r for r in task.runs if r.id == task.active_run_id), None)
     stopped = [r for r in task.runs if r.status == "cancelled"]
-    return {"task": task, "active": active, "last_stopped": stopped[-1] if stopped else None}
+    return {
+        "task": task,
+        "active": active,
+        "last_stopped": stopped[-1] if stopped else None,
+        "interactions": defects.interactions_as_shown(interactions.interactions(db, task_id)),
+        "email_card": defects.email_card_as_shown({"key_page": email_setup.KEY_PAGE, "password_fields": 1}),
+    }
 
 
 @router.get("/tasks/{task_id}", response_class=HTMLResponse)
@@ -132,3 +145,12 @@ def stop_form(run_id: PathId, request: Request) -> RedirectResponse:
     if run.status in ("queued", "running"):
         stop_run(run_id, request)
     return RedirectResponse(f"/tasks/{run.task_id}", status_code=303)
+
+
+@router.post("/interactions/{interaction_id}/decision")
+def decision_form(interaction_id: PathId, request: Request, decision: Annotated[str, Form()] = "") -> RedirectResponse:
+    """Fallback for the card's buttons without JavaScript; the script posts to the JSON API instead."""
+    found = interactions.interaction(controller_of(request).db, interaction_id)
+    if decision in ("approve", "decline") and found.status == "pending":
+        interactions.decide(controller_of(request), interaction_id, decision, via="web")
+    return RedirectResponse(f"/tasks/{found.task_id}", status_code=303)

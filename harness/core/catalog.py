@@ -356,11 +356,48 @@ CASES: tuple[Case, ...] = (
     ),
 )
 
+# The decision stories need a product with installed services and decisions (the testbed's driver today).
+DECISION_CASES: tuple[Case, ...] = (
+    Case(
+        name="service-approve",
+        story="stories.service_approve",
+        scripted_deadline_s=90,
+        description="Approve an agent's protected service action: no call before, exactly one after, its document reported.",
+    ),
+    Case(
+        name="service-decline",
+        story="stories.service_decline",
+        scripted_deadline_s=90,
+        description="Decline an agent's protected service action: no call at all, no repeated request, an explanation.",
+    ),
+    Case(
+        name="connection-decline",
+        story="stories.connection_decline",
+        scripted_deadline_s=90,
+        description="Not now on an agent's request to connect Notion: saved, no connection, asked once, explained.",
+    ),
+    Case(
+        name="agentmail-setup",
+        story="stories.agentmail_setup",
+        scripted_deadline_s=90,
+        description="Chat connectors on, an email address asked for: one durable AgentMail card, declined, nothing made.",
+    ),
+)
+
 MANUAL_SUITE = "everyday-workflows"
 SCRIPTED_SUITE = "everyday-workflows-scripted"
 REPLAY_SUITE = "everyday-workflows-replay"
 # The cases the replay profiles are proven on so far (the rest of issue 12 adds the fault stories).
-REPLAY_CASES = ("build-revise", "delegate-feedback", "recover-controller", "stop-redirect")
+REPLAY_CASES = (
+    "build-revise",
+    "delegate-feedback",
+    "recover-controller",
+    "stop-redirect",
+    "service-approve",
+    "service-decline",
+    "connection-decline",
+    "agentmail-setup",
+)
 PAPERCLIP_SUITE = "everyday-workflows-paperclip"
 
 CATALOG = Catalog(
@@ -371,7 +408,7 @@ CATALOG = Catalog(
             description="Everyday workflows with real (paid) agents; runs only when named explicitly.",
             profiles=(RUNNER_CODEX, RUNNER_CLAUDE, RUNNER_CODEX_MINI, RUNNER_OPENCODE),
             environments=(LOCAL,),
-            cases=CASES,
+            cases=CASES + DECISION_CASES,
         ),
         Suite(
             name=SCRIPTED_SUITE,
@@ -379,7 +416,7 @@ CATALOG = Catalog(
             description="The same everyday workflows with the free scripted agent.",
             profiles=(SCRIPTED,),
             environments=(LOCAL,),
-            cases=CASES,
+            cases=CASES + DECISION_CASES,
         ),
         Suite(
             name=REPLAY_SUITE,
@@ -387,7 +424,7 @@ CATALOG = Catalog(
             description="Real agent CLIs against the local model replay (free): proves the adapter and product paths, never a model.",
             profiles=REPLAY_PROFILES,
             environments=(LOCAL,),
-            cases=tuple(case for case in CASES if case.name in REPLAY_CASES),
+            cases=tuple(case for case in CASES + DECISION_CASES if case.name in REPLAY_CASES),
         ),
         Suite(
             name=PAPERCLIP_SUITE,

@@ -54,8 +54,14 @@ class EvidenceRecorder:
         self.screenshots: list[str] = []
         self.phases: dict[str, float] = {}
         self.workspace_findings: list[SecretFinding] = []
+        # Secrets the attempt itself made (a service credential it handed the product), scanned for like keys.
+        self.known_secrets: dict[str, str] = {}
         self._thumbnailer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="thumbnails")
         self._thumbnails: list[Future[Any]] = []
+
+    def add_known_secret(self, label: str, value: str) -> None:
+        """A value the package must never hold; the scan before writing fails the attempt if it does."""
+        self.known_secrets[label] = value
 
     def relative(self, path: Path) -> str:
         return str(path.relative_to(self.folder))

@@ -25,7 +25,21 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from harness.products.records import Activity, Agent, Company, Controller, RecordId, Run, Task, TaskSummary
+from harness.products.records import (
+    Activity,
+    Agent,
+    Company,
+    Connection,
+    Controller,
+    DecisionCard,
+    EmailCard,
+    Interaction,
+    RecordId,
+    Run,
+    Service,
+    Task,
+    TaskSummary,
+)
 
 
 class InstanceError(RuntimeError):
@@ -52,6 +66,26 @@ class ProductApi(Protocol):
 
     def set_company_budget(self, cents: int) -> Company: ...
     def set_agent_budget(self, agent_id: RecordId, cents: int | None) -> Agent: ...
+
+
+class ServicesApi(ProductApi, Protocol):
+    """A product with installed services: connections hold a credential the product never shows, and
+    protected actions wait for a person's decision (interactions)."""
+
+    def install_service(self, name: str, url: str) -> Service: ...
+    def add_connection(
+        self, service_id: RecordId, name: str, credential: str, policy: str, agent_ids: list[RecordId]
+    ) -> Connection: ...
+    def connections(self) -> list[Connection]: ...
+    def set_chat_connectors(self, enabled: bool) -> Company: ...
+    def interactions(self, task_id: RecordId | None = ...) -> list[Interaction]: ...
+    def decide(self, interaction_id: RecordId, decision: str) -> Any:
+        """Send a decision through the API, as a replayed click would; returns the raw answer (``status_code``)."""
+        ...
+
+    def raw_reads(self) -> dict[str, bytes]:
+        """The raw bodies of every public read that could carry a connection's credential, by path."""
+        ...
 
 
 class ProductInstance(Protocol):
@@ -103,6 +137,21 @@ class TaskView(Protocol):
     def click_stop(self, run_id: RecordId, timeout: float = ...) -> bool: ...
     def wait_for_stop_result(self, run_id: RecordId, timeout: float = ...) -> None: ...
     def download_delivery_id(self, delivery_id: RecordId, timeout: float = ...) -> bytes: ...
+
+
+class RenderedPage(Protocol):
+    """A page whose markup a check searches for what must never be rendered (a credential)."""
+
+    def rendered_html(self) -> str: ...
+
+
+class DecisionView(TaskView, RenderedPage, Protocol):
+    """A task's page in a product that asks a person to decide on an agent's requests (cards in the thread)."""
+
+    def decision_cards(self) -> list[DecisionCard]: ...
+    def wait_for_decision_card(self, interaction_id: RecordId, timeout: float = ...) -> None: ...
+    def decide(self, interaction_id: RecordId, approve: bool, timeout: float = ...) -> None: ...
+    def email_card(self, interaction_id: RecordId) -> EmailCard: ...
 
 
 class TaskListView(Protocol):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 # Ids are opaque: the testbed numbers its records, Paperclip names them with UUID strings.
 # Compare them for equality only, never for order (use the records' times for that).
@@ -37,6 +37,7 @@ class Spend(Record):
 class Company(Record):
     name: str
     budget_cents: int
+    chat_connectors: bool = False
     spend_cents: int
     spend: Spend = Spend()
 
@@ -192,3 +193,68 @@ class Activity(Record):
     task_id: RecordId | None
     run_id: RecordId | None
     message: str
+
+
+class Service(Record):
+    """An installed outside service the product calls on its agents' behalf."""
+
+    id: RecordId
+    name: str
+
+
+class Connection(Record):
+    """A connection to a service; a product never shows its credential, so neither does this record."""
+
+    id: RecordId
+    service_id: RecordId
+    service_name: str
+    name: str
+    policy: Literal["allow", "ask_first"]
+    agent_ids: list[RecordId] = []
+
+
+class Interaction(Record):
+    """A request of an agent that waits for a person's decision (a protected service action), and the decision."""
+
+    id: RecordId
+    kind: str
+    task_id: RecordId
+    run_id: RecordId
+    agent_id: RecordId
+    agent_name: str
+    addressed_to: str = "user"
+    service_name: str | None = None
+    connection_id: RecordId | None = None
+    provider: str | None = None
+    action: str
+    status: Literal["pending", "approved", "declined"]
+    decided_by: str | None = None
+    decided_at: str | None = None
+    outcome: str
+    result: str | None = None
+    created_at: str
+
+
+class DecisionCard(Record):
+    """A decision card as the person sees it on the task's page (a page object reads it off the page)."""
+
+    interaction_id: str
+    kind: str
+    action: str
+    service: str
+    connection_id: str
+    provider: str = ""
+    agent: str
+    addressed_to: str = ""
+    status: str
+    buttons: dict[str, str] = Field(description="the card's yes/no buttons: approve|decline -> the label shown")
+
+
+class EmailCard(Record):
+    """What the person sees on an email setup card (a page object reads it off the page)."""
+
+    password_fields: int
+    key_link: str | None
+    access_selectors: int = Field(description="selects, checkboxes and radio buttons on the card")
+    modals: int = Field(description="dialogs open on the page")
+    text: str

@@ -210,7 +210,7 @@ def _finish(
     secret_patterns: Mapping[str, re.Pattern[bytes]] | None,
 ) -> AttemptRecord:
     """Scan for secrets, then write attempt.json: a leak fails the attempt and names the file only."""
-    known_secrets = secrets_from_environment()
+    known_secrets = {**secrets_from_environment(), **recorder.known_secrets}
     ended = utc_now()
     wall = (ended - started).total_seconds()
     record = AttemptRecord(

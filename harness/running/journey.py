@@ -14,7 +14,7 @@ import secrets
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from datetime import datetime
 from typing import Any, Literal, NoReturn
 
@@ -78,6 +78,8 @@ class Journey:
         self._grades: list[tuple[DownloadRecord, str, Future[Any]]] = []
         self.agent_clis: dict[str, str] = {}
         self.model_server: ModelServer | None = None
+        # What a story starts beside the product (an outside service fixture), closed when the attempt ends.
+        self.resources = ExitStack()
         self.lead = self._hire("Avery", "lead engineer")
         self._apply_hard_stop()
 
@@ -524,6 +526,7 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
         with recorder.timed("browser"):
             browser_context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
             browser_context.tracing.start(screenshots=True, snapshots=True)
+        journey: Journey | None = None
         try:
             with recorder.timed("journey setup"):
                 journey = Journey(context, driver, instance, browser_context)
@@ -531,6 +534,8 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
                 journey.model_server = server
             yield journey
         finally:
+            if journey is not None:
+                journey.resources.close()
             try:
                 with recorder.timed("trace"):
                     browser_context.tracing.stop(path=recorder.folder / "trace.zip")

@@ -18,6 +18,11 @@ The work platform gives you these tools (the "testbed" tool server):
 - create_child_task(title, body, assignee_name): hand work to a teammate through a child task.
 - wait_for_task(task_id): wait until a child task is done, then read it (its deliveries included).
 - set_status(status): "done" once the work is delivered and nothing is left to do.
+- list_connections / call_service_action(connection_id, action, arguments): use a connected service; a
+  protected action waits for the user's approval, and read_decision(request_id) tells you what they decided.
+- request_connection(provider, reason): ask the user to connect a service the company has not connected.
+- request_email_setup(reason): ask the user for an email address of your own.
+If the user declines, do not ask again: tell them plainly what you could not do, and finish.
 When you are finished: deliver, comment with a one-line summary, and set the status to done."""
 
 

@@ -6,7 +6,11 @@ emitting tool receipts as it goes. It recognises requests by keywords:
 - a build request mentions ``slugify.py``; ``--separator`` / ``--max-length``
   anywhere in the task or the user's messages add those options;
 - "ask your teammate <Name> ..." makes it delegate through one child task;
-- a message with "nonce <TOKEN>" asks for a short reply containing TOKEN only.
+- a message with "nonce <TOKEN>" asks for a short reply containing TOKEN only;
+- 'create a document titled "T" in the S service' runs a service action
+  through the product, which may ask the user first; "... in our P
+  workspace" asks the user to connect P; "an email address" asks the user
+  for an AgentMail setup (all in :mod:`service_requests`).
 
 The model name picks a persona; every persona except ``default`` breaks
 exactly one thing on purpose, so stories can prove they catch it.
@@ -26,6 +30,14 @@ from ..deliveries import zip_workspace
 from ..environment import minimal_environment
 from ..read_receipts import ids_of, read_detail
 from . import AgentSession
+from .service_requests import (
+    connect_provider,
+    create_document,
+    document_request,
+    email_request,
+    provider_request,
+    set_up_email,
+)
 from .slugify_project import Requirements, project
 
 log = logging.getLogger("testbed.runner.scripted")
@@ -39,6 +51,9 @@ PERSONAS = (
     "crashes-mid-run",  # the runner dies right after saving slugify.py
     "parent-before-child",  # finishes the parent right after creating the child, without waiting
     "writes-after-stop",  # leaves a detached process writing to the workspace once the runner is gone
+    "reports-made-up-document",  # after an approval, reports a document id the service never returned
+    "silent-after-decline",  # after a decline, finishes without a word
+    "asks-again-after-decline",  # after a decline (or Not now), asks for the same thing again
 )
 
 DELEGATION = re.compile(r"\b(?:ask|have|tell)\s+(?:your\s+)?teammate\s+([A-Za-z][\w.-]*)", re.IGNORECASE)
@@ -79,10 +94,18 @@ class ScriptedAgent:
         latest = new[-1]["body"] if new else None
         nonce = nonce_in(latest) if latest else None
         delegate_to = self._teammate()
+        document = document_request([self.task["body"], *self.user_texts])
+        provider = provider_request([self.task["body"], *self.user_texts])
         if nonce:
             self._reply_nonce(nonce)
         elif delegate_to:
             self._delegate(delegate_to)
+        elif document:
+            create_document(self, self.api, self.s, self.persona, *document)
+        elif provider:
+            connect_provider(self, self.api, self.s, self.persona, provider)
+        elif email_request([self.task["body"], *self.user_texts]):
+            set_up_email(self, self.api, self.s, self.persona)
         elif "slugify.py" in self.task["body"] or any("slugify.py" in t for t in self.user_texts):
             self._build()
         else:

@@ -25,7 +25,18 @@ from pydantic import BaseModel, ConfigDict
 ENV = "TESTBED_DEFECTS"
 
 Area = Literal[
-    "downloads", "messages", "runs", "stop", "restart", "delegation", "ui", "task-status", "bookkeeping", "api"
+    "downloads",
+    "messages",
+    "runs",
+    "stop",
+    "restart",
+    "delegation",
+    "ui",
+    "task-status",
+    "bookkeeping",
+    "decisions",
+    "credentials",
+    "api",
 ]
 
 log = logging.getLogger("testbed.defects")
@@ -138,6 +149,84 @@ DEFECTS: tuple[Defect, ...] = (
         area="task-status",
         hook="controller.start -> hooks.started_status",
         summary="a run starting sets its task Done instead of in progress, while the run works",
+    ),
+    Defect(
+        name="forwards-before-approval",
+        area="decisions",
+        hook="interactions.request_action -> hooks.forwards_before_decision",
+        summary="an Ask-first action is forwarded to the service as soon as the agent asks, while the card waits",
+    ),
+    Defect(
+        name="forwards-twice",
+        area="decisions",
+        hook="interactions.decide -> hooks.forwards_on_approval",
+        summary="Approve forwards the action twice (a retry after a call that had succeeded)",
+    ),
+    Defect(
+        name="forwards-after-decline",
+        area="decisions",
+        hook="interactions.decide -> hooks.forwards_on_decline",
+        summary="Decline is saved and told to the agent, but the action is forwarded to the service anyway",
+    ),
+    Defect(
+        name="forwards-without-credential",
+        area="decisions",
+        hook="interactions._forward -> hooks.forwarding_credential",
+        summary="Approve forwards the action without the connection's credential; the service refuses it",
+    ),
+    Defect(
+        name="card-shown-twice",
+        area="decisions",
+        hook="web.thread_context -> hooks.interactions_as_shown",
+        summary="the task page shows each pending decision card twice (stored once)",
+    ),
+    Defect(
+        name="card-names-another-agent",
+        area="decisions",
+        hook="web.thread_context -> hooks.interactions_as_shown",
+        summary="a decision card names another agent than the one that asked",
+    ),
+    Defect(
+        name="card-hidden",
+        area="decisions",
+        hook="web.thread_context -> hooks.interactions_as_shown",
+        summary="a pending decision is stored but the task page never shows its card",
+    ),
+    Defect(
+        name="intent-shown-again",
+        area="decisions",
+        hook="intents.request_connection -> hooks.asks_again_after_not_now",
+        summary="a connection request the person answered Not now opens a new card when the agent asks again",
+    ),
+    Defect(
+        name="not-now-connects",
+        area="decisions",
+        hook="interactions.decide -> hooks.after_not_now",
+        summary="Not now on a connection request is saved, and a connection to the provider is added anyway",
+    ),
+    Defect(
+        name="email-card-two-password-fields",
+        area="decisions",
+        hook="web.thread_context -> hooks.email_card_as_shown",
+        summary="the email setup card asks for the API key in two password fields",
+    ),
+    Defect(
+        name="email-card-no-key-link",
+        area="decisions",
+        hook="web.thread_context -> hooks.email_card_as_shown",
+        summary="the email setup card has no link to where the API key is made",
+    ),
+    Defect(
+        name="credential-in-api",
+        area="credentials",
+        hook="services_api.list_connections -> hooks.connections_as_served",
+        summary="the connections list answers each connection's credential in clear",
+    ),
+    Defect(
+        name="credential-rendered",
+        area="credentials",
+        hook="web.render_index -> hooks.rendered_credentials",
+        summary="the services list renders each connection's credential in an attribute of its row",
     ),
     Defect(
         name="unread-off-by-one",

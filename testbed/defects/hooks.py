@@ -14,12 +14,13 @@ import logging
 import sqlite3
 import uuid
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..db import Database, now
 from ..deliveries import blob_path
-from ..models import Comment, Delivery, Run, Task
+from ..models import Comment, Connection, Delivery, Interaction, Run, Task
 from . import active
 
 if TYPE_CHECKING:
@@ -176,3 +177,88 @@ def task_read_error(db: Database, task_id: int) -> str | None:
     if active("task-read-server-error") and succeeded:
         return "internal error: the task's run history could not be serialized"
     return None
+
+
+# ---- decisions on service actions --------------------------------------------------------------
+
+
+def forwards_before_decision() -> bool:
+    """Whether an Ask-first action is forwarded the moment the agent asks (it never should be)."""
+    return active("forwards-before-approval")
+
+
+def forwards_on_approval() -> int:
+    """How many times Approve forwards the action (once)."""
+    return 2 if active("forwards-twice") else 1
+
+
+def forwards_on_decline() -> bool:
+    """Whether Decline forwards the action all the same (it never should)."""
+    return active("forwards-after-decline")
+
+
+def asks_again_after_not_now(saved_status: str) -> bool:
+    """Whether a repeated connection request opens a new card although the person answered (it never should)."""
+    return active("intent-shown-again") and saved_status == "declined"
+
+
+def after_not_now(conn: sqlite3.Connection, row: sqlite3.Row, sealed_empty: bytes) -> None:
+    """Called inside the transaction that saves Not now on a connection request."""
+    if active("not-now-connects"):
+        stamp = now()
+        cursor = conn.execute(
+            "INSERT OR IGNORE INTO services (name, url, created_at) VALUES (?, 'http://127.0.0.1/unset', ?)",
+            (row["provider"], stamp),
+        )
+        service = (
+            cursor.lastrowid or conn.execute("SELECT id FROM services WHERE name = ?", (row["provider"],)).fetchone()[0]
+        )
+        made = conn.execute(
+            "INSERT INTO connections (service_id, name, credential_sealed, policy, created_at) VALUES (?, ?, ?, 'allow', ?)",
+            (service, row["provider"], sealed_empty, stamp),
+        )
+        conn.execute(
+            "INSERT INTO connection_agents (connection_id, agent_id) VALUES (?, ?)", (made.lastrowid, row["agent_id"])
+        )
+
+
+def email_card_as_shown(card: dict[str, object]) -> dict[str, object]:
+    """How the email setup card is drawn: its key link and how many password fields it has."""
+    if active("email-card-two-password-fields"):
+        card = {**card, "password_fields": 2}
+    if active("email-card-no-key-link"):
+        card = {**card, "key_page": None}
+    return card
+
+
+def forwarding_credential(credential: str) -> str | None:
+    """The credential the controller sends with a forwarded call (the connection's own; None sends none)."""
+    return None if active("forwards-without-credential") else credential
+
+
+def interactions_as_shown(found: list[Interaction]) -> list[Interaction]:
+    """The decision cards as the task page renders them (the API keeps serving the stored interactions)."""
+    if active("card-hidden"):
+        return []
+    if active("card-names-another-agent"):
+        found = [i.model_copy(update={"agent_name": "Someone else"}) for i in found]
+    if active("card-shown-twice"):
+        found = [copy for i in found for copy in ([i, i] if i.status == "pending" else [i])]
+    return found
+
+
+# ---- connection credentials ------------------------------------------------------------------------
+
+
+def connections_as_served(found: list[Connection], opened: Callable[[int], str]) -> list[dict[str, object]] | None:
+    """The connections list as answered, when a defect changes it; None answers the models as they are."""
+    if active("credential-in-api"):
+        return [{**c.model_dump(), "credential": opened(c.id)} for c in found]
+    return None
+
+
+def rendered_credentials(found: list[Connection], opened: Callable[[int], str]) -> dict[int, str]:
+    """Credentials the services list renders, by connection id (none)."""
+    if active("credential-rendered"):
+        return {c.id: opened(c.id) for c in found}
+    return {}

@@ -19,6 +19,9 @@
 
   async function refresh() {
     if (inFlight) return;
+    // A key being typed into a card must not be wiped by the next update; the page catches up after.
+    const typing = document.activeElement;
+    if (typing && live.contains(typing) && typing.tagName === "INPUT" && typing.value) return;
     inFlight = true;
     try {
       const response = await fetch(url, { cache: "no-store" });
@@ -69,6 +72,25 @@
 
   live.addEventListener("submit", async (event) => {
     const form = event.target;
+    if (form.dataset.decisionUrl) {
+      // Approve / Decline: the button pressed names the decision; both buttons go quiet at once.
+      event.preventDefault();
+      const decision = event.submitter ? event.submitter.value : "";
+      const payload = { decision: decision };
+      const key = form.querySelector("input[name=api_key]");
+      if (key && decision === "approve") payload.api_key = key.value; // an email setup saves the key
+      const buttons = form.querySelectorAll("button");
+      buttons.forEach((button) => (button.disabled = true));
+      const response = await fetch(form.dataset.decisionUrl, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(payload),
+      }).catch(() => null);
+      if (!response || !response.ok) buttons.forEach((button) => (button.disabled = false)); // say it again
+
+      await refresh();
+      return;
+    }
     if (!form.dataset.stopUrl) return;
     event.preventDefault();
     form.querySelector("button").disabled = true;

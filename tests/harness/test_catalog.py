@@ -20,6 +20,8 @@ from harness.core.catalog import (
 )
 
 CASES = ["build-revise", "delegate-feedback", "recover-controller", "recover-controller-sigkill", "stop-redirect"]
+# On the testbed only (its driver has services and decisions): paid, scripted and replay; not on Paperclip.
+DECISION_CASES = ["service-approve", "service-decline", "connection-decline", "agentmail-setup"]
 
 
 def cell(execution_id: str) -> Cell:
@@ -34,8 +36,8 @@ def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
     ids = [c.execution_id for c in CATALOG.cells()]
     assert ids == sorted(ids)
     # 3 paid profiles + scripted on every case, on the testbed and scripted on Paperclip; runner-opencode on
-    # delegation only; 3 replay profiles on the replay cases
-    assert len(ids) == len(set(ids)) == 5 * len(CASES) + 1 + 3 * len(REPLAY_CASES)
+    # delegation only; 3 replay profiles on the replay cases; the decision cases on the testbed only (3 paid + scripted)
+    assert len(ids) == len(set(ids)) == 5 * len(CASES) + 1 + 3 * len(REPLAY_CASES) + 4 * len(DECISION_CASES)
     for c in CATALOG.cells():
         assert c.execution_id.split(".") == [c.suite.name, c.profile.name, c.environment.name, c.case.name]
 
@@ -60,8 +62,8 @@ def test_scripted_suite_is_free_and_covers_the_same_cases() -> None:
     assert not scripted.manual_only
     assert scripted.profiles == (SCRIPTED,)
     assert (SCRIPTED.adapter, SCRIPTED.model) == ("scripted", "default")
-    assert [c.name for c in scripted.cases] == [c.name for c in suite(MANUAL_SUITE).cases] == CASES
-    assert [c.story for c in scripted.cases] == [f"stories.{name.replace('-', '_')}" for name in CASES]
+    assert [c.name for c in suite(MANUAL_SUITE).cases] == [c.name for c in scripted.cases] == CASES + DECISION_CASES
+    assert [c.story for c in scripted.cases] == [f"stories.{name.replace('-', '_')}" for name in CASES + DECISION_CASES]
 
 
 def test_deadlines_and_run_record_bound() -> None:

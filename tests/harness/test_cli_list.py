@@ -9,9 +9,14 @@ from pathlib import Path
 import pytest
 
 from harness.cli import build_parser, main, selection_kwargs
+from harness.core.catalog import CASES as CASE_RECORDS
+from harness.core.catalog import DECISION_CASES as DECISION_RECORDS
+from harness.core.catalog import REPLAY_CASES
 from harness.running.selection import select
 
 PAID_ID = "everyday-workflows.runner-codex.local.build-revise"
+CASES = [case.name for case in CASE_RECORDS]
+DECISION_CASES = [case.name for case in DECISION_RECORDS]
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], str]:
@@ -23,23 +28,21 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str],
 def test_list_all_prints_only_free_cells(capsys: pytest.CaptureFixture[str]) -> None:
     status, lines, err = run(capsys, "--all")
     assert status == 0 and err == ""
+    cases = sorted([*CASES, *DECISION_CASES])
     assert lines == [
         *[
             f"everyday-workflows-replay.replay-{cli}.local.{case}"
             for cli in ("claude", "codex", "opencode")
-            for case in ("build-revise", "delegate-feedback", "recover-controller", "stop-redirect")
+            for case in cases
+            if case in REPLAY_CASES
         ],
-        "everyday-workflows-scripted.scripted.local.build-revise",
-        "everyday-workflows-scripted.scripted.local.delegate-feedback",
-        "everyday-workflows-scripted.scripted.local.recover-controller",
-        "everyday-workflows-scripted.scripted.local.recover-controller-sigkill",
-        "everyday-workflows-scripted.scripted.local.stop-redirect",
+        *[f"everyday-workflows-scripted.scripted.local.{case}" for case in cases],
     ]
 
 
 def test_list_manual_suite_prints_paid_cells(capsys: pytest.CaptureFixture[str]) -> None:
     status, lines, _ = run(capsys, "--suite", "everyday-workflows")
-    assert status == 0 and len(lines) == 16 and PAID_ID in lines
+    assert status == 0 and len(lines) == 3 * len(CASES + DECISION_CASES) + 1 and PAID_ID in lines
     assert all(line.startswith("everyday-workflows.runner-") for line in lines)
 
 
@@ -67,7 +70,10 @@ def test_repeat_widens_and_dimensions_narrow(capsys: pytest.CaptureFixture[str])
     ("argv", "message"),
     [
         ((), "harness: nothing selected; pass --all"),
-        (("--case", "nope"), "harness: unknown case 'nope'; valid cases: build-revise, delegate-feedback"),
+        (
+            ("--case", "nope"),
+            "harness: unknown case 'nope'; valid cases: agentmail-setup, build-revise, connection-decline",
+        ),
         (("--id", "build-revise", "--all"), "harness: --id stands alone"),
         (("--all", "--shard", "3/2"), "harness: malformed shard '3/2'"),
     ],
@@ -146,4 +152,5 @@ def test_installed_entry_point_is_harness_cli_main() -> None:
         pytest.skip("the console script is installed only by 'pip install -e .' into this interpreter's environment")
     done = subprocess.run([str(script), "list", "--all"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert len(done.stdout.splitlines()) == 5 + 12  # scripted on 5 cases, 3 replay profiles on 4
+    # scripted on every case, the 3 replay profiles on theirs
+    assert len(done.stdout.splitlines()) == len(CASES + DECISION_CASES) + 3 * len(REPLAY_CASES)

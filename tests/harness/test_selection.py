@@ -19,13 +19,14 @@ def ids(**selectors) -> list[str]:
 
 def test_all_selects_every_free_cell_and_no_paid_one() -> None:
     cells = select(all=True)
-    assert len(cells) == 5 + len(REPLAY_CELLS) == 5 + 3 * 4  # scripted on every case, the replay profiles on theirs
+    # scripted on every case (5 everyday, 4 decisions), the 3 replay profiles on theirs
+    assert len(cells) == 9 + len(REPLAY_CELLS) == 9 + 3 * 8
     assert not any(cell.paid or cell.manual for cell in cells)
 
 
 def test_naming_the_manual_suite_selects_its_paid_cells() -> None:
     cells = select(suites=["everyday-workflows"])
-    assert len(cells) == 16 and all(cell.paid for cell in cells)  # 3 profiles x 5 cases + runner-opencode's delegation
+    assert len(cells) == 28 and all(cell.paid for cell in cells)  # 3 profiles x 9 cases + runner-opencode's delegation
     assert PAID_ID in [cell.execution_id for cell in cells]
 
 
@@ -56,7 +57,7 @@ def test_repeating_a_dimension_widens_it() -> None:
         [*REPLAY_IDS, *replay_stop, FREE_ID, "everyday-workflows-scripted.scripted.local.stop-redirect"]
     )
     both = ids(suites=["everyday-workflows", "everyday-workflows-scripted"])
-    assert len(both) == 21
+    assert len(both) == 28 + 9
     assert ids(ids=[PAID_ID, "build-revise", PAID_ID]) == [FREE_ID, PAID_ID]  # sorted, deduplicated
 
 
@@ -64,7 +65,7 @@ def test_different_dimensions_narrow() -> None:
     assert ids(suites=["everyday-workflows"], profiles=["runner-claude"], cases=["build-revise"]) == [
         "everyday-workflows.runner-claude.local.build-revise"
     ]
-    assert len(ids(suites=["everyday-workflows"], profiles=["runner-codex", "runner-codex-mini"])) == 10
+    assert len(ids(suites=["everyday-workflows"], profiles=["runner-codex", "runner-codex-mini"])) == 2 * 9
 
 
 def test_selectors_that_match_nothing_are_an_error() -> None:
@@ -100,11 +101,13 @@ def test_id_stands_alone(selectors: dict) -> None:
         ({"environments": ["cloud"]}, "valid environments: local, paperclip-local"),
         (
             {"cases": ["nope"]},
-            "valid cases: build-revise, delegate-feedback, recover-controller, recover-controller-sigkill, stop-redirect",
+            "valid cases: agentmail-setup, build-revise, connection-decline, delegate-feedback, recover-controller, "
+            "recover-controller-sigkill, service-approve, service-decline, stop-redirect",
         ),
         (
             {"ids": ["nope"]},
-            "valid ids: build-revise, delegate-feedback, recover-controller, recover-controller-sigkill, stop-redirect, "
+            "valid ids: agentmail-setup, build-revise, connection-decline, delegate-feedback, recover-controller, "
+            "recover-controller-sigkill, service-approve, service-decline, stop-redirect, "
             "everyday-workflows-paperclip.scripted.paperclip-local.build-revise",
         ),
     ],

@@ -167,3 +167,40 @@ def test_product_tools_are_called_by_each_clis_own_name_for_them():
     assert (item["namespace"], item["name"]) == ("mcp__testbed", "deliver")
     sha = "a" * 64
     assert filled({"body": "final: {last_sha256}"}, f'"sha256": "{sha}"') == {"body": f"final: {sha}"}
+
+
+def test_the_story_script_asks_the_user_for_decisions_and_reports_what_came_of_them():
+    from harness.decisions.contract import EMAIL_TASK, document_task, notes_task
+    from replay.scripts import script
+
+    def tools(name: str) -> list[tuple[str, dict]]:
+        return [(s.tool, s.arguments) for s in script("story", name).steps if s.kind == "tool"]
+
+    made = tools(_briefing(document_task("Launch notes", "Documents")))
+    assert [tool for tool, _ in made] == [
+        "list_connections",
+        "call_service_action",
+        "read_decision",
+        "comment",
+        "set_status",
+    ]
+    assert made[1][1]["arguments"] == {"title": "Launch notes"} and made[2][1] == {
+        "request_id": "{last:interaction_id}"
+    }
+    quoted = _briefing(document_task("Launch notes", "Documents")).replace('"', '\\"')  # OpenCode's quoting
+    assert script("story", quoted).name == "story-document"
+    assert [tool for tool, _ in tools(_briefing(notes_task("Notion")))][:2] == ["request_connection", "read_decision"]
+    assert [tool for tool, _ in tools(_briefing(EMAIL_TASK))][:2] == ["request_email_setup", "read_decision"]
+    assert script("story", _briefing("Please build slugify.py.")).name == "story-build"  # the tools' words never count
+
+
+def test_a_step_fills_fields_of_the_latest_tool_result_however_deeply_the_cli_quoted_it():
+    from replay.conversation import filled
+
+    result = json.dumps({"request_id": 3, "decision": "approved", "result": json.dumps({"id": "DOC-12AB34CD"})})
+    wrapped = json.dumps({"content": [{"type": "text", "text": result}]})
+    for text in (result, json.dumps(result), wrapped, json.dumps(wrapped)):
+        assert filled({"body": "{last:decision}: {last:id} (#{last:request_id})"}, text) == {
+            "body": "approved: DOC-12AB34CD (#3)"
+        }
+    assert filled({"id": "{last:interaction_id}", "n": 1}, "no json here") == {"id": "unknown", "n": 1}

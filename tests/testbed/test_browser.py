@@ -96,3 +96,39 @@ def test_live_refresh_leaves_an_unchanged_page_alone(page: Page, testbed: Testbe
     still_there = page.evaluate("() => document.querySelector('[data-testid=comment]').everydayMark === true")
     assert still_there, "the live poll replaced an unchanged fragment"
     assert task_page.status() == "done"
+
+
+def test_services_are_listed_and_a_decision_is_clicked_once(page: Page, testbed: TestbedInstance, tmp_path) -> None:
+    from harness.decisions.contract import document_task
+    from harness.fixtures.documents import PROTECTED_ACTION, DocumentService
+
+    api = testbed.api
+    with DocumentService(tmp_path / "capture.jsonl") as fixture:
+        agent = api.create_agent(name=unique("Decider"))
+        service = api.install_service(unique("Docs"), fixture.url)
+        api.add_connection(service.id, "Team", fixture.credential, "ask_first", [agent.id])
+        listing = TaskListPage(page, testbed.base_url).open()
+        assert (service.name, "Team", "ask_first") in listing.connections_shown()
+        assert fixture.credential not in listing.rendered_html()
+
+        task_page = listing.create_task("Doc", document_task("Browser doc", service.name), agent.name)
+        [pending] = api.wait_for(lambda: api.interactions(task_page.task_id) or None, what="a pending request")
+        task_page.wait_for_decision_card(pending.id)
+        [card] = task_page.decision_cards()
+        assert (card.action, card.service, card.buttons) == (
+            PROTECTED_ACTION,
+            service.name,
+            {"approve": "Approve", "decline": "Decline"},
+        )
+        task_page.decide(pending.id, approve=True)
+        again = page.request.post(
+            f"{testbed.base_url}/interactions/{pending.id}/decision",
+            form={"decision": "approve"},
+            headers={"origin": testbed.base_url},
+        )
+        assert again.ok  # the form answers with the task page; the saved decision stands
+        task_page.wait_until_status("done")
+        saved = api.interactions(task_page.task_id)[0]
+        assert (saved.status, saved.decided_by, saved.outcome) == ("approved", "user", "completed")
+        assert len([e for e in fixture.capture() if e.tool == PROTECTED_ACTION and e.outcome == "accepted"]) == 1
+        assert task_page.decision_cards()[0].buttons == {}

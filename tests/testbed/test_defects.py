@@ -13,13 +13,15 @@ import hashlib
 import signal
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, get_args
 
 import httpx
 import pytest
 from product_helpers import unique
 
 from calibration.product_defects import DEFECT_CASES, missing_cases, unknown_defects
+from harness.decisions.contract import EMAIL_TASK, document_task, notes_task
+from harness.fixtures.documents import PROTECTED_ACTION, DocumentService
 from harness.products.records import Task
 from harness.products.testbed import ApiClient, TestbedInstance
 from oracle.tasks.slugify.contract import (
@@ -29,7 +31,7 @@ from oracle.tasks.slugify.contract import (
     REVISION_SEPARATOR,
     delegation_task,
 )
-from testbed.defects import REGISTRY
+from testbed.defects import REGISTRY, Area
 from testbed.read_receipts import ids_in
 
 pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
@@ -168,11 +170,72 @@ def delegate(instance: TestbedInstance) -> Symptoms:
     return {"child-assigned-to-lead"} if parent.children[0].assignee_id != mate.id else set()
 
 
+def decide_on_services(instance: TestbedInstance) -> Symptoms:
+    """Approve one service action, decline another, answer Not now to a connection request: watched from outside."""
+    api, seen = instance.api, set()
+    with DocumentService(instance.data_dir / "service-capture.jsonl") as fixture:
+
+        def calls() -> list[str]:
+            """The protected action's calls, and every refused request (a refused session never gets to the call)."""
+            return [e.outcome for e in fixture.capture() if e.tool == PROTECTED_ACTION or e.outcome == "rejected"]
+
+        lead = api.create_agent(name=unique("Lead"))
+        service = api.install_service(unique("Docs"), fixture.url)
+        api.add_connection(service.id, "Team", fixture.credential, "ask_first", [lead.id])
+        if any(fixture.credential.encode() in body for body in api.raw_reads().values()):
+            seen.add("credential-in-api")
+        if fixture.credential in httpx.get(f"{instance.base_url}/").text:
+            seen.add("credential-rendered")
+        for approve in (True, False):
+            start = len(calls())
+            task = api.create_task("Doc", document_task(unique("Doc"), service.name), assignee_id=lead.id)
+            [pending] = api.wait_for(lambda task=task: api.interactions(task.id) or None, what="a pending request")
+            if calls()[start:]:
+                seen.add("forwards-before-approval")
+            card = httpx.get(f"{instance.base_url}/tasks/{task.id}/live").text
+            shown = card.count(f'data-interaction-id="{pending.id}"')
+            seen |= {"card-hidden"} if shown == 0 else {"card-shown-twice"} if shown > 1 else set()
+            if shown and f'data-agent="{lead.name}"' not in card:
+                seen.add("card-names-another-agent")
+            before = len(calls())
+            api.decide(pending.id, "approve" if approve else "decline")
+            api.wait_until_done(task.id)
+            made = calls()[before:]
+            if approve and made.count("accepted") > 1:
+                seen.add("forwards-twice")
+            if approve and "rejected" in made:
+                seen.add("forwards-without-credential")
+            if not approve and made:
+                seen.add("forwards-after-decline")
+        asker = api.create_agent(name=unique("Asker"), model="asks-again-after-decline")
+        connections = api.connections()
+        task = api.create_task("Notes", notes_task("Notion"), assignee_id=asker.id)
+        [intent] = api.wait_for(lambda: api.interactions(task.id) or None, what="a connection request")
+        api.decide(intent.id, "decline")
+        api.wait_for_task(task.id, all_ended, 30, "the agent to answer")
+        if len(api.interactions(task.id)) > 1:
+            seen.add("intent-shown-again")
+        if api.connections() != connections:
+            seen.add("not-now-connects")
+        api.set_chat_connectors(True)
+        task = api.create_task("Email", EMAIL_TASK, assignee_id=lead.id)
+        [email] = api.wait_for(lambda: api.interactions(task.id) or None, what="an email setup card")
+        card = httpx.get(f"{instance.base_url}/tasks/{task.id}/live").text
+        if card.count('type="password"') != 1:
+            seen.add("email-card-two-password-fields")
+        if 'data-testid="email-key-link"' not in card:
+            seen.add("email-card-no-key-link")
+        api.decide(email.id, "decline")
+        api.wait_until_done(task.id)
+    return seen
+
+
 FLOWS: dict[str, tuple[Callable[[TestbedInstance], Symptoms], float]] = {
     "build-and-revise": (build_and_revise, 0.1),
     "stop": (stop_while_working, 1.0),
     "restart": (restart_under_a_run, 0.5),
     "delegate": (delegate, 0.05),
+    "decisions": (decide_on_services, 0.05),
 }
 FLOW_OF: dict[str, str] = {
     "stop-without-signal": "stop",
@@ -180,6 +243,7 @@ FLOW_OF: dict[str, str] = {
     "restart-inbox-lost": "restart",
     "restart-drops-message": "restart",
     "child-assigned-to-lead": "delegate",
+    **{name: "decisions" for name, defect in REGISTRY.items() if defect.area in ("decisions", "credentials")},
 }
 
 
@@ -228,17 +292,7 @@ def test_every_defect_has_a_calibration_case_and_every_case_a_defect() -> None:
 def test_the_registry_spreads_over_every_kind_of_miss() -> None:
     areas = {defect.area for defect in REGISTRY.values()}
     assert len(REGISTRY) >= 12
-    assert areas == {
-        "downloads",
-        "messages",
-        "runs",
-        "stop",
-        "restart",
-        "delegation",
-        "ui",
-        "task-status",
-        "bookkeeping",
-    }
+    assert areas == set(get_args(Area)), "an area with no defect in it"
 
 
 def test_the_api_client_reads_the_switch(instance_with: Callable[..., TestbedInstance]) -> None:

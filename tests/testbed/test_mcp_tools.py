@@ -86,3 +86,45 @@ def test_a_request_without_a_live_run_token_is_refused(testbed):
         headers={"authorization": "Bearer tbrun_not-a-token", "accept": "application/json, text/event-stream"},
     )
     assert response.status_code == 401
+
+
+@pytest.mark.pace(1.0)
+def test_decision_tools_ask_the_user_and_hand_back_the_result(fresh_testbed, tmp_path):
+    from harness.fixtures.documents import PROTECTED_ACTION, DocumentService
+
+    api = fresh_testbed.api
+    with DocumentService(tmp_path / "capture.jsonl") as fixture:
+        task, run = start_build(api)
+        service = api.install_service("Docs", fixture.url)
+        connection = api.add_connection(service.id, "Team", fixture.credential, "ask_first", [task.assignee_id])
+        token = runner_token(run.identity.pid)
+        listed, read_only, asked = call(
+            fresh_testbed,
+            token,
+            ("list_connections", {}),
+            ("call_service_action", {"connection_id": connection.id, "action": "list_documents"}),
+            (
+                "call_service_action",
+                {"connection_id": connection.id, "action": PROTECTED_ACTION, "arguments": {"title": "T"}},
+            ),
+        )
+        assert fixture.credential not in listed[1]
+        [shown] = json.loads(listed[1])
+        assert shown["connection_id"] == connection.id and {a["name"] for a in shown["actions"]} == {
+            "list_documents",
+            PROTECTED_ACTION,
+        }
+        assert json.loads(read_only[1])["status"] == "completed"
+        pending = json.loads(asked[1])
+        assert pending["status"] == "pending" and not [e for e in fixture.capture() if e.tool == PROTECTED_ACTION]
+        api.decide(pending["interaction_id"], "approve")
+        [decided] = call(fresh_testbed, token, ("read_decision", {"request_id": pending["interaction_id"]}))
+        answer = json.loads(decided[1])
+        assert answer["decision"] == "approved" and answer["outcome"] == "completed"
+        [created] = [e.document_id for e in fixture.capture() if e.tool == PROTECTED_ACTION]
+        assert created in answer["result"]
+        intent, email = call(
+            fresh_testbed, token, ("request_connection", {"provider": "Notion"}), ("request_email_setup", {})
+        )
+        assert json.loads(intent[1])["status"] == "pending"
+        assert email[0] and "chat connectors are off" in email[1]

@@ -18,10 +18,13 @@ from harness.products.records import (
     Agent,
     Comment,
     Company,
+    Connection,
     Controller,
     Delivery,
+    Interaction,
     RecordId,
     Run,
+    Service,
     StopResult,
     Task,
     TaskSummary,
@@ -94,6 +97,20 @@ class ApiClient:
     def activity(self) -> list[Activity]:
         return [Activity.model_validate(a) for a in self._json("GET", "/api/activity")]
 
+    def connections(self) -> list[Connection]:
+        return [Connection.model_validate(c) for c in self._json("GET", "/api/connections")]
+
+    def interactions(self, task_id: RecordId | None = None) -> list[Interaction]:
+        params = {} if task_id is None else {"task_id": task_id}
+        return [Interaction.model_validate(i) for i in self._json("GET", "/api/interactions", params=params)]
+
+    def raw_reads(self) -> dict[str, bytes]:
+        """The raw answers of every public read that could carry a connection's credential, by path."""
+        paths = ["/api/services", "/api/connections", "/api/interactions", "/api/agents", "/api/activity"]
+        paths += [f"/api/tasks/{t.id}" for t in self.tasks()]
+        paths += [f"/api/connections/{c.id}" for c in self.connections()]
+        return {path: self.http.get(path).content for path in paths}
+
     # ---- writes -----------------------------------------------------------------
 
     def create_agent(
@@ -129,6 +146,22 @@ class ApiClient:
 
     def send_message(self, task_id: RecordId, body: str) -> Comment:
         return Comment.model_validate(self._json("POST", f"/api/tasks/{task_id}/comments", json={"body": body}))
+
+    def install_service(self, name: str, url: str) -> Service:
+        return Service.model_validate(self._json("POST", "/api/services", json={"name": name, "url": url}))
+
+    def add_connection(
+        self, service_id: RecordId, name: str, credential: str, policy: str, agent_ids: list[RecordId]
+    ) -> Connection:
+        payload = {"name": name, "credential": credential, "policy": policy, "agent_ids": agent_ids}
+        return Connection.model_validate(self._json("POST", f"/api/services/{service_id}/connections", json=payload))
+
+    def set_chat_connectors(self, enabled: bool) -> Company:
+        return Company.model_validate(self._json("PUT", "/api/company/settings", json={"chat_connectors": enabled}))
+
+    def decide(self, interaction_id: RecordId, decision: str) -> httpx.Response:
+        """Send a decision through the API (a replayed click): the raw answer, which may be a refusal."""
+        return self.http.post(f"/api/interactions/{interaction_id}/decision", json={"decision": decision})
 
     def stop_run(self, run_id: RecordId) -> StopResult:
         return StopResult.model_validate(self._json("POST", f"/api/runs/{run_id}/stop"))

@@ -16,6 +16,8 @@ from typing import TypeVar
 from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from harness.products.records import DecisionCard, EmailCard
+
 DEFAULT_TIMEOUT_S = 60.0
 T = TypeVar("T")
 
@@ -74,6 +76,20 @@ class TaskListPage:
         expect(self.page.get_by_test_id("task-page")).to_be_visible()
         task_id = int(self.page.get_by_test_id("task-page").get_attribute("data-task-id") or 0)
         return TaskPage(self.page, self.base_url, task_id)
+
+    def connections_shown(self) -> list[tuple[str, str, str]]:
+        """``(service, connection, policy)`` for every connection the services list shows."""
+        rows = []
+        for service in self.page.get_by_test_id("service-row").all():
+            name = service.get_by_test_id("service-name").inner_text().strip()
+            for row in service.get_by_test_id("connection-row").all():
+                shown = row.get_by_test_id("connection-name").inner_text().strip()
+                rows.append((name, shown, row.get_attribute("data-policy") or ""))
+        return rows
+
+    def rendered_html(self) -> str:
+        """The page's markup as the browser holds it (a check searches it for what must never be rendered)."""
+        return self.page.content()
 
     def status_of(self, task_id: int) -> str:
         row = self.page.locator(f'[data-testid="task-row"][data-task-id="{task_id}"]')
@@ -213,6 +229,61 @@ class TaskPage:
         """Wait until the page reports that run ``run_id`` was stopped and its process group has exited."""
         result = self.page.locator(f'[data-testid="stop-result"][data-run-id="{run_id}"]')
         expect(result).to_have_attribute("data-process-group-gone", "true", timeout=ms(timeout))
+
+    # ---- decisions -------------------------------------------------------------------
+
+    def decision_cards(self) -> list[DecisionCard]:
+        items = self.page.get_by_test_id("interaction-card")
+        cards = []
+        for i in range(items.count()):
+            item = items.nth(i)
+            buttons = {
+                name: item.get_by_test_id(test_id).inner_text().strip()
+                for name, test_id in (("approve", "interaction-approve"), ("decline", "interaction-decline"))
+                if item.get_by_test_id(test_id).count() == 1
+            }
+            cards.append(
+                DecisionCard(
+                    interaction_id=item.get_attribute("data-interaction-id") or "",
+                    kind=item.get_attribute("data-kind") or "",
+                    action=item.get_attribute("data-action") or "",
+                    service=item.get_attribute("data-service") or "",
+                    connection_id=item.get_attribute("data-connection-id") or "",
+                    provider=item.get_attribute("data-provider") or "",
+                    agent=item.get_attribute("data-agent") or "",
+                    addressed_to=item.get_attribute("data-addressed-to") or "",
+                    status=item.get_attribute("data-status") or "",
+                    buttons=buttons,
+                )
+            )
+        return cards
+
+    def _card(self, interaction_id: int | str) -> Locator:
+        return self.page.locator(f'[data-testid="interaction-card"][data-interaction-id="{interaction_id}"]')
+
+    def wait_for_decision_card(self, interaction_id: int | str, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        """Until a card for the request is shown (how many there are is for the checks to count)."""
+        expect(self._card(interaction_id).first).to_be_visible(timeout=ms(timeout))
+
+    def decide(self, interaction_id: int | str, approve: bool, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        """Click the card's yes (Approve, Connect) or no (Decline, Not now) and wait until it shows the decision."""
+        card = self._card(interaction_id)
+        card.get_by_test_id("interaction-approve" if approve else "interaction-decline").click(timeout=ms(timeout))
+        expect(card.get_by_test_id("interaction-decision")).to_be_visible(timeout=ms(timeout))
+
+    def email_card(self, interaction_id: int | str) -> EmailCard:
+        card = self._card(interaction_id).first
+        link = card.get_by_test_id("email-key-link")
+        return EmailCard(
+            password_fields=card.locator('input[type="password"]').count(),
+            key_link=link.first.get_attribute("href") if link.count() else None,
+            access_selectors=card.locator('select, input[type="checkbox"], input[type="radio"]').count(),
+            modals=self.page.locator('dialog[open], [role="dialog"], [aria-modal="true"]').count(),
+            text=card.inner_text(),
+        )
+
+    def rendered_html(self) -> str:
+        return self.page.content()
 
     # ---- deliveries ----------------------------------------------------------------
 

@@ -1,0 +1,152 @@
+"""The steps every decision story shares: see the one pending request, click, and wait for the agent's word.
+
+Before any click the story requires exactly the request it set up, stored
+and shown on one card (else it fails on ``decision.request-matches-story``
+with a screenshot, and clicks nothing). The click is replayed through the
+API afterwards, as a second click or a resent request would be, and must
+change nothing. A decline settles on a reply by the lead's final successful
+run written after the decision; that reply, as it was then, is the decline
+grade's exact input.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import cast
+
+from harness.checks.decisions import (
+    DecisionRecord,
+    DeclineGradeInput,
+    ExpectedRequest,
+    decision_saved_checks,
+    request_checks,
+)
+from harness.core.verdicts import StoryFailed
+from harness.core.waiting import WaitTimeout, wait_for
+from harness.products.base import DecisionView, RenderedPage, ServicesApi
+from harness.products.records import Interaction, Task
+from harness.running.journey import Journey
+
+CARD_WAIT_S = 30.0
+# A decline story settles on the lead's reply after the decision; a silent agent fails the explanation check
+# once this much of the deadline has passed with the task finished, instead of at the attempt's deadline.
+REPLY_WAIT_S = 15.0
+
+
+def services_api(journey: Journey) -> ServicesApi:
+    return cast(ServicesApi, journey.api)
+
+
+def decision_page(journey: Journey) -> DecisionView:
+    return cast(DecisionView, journey.current_page())
+
+
+def require_pending_request(journey: Journey, task: Task, expected: ExpectedRequest) -> Interaction:
+    """Exactly the request the story set up, stored and shown on one card; else fail before any click."""
+    api = services_api(journey)
+
+    def pending() -> list[Interaction] | None:
+        return [i for i in api.interactions(task.id) if i.status == "pending"] or None
+
+    first = journey.wait(pending, f"a pending decision on task {task.id}", "decision-requested")[0]
+    page = decision_page(journey)
+    with journey.expecting("decision-card-shown", f"the card of interaction {first.id} on task {task.id}"):
+        page.wait_for_decision_card(first.id, timeout=journey.deadline.budget(CARD_WAIT_S))
+    stored = pending() or []
+    cards = [card for card in page.decision_cards() if card.status == "pending"]
+    journey.screenshot("decision requested")
+    snapshot = journey.evidence.snapshot("interactions-before-decision", {"stored": stored, "shown": cards})
+    checks = request_checks(stored, expected, cards, journey.lead.name)
+    journey.record_checks(checks, [journey.evidence.screenshots[-1], snapshot])
+    failed = [check for check in checks if not check.passed]
+    if failed:
+        raise StoryFailed(f"{failed[0].id}: {failed[0].detail}; nothing was clicked")
+    return stored[0]
+
+
+def decide(journey: Journey, request: Interaction, approve: bool, calls_before: int | None = None) -> DecisionRecord:
+    """Click yes or no on the card, wait for the saved decision, then replay it through the API."""
+    api = services_api(journey)
+    word = "approve" if approve else "decline"
+    with journey.expecting("decision-saved", f"clicking {word} on interaction {request.id}"):
+        decision_page(journey).decide(request.id, approve, timeout=journey.deadline.budget(CARD_WAIT_S))
+
+    def saved() -> Interaction | None:
+        found = next((i for i in api.interactions(request.task_id) if str(i.id) == str(request.id)), None)
+        return found if found is not None and found.status != "pending" else None
+
+    decided: Interaction = journey.wait(saved, f"interaction {request.id} decided", "decision-saved")
+    journey.screenshot(f"{word}d")
+    replay = api.decide(request.id, word)
+    after = saved() or decided
+    changed = [f for f in ("status", "decided_by", "decided_at") if getattr(after, f) != getattr(decided, f)]
+    record = DecisionRecord(
+        interaction_id=request.id,
+        decision=word,
+        saved_as=decided.status,
+        calls_before_decision=calls_before,
+        decided_by=decided.decided_by,
+        decided_at=decided.decided_at,
+        replay_status=replay.status_code,
+        replay_changed=changed,
+    )
+    path = journey.evidence.snapshot("decision", record)
+    journey.evidence.note(
+        "decision", f"{word} on interaction {request.id}, saved {decided.status} at {decided.decided_at}"
+    )
+    journey.record_checks(decision_saved_checks(record), [path, journey.evidence.screenshots[-1]])
+    return record
+
+
+def settle_after_decision(journey: Journey, task: Task, record: DecisionRecord) -> DeclineGradeInput | None:
+    """Wait until the task finished; after a decline, for the lead's reply, kept as the grade's exact input."""
+    journey.wait_until_finished(task, "the agent after the decision")
+    if record.decision != "decline":
+        return None
+    grade = _decline_grade(journey, task, record)
+    journey.evidence.snapshot("decline-grade", grade)  # before anything later is observed
+    return grade
+
+
+def _decline_grade(journey: Journey, task: Task, record: DecisionRecord) -> DeclineGradeInput:
+    """Wait (bounded) for a reply by the lead's final successful run on the task, written after the decision."""
+    decided_at = datetime.fromisoformat(record.decided_at) if record.decided_at else None
+    empty = DeclineGradeInput(
+        interaction_id=record.interaction_id,
+        decided_at=record.decided_at,
+        settling_run_id=None,
+        reply_run_id=None,
+        reply=None,
+    )
+
+    def reply() -> DeclineGradeInput | None:
+        current = journey.api.task(task.id)
+        succeeded = [r for r in current.runs if str(r.agent_id) == str(journey.lead.id) and r.status == "succeeded"]
+        if not succeeded or decided_at is None:
+            return None
+        final = succeeded[-1]
+        after = [
+            c
+            for c in current.agent_replies()
+            if str(c.run_id) == str(final.id) and datetime.fromisoformat(c.created_at) > decided_at
+        ]
+        if not after:
+            return None
+        return empty.model_copy(
+            update={"settling_run_id": final.id, "reply_run_id": after[-1].run_id, "reply": after[-1].body}
+        )
+
+    try:
+        return wait_for(reply, timeout=journey.deadline.budget(REPLY_WAIT_S), what="a reply after the decision")
+    except WaitTimeout:
+        return empty
+
+
+def services_page_html(journey: Journey) -> str:
+    """The product's start page (where services and connections are listed), opened in a page of its own."""
+    page = journey.browser_context.new_page()
+    try:
+        listing = journey.driver.task_list(page, journey.instance.base_url).open()
+        return cast(RenderedPage, listing).rendered_html()
+    finally:
+        page.close()

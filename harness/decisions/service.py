@@ -1,0 +1,92 @@
+"""A protected action on an installed service: the document service fixture, installed through the API.
+
+The story installs the fixture with one Ask-first connection bound to the
+lead, then takes the shared decision steps (:mod:`harness.decisions.requests`).
+What the service received is counted from its own capture, which the product
+cannot dress up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.checks.decisions import (
+    CaptureCounts,
+    DecisionRecord,
+    ExpectedRequest,
+    ServiceOutcome,
+    credential_checks,
+    outcome_checks,
+)
+from harness.decisions import requests
+from harness.decisions.contract import CONNECTION_NAME, SERVICE_NAME
+from harness.fixtures.documents import PROTECTED_ACTION, DocumentService
+from harness.products.records import Connection, Interaction, Service, Task
+from harness.running.journey import Journey
+
+
+@dataclass(frozen=True)
+class InstalledService:
+    fixture: DocumentService
+    service: Service
+    connection: Connection
+
+    def counts(self) -> CaptureCounts:
+        """The protected action as the service recorded it: accepted calls, refused requests, returned ids."""
+        capture = self.fixture.capture()
+        calls = [e for e in capture if e.tool == PROTECTED_ACTION and e.outcome == "accepted"]
+        return CaptureCounts(
+            accepted_calls=len(calls),
+            rejected_requests=sum(1 for e in capture if e.outcome == "rejected"),
+            returned_documents=sorted(e.document_id for e in calls if e.document_id),
+        )
+
+
+def install_document_service(journey: Journey) -> InstalledService:
+    """Start the fixture and install it with one Ask-first connection for the lead, through the public API."""
+    capture = journey.evidence.folder / "snapshots" / "service-capture.jsonl"
+    fixture = journey.resources.enter_context(DocumentService(capture))
+    journey.evidence.add_known_secret("service credential", fixture.credential)
+    api = requests.services_api(journey)
+    service = api.install_service(SERVICE_NAME, fixture.url)
+    connection = api.add_connection(service.id, CONNECTION_NAME, fixture.credential, "ask_first", [journey.lead.id])
+    journey.evidence.note(
+        "service installed",
+        f"{service.name} at {fixture.url}; connection {connection.id} ({connection.policy}) for {journey.lead.name}",
+    )
+    return InstalledService(fixture=fixture, service=service, connection=connection)
+
+
+def require_pending_request(journey: Journey, task: Task, installed: InstalledService) -> Interaction:
+    expected = ExpectedRequest(
+        kind="service_action",
+        action=PROTECTED_ACTION,
+        service_name=installed.service.name,
+        connection_id=installed.connection.id,
+        agent_id=journey.lead.id,
+    )
+    return requests.require_pending_request(journey, task, expected)
+
+
+def decide(journey: Journey, installed: InstalledService, request: Interaction, approve: bool) -> DecisionRecord:
+    before = installed.counts()
+    journey.evidence.snapshot("service-capture-before-decision", before)
+    return requests.decide(journey, request, approve, calls_before=before.accepted_calls)
+
+
+def require_service_outcome(journey: Journey, task: Task, installed: InstalledService, record: DecisionRecord) -> None:
+    """After the decision: the task finished, the agent's word, the service's own count, the credential unseen."""
+    grade = requests.settle_after_decision(journey, task, record)
+    replies = journey.api.task(task.id).agent_replies()
+    api = requests.services_api(journey)
+    outcome = ServiceOutcome(
+        decision=record,
+        capture=installed.counts(),
+        interactions=api.interactions(task.id),
+        final_reply=replies[-1].body if replies else None,
+        decline_grade=grade,
+    )
+    path = journey.evidence.snapshot("service-outcome", outcome)
+    journey.record_checks(outcome_checks(outcome), [path, "snapshots/service-capture.jsonl"])
+    pages = {"task": requests.decision_page(journey).rendered_html(), "services": requests.services_page_html(journey)}
+    journey.record_checks(credential_checks(installed.fixture.credential, api.raw_reads(), pages), [])

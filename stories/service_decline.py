@@ -1,0 +1,17 @@
+"""Decline a protected action on an installed service.
+
+The same service, connection and server-held credential as
+``service_approve``; the person declines the one waiting request in the
+browser. Afterwards the service has never accepted a call, the lead has not
+asked again, it has said, after the decision, that it could not do the
+work, and the task is done.
+"""
+
+from __future__ import annotations
+
+from harness.running.journey import Journey
+from stories.service_approve import decide_on_document
+
+
+def story(journey: Journey) -> None:
+    decide_on_document(journey, "Salary review", approve=False)

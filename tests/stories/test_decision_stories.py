@@ -1,0 +1,121 @@
+"""The decision stories end to end: the scripted cells through the real `harness run`, and the credential
+searched for in everything an attempt leaves (package, browser trace, the agent's environment)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.core.catalog import CATALOG
+from harness.core.deadline import Deadline
+from harness.core.records import AttemptRecord
+from harness.core.settings import RunSettings
+from harness.core.verdicts import Verdict
+from harness.decisions.contract import DOCUMENT_TASK_TITLE, SERVICE_NAME, document_task
+from harness.decisions.service import decide, install_document_service, require_pending_request, require_service_outcome
+from harness.evidence.recorder import EvidenceRecorder
+from harness.evidence.secret_scan import scan_tree
+from harness.running.attempt import AttemptContext
+from harness.running.journey import journey_factory
+from tests.stories.harness_runs import harness_run
+
+COMMON = [
+    "decision.one-pending-request",
+    "decision.request-matches-story",
+    "decision.saved-once",
+    "decision.no-repeated-request",
+    "service.no-call-before-decision",
+    "credential.not-in-api",
+    "credential.not-rendered",
+    "lifecycle.tasks-done",
+]
+STORIES = {
+    "service-approve": (
+        COMMON + ["service.one-call-after-approval", "service.reply-shows-returned-document"],
+        ["decision", "interactions-before-decision", "service-outcome"],
+        "approved",
+    ),
+    "service-decline": (
+        COMMON + ["service.no-call-after-decline", "decision.explanation-after-decline"],
+        ["decision", "interactions-before-decision", "service-outcome", "decline-grade"],
+        "declined",
+    ),
+    "connection-decline": (
+        [c for c in COMMON if not c.startswith(("service.", "credential."))]
+        + ["connection.none-at-start", "connection.none-created", "decision.explanation-after-decline"],
+        ["decision", "interactions-before-decision", "intent-outcome", "decline-grade", "connections-before"],
+        "declined",
+    ),
+    "agentmail-setup": (
+        [c for c in COMMON if not c.startswith(("service.", "credential."))]
+        + ["email.card-durable", "email.one-password-field", "email.key-link", "email.no-access-selectors-or-modal"]
+        + ["connection.none-created"],
+        ["decision", "interactions-before-decision", "email-card", "email-outcome", "connections-before"],
+        "declined",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STORIES))
+def test_decision_story_passes_and_keeps_its_decision_evidence(case: str, tmp_path: Path) -> None:
+    done = harness_run(tmp_path, "--id", case)
+    [path] = sorted(tmp_path.glob("test/*/*/attempt.json"))
+    record = AttemptRecord.model_validate_json(path.read_text())
+    assert done.returncode == 0 and record.verdict is Verdict.PASSED, f"{record.reason}\n{done.stdout[-2000:]}"
+    checks, snapshots, screenshot = STORIES[case]
+    assert set(checks) <= {check.id for check in record.checks if check.passed}
+    assert not [check.id for check in record.checks if not check.passed]
+    package = path.parent
+    for name in snapshots:
+        assert (package / "snapshots" / f"{name}.json").is_file(), name
+    if case.startswith("service-"):
+        lines = (package / "snapshots" / "service-capture.jsonl").read_text().splitlines()
+        accepted = [e for e in map(json.loads, lines) if e["tool"] == "create_document" and e["outcome"] == "accepted"]
+        assert len(accepted) == (1 if case == "service-approve" else 0)
+    names = [Path(shot).name for shot in record.screenshots]
+    assert any(name.endswith("decision-requested.png") for name in names)
+    assert any(name.endswith(f"{screenshot}.png") for name in names)
+
+
+def test_the_credential_is_in_no_package_trace_or_agent_environment(browser: Any, tmp_path: Path) -> None:
+    cell = next(c for c in CATALOG.cells() if c.execution_id.endswith("scripted.local.service-approve"))
+    folder = tmp_path / "attempt"
+    context = AttemptContext(
+        cell=cell,
+        settings=RunSettings(campaign="t", results=tmp_path),
+        recorder=EvidenceRecorder(folder),
+        deadline=Deadline(120),
+    )
+    with journey_factory(browser)(context) as journey:
+        installed = install_document_service(journey)
+        task = journey.create_task(DOCUMENT_TASK_TITLE, document_task("Credential hunt", SERVICE_NAME))
+        request = require_pending_request(journey, task, installed)
+        waiting = journey.api.run(request.run_id)
+        assert waiting.active and waiting.identity.pid  # the agent's runner, alive while it waits
+        environment = Path(f"/proc/{waiting.identity.pid}/environ").read_bytes()
+        command_line = Path(f"/proc/{waiting.identity.pid}/cmdline").read_bytes()
+        decision = decide(journey, installed, request, approve=True)
+        require_service_outcome(journey, task, installed, decision)
+        journey.conclude()
+        secret = installed.fixture.credential
+        assert not [c.id for c in journey.evidence.checks if not c.passed]
+    assert secret.encode() not in environment and secret.encode() not in command_line
+    assert (folder / "trace.zip").is_file() and list((folder / "logs").glob("*.log"))
+    assert scan_tree(folder, {"service credential": secret}) == []
+
+
+@pytest.mark.parametrize(
+    ("cli", "case"),
+    [("claude", "service-approve"), ("codex", "service-decline"), ("opencode", "connection-decline")],
+)
+def test_a_real_agent_cli_decides_through_the_products_tools(cli: str, case: str, tmp_path: Path) -> None:
+    """The real CLI (against the model replay) asks through the product's MCP tools and waits for the person."""
+    done = harness_run(tmp_path, "--id", f"everyday-workflows-replay.replay-{cli}.local.{case}")
+    [path] = sorted(tmp_path.glob("test/*/*/attempt.json"))
+    record = AttemptRecord.model_validate_json(path.read_text())
+    assert done.returncode == 0 and record.verdict is Verdict.PASSED, f"{record.reason}\n{done.stdout[-2000:]}"
+    assert set(STORIES[case][0]) <= {check.id for check in record.checks if check.passed}
+    assert record.provenance.agent_clis and cli in record.provenance.agent_clis
