@@ -44,6 +44,10 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
     PersonaCase(case="recover-controller-sigkill", persona="default"),
     PersonaCase(case="stop-redirect", persona="default"),
     PersonaCase(case="stop-redirect", persona="writes-after-stop", expected_check="stop.workspace-unchanged"),
+    PersonaCase(case="stop-redirect", persona="forgets-nonce", expected_check="stop.reply-has-nonce"),
+    PersonaCase(
+        case="delegate-feedback", persona="uncited-report", expected_check="delegate.reply-cites-final-delivery"
+    ),
 )
 
 

@@ -14,6 +14,7 @@ from . import agent_api, api, mcp_tools, web
 from . import defects as product_defects
 from .body_deadline import BodyDeadline, configured_seconds
 from .controller import Controller
+from .defects import hooks as defect_hooks
 from .scheduler import Scheduler
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -55,6 +56,7 @@ def create_app(
         async with tools.session_manager.run():
             yield
         scheduler.stop()
+        defect_hooks.shutting_down(controller)
         logging.getLogger("testbed").info("controller %s stopped; runners keep going", controller.instance_id)
 
     app = FastAPI(title="testbed", version="1", lifespan=lifespan)

@@ -64,6 +64,7 @@ class Controller:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         (self.data_dir / "logs").mkdir(exist_ok=True)
         self.db = Database(self.data_dir / "testbed.sqlite3")
+        self.instance_id = defects.controller_instance_id(self.data_dir, self.instance_id)
 
     def workspace(self, task_id: int) -> Path:
         return self.data_dir / "workspaces" / f"task-{task_id}"
@@ -240,8 +241,9 @@ class Controller:
             gone = True
         else:
             gone = self.supervisor.stop_group(identity) if defects.stop_signals_runner() else True
+        status, error_code = defects.stopped_outcome("cancelled", "stopped_by_user")
         if not self.end_run(
-            run_id, "cancelled", error_code="stopped_by_user", terminal={"reason": "stopped by user"}, group_gone=gone
+            run_id, status, error_code=error_code, terminal={"reason": "stopped by user"}, group_gone=gone
         ):
             with self.db.transaction() as conn:
                 conn.execute("UPDATE runs SET process_group_gone = ? WHERE id = ?", (gone, run_id))
@@ -270,10 +272,9 @@ def end_run_in(
     # A run that succeeds applies the Done its agent declared; one that ends without the agent
     # settling its task leaves it for review (success) or blocked (failure, Stop); a task the
     # agent already settled otherwise keeps its status.
-    if status == "succeeded" and run["settle_status"]:
-        conn.execute(
-            "UPDATE tasks SET status = ?, updated_at = ? WHERE id = ?", (run["settle_status"], now(), run["task_id"])
-        )
+    declared = defects.settled_status(conn, run, run["settle_status"])
+    if status == "succeeded" and declared:
+        conn.execute("UPDATE tasks SET status = ?, updated_at = ? WHERE id = ?", (declared, now(), run["task_id"]))
     else:
         settled = "in_review" if status == "succeeded" else "blocked"
         conn.execute(

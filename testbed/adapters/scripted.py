@@ -39,6 +39,8 @@ PERSONAS = (
     "crashes-mid-run",  # the runner dies right after saving slugify.py
     "parent-before-child",  # finishes the parent right after creating the child, without waiting
     "writes-after-stop",  # leaves a detached process writing to the workspace once the runner is gone
+    "forgets-nonce",  # answers a short-reply request without the token it asked for
+    "uncited-report",  # the lead reports the child's work done without naming its delivery
 )
 
 DELEGATION = re.compile(r"\b(?:ask|have|tell)\s+(?:your\s+)?teammate\s+([A-Za-z][\w.-]*)", re.IGNORECASE)
@@ -102,7 +104,8 @@ class ScriptedAgent:
     def _reply_nonce(self, nonce: str) -> None:
         self.api.receipt("reply", "comment", detail="short reply requested; no file changes")
         self.s.step()
-        self.api.comment(f"Understood, stopping the earlier work. Your short reply: {nonce}")
+        answer = "as requested" if self.persona == "forgets-nonce" else nonce
+        self.api.comment(f"Understood, stopping the earlier work. Your short reply: {answer}")
         self._settle("Short reply sent")
 
     # ---- building ------------------------------------------------------------
@@ -205,7 +208,9 @@ class ScriptedAgent:
             self.api.finish("succeeded", f"Handed task {self.task['id']} to {teammate}")
             return
         child = self._wait_for_child(child_id)
-        if child["deliveries"]:
+        if self.persona == "uncited-report":
+            self.api.comment(f"{teammate} finished child task #{child_id}; the work is delivered there.")
+        elif child["deliveries"]:
             latest = child["deliveries"][-1]
             self.api.comment(
                 f"{teammate} finished child task #{child_id}. Final delivery #{latest['id']}, sha256 {latest['sha256']}."
