@@ -181,6 +181,12 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         why="the stopped run is recorded succeeded, not cancelled by the user",
     ),
     DefectCase(
+        defect="stop-retries-run",
+        case="stop-redirect",
+        expected_check="stop.nothing-ran-after-stop",
+        why="a run the product queued by itself at Stop works on, nobody having asked for it",
+    ),
+    DefectCase(
         defect="stop-then-message-twice",
         case="stop-redirect",
         expected_check="stop.request-stored-once",

@@ -247,6 +247,7 @@ class Controller:
         ):
             with self.db.transaction() as conn:
                 conn.execute("UPDATE runs SET process_group_gone = ? WHERE id = ?", (gone, run_id))
+        defects.after_stop(self, row)
         return gone
 
 

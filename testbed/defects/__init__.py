@@ -158,6 +158,12 @@ DEFECTS: tuple[Defect, ...] = (
         summary="a user message on a child task is also posted to its parent's thread",
     ),
     Defect(
+        name="stop-retries-run",
+        area="stop",
+        hook="controller.stop -> hooks.after_stop",
+        summary="Stop wakes the stopped task as if its runner had been lost: the work starts again by itself",
+    ),
+    Defect(
         name="stop-then-message-twice",
         area="stop",
         hook="api.post_comment -> hooks.after_user_message",

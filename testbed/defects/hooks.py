@@ -177,6 +177,13 @@ def stop_signals_runner() -> bool:
     return not active("stop-without-signal")
 
 
+def after_stop(controller: Controller, run: sqlite3.Row) -> None:
+    """Called once Stop recorded ``run`` ended; nothing may start on its task until the user asks again."""
+    if active("stop-retries-run"):
+        with controller.db.transaction() as conn:
+            conn.execute("UPDATE tasks SET wake = 1 WHERE id = ? AND status != 'cancelled'", (run["task_id"],))
+
+
 def stopped_outcome(status: str, error_code: str) -> tuple[str, str | None]:
     """The status and error code Stop records for the run it ended (``cancelled`` / ``stopped_by_user``)."""
     return ("succeeded", None) if active("stop-records-succeeded") else (status, error_code)
