@@ -200,7 +200,7 @@ class Controller:
         """A runner that died after Stop was asked for was stopped, not lost: Stop records it cancelled."""
         fresh = self.db.one("SELECT stop_requested_at FROM runs WHERE id = ?", row["id"])
         if fresh is not None and fresh["stop_requested_at"]:
-            self.end_run(row["id"], "cancelled", error_code="stopped_by_user", terminal={"reason": "stopped by user"})
+            self.end_stopped(row["id"])
         else:
             self.end_run(row["id"], "failed", error_code=error_code, terminal={"reason": "runner exited", **terminal})
 
@@ -228,6 +228,13 @@ class Controller:
             log.info("run %s ended: %s %s", run_id, status, error_code or "")
         return ended
 
+    def end_stopped(self, run_id: int, group_gone: bool | None = None) -> bool:
+        """Record a run the user stopped, whichever path sees it end first (Stop itself or the monitor)."""
+        status, error_code = defects.stopped_outcome("cancelled", "stopped_by_user")
+        return self.end_run(
+            run_id, status, error_code=error_code, terminal={"reason": "stopped by user"}, group_gone=group_gone
+        )
+
     def stop(self, run_id: int) -> bool:
         """Kill the run's whole process group, then record it cancelled; returns whether the group is gone."""
         with self.db.transaction() as conn:
@@ -241,10 +248,7 @@ class Controller:
             gone = True
         else:
             gone = self.supervisor.stop_group(identity) if defects.stop_signals_runner() else True
-        status, error_code = defects.stopped_outcome("cancelled", "stopped_by_user")
-        if not self.end_run(
-            run_id, status, error_code=error_code, terminal={"reason": "stopped by user"}, group_gone=gone
-        ):
+        if not self.end_stopped(run_id, group_gone=gone):
             with self.db.transaction() as conn:
                 conn.execute("UPDATE runs SET process_group_gone = ? WHERE id = ?", (gone, run_id))
         defects.after_stop(self, row)

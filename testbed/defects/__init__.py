@@ -178,7 +178,7 @@ DEFECTS: tuple[Defect, ...] = (
     Defect(
         name="stop-records-succeeded",
         area="stop",
-        hook="controller.stop -> hooks.stopped_outcome",
+        hook="controller.end_stopped -> hooks.stopped_outcome",
         summary="Stop kills the runner but records the run succeeded instead of cancelled",
     ),
     Defect(
