@@ -137,6 +137,12 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         why="the page shows the revision request twice; the API stores it once",
     ),
     DefectCase(
+        defect="badge-stuck-in-progress",
+        case="build-revise",
+        expected_check="expect.page-shows-status",
+        why="the build is done, but the page's badge never leaves in progress",
+    ),
+    DefectCase(
         defect="badge-done-while-running",
         case="build-revise",
         expected_check="invariant.done-while-active",

@@ -134,6 +134,12 @@ DEFECTS: tuple[Defect, ...] = (
         summary="the status badge shows Done while the stored status is in progress",
     ),
     Defect(
+        name="badge-stuck-in-progress",
+        area="ui",
+        hook="web.thread_context -> hooks.as_shown",
+        summary="once a task has finished, its page's status badge still says in progress (the API has it right)",
+    ),
+    Defect(
         name="done-while-running",
         area="task-status",
         hook="controller.start -> hooks.started_status",

@@ -264,6 +264,8 @@ def as_shown(task: Task) -> Task:
     """The task as the task page renders it (the API keeps serving the stored task)."""
     if active("badge-done-while-running") and task.status == "in_progress":
         task = task.model_copy(update={"status": "done"})
+    if active("badge-stuck-in-progress") and task.status in ("done", "in_review"):
+        task = task.model_copy(update={"status": "in_progress"})
     if active("thread-shows-twice"):
         users = [i for i, c in enumerate(task.comments) if c.author_kind == "user"]
         if users:

@@ -128,6 +128,8 @@ def build_and_revise(instance: TestbedInstance) -> Symptoms:
     page = httpx.get(f"{instance.base_url}/tasks/{task.id}/live").text
     if page.count(f'data-comment-id="{message.id}"') != 1:
         seen.add("thread-shows-twice")
+    if f'data-testid="task-status" data-status="{final.status}"' not in page:
+        seen.add("badge-stuck-in-progress")
     return seen
 
 
