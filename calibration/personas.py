@@ -69,6 +69,10 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
     PersonaCase(case="agentmail-setup", persona="default"),
     # Asking again after Decline gets the saved answer and no second card: the story passes.
     PersonaCase(case="agentmail-setup", persona="asks-again-after-decline"),
+    PersonaCase(case="stop-redirect", persona="forgets-nonce", expected_check="stop.reply-has-nonce"),
+    PersonaCase(
+        case="delegate-feedback", persona="uncited-report", expected_check="delegate.reply-cites-final-delivery"
+    ),
 )
 
 

@@ -228,7 +228,9 @@ def comment(db: Database, run: sqlite3.Row, event_id: str, body: str) -> Ack:
             "INSERT INTO comments (task_id, author_kind, agent_id, run_id, body, created_at) VALUES (?, 'agent', ?, ?, ?, ?)",
             (run["task_id"], run["agent_id"], run["id"], body, now()),
         )
-        return {"id": cursor.lastrowid}
+        comment_id = cursor.lastrowid
+        defects.after_agent_comment(conn, run, body)
+        return {"id": comment_id}
 
     with db.transaction() as conn:
         return Ack(**once(conn, run["id"], event_id, "comment", insert))

@@ -116,7 +116,7 @@ def create_agent(payload: AgentCreate, request: Request) -> Agent:
             (
                 payload.name,
                 payload.role,
-                payload.reports_to,
+                defects.hired_reports_to(payload.reports_to),
                 payload.adapter,
                 payload.model,
                 payload.budget_cents,

@@ -15,6 +15,7 @@ from . import agent_api, api, services_api, web
 from . import defects as product_defects
 from .body_deadline import BodyDeadline, configured_seconds
 from .controller import Controller
+from .defects import hooks as defect_hooks
 from .mcp_mount import PATH as TOOLS_PATH
 from .mcp_mount import ToolServerMount
 from .scheduler import Scheduler
@@ -60,6 +61,7 @@ def create_app(
         stopping.set()
         await loading
         scheduler.stop()
+        defect_hooks.shutting_down(controller)
         logging.getLogger("testbed").info("controller %s stopped; runners keep going", controller.instance_id)
 
     app = FastAPI(title="testbed", version="1", lifespan=lifespan)

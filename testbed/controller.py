@@ -67,6 +67,7 @@ class Controller:
         (self.data_dir / "logs").mkdir(exist_ok=True)
         self.db = Database(self.data_dir / "testbed.sqlite3")
         self.credentials = CredentialBox(self.data_dir)
+        self.instance_id = defects.controller_instance_id(self.data_dir, self.instance_id)
 
     def workspace(self, task_id: int) -> Path:
         return self.data_dir / "workspaces" / f"task-{task_id}"
@@ -202,7 +203,7 @@ class Controller:
         """A runner that died after Stop was asked for was stopped, not lost: Stop records it cancelled."""
         fresh = self.db.one("SELECT stop_requested_at FROM runs WHERE id = ?", row["id"])
         if fresh is not None and fresh["stop_requested_at"]:
-            self.end_run(row["id"], "cancelled", error_code="stopped_by_user", terminal={"reason": "stopped by user"})
+            self.end_stopped(row["id"])
         else:
             self.end_run(row["id"], "failed", error_code=error_code, terminal={"reason": "runner exited", **terminal})
 
@@ -230,6 +231,13 @@ class Controller:
             log.info("run %s ended: %s %s", run_id, status, error_code or "")
         return ended
 
+    def end_stopped(self, run_id: int, group_gone: bool | None = None) -> bool:
+        """Record a run the user stopped, whichever path sees it end first (Stop itself or the monitor)."""
+        status, error_code = defects.stopped_outcome("cancelled", "stopped_by_user")
+        return self.end_run(
+            run_id, status, error_code=error_code, terminal={"reason": "stopped by user"}, group_gone=group_gone
+        )
+
     def stop(self, run_id: int) -> bool:
         """Kill the run's whole process group, then record it cancelled; returns whether the group is gone."""
         with self.db.transaction() as conn:
@@ -243,11 +251,10 @@ class Controller:
             gone = True
         else:
             gone = self.supervisor.stop_group(identity) if defects.stop_signals_runner() else True
-        if not self.end_run(
-            run_id, "cancelled", error_code="stopped_by_user", terminal={"reason": "stopped by user"}, group_gone=gone
-        ):
+        if not self.end_stopped(run_id, group_gone=gone):
             with self.db.transaction() as conn:
                 conn.execute("UPDATE runs SET process_group_gone = ? WHERE id = ?", (gone, run_id))
+        defects.after_stop(self, row)
         return gone
 
 
@@ -273,10 +280,9 @@ def end_run_in(
     # A run that succeeds applies the Done its agent declared; one that ends without the agent
     # settling its task leaves it for review (success) or blocked (failure, Stop); a task the
     # agent already settled otherwise keeps its status.
-    if status == "succeeded" and run["settle_status"]:
-        conn.execute(
-            "UPDATE tasks SET status = ?, updated_at = ? WHERE id = ?", (run["settle_status"], now(), run["task_id"])
-        )
+    declared = defects.settled_status(conn, run, run["settle_status"])
+    if status == "succeeded" and declared:
+        conn.execute("UPDATE tasks SET status = ?, updated_at = ? WHERE id = ?", (declared, now(), run["task_id"]))
     else:
         settled = "in_review" if status == "succeeded" else "blocked"
         conn.execute(

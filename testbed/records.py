@@ -171,7 +171,8 @@ def delivery(db: Database, delivery_id: int) -> Delivery:
 
 
 def deliveries(db: Database, task_id: int) -> list[Delivery]:
-    return [_delivery(r) for r in db.all("SELECT * FROM deliveries WHERE task_id = ? ORDER BY id", task_id)]
+    items = [_delivery(r) for r in db.all("SELECT * FROM deliveries WHERE task_id = ? ORDER BY id", task_id)]
+    return defects.listed_deliveries(items)
 
 
 TASK_SQL = "SELECT t.*, a.name AS assignee_name FROM tasks t LEFT JOIN agents a ON a.id = t.assignee_id"

@@ -7,6 +7,8 @@ after the new answer: anything still writing after Stop changes them.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from pydantic import BaseModel
 
 from harness.core.records import CheckRecord
@@ -123,13 +125,28 @@ def _later(task: Task, run: Run, than: Run) -> bool:
     return order.index(run.id) > order.index(than.id)
 
 
-def _runs_between(task: Task, stopped: Run | None, answering: Run | None) -> list[Run]:
-    """Runs that came after the stopped one and before the one that answered: work nobody asked for after Stop."""
+def _uninvited(task: Task, stopped: Run | None, answering: Run | None, asked_at: str | None) -> list[Run]:
+    """Work nobody asked for after Stop: runs between the stopped one and the one that answered, and any
+    later run the product queued before the user's request was stored.
+
+    The second kind matters because a run the product starts on its own right
+    after Stop reads the request mid-way when it comes, and so may be the one
+    that writes the last reply: by position alone it would look invited.
+    """
     order = [r.id for r in task.runs]
     if stopped is None:
         return []
+    start = order.index(stopped.id) + 1
     end = order.index(answering.id) if answering is not None and answering.id in order else len(order)
-    return [r for r in task.runs[order.index(stopped.id) + 1 : end]]
+    return [r for i, r in enumerate(task.runs) if i >= start and (i < end or _earlier(r.queued_at, asked_at))]
+
+
+def _earlier(moment: str, than: str | None) -> bool:
+    """``moment`` is before ``than`` (ISO 8601, as products write them; an unreadable time decides nothing)."""
+    try:
+        return than is not None and datetime.fromisoformat(moment) < datetime.fromisoformat(than)
+    except (TypeError, ValueError):  # unreadable, or one of the two without a time zone
+        return False
 
 
 def changed_paths(before: dict[str, str], after: dict[str, str]) -> list[str]:
@@ -152,7 +169,7 @@ def stop_checks(
     answering = next((r for r in task.runs if answer is not None and r.id == answer.run_id), None)
     earlier_active = [r.id for r in task.runs if r.active and (answering is None or r.id != answering.id)]
     changed = changed_paths(workspace_after_stop, workspace_now)
-    uninvited = _runs_between(task, stopped, answering)
+    uninvited = _uninvited(task, stopped, answering, stored[0].created_at if stored else None)
     return [
         CheckRecord(
             id="stop.process-group-gone",
@@ -191,9 +208,9 @@ def stop_checks(
         CheckRecord(
             id="stop.nothing-ran-after-stop",
             passed=not uninvited,
-            detail="no run between the stopped run and the one that answered"
+            detail="no run between the stopped run and the one that answered, none queued before the request"
             if not uninvited
-            else "ran after Stop, before the answer: "
+            else "ran after Stop, uninvited: "
             + "; ".join(
                 f"run {r.id} ({r.status}, {sum(1 for d in task.deliveries if d.run_id == r.id)} delivery(ies))"
                 for r in uninvited

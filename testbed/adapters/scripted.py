@@ -54,6 +54,8 @@ PERSONAS = (
     "reports-made-up-document",  # after an approval, reports a document id the service never returned
     "silent-after-decline",  # after a decline, finishes without a word
     "asks-again-after-decline",  # after a decline (or Not now), asks for the same thing again
+    "forgets-nonce",  # answers a short-reply request without the token it asked for
+    "uncited-report",  # the lead reports the child's work done without naming its delivery
 )
 
 DELEGATION = re.compile(r"\b(?:ask|have|tell)\s+(?:your\s+)?teammate\s+([A-Za-z][\w.-]*)", re.IGNORECASE)
@@ -125,7 +127,8 @@ class ScriptedAgent:
     def _reply_nonce(self, nonce: str) -> None:
         self.api.receipt("reply", "comment", detail="short reply requested; no file changes")
         self.s.step()
-        self.api.comment(f"Understood, stopping the earlier work. Your short reply: {nonce}")
+        answer = "as requested" if self.persona == "forgets-nonce" else nonce
+        self.api.comment(f"Understood, stopping the earlier work. Your short reply: {answer}")
         self._settle("Short reply sent")
 
     # ---- building ------------------------------------------------------------
@@ -228,7 +231,9 @@ class ScriptedAgent:
             self.api.finish("succeeded", f"Handed task {self.task['id']} to {teammate}")
             return
         child = self._wait_for_child(child_id)
-        if child["deliveries"]:
+        if self.persona == "uncited-report":
+            self.api.comment(f"{teammate} finished child task #{child_id}; the work is delivered there.")
+        elif child["deliveries"]:
             latest = child["deliveries"][-1]
             self.api.comment(
                 f"{teammate} finished child task #{child_id}. Final delivery #{latest['id']}, sha256 {latest['sha256']}."

@@ -48,6 +48,11 @@ def served_bytes(db: Database, data_dir: Path, item: Delivery) -> bytes | None:
     return None
 
 
+def listed_deliveries(items: list[Delivery]) -> list[Delivery]:
+    """A task's deliveries as its records list them (oldest first, by contract)."""
+    return items[::-1] if active("deliveries-newest-first") else items
+
+
 def _repacked(data: bytes) -> bytes:
     """The same members, stored uncompressed: a ZIP that unpacks the same but hashes differently."""
     out = io.BytesIO()
@@ -62,11 +67,25 @@ def _repacked(data: bytes) -> bytes:
 
 def after_user_message(conn: sqlite3.Connection, task_id: int, body: str) -> None:
     """Called right after a user message is stored, inside the same transaction."""
-    if active("message-stored-twice"):
-        conn.execute(
-            "INSERT INTO comments (task_id, author_kind, body, created_at) VALUES (?, 'user', ?, ?)",
-            (task_id, body, now()),
-        )
+    if active("message-stored-twice") or (active("stop-then-message-twice") and _last_run_stopped(conn, task_id)):
+        _store_user_message(conn, task_id, body)
+    if active("feedback-copied-to-parent"):
+        parent = conn.execute("SELECT parent_id FROM tasks WHERE id = ?", (task_id,)).fetchone()
+        if parent is not None and parent["parent_id"] is not None:
+            _store_user_message(conn, parent["parent_id"], body)
+
+
+def _store_user_message(conn: sqlite3.Connection, task_id: int, body: str) -> None:
+    conn.execute(
+        "INSERT INTO comments (task_id, author_kind, body, created_at) VALUES (?, 'user', ?, ?)",
+        (task_id, body, now()),
+    )
+
+
+def _last_run_stopped(conn: sqlite3.Connection, task_id: int) -> bool:
+    """The task's newest run was stopped by the user."""
+    last = conn.execute("SELECT status FROM runs WHERE task_id = ? ORDER BY id DESC LIMIT 1", (task_id,)).fetchone()
+    return last is not None and last["status"] == "cancelled"
 
 
 def handed_to_agent(controller: Controller, run: sqlite3.Row, ids: list[int]) -> list[int]:
@@ -102,6 +121,34 @@ def after_receipt(conn: sqlite3.Connection, run: sqlite3.Row) -> None:
     """Called after a run's receipt is stored, inside the same transaction."""
     if active("runner-identity-changes"):
         conn.execute("UPDATE runs SET runner_instance_id = ? WHERE id = ?", (uuid.uuid4().hex, run["id"]))
+    adopted_at = _adopted_at(conn, run) if active("restart-receipt-lost") else None
+    if adopted_at is not None:
+        answered = conn.execute(  # receipts answered since the adoption (this one is answered after the hook)
+            "SELECT COUNT(*) AS n FROM events WHERE run_id = ? AND kind = 'receipt' AND created_at >= ?",
+            (run["id"], adopted_at),
+        ).fetchone()
+        if answered["n"] == 0:  # the first one: dropped, though the runner is told it was recorded
+            conn.execute(
+                "DELETE FROM receipts WHERE rowid = (SELECT MAX(rowid) FROM receipts WHERE run_id = ?)", (run["id"],)
+            )
+
+
+def after_agent_comment(conn: sqlite3.Connection, run: sqlite3.Row, body: str) -> None:
+    """Called right after a run's reply is stored, inside the same transaction."""
+    if active("restart-replies-twice") and _adopted_at(conn, run) is not None:
+        conn.execute(
+            "INSERT INTO comments (task_id, author_kind, agent_id, run_id, body, created_at) "
+            "VALUES (?, 'agent', ?, ?, ?, ?)",
+            (run["task_id"], run["agent_id"], run["id"], body, now()),
+        )
+
+
+def _adopted_at(conn: sqlite3.Connection, run: sqlite3.Row) -> str | None:
+    """When a controller re-adopted the run after a restart (the activity feed says so); None if never."""
+    row = conn.execute(
+        "SELECT MIN(at) AS at FROM activity WHERE kind = 'run_adopted' AND run_id = ?", (run["id"],)
+    ).fetchone()
+    return None if row is None else row["at"]  # type: ignore[no-any-return]
 
 
 # ---- task status during runs ------------------------------------------------------------
@@ -112,6 +159,17 @@ def started_status(status: str) -> str:
     return "done" if active("done-while-running") else status
 
 
+def settled_status(conn: sqlite3.Connection, run: sqlite3.Row, declared: str | None) -> str | None:
+    """The status a succeeding run applies to its task: the one its agent declared (None: leave it to the rules)."""
+    if active("stopped-task-never-done") and declared is not None:
+        stopped = conn.execute(
+            "SELECT 1 FROM runs WHERE task_id = ? AND status = 'cancelled' LIMIT 1", (run["task_id"],)
+        ).fetchone()
+        if stopped is not None:
+            return None  # a "was stopped" mark never cleared: the rules leave the task in review
+    return declared
+
+
 # ---- Stop ----------------------------------------------------------------------------------
 
 
@@ -120,7 +178,41 @@ def stop_signals_runner() -> bool:
     return not active("stop-without-signal")
 
 
+def after_stop(controller: Controller, run: sqlite3.Row) -> None:
+    """Called once Stop recorded ``run`` ended; nothing may start on its task until the user asks again."""
+    if active("stop-retries-run"):
+        with controller.db.transaction() as conn:
+            conn.execute("UPDATE tasks SET wake = 1 WHERE id = ? AND status != 'cancelled'", (run["task_id"],))
+
+
+def stopped_outcome(status: str, error_code: str) -> tuple[str, str | None]:
+    """The status and error code Stop records for the run it ended (``cancelled`` / ``stopped_by_user``)."""
+    return ("succeeded", None) if active("stop-records-succeeded") else (status, error_code)
+
+
 # ---- restart and re-adoption -----------------------------------------------------------------
+
+
+def controller_instance_id(data_dir: Path, fresh: str) -> str:
+    """The id a starting controller reports in its health answer (``fresh``: new on every start)."""
+    if not active("restart-reuses-instance-id"):
+        return fresh
+    kept = data_dir / "controller-instance-id"
+    if kept.exists():
+        return kept.read_text().strip()
+    kept.write_text(fresh)
+    return fresh
+
+
+def shutting_down(controller: Controller) -> None:
+    """Called when the controller shuts down gracefully; its runners must keep working without it."""
+    if not active("restart-kills-runners"):
+        return
+    for row in controller.db.all("SELECT * FROM runs WHERE status = 'running' AND pid IS NOT NULL"):
+        identity = controller._identity(row)
+        if identity is not None:
+            log.warning("defect restart-kills-runners: killing run %s (pid %s)", row["id"], identity.pid)
+            controller.supervisor.stop_group(identity)
 
 
 def recovering(controller: Controller, row: sqlite3.Row) -> bool:
@@ -134,6 +226,14 @@ def recovering(controller: Controller, row: sqlite3.Row) -> bool:
             if newest is not None:
                 conn.execute("DELETE FROM comments WHERE id = ?", (newest["id"],))
                 log.warning("defect restart-drops-message: dropped message %s of task %s", newest["id"], row["task_id"])
+    if active("restart-fails-last-step"):
+        with controller.db.transaction() as conn:
+            conn.execute(
+                "UPDATE receipts SET ok = 0, detail = 'interrupted by a controller restart' WHERE rowid = "
+                "(SELECT MAX(rowid) FROM receipts WHERE run_id = ?)",
+                (row["id"],),
+            )
+        log.warning("defect restart-fails-last-step: marked the last receipt of run %s failed", row["id"])
     if active("restart-second-run"):
         log.warning("defect restart-second-run: run %s not re-adopted; starting another", row["id"])
         controller.end_run(row["id"], "failed", error_code="process_lost", terminal={"at": "restart"})
@@ -144,6 +244,11 @@ def recovering(controller: Controller, row: sqlite3.Row) -> bool:
 
 
 # ---- delegation and assignment -----------------------------------------------------------------
+
+
+def hired_reports_to(reports_to: int | None) -> int | None:
+    """The manager stored for an agent being hired, given the one the request named."""
+    return None if active("reports-to-ignored") else reports_to
 
 
 def child_assignee(conn: sqlite3.Connection, run: sqlite3.Row, named: sqlite3.Row) -> sqlite3.Row:
@@ -160,6 +265,8 @@ def as_shown(task: Task) -> Task:
     """The task as the task page renders it (the API keeps serving the stored task)."""
     if active("badge-done-while-running") and task.status == "in_progress":
         task = task.model_copy(update={"status": "done"})
+    if active("badge-stuck-in-progress") and task.status in ("done", "in_review"):
+        task = task.model_copy(update={"status": "in_progress"})
     if active("thread-shows-twice"):
         users = [i for i, c in enumerate(task.comments) if c.author_kind == "user"]
         if users:

@@ -275,3 +275,26 @@ def test_a_run_the_product_starts_on_its_own_after_stop_is_named() -> None:
         ],
     )
     assert failed(stop_checks(record, rewoken, REQUEST, "N123456", view, {}, {})) == ["stop.nothing-ran-after-stop"]
+
+
+def test_a_run_queued_by_stop_itself_is_uninvited_even_when_it_answers() -> None:
+    """A run the product started on its own after Stop reads the request mid-way and writes the last reply."""
+    record = StopRecord(run_id=1, pid=500, product_says_group_gone=True, harness_saw_group_gone=True)
+    view = ShortReplyView(request_copies=1, latest_reply="Your short reply: N123456", status="done")
+
+    def answered_by(queued_at: str) -> Task:
+        request = {**comment(3, 1, REQUEST, consumed=2), "created_at": "2026-11-30T10:00:05.000000Z"}
+        return task(
+            1,
+            assignee=1,
+            runs=[
+                run(1, 1, status="cancelled", error_code="stopped_by_user", gone=True),
+                {**run(2, 1), "queued_at": queued_at},
+            ],
+            comments=[request, comment(4, 1, "Your short reply: N123456", kind="agent", run_id=2)],
+        )
+
+    asked_for = answered_by("2026-11-30T10:00:05.200000Z")
+    assert failed(stop_checks(record, asked_for, REQUEST, "N123456", view, {}, {})) == []
+    on_its_own = answered_by("2026-11-30T10:00:01.000000Z")
+    assert failed(stop_checks(record, on_its_own, REQUEST, "N123456", view, {}, {})) == ["stop.nothing-ran-after-stop"]

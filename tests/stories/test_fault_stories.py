@@ -103,5 +103,7 @@ def test_each_fault_story_is_calibrated_with_the_personas_that_break_it() -> Non
     assert registered[("delegate-feedback", "parent-before-child")] == "lifecycle.parent-after-child"
     assert registered[("recover-controller", "crashes-mid-run")] == "lifecycle.runs-succeeded"
     assert registered[("stop-redirect", "writes-after-stop")] == "stop.workspace-unchanged"
+    assert registered[("stop-redirect", "forgets-nonce")] == "stop.reply-has-nonce"
+    assert registered[("delegate-feedback", "uncited-report")] == "delegate.reply-cites-final-delivery"
     for case in STORIES:
         assert registered[(case, "default")] is None

@@ -99,6 +99,24 @@ def test_parent_before_child_persona(api: ApiClient) -> None:
     assert child.deliveries[-1].sha256 not in done.agent_replies()[-1].body
 
 
+def test_uncited_report_persona(api: ApiClient) -> None:
+    lead, mate = team(api, "uncited-report")
+    parent = api.create_task(BUILD_TASK_TITLE, delegation_body(mate), assignee_id=lead.id)
+    done = api.wait_until_done(parent.id)
+    child = api.wait_until_done(done.children[0].id)
+    final, report = child.deliveries[-1], done.agent_replies()[-1].body
+    assert f"child task #{child.id}" in report
+    assert final.sha256 not in report and f"#{final.id}." not in report
+
+
+def test_forgets_nonce_persona(api: ApiClient) -> None:
+    task = api.create_task("Say hello", "Just say hello.", assignee_id=new_agent(api, "forgets-nonce").id)
+    api.wait_until_done(task.id)
+    api.send_message(task.id, "Reply with nonce Q7W8E9R0 only.")
+    done = api.wait_for_task(task.id, lambda t: t.status == "done" and len(t.agent_replies()) == 2, what="the reply")
+    assert "short reply" in done.agent_replies()[-1].body and "Q7W8E9R0" not in done.agent_replies()[-1].body
+
+
 def test_works_on_parent_persona(api: ApiClient) -> None:
     lead, mate = team(api, "works-on-parent")
     parent = api.create_task(BUILD_TASK_TITLE, delegation_body(mate), assignee_id=lead.id)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any, get_args
 
@@ -91,7 +92,9 @@ def build_and_revise(instance: TestbedInstance) -> Symptoms:
         api.wait_for_task(task.id, lambda t: all_ended(t) and len(t.deliveries) == 1, 60, "the build")
         message = api.send_message(task.id, REVISION_SEPARATOR)
         final = api.wait_for_task(task.id, lambda t: all_ended(t) and len(t.deliveries) == 2, 60, "the revision")
-    first, newest = final.deliveries
+    if [int(d.id) for d in final.deliveries] != sorted(int(d.id) for d in final.deliveries):
+        seen.add("deliveries-newest-first")
+    first, newest = sorted(final.deliveries, key=lambda d: int(d.id))
     for before, page, after, downloaded in sampler.samples:
         running = [r["id"] for r in before["runs"] if r["status"] in ("queued", "running")]
         if before["active_run_id"] is not None and before["active_run_id"] not in running:
@@ -127,17 +130,35 @@ def build_and_revise(instance: TestbedInstance) -> Symptoms:
     page = httpx.get(f"{instance.base_url}/tasks/{task.id}/live").text
     if page.count(f'data-comment-id="{message.id}"') != 1:
         seen.add("thread-shows-twice")
+    if f'data-testid="task-status" data-status="{final.status}"' not in page:
+        seen.add("badge-stuck-in-progress")
     return seen
 
 
 def stop_while_working(instance: TestbedInstance) -> Symptoms:
-    """Stop a working run: its process group must be gone when the product answers."""
-    api = instance.api
+    """Stop a working run: its process group gone when the product answers, the run cancelled, nothing
+    starting by itself; then a short request: stored once, answered by a run it started, the task done."""
+    api, seen = instance.api, set()
     task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=api.create_agent(name=unique("Lead")).id)
     run = api.wait_until_file_saved(task.id, "slugify.py")
     result = api.stop_run(run.id)
     assert result.process_group_gone, "the product must say the group is gone either way"
-    return {"stop-without-signal"} if instance.process_group_alive(run.identity.pid or 0) else set()
+    if instance.process_group_alive(run.identity.pid or 0):
+        seen.add("stop-without-signal")
+    if api.run(run.id).status != "cancelled":
+        seen.add("stop-records-succeeded")
+    time.sleep(1.0)  # a scheduler tick is 0.1 s: a run the product starts by itself is queued by now
+    message = api.send_message(task.id, "Change of plan: reply with nonce Q7W8E9R0 only.")
+    final = api.wait_for_task(
+        task.id, lambda t: all_ended(t) and all(c.consumed_by_run_id for c in t.user_messages()), 60, "the answer"
+    )
+    if any(r.queued_at < message.created_at for r in final.runs[1:]):
+        seen.add("stop-retries-run")
+    if sum(1 for c in final.user_messages() if c.body == message.body) != 1:
+        seen.add("stop-then-message-twice")
+    if final.status != "done":
+        seen.add("stopped-task-never-done")
+    return seen
 
 
 def restart_under_a_run(instance: TestbedInstance) -> Symptoms:
@@ -146,7 +167,13 @@ def restart_under_a_run(instance: TestbedInstance) -> Symptoms:
     task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=api.create_agent(name=unique("Lead")).id)
     run = api.wait_until_file_saved(task.id, "slugify.py")
     early = api.send_message(task.id, LATE_REQUIREMENT_MAX_LENGTH)
-    instance.restart(signal.SIGTERM)
+    before, receipts = api.health()["instance_id"], api.run(run.id).receipts
+    instance.stop_controller(signal.SIGTERM)
+    if not instance.process_alive(run.identity.pid or 0, run.identity.process_start_time or 0):
+        seen.add("restart-kills-runners")
+    instance.start()
+    if api.health()["instance_id"] == before:
+        seen.add("restart-reuses-instance-id")
     late = api.send_message(task.id, "Also keep the README short.")
     api.wait_for_task(task.id, lambda t: all(c.consumed_by_run_id for c in t.user_messages()), 60, "both messages read")
     final = api.wait_for_task(task.id, all_ended, 60, "the runs to end")
@@ -157,17 +184,44 @@ def restart_under_a_run(instance: TestbedInstance) -> Symptoms:
     reader = next(c.consumed_by_run_id for c in final.user_messages() if c.id == late.id)
     if reader == run.id and late.id not in received_ids(final, run.id):
         seen.add("restart-inbox-lost")
+    after = next(r for r in final.runs if r.id == run.id).receipts
+    if after[: len(receipts)] != receipts:
+        seen.add("restart-fails-last-step")
+    if [r.seq for r in after] != list(range(len(after))):
+        seen.add("restart-receipt-lost")
+    replies = [(c.run_id, c.body) for c in final.agent_replies()]
+    if len(set(replies)) != len(replies):
+        seen.add("restart-replies-twice")
     return seen
 
 
 def delegate(instance: TestbedInstance) -> Symptoms:
     """The lead delegates to a named teammate: the child must be the teammate's."""
-    api = instance.api
+    api, seen = instance.api, set()
     lead = api.create_agent(name=unique("Lead"))
     mate = api.create_agent(name=unique("Mate"), reports_to=lead.id)
+    if mate.reports_to != lead.id:
+        seen.add("reports-to-ignored")
     parent = api.create_task("Delegate", delegation_task(mate.name), assignee_id=lead.id)
     parent = api.wait_for_task(parent.id, lambda t: bool(t.children), 30, "a child task")
-    return {"child-assigned-to-lead"} if parent.children[0].assignee_id != mate.id else set()
+    if parent.children[0].assignee_id != mate.id:
+        seen.add("child-assigned-to-lead")
+    feedback = api.send_message(parent.children[0].id, "Also keep the README short.")
+    if feedback.body in [c.body for c in api.task(parent.id).user_messages()]:
+        seen.add("feedback-copied-to-parent")
+    return seen
+
+
+def read_after_success(instance: TestbedInstance) -> Symptoms:
+    """A run succeeds on a task; the task must still read (the API never breaks on its own records)."""
+    api = instance.api
+    task = api.create_task("Say hello", "Just say hello.", assignee_id=api.create_agent(name=unique("Lead")).id)
+    deadline = time.monotonic() + 30
+    while not (runs := api.runs(task.id)) or any(r.active for r in runs):
+        assert time.monotonic() < deadline, "the run did not end"
+        time.sleep(0.1)
+    broken = httpx.get(f"{instance.base_url}/api/tasks/{task.id}").status_code >= 500
+    return {"task-read-server-error"} if broken else set()
 
 
 def decide_on_services(instance: TestbedInstance) -> Symptoms:
@@ -236,14 +290,27 @@ FLOWS: dict[str, tuple[Callable[[TestbedInstance], Symptoms], float]] = {
     "restart": (restart_under_a_run, 0.5),
     "delegate": (delegate, 0.05),
     "decisions": (decide_on_services, 0.05),
+    "read-after-success": (read_after_success, 0.05),
 }
 FLOW_OF: dict[str, str] = {
     "stop-without-signal": "stop",
+    "stop-records-succeeded": "stop",
+    "stop-retries-run": "stop",
+    "stop-then-message-twice": "stop",
+    "stopped-task-never-done": "stop",
+    "restart-reuses-instance-id": "restart",
+    "restart-kills-runners": "restart",
+    "restart-fails-last-step": "restart",
+    "restart-receipt-lost": "restart",
+    "restart-replies-twice": "restart",
+    "reports-to-ignored": "delegate",
+    "feedback-copied-to-parent": "delegate",
     "restart-second-run": "restart",
     "restart-inbox-lost": "restart",
     "restart-drops-message": "restart",
     "child-assigned-to-lead": "delegate",
     **{name: "decisions" for name, defect in REGISTRY.items() if defect.area in ("decisions", "credentials")},
+    "task-read-server-error": "read-after-success",
 }
 
 
