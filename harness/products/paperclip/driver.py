@@ -21,6 +21,10 @@ class PaperclipDriver:
         """The installed ``paperclipai`` release (the pin, once ``make paperclip`` ran)."""
         return install.installed_version()
 
+    def published_assets(self) -> frozenset[str]:
+        """The installed release's built web UI, which Paperclip serves to every browser."""
+        return install.published_ui_digests()
+
     def start_instance(
         self,
         pace_s: float,
