@@ -61,8 +61,8 @@ lint: venv
 test: lint prerequisites agents paperclip
 	$(PY) -m pytest $(ARGS)
 
-# A Paperclip cell (its execution id names the paperclip environment) installs Paperclip first.
-story: prerequisites $(if $(findstring replay-,$(ID) $(ARGS))$(findstring runner-,$(ID) $(ARGS))$(findstring --all,$(ARGS)),agents) $(if $(findstring paperclip,$(ID) $(ARGS)),paperclip)
+# A Paperclip cell (its execution id names the paperclip environment), or --all, which holds them, installs Paperclip first.
+story: prerequisites $(if $(findstring replay-,$(ID) $(ARGS))$(findstring runner-,$(ID) $(ARGS))$(findstring --all,$(ARGS)),agents) $(if $(findstring paperclip,$(ID) $(ARGS))$(findstring --all,$(ARGS)),paperclip)
 	$(VENV)/bin/harness run --id $(ID) $(ARGS)
 
 calibrate: prerequisites agents

@@ -70,6 +70,9 @@ def test_deadlines_and_run_record_bound() -> None:
     assert live.deadline_s == 12 * 60
     assert free.deadline_s < live.deadline_s
     assert live.case.max_run_records == free.case.max_run_records == 12
+    on_paperclip = cell("everyday-workflows-paperclip.scripted.paperclip-local.delegate-feedback")
+    on_testbed = cell("everyday-workflows-scripted.scripted.local.delegate-feedback")
+    assert on_paperclip.deadline_s == 3 * on_testbed.deadline_s  # its slower agent's fault window
 
 
 def test_suite_hash_is_stable_and_covers_member_definitions() -> None:

@@ -25,6 +25,16 @@ def test_list_all_prints_only_free_cells(capsys: pytest.CaptureFixture[str]) -> 
     assert status == 0 and err == ""
     assert lines == [
         *[
+            f"everyday-workflows-paperclip.scripted.paperclip-local.{case}"
+            for case in (
+                "build-revise",
+                "delegate-feedback",
+                "recover-controller",
+                "recover-controller-sigkill",
+                "stop-redirect",
+            )
+        ],
+        *[
             f"everyday-workflows-replay.replay-{cli}.local.{case}"
             for cli in ("claude", "codex", "opencode")
             for case in ("build-revise", "delegate-feedback", "recover-controller", "stop-redirect")
@@ -56,7 +66,7 @@ def test_exact_id_and_short_id(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_repeat_widens_and_dimensions_narrow(capsys: pytest.CaptureFixture[str]) -> None:
     _, widened, _ = run(capsys, "--case", "build-revise", "--case", "stop-redirect")
-    assert len(widened) == 8  # the scripted and the three replay cells of each
+    assert len(widened) == 10  # the scripted (testbed and Paperclip) and the three replay cells of each
     _, narrowed, _ = run(
         capsys, "--suite", "everyday-workflows", "--profile", "runner-claude", "--case", "build-revise"
     )
@@ -146,4 +156,6 @@ def test_installed_entry_point_is_harness_cli_main() -> None:
         pytest.skip("the console script is installed only by 'pip install -e .' into this interpreter's environment")
     done = subprocess.run([str(script), "list", "--all"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert len(done.stdout.splitlines()) == 5 + 12  # scripted on 5 cases, 3 replay profiles on 4
+    assert (
+        len(done.stdout.splitlines()) == 5 + 5 + 12
+    )  # scripted on 5 cases (testbed, Paperclip), 3 replay profiles on 4

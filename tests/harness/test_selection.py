@@ -11,6 +11,8 @@ PAID_ID = "everyday-workflows.runner-codex.local.build-revise"
 FREE_ID = "everyday-workflows-scripted.scripted.local.build-revise"
 REPLAY_IDS = [f"everyday-workflows-replay.replay-{cli}.local.build-revise" for cli in ("claude", "codex", "opencode")]
 REPLAY_CELLS = [c.execution_id for c in CATALOG.cells() if c.suite.name == "everyday-workflows-replay"]
+PAPERCLIP_CELLS = [c.execution_id for c in CATALOG.cells() if c.environment.product == "paperclip"]
+PAPERCLIP_ID = "everyday-workflows-paperclip.scripted.paperclip-local.{}"
 
 
 def ids(**selectors) -> list[str]:
@@ -19,8 +21,10 @@ def ids(**selectors) -> list[str]:
 
 def test_all_selects_every_free_cell_and_no_paid_one() -> None:
     cells = select(all=True)
-    assert len(cells) == 5 + len(REPLAY_CELLS) == 5 + 3 * 4  # scripted on every case, the replay profiles on theirs
+    # scripted on every case on the testbed and on Paperclip, the replay profiles on theirs
+    assert len(cells) == 5 + 5 + len(REPLAY_CELLS) == 5 + 5 + 3 * 4
     assert not any(cell.paid or cell.manual for cell in cells)
+    assert sorted(PAPERCLIP_CELLS) == [c.execution_id for c in cells if c.environment.name == "paperclip-local"]
 
 
 def test_naming_the_manual_suite_selects_its_paid_cells() -> None:
@@ -36,8 +40,9 @@ def test_paid_profile_alone_is_an_error_that_says_how_to_select_it(profile: str)
 
 
 def test_group_selectors_never_pull_in_paid_cells() -> None:
-    assert ids(environments=["local"]) == ids(all=True)
-    assert ids(cases=["build-revise"]) == [*REPLAY_IDS, FREE_ID]
+    assert ids(environments=["local"]) == [cell for cell in ids(all=True) if cell not in PAPERCLIP_CELLS]
+    assert ids(environments=["paperclip-local"]) == sorted(PAPERCLIP_CELLS)
+    assert ids(cases=["build-revise"]) == [PAPERCLIP_ID.format("build-revise"), *REPLAY_IDS, FREE_ID]
     assert ids(profiles=["scripted", "runner-codex"]) == [cell for cell in ids(all=True) if cell not in REPLAY_CELLS]
     assert ids(all=True, profiles=["runner-claude", "scripted"]) == [
         cell for cell in ids(all=True) if cell not in REPLAY_CELLS
@@ -53,7 +58,14 @@ def test_repeating_a_dimension_widens_it() -> None:
         f"everyday-workflows-replay.replay-{cli}.local.stop-redirect" for cli in ("claude", "codex", "opencode")
     ]
     assert ids(cases=["build-revise", "stop-redirect"]) == sorted(
-        [*REPLAY_IDS, *replay_stop, FREE_ID, "everyday-workflows-scripted.scripted.local.stop-redirect"]
+        [
+            *REPLAY_IDS,
+            *replay_stop,
+            FREE_ID,
+            "everyday-workflows-scripted.scripted.local.stop-redirect",
+            PAPERCLIP_ID.format("build-revise"),
+            PAPERCLIP_ID.format("stop-redirect"),
+        ]
     )
     both = ids(suites=["everyday-workflows", "everyday-workflows-scripted"])
     assert len(both) == 21
