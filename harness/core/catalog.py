@@ -372,6 +372,10 @@ REPLAY_SUITE = "everyday-workflows-replay"
 # The cases the replay profiles are proven on so far (the rest of issue 12 adds the fault stories).
 REPLAY_CASES = ("build-revise", "delegate-feedback", "recover-controller", "stop-redirect")
 PAPERCLIP_SUITE = "everyday-workflows-paperclip"
+PAPERCLIP_REPLAY_SUITE = "everyday-workflows-paperclip-replay"
+# Real CLIs on Paperclip's own local adapters, pointed at the replay server (issue 10): codex on build-revise so far.
+PAPERCLIP_REPLAY_PROFILES = tuple(profile for profile in REPLAY_PROFILES if profile.agent_cli == "codex")
+PAPERCLIP_REPLAY_CASES = ("build-revise",)
 
 CATALOG = Catalog(
     suites=(
@@ -408,6 +412,15 @@ CATALOG = Catalog(
             profiles=(SCRIPTED,),
             environments=(PAPERCLIP_LOCAL,),
             cases=CASES,
+        ),
+        Suite(
+            name=PAPERCLIP_REPLAY_SUITE,
+            manual_only=False,
+            description="Real agent CLIs on Paperclip's own local adapters against the local model replay (free):"
+            " proves the adapters, our tools on Paperclip's API and Paperclip, never a model.",
+            profiles=PAPERCLIP_REPLAY_PROFILES,
+            environments=(PAPERCLIP_LOCAL,),
+            cases=tuple(case for case in CASES if case.name in PAPERCLIP_REPLAY_CASES),
         ),
     )
 )

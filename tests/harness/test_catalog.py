@@ -34,8 +34,8 @@ def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
     ids = [c.execution_id for c in CATALOG.cells()]
     assert ids == sorted(ids)
     # 3 paid profiles + scripted on every case, on the testbed and scripted on Paperclip; runner-opencode on
-    # delegation only; 3 replay profiles on the replay cases
-    assert len(ids) == len(set(ids)) == 5 * len(CASES) + 1 + 3 * len(REPLAY_CASES)
+    # delegation only; 3 replay profiles on the replay cases; replay-codex on Paperclip's build-revise
+    assert len(ids) == len(set(ids)) == 5 * len(CASES) + 1 + 3 * len(REPLAY_CASES) + 1
     for c in CATALOG.cells():
         assert c.execution_id.split(".") == [c.suite.name, c.profile.name, c.environment.name, c.case.name]
 

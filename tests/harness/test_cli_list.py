@@ -24,6 +24,7 @@ def test_list_all_prints_only_free_cells(capsys: pytest.CaptureFixture[str]) -> 
     status, lines, err = run(capsys, "--all")
     assert status == 0 and err == ""
     assert lines == [
+        "everyday-workflows-paperclip-replay.replay-codex.paperclip-local.build-revise",
         *[
             f"everyday-workflows-paperclip.scripted.paperclip-local.{case}"
             for case in (
@@ -66,7 +67,9 @@ def test_exact_id_and_short_id(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_repeat_widens_and_dimensions_narrow(capsys: pytest.CaptureFixture[str]) -> None:
     _, widened, _ = run(capsys, "--case", "build-revise", "--case", "stop-redirect")
-    assert len(widened) == 10  # the scripted (testbed and Paperclip) and the three replay cells of each
+    assert (
+        len(widened) == 11
+    )  # the scripted (testbed and Paperclip) and the three replay cells of each, codex on Paperclip
     _, narrowed, _ = run(
         capsys, "--suite", "everyday-workflows", "--profile", "runner-claude", "--case", "build-revise"
     )
@@ -156,6 +159,5 @@ def test_installed_entry_point_is_harness_cli_main() -> None:
         pytest.skip("the console script is installed only by 'pip install -e .' into this interpreter's environment")
     done = subprocess.run([str(script), "list", "--all"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert (
-        len(done.stdout.splitlines()) == 5 + 5 + 12
-    )  # scripted on 5 cases (testbed, Paperclip), 3 replay profiles on 4
+    # scripted on 5 cases (testbed, Paperclip), 3 replay profiles on 4, codex on Paperclip on 1
+    assert len(done.stdout.splitlines()) == 5 + 5 + 12 + 1

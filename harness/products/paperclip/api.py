@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.products.http import answered, product_client
+from harness.products.paperclip.agent_clis import codex_local_config
 from harness.products.records import (
     Activity,
     Agent,
@@ -85,6 +86,7 @@ PAPERCLIP_ROLES = {
     "general",
 }
 SCRIPTED_MODULE = "testbed.adapters.paperclip_runner"
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
 
 
 def _epoch(value: str | None) -> float | None:
@@ -366,11 +368,33 @@ class PaperclipApi:
         adapter: str = "scripted",
         model: str = "default",
     ) -> Agent:
-        """An agent on Paperclip's ``process`` adapter running the scripted agent (the one adapter offered here)."""
-        if adapter != "scripted":
-            raise ValueError(f"the Paperclip driver runs only the scripted agent, not {adapter!r}")
+        """An agent on Paperclip's ``process`` adapter running the scripted agent, or a real CLI on its own adapter.
+
+        ``codex`` runs on Paperclip's ``codex_local`` (see ``codex_local_config``);
+        only where the instance has a model upstream (the replay server), so no
+        agent here can reach a real model API.
+        """
         settings = self.agent_settings
-        config = {
+        if adapter == "codex":
+            config = codex_local_config(name, model, settings)
+            adapter_type = "codex_local"
+        elif adapter == "scripted":
+            config = self._scripted_config(adapter, model, settings)
+            adapter_type = "process"
+        else:
+            raise ValueError(f"the Paperclip driver runs the scripted agent and codex, not {adapter!r}")
+        payload = {
+            "name": name,
+            "role": role if role in PAPERCLIP_ROLES else "engineer",
+            "title": role,
+            "reportsTo": reports_to,
+            "adapterType": adapter_type,
+            "adapterConfig": config,
+        }
+        return self._agent(self._json("POST", f"/api/companies/{self.company_id}/agents", json=payload))
+
+    def _scripted_config(self, adapter: str, model: str, settings: dict[str, str]) -> dict[str, Any]:
+        return {
             "command": sys.executable,
             "args": ["-m", SCRIPTED_MODULE, "--instance", settings.get("instance", "")],
             "cwd": settings.get("workspaces", str(self.workspaces)),
@@ -379,18 +403,9 @@ class PaperclipApi:
                 "EVERYDAY_MODEL": model,
                 "EVERYDAY_PACE": settings.get("pace", "0.05"),
                 "EVERYDAY_WORKSPACES": settings.get("workspaces", str(self.workspaces)),
-                "PYTHONPATH": str(Path(__file__).resolve().parents[3]),
+                "PYTHONPATH": str(PROJECT_ROOT),
             },
         }
-        payload = {
-            "name": name,
-            "role": role if role in PAPERCLIP_ROLES else "engineer",
-            "title": role,
-            "reportsTo": reports_to,
-            "adapterType": "process",
-            "adapterConfig": config,
-        }
-        return self._agent(self._json("POST", f"/api/companies/{self.company_id}/agents", json=payload))
 
     def set_company_budget(self, cents: int) -> Company:
         """Hard stops matter only where agents call a model, and no model-calling agent runs on Paperclip here yet."""
