@@ -5,7 +5,19 @@ Measured with paperclipai 2026.824.1 and codex-cli 0.171.0 (``make agents``):
 - ``codex_local`` writes the CLI's ``config.toml`` itself; a JSON
   ``PAPERCLIP_CODEX_PROVIDERS`` in the adapter's ``env`` adds a model provider
   and selects it (``model_provider``); the CLI reads the provider's key from
-  ``env_key``, so the replay gets a dummy key and no real key is anywhere;
+  ``env_key``. Paperclip refuses to dispatch a ``codex_local`` run without a
+  Codex login or a non-empty ``OPENAI_API_KEY`` in the agent's env (its
+  pre-dispatch gate marks the issue blocked, "configuration incomplete"), so
+  that variable holds a dummy key, which is also the replay provider's key: no
+  real key is anywhere;
+- but this release skips that merge for every agent: its server gives each
+  agent a managed home through ``env.CODEX_HOME``, and the adapter treats any
+  ``env.CODEX_HOME`` as user-managed ("leaving the user-managed Codex home
+  untouched (no model provider merge)", in the run log), so codex went to its
+  default provider, which this machine cannot reach, and retried for ever. The
+  same provider is therefore also given as ``-c`` overrides in ``extraArgs``,
+  which the CLI applies over any ``config.toml`` (found by this driver, see
+  the README);
 - ``command`` runs our pinned codex, not the copy Paperclip ships, so the
   replay cells on both products run the same CLI;
 - ``extraArgs`` follow Paperclip's own ``exec --json`` arguments: ``-c``
@@ -28,7 +40,7 @@ from typing import Any
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 MCP_MODULE = "testbed.adapters.paperclip_mcp"
 PROVIDER = "everyday_replay"
-KEY_VARIABLE = "EVERYDAY_REPLAY_KEY"
+KEY_VARIABLE = "OPENAI_API_KEY"  # the variable Paperclip's credential gate looks for
 DUMMY_KEY = "replay-needs-no-key"
 RUN_VARIABLES = [
     "PAPERCLIP_API_URL",
@@ -71,6 +83,9 @@ def codex_local_config(name: str, model: str, settings: dict[str, str]) -> dict[
         },
         "model_provider": PROVIDER,
     }
+    provider_args = ["-c", f"model_provider={json.dumps(PROVIDER)}"]
+    for key, value in providers["providers"][PROVIDER].items():  # type: ignore[index]
+        provider_args += ["-c", f"model_providers.{PROVIDER}.{key}={json.dumps(value)}"]
     tool_env = {"PYTHONPATH": str(PROJECT_ROOT), "EVERYDAY_WORKSPACE": str(workspace)}
     tool_env_toml = "{" + ", ".join(f"{key} = {json.dumps(value)}" for key, value in tool_env.items()) + "}"
     return {
@@ -90,6 +105,7 @@ def codex_local_config(name: str, model: str, settings: dict[str, str]) -> dict[
             "plugins",
             "-c",
             "analytics.enabled=false",
+            *provider_args,
             "-c",
             f"mcp_servers.everyday.command={json.dumps(sys.executable)}",
             "-c",
@@ -98,8 +114,12 @@ def codex_local_config(name: str, model: str, settings: dict[str, str]) -> dict[
             f"mcp_servers.everyday.env_vars={json.dumps(RUN_VARIABLES)}",
             "-c",
             f"mcp_servers.everyday.env={tool_env_toml}",
+            # Codex starts MCP servers beside the first model call; under load the Python tool server was not up
+            # yet, the first request offered no `deliver`, and the run failed. A required server is waited for.
             "-c",
-            "mcp_servers.everyday.startup_timeout_sec=20",
+            "mcp_servers.everyday.required=true",
+            "-c",
+            "mcp_servers.everyday.startup_timeout_sec=60",
             "-c",
             "mcp_servers.everyday.tool_timeout_sec=300",
         ],

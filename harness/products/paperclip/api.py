@@ -62,6 +62,7 @@ TASK_STATUSES = {
 }
 RUN_STATUSES = {
     "queued": "queued",
+    "scheduled_retry": "queued",  # Paperclip will run it again after a back-off: waiting to run, like queued
     "running": "running",
     "succeeded": "succeeded",
     "failed": "failed",
