@@ -65,8 +65,8 @@ TEST_WORKERS ?= 2
 test: lint prerequisites agents paperclip
 	$(PY) -m pytest -n $(TEST_WORKERS) --durations=15 $(ARGS)
 
-# A Paperclip cell (its execution id names the paperclip environment) installs Paperclip first.
-story: prerequisites $(if $(findstring replay-,$(ID) $(ARGS))$(findstring runner-,$(ID) $(ARGS))$(findstring --all,$(ARGS)),agents) $(if $(findstring paperclip,$(ID) $(ARGS)),paperclip)
+# A Paperclip cell (its execution id names the paperclip environment), or --all, which holds them, installs Paperclip first.
+story: prerequisites $(if $(findstring replay-,$(ID) $(ARGS))$(findstring runner-,$(ID) $(ARGS))$(findstring --all,$(ARGS)),agents) $(if $(findstring paperclip,$(ID) $(ARGS))$(findstring --all,$(ARGS)),paperclip)
 	$(VENV)/bin/harness run --id $(ID) $(ARGS)
 
 calibrate: prerequisites agents

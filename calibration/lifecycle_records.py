@@ -182,6 +182,11 @@ LIFECYCLE_CASES: tuple[LifecycleCase, ...] = (
         breaks=_set("messages.0.consumed_by_run_id", None),
     ),
     LifecycleCase(
+        name="consumed-feedback-woke-another-run",
+        expected_check="lifecycle.messages-handed-once",
+        breaks=_set("messages.0.woke_run_ids", ["101", "102"]),
+    ),
+    LifecycleCase(
         name="unread-counter-left",
         expected_check="lifecycle.no-pending-bookkeeping",
         breaks=_set("tasks.1.unconsumed_messages", 1),

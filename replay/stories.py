@@ -26,6 +26,12 @@ TASK = re.compile(
 TEAMMATE = re.compile(
     r"\b(?:ask|have|tell)\s+(?:your\s+)?teammate\s+(?P<name>[A-Za-z][\w.-]*)[^.\n]*[.:]?[ \t]*\n*", re.IGNORECASE
 )
+# Paperclip's wake prompt lists the comments that woke the run: "New comments in order:", then for each
+# "N. comment <id> at <time> by user <id>" and its body on the following lines (agents' comments say "by agent").
+PAPERCLIP_COMMENT = re.compile(
+    r"^\d+\. comment \S+ at \S+ by (?P<author>user|agent)\b[^\n]*\n(?P<body>.*?)(?=\n\d+\. comment \S+ at |\n\n|\Z)",
+    re.DOTALL | re.MULTILINE,
+)
 NONCE = re.compile(r"\bnonce\b\W*(?:is\W+)?`?(?P<nonce>[A-Za-z0-9][A-Za-z0-9_-]{3,})`?", re.IGNORECASE)
 TESTS = "python3 -m unittest discover -s tests -v"
 # Requests that need a person's decision: a document in a connected service, a provider nobody connected,
@@ -167,14 +173,25 @@ def email() -> Script:
     )
 
 
+def latest_user_message(user_text: str) -> str:
+    """The newest message from the user: the testbed's "New messages from the user" list, or Paperclip's wake comments."""
+    news = NEW_MESSAGES.search(user_text)
+    if news:
+        return news.group("messages").strip().split("\n- ")[-1]
+    if "New comments in order:" in user_text:
+        comments = PAPERCLIP_COMMENT.finditer(user_text.split("New comments in order:", 1)[1])
+        from_user = [m.group("body").strip() for m in comments if m.group("author") == "user"]
+        return from_user[-1] if from_user else ""
+    return ""
+
+
 def for_message(user_text: str, pace_s: float = 0) -> Script:
     """The script a competent agent would follow for this briefing or these new messages.
 
     ``pace_s`` pauses after each file written, like the scripted agent's pace,
     so a story's fault (a late message, Stop, a restart) lands mid-work.
     """
-    news = NEW_MESSAGES.search(user_text)
-    latest = news.group("messages").strip().split("\n- ")[-1] if news else ""
+    latest = latest_user_message(user_text)
     if latest and (nonce := NONCE.search(latest)):
         return reply(nonce.group("nonce"))
     if latest:

@@ -66,7 +66,11 @@ def lifecycle_facts(
         ],
         messages=[
             MessageFacts(
-                id=str(c.id), task_id=str(c.task_id), body=c.body, consumed_by_run_id=_id(c.consumed_by_run_id)
+                id=str(c.id),
+                task_id=str(c.task_id),
+                body=c.body,
+                consumed_by_run_id=_id(c.consumed_by_run_id),
+                woke_run_ids=[str(run_id) for run_id in c.woke_run_ids],
             )
             for t in tasks
             for c in t.user_messages()

@@ -79,6 +79,9 @@ class MessageFacts(BaseModel):
     task_id: str
     body: str
     consumed_by_run_id: str | None = None
+    woke_run_ids: list[str] = Field(
+        default_factory=list, description="runs the product started to hand this message over (a wake carrying it)"
+    )
 
 
 class DeliveryFacts(BaseModel):
@@ -239,6 +242,23 @@ def messages_consumed(facts: LifecycleFacts) -> CheckRecord:
     return _check("lifecycle.messages-consumed", problems, "every user message consumed by a successful run")
 
 
+def messages_handed_once(facts: LifecycleFacts) -> CheckRecord:
+    """A message a run consumed is not handed to another run: the user said it once, one run acts on it.
+
+    A product that starts another run for a message already consumed makes
+    the agent act on it twice (a second session, a second reply, with a real
+    model a second bill).
+    """
+    problems = [
+        f"message {m.id} was consumed by run {m.consumed_by_run_id}, then the product woke run {run_id} for it again"
+        for m in facts.messages
+        if m.consumed_by_run_id is not None
+        for run_id in m.woke_run_ids
+        if run_id != m.consumed_by_run_id
+    ]
+    return _check("lifecycle.messages-handed-once", problems, "no consumed message woke another run")
+
+
 def no_pending_bookkeeping(facts: LifecycleFacts) -> CheckRecord:
     """What the product still owes once the work is over: unread counters and active-run pointers."""
     runs = {r.id: r for r in facts.runs}
@@ -296,6 +316,7 @@ LIFECYCLE_CHECKS: tuple[Callable[[LifecycleFacts], CheckRecord], ...] = (
     parent_owned_by_lead,
     messages_stored_once,
     messages_consumed,
+    messages_handed_once,
     no_pending_bookkeeping,
     parent_after_child,
 )

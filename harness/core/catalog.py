@@ -86,6 +86,12 @@ class Environment(_Frozen):
         description="how many times a case's scripted step time the agent takes here: a product whose UI answers"
         " slower than the testbed's needs the same window for a person to act in, measured in its own latency",
     )
+    scripted_deadline_scale: float = Field(
+        default=1.0,
+        ge=1.0,
+        description="how many times a case's scripted deadline a cell may take here: the slower agent of"
+        " fault_window_scale thinks longer, and once more for each late message it rebuilds for",
+    )
     description: str = ""
 
 
@@ -169,7 +175,7 @@ class Cell(_Frozen):
             return self.case.live_deadline_s
         if self.profile.model_server == "replay":
             return max(REPLAY_DEADLINE_S, self.case.scripted_deadline_s)
-        return self.case.scripted_deadline_s
+        return round(self.case.scripted_deadline_s * self.environment.scripted_deadline_scale)
 
     @property
     def evidence_mode(self) -> EvidenceMode:
@@ -313,9 +319,13 @@ PAPERCLIP_LOCAL = Environment(
     product="paperclip",
     # Creating an issue in the UI, typing in its composer and a full-page screenshot take 2-16 s here on a loaded
     # machine (well under a second on the testbed): at 0.3 s a step the agent delivered before the late message or
-    # the Stop could land (runs of 2026-11-30, premise missed). With the agent's long think after saving the source
-    # (10 steps), 5x gives that window without pushing a delegated build past the case's deadline.
-    fault_window_scale=5.0,
+    # the Stop could land (runs of 2026-11-30, premise missed). At 5x (a 15 s think after saving the source) a
+    # delegation at load 11 still missed it: opening the child issue took 19 s and sending the message 8 s, 28 s
+    # after the save, while the run ended 24 s after it. 15x gives a 45 s think and about 63 s from the save to the
+    # run's end, twice what the person needed there; the deadline grows with it (the agent thinks again after the
+    # late message).
+    fault_window_scale=15.0,
+    scripted_deadline_scale=3.0,
     description="The real Paperclip (pinned npm release) on this machine; its process adapter runs the scripted agent.",
 )
 
@@ -399,6 +409,10 @@ REPLAY_CASES = (
     "agentmail-setup",
 )
 PAPERCLIP_SUITE = "everyday-workflows-paperclip"
+PAPERCLIP_REPLAY_SUITE = "everyday-workflows-paperclip-replay"
+# Real CLIs on Paperclip's own local adapters, pointed at the replay server (issue 10): codex on build-revise so far.
+PAPERCLIP_REPLAY_PROFILES = tuple(profile for profile in REPLAY_PROFILES if profile.agent_cli == "codex")
+PAPERCLIP_REPLAY_CASES = ("build-revise",)
 
 CATALOG = Catalog(
     suites=(
@@ -428,12 +442,22 @@ CATALOG = Catalog(
         ),
         Suite(
             name=PAPERCLIP_SUITE,
-            # Named explicitly until its fault cells give trustworthy verdicts (issue 10): free, but not in --all yet.
-            manual_only=True,
+            # Free, so part of --all (issue 10): its fault cells give the same named verdict on a quiet and a busy
+            # machine (README, "Running the stories against Paperclip"); Paperclip missing fails them, never skips.
+            manual_only=False,
             description="The same everyday workflows against the real Paperclip, with the free scripted agent.",
             profiles=(SCRIPTED,),
             environments=(PAPERCLIP_LOCAL,),
             cases=CASES,
+        ),
+        Suite(
+            name=PAPERCLIP_REPLAY_SUITE,
+            manual_only=False,
+            description="Real agent CLIs on Paperclip's own local adapters against the local model replay (free):"
+            " proves the adapters, our tools on Paperclip's API and Paperclip, never a model.",
+            profiles=PAPERCLIP_REPLAY_PROFILES,
+            environments=(PAPERCLIP_LOCAL,),
+            cases=tuple(case for case in CASES if case.name in PAPERCLIP_REPLAY_CASES),
         ),
     )
 )

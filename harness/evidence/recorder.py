@@ -151,14 +151,17 @@ class EvidenceRecorder:
         return self.workspace_findings
 
     def withhold_secrets(
-        self, known: Mapping[str, str], patterns: Mapping[str, re.Pattern[bytes]] | None = None
+        self,
+        known: Mapping[str, str],
+        patterns: Mapping[str, re.Pattern[bytes]] | None = None,
+        published: frozenset[str] = frozenset(),
     ) -> list[SecretFinding]:
         """Remove every file holding a secret and return the findings (file and kind, never the value).
 
         The offending file is deleted rather than redacted: a redaction that
         misses one encoding would still leak, and the finding fails the attempt.
         """
-        findings = scan_tree(self.folder, known, patterns)
+        findings = scan_tree(self.folder, known, patterns, published)
         for finding in findings:
             path = self.folder / finding.path.split("!", 1)[0]  # a secret inside an archive withholds the archive
             if path.exists():

@@ -7,6 +7,7 @@ never the secret itself.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import re
@@ -47,7 +48,10 @@ def secrets_from_environment(environ: Mapping[str, str] = os.environ) -> dict[st
 
 
 def scan_tree(
-    root: Path, known: Mapping[str, str], patterns: Mapping[str, re.Pattern[bytes]] | None = None
+    root: Path,
+    known: Mapping[str, str],
+    patterns: Mapping[str, re.Pattern[bytes]] | None = None,
+    published: frozenset[str] = frozenset(),
 ) -> list[SecretFinding]:
     """Every file under root that holds a known secret value or a credential shape.
 
@@ -55,6 +59,12 @@ def scan_tree(
     ``patterns`` adds a product's own credential shapes to the common ones. Binary
     files (screenshots, ZIPs, traces) are scanned as bytes too: a token can hide
     in a trace's network log.
+
+    ``published`` holds the sha256 of files the product ships to every visitor
+    (its web UI's assets, which a trace records byte for byte). A credential
+    *shape* in those bytes is the product's own public text, e.g. Paperclip's
+    env editor shows the made-up example ``sk-live-...``, not a leak of this
+    run; a *known* secret value is still searched for everywhere.
     """
     needles = [(label, value.encode()) for label, value in known.items() if len(value) >= MIN_SECRET_LENGTH]
     shapes = {**SECRET_PATTERNS, **(patterns or {})}
@@ -62,7 +72,8 @@ def scan_tree(
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         for name, data in contents(str(path.relative_to(root)), path.read_bytes()):
             kinds = {label for label, needle in needles if needle in data}
-            kinds |= {kind for kind, pattern in shapes.items() if pattern.search(data)}
+            if not published or hashlib.sha256(data).hexdigest() not in published:
+                kinds |= {kind for kind, pattern in shapes.items() if pattern.search(data)}
             findings.extend(SecretFinding(path=name, kind=kind) for kind in sorted(kinds))
     return findings
 

@@ -171,6 +171,14 @@ class ProductDriver(Protocol):
         """The product's release as this machine runs it, for provenance (None when it is not installed)."""
         ...
 
+    def published_assets(self) -> frozenset[str]:
+        """sha256 of the files the product serves alike to every visitor (its web UI's bundles).
+
+        A trace records them byte for byte; a credential shape inside them is
+        the product's own public text, not this run's secret (see ``scan_tree``).
+        """
+        ...
+
     def start_instance(
         self,
         pace_s: float,

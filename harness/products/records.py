@@ -64,6 +64,9 @@ class Comment(Record):
     created_at: str
     consumed_by_run_id: RecordId | None
     consumed_at: str | None
+    # Runs the product started to hand this message over (a wake that carries it), the consumer's included.
+    # A woken run other than the consumer received a message that was already consumed.
+    woke_run_ids: list[RecordId] = []
 
 
 READ_TOOLS = frozenset({"read_task", "read_inbox"})

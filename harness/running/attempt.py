@@ -254,7 +254,8 @@ def _finish(
         extra={"scripted_persona": settings.scripted_persona} if settings.scripted_persona else {},
     )
     path = recorder.write(record)
-    findings = recorder.withhold_secrets(known_secrets, secret_patterns)
+    published = product_driver(cell.environment.product).published_assets()
+    findings = recorder.withhold_secrets(known_secrets, secret_patterns, published)
     if findings:
         update: dict[str, Any] = {
             "verdict": Verdict.FAILED,

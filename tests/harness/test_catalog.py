@@ -36,8 +36,9 @@ def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
     ids = [c.execution_id for c in CATALOG.cells()]
     assert ids == sorted(ids)
     # 3 paid profiles + scripted on every case, on the testbed and scripted on Paperclip; runner-opencode on
-    # delegation only; 3 replay profiles on the replay cases; the decision cases on the testbed only (3 paid + scripted)
-    assert len(ids) == len(set(ids)) == 5 * len(CASES) + 1 + 3 * len(REPLAY_CASES) + 4 * len(DECISION_CASES)
+    # delegation only; 3 replay profiles on the replay cases; the decision cases on the testbed only (3 paid + scripted);
+    # replay-codex on Paperclip's build-revise
+    assert len(ids) == len(set(ids)) == 5 * len(CASES) + 1 + 3 * len(REPLAY_CASES) + 4 * len(DECISION_CASES) + 1
     for c in CATALOG.cells():
         assert c.execution_id.split(".") == [c.suite.name, c.profile.name, c.environment.name, c.case.name]
 
@@ -72,6 +73,9 @@ def test_deadlines_and_run_record_bound() -> None:
     assert live.deadline_s == 12 * 60
     assert free.deadline_s < live.deadline_s
     assert live.case.max_run_records == free.case.max_run_records == 12
+    on_paperclip = cell("everyday-workflows-paperclip.scripted.paperclip-local.delegate-feedback")
+    on_testbed = cell("everyday-workflows-scripted.scripted.local.delegate-feedback")
+    assert on_paperclip.deadline_s == 3 * on_testbed.deadline_s  # its slower agent's fault window
 
 
 def test_suite_hash_is_stable_and_covers_member_definitions() -> None:

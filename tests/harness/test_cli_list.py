@@ -30,6 +30,17 @@ def test_list_all_prints_only_free_cells(capsys: pytest.CaptureFixture[str]) -> 
     assert status == 0 and err == ""
     cases = sorted([*CASES, *DECISION_CASES])
     assert lines == [
+        "everyday-workflows-paperclip-replay.replay-codex.paperclip-local.build-revise",
+        *[
+            f"everyday-workflows-paperclip.scripted.paperclip-local.{case}"
+            for case in (
+                "build-revise",
+                "delegate-feedback",
+                "recover-controller",
+                "recover-controller-sigkill",
+                "stop-redirect",
+            )
+        ],
         *[
             f"everyday-workflows-replay.replay-{cli}.local.{case}"
             for cli in ("claude", "codex", "opencode")
@@ -59,7 +70,9 @@ def test_exact_id_and_short_id(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_repeat_widens_and_dimensions_narrow(capsys: pytest.CaptureFixture[str]) -> None:
     _, widened, _ = run(capsys, "--case", "build-revise", "--case", "stop-redirect")
-    assert len(widened) == 8  # the scripted and the three replay cells of each
+    assert (
+        len(widened) == 11
+    )  # the scripted (testbed and Paperclip) and the three replay cells of each, codex on Paperclip
     _, narrowed, _ = run(
         capsys, "--suite", "everyday-workflows", "--profile", "runner-claude", "--case", "build-revise"
     )
@@ -152,5 +165,5 @@ def test_installed_entry_point_is_harness_cli_main() -> None:
         pytest.skip("the console script is installed only by 'pip install -e .' into this interpreter's environment")
     done = subprocess.run([str(script), "list", "--all"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    # scripted on every case, the 3 replay profiles on theirs
-    assert len(done.stdout.splitlines()) == len(CASES + DECISION_CASES) + 3 * len(REPLAY_CASES)
+    # scripted on every case on the testbed, and on 5 on Paperclip; the 3 replay profiles on theirs; codex on Paperclip on 1
+    assert len(done.stdout.splitlines()) == len(CASES + DECISION_CASES) + 5 + 3 * len(REPLAY_CASES) + 1

@@ -89,3 +89,21 @@ def test_a_secret_deflated_inside_a_nested_archive_is_found_and_the_archive_with
         and (recorder.folder / "downloads/build.zip.withheld").exists()
     )
     assert not (recorder.folder / "trace.zip").exists()
+
+
+def test_a_key_shape_in_the_products_published_ui_is_not_a_leak_but_a_known_secret_is(tmp_path: Path) -> None:
+    """Paperclip's UI bundle carries a made-up ``sk-live-...`` example: recorded in a trace, it is the product's
+    public text. The same bytes anywhere else, or this run's real secret inside the bundle, still fail."""
+    bundle = b'STRIPE_API_KEY:{type:"plain",value:"sk-live-51H8xL0aBcDeFgHiJkLmNoPq"}'
+    published = frozenset({hashlib.sha256(bundle).hexdigest()})
+    (tmp_path / "trace.zip").write_bytes(_zip({"resources/ui.js": bundle}))
+    assert scan_tree(tmp_path, {}, published=published) == []
+    assert [f.path for f in scan_tree(tmp_path, {})] == ["trace.zip!resources/ui.js"]
+    (tmp_path / "log.txt").write_bytes(bundle + b" ")  # not the published file: a shape in our own evidence
+    assert [f.path for f in scan_tree(tmp_path, {}, published=published)] == ["log.txt"]
+    secret = "sk-live-51H8xL0aBcDeFgHiJkLmNoPq"
+    assert {(f.path, f.kind) for f in scan_tree(tmp_path, {"run token": secret}, published=published)} == {
+        ("log.txt", "openai-style key"),
+        ("log.txt", "run token"),
+        ("trace.zip!resources/ui.js", "run token"),
+    }

@@ -54,6 +54,8 @@ def _break(facts: LifecycleFacts, how: str) -> LifecycleFacts:
         facts.messages.append(MessageFacts(id="6", task_id="1", body="please revise", consumed_by_run_id="11"))
     elif how == "unconsumed":
         facts.messages[0].consumed_by_run_id = None
+    elif how == "woke-again":  # Paperclip: a comment read by the running run, then a deferred wake for it
+        facts.messages[0].woke_run_ids = ["11", "12"]
     elif how == "too-many-runs":
         facts.runs += [RunFacts(id=str(100 + n), task_id="1", status="succeeded", **IDENTITY) for n in range(11)]
     return facts
@@ -67,6 +69,7 @@ def _break(facts: LifecycleFacts, how: str) -> LifecycleFacts:
         ("crash", ["lifecycle.runs-succeeded"]),
         ("duplicate-message", ["lifecycle.messages-stored-once"]),
         ("unconsumed", ["lifecycle.messages-consumed"]),
+        ("woke-again", ["lifecycle.messages-handed-once"]),
         ("too-many-runs", ["lifecycle.bounded-runs"]),
     ],
 )
@@ -128,6 +131,7 @@ def test_every_check_has_its_documented_name() -> None:
         "lifecycle.parent-owned-by-lead",
         "lifecycle.messages-stored-once",
         "lifecycle.messages-consumed",
+        "lifecycle.messages-handed-once",
         "lifecycle.no-pending-bookkeeping",
         "lifecycle.parent-after-child",
     }

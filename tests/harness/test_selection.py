@@ -11,6 +11,9 @@ PAID_ID = "everyday-workflows.runner-codex.local.build-revise"
 FREE_ID = "everyday-workflows-scripted.scripted.local.build-revise"
 REPLAY_IDS = [f"everyday-workflows-replay.replay-{cli}.local.build-revise" for cli in ("claude", "codex", "opencode")]
 REPLAY_CELLS = [c.execution_id for c in CATALOG.cells() if c.suite.name == "everyday-workflows-replay"]
+PAPERCLIP_CELLS = [c.execution_id for c in CATALOG.cells() if c.environment.product == "paperclip"]
+PAPERCLIP_ID = "everyday-workflows-paperclip.scripted.paperclip-local.{}"
+PAPERCLIP_REPLAY_ID = "everyday-workflows-paperclip-replay.replay-codex.paperclip-local.build-revise"
 
 
 def ids(**selectors) -> list[str]:
@@ -19,9 +22,10 @@ def ids(**selectors) -> list[str]:
 
 def test_all_selects_every_free_cell_and_no_paid_one() -> None:
     cells = select(all=True)
-    # scripted on every case (5 everyday, 4 decisions), the 3 replay profiles on theirs
-    assert len(cells) == 9 + len(REPLAY_CELLS) == 9 + 3 * 8
+    # scripted on every case (5 everyday, 4 decisions) and on 5 on Paperclip, the replay profiles on theirs (codex on Paperclip too)
+    assert len(cells) == 9 + 5 + len(REPLAY_CELLS) + 1
     assert not any(cell.paid or cell.manual for cell in cells)
+    assert sorted(PAPERCLIP_CELLS) == [c.execution_id for c in cells if c.environment.name == "paperclip-local"]
 
 
 def test_naming_the_manual_suite_selects_its_paid_cells() -> None:
@@ -37,12 +41,17 @@ def test_paid_profile_alone_is_an_error_that_says_how_to_select_it(profile: str)
 
 
 def test_group_selectors_never_pull_in_paid_cells() -> None:
-    assert ids(environments=["local"]) == ids(all=True)
-    assert ids(cases=["build-revise"]) == [*REPLAY_IDS, FREE_ID]
-    assert ids(profiles=["scripted", "runner-codex"]) == [cell for cell in ids(all=True) if cell not in REPLAY_CELLS]
-    assert ids(all=True, profiles=["runner-claude", "scripted"]) == [
-        cell for cell in ids(all=True) if cell not in REPLAY_CELLS
+    assert ids(environments=["local"]) == [cell for cell in ids(all=True) if cell not in PAPERCLIP_CELLS]
+    assert ids(environments=["paperclip-local"]) == sorted(PAPERCLIP_CELLS)
+    assert ids(cases=["build-revise"]) == [
+        PAPERCLIP_REPLAY_ID,
+        PAPERCLIP_ID.format("build-revise"),
+        *REPLAY_IDS,
+        FREE_ID,
     ]
+    scripted = [cell for cell in ids(all=True) if cell not in [*REPLAY_CELLS, PAPERCLIP_REPLAY_ID]]
+    assert ids(profiles=["scripted", "runner-codex"]) == scripted
+    assert ids(all=True, profiles=["runner-claude", "scripted"]) == scripted
 
 
 def test_exact_id_selects_a_paid_cell() -> None:
@@ -54,7 +63,15 @@ def test_repeating_a_dimension_widens_it() -> None:
         f"everyday-workflows-replay.replay-{cli}.local.stop-redirect" for cli in ("claude", "codex", "opencode")
     ]
     assert ids(cases=["build-revise", "stop-redirect"]) == sorted(
-        [*REPLAY_IDS, *replay_stop, FREE_ID, "everyday-workflows-scripted.scripted.local.stop-redirect"]
+        [
+            *REPLAY_IDS,
+            *replay_stop,
+            FREE_ID,
+            "everyday-workflows-scripted.scripted.local.stop-redirect",
+            PAPERCLIP_ID.format("build-revise"),
+            PAPERCLIP_ID.format("stop-redirect"),
+            PAPERCLIP_REPLAY_ID,
+        ]
     )
     both = ids(suites=["everyday-workflows", "everyday-workflows-scripted"])
     assert len(both) == 28 + 9
@@ -92,7 +109,8 @@ def test_id_stands_alone(selectors: dict) -> None:
     [
         (
             {"suites": ["nope"]},
-            "valid suites: everyday-workflows, everyday-workflows-paperclip, everyday-workflows-replay, everyday-workflows-scripted",
+            "valid suites: everyday-workflows, everyday-workflows-paperclip, everyday-workflows-paperclip-replay,"
+            " everyday-workflows-replay, everyday-workflows-scripted",
         ),
         (
             {"profiles": ["nope"]},

@@ -147,6 +147,33 @@ def test_the_story_script_builds_revises_delegates_or_replies_from_the_briefing(
     assert [s.command for s in paced.steps if s.kind == "shell"][:1] == ["sleep 2"]
 
 
+def _paperclip_wake(*comments: tuple[str, str]) -> str:
+    """Paperclip's wake prompt (2026.824.1, ``renderPaperclipWakePrompt``) for the comments that woke a run."""
+    lines = [
+        "## Paperclip Wake Payload",
+        "",
+        "- reason: issue_commented",
+        "- issue: PAP-1 Build it",
+        "",
+        "New comments in order:",
+    ]
+    for n, (author, body) in enumerate(comments, 1):
+        lines += [f"{n}. comment c-{n} at 2026-11-30T17:30:4{n}.000Z by {author}", body]
+    return "\n".join([*lines, "", "Execution contract: take concrete action in this heartbeat."])
+
+
+def test_the_story_script_reads_the_users_latest_comment_from_paperclips_wake_prompt():
+    from oracle.tasks.slugify.contract import REVISION_SEPARATOR, nonce_request
+    from replay.scripts import script
+
+    revision = _paperclip_wake(("user local-board", REVISION_SEPARATOR), ("agent a-1", "Working on it."))
+    assert script("story", revision).name == "story-revise"
+    reply = script("story", _paperclip_wake(("user local-board", nonce_request("N1A2B3C4D5"))))
+    assert reply.name == "story-reply" and "N1A2B3C4D5" in reply.steps[0].arguments["body"]
+    assert script("story", _paperclip_wake(("agent a-1", "Delivered."))).name == "story-build"
+    assert script("story", "You are agent Avery in Paperclip. Work on your assigned issue.").name == "story-build"
+
+
 def test_product_tools_are_called_by_each_clis_own_name_for_them():
     from replay.conversation import Reply, ToolCall, filled, product_tool
     from replay.protocols import responses

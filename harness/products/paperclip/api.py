@@ -4,8 +4,12 @@ Paperclip's JSON is richer and named differently; this is the one place it
 is translated. Where Paperclip has no field for what a record needs, the
 mapping says what stands in for it:
 
-- a message is *consumed* by the run Paperclip woke with it (the run's
-  ``contextSnapshot`` lists the comment ids it delivered);
+- a message is *consumed* by the first run that received it, by Paperclip's
+  own records of each run: either a run's stored log shows a read step that
+  listed it (the agent read the issue's thread while it ran), or Paperclip
+  woke the run with it (the run's ``contextSnapshot`` lists the comment ids
+  its wake delivered), whichever came first (see ``_receivers``). Any other
+  run Paperclip woke for it is a second hand-over (``Comment.woke_run_ids``);
 - a *delivery* is a ZIP attachment on the issue; its run is the run of the
   uploading agent on that issue that was active when it was uploaded;
 - tool *receipts* are the ``EVERYDAY-RECEIPT`` lines the scripted agent
@@ -30,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.products.http import answered, product_client
+from harness.products.paperclip.agent_clis import codex_local_config
 from harness.products.records import (
     Activity,
     Agent,
@@ -57,6 +62,7 @@ TASK_STATUSES = {
 }
 RUN_STATUSES = {
     "queued": "queued",
+    "scheduled_retry": "queued",  # Paperclip will run it again after a back-off: waiting to run, like queued
     "running": "running",
     "succeeded": "succeeded",
     "failed": "failed",
@@ -81,6 +87,7 @@ PAPERCLIP_ROLES = {
     "general",
 }
 SCRIPTED_MODULE = "testbed.adapters.paperclip_runner"
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
 
 
 def _epoch(value: str | None) -> float | None:
@@ -175,9 +182,9 @@ class PaperclipApi:
         # Paperclip lists under a child issue the parent's run that created it; a task's runs are those woken for it.
         details = [d for d in details if str((d.get("contextSnapshot") or {}).get("issueId")) == str(task_id)]
         runs = [self._run(d, str(task_id)) for d in details]
-        delivered_by = {cid: d["id"] for d in details for cid in _delivered_comment_ids(d)}
+        receivers = _receivers(details)
         comments = [
-            self._comment(c, str(task_id), delivered_by)
+            self._comment(c, str(task_id), receivers)
             for c in sorted(self._json("GET", f"/api/issues/{task_id}/comments"), key=lambda c: c["createdAt"])
         ]
         attachments = sorted(self._json("GET", f"/api/issues/{task_id}/attachments"), key=lambda a: a["createdAt"])
@@ -261,9 +268,10 @@ class PaperclipApi:
         )
 
     @staticmethod
-    def _comment(raw: dict[str, Any], task_id: str, delivered_by: dict[str, str]) -> Comment:
+    def _comment(raw: dict[str, Any], task_id: str, receivers: dict[str, list[tuple[str, bool]]]) -> Comment:
         kind = "user" if raw["authorType"] == "user" else "agent"
-        consumer = delivered_by.get(raw["id"]) if kind == "user" else None
+        received = receivers.get(raw["id"], []) if kind == "user" else []
+        consumer = received[0][0] if received else None
         return Comment(
             id=raw["id"],
             task_id=task_id,
@@ -275,6 +283,7 @@ class PaperclipApi:
             created_at=raw["createdAt"],
             consumed_by_run_id=consumer,
             consumed_at=None,
+            woke_run_ids=list(dict.fromkeys(run_id for run_id, woken in received if woken)),
         )
 
     @staticmethod
@@ -360,11 +369,33 @@ class PaperclipApi:
         adapter: str = "scripted",
         model: str = "default",
     ) -> Agent:
-        """An agent on Paperclip's ``process`` adapter running the scripted agent (the one adapter offered here)."""
-        if adapter != "scripted":
-            raise ValueError(f"the Paperclip driver runs only the scripted agent, not {adapter!r}")
+        """An agent on Paperclip's ``process`` adapter running the scripted agent, or a real CLI on its own adapter.
+
+        ``codex`` runs on Paperclip's ``codex_local`` (see ``codex_local_config``);
+        only where the instance has a model upstream (the replay server), so no
+        agent here can reach a real model API.
+        """
         settings = self.agent_settings
-        config = {
+        if adapter == "codex":
+            config = codex_local_config(name, model, settings)
+            adapter_type = "codex_local"
+        elif adapter == "scripted":
+            config = self._scripted_config(adapter, model, settings)
+            adapter_type = "process"
+        else:
+            raise ValueError(f"the Paperclip driver runs the scripted agent and codex, not {adapter!r}")
+        payload = {
+            "name": name,
+            "role": role if role in PAPERCLIP_ROLES else "engineer",
+            "title": role,
+            "reportsTo": reports_to,
+            "adapterType": adapter_type,
+            "adapterConfig": config,
+        }
+        return self._agent(self._json("POST", f"/api/companies/{self.company_id}/agents", json=payload))
+
+    def _scripted_config(self, adapter: str, model: str, settings: dict[str, str]) -> dict[str, Any]:
+        return {
             "command": sys.executable,
             "args": ["-m", SCRIPTED_MODULE, "--instance", settings.get("instance", "")],
             "cwd": settings.get("workspaces", str(self.workspaces)),
@@ -373,18 +404,9 @@ class PaperclipApi:
                 "EVERYDAY_MODEL": model,
                 "EVERYDAY_PACE": settings.get("pace", "0.05"),
                 "EVERYDAY_WORKSPACES": settings.get("workspaces", str(self.workspaces)),
-                "PYTHONPATH": str(Path(__file__).resolve().parents[3]),
+                "PYTHONPATH": str(PROJECT_ROOT),
             },
         }
-        payload = {
-            "name": name,
-            "role": role if role in PAPERCLIP_ROLES else "engineer",
-            "title": role,
-            "reportsTo": reports_to,
-            "adapterType": "process",
-            "adapterConfig": config,
-        }
-        return self._agent(self._json("POST", f"/api/companies/{self.company_id}/agents", json=payload))
 
     def set_company_budget(self, cents: int) -> Company:
         """Hard stops matter only where agents call a model, and no model-calling agent runs on Paperclip here yet."""
@@ -415,6 +437,40 @@ def _env_value(env: dict[str, Any], name: str) -> str:
     """Paperclip stores an adapter's env entry as ``{"type": "plain", "value": ...}`` (or a secret reference)."""
     value = env.get(name, "")
     return str(value.get("value", "")) if isinstance(value, dict) else str(value)
+
+
+def _receivers(runs: list[dict[str, Any]]) -> dict[str, list[tuple[str, bool]]]:
+    """For each comment, the runs that received it, first first: ``(run id, woken for it)``.
+
+    Why "first receiver" and not "the run Paperclip woke with it": Paperclip
+    hands a comment over in two ways, and for a comment stored while the
+    assignee's run is *running* it always uses both. The running run reads the
+    issue's thread (our agent does, like any agent that polls for new
+    instructions), and Paperclip also parks a wake for it
+    (``deferred_issue_execution``: its heartbeat service says "a comment
+    follow-up ... needs a new run boundary") and starts a new run with that
+    comment in its context once the running run ends. Reading the consumer off
+    the wake alone named that later run, which never saw the comment as new,
+    while the run that acted on it went unnamed; and whether the late run
+    existed by the time the story read the records depended on load. Both
+    facts are Paperclip's records (the wake context on the run, the read steps
+    in the run log it stores), so the first of them by time is the consumer on
+    any machine, and a later woken run is kept as what it is: the same
+    message handed to a second run. Read steps carry second-resolution times
+    and a woken run's time is its start; Paperclip runs one run per issue
+    and agent at a time, so the order is never closer than that.
+    """
+    found: dict[str, list[tuple[float, int, str, bool]]] = {}
+    for run in runs:
+        woken_at = _epoch(run.get("startedAt") or run["createdAt"]) or 0.0
+        for comment_id in _delivered_comment_ids(run):
+            found.setdefault(comment_id, []).append((woken_at, 1, str(run["id"]), True))
+        for raw in run.get("receipts", []):
+            receipt = Receipt.model_validate(raw)
+            read_at = _epoch(receipt.created_at) or woken_at
+            for comment_id in receipt.received_message_ids:
+                found.setdefault(comment_id, []).append((read_at, 0, str(run["id"]), False))
+    return {cid: [(run_id, woken) for _, _, run_id, woken in sorted(hits)] for cid, hits in found.items()}
 
 
 def _delivered_comment_ids(run: dict[str, Any]) -> list[str]:

@@ -21,6 +21,10 @@ class PaperclipDriver:
         """The installed ``paperclipai`` release (the pin, once ``make paperclip`` ran)."""
         return install.installed_version()
 
+    def published_assets(self) -> frozenset[str]:
+        """The installed release's built web UI, which Paperclip serves to every browser."""
+        return install.published_ui_digests()
+
     def start_instance(
         self,
         pace_s: float,
@@ -28,14 +32,17 @@ class PaperclipDriver:
         model_upstream: str | None = None,
         agent_time_limit_s: float | None = None,
     ) -> PaperclipInstance:
-        """Paperclip is judged as it ships: it has no defects to switch on, so any name is refused."""
+        """Paperclip is judged as it ships: it has no defects to switch on, so any name is refused.
+
+        ``model_upstream`` (the replay server) is where its CLI agents' model
+        calls go; a wall-clock limit of our own it cannot enforce on its
+        adapters, so asking for one is refused rather than ignored.
+        """
         if defects:
             raise InstanceError(f"Paperclip has no product defects to switch on (asked for {', '.join(defects)})")
-        if model_upstream or agent_time_limit_s:
-            raise InstanceError(
-                "agent CLIs on Paperclip (replay and live profiles) are not wired yet; use the scripted agent"
-            )
-        instance = PaperclipInstance(pace=pace_s)
+        if agent_time_limit_s:
+            raise InstanceError("an agent time limit is not wired on Paperclip's adapters")
+        instance = PaperclipInstance(pace=pace_s, model_upstream=model_upstream)
         try:
             return instance.start()
         except BaseException:

@@ -11,6 +11,8 @@ once) is copied per instance, so an instance starts without initdb.
 from __future__ import annotations
 
 import fcntl
+import functools
+import hashlib
 import json
 import os
 import pwd
@@ -35,6 +37,7 @@ DEFAULT_INSTALL_DIR = (
 INSTALL_DIR = Path(os.environ.get("EVERYDAY_PAPERCLIP_DIR", DEFAULT_INSTALL_DIR))
 MODULES = INSTALL_DIR / "node_modules"
 SERVER_ENTRY = MODULES / "@paperclipai" / "server" / "dist" / "index.js"
+UI_DIST = MODULES / "@paperclipai" / "server" / "ui-dist"  # the built web UI the server hands every browser
 CLI = MODULES / ".bin" / "paperclipai"
 POSTGRES_PACKAGE = MODULES / "@embedded-postgres" / "linux-x64"
 TEMPLATE_DIR = INSTALL_DIR / f"template-{PINNED_VERSION}"
@@ -54,6 +57,19 @@ def installed_version() -> str | None:
     if not manifest.is_file():
         return None
     return str(json.loads(manifest.read_text())["version"])
+
+
+@functools.cache
+def published_ui_digests() -> frozenset[str]:
+    """sha256 of every file of the installed web UI (about 200 files, 13 MB; hashed once per process).
+
+    Its main bundle carries a made-up ``sk-live-...`` example (the env
+    editor's demo), which a trace records; see ``scan_tree``. Empty when
+    Paperclip is not installed: then nothing is exempt.
+    """
+    if not UI_DIST.is_dir():
+        return frozenset()
+    return frozenset(hashlib.sha256(p.read_bytes()).hexdigest() for p in UI_DIST.rglob("*") if p.is_file())
 
 
 def require_installed() -> None:

@@ -67,6 +67,7 @@ class PaperclipInstance:
         self,
         root: Path | None = None,
         pace: float = 0.05,
+        model_upstream: str | None = None,
         fresh: bool = True,
         keep_data: bool = False,
         create_company: bool = True,
@@ -76,6 +77,7 @@ class PaperclipInstance:
         self.root.chmod(0o755)  # the postgres user must reach its data folder inside
         self.data_dir = self.root
         self.pace = pace
+        self.model_upstream = model_upstream
         self.fresh = fresh
         self.keep_data = keep_data
         self.create_company = create_company
@@ -132,7 +134,10 @@ class PaperclipInstance:
 
     def agent_settings(self) -> dict[str, str]:
         """What the scripted agent's process needs besides Paperclip's own variables."""
-        return {"instance": str(self.root), "pace": str(self.pace), "workspaces": str(self.workspaces)}
+        settings = {"instance": str(self.root), "pace": str(self.pace), "workspaces": str(self.workspaces)}
+        if self.model_upstream:  # where CLI agents' model calls go: the harness's replay server
+            settings["model_upstream"] = self.model_upstream
+        return settings
 
     # ---- lifecycle --------------------------------------------------------------
 

@@ -34,6 +34,10 @@ class TestbedDriver:
         """The testbed ships with the harness: its version is a digest of its own sources."""
         return f"src-{testbed_digest()[:12]}"
 
+    def published_assets(self) -> frozenset[str]:
+        """The testbed is ours and renders its pages per request: nothing in it is exempt from the scan."""
+        return frozenset()
+
     def start_instance(
         self,
         pace_s: float,

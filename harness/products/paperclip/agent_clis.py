@@ -1,0 +1,126 @@
+"""A real agent CLI on Paperclip: its own local adapter, pointed at the harness's model server.
+
+Measured with paperclipai 2026.824.1 and codex-cli 0.171.0 (``make agents``):
+
+- ``codex_local`` writes the CLI's ``config.toml`` itself; a JSON
+  ``PAPERCLIP_CODEX_PROVIDERS`` in the adapter's ``env`` adds a model provider
+  and selects it (``model_provider``); the CLI reads the provider's key from
+  ``env_key``. Paperclip refuses to dispatch a ``codex_local`` run without a
+  Codex login or a non-empty ``OPENAI_API_KEY`` in the agent's env (its
+  pre-dispatch gate marks the issue blocked, "configuration incomplete"), so
+  that variable holds a dummy key, which is also the replay provider's key: no
+  real key is anywhere;
+- but this release skips that merge for every agent: its server gives each
+  agent a managed home through ``env.CODEX_HOME``, and the adapter treats any
+  ``env.CODEX_HOME`` as user-managed ("leaving the user-managed Codex home
+  untouched (no model provider merge)", in the run log), so codex went to its
+  default provider, which this machine cannot reach, and retried for ever. The
+  same provider is therefore also given as ``-c`` overrides in ``extraArgs``,
+  which the CLI applies over any ``config.toml`` (found by this driver, see
+  the README);
+- ``command`` runs our pinned codex, not the copy Paperclip ships, so the
+  replay cells on both products run the same CLI;
+- ``extraArgs`` follow Paperclip's own ``exec --json`` arguments: ``-c``
+  overrides add the agent's work tools as a stdio MCP server
+  (``testbed.adapters.paperclip_mcp``), which gets the run's Paperclip
+  variables through ``env_vars`` and acts as the run through Paperclip's agent API.
+
+No CLI agent on Paperclip may reach a real model API: without the harness's
+model server (a replay profile) this refuses to create one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
+MCP_MODULE = "testbed.adapters.paperclip_mcp"
+PROVIDER = "everyday_replay"
+KEY_VARIABLE = "OPENAI_API_KEY"  # the variable Paperclip's credential gate looks for
+DUMMY_KEY = "replay-needs-no-key"
+RUN_VARIABLES = [
+    "PAPERCLIP_API_URL",
+    "PAPERCLIP_API_KEY",
+    "PAPERCLIP_RUN_ID",
+    "PAPERCLIP_AGENT_ID",
+    "PAPERCLIP_COMPANY_ID",
+]
+
+
+class NoModelServer(ValueError):
+    """A CLI agent was asked for where only a real provider could answer it."""
+
+
+def agent_workspace(workspaces: Path, name: str) -> Path:
+    """One working folder per CLI agent (``codex_local`` runs every issue of an agent in its ``cwd``)."""
+    folder = workspaces / re.sub(r"[^a-z0-9-]+", "-", name.lower()).strip("-")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def codex_local_config(name: str, model: str, settings: dict[str, str]) -> dict[str, Any]:
+    """``adapterConfig`` for a codex agent whose model is the harness's replay server."""
+    from testbed.adapters.agent_clis import locate
+
+    upstream = settings.get("model_upstream", "")
+    if not upstream:
+        raise NoModelServer("codex on Paperclip runs only against the harness's model server (a replay profile)")
+    workspace = agent_workspace(Path(settings["workspaces"]), name)
+    providers = {
+        "providers": {
+            PROVIDER: {
+                "name": "model replay",
+                "base_url": upstream.rstrip("/") + "/v1",
+                "env_key": KEY_VARIABLE,
+                "wire_api": "responses",
+                "request_max_retries": 0,
+                "stream_max_retries": 0,
+            }
+        },
+        "model_provider": PROVIDER,
+    }
+    provider_args = ["-c", f"model_provider={json.dumps(PROVIDER)}"]
+    for key, value in providers["providers"][PROVIDER].items():  # type: ignore[index]
+        provider_args += ["-c", f"model_providers.{PROVIDER}.{key}={json.dumps(value)}"]
+    tool_env = {"PYTHONPATH": str(PROJECT_ROOT), "EVERYDAY_WORKSPACE": str(workspace)}
+    tool_env_toml = "{" + ", ".join(f"{key} = {json.dumps(value)}" for key, value in tool_env.items()) + "}"
+    return {
+        "command": str(locate("codex").binary),
+        "model": model,
+        "cwd": str(workspace),
+        "dangerouslyBypassApprovalsAndSandbox": True,  # the run is the sandbox, as on the testbed's runners
+        "env": {
+            "PAPERCLIP_CODEX_PROVIDERS": json.dumps(providers),
+            KEY_VARIABLE: DUMMY_KEY,
+            "EVERYDAY_ADAPTER": "codex",
+            "EVERYDAY_MODEL": model,
+        },
+        "extraArgs": [
+            "--skip-git-repo-check",
+            "--disable",
+            "plugins",
+            "-c",
+            "analytics.enabled=false",
+            *provider_args,
+            "-c",
+            f"mcp_servers.everyday.command={json.dumps(sys.executable)}",
+            "-c",
+            f"mcp_servers.everyday.args={json.dumps(['-m', MCP_MODULE, '--instance', settings.get('instance', '')])}",
+            "-c",
+            f"mcp_servers.everyday.env_vars={json.dumps(RUN_VARIABLES)}",
+            "-c",
+            f"mcp_servers.everyday.env={tool_env_toml}",
+            # Codex starts MCP servers beside the first model call; under load the Python tool server was not up
+            # yet, the first request offered no `deliver`, and the run failed. A required server is waited for.
+            "-c",
+            "mcp_servers.everyday.required=true",
+            "-c",
+            "mcp_servers.everyday.startup_timeout_sec=60",
+            "-c",
+            "mcp_servers.everyday.tool_timeout_sec=300",
+        ],
+    }
