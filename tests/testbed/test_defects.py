@@ -238,6 +238,8 @@ def test_the_registry_spreads_over_every_kind_of_miss() -> None:
         "ui",
         "task-status",
         "bookkeeping",
+        "api",
+        "skills",
     }
 
 
