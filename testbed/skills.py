@@ -16,7 +16,7 @@ import sqlite3
 from typing import Any, Literal
 
 from fastapi import HTTPException
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from . import records
 from .agent_ops import once
@@ -41,6 +41,12 @@ class SkillVersionCreate(Strict):
     """A person's edit in Skill Studio: the whole new body."""
 
     body: str = Field(min_length=1, max_length=50_000)
+
+    @field_validator("body")
+    @classmethod
+    def _unix_newlines(cls, body: str) -> str:
+        """A browser submits a textarea with CRLF line breaks; the library keeps markdown with LF."""
+        return body.replace("\r\n", "\n")
 
 
 class SkillVersion(BaseModel):

@@ -354,6 +354,12 @@ CASES: tuple[Case, ...] = (
         scripted_pace_s=0.3,
         description="The user presses Stop and redirects the agent to a short reply; nothing writes after Stop.",
     ),
+    Case(
+        name="create-skill-studio",
+        story="stories.create_skill_studio",
+        scripted_deadline_s=120,
+        description="The lead creates a company skill; opened from its card and the task's sidebar, it is edited in Studio.",
+    ),
 )
 
 MANUAL_SUITE = "everyday-workflows"
@@ -362,6 +368,8 @@ REPLAY_SUITE = "everyday-workflows-replay"
 # The cases the replay profiles are proven on so far (the rest of issue 12 adds the fault stories).
 REPLAY_CASES = ("build-revise", "delegate-feedback", "recover-controller", "stop-redirect")
 PAPERCLIP_SUITE = "everyday-workflows-paperclip"
+# Stories of product features the Paperclip driver does not wire (its driver raises NotImplementedError naming them).
+TESTBED_ONLY_CASES = ("create-skill-studio",)
 
 CATALOG = Catalog(
     suites=(
@@ -396,7 +404,7 @@ CATALOG = Catalog(
             description="The same everyday workflows against the real Paperclip, with the free scripted agent.",
             profiles=(SCRIPTED,),
             environments=(PAPERCLIP_LOCAL,),
-            cases=CASES,
+            cases=tuple(case for case in CASES if case.name not in TESTBED_ONLY_CASES),
         ),
     )
 )

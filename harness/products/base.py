@@ -25,7 +25,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from harness.products.records import Activity, Agent, Company, Controller, RecordId, Run, Task, TaskSummary
+from harness.products.records import (
+    Activity,
+    Agent,
+    Company,
+    Controller,
+    RecordId,
+    Run,
+    Skill,
+    SkillEntry,
+    Task,
+    TaskSummary,
+)
 
 
 class InstanceError(RuntimeError):
@@ -52,6 +63,10 @@ class ProductApi(Protocol):
 
     def set_company_budget(self, cents: int) -> Company: ...
     def set_agent_budget(self, agent_id: RecordId, cents: int | None) -> Agent: ...
+
+    # The company skill library (story create-skill-studio); a product without one raises NotImplementedError.
+    def skills(self) -> list[SkillEntry]: ...
+    def skill(self, skill_id: RecordId) -> Skill: ...
 
 
 class ProductInstance(Protocol):
@@ -112,6 +127,26 @@ class TaskListView(Protocol):
     def create_task(self, title: str, body: str, assignee: str | None = None) -> TaskView: ...
 
 
+class StudioView(Protocol):
+    """A skill's editor (Skill Studio): the id and slug it shows, its body, and Save."""
+
+    def skill_id(self) -> str: ...
+    def slug(self) -> str: ...
+    def body(self) -> str: ...
+    def save(self, body: str) -> StudioView: ...
+    def reload(self) -> StudioView: ...
+
+
+class TaskSkillsView(Protocol):
+    """What a task's page shows of skills: the "skill created" cards in its thread and its skills sidebar."""
+
+    def card_skill_ids(self) -> list[str]: ...
+    def wait_for_card(self, timeout: float = ...) -> None: ...
+    def open_card(self, index: int = 0) -> StudioView: ...
+    def sidebar_skill_ids(self) -> list[str]: ...
+    def open_from_sidebar(self, skill_id: RecordId) -> StudioView: ...
+
+
 class ProductDriver(Protocol):
     """Everything product-specific a journey uses; one module per product implements it."""
 
@@ -143,3 +178,6 @@ class ProductDriver(Protocol):
 
     def task_list(self, page: Any, base_url: str) -> TaskListView: ...
     def task_page(self, page: Any, base_url: str, task_id: RecordId) -> TaskView: ...
+    def task_skills(self, page: Any, base_url: str, task_id: RecordId) -> TaskSkillsView:
+        """The skills part of an open task page (story create-skill-studio); NotImplementedError without a library."""
+        ...

@@ -192,3 +192,18 @@ class Activity(Record):
     task_id: RecordId | None
     run_id: RecordId | None
     message: str
+
+
+class SkillEntry(Record):
+    """One entry of the company skill library: its id and slug are what identify it, never its heading."""
+
+    id: RecordId
+    slug: str
+    name: str
+    version: int
+
+
+class Skill(SkillEntry):
+    """A skill with its newest body (every save is a new version)."""
+
+    body: str
