@@ -19,7 +19,7 @@ def ids(**selectors) -> list[str]:
 
 def test_all_selects_every_free_cell_and_no_paid_one() -> None:
     cells = select(all=True)
-    assert len(cells) == 5 + len(REPLAY_CELLS) == 5 + 3 * 4  # scripted on every case, the replay profiles on theirs
+    assert len(cells) == 6 + len(REPLAY_CELLS) == 6 + 3 * 4  # scripted on every case, the replay profiles on theirs
     assert not any(cell.paid or cell.manual for cell in cells)
 
 
@@ -56,7 +56,7 @@ def test_repeating_a_dimension_widens_it() -> None:
         [*REPLAY_IDS, *replay_stop, FREE_ID, "everyday-workflows-scripted.scripted.local.stop-redirect"]
     )
     both = ids(suites=["everyday-workflows", "everyday-workflows-scripted"])
-    assert len(both) == 21
+    assert len(both) == 22  # create-skill-studio is scripted only
     assert ids(ids=[PAID_ID, "build-revise", PAID_ID]) == [FREE_ID, PAID_ID]  # sorted, deduplicated
 
 
@@ -100,11 +100,13 @@ def test_id_stands_alone(selectors: dict) -> None:
         ({"environments": ["cloud"]}, "valid environments: local, paperclip-local"),
         (
             {"cases": ["nope"]},
-            "valid cases: build-revise, delegate-feedback, recover-controller, recover-controller-sigkill, stop-redirect",
+            "valid cases: build-revise, create-skill-studio, delegate-feedback, recover-controller, "
+            "recover-controller-sigkill, stop-redirect",
         ),
         (
             {"ids": ["nope"]},
-            "valid ids: build-revise, delegate-feedback, recover-controller, recover-controller-sigkill, stop-redirect, "
+            "valid ids: build-revise, create-skill-studio, delegate-feedback, recover-controller, "
+            "recover-controller-sigkill, stop-redirect, "
             "everyday-workflows-paperclip.scripted.paperclip-local.build-revise",
         ),
     ],
