@@ -146,6 +146,21 @@ def create_server(controller: Controller) -> MCPServer:
         return f"skill {ack.id} created"
 
     @server.tool(structured_output=False)
+    def list_skills(ctx: Context) -> str:
+        """The company skill library: each skill's id, slug, name and version."""
+        run(ctx)
+        return json.dumps(
+            [s.model_dump(include={"id", "slug", "name", "version"}) for s in skills.library(controller.db)]
+        )
+
+    @server.tool(structured_output=False)
+    def read_skill(ctx: Context, skill_id: int) -> str:
+        """Read a skill's newest body to follow it; your task lists it as a skill it used."""
+        row = run(ctx)
+        found = product(lambda: skills.use_skill(controller.db, row, event_id(), skill_id))
+        return f"# skill {found.id} ({found.slug}), version {found.version}\n\n{found.body}"
+
+    @server.tool(structured_output=False)
     async def wait_for_task(ctx: Context, task_id: int | None = None, max_seconds: float = 240.0) -> str:
         """Wait until a child task (by id; by default every child task of yours) is done with nothing left
         running or unread, then read it, its deliveries included (or give up after max_seconds)."""

@@ -202,6 +202,23 @@ def create_skill(db: Database, run: sqlite3.Row, payload: SkillCreate) -> Ack:
         return Ack(**once(conn, run["id"], payload.event_id, "skill", insert))
 
 
+def use_skill(db: Database, run: sqlite3.Row, event_id: str, skill_id: int) -> Skill:
+    """An agent reads a skill to follow it: the skill joins its task's sidebar as "used" (once per event)."""
+
+    def mark() -> dict[str, Any]:
+        if conn.execute("SELECT 1 FROM skills WHERE id = ? AND archived = 0", (skill_id,)).fetchone() is None:
+            raise HTTPException(status_code=404, detail=f"skill {skill_id} not found")
+        conn.execute(
+            "INSERT OR IGNORE INTO task_skills (task_id, skill_id, relation) VALUES (?, ?, 'used')",
+            (run["task_id"], skill_id),
+        )
+        return {"id": skill_id}
+
+    with db.transaction() as conn:
+        once(conn, run["id"], event_id, "skill_use", mark)
+    return skill(db, skill_id)
+
+
 def save_version(db: Database, skill_id: int, payload: SkillVersionCreate) -> Skill:
     """A person's edit becomes the skill's next version (the id and slug never change)."""
     with db.transaction() as conn:

@@ -14,10 +14,10 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import ValidationError
 
 from . import records, skills
-from .agent_api import RunRow
+from .agent_api import ActiveRunRow, RunRow
 from .api import PathId, controller_of
 from .defects import hooks as defects
-from .models import Ack
+from .models import Ack, AgentEvent
 from .origin import same_origin_if_browser, same_origin_required
 from .skills import Skill, SkillCreate, SkillSummary, SkillVersionCreate, TaskSkill
 from .web import templates
@@ -58,6 +58,18 @@ def task_skills(task_id: PathId, request: Request) -> list[TaskSkill]:
 def create_skill(payload: SkillCreate, run: RunRow, request: Request) -> Ack:
     """An agent adds a skill to the library; its task gets a card and a sidebar entry."""
     return skills.create_skill(controller_of(request).db, run, payload)
+
+
+@agent.get("/skills")
+def agent_library(run: ActiveRunRow, request: Request) -> list[SkillSummary]:
+    """The company's skills, for an agent looking for one to follow."""
+    return skills.library(controller_of(request).db)
+
+
+@agent.post("/skills/{skill_id}/use")
+def use_skill(skill_id: PathId, payload: AgentEvent, run: RunRow, request: Request) -> Skill:
+    """An agent reads a skill to follow it; its task's sidebar lists it as used."""
+    return skills.use_skill(controller_of(request).db, run, payload.event_id, skill_id)
 
 
 def render_studio(request: Request, skill_id: int, error: str | None = None, saved: bool = False) -> HTMLResponse:

@@ -63,3 +63,27 @@ def test_the_agent_route_applies_a_create_once_and_the_mcp_tool_creates_another(
     assert len(library) == 2 and len({s.slug for s in library}) == 2, "same heading, distinct ids and slugs"
     sidebar = api.request("GET", f"/api/tasks/{task.id}/skills").json()
     assert sorted(entry["skill"]["id"] for entry in sidebar) == sorted(s.id for s in library)
+
+
+@pytest.mark.pace(1.0)
+def test_a_skill_another_task_reads_is_listed_there_as_used(fresh_testbed: TestbedInstance) -> None:
+    api = fresh_testbed.api
+    _, author = start_build(api)
+    headers = {"authorization": f"Bearer {runner_token(author.identity.pid)}"}
+    payload = {"event_id": "skill-event-0100", "name": "Release checklist", "body": "# Release\n"}
+    created = api.request("POST", f"/api/agent/runs/{author.id}/skills", json=payload, headers=headers).json()["id"]
+
+    reader_task, reader = start_build(api)
+    token = runner_token(reader.identity.pid)
+    use = f"/api/agent/runs/{reader.id}/skills/{created}/use"
+    assert api.request("POST", use, json={"event_id": "skill-use-0001"}, headers=headers).status_code == 403
+    missing = f"/api/agent/runs/{reader.id}/skills/999999/use"
+    reader_headers = {"authorization": f"Bearer {token}"}
+    assert api.request("POST", missing, json={"event_id": "skill-use-0002"}, headers=reader_headers).status_code == 404
+    [(listed_error, listed), (error, text)] = call(
+        fresh_testbed, token, ("list_skills", {}), ("read_skill", {"skill_id": created})
+    )
+    assert not listed_error and '"Release checklist"' in listed
+    assert not error and "# Release" in text
+    sidebar = api.request("GET", f"/api/tasks/{reader_task.id}/skills").json()
+    assert [(entry["skill"]["id"], entry["relation"]) for entry in sidebar] == [(created, "used")]
