@@ -35,17 +35,19 @@ class SkillLibrary:
 
     # ---- recording ------------------------------------------------------------------------
 
-    def _fail(self, check_id: str, detail: str) -> NoReturn:
+    def _fail(self, check_id: str, detail: str, records: str | None = None) -> NoReturn:
         self.journey.screenshot(f"failed {check_id}")
-        self.journey.evidence.check(check_id, False, detail, [self.journey.evidence.screenshots[-1]])
+        evidence = [self.journey.evidence.screenshots[-1], *([records] if records else [])]
+        self.journey.evidence.check(check_id, False, detail, evidence)
         raise ExpectationUnmet(check_id, f"{check_id}: {detail}")
 
-    def _require(self, check: CheckRecord, step: str) -> None:
-        """Keep the rule's verdict with a screenshot of the moment; a failed rule ends the story."""
+    def _require(self, check: CheckRecord, step: str, records: str | None = None) -> None:
+        """Keep the rule's verdict with a screenshot of the moment (and the records it read); a failure ends the story."""
         if not check.passed:
-            self._fail(check.id, check.detail)
+            self._fail(check.id, check.detail, records)
         self.journey.screenshot(step)
-        self.journey.evidence.check(check.id, True, check.detail, [self.journey.evidence.screenshots[-1]])
+        evidence = [self.journey.evidence.screenshots[-1], *([records] if records else [])]
+        self.journey.evidence.check(check.id, True, check.detail, evidence)
 
     @contextmanager
     def _on_page(self, check_id: str, what: str) -> Iterator[None]:
@@ -64,7 +66,8 @@ class SkillLibrary:
     def require_one_new_skill(self, task: Task) -> SkillEntry:
         """Exactly one library entry is new since the request, and the task's thread shows its card."""
         library = self.journey.api.skills()
-        self._require(rules.created_once(self.before, library), "one new skill")
+        kept = self.journey.evidence.snapshot("skills-after-request", [s.model_dump() for s in library])
+        self._require(rules.created_once(self.before, library), "one new skill", kept)
         created = next(s for s in library if str(s.id) not in self.before)
         self.journey.evidence.note("skill created", f"skill {created.id} {created.slug!r} ({created.name!r})")
         panel = self._panel(task)
@@ -106,7 +109,9 @@ class SkillLibrary:
             "studio from sidebar",
         )
         stored = self.journey.api.skill(created.id)
-        self._require(rules.edit_saved(edit, stored.body, stored.version, created.version, studio.body()), "edit shown")
+        kept = self.journey.evidence.snapshot(f"skill-{created.id}-after-edit", stored.model_dump())
+        saved = rules.edit_saved(edit, stored.body, stored.version, created.version, studio.body())
+        self._require(saved, "edit shown", kept)
         with self._on_page(rules.EDIT_KEPT_AFTER_RELOAD, f"reloading Studio on skill {created.id}"):
             studio = studio.reload()
         self._require(rules.edit_kept(edit, studio.body()), "edit after reload")
