@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from fastapi import HTTPException
@@ -22,7 +23,7 @@ from . import records
 from .agent_ops import once
 from .db import Database, now, record_activity
 from .defects import hooks as defects
-from .models import Ack, AgentEvent, Strict
+from .models import Ack, AgentEvent, Comment, Strict
 
 SkillRelation = Literal["created", "used"]
 
@@ -153,9 +154,24 @@ def task_skills(db: Database, task_id: int) -> list[TaskSkill]:
     return [TaskSkill(skill=_summary(db, found[r["skill_id"]]), relation=r["relation"]) for r in rows]
 
 
-def page_context(db: Database, task_id: int) -> dict[str, Any]:
-    """What the task page shows of skills: the thread's cards and the sidebar."""
-    return {"skill_cards": defects.cards_shown(cards(db, task_id)), "task_skills": task_skills(db, task_id)}
+def page_context(db: Database, task_id: int, comments: Sequence[Comment]) -> dict[str, Any]:
+    """What the task page shows of skills: the cards, placed in the thread in time order, and the sidebar.
+
+    ``cards_before`` maps a comment id to the cards created before it (and after the comment before
+    it); ``cards_last`` holds the cards newer than every comment.
+    """
+    shown = defects.cards_shown(cards(db, task_id))
+    before: dict[int, list[SkillCard]] = {}
+    rest = list(shown)
+    for comment in comments:
+        before[comment.id] = [card for card in rest if card.created_at < comment.created_at]
+        rest = [card for card in rest if card.created_at >= comment.created_at]
+    return {
+        "skill_cards": shown,
+        "cards_before": before,
+        "cards_last": rest,
+        "task_skills": task_skills(db, task_id),
+    }
 
 
 # ---- writes --------------------------------------------------------------------------

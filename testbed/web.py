@@ -101,7 +101,7 @@ def thread_context(request: Request, task_id: int) -> dict[str, object]:
     active = next((r for r in task.runs if r.id == task.active_run_id), None)
     stopped = [r for r in task.runs if r.status == "cancelled"]
     context: dict[str, object] = {"task": task, "active": active, "last_stopped": stopped[-1] if stopped else None}
-    context.update(skills.page_context(db, task_id))  # the skill cards in the thread and the skills sidebar
+    context.update(skills.page_context(db, task_id, task.comments))  # skill cards in the thread; skills sidebar
     return context
 
 
