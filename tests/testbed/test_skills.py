@@ -87,3 +87,21 @@ def test_a_skill_another_task_reads_is_listed_there_as_used(fresh_testbed: Testb
     assert not error and "# Release" in text
     sidebar = api.request("GET", f"/api/tasks/{reader_task.id}/skills").json()
     assert [(entry["skill"]["id"], entry["relation"]) for entry in sidebar] == [(created, "used")]
+
+
+def test_studio_form_saves_a_version_and_refuses_an_empty_body_or_another_origin(api: ApiClient) -> None:
+    task = api.create_task(SKILL_TASK_TITLE, SKILL_REQUEST, assignee_id=new_agent(api).id)
+    api.wait_until_done(task.id)
+    [entry] = api.request("GET", f"/api/tasks/{task.id}/skills").json()
+    skill_id, url = entry["skill"]["id"], f"/skills/{entry['skill']['id']}"
+    own = {"origin": api.base_url}
+
+    empty = api.request("POST", url, data={"body": "  "}, headers=own)
+    assert empty.status_code == 422 and 'data-testid="studio-error"' in empty.text
+    foreign = api.request("POST", url, data={"body": "# Elsewhere"}, headers={"origin": "http://evil.example"})
+    assert foreign.status_code == 403
+    assert api.skill(skill_id).version == 1
+
+    saved = api.request("POST", url, data={"body": "# Ours\r\nline"}, headers=own)
+    assert saved.status_code == 303 and saved.headers["location"] == f"{url}?saved=true"
+    assert api.skill(skill_id).body == "# Ours\nline" and api.skill(skill_id).version == 2
