@@ -319,6 +319,36 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         expected_check="product.api-answered",
         why="a product whose own API answers 500 during a story fails, never infrastructure_failed",
     ),
+    DefectCase(
+        defect="skill-created-twice",
+        case="create-skill-studio",
+        expected_check="skill.created-once",
+        why="one skill request adds two library entries",
+    ),
+    DefectCase(
+        defect="skill-card-missing",
+        case="create-skill-studio",
+        expected_check="skill.card-shown",
+        why="the skill is in the library but the task's thread shows no card for it",
+    ),
+    DefectCase(
+        defect="card-links-same-heading",
+        case="create-skill-studio",
+        expected_check="skill.card-links-created",
+        why="the card opens another skill with the same heading: Studio shows another id and slug",
+    ),
+    DefectCase(
+        defect="skill-edit-not-saved",
+        case="create-skill-studio",
+        expected_check="skill.edit-saved",
+        why="Studio answers Saved but the library keeps the old body; reopened from the sidebar it shows the old body",
+    ),
+    DefectCase(
+        defect="skill-edit-lost-on-reload",
+        case="create-skill-studio",
+        expected_check="skill.edit-kept-after-reload",
+        why="the edit is stored and shown, but a reload of Studio shows the first version",
+    ),
 )
 
 

@@ -169,6 +169,10 @@ class AgentClient:
     def create_child(self, title: str, body: str, assignee_name: str) -> int:
         return int(self.call("/children", {"title": title, "body": body, "assignee_name": assignee_name})["id"])
 
+    def create_skill(self, name: str, body: str) -> int:
+        """Add a skill to the company library; the answer is its id."""
+        return int(self.call("/skills", {"name": name, "body": body})["id"])
+
     def assign(self, assignee_name: str) -> None:
         self.send("/assign", {"assignee_name": assignee_name})
 

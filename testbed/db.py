@@ -181,6 +181,41 @@ CREATE INDEX IF NOT EXISTS receipts_run ON receipts(run_id, seq);
 CREATE INDEX IF NOT EXISTS model_calls_run ON model_calls(run_id);
 """
 
+# The company skill library (testbed/skills.py): a skill keeps its id and slug for life; each save is a new version;
+# a card on a task's thread records a skill an agent created there; task_skills lists what a task created or used.
+SCHEMA += """
+CREATE TABLE IF NOT EXISTS skills (
+    id INTEGER PRIMARY KEY,
+    slug TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    archived INTEGER NOT NULL DEFAULT 0,
+    created_by_run_id INTEGER REFERENCES runs(id),
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS skill_versions (
+    id INTEGER PRIMARY KEY,
+    skill_id INTEGER NOT NULL REFERENCES skills(id),
+    version INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    author_kind TEXT NOT NULL CHECK (author_kind IN ('user','agent')),
+    created_at TEXT NOT NULL,
+    UNIQUE (skill_id, version)
+);
+CREATE TABLE IF NOT EXISTS skill_cards (
+    id INTEGER PRIMARY KEY,
+    task_id INTEGER NOT NULL REFERENCES tasks(id),
+    skill_id INTEGER NOT NULL REFERENCES skills(id),
+    run_id INTEGER REFERENCES runs(id),
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS task_skills (
+    task_id INTEGER NOT NULL REFERENCES tasks(id),
+    skill_id INTEGER NOT NULL REFERENCES skills(id),
+    relation TEXT NOT NULL CHECK (relation IN ('created','used')),
+    PRIMARY KEY (task_id, skill_id)
+);
+"""
+
 ACTIVE_RUN_STATUSES = ("queued", "running")
 
 

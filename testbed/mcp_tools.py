@@ -20,12 +20,14 @@ from typing import Any, Literal
 from fastapi import HTTPException
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import ValidationError
 
-from . import agent_ops
+from . import agent_ops, skills
 from .controller import Controller
 from .deliveries import DeliveryError, zip_workspace
 from .mcp_mount import bearer, run_of
 from .models import Task
+from .skills import SkillCreate
 
 SERVER_NAME = "testbed"
 WAIT_LIMIT_SECONDS = 300.0
@@ -33,8 +35,8 @@ WAIT_LIMIT_SECONDS = 300.0
 INSTRUCTIONS = """\
 Tools of the testbed work platform for the task you were assigned: read it and
 the user's new messages, comment, deliver your work as a ZIP, delegate to a
-teammate through a child task, set the task's status; use the company's
-connected services, and ask the user for what needs their decision."""
+teammate through a child task, set the task's status, add a skill to the company library;
+use the company's connected services, and ask the user for what needs their decision."""
 
 
 def event_id() -> str:
@@ -82,6 +84,8 @@ def create_server(controller: Controller) -> MCPServer:
             raise ToolError(str(error.detail)) from None
         except DeliveryError as error:
             raise ToolError(str(error)) from None
+        except ValidationError as error:
+            raise ToolError("; ".join(f"{e['loc'][0]}: {e['msg']}" for e in error.errors())) from None
 
     @server.tool(structured_output=False)
     def read_task(ctx: Context, task_id: int | None = None) -> str:
@@ -132,6 +136,30 @@ def create_server(controller: Controller) -> MCPServer:
             if status == "done"
             else f"task {row['task_id']} is {status}"
         )
+
+    @server.tool(structured_output=False)
+    def create_skill(ctx: Context, name: str, body: str) -> str:
+        """Add a skill to the company library: a `name` (its heading) and a markdown `body`. Your task gets a
+        card linking to it. Create each skill once."""
+        row = run(ctx)
+        payload = product(lambda: SkillCreate(event_id=event_id(), name=name, body=body))
+        ack = product(lambda: skills.create_skill(controller.db, row, payload))
+        return f"skill {ack.id} created"
+
+    @server.tool(structured_output=False)
+    def list_skills(ctx: Context) -> str:
+        """The company skill library: each skill's id, slug, name and version."""
+        run(ctx)
+        return json.dumps(
+            [s.model_dump(include={"id", "slug", "name", "version"}) for s in skills.library(controller.db)]
+        )
+
+    @server.tool(structured_output=False)
+    def read_skill(ctx: Context, skill_id: int) -> str:
+        """Read a skill's newest body to follow it; your task lists it as a skill it used."""
+        row = run(ctx)
+        found = product(lambda: skills.use_skill(controller.db, row, event_id(), skill_id))
+        return f"# skill {found.id} ({found.slug}), version {found.version}\n\n{found.body}"
 
     @server.tool(structured_output=False)
     async def wait_for_task(ctx: Context, task_id: int | None = None, max_seconds: float = 240.0) -> str:

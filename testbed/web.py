@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
-from . import email_setup, interactions, records, services
+from . import email_setup, interactions, records, services, skills
 from .api import PathId, controller_of, create_agent, create_task, post_comment, stop_run
 from .defects import hooks as defects
 from .models import AgentCreate, CommentCreate, TaskCreate
@@ -107,13 +107,15 @@ def thread_context(request: Request, task_id: int) -> dict[str, object]:
     task = defects.as_shown(records.task(db, task_id))
     active = next((r for r in task.runs if r.id == task.active_run_id), None)
     stopped = [r for r in task.runs if r.status == "cancelled"]
-    return {
+    context: dict[str, object] = {
         "task": task,
         "active": active,
         "last_stopped": stopped[-1] if stopped else None,
         "interactions": defects.interactions_as_shown(interactions.interactions(db, task_id)),
         "email_card": defects.email_card_as_shown({"key_page": email_setup.KEY_PAGE, "password_fields": 1}),
     }
+    context.update(skills.page_context(db, task_id, task.comments))  # skill cards in the thread; skills sidebar
+    return context
 
 
 @router.get("/tasks/{task_id}", response_class=HTMLResponse)

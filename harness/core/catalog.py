@@ -364,6 +364,12 @@ CASES: tuple[Case, ...] = (
         scripted_pace_s=0.3,
         description="The user presses Stop and redirects the agent to a short reply; nothing writes after Stop.",
     ),
+    Case(
+        name="create-skill-studio",
+        story="stories.create_skill_studio",
+        scripted_deadline_s=120,
+        description="The lead creates a company skill; opened from its card and the task's sidebar, it is edited in Studio.",
+    ),
 )
 
 # The decision stories need a product with installed services and decisions (the testbed's driver today).
@@ -413,6 +419,9 @@ PAPERCLIP_REPLAY_SUITE = "everyday-workflows-paperclip-replay"
 # Real CLIs on Paperclip's own local adapters, pointed at the replay server (issue 10): codex on build-revise so far.
 PAPERCLIP_REPLAY_PROFILES = tuple(profile for profile in REPLAY_PROFILES if profile.agent_cli == "codex")
 PAPERCLIP_REPLAY_CASES = ("build-revise",)
+# Cases proven only with the scripted agent on the testbed so far: no paid cell until a replay script proves the
+# live path, and no Paperclip cell (its driver raises NotImplementedError naming the story).
+SCRIPTED_ONLY_CASES = ("create-skill-studio",)
 
 CATALOG = Catalog(
     suites=(
@@ -422,7 +431,7 @@ CATALOG = Catalog(
             description="Everyday workflows with real (paid) agents; runs only when named explicitly.",
             profiles=(RUNNER_CODEX, RUNNER_CLAUDE, RUNNER_CODEX_MINI, RUNNER_OPENCODE),
             environments=(LOCAL,),
-            cases=CASES + DECISION_CASES,
+            cases=tuple(case for case in CASES + DECISION_CASES if case.name not in SCRIPTED_ONLY_CASES),
         ),
         Suite(
             name=SCRIPTED_SUITE,
@@ -448,7 +457,7 @@ CATALOG = Catalog(
             description="The same everyday workflows against the real Paperclip, with the free scripted agent.",
             profiles=(SCRIPTED,),
             environments=(PAPERCLIP_LOCAL,),
-            cases=CASES,
+            cases=tuple(case for case in CASES if case.name not in SCRIPTED_ONLY_CASES),
         ),
         Suite(
             name=PAPERCLIP_REPLAY_SUITE,

@@ -261,3 +261,18 @@ class EmailCard(Record):
     access_selectors: int = Field(description="selects, checkboxes and radio buttons on the card")
     modals: int = Field(description="dialogs open on the page")
     text: str
+
+
+class SkillEntry(Record):
+    """One entry of the company skill library: its id and slug are what identify it, never its heading."""
+
+    id: RecordId
+    slug: str
+    name: str
+    version: int
+
+
+class Skill(SkillEntry):
+    """A skill with its newest body (every save is a new version)."""
+
+    body: str

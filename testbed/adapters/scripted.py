@@ -68,6 +68,30 @@ def nonce_in(text: str) -> str | None:
     return match.group(1) if match else None
 
 
+SKILL_REQUEST = re.compile(r"\b(?:create|write|add|make)\b[^.\n]*\bskill\b", re.IGNORECASE)
+QUOTED = re.compile(r"[\"\u201c]([^\"\u201d\n]{3,120})[\"\u201d]")
+
+
+def skill_request(body: str) -> bool:
+    return SKILL_REQUEST.search(body) is not None
+
+
+def skill_name(body: str, title: str) -> str:
+    """The skill's heading: the first quoted phrase of the request, else the task's title, capitalised."""
+    match = QUOTED.search(body)
+    name = (match.group(1) if match else title).strip().rstrip(".")
+    return name[:1].upper() + name[1:]
+
+
+def skill_body(name: str, request: str) -> str:
+    """A markdown body derived from the request: the heading, the request quoted, a short checklist."""
+    quoted = "\n".join(f"> {line}" for line in request.strip().splitlines())
+    return (
+        f"# {name}\n\nWritten for this request:\n\n{quoted}\n\n## Steps\n\n"
+        "1. Gather what changed since the last release.\n2. Group it for the reader.\n3. Review before publishing.\n"
+    )
+
+
 def strip_delegation(body: str) -> str:
     """The parent's request without the sentence that asks for delegation (the child must not delegate again)."""
     return re.sub(
@@ -108,6 +132,8 @@ class ScriptedAgent:
             connect_provider(self, self.api, self.s, self.persona, provider)
         elif email_request([self.task["body"], *self.user_texts]):
             set_up_email(self, self.api, self.s, self.persona)
+        elif skill_request(self.task["body"]):
+            self._create_skill()
         elif "slugify.py" in self.task["body"] or any("slugify.py" in t for t in self.user_texts):
             self._build()
         else:
@@ -130,6 +156,19 @@ class ScriptedAgent:
         answer = "as requested" if self.persona == "forgets-nonce" else nonce
         self.api.comment(f"Understood, stopping the earlier work. Your short reply: {answer}")
         self._settle("Short reply sent")
+
+    # ---- a company skill --------------------------------------------------------
+
+    def _create_skill(self) -> None:
+        """Exactly one library entry, named and written from the request, then a comment and done."""
+        name = skill_name(self.task["body"], self.task["title"])
+        body = skill_body(name, self.task["body"])
+        self.s.step()
+        skill_id = self.api.create_skill(name, body)
+        self.api.receipt("create_skill", f"skill {skill_id}", detail=name)
+        self.s.step()
+        self.api.comment(f"I added the skill {name!r} to the company library (skill #{skill_id}).")
+        self._settle(f"Skill {skill_id} created")
 
     # ---- building ------------------------------------------------------------
 

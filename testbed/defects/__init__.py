@@ -37,6 +37,7 @@ Area = Literal[
     "decisions",
     "credentials",
     "api",
+    "skills",
 ]
 
 log = logging.getLogger("testbed.defects")
@@ -317,6 +318,36 @@ DEFECTS: tuple[Defect, ...] = (
         area="api",
         hook="api.get_task -> hooks.task_read_error",
         summary="once a run on a task has succeeded, reading that task answers 500 (the product's API breaks on its own records)",
+    ),
+    Defect(
+        name="skill-created-twice",
+        area="skills",
+        hook="skills.create_skill -> hooks.after_skill_created",
+        summary="an agent's one skill request adds two library entries",
+    ),
+    Defect(
+        name="skill-card-missing",
+        area="skills",
+        hook="skills.create_skill -> hooks.card_skill",
+        summary="a skill is created but its task's thread gets no card",
+    ),
+    Defect(
+        name="card-links-same-heading",
+        area="skills",
+        hook="skills.create_skill -> hooks.card_skill",
+        summary="the thread card links to another (archived) skill with the same heading",
+    ),
+    Defect(
+        name="skill-edit-not-saved",
+        area="skills",
+        hook="skills.save_version -> hooks.version_stored",
+        summary="Skill Studio answers Saved but stores no new version",
+    ),
+    Defect(
+        name="skill-edit-lost-on-reload",
+        area="skills",
+        hook="web studio page -> hooks.studio_body",
+        summary="a reload of Skill Studio shows the skill's first version instead of its newest",
     ),
 )
 

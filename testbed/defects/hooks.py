@@ -25,6 +25,7 @@ from . import active
 
 if TYPE_CHECKING:
     from ..controller import Controller
+    from ..skills import SkillCard
 
 log = logging.getLogger("testbed.defects")
 
@@ -369,3 +370,46 @@ def rendered_credentials(found: list[Connection], opened: Callable[[int], str]) 
     if active("credential-rendered"):
         return {c.id: opened(c.id) for c in found}
     return {}
+
+
+# ---- the skill library (testbed/skills.py) ---------------------------------------------------------
+
+
+def after_skill_created(
+    conn: sqlite3.Connection, run: sqlite3.Row, name: str, body: str, insert: Callable[..., int]
+) -> None:
+    """After an agent's skill is stored: ``skill-created-twice`` stores the same request again as a second entry."""
+    if active("skill-created-twice"):
+        insert(conn, name, body, run["id"])
+
+
+def card_skill(conn: sqlite3.Connection, skill_id: int, name: str, insert: Callable[..., int]) -> int | None:
+    """Which skill the new thread card links to; None records no card.
+
+    ``card-links-same-heading`` resolves the card's link by heading, and an
+    archived skill of the same heading (an old import) wins; ``skill-card-missing``
+    records no card at all.
+    """
+    if active("skill-card-missing"):
+        return None
+    if active("card-links-same-heading"):
+        return insert(conn, name, f"# {name}\n\n(archived import)\n", None, archived=True)
+    return skill_id
+
+
+def cards_shown(cards: list[SkillCard]) -> list[SkillCard]:
+    """The cards the task page renders (every stored one)."""
+    return cards
+
+
+def version_stored(skill_id: int) -> bool:
+    """Whether Studio's save stores the new version; ``skill-edit-not-saved`` answers Saved and stores nothing."""
+    return not active("skill-edit-not-saved")
+
+
+def studio_body(revalidating: bool, versions: list[str]) -> str:
+    """The body Skill Studio renders: the newest version; ``skill-edit-lost-on-reload`` answers a reload
+    (a revalidating request) from the first version, as a stale cache would."""
+    if active("skill-edit-lost-on-reload") and revalidating:
+        return versions[0]
+    return versions[-1]

@@ -11,6 +11,7 @@ from harness.core.catalog import (
     MANUAL_SUITE,
     REPLAY_CASES,
     SCRIPTED,
+    SCRIPTED_ONLY_CASES,
     SCRIPTED_SUITE,
     Cell,
     Profile,
@@ -19,7 +20,14 @@ from harness.core.catalog import (
     suite_definition_hash,
 )
 
-CASES = ["build-revise", "delegate-feedback", "recover-controller", "recover-controller-sigkill", "stop-redirect"]
+CASES = [
+    "build-revise",
+    "delegate-feedback",
+    "recover-controller",
+    "recover-controller-sigkill",
+    "stop-redirect",
+    "create-skill-studio",
+]
 # On the testbed only (its driver has services and decisions): paid, scripted and replay; not on Paperclip.
 DECISION_CASES = ["service-approve", "service-decline", "connection-decline", "agentmail-setup"]
 
@@ -35,10 +43,12 @@ def suite(name: str) -> Suite:
 def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
     ids = [c.execution_id for c in CATALOG.cells()]
     assert ids == sorted(ids)
-    # 3 paid profiles + scripted on every case, on the testbed and scripted on Paperclip; runner-opencode on
-    # delegation only; 3 replay profiles on the replay cases; the decision cases on the testbed only (3 paid + scripted);
-    # replay-codex on Paperclip's build-revise
-    assert len(ids) == len(set(ids)) == 5 * len(CASES) + 1 + 3 * len(REPLAY_CASES) + 4 * len(DECISION_CASES) + 1
+    # 3 paid profiles + scripted on every case, on the testbed and scripted on Paperclip (scripted-only cases: the
+    # testbed's scripted cell alone); runner-opencode on delegation only; 3 replay profiles on the replay cases; the
+    # decision cases on the testbed only (3 paid + scripted); replay-codex on Paperclip's build-revise
+    shared = len(CASES) - len(SCRIPTED_ONLY_CASES)
+    expected = 5 * shared + len(SCRIPTED_ONLY_CASES) + 1 + 3 * len(REPLAY_CASES) + 4 * len(DECISION_CASES) + 1
+    assert len(ids) == len(set(ids)) == expected
     for c in CATALOG.cells():
         assert c.execution_id.split(".") == [c.suite.name, c.profile.name, c.environment.name, c.case.name]
 
@@ -63,7 +73,10 @@ def test_scripted_suite_is_free_and_covers_the_same_cases() -> None:
     assert not scripted.manual_only
     assert scripted.profiles == (SCRIPTED,)
     assert (SCRIPTED.adapter, SCRIPTED.model) == ("scripted", "default")
-    assert [c.name for c in suite(MANUAL_SUITE).cases] == [c.name for c in scripted.cases] == CASES + DECISION_CASES
+    assert [c.name for c in scripted.cases] == CASES + DECISION_CASES
+    assert [c.name for c in suite(MANUAL_SUITE).cases] == [
+        c for c in CASES + DECISION_CASES if c not in SCRIPTED_ONLY_CASES
+    ]
     assert [c.story for c in scripted.cases] == [f"stories.{name.replace('-', '_')}" for name in CASES + DECISION_CASES]
 
 

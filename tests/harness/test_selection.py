@@ -22,8 +22,8 @@ def ids(**selectors) -> list[str]:
 
 def test_all_selects_every_free_cell_and_no_paid_one() -> None:
     cells = select(all=True)
-    # scripted on every case (5 everyday, 4 decisions) and on 5 on Paperclip, the replay profiles on theirs (codex on Paperclip too)
-    assert len(cells) == 9 + 5 + len(REPLAY_CELLS) + 1
+    # scripted on every case (6 everyday, 4 decisions) and on 5 on Paperclip, the replay profiles on theirs (codex on Paperclip too)
+    assert len(cells) == 10 + 5 + len(REPLAY_CELLS) + 1
     assert not any(cell.paid or cell.manual for cell in cells)
     assert sorted(PAPERCLIP_CELLS) == [c.execution_id for c in cells if c.environment.name == "paperclip-local"]
 
@@ -74,7 +74,7 @@ def test_repeating_a_dimension_widens_it() -> None:
         ]
     )
     both = ids(suites=["everyday-workflows", "everyday-workflows-scripted"])
-    assert len(both) == 28 + 9
+    assert len(both) == 28 + 9 + 1  # create-skill-studio is scripted only
     assert ids(ids=[PAID_ID, "build-revise", PAID_ID]) == [FREE_ID, PAID_ID]  # sorted, deduplicated
 
 
@@ -119,12 +119,12 @@ def test_id_stands_alone(selectors: dict) -> None:
         ({"environments": ["cloud"]}, "valid environments: local, paperclip-local"),
         (
             {"cases": ["nope"]},
-            "valid cases: agentmail-setup, build-revise, connection-decline, delegate-feedback, recover-controller, "
+            "valid cases: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, recover-controller, "
             "recover-controller-sigkill, service-approve, service-decline, stop-redirect",
         ),
         (
             {"ids": ["nope"]},
-            "valid ids: agentmail-setup, build-revise, connection-decline, delegate-feedback, recover-controller, "
+            "valid ids: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, recover-controller, "
             "recover-controller-sigkill, service-approve, service-decline, stop-redirect, "
             "everyday-workflows-paperclip.scripted.paperclip-local.build-revise",
         ),

@@ -32,6 +32,7 @@ from oracle.tasks.slugify.contract import (
     REVISION_SEPARATOR,
     delegation_task,
 )
+from stories.create_skill_studio import SKILL_REQUEST, SKILL_TASK_TITLE
 from testbed.defects import REGISTRY, Area
 from testbed.read_receipts import ids_in
 
@@ -284,8 +285,36 @@ def decide_on_services(instance: TestbedInstance) -> Symptoms:
     return seen
 
 
+def skill_and_edit(instance: TestbedInstance) -> Symptoms:
+    """An agent creates a skill; it is edited; Studio is read plainly and as a reload (a revalidating request)."""
+    api, seen = instance.api, set()
+    before = {s.id for s in api.skills()}
+    task = api.create_task(SKILL_TASK_TITLE, SKILL_REQUEST, assignee_id=api.create_agent(name=unique("Lead")).id)
+    api.wait_until_done(task.id)
+    new = [s for s in api.skills() if s.id not in before]
+    if len(new) != 1:
+        seen.add("skill-created-twice")
+    created = new[0]
+    live = httpx.get(f"{instance.base_url}/tasks/{task.id}/live").text
+    if 'data-testid="skill-card"' not in live:
+        seen.add("skill-card-missing")
+    elif f'data-testid="skill-card" data-skill-id="{created.id}"' not in live:
+        seen.add("card-links-same-heading")
+    api.request("POST", f"/api/skills/{created.id}/versions", json={"body": "# Edited body"}).raise_for_status()
+    if api.skill(created.id).body != "# Edited body":
+        seen.add("skill-edit-not-saved")
+    studio = f"{instance.base_url}/skills/{created.id}"
+    if (
+        "# Edited body" in httpx.get(studio).text
+        and "# Edited body" not in httpx.get(studio, headers={"cache-control": "max-age=0"}).text
+    ):
+        seen.add("skill-edit-lost-on-reload")
+    return seen
+
+
 FLOWS: dict[str, tuple[Callable[[TestbedInstance], Symptoms], float]] = {
     "build-and-revise": (build_and_revise, 0.1),
+    "skill": (skill_and_edit, 0.05),
     "stop": (stop_while_working, 1.0),
     "restart": (restart_under_a_run, 0.5),
     "delegate": (delegate, 0.05),
@@ -311,6 +340,11 @@ FLOW_OF: dict[str, str] = {
     "child-assigned-to-lead": "delegate",
     **{name: "decisions" for name, defect in REGISTRY.items() if defect.area in ("decisions", "credentials")},
     "task-read-server-error": "read-after-success",
+    "skill-created-twice": "skill",
+    "skill-card-missing": "skill",
+    "card-links-same-heading": "skill",
+    "skill-edit-not-saved": "skill",
+    "skill-edit-lost-on-reload": "skill",
 }
 
 

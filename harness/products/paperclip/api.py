@@ -46,6 +46,8 @@ from harness.products.records import (
     RecordId,
     Run,
     RunIdentity,
+    Skill,
+    SkillEntry,
     Task,
     TaskSummary,
 )
@@ -414,6 +416,12 @@ class PaperclipApi:
 
     def set_agent_budget(self, agent_id: RecordId, cents: int | None) -> Agent:
         raise NotImplementedError("budgets on Paperclip are not wired: its cells run only the scripted agent")
+
+    def skills(self) -> list[SkillEntry]:
+        raise NotImplementedError("create-skill-studio: the skill library is not wired for Paperclip")
+
+    def skill(self, skill_id: RecordId) -> Skill:
+        raise NotImplementedError("create-skill-studio: the skill library is not wired for Paperclip")
 
     def create_task(self, title: str, body: str = "", assignee_id: RecordId | None = None) -> Task:
         payload = {"title": title, "description": body, "assigneeAgentId": assignee_id, "status": "todo"}

@@ -54,3 +54,8 @@ class PaperclipDriver:
 
     def task_page(self, page: Any, base_url: str, task_id: RecordId) -> IssuePage:
         return IssuePage(page, base_url, str(task_id))
+
+    def task_skills(self, page: Any, base_url: str, task_id: RecordId) -> Any:
+        raise NotImplementedError(
+            "create-skill-studio: skill cards, the skills sidebar and Skill Studio are not wired for Paperclip"
+        )

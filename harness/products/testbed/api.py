@@ -25,6 +25,8 @@ from harness.products.records import (
     RecordId,
     Run,
     Service,
+    Skill,
+    SkillEntry,
     StopResult,
     Task,
     TaskSummary,
@@ -93,6 +95,13 @@ class ApiClient:
     def workspace_hashes(self, task_id: RecordId) -> dict[str, str]:
         """Path -> sha256 of every file in the task's workspace, as the product reports it."""
         return {f["path"]: f["sha256"] for f in self._json("GET", f"/api/tasks/{task_id}/workspace")}
+
+    def skills(self) -> list[SkillEntry]:
+        """The company skill library, oldest first."""
+        return [SkillEntry.model_validate(s) for s in self._json("GET", "/api/skills")]
+
+    def skill(self, skill_id: RecordId) -> Skill:
+        return Skill.model_validate(self._json("GET", f"/api/skills/{skill_id}"))
 
     def activity(self) -> list[Activity]:
         return [Activity.model_validate(a) for a in self._json("GET", "/api/activity")]

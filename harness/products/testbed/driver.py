@@ -11,6 +11,7 @@ from typing import Any
 from harness.products.testbed.instance import TestbedInstance
 from harness.products.testbed.pages import TaskListPage, TaskPage
 from harness.products.testbed.secrets import SECRET_PATTERNS
+from harness.products.testbed.skill_pages import TaskSkillsPanel
 
 TESTBED_SOURCES = Path(__file__).resolve().parents[3] / "testbed"
 
@@ -55,3 +56,6 @@ class TestbedDriver:
 
     def task_page(self, page: Any, base_url: str, task_id: int) -> TaskPage:
         return TaskPage(page, base_url, task_id)
+
+    def task_skills(self, page: Any, base_url: str, task_id: int) -> TaskSkillsPanel:
+        return TaskSkillsPanel(page, base_url, task_id)

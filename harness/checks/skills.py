@@ -1,0 +1,71 @@
+"""Rules over the skill library a story reads: plain ids, slugs and bodies, for any product.
+
+A skill is identified by its id and slug, never by its heading: an agent
+writes the heading, and two skills may share one. Each rule takes what the
+API stored and what a page object read off the page, and names what differs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from harness.core.records import CheckRecord
+from harness.products.records import SkillEntry
+
+CREATED_ONCE = "skill.created-once"
+CARD_SHOWN = "skill.card-shown"
+CARD_LINKS_CREATED = "skill.card-links-created"
+SIDEBAR_LISTS_CREATED = "skill.sidebar-lists-created"
+SIDEBAR_OPENS_CREATED = "skill.sidebar-opens-created"
+EDIT_SAVED = "skill.edit-saved"
+EDIT_KEPT_AFTER_RELOAD = "skill.edit-kept-after-reload"
+
+
+def created_once(before_ids: Collection[str], library: Sequence[SkillEntry]) -> CheckRecord:
+    """Exactly one library entry is new since the request was made."""
+    new = [s for s in library if str(s.id) not in before_ids]
+    listed = ", ".join(f"{s.id} {s.slug!r}" for s in new)
+    if len(new) == 1:
+        return CheckRecord(id=CREATED_ONCE, passed=True, detail=f"one new skill: {listed}")
+    return CheckRecord(id=CREATED_ONCE, passed=False, detail=f"{len(new)} new skills, expected 1: {listed or 'none'}")
+
+
+def card_shown(card_skill_ids: Sequence[str]) -> CheckRecord:
+    """The task's thread shows exactly one "skill created" card."""
+    ok = len(card_skill_ids) == 1
+    detail = f"{len(card_skill_ids)} skill card(s) shown on the task page, expected 1"
+    return CheckRecord(id=CARD_SHOWN, passed=ok, detail=detail)
+
+
+def is_same_skill(check_id: str, created: SkillEntry, shown_id: str, shown_slug: str, where: str) -> CheckRecord:
+    """The skill a page shows is the one created: the same id and slug (the heading is not compared)."""
+    ok = shown_id == str(created.id) and shown_slug == created.slug
+    detail = f"{where} shows skill {shown_id} {shown_slug!r}; created: {created.id} {created.slug!r}"
+    return CheckRecord(id=check_id, passed=ok, detail=detail)
+
+
+def sidebar_lists(created: SkillEntry, sidebar_ids: Sequence[str]) -> CheckRecord:
+    """The task's sidebar lists the created skill, once."""
+    count = list(sidebar_ids).count(str(created.id))
+    detail = f"the sidebar lists skill {created.id} {count} time(s) among {list(sidebar_ids)}"
+    return CheckRecord(id=SIDEBAR_LISTS_CREATED, passed=count == 1, detail=detail)
+
+
+def edit_saved(edit: str, stored_body: str, stored_version: int, version_before: int, shown_body: str) -> CheckRecord:
+    """The edit is the skill's newest stored version and Studio, opened again from the task, shows it."""
+    problems = []
+    if stored_body.strip() != edit.strip():
+        problems.append("the API's newest body is not the edit")
+    if stored_version <= version_before:
+        problems.append(f"no new version (still {stored_version})")
+    if shown_body.strip() != edit.strip():
+        problems.append("Studio opened from the sidebar does not show the edit")
+    ok = f"version {stored_version} holds the edit and Studio shows it"
+    return CheckRecord(id=EDIT_SAVED, passed=not problems, detail="; ".join(problems) if problems else ok)
+
+
+def edit_kept(edit: str, shown_after_reload: str) -> CheckRecord:
+    """After a reload, Studio still shows the edit."""
+    ok = shown_after_reload.strip() == edit.strip()
+    detail = "Studio shows the edit after a reload" if ok else "after a reload Studio shows another body than the edit"
+    return CheckRecord(id=EDIT_KEPT_AFTER_RELOAD, passed=ok, detail=detail)

@@ -1,0 +1,68 @@
+"""Playwright page objects for the testbed's skill library: a task page's skill cards and sidebar, and Skill Studio.
+
+Kept beside :mod:`.pages` (same conventions: ``data-testid`` selectors, waits
+on visible states, never sleeps). Studio reports the id and slug it *shows*:
+a story identifies a skill by those, never by the heading an agent wrote.
+"""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from harness.products.testbed.pages import DEFAULT_TIMEOUT_S, ms
+
+
+class StudioPage:
+    """Skill Studio, open on one skill."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        expect(self.page.get_by_test_id("studio-page")).to_be_visible()
+
+    def skill_id(self) -> str:
+        return self.page.get_by_test_id("studio-skill-id").inner_text().strip()
+
+    def slug(self) -> str:
+        return self.page.get_by_test_id("studio-skill-slug").inner_text().strip()
+
+    def body(self) -> str:
+        return self.page.get_by_test_id("studio-body").input_value()
+
+    def save(self, body: str) -> StudioPage:
+        """Replace the body, press Save version and wait for the product's "Saved" on the reopened page."""
+        self.page.get_by_test_id("studio-body").fill(body)
+        self.page.get_by_test_id("studio-save").click()
+        expect(self.page.get_by_test_id("studio-saved")).to_be_visible()
+        return StudioPage(self.page)
+
+    def reload(self) -> StudioPage:
+        self.page.reload()
+        return StudioPage(self.page)
+
+
+class TaskSkillsPanel:
+    """The skills part of an open task page: "skill created" cards in the thread and the skills sidebar."""
+
+    def __init__(self, page: Page, base_url: str, task_id: int) -> None:
+        self.page = page
+        self.base_url = base_url.rstrip("/")
+        self.task_id = task_id
+
+    def card_skill_ids(self) -> list[str]:
+        cards = self.page.get_by_test_id("skill-card")
+        return [cards.nth(i).get_attribute("data-skill-id") or "" for i in range(cards.count())]
+
+    def wait_for_card(self, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        expect(self.page.get_by_test_id("skill-card").first).to_be_visible(timeout=ms(timeout))
+
+    def open_card(self, index: int = 0) -> StudioPage:
+        self.page.get_by_test_id("skill-card").nth(index).get_by_test_id("skill-card-link").click()
+        return StudioPage(self.page)
+
+    def sidebar_skill_ids(self) -> list[str]:
+        links = self.page.get_by_test_id("task-skill-link")
+        return [links.nth(i).get_attribute("data-skill-id") or "" for i in range(links.count())]
+
+    def open_from_sidebar(self, skill_id: int | str) -> StudioPage:
+        self.page.locator(f'[data-testid="task-skill-link"][data-skill-id="{skill_id}"]').click()
+        return StudioPage(self.page)

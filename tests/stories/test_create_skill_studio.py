@@ -1,0 +1,35 @@
+"""create-skill-studio end to end through `harness run`: it passes on the healthy testbed, and each skill
+defect makes it fail under the one `skill.*` check its calibration case names (real product, browser, SQLite)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from harness_runs import attempts, harness_run, processes_of
+
+from calibration.product_defects import DEFECT_CASES
+from harness.core.verdicts import Verdict
+
+CELL = "everyday-workflows-scripted.scripted.local.create-skill-studio"
+SKILL_CASES = {case.defect: case.expected_check for case in DEFECT_CASES if case.case == "create-skill-studio"}
+
+
+def test_create_skill_studio_passes_with_every_skill_check(tmp_path: Path) -> None:
+    done = harness_run(tmp_path, "--id", CELL)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [record] = attempts(tmp_path)
+    assert record.verdict is Verdict.PASSED
+    skill_checks = {check.id for check in record.checks if check.id.startswith("skill.")}
+    assert set(SKILL_CASES.values()) <= skill_checks
+    assert all(check.passed for check in record.checks)
+    assert processes_of(tmp_path) == []
+
+
+@pytest.mark.parametrize("defect", sorted(SKILL_CASES))
+def test_each_skill_defect_fails_under_its_own_check(defect: str, tmp_path: Path) -> None:
+    done = harness_run(tmp_path, "--id", CELL, "--product-defect", defect)
+    assert done.returncode != 0
+    [record] = attempts(tmp_path)
+    failed = [check.id for check in record.checks if not check.passed]
+    assert record.verdict is Verdict.FAILED and failed == [SKILL_CASES[defect]], (defect, failed, record.reason)
