@@ -126,7 +126,7 @@ def test_id_stands_alone(selectors: dict) -> None:
             {"ids": ["nope"]},
             "valid ids: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, recover-controller, "
             "recover-controller-sigkill, service-approve, service-decline, stop-redirect, "
-            "everyday-workflows-paperclip.scripted.paperclip-local.build-revise",
+            "everyday-workflows-paperclip-replay.replay-codex.paperclip-local.build-revise",
         ),
     ],
 )
