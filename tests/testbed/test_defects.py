@@ -21,6 +21,7 @@ import pytest
 from product_helpers import unique
 
 from calibration.product_defects import DEFECT_CASES, missing_cases, unknown_defects
+from harness.core.waiting import WaitTimeout, wait_for
 from harness.decisions.contract import EMAIL_TASK, document_task, notes_task
 from harness.fixtures.documents import PROTECTED_ACTION, DocumentService
 from harness.products.records import Task
@@ -225,6 +226,18 @@ def read_after_success(instance: TestbedInstance) -> Symptoms:
     return {"task-read-server-error"} if broken else set()
 
 
+# A call the product forwards as the agent asks may reach the service's capture a moment after the request shows.
+EARLY_FORWARD_S = 2.0
+
+
+def forwarded_within(calls: Callable[[], list[str]], start: int, seconds: float) -> bool:
+    """Whether the service saw a call after position ``start`` within ``seconds`` (it must see none before a decision)."""
+    try:
+        return bool(wait_for(lambda: calls()[start:] or None, timeout=seconds, what="an early call"))
+    except WaitTimeout:
+        return False
+
+
 def decide_on_services(instance: TestbedInstance) -> Symptoms:
     """Approve one service action, decline another, answer Not now to a connection request: watched from outside."""
     api, seen = instance.api, set()
@@ -245,7 +258,7 @@ def decide_on_services(instance: TestbedInstance) -> Symptoms:
             start = len(calls())
             task = api.create_task("Doc", document_task(unique("Doc"), service.name), assignee_id=lead.id)
             [pending] = api.wait_for(lambda task=task: api.interactions(task.id) or None, what="a pending request")
-            if calls()[start:]:
+            if forwarded_within(calls, start, EARLY_FORWARD_S):
                 seen.add("forwards-before-approval")
             card = httpx.get(f"{instance.base_url}/tasks/{task.id}/live").text
             shown = card.count(f'data-interaction-id="{pending.id}"')
