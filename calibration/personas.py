@@ -12,14 +12,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TypeVar
 
 from pydantic import BaseModel
 
-from calibration.runner import Row
+from calibration.runner import Row, rows_in_parallel
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 
@@ -98,18 +95,6 @@ def run_story_cell(case: str, results: Path, campaign: str, flags: list[str]) ->
     )
     records = sorted((results / campaign).glob("*/*/attempt.json"))
     return AttemptRecord.model_validate_json(records[-1].read_text()) if records else None
-
-
-PARALLEL_CELLS = 2
-"""Story cells calibration runs at once (each its own `harness run`, product and browser): two keep 2 cores busy."""
-
-C = TypeVar("C")
-
-
-def rows_in_parallel(cases: Sequence[C], row: Callable[[C], Row], parallel: int = PARALLEL_CELLS) -> list[Row]:
-    """One row per case, ``parallel`` cells at a time, in the cases' order."""
-    with ThreadPoolExecutor(max_workers=parallel) as pool:
-        return list(pool.map(row, cases))
 
 
 def run_persona(case: PersonaCase, results: Path) -> AttemptRecord | None:

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from calibration.personas import rows_in_parallel, run_story_cell
-from calibration.runner import Row
+from calibration.personas import run_story_cell
+from calibration.runner import Row, rows_in_parallel
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 from testbed.defects import REGISTRY

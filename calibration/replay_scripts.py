@@ -21,8 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from calibration.personas import rows_in_parallel
-from calibration.runner import Row
+from calibration.runner import Row, rows_in_parallel
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 

@@ -7,7 +7,10 @@ fails for a different check than expected; any wrong row fails the run.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel
 
@@ -74,3 +77,15 @@ def table(rows: list[Row]) -> str:
     widths = [max(len(str(line[i])) for line in [header, *lines]) for i in range(len(header))]
     render = lambda line: "  ".join(str(cell).ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()  # noqa: E731
     return "\n".join([render(header), render(tuple("-" * w for w in widths)), *map(render, lines)])
+
+
+PARALLEL_CELLS = 2
+"""Story cells calibration runs at once (each its own `harness run`, product and browser): two keep 2 cores busy."""
+
+C = TypeVar("C")
+
+
+def rows_in_parallel(cases: Sequence[C], row: Callable[[C], Row], parallel: int = PARALLEL_CELLS) -> list[Row]:
+    """One row per case, ``parallel`` cells at a time, in the cases' order."""
+    with ThreadPoolExecutor(max_workers=parallel) as pool:
+        return list(pool.map(row, cases))

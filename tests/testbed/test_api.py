@@ -9,7 +9,8 @@ import zipfile
 import pytest
 from product_helpers import new_agent, runner_token
 
-from harness.products.testbed import ApiClient, ApiError, TestbedInstance
+from harness.products.http import ProductApiError
+from harness.products.testbed import ApiClient, TestbedInstance
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR
 
 
@@ -68,7 +69,7 @@ def test_bad_input_is_rejected_and_nothing_is_written(api: ApiClient) -> None:
     task = api.create_task("unassigned", "nobody works on this")
     assert api.request("POST", f"/api/tasks/{task.id}/comments", json={"body": ""}).status_code == 422
     assert api.task(task.id).comments == []
-    with pytest.raises(ApiError) as raised:
+    with pytest.raises(ProductApiError) as raised:
         api.task(999999)
     assert raised.value.status_code == 404
 

@@ -7,10 +7,10 @@ instance (:mod:`.instance`) and the shapes of its credentials
 
 from harness.products.base import InstanceError
 
-from .api import ApiClient, ApiError, WaitTimeout
+from .api import ApiClient, WaitTimeout
 from .driver import TestbedDriver
 from .instance import TestbedInstance
 
 DRIVER = TestbedDriver()
 
-__all__ = ["DRIVER", "ApiClient", "ApiError", "InstanceError", "TestbedInstance", "WaitTimeout"]
+__all__ = ["DRIVER", "ApiClient", "InstanceError", "TestbedInstance", "WaitTimeout"]

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import httpx
 
 from harness.core.waiting import WaitTimeout, wait_for
-from harness.products.http import ProductApiError, answered, product_client
+from harness.products.http import answered, product_client
 from harness.products.records import (
     Activity,
     Agent,
@@ -32,12 +32,9 @@ from harness.products.records import (
     TaskSummary,
 )
 
-__all__ = ["ApiClient", "ApiError", "WaitTimeout"]
+__all__ = ["ApiClient", "WaitTimeout"]
 
 T = TypeVar("T")
-
-
-ApiError = ProductApiError  # the name tests and callers know
 
 
 class ApiClient:
