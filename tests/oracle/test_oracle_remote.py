@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -83,6 +84,8 @@ def second_engine(oracle_image) -> Iterator[str]:
         tempfile.mkdtemp(prefix="ee-dockerd-", dir="/tmp")
     )  # short: unix socket paths are limited to 108 bytes
     host = f"unix://{folder}/docker.sock"
+    # containerd namespaces allow no "_" or doubled separators, which mkdtemp's names may hold
+    namespace = f"ee-test-{uuid.uuid4().hex[:12]}"
     log = (folder / "dockerd.log").open("wb")
     process = subprocess.Popen(
         [
@@ -99,9 +102,9 @@ def second_engine(oracle_image) -> Iterator[str]:
             "--ip-masq=false",
             "--bridge=none",
             "--containerd-namespace",
-            f"ee-test-{folder.name}",
+            namespace,
             "--containerd-plugins-namespace",
-            f"ee-test-plugins-{folder.name}",
+            f"{namespace}-plugins",
         ],
         stdout=log,
         stderr=subprocess.STDOUT,
