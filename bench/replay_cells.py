@@ -3,9 +3,11 @@
 ``python -m bench.replay_cells``. Each cell is a real ``harness run`` in a
 process of its own (browser, product, runner, CLI, metering proxy, replay
 server), one after another so they never share the machine. Wall time is the
-whole command; peak memory is the largest resident set among the processes
-it waited for (the harness, the product and its runners, the CLIs: each
-reaps its own children, so their peaks roll up), read from ``getrusage``.
+whole command; peak memory is the largest sum over the command's whole
+process tree (the harness, Chromium, the product, its runners, the agent CLIs
+and what they start), sampled while it runs (``bench.process_tree``): peak
+resident (RSS, shared pages counted once per process) and peak proportional
+(PSS, shared pages split, the tree's real footprint).
 Each cell runs ``--repeat`` times (default 3) and the table prints the
 median wall time and peak memory, with the range, because one run on a
 shared machine is noise; a run whose verdict is not ``passed`` is shown and
@@ -15,14 +17,13 @@ kept out of the medians.
 from __future__ import annotations
 
 import argparse
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
+from pathlib import Path
 
-from pydantic import BaseModel
+from bench.process_tree import TreePeak, run_measured
 
 CELLS = (
     "everyday-workflows-scripted.scripted.local.build-revise",
@@ -32,40 +33,41 @@ CELLS = (
 )
 
 
-class Sample(BaseModel):
+class Sample(TreePeak):
     """One run of one cell, as its measuring process prints it (JSON on one line)."""
 
     cell: str
     verdict: str
-    wall_s: float
-    peak_mib: float
 
 
 def measure(cell: str, results: str) -> Sample:
-    """One cell in this process's children only (run as ``--one``)."""
-    started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", "--id", cell, "--results", results, "--campaign", "bench"],
-        capture_output=True,
-        text=True,
-        check=False,
+    """One cell, its whole process tree sampled (run as ``--one``: this process becomes the tree's subreaper)."""
+    output = Path(results) / f"{cell}.out"
+    peak = run_measured(
+        [sys.executable, "-m", "harness.cli", "run", "--id", cell, "--results", results, "--campaign", "bench"], output
     )
-    wall = time.monotonic() - started
-    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # kilobytes on Linux
-    verdict = next((line.split()[0] for line in done.stdout.splitlines() if line.strip().endswith(cell)), "no-verdict")
-    return Sample(cell=cell, verdict=verdict, wall_s=round(wall, 2), peak_mib=round(peak_mib, 1))
+    lines = output.read_text(errors="replace").splitlines()
+    verdict = next((line.split()[0] for line in lines if line.strip().endswith(cell)), "no-verdict")
+    return Sample(cell=cell, verdict=verdict, **peak.model_dump())
+
+
+def median_range(values: list[float], decimals: int = 0) -> str:
+    return f"{statistics.median(values):.{decimals}f} ({min(values):.0f}-{max(values):.0f})"
 
 
 def row(cell: str, samples: list[Sample]) -> str:
-    """Median (min-max) of the passed runs; the verdicts of all of them."""
+    """Median (min-max) of the passed runs; the verdicts of all of them, and any leftover processes."""
     passed = [sample for sample in samples if sample.verdict == "passed"]
     verdicts = ",".join(sample.verdict for sample in samples) or "error"
+    left = sum(sample.leftovers for sample in samples)
+    tail = f"  {left} process(es) left behind" if left else ""
     if not passed:
-        return f"{cell:<62} {verdicts:<22} {'-':>17} {'-':>17}"
-    walls, peaks = [s.wall_s for s in passed], [s.peak_mib for s in passed]
-    wall = f"{statistics.median(walls):.1f} ({min(walls):.0f}-{max(walls):.0f})"
-    peak = f"{statistics.median(peaks):.0f} ({min(peaks):.0f}-{max(peaks):.0f})"
-    return f"{cell:<62} {verdicts:<22} {wall:>17} {peak:>17}"
+        return f"{cell:<62} {verdicts:<22} {'-':>15} {'-':>15} {'-':>15} {'-':>9}{tail}"
+    wall = median_range([s.wall_s for s in passed], 1)
+    rss = median_range([s.peak_rss_mib for s in passed])
+    pss = median_range([s.peak_pss_mib for s in passed])
+    count = statistics.median(s.peak_processes for s in passed)
+    return f"{cell:<62} {verdicts:<22} {wall:>15} {rss:>15} {pss:>15} {count:>9.0f}{tail}"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -76,11 +78,12 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
-    if args.one:  # a fresh process per cell, so getrusage's maximum is this cell's alone
+    if args.one:  # a fresh process per cell: the subreaper of that cell's tree alone
         print(measure(*args.one).model_dump_json())
         return
     print(f"median of {args.repeat} run(s) per cell, one cell at a time")
-    print(f"{'cell':<62} {'verdicts':<22} {'wall s (range)':>17} {'peak MiB (range)':>17}")
+    print("peak memory: the largest sum over the cell's whole process tree (RSS counts shared pages per process)")
+    print(f"{'cell':<62} {'verdicts':<22} {'wall s':>15} {'tree RSS MiB':>15} {'tree PSS MiB':>15} {'processes':>9}")
     with tempfile.TemporaryDirectory(prefix="bench-replay-") as results:
         for cell in args.cells:
             samples = []
