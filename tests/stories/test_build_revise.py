@@ -16,6 +16,7 @@ import pytest
 from harness_runs import attempts, harness_run, processes_naming, processes_of, wait_for
 
 from harness.core.verdicts import Verdict
+from tests.stories.story_expectations import BUILD_REVISE_CHECKS
 
 CELL = "everyday-workflows-scripted.scripted.local.build-revise"
 
@@ -29,14 +30,7 @@ def test_build_revise_passes_and_leaves_a_complete_evidence_package(tmp_path: Pa
     assert record.verdict is Verdict.PASSED and record.provenance.evidence_mode.value == "scripted"
     package = tmp_path / "test" / CELL / record.attempt
     check_ids = {check.id for check in record.checks}
-    assert {
-        "oracle.build",
-        "oracle.revision",
-        "delivery.revision-differs",
-        "delivery.redownload-identical",
-        "lifecycle.tasks-done",
-        "lifecycle.messages-consumed",
-    } <= check_ids
+    assert set(BUILD_REVISE_CHECKS) <= check_ids
     assert all(check.passed for check in record.checks)
 
     phases = {download.phase: download for download in record.downloads}

@@ -13,48 +13,8 @@ import pytest
 from calibration.personas import PERSONA_CASES
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
-
-RESTART_SNAPSHOTS = ("restart-{sig}-before", "restart-{sig}-after", "restart-{sig}-final")
-STORIES = {
-    "delegate-feedback": {
-        "snapshots": ["delegation", "tasks"],
-        "checks": [
-            "oracle.child",
-            "delegate.one-child-for-teammate",
-            "delegate.feedback-in-child",
-            "delegate.teammate-never-on-parent",
-            "delegate.reply-cites-final-delivery",
-            "lifecycle.parent-after-child",
-            "lifecycle.parent-owned-by-lead",
-        ],
-    },
-    "recover-controller": {
-        "snapshots": [name.format(sig="sigterm") for name in RESTART_SNAPSHOTS],
-        "checks": [
-            "oracle.final",
-            "restart.same-run",
-            "restart.runner-kept-going",
-            "restart.message-survived",
-            "restart.receipts-once",
-            "restart.receipt-prefix",
-        ],
-    },
-    "recover-controller-sigkill": {
-        "snapshots": [name.format(sig="sigkill") for name in RESTART_SNAPSHOTS],
-        "checks": ["oracle.final", "restart.same-run", "restart.runner-kept-going", "restart.receipt-prefix"],
-    },
-    "stop-redirect": {
-        "snapshots": ["stop", "workspace-after-stop", "workspace-after-reply"],
-        "checks": [
-            "stop.process-group-gone",
-            "stop.request-stored-once",
-            "stop.reply-has-nonce",
-            "stop.no-earlier-run-active",
-            "stop.workspace-unchanged",
-            "lifecycle.runs-succeeded",
-        ],
-    },
-}
+from tests.stories.story_expectations import FAULT_STORIES as STORIES
+from tests.stories.story_expectations import RESTART_SNAPSHOTS
 
 
 def run_story(case: str, results: Path) -> tuple[subprocess.CompletedProcess[str], AttemptRecord, Path]:
