@@ -26,6 +26,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     serve.add_argument("--agent-time-limit", type=float, default=600.0, help="wall-clock seconds per live agent run")
     serve.add_argument(
+        "--issued-secrets",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="for an evidence scan: append every run token minted to FILE (owner-only); never set in normal use",
+    )
+    serve.add_argument(
         "--defect",
         dest="defects",
         action="append",
@@ -45,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         defects=args.defects,
         model_upstream=args.model_upstream,
         agent_time_limit_s=args.agent_time_limit,
+        issued_secrets=args.issued_secrets.resolve() if args.issued_secrets else None,
     )
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0

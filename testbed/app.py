@@ -41,12 +41,19 @@ def create_app(
     defects: Sequence[str] = (),
     model_upstream: str | None = None,
     agent_time_limit_s: float = 600.0,
+    issued_secrets: Path | None = None,
 ) -> FastAPI:
     """The controller's app; ``defects`` (calibration only) switches on named product defects;
-    ``model_upstream`` is where live agents' metering proxies send model calls (a replay server)."""
+    ``model_upstream`` is where live agents' metering proxies send model calls (a replay server);
+    ``issued_secrets`` is the harness's ledger of the run tokens it mints (see testbed.issued_secrets)."""
     product_defects.configure(defects)
     controller = Controller(
-        data_dir=data_dir, url=url, pace=pace, model_upstream=model_upstream, agent_time_limit_s=agent_time_limit_s
+        data_dir=data_dir,
+        url=url,
+        pace=pace,
+        model_upstream=model_upstream,
+        agent_time_limit_s=agent_time_limit_s,
+        issued_secrets=issued_secrets,
     )
     scheduler = Scheduler(controller)
     tools = ToolServerMount(controller)

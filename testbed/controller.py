@@ -20,6 +20,7 @@ from pathlib import Path
 from .credentials import CredentialBox
 from .db import Database, now, record_activity
 from .defects import hooks as defects
+from .issued_secrets import record_run_token
 from .supervisor import Identity, RunnerSpec, Supervisor
 
 log = logging.getLogger("testbed.controller")
@@ -57,6 +58,7 @@ class Controller:
         None  # where live agents' metering proxies send model calls (the replay server); None: the providers
     )
     agent_time_limit_s: float = 600.0
+    issued_secrets: Path | None = None  # the harness's ledger of minted run tokens (see testbed.issued_secrets)
     db: Database = field(init=False)
     credentials: CredentialBox = field(init=False)
     supervisor: Supervisor = field(default_factory=Supervisor)
@@ -103,6 +105,7 @@ class Controller:
         started, ends the run and wakes the task (see :meth:`_adopt_unrecorded`).
         """
         token = RUN_TOKEN_PREFIX + secrets.token_urlsafe(32)
+        record_run_token(self.issued_secrets, run_id, token)
         runner_instance_id = uuid.uuid4().hex
         log_path = self.data_dir / "logs" / f"run-{run_id}.log"
         with self.db.transaction() as conn:

@@ -108,6 +108,12 @@ class ProductInstance(Protocol):
         """The folder holding every agent workspace on disk (the secret scan reads it after the run)."""
         ...
 
+    def issued_secrets(self) -> dict[str, str]:
+        """Label to value of the secrets the instance handed out (run tokens, agent keys) that the harness can
+        know: the evidence scan looks for these values, beside the product's credential shapes. Read before
+        ``close`` (which removes the data folder)."""
+        ...
+
     def start(self) -> ProductInstance:
         """Start (or start again, on the same data and port) and return once it answers."""
         ...

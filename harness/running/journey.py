@@ -546,8 +546,12 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
                     for log in instance.log_paths():
                         recorder.keep_file(log, f"logs/{log.name}")
                     try:
+                        for label, value in instance.issued_secrets().items():
+                            recorder.add_known_secret(label, value)
                         recorder.scan_workspaces(
-                            instance.agent_workspaces, secrets_from_environment(), driver.secret_patterns
+                            instance.agent_workspaces,
+                            {**secrets_from_environment(), **recorder.known_secrets},
+                            driver.secret_patterns,
                         )
                     finally:
                         instance.close()

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import logging
-import secrets
 import shutil
 import subprocess
 import tempfile
@@ -31,6 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..issued_secrets import proxy_key
 from ..metering.proxy import CallReport, ProxyConfig, start_proxy
 from ..read_receipts import read_detail
 from . import AgentSession, claude_cli, codex_cli, instructions, opencode_cli
@@ -80,7 +80,9 @@ class Meter:
 
     def __init__(self, session: AgentSession, kind: CliKind) -> None:
         self.session = session
-        self.client_key = "throwaway-" + secrets.token_urlsafe(24)
+        if not session.token:  # a key derived from nothing would be the same for every run
+            raise RuntimeError("a metered run needs its run token: its proxy key is derived from it")
+        self.client_key = proxy_key(session.token)  # derived, so the harness that knows the token knows it too
         upstream = session.model_upstream or session.provider_keys.get(PROVIDER_BASE_URL_VARIABLE[kind.provider])
         real_key = session.provider_keys.get(PROVIDER_KEY_VARIABLE[kind.provider])
         if not session.model_upstream and not (real_key and upstream):

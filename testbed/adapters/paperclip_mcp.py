@@ -28,6 +28,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from ..deliveries import DeliveryError, zip_workspace
+from ..issued_secrets import LEDGER_NAME, record_run_token
 from .paperclip_runner import PaperclipAgentClient
 
 log = logging.getLogger("testbed.paperclip_mcp")
@@ -125,8 +126,10 @@ def create_server(client: StderrReceipts, workspace: Path) -> MCPServer:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m testbed.adapters.paperclip_mcp")
     parser.add_argument("--instance", required=True, help="the instance folder: marks this process for teardown")
-    parser.parse_args(argv)
+    args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s %(message)s")
+    # The CLI's run token, told to the harness for its evidence scan (Paperclip mints it; nobody else sees it).
+    record_run_token(Path(args.instance) / LEDGER_NAME, os.environ["PAPERCLIP_RUN_ID"], os.environ["PAPERCLIP_API_KEY"])
     workspace = Path(os.environ.get("EVERYDAY_WORKSPACE") or os.getcwd())
     server = create_server(client_from_environment(dict(os.environ)), workspace)
     server.run("stdio")

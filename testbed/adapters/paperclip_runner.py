@@ -30,6 +30,7 @@ from typing import Any
 
 import httpx
 
+from ..issued_secrets import LEDGER_NAME, record_run_token
 from . import AgentSession
 from .scripted import ScriptedAgent
 
@@ -232,11 +233,13 @@ class PaperclipAgentClient:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m testbed.adapters.paperclip_runner")
     parser.add_argument("--instance", required=True, help="the instance folder: marks this process for teardown")
-    parser.parse_args(argv)
+    args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"
     )
     env = os.environ
+    # The harness cannot see the token Paperclip minted for this run; our agent tells it, for its evidence scan.
+    record_run_token(Path(args.instance) / LEDGER_NAME, env["PAPERCLIP_RUN_ID"], env["PAPERCLIP_API_KEY"])
     client = PaperclipAgentClient(
         env["PAPERCLIP_API_URL"],
         env.pop("PAPERCLIP_API_KEY"),

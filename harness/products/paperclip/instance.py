@@ -30,6 +30,7 @@ from harness.products.paperclip import install
 from harness.products.paperclip.api import PaperclipApi
 from harness.products.processes import free_port, kill_groups, marked_processes, process_group_alive, stop_process
 from harness.products.processes import process_alive as _process_alive
+from testbed import issued_secrets
 
 __all__ = ["PaperclipInstance", "free_port", "paperclip_env"]
 
@@ -112,6 +113,12 @@ class PaperclipInstance:
     @property
     def agent_workspaces(self) -> Path:
         return self.workspaces
+
+    def issued_secrets(self) -> dict[str, str]:
+        """The agent JWT secret this harness gave the instance, and each run token our agent-side programs
+        received (Paperclip mints them; the scripted runner and the CLIs' tool server list them)."""
+        tokens = issued_secrets.read(self.root / issued_secrets.LEDGER_NAME, proxy_keys=False)
+        return {"Paperclip agent JWT secret issued to the instance": self.jwt_secret, **tokens}
 
     @property
     def server_log(self) -> Path:

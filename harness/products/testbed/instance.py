@@ -32,6 +32,7 @@ from harness.products.processes import (
     process_group_alive,
     stop_process,
 )
+from testbed import issued_secrets
 
 from .api import ApiClient
 
@@ -84,6 +85,15 @@ class TestbedInstance:
     def agent_workspaces(self) -> Path:
         return self.data_dir / "workspaces"
 
+    @property
+    def issued_secrets_file(self) -> Path:
+        """Where the controller lists the run tokens it mints (outside the logs the package keeps)."""
+        return self.data_dir / issued_secrets.LEDGER_NAME
+
+    def issued_secrets(self) -> dict[str, str]:
+        """Every run token this instance minted and its metering proxy key: values the evidence must never hold."""
+        return issued_secrets.read(self.issued_secrets_file)
+
     def workspace(self, task_id: int) -> Path:
         return self.data_dir / "workspaces" / f"task-{task_id}"
 
@@ -114,6 +124,7 @@ class TestbedInstance:
             str(self.port),
             "--pace",
             str(self.pace),
+            f"--issued-secrets={self.issued_secrets_file}",
         ]
         command += [f"--defect={name}" for name in self.defects]  # again on every restart
         if self.model_upstream:
