@@ -230,8 +230,7 @@ class CliAgent:
             f"{len(meter.calls)} model call(s), {cents:.2f} cents{' (simulated)' if meter.config.simulated else ''}"
         )
         real_cents = 0 if meter.config.simulated else round(cents)
-        reported = [turn.reported_cost_usd for turn in turns if turn.reported_cost_usd is not None]
-        agent_reported = round(sum(reported), 6) if reported else None
+        agent_reported = reported_cost_of_run(turns)
         last = turns[-1]
 
         def finish(outcome: str, summary: str, error_code: str | None = None) -> None:
@@ -291,6 +290,24 @@ def _reported_cost_usd(output: str) -> float | None:
         if event.get("type") == "result" and isinstance(event.get("total_cost_usd"), int | float):
             cost = float(event["total_cost_usd"])
     return cost
+
+
+def reported_cost_of_run(turns: list[Turn]) -> float | None:
+    """The run's cost as the CLI itself reported it: each session's last figure, summed over sessions.
+
+    Claude Code's ``total_cost_usd`` is its session's running total: a turn
+    that resumes a session (``--resume``) reports what the whole session has
+    cost so far. Measured with Claude Code 2.1.332 against the replay: the
+    first turn reported 0.2627 USD, the resumed second 0.2954 USD, while the
+    proxy metered 0.0327 USD for the second turn's one call. Adding the turns'
+    figures counted the first turn twice. A turn whose session is unknown
+    stands alone. None when no turn reported a cost (Codex, OpenCode).
+    """
+    last: dict[str, float] = {}
+    for index, turn in enumerate(turns):
+        if turn.reported_cost_usd is not None:
+            last[turn.session or f"unnamed turn {index}"] = turn.reported_cost_usd
+    return round(sum(last.values()), 6) if last else None
 
 
 def adapter(name: str) -> CliAgent:

@@ -110,8 +110,9 @@ def test_the_cli_builds_and_delivers_through_the_product_tools(cli, product):
 
 
 @pytest.mark.replay(script="story-paced")
-def test_a_message_sent_while_the_agent_works_resumes_the_same_session_in_the_same_run(product):
-    agent = product.hire("codex")
+@pytest.mark.parametrize("cli", ["codex", "claude"])
+def test_a_message_sent_while_the_agent_works_resumes_the_same_session_in_the_same_run(cli, product):
+    agent = product.hire(cli)
     task = product.api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=agent.id)
     working = product.api.wait_until_file_saved(task.id, "slugify.py", timeout=60)
     message = product.api.send_message(task.id, REVISION_SEPARATOR)
@@ -127,6 +128,10 @@ def test_a_message_sent_while_the_agent_works_resumes_the_same_session_in_the_sa
         if "--separator" in c.user_text and "arrived while you were working" in c.user_text
     ]
     assert resumed and resumed[-1].tool_calls_answered > 4, "the resumed session carried the first turn's history"
+    if cli == "claude":
+        # Claude Code's total_cost_usd is its session's running total across the resume: counted once, it agrees
+        # with what the proxy metered for both turns (adding the turns' figures would count the first one twice).
+        assert run.agent_reported_cost_usd == pytest.approx(run.spend.simulated_cents / 100, rel=0.01)
 
 
 @pytest.mark.replay(script="over-budget")
