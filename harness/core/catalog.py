@@ -416,8 +416,9 @@ REPLAY_CASES = (
 )
 PAPERCLIP_SUITE = "everyday-workflows-paperclip"
 PAPERCLIP_REPLAY_SUITE = "everyday-workflows-paperclip-replay"
-# Real CLIs on Paperclip's own local adapters, pointed at the replay server (issue 10): codex on build-revise so far.
-PAPERCLIP_REPLAY_PROFILES = tuple(profile for profile in REPLAY_PROFILES if profile.agent_cli == "codex")
+# Real CLIs on Paperclip's own local adapters, pointed at the replay server (issue 10): codex_local and claude_local
+# (Paperclip's opencode_local is not wired).
+PAPERCLIP_REPLAY_PROFILES = tuple(profile for profile in REPLAY_PROFILES if profile.agent_cli in ("codex", "claude"))
 PAPERCLIP_REPLAY_CASES = ("build-revise",)
 # Cases proven only with the scripted agent on the testbed so far: no paid cell until a replay script proves the
 # live path, and no Paperclip cell (its driver raises NotImplementedError naming the story).

@@ -22,20 +22,29 @@ from pathlib import Path
 
 from .cli_launch import LaunchRequest, LaunchSpec, base_env, first_json_field
 
+# What keeps Claude Code on loopback, non-interactive as root, and its MCP tools in view: every launcher uses it
+# (the testbed's runner here, Paperclip's claude_local through its adapter env).
+OFFLINE_ENV = {
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "CLAUDE_CODE_MAX_RETRIES": "0",
+    "IS_SANDBOX": "1",
+    "ENABLE_TOOL_SEARCH": "false",  # MCP tools listed with the others, not deferred behind a search tool
+    "MCP_TOOL_TIMEOUT": "310000",  # ms: a product tool may wait on a teammate for minutes (wait_for_task)
+}
+
 
 def launch(request: LaunchRequest) -> LaunchSpec:
-    env = base_env(request.home) | {
-        "CLAUDE_CONFIG_DIR": str(request.home / ".claude"),
-        "ANTHROPIC_BASE_URL": request.proxy_url.rstrip("/"),
-        "ANTHROPIC_API_KEY": request.proxy_key,
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_TELEMETRY": "1",
-        "DISABLE_AUTOUPDATER": "1",
-        "CLAUDE_CODE_MAX_RETRIES": "0",
-        "IS_SANDBOX": "1",
-        "ENABLE_TOOL_SEARCH": "false",  # MCP tools listed with the others, not deferred behind a search tool
-        "MCP_TOOL_TIMEOUT": "310000",  # ms: a product tool may wait on a teammate for minutes (wait_for_task)
-    }
+    env = (
+        base_env(request.home)
+        | {
+            "CLAUDE_CONFIG_DIR": str(request.home / ".claude"),
+            "ANTHROPIC_BASE_URL": request.proxy_url.rstrip("/"),
+            "ANTHROPIC_API_KEY": request.proxy_key,
+        }
+        | OFFLINE_ENV
+    )
     argv = [
         str(request.cli.binary),
         "-p",

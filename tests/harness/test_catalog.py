@@ -9,6 +9,8 @@ from harness.core.catalog import (
     CATALOG,
     DELEGATION_HARD_STOP_CENTS,
     MANUAL_SUITE,
+    PAPERCLIP_REPLAY_CASES,
+    PAPERCLIP_REPLAY_PROFILES,
     REPLAY_CASES,
     SCRIPTED,
     SCRIPTED_ONLY_CASES,
@@ -45,9 +47,12 @@ def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
     assert ids == sorted(ids)
     # 3 paid profiles + scripted on every case, on the testbed and scripted on Paperclip (scripted-only cases: the
     # testbed's scripted cell alone); runner-opencode on delegation only; 3 replay profiles on the replay cases; the
-    # decision cases on the testbed only (3 paid + scripted); replay-codex on Paperclip's build-revise
+    # decision cases on the testbed only (3 paid + scripted); the Paperclip replay profiles on its replay cases
     shared = len(CASES) - len(SCRIPTED_ONLY_CASES)
-    expected = 5 * shared + len(SCRIPTED_ONLY_CASES) + 1 + 3 * len(REPLAY_CASES) + 4 * len(DECISION_CASES) + 1
+    paperclip_replay = len(PAPERCLIP_REPLAY_PROFILES) * len(PAPERCLIP_REPLAY_CASES)
+    expected = (
+        5 * shared + len(SCRIPTED_ONLY_CASES) + 1 + 3 * len(REPLAY_CASES) + 4 * len(DECISION_CASES) + paperclip_replay
+    )
     assert len(ids) == len(set(ids)) == expected
     for c in CATALOG.cells():
         assert c.execution_id.split(".") == [c.suite.name, c.profile.name, c.environment.name, c.case.name]

@@ -11,7 +11,7 @@ import pytest
 from harness.cli import build_parser, main, selection_kwargs
 from harness.core.catalog import CASES as CASE_RECORDS
 from harness.core.catalog import DECISION_CASES as DECISION_RECORDS
-from harness.core.catalog import REPLAY_CASES
+from harness.core.catalog import PAPERCLIP_REPLAY_CASES, PAPERCLIP_REPLAY_PROFILES, REPLAY_CASES
 from harness.running.selection import select
 
 PAID_ID = "everyday-workflows.runner-codex.local.build-revise"
@@ -30,7 +30,10 @@ def test_list_all_prints_only_free_cells(capsys: pytest.CaptureFixture[str]) -> 
     assert status == 0 and err == ""
     cases = sorted([*CASES, *DECISION_CASES])
     assert lines == [
-        "everyday-workflows-paperclip-replay.replay-codex.paperclip-local.build-revise",
+        *[
+            f"everyday-workflows-paperclip-replay.replay-{cli}.paperclip-local.build-revise"
+            for cli in ("claude", "codex")
+        ],
         *[
             f"everyday-workflows-paperclip.scripted.paperclip-local.{case}"
             for case in (
@@ -73,8 +76,8 @@ def test_exact_id_and_short_id(capsys: pytest.CaptureFixture[str]) -> None:
 def test_repeat_widens_and_dimensions_narrow(capsys: pytest.CaptureFixture[str]) -> None:
     _, widened, _ = run(capsys, "--case", "build-revise", "--case", "stop-redirect")
     assert (
-        len(widened) == 11
-    )  # the scripted (testbed and Paperclip) and the three replay cells of each, codex on Paperclip
+        len(widened) == 12
+    )  # the scripted (testbed and Paperclip) and the three replay cells of each, claude and codex on Paperclip
     _, narrowed, _ = run(
         capsys, "--suite", "everyday-workflows", "--profile", "runner-claude", "--case", "build-revise"
     )
@@ -167,5 +170,6 @@ def test_installed_entry_point_is_harness_cli_main() -> None:
         pytest.skip("the console script is installed only by 'pip install -e .' into this interpreter's environment")
     done = subprocess.run([str(script), "list", "--all"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    # scripted on every case on the testbed, and on 5 on Paperclip; the 3 replay profiles on theirs; codex on Paperclip on 1
-    assert len(done.stdout.splitlines()) == len(CASES + DECISION_CASES) + 5 + 3 * len(REPLAY_CASES) + 1
+    # scripted on every case on the testbed, and on 5 on Paperclip; the 3 replay profiles on theirs; Paperclip's replay
+    paperclip_replay = len(PAPERCLIP_REPLAY_PROFILES) * len(PAPERCLIP_REPLAY_CASES)
+    assert len(done.stdout.splitlines()) == len(CASES + DECISION_CASES) + 5 + 3 * len(REPLAY_CASES) + paperclip_replay

@@ -13,7 +13,9 @@ REPLAY_IDS = [f"everyday-workflows-replay.replay-{cli}.local.build-revise" for c
 REPLAY_CELLS = [c.execution_id for c in CATALOG.cells() if c.suite.name == "everyday-workflows-replay"]
 PAPERCLIP_CELLS = [c.execution_id for c in CATALOG.cells() if c.environment.product == "paperclip"]
 PAPERCLIP_ID = "everyday-workflows-paperclip.scripted.paperclip-local.{}"
-PAPERCLIP_REPLAY_ID = "everyday-workflows-paperclip-replay.replay-codex.paperclip-local.build-revise"
+PAPERCLIP_REPLAY_IDS = [
+    c.execution_id for c in CATALOG.cells() if c.suite.name == "everyday-workflows-paperclip-replay"
+]
 
 
 def ids(**selectors) -> list[str]:
@@ -22,8 +24,8 @@ def ids(**selectors) -> list[str]:
 
 def test_all_selects_every_free_cell_and_no_paid_one() -> None:
     cells = select(all=True)
-    # scripted on every case (6 everyday, 4 decisions) and on 5 on Paperclip, the replay profiles on theirs (codex on Paperclip too)
-    assert len(cells) == 10 + 5 + len(REPLAY_CELLS) + 1
+    # scripted on every case (6 everyday, 4 decisions) and on 5 on Paperclip, the replay profiles on theirs (and on Paperclip)
+    assert len(cells) == 10 + 5 + len(REPLAY_CELLS) + len(PAPERCLIP_REPLAY_IDS)
     assert not any(cell.paid or cell.manual for cell in cells)
     assert sorted(PAPERCLIP_CELLS) == [c.execution_id for c in cells if c.environment.name == "paperclip-local"]
 
@@ -44,12 +46,12 @@ def test_group_selectors_never_pull_in_paid_cells() -> None:
     assert ids(environments=["local"]) == [cell for cell in ids(all=True) if cell not in PAPERCLIP_CELLS]
     assert ids(environments=["paperclip-local"]) == sorted(PAPERCLIP_CELLS)
     assert ids(cases=["build-revise"]) == [
-        PAPERCLIP_REPLAY_ID,
+        *PAPERCLIP_REPLAY_IDS,
         PAPERCLIP_ID.format("build-revise"),
         *REPLAY_IDS,
         FREE_ID,
     ]
-    scripted = [cell for cell in ids(all=True) if cell not in [*REPLAY_CELLS, PAPERCLIP_REPLAY_ID]]
+    scripted = [cell for cell in ids(all=True) if cell not in [*REPLAY_CELLS, *PAPERCLIP_REPLAY_IDS]]
     assert ids(profiles=["scripted", "runner-codex"]) == scripted
     assert ids(all=True, profiles=["runner-claude", "scripted"]) == scripted
 
@@ -70,7 +72,7 @@ def test_repeating_a_dimension_widens_it() -> None:
             "everyday-workflows-scripted.scripted.local.stop-redirect",
             PAPERCLIP_ID.format("build-revise"),
             PAPERCLIP_ID.format("stop-redirect"),
-            PAPERCLIP_REPLAY_ID,
+            *PAPERCLIP_REPLAY_IDS,
         ]
     )
     both = ids(suites=["everyday-workflows", "everyday-workflows-scripted"])
@@ -126,6 +128,7 @@ def test_id_stands_alone(selectors: dict) -> None:
             {"ids": ["nope"]},
             "valid ids: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, recover-controller, "
             "recover-controller-sigkill, service-approve, service-decline, stop-redirect, "
+            "everyday-workflows-paperclip-replay.replay-claude.paperclip-local.build-revise, "
             "everyday-workflows-paperclip-replay.replay-codex.paperclip-local.build-revise",
         ),
     ],

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.products.paperclip.agent_clis import DUMMY_KEY, KEY_VARIABLE, NoModelServer, codex_local_config
+from harness.products.paperclip.agent_clis import (
+    CLAUDE_KEY_VARIABLE,
+    DUMMY_KEY,
+    KEY_VARIABLE,
+    NoModelServer,
+    claude_local_config,
+    codex_local_config,
+)
 
 UPSTREAM = "http://127.0.0.1:43210/scripts/story"
 
@@ -28,6 +35,25 @@ def test_codex_on_paperclip_talks_only_to_the_replay_with_a_dummy_key(tmp_path: 
     )
 
 
-def test_without_the_harness_model_server_no_cli_agent_is_made(tmp_path: Path) -> None:
+def test_claude_on_paperclip_talks_only_to_the_replay_through_our_pinned_cli_and_tools(tmp_path: Path) -> None:
+    settings = {"model_upstream": UPSTREAM, "workspaces": str(tmp_path), "instance": str(tmp_path / "instance")}
+    config = claude_local_config("Avery", "claude-sonnet-4-5", settings)
+    env = config["env"]
+    assert env["ANTHROPIC_BASE_URL"] == UPSTREAM and env[CLAUDE_KEY_VARIABLE] == DUMMY_KEY
+    assert env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] == "1" and env["CLAUDE_CODE_MAX_RETRIES"] == "0"
+    assert config["engine"] == "cli", "auto would run Paperclip's ACP server, not our pinned CLI"
+    assert Path(config["command"]).name == "claude" and ".agents" in config["command"]
+    assert config["cwd"] == str(tmp_path / "avery") and (tmp_path / "avery").is_dir()
+    flag, path, strict, allow, tools = config["extraArgs"]
+    assert flag == "--mcp-config" and strict == "--strict-mcp-config"
+    assert (allow, tools) == ("--allowedTools", "mcp__everyday"), "as root Paperclip's own list has no MCP tool"
+    assert not Path(path).is_relative_to(tmp_path / "avery"), "a delivery zips the workspace: no config in it"
+    [server] = json.loads(Path(path).read_text())["mcpServers"].values()
+    assert server["type"] == "stdio" and "testbed.adapters.paperclip_mcp" in server["args"]
+    assert str(tmp_path / "instance") in server["args"] and "PAPERCLIP_API_KEY" not in json.dumps(server)
+
+
+@pytest.mark.parametrize("make", [codex_local_config, claude_local_config])
+def test_without_the_harness_model_server_no_cli_agent_is_made(make, tmp_path: Path) -> None:
     with pytest.raises(NoModelServer, match="replay"):
-        codex_local_config("Avery", "gpt-5-codex", {"workspaces": str(tmp_path), "instance": str(tmp_path)})
+        make("Avery", "a-model", {"workspaces": str(tmp_path), "instance": str(tmp_path)})

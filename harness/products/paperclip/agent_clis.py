@@ -25,6 +25,20 @@ Measured with paperclipai 2026.824.1 and codex-cli 0.171.0 (``make agents``):
   (``testbed.adapters.paperclip_mcp``), which gets the run's Paperclip
   variables through ``env_vars`` and acts as the run through Paperclip's agent API.
 
+``claude_local`` (same releases, Claude Code 2.1.332): its ``env`` reaches the
+CLI, so ``ANTHROPIC_BASE_URL`` points it at the replay and a dummy
+``ANTHROPIC_API_KEY`` passes Paperclip's credential gate (billing "api");
+``engine: "cli"`` pins the CLI lane (auto would pick Paperclip's ACP server
+where its prerequisites pass, and that is not our pinned CLI); ``command``
+is our pinned claude; the work tools come as a stdio MCP server in a config
+file given by ``extraArgs`` (``--mcp-config``), which inherits the CLI's
+environment, Paperclip's run variables included. As root Paperclip gives the
+CLI a curated ``--allowedTools`` list without MCP tools (not
+``--dangerously-skip-permissions``), so ``extraArgs`` also allow our
+server's tools by name. Paperclip itself passes
+``--print``, stream-json, ``--dangerously-skip-permissions``, ``--model``,
+and ``--resume`` with the session it kept from the agent's previous run.
+
 No CLI agent on Paperclip may reach a real model API: without the harness's
 model server (a replay profile) this refuses to create one.
 """
@@ -39,8 +53,10 @@ from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 MCP_MODULE = "testbed.adapters.paperclip_mcp"
+MCP_NAME = "everyday"  # the tool server's name in each CLI's config: its tools are mcp__everyday__deliver and so on
 PROVIDER = "everyday_replay"
-KEY_VARIABLE = "OPENAI_API_KEY"  # the variable Paperclip's credential gate looks for
+KEY_VARIABLE = "OPENAI_API_KEY"  # the variable Paperclip's credential gate looks for (codex_local)
+CLAUDE_KEY_VARIABLE = "ANTHROPIC_API_KEY"  # the same gate for claude_local
 DUMMY_KEY = "replay-needs-no-key"
 RUN_VARIABLES = [
     "PAPERCLIP_API_URL",
@@ -62,13 +78,28 @@ def agent_workspace(workspaces: Path, name: str) -> Path:
     return folder
 
 
+def model_upstream(cli: str, settings: dict[str, str]) -> str:
+    """The harness's model server, or NoModelServer: no CLI agent here may reach a real model API."""
+    upstream = settings.get("model_upstream", "")
+    if not upstream:
+        raise NoModelServer(f"{cli} on Paperclip runs only against the harness's model server (a replay profile)")
+    return upstream
+
+
+def tool_server_env(workspace: Path) -> dict[str, str]:
+    """What our tool server needs besides Paperclip's run variables: the project, and the agent's folder."""
+    return {"PYTHONPATH": str(PROJECT_ROOT), "EVERYDAY_WORKSPACE": str(workspace)}
+
+
+def tool_server_args(settings: dict[str, str]) -> list[str]:
+    return ["-m", MCP_MODULE, "--instance", settings.get("instance", "")]
+
+
 def codex_local_config(name: str, model: str, settings: dict[str, str]) -> dict[str, Any]:
     """``adapterConfig`` for a codex agent whose model is the harness's replay server."""
     from testbed.adapters.agent_clis import locate
 
-    upstream = settings.get("model_upstream", "")
-    if not upstream:
-        raise NoModelServer("codex on Paperclip runs only against the harness's model server (a replay profile)")
+    upstream = model_upstream("codex", settings)
     workspace = agent_workspace(Path(settings["workspaces"]), name)
     providers = {
         "providers": {
@@ -86,7 +117,7 @@ def codex_local_config(name: str, model: str, settings: dict[str, str]) -> dict[
     provider_args = ["-c", f"model_provider={json.dumps(PROVIDER)}"]
     for key, value in providers["providers"][PROVIDER].items():  # type: ignore[index]
         provider_args += ["-c", f"model_providers.{PROVIDER}.{key}={json.dumps(value)}"]
-    tool_env = {"PYTHONPATH": str(PROJECT_ROOT), "EVERYDAY_WORKSPACE": str(workspace)}
+    tool_env = tool_server_env(workspace)
     tool_env_toml = "{" + ", ".join(f"{key} = {json.dumps(value)}" for key, value in tool_env.items()) + "}"
     return {
         "command": str(locate("codex").binary),
@@ -109,7 +140,7 @@ def codex_local_config(name: str, model: str, settings: dict[str, str]) -> dict[
             "-c",
             f"mcp_servers.everyday.command={json.dumps(sys.executable)}",
             "-c",
-            f"mcp_servers.everyday.args={json.dumps(['-m', MCP_MODULE, '--instance', settings.get('instance', '')])}",
+            f"mcp_servers.everyday.args={json.dumps(tool_server_args(settings))}",
             "-c",
             f"mcp_servers.everyday.env_vars={json.dumps(RUN_VARIABLES)}",
             "-c",
@@ -123,4 +154,37 @@ def codex_local_config(name: str, model: str, settings: dict[str, str]) -> dict[
             "-c",
             "mcp_servers.everyday.tool_timeout_sec=300",
         ],
+    }
+
+
+def claude_local_config(name: str, model: str, settings: dict[str, str]) -> dict[str, Any]:
+    """``adapterConfig`` for a Claude Code agent whose model is the harness's replay server."""
+    from testbed.adapters.agent_clis import locate
+    from testbed.adapters.claude_cli import OFFLINE_ENV
+
+    upstream = model_upstream("claude", settings)
+    workspace = agent_workspace(Path(settings["workspaces"]), name)
+    # Beside the instance's data, never in the workspace: a delivery zips the workspace. It holds no secret (the
+    # run's token reaches the tool server through the CLI's environment).
+    config_path = Path(settings["instance"]) / "agent-config" / f"{workspace.name}-mcp.json"
+    config_path.parent.mkdir(parents=True, exist_ok=True)
+    server = {"type": "stdio", "command": sys.executable, "args": tool_server_args(settings)}
+    config_path.write_text(json.dumps({"mcpServers": {MCP_NAME: server | {"env": tool_server_env(workspace)}}}))
+    return {
+        "engine": "cli",
+        "command": str(locate("claude").binary),
+        "model": model,
+        "cwd": str(workspace),
+        "dangerouslySkipPermissions": True,  # the run is the sandbox, as on the testbed's runners
+        "env": {
+            **OFFLINE_ENV,
+            "ANTHROPIC_BASE_URL": upstream.rstrip("/"),
+            CLAUDE_KEY_VARIABLE: DUMMY_KEY,
+            "EVERYDAY_ADAPTER": "claude",
+            "EVERYDAY_MODEL": model,
+        },
+        # As root, Paperclip passes a curated --allowedTools list instead of --dangerously-skip-permissions (Claude
+        # Code refuses that as root), and the list has no MCP tool: every call of ours was "permission denied" and
+        # the run still ended succeeded. Our server's tools are allowed by name; Paperclip's list stands.
+        "extraArgs": ["--mcp-config", str(config_path), "--strict-mcp-config", "--allowedTools", f"mcp__{MCP_NAME}"],
     }

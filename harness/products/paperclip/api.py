@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.products.http import answered, product_client
-from harness.products.paperclip.agent_clis import codex_local_config
+from harness.products.paperclip.agent_clis import claude_local_config, codex_local_config
 from harness.products.records import (
     Activity,
     Agent,
@@ -373,19 +373,22 @@ class PaperclipApi:
     ) -> Agent:
         """An agent on Paperclip's ``process`` adapter running the scripted agent, or a real CLI on its own adapter.
 
-        ``codex`` runs on Paperclip's ``codex_local`` (see ``codex_local_config``);
-        only where the instance has a model upstream (the replay server), so no
+        ``codex`` runs on Paperclip's ``codex_local`` (see ``codex_local_config``),
+        ``claude`` on its ``claude_local`` (``claude_local_config``); only where the instance has a model upstream (the replay server), so no
         agent here can reach a real model API.
         """
         settings = self.agent_settings
         if adapter == "codex":
             config = codex_local_config(name, model, settings)
             adapter_type = "codex_local"
+        elif adapter == "claude":
+            config = claude_local_config(name, model, settings)
+            adapter_type = "claude_local"
         elif adapter == "scripted":
             config = self._scripted_config(adapter, model, settings)
             adapter_type = "process"
         else:
-            raise ValueError(f"the Paperclip driver runs the scripted agent and codex, not {adapter!r}")
+            raise ValueError(f"the Paperclip driver runs the scripted agent, codex and claude, not {adapter!r}")
         payload = {
             "name": name,
             "role": role if role in PAPERCLIP_ROLES else "engineer",
