@@ -61,6 +61,15 @@ def paperclip_env(root: Path, port: int, jwt_secret: str | None) -> dict[str, st
     return env
 
 
+# Start-up milestones by the log line that marks each (Paperclip 2026.824.1): the server's code is loaded when it
+# first logs (choosing its database), then its embedded Postgres answers, then the app is up and has swept.
+STARTUP_MILESTONES = {
+    "code loaded": "Using embedded PostgreSQL",
+    "postgres ready": "Embedded PostgreSQL ready",
+    "swept": install.READY_LINE,
+}
+
+
 class PaperclipInstance:
     __test__ = False
 
@@ -90,6 +99,8 @@ class PaperclipInstance:
         self.company_id: str | None = None
         self.process: subprocess.Popen[bytes] | None = None
         self.startup_s: float | None = None
+        # Seconds from launch at which each start-up milestone showed (STARTUP_MILESTONES): what dominates start-up.
+        self.startup_milestones: dict[str, float] = {}
         self._api: PaperclipApi | None = None
         self._prepared = False
         self._closed = False
@@ -196,17 +207,22 @@ class PaperclipInstance:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
-        self._wait_ready(offset)
+        self._wait_ready(offset, started)
         self.startup_s = time.monotonic() - started
         if self.create_company and self.company_id is None:
             self.company_id = self._company()
         return self
 
-    def _wait_ready(self, offset: int) -> None:
-        """Healthy, and past the startup sweep that would reap a run created during it."""
+    def _wait_ready(self, offset: int, started: float) -> None:
+        """Healthy, and past the startup sweep that would reap a run created during it.
+
+        Notes when each milestone first shows in the log (within one poll), so the
+        start-up benchmark can say which part dominates.
+        """
         assert self.process is not None
         deadline = time.monotonic() + self.startup_timeout
         healthy = False
+        self.startup_milestones = {}
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise InstanceError(f"the Paperclip server exited with {self.process.returncode}: {self._log_tail()}")
@@ -215,7 +231,11 @@ class PaperclipInstance:
                     healthy = httpx.get(f"{self.base_url}/api/health", timeout=1).status_code == 200
                 except httpx.TransportError:
                     pass
-            if healthy and install.READY_LINE in self._log_since(offset):
+            log = self._log_since(offset)
+            for milestone, line in STARTUP_MILESTONES.items():
+                if milestone not in self.startup_milestones and line in log:
+                    self.startup_milestones[milestone] = round(time.monotonic() - started, 2)
+            if healthy and install.READY_LINE in log:
                 return
             time.sleep(0.05)
         raise InstanceError(f"Paperclip not ready after {self.startup_timeout} s: {self._log_tail()}")
