@@ -192,15 +192,20 @@ CONVERSATIONAL = ("story", "story-paced", "story-ignores-late-message", "story-e
 STORY_PACE_S = 2.0
 
 
-def script(name: str, user_text: str = "") -> Script:
-    """The named script; a conversational one is chosen from the latest user message."""
+def script(name: str, user_text: str = "", pace_s: float = STORY_PACE_S) -> Script:
+    """The named script; a conversational one is chosen from the latest user message.
+
+    ``pace_s`` is the paced scripts' pause after each file: a product whose UI
+    answers slower needs a longer window for a person to act in (the harness
+    scales it by the environment's ``fault_window_scale``).
+    """
     if name in CONVERSATIONAL:
         from .stories import MISBEHAVING, PROBES, for_message
 
         variants = {**MISBEHAVING, **PROBES}
         if name in variants:
-            return variants[name](user_text, STORY_PACE_S)
-        return for_message(user_text, STORY_PACE_S if name == "story-paced" else 0)
+            return variants[name](user_text, pace_s)
+        return for_message(user_text, pace_s if name == "story-paced" else 0)
     try:
         return SCRIPTS[name]()
     except KeyError:

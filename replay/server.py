@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from .conversation import Conversation, Reply, reply
 from .protocols import chat, messages, responses
-from .scripts import Script, script
+from .scripts import STORY_PACE_S, Script, script
 
 SSE_HEADERS = {"cache-control": "no-cache"}
 
@@ -52,7 +52,7 @@ class CallLog:
             return list(self._calls)
 
 
-def create_app(default_script: str = "build") -> FastAPI:
+def create_app(default_script: str = "build", pace_s: float = STORY_PACE_S) -> FastAPI:
     app = FastAPI(title="model replay", docs_url=None, redoc_url=None, openapi_url=None)
     log = CallLog()
     app.state.calls = log
@@ -73,7 +73,7 @@ def create_app(default_script: str = "build") -> FastAPI:
     ):
         request = parse(raw)
         conversation = read(request, len(raw))
-        chosen: Script = script(name or default_script, conversation.user_text)
+        chosen: Script = script(name or default_script, conversation.user_text, pace_s)
         answer = reply(chosen, conversation)
         log.add(
             Call(

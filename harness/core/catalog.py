@@ -169,12 +169,15 @@ class Cell(_Frozen):
         """Live agents get minutes; the scripted agent is fast, so a long wait means a bug.
 
         A real CLI against the replay is deterministic but starts slowly (OpenCode takes
-        seconds per start on a shared machine), so it gets the replay window.
+        seconds per start on a shared machine), so it gets the replay window, scaled like
+        the scripted deadline where the environment's agent thinks longer.
         """
         if self.profile.live:
             return self.case.live_deadline_s
         if self.profile.model_server == "replay":
-            return max(REPLAY_DEADLINE_S, self.case.scripted_deadline_s)
+            return round(
+                max(REPLAY_DEADLINE_S, self.case.scripted_deadline_s) * self.environment.scripted_deadline_scale
+            )
         return round(self.case.scripted_deadline_s * self.environment.scripted_deadline_scale)
 
     @property
@@ -419,6 +422,13 @@ PAPERCLIP_REPLAY_SUITE = "everyday-workflows-paperclip-replay"
 # Real CLIs on Paperclip's own local adapters, pointed at the replay server (issue 10): codex_local and claude_local
 # (Paperclip's opencode_local is not wired).
 PAPERCLIP_REPLAY_PROFILES = tuple(profile for profile in REPLAY_PROFILES if profile.agent_cli in ("codex", "claude"))
+# Paperclip's replay cells: build-revise so far. The fault stories' cells are wired (the tool server beside a CLI
+# keeps its write receipts, budgets go through Paperclip's budgets routes, the replay's pace and the deadline scale
+# with the environment) but have no stable verdict yet (runs of 2026-11-30 at load 20-26): Paperclip's UI missed
+# 5 s waits (expect.task-page-shown, infrastructure_failed on a page heading), and claude runs ended before the
+# fault (unexercised): Claude Code refuses a long foreground sleep, the replay's paced pause. delegate-feedback cannot be judged with the replay: it decides to delegate
+# from the testbed's briefing ("Your task #N ... Your teammates"), and Paperclip's wake prompt does not carry the
+# issue's text, so the "model" built the tool itself (expect.child-task-created, a verdict on our replay).
 PAPERCLIP_REPLAY_CASES = ("build-revise",)
 # Cases proven only with the scripted agent on the testbed so far: no paid cell until a replay script proves the
 # live path, and no Paperclip cell (its driver raises NotImplementedError naming the story).

@@ -52,17 +52,20 @@ def model_server(cell: Cell, override: str | None = None) -> Iterator[ModelServe
     """The replay server for a replay cell (stopped afterwards), else None.
 
     A case that gives the scripted agent a pace (a fault must land mid-work)
-    gets the paced story script: the same steps with a pause after each file.
+    gets the paced story script: the same steps with a pause after each file,
+    longer by the environment's ``fault_window_scale`` (Paperclip's UI is slower).
     ``override`` (calibration's ``--replay-script``) plays a misbehaving script instead.
     """
     if cell.profile.model_server != "replay":
         yield None
         return
+    from replay.scripts import STORY_PACE_S
     from replay.server import create_app
     from testbed.loopback import LoopbackServer
 
     script = override or (PACED_SCRIPT if cell.case.scripted_pace_s else REPLAY_SCRIPT)
-    app = create_app(script)
+    # The paced script's pause after each file, as long as a person needs to act on this product's UI.
+    app = create_app(script, pace_s=STORY_PACE_S * cell.environment.fault_window_scale)
     server = LoopbackServer(app).start()
 
     def model_calls() -> int:

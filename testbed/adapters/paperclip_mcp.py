@@ -29,7 +29,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from ..deliveries import DeliveryError, zip_workspace
 from ..issued_secrets import LEDGER_NAME, record_run_token
-from .paperclip_runner import PaperclipAgentClient
+from .paperclip_runner import RECEIPTS_FOLDER, PaperclipAgentClient
+from .workspace_watch import WorkspaceWatch
 
 log = logging.getLogger("testbed.paperclip_mcp")
 SERVER_NAME = "everyday"
@@ -40,11 +41,19 @@ teammate through a child issue, set the issue's status."""
 
 
 class StderrReceipts(PaperclipAgentClient):
-    """The Paperclip client, with its receipts on stderr (stdout carries the MCP protocol)."""
+    """The Paperclip client, with its receipts in a file of the instance's (stdout carries the MCP protocol, and
+    the run log Paperclip keeps is the CLI's own stream), and on stderr for the CLI's log."""
+
+    receipts_file: Path | None = None
 
     def receipt(self, tool: str, target: str = "", ok: bool = True, detail: str = "") -> str:
         log.info("receipt %s %s %s %s", tool, target, ok, detail)
-        return ""
+        record = self.new_receipt(tool, target, ok, detail)
+        if self.receipts_file is not None:
+            self.receipts_file.parent.mkdir(parents=True, exist_ok=True)
+            with self.receipts_file.open("a") as out:
+                out.write(json.dumps(record) + "\n")
+        return str(record["id"])
 
 
 def client_from_environment(env: dict[str, str]) -> StderrReceipts:
@@ -131,8 +140,15 @@ def main(argv: list[str] | None = None) -> int:
     # The CLI's run token, told to the harness for its evidence scan (Paperclip mints it; nobody else sees it).
     record_run_token(Path(args.instance) / LEDGER_NAME, os.environ["PAPERCLIP_RUN_ID"], os.environ["PAPERCLIP_API_KEY"])
     workspace = Path(os.environ.get("EVERYDAY_WORKSPACE") or os.getcwd())
-    server = create_server(client_from_environment(dict(os.environ)), workspace)
-    server.run("stdio")
+    client = client_from_environment(dict(os.environ))
+    client.receipts_file = Path(args.instance) / RECEIPTS_FOLDER / f"{os.environ['PAPERCLIP_RUN_ID']}.jsonl"
+    server = create_server(client, workspace)
+
+    def saved(name: str, digest: str) -> None:  # the CLI writes files with its own tools: seen from outside
+        client.receipt("write_file", name, detail=f"sha256 {digest}")
+
+    with WorkspaceWatch(workspace, saved):
+        server.run("stdio")
     return 0
 
 

@@ -36,6 +36,9 @@ from .scripted import ScriptedAgent
 
 log = logging.getLogger("testbed.paperclip_runner")
 RECEIPT_MARK = "EVERYDAY-RECEIPT "
+# A CLI's run log is the CLI's own stream, so our tool server beside it keeps its receipts in the instance's folder:
+# <instance>/receipts/<run id>.jsonl, one receipt a line (read with the log's by the driver).
+RECEIPTS_FOLDER = "receipts"
 RETRY_FOR_SECONDS = 10 * 60
 OPEN_STATUSES = ["backlog", "todo", "in_progress", "in_review", "blocked", "done"]
 
@@ -176,26 +179,27 @@ class PaperclipAgentClient:
     def comment(self, body: str) -> None:
         self._request("POST", f"/api/issues/{self.issue_id}/comments", json={"body": body})
 
+    def new_receipt(self, tool: str, target: str = "", ok: bool = True, detail: str = "") -> dict[str, Any]:
+        """The next receipt of this run, in the one shape every reader of receipts parses."""
+        seq, self._seq = self._seq, self._seq + 1
+        return {
+            "id": f"{self.run_id}-{seq}-{uuid.uuid4().hex[:8]}",
+            "seq": seq,
+            "tool": tool,
+            "target": target,
+            "ok": ok,
+            "detail": detail,
+            "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        }
+
     def receipt(self, tool: str, target: str = "", ok: bool = True, detail: str = "") -> str:
         """A tool receipt as one stdout line; Paperclip stores it in the run log (lost if the server is gone)."""
-        seq, self._seq = self._seq, self._seq + 1
-        receipt_id = f"{self.run_id}-{seq}-{uuid.uuid4().hex[:8]}"
-        line = RECEIPT_MARK + json.dumps(
-            {
-                "id": receipt_id,
-                "seq": seq,
-                "tool": tool,
-                "target": target,
-                "ok": ok,
-                "detail": detail,
-                "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            }
-        )
+        record = self.new_receipt(tool, target, ok, detail)
         try:
-            print(line, flush=True)
+            print(RECEIPT_MARK + json.dumps(record), flush=True)
         except (BrokenPipeError, OSError):
-            log.warning("stdout is gone (the server that read it stopped); receipt %s not kept", receipt_id)
-        return receipt_id
+            log.warning("stdout is gone (the server that read it stopped); receipt %s not kept", record["id"])
+        return str(record["id"])
 
     def set_status(self, status: str) -> None:
         self._request("PATCH", f"/api/issues/{self.issue_id}", json={"status": status})

@@ -94,6 +94,9 @@ def test_deadlines_and_run_record_bound() -> None:
     on_paperclip = cell("everyday-workflows-paperclip.scripted.paperclip-local.delegate-feedback")
     on_testbed = cell("everyday-workflows-scripted.scripted.local.delegate-feedback")
     assert on_paperclip.deadline_s == 3 * on_testbed.deadline_s  # its slower agent's fault window
+    replay_on_paperclip = cell("everyday-workflows-paperclip-replay.replay-claude.paperclip-local.build-revise")
+    replay_on_testbed = cell("everyday-workflows-replay.replay-claude.local.build-revise")
+    assert replay_on_paperclip.deadline_s == 3 * replay_on_testbed.deadline_s == 3 * 5 * 60  # the replay paces x15
 
 
 def test_suite_hash_is_stable_and_covers_member_definitions() -> None:

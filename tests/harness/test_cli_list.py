@@ -31,8 +31,9 @@ def test_list_all_prints_only_free_cells(capsys: pytest.CaptureFixture[str]) -> 
     cases = sorted([*CASES, *DECISION_CASES])
     assert lines == [
         *[
-            f"everyday-workflows-paperclip-replay.replay-{cli}.paperclip-local.build-revise"
+            f"everyday-workflows-paperclip-replay.replay-{cli}.paperclip-local.{case}"
             for cli in ("claude", "codex")
+            for case in sorted(PAPERCLIP_REPLAY_CASES)
         ],
         *[
             f"everyday-workflows-paperclip.scripted.paperclip-local.{case}"

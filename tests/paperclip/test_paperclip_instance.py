@@ -36,6 +36,9 @@ def test_api_client_reads_a_scripted_build_as_harness_records() -> None:
         api = instance.api
         lead = api.create_agent("Avery", "lead engineer")
         assert (lead.adapter, lead.model, lead.role) == ("scripted", "default", "lead engineer")
+        # A cell's hard stop goes through Paperclip's own budgets (company and lead), read back as records.
+        assert api.set_company_budget(1000).budget_cents == 1000 == api.company().budget_cents
+        assert api.set_agent_budget(lead.id, 1000).budget_cents == 1000
         task = api.create_task("Build slugify", "Write slugify.py and deliver a ZIP.", lead.id)
         deadline = time.monotonic() + 60
         while not ((current := api.task(task.id)).settled and current.status == "done"):
@@ -49,6 +52,10 @@ def test_api_client_reads_a_scripted_build_as_harness_records() -> None:
 
         assert hashlib.sha256(api.delivery_bytes(current.deliveries[0].id)).hexdigest() == current.deliveries[0].sha256
         assert set(api.workspace_hashes(task.id)) >= {"slugify.py"}
+        # The run's token, which Paperclip minted, reached the harness through our runner: the scan knows its value.
+        issued = instance.issued_secrets()
+        assert issued["Paperclip agent JWT secret issued to the instance"] == instance.jwt_secret
+        assert issued[f"run token issued to run {run.id}"].startswith("eyJ")
 
 
 def test_a_hot_restart_does_not_adopt_a_process_adapter_run_and_the_driver_says_so() -> None:

@@ -145,6 +145,10 @@ def test_the_story_script_builds_revises_delegates_or_replies_from_the_briefing(
     assert reply.name == "story-reply" and "N1A2B3C4D5" in reply.steps[0].arguments["body"]
     paced = script("story-paced", _briefing(BUILD_TASK))
     assert [s.command for s in paced.steps if s.kind == "shell"][:1] == ["sleep 2"]
+    # A slower product's UI gets a longer window (the harness scales it by the environment's fault window).
+    slower = script("story-paced", _briefing(BUILD_TASK), pace_s=30)
+    assert [s.command for s in slower.steps if s.kind == "shell"][:1] == ["sleep 30"]
+    assert not [s for s in script("story", _briefing(BUILD_TASK), pace_s=30).steps if s.command == "sleep 30"]
 
 
 def _paperclip_wake(*comments: tuple[str, str]) -> str:

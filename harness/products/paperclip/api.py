@@ -51,8 +51,8 @@ from harness.products.records import (
     Task,
     TaskSummary,
 )
+from testbed.adapters.paperclip_runner import RECEIPT_MARK, RECEIPTS_FOLDER
 
-RECEIPT_MARK = "EVERYDAY-RECEIPT "
 TASK_STATUSES = {
     "backlog": "todo",
     "todo": "todo",
@@ -150,6 +150,7 @@ class PaperclipApi:
             reports_to=raw.get("reportsTo"),
             adapter=_env_value(env, "EVERYDAY_ADAPTER") or raw["adapterType"],
             model=_env_value(env, "EVERYDAY_MODEL"),
+            budget_cents=raw.get("budgetMonthlyCents") or None,
         )
 
     def _raw_issues(self) -> list[dict[str, Any]]:
@@ -220,18 +221,21 @@ class PaperclipApi:
         return detail
 
     def _receipts(self, run_id: str) -> list[dict[str, Any]]:
-        """The agent's tool receipts, from the stdout Paperclip kept in the run's log."""
+        """The agent's tool receipts: from the stdout Paperclip kept in the run's log (the scripted agent), then
+        from the file our tool server keeps beside a CLI's run (a CLI's log is its own stream)."""
         response = self.http.get(f"/api/heartbeat-runs/{run_id}/log")
-        if response.status_code >= 400:
-            return []
-        text = _log_stdout(response.json())
+        text = _log_stdout(response.json()) if response.status_code < 400 else ""
+        lines = [line[len(RECEIPT_MARK) :] for line in text.splitlines() if line.startswith(RECEIPT_MARK)]
+        instance = self.agent_settings.get("instance")
+        kept = Path(instance) / RECEIPTS_FOLDER / f"{run_id}.jsonl" if instance else None
+        if kept is not None and kept.is_file():
+            lines += kept.read_text().splitlines()
         receipts = []
-        for line in text.splitlines():
-            if line.startswith(RECEIPT_MARK):
-                try:
-                    receipts.append(json.loads(line[len(RECEIPT_MARK) :]))
-                except json.JSONDecodeError:
-                    continue
+        for line in lines:
+            try:
+                receipts.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue  # a line cut short
         return receipts
 
     def run(self, run_id: RecordId) -> Run:
@@ -414,11 +418,14 @@ class PaperclipApi:
         }
 
     def set_company_budget(self, cents: int) -> Company:
-        """Hard stops matter only where agents call a model, and no model-calling agent runs on Paperclip here yet."""
-        raise NotImplementedError("budgets on Paperclip are not wired: its cells run only the scripted agent")
+        """The company's monthly budget (Paperclip's own hard stop), through its public budgets route."""
+        self._json("PATCH", f"/api/companies/{self.company_id}/budgets", json={"budgetMonthlyCents": cents})
+        return self.company()
 
     def set_agent_budget(self, agent_id: RecordId, cents: int | None) -> Agent:
-        raise NotImplementedError("budgets on Paperclip are not wired: its cells run only the scripted agent")
+        """An agent's monthly budget; None clears it (Paperclip's 0: no limit)."""
+        raw = self._json("PATCH", f"/api/agents/{agent_id}/budgets", json={"budgetMonthlyCents": cents or 0})
+        return self._agent(raw)
 
     def skills(self) -> list[SkillEntry]:
         raise NotImplementedError("create-skill-studio: the skill library is not wired for Paperclip")
