@@ -10,8 +10,8 @@ import pytest
 
 from harness.cli import build_parser, main, selection_kwargs
 from harness.core.catalog import CASES as CASE_RECORDS
-from harness.core.catalog import DECISION_CASES as DECISION_RECORDS
 from harness.core.catalog import CATALOG, PAPERCLIP_SUITE, REPLAY_CASES, SCRIPTED_ONLY_CASES
+from harness.core.catalog import DECISION_CASES as DECISION_RECORDS
 from harness.running.selection import select
 
 PAID_ID = "everyday-workflows.runner-codex.local.build-revise"
