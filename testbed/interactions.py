@@ -202,6 +202,23 @@ def decide(
     return interaction(db, interaction_id)
 
 
+def forward_approved_on_start(controller: Controller) -> None:
+    """On start-up: forward the approved calls the last controller died before forwarding.
+
+    Approve commits the decision first and forwards after, so a controller that
+    dies in between leaves an approved call with no result, and the agent
+    waiting on it for ever. Forwarding it now keeps the person's decision; only
+    a controller that died during the call itself can make it twice, which is
+    the smaller harm than a decision silently dropped.
+    """
+    unforwarded = controller.db.all(
+        "SELECT id FROM interactions WHERE kind = 'service_action' AND status = 'approved' AND outcome = 'waiting' "
+        "AND result IS NULL ORDER BY id"
+    )
+    for row in unforwarded:
+        _execute(controller, row["id"])
+
+
 def _execute(controller: Controller, interaction_id: int, keep_outcome: bool = False) -> None:
     """Forward the interaction's call once and keep its result (the defects call this at the wrong times too)."""
     found = interaction(controller.db, interaction_id)
