@@ -84,7 +84,7 @@ def request_action(controller: Controller, run: sqlite3.Row, payload: ServiceCal
     if seen is not None:
         return ServiceCallResult.model_validate_json(seen["response_json"])
     connection = _bound_connection(db.connection(), run, payload)
-    if not _protected(connection, payload.action):
+    if not defects.asks_first(_protected(connection, payload.action)):
         ok, text = _forward(controller, connection["id"], connection["url"], payload.action, payload.arguments)
         result = ServiceCallResult(status="completed" if ok else "failed", result=text)
         with db.transaction() as conn:
@@ -165,7 +165,7 @@ def decide(
                 )
             won = False
         else:
-            won = (
+            won = defects.decision_saved() and (
                 conn.execute(
                     "UPDATE interactions SET status = ?, decided_by = 'user', decided_via = ?, decided_at = ?, outcome = ? "
                     "WHERE id = ? AND status = 'pending'",

@@ -56,6 +56,8 @@ PERSONAS = (
     "asks-again-after-decline",  # after a decline (or Not now), asks for the same thing again
     "forgets-nonce",  # answers a short-reply request without the token it asked for
     "uncited-report",  # the lead reports the child's work done without naming its delivery
+    "ignores-delegation",  # does the work itself when asked to have a teammate do it
+    "stuck-before-writing",  # starts a build, then keeps rereading its inbox and never writes a file
 )
 
 DELEGATION = re.compile(r"\b(?:ask|have|tell)\s+(?:your\s+)?teammate\s+([A-Za-z][\w.-]*)", re.IGNORECASE)
@@ -119,7 +121,7 @@ class ScriptedAgent:
 
         latest = new[-1]["body"] if new else None
         nonce = nonce_in(latest) if latest else None
-        delegate_to = self._teammate()
+        delegate_to = None if self.persona == "ignores-delegation" else self._teammate()
         document = document_request([self.task["body"], *self.user_texts])
         provider = provider_request([self.task["body"], *self.user_texts])
         if nonce:
@@ -200,6 +202,9 @@ class ScriptedAgent:
             self._settle("Nothing to change")
             return
         self.api.comment(f"Working on slugify.py ({req.describe()}).")
+        while self.persona == "stuck-before-writing":  # until the runner is stopped
+            self.api.inbox()
+            self.s.step()
         while True:
             if self._write_files():
                 continue
