@@ -288,8 +288,8 @@ RUNNER_OPENCODE = live_profile(
     "opencode",
     "gpt-5-mini",
     "OPENAI_API_KEY",
-    "OpenCode (gpt-5-mini over Chat Completions) through the metering proxy; delegation only.",
-    only_cases=("delegate-feedback",),
+    "OpenCode (gpt-5-mini over Chat Completions) through the metering proxy; delegation and hiring only.",
+    only_cases=("delegate-feedback", "hire-reuse"),
 )
 
 
@@ -400,6 +400,16 @@ DECISION_CASES: tuple[Case, ...] = (
     ),
 )
 
+# Cases that need installed services and connections beyond the decisions (the testbed's driver today).
+CONNECTED_CASES: tuple[Case, ...] = DECISION_CASES + (
+    Case.delegation(
+        name="hire-reuse",
+        story="stories.hire_reuse",
+        scripted_deadline_s=150,
+        description="Hire Morgan (QA) through the hire form like the lead; Morgan delivers the tool, then its test suite.",
+    ),
+)
+
 MANUAL_SUITE = "everyday-workflows"
 SCRIPTED_SUITE = "everyday-workflows-scripted"
 REPLAY_SUITE = "everyday-workflows-replay"
@@ -413,6 +423,7 @@ REPLAY_CASES = (
     "service-decline",
     "connection-decline",
     "agentmail-setup",
+    "hire-reuse",
 )
 PAPERCLIP_SUITE = "everyday-workflows-paperclip"
 PAPERCLIP_REPLAY_SUITE = "everyday-workflows-paperclip-replay"
@@ -431,7 +442,7 @@ CATALOG = Catalog(
             description="Everyday workflows with real (paid) agents; runs only when named explicitly.",
             profiles=(RUNNER_CODEX, RUNNER_CLAUDE, RUNNER_CODEX_MINI, RUNNER_OPENCODE),
             environments=(LOCAL,),
-            cases=tuple(case for case in CASES + DECISION_CASES if case.name not in SCRIPTED_ONLY_CASES),
+            cases=tuple(case for case in CASES + CONNECTED_CASES if case.name not in SCRIPTED_ONLY_CASES),
         ),
         Suite(
             name=SCRIPTED_SUITE,
@@ -439,7 +450,7 @@ CATALOG = Catalog(
             description="The same everyday workflows with the free scripted agent.",
             profiles=(SCRIPTED,),
             environments=(LOCAL,),
-            cases=CASES + DECISION_CASES,
+            cases=CASES + CONNECTED_CASES,
         ),
         Suite(
             name=REPLAY_SUITE,
@@ -447,7 +458,7 @@ CATALOG = Catalog(
             description="Real agent CLIs against the local model replay (free): proves the adapter and product paths, never a model.",
             profiles=REPLAY_PROFILES,
             environments=(LOCAL,),
-            cases=tuple(case for case in CASES + DECISION_CASES if case.name in REPLAY_CASES),
+            cases=tuple(case for case in CASES + CONNECTED_CASES if case.name in REPLAY_CASES),
         ),
         Suite(
             name=PAPERCLIP_SUITE,

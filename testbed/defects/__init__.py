@@ -272,6 +272,30 @@ DEFECTS: tuple[Defect, ...] = (
         summary="hiring an agent drops the manager it reports to",
     ),
     Defect(
+        name="hire-stored-twice",
+        area="delegation",
+        hook="web.create_agent_form -> hooks.hire_form_copies",
+        summary="one press of the hire form stores the agent twice (the copy under the name with a 2 added)",
+    ),
+    Defect(
+        name="hire-runner-ignored",
+        area="delegation",
+        hook="web.create_agent_form -> hooks.hired_adapter",
+        summary="the hire form stores the first runner of its list instead of the one chosen",
+    ),
+    Defect(
+        name="hire-connections-dropped",
+        area="delegation",
+        hook="web.create_agent_form -> hooks.hired_connections",
+        summary="the hire form drops the connections ticked for the new agent: it is bound to none",
+    ),
+    Defect(
+        name="delegation-hires-copy",
+        area="delegation",
+        hook="agent_ops.create_child -> hooks.child_assignee",
+        summary="delegating to a teammate who already has a task hires a copy of them and assigns the child to the copy",
+    ),
+    Defect(
         name="stop-records-succeeded",
         area="stop",
         hook="controller.end_stopped -> hooks.stopped_outcome",

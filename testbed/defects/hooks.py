@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..db import Database, now
 from ..deliveries import blob_path
-from ..models import Comment, Connection, Delivery, Interaction, Run, Task
+from ..models import AgentCreate, Comment, Connection, Delivery, Interaction, Run, Task
 from . import active
 
 if TYPE_CHECKING:
@@ -252,11 +252,51 @@ def hired_reports_to(reports_to: int | None) -> int | None:
     return None if active("reports-to-ignored") else reports_to
 
 
+def hired_adapter(chosen: str) -> str:
+    """The runner the hire form stores, given the one the person chose."""
+    from ..adapters import ADAPTERS
+
+    return sorted(ADAPTERS)[0] if active("hire-runner-ignored") else chosen
+
+
+def hired_connections(chosen: list[str]) -> list[str]:
+    """The connections the hire form binds the new agent to, given the ones the person ticked."""
+    return [] if active("hire-connections-dropped") else chosen
+
+
+def hire_form_copies(hired: AgentCreate) -> list[AgentCreate]:
+    """Further agents one press of the hire form stores (a double submit the form does not guard against)."""
+    if not active("hire-stored-twice"):
+        return []
+    return [hired.model_copy(update={"name": f"{hired.name} 2"})]
+
+
 def child_assignee(conn: sqlite3.Connection, run: sqlite3.Row, named: sqlite3.Row) -> sqlite3.Row:
     """The agent a delegated child task is assigned to, given the agent the delegating run named."""
     if active("child-assigned-to-lead"):
         return conn.execute("SELECT * FROM agents WHERE id = ?", (run["agent_id"],)).fetchone()  # type: ignore[no-any-return]
+    if active("delegation-hires-copy") and conn.execute(
+        "SELECT 1 FROM tasks WHERE assignee_id = ?", (named["id"],)
+    ).fetchone():
+        return _copy_of(conn, named)
     return named
+
+
+def _copy_of(conn: sqlite3.Connection, agent: sqlite3.Row) -> sqlite3.Row:
+    """A new agent like ``agent`` (same role, manager, runner and connections) under the next free name."""
+    number = 2
+    while conn.execute("SELECT 1 FROM agents WHERE name = ?", (f"{agent['name']} {number}",)).fetchone():
+        number += 1
+    cursor = conn.execute(
+        "INSERT INTO agents (name, role, reports_to, adapter, model, budget_cents, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (f"{agent['name']} {number}", agent["role"], agent["reports_to"], agent["adapter"], agent["model"], None, now()),
+    )
+    conn.execute(
+        "INSERT INTO connection_agents (connection_id, agent_id) SELECT connection_id, ? FROM connection_agents"
+        " WHERE agent_id = ?",
+        (cursor.lastrowid, agent["id"]),
+    )
+    return conn.execute("SELECT * FROM agents WHERE id = ?", (cursor.lastrowid,)).fetchone()  # type: ignore[no-any-return]
 
 
 # ---- what the UI renders ------------------------------------------------------------------------
