@@ -42,6 +42,8 @@ DOCUMENT = re.compile(
 )
 PROVIDER = re.compile(r"\bin (?:our|the|my) (?P<provider>[A-Z][A-Za-z0-9]+) workspace\b")
 EMAIL = re.compile(r"\ban email address\b", re.IGNORECASE)
+# A QA request: a test suite for the slugify tool (the slugify-tests task's brief).
+SUITE = re.compile(r"\bwrite an automated test suite\b", re.IGNORECASE)
 
 
 def wrap_up(summary: str) -> list[Step]:
@@ -72,6 +74,21 @@ def build(pace_s: float = 0) -> Script:
             *paced([write(path, content) for path, content in files.items()], pace_s),
             shell(TESTS),
             *wrap_up("Delivered slugify.py with a README and tests; the tests pass."),
+        ],
+    )
+
+
+def test_suite(pace_s: float = 0) -> Script:
+    files = reference.suite_files()
+    return Script(
+        name="story-test-suite",
+        per_message=True,
+        description="Writes test_slugify.py (and the tool it runs against), runs the suite, delivers, comments, sets done.",
+        steps=[
+            say("I'll write test_slugify.py, run it against an implementation of the specification, and deliver."),
+            *paced([write(path, content) for path, content in files.items()], pace_s),
+            shell("python3 -m unittest -v test_slugify"),
+            *wrap_up("Delivered the test suite test_slugify.py; it passes against a correct slugify.py."),
         ],
     )
 
@@ -208,6 +225,8 @@ def for_message(user_text: str, pace_s: float = 0) -> Script:
         return connect(wanted.group("provider"))
     if EMAIL.search(body):
         return email()
+    if SUITE.search(body):
+        return test_suite(pace_s)
     return build(pace_s)
 
 

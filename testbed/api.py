@@ -133,9 +133,7 @@ def bind_connections(conn: sqlite3.Connection, agent_id: int, connection_ids: li
     """Let a new agent use these connections (each must exist: 400 otherwise, and nothing of the hire is kept)."""
     for connection_id in sorted(set(connection_ids)):
         require_row(conn, "connections", connection_id, "connection_ids")
-        conn.execute(
-            "INSERT INTO connection_agents (connection_id, agent_id) VALUES (?, ?)", (connection_id, agent_id)
-        )
+        conn.execute("INSERT INTO connection_agents (connection_id, agent_id) VALUES (?, ?)", (connection_id, agent_id))
 
 
 @router.get("/tasks")

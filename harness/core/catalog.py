@@ -102,6 +102,11 @@ class Case(_Frozen):
     story: str = Field(description="importable module of the story, e.g. stories.build_revise")
     scripted_deadline_s: int = Field(gt=0)
     live_deadline_s: int = Field(default=LIVE_DEADLINE_S, gt=0)
+    replay_deadline_s: int = Field(
+        default=REPLAY_DEADLINE_S,
+        gt=0,
+        description="a real CLI against the replay: it starts slowly, once per run (a story with more runs needs more)",
+    )
     max_run_records: int = Field(default=MAX_RUN_RECORDS, gt=0)
     scripted_pace_s: float | None = Field(
         default=None, gt=0, description="scripted agent seconds per step; a fault needs a window to land in"
@@ -174,7 +179,7 @@ class Cell(_Frozen):
         if self.profile.live:
             return self.case.live_deadline_s
         if self.profile.model_server == "replay":
-            return max(REPLAY_DEADLINE_S, self.case.scripted_deadline_s)
+            return max(self.case.replay_deadline_s, self.case.scripted_deadline_s)
         return round(self.case.scripted_deadline_s * self.environment.scripted_deadline_scale)
 
     @property
@@ -406,6 +411,8 @@ CONNECTED_CASES: tuple[Case, ...] = DECISION_CASES + (
         name="hire-reuse",
         story="stories.hire_reuse",
         scripted_deadline_s=150,
+        # Four CLI runs in two delegations (a lead and Morgan each time): OpenCode took 5 min at a load of 3 cells.
+        replay_deadline_s=2 * REPLAY_DEADLINE_S,
         description="Hire Morgan (QA) through the hire form like the lead; Morgan delivers the tool, then its test suite.",
     ),
 )

@@ -66,7 +66,9 @@ class Team:
         journey.screenshot("hire form filled")
         with journey.expecting("agent-hired", f"submitting the hire form for {name}"):
             form.submit()
-        journey.evidence.note("hire", f"{name} ({role}) through the hire form, as {lead.name}'s {hire.adapter}/{hire.model}")
+        journey.evidence.note(
+            "hire", f"{name} ({role}) through the hire form, as {lead.name}'s {hire.adapter}/{hire.model}"
+        )
         after = journey.api.agents()
         connections = services_api(journey).connections()
         kept = journey.evidence.snapshot("agents-after-hire", {"agents": after, "connections": connections})

@@ -157,7 +157,9 @@ class Journey:
         if not check.passed:
             self.fail_check(check.id, check.detail, records)
         self.screenshot(step)
-        self.evidence.check(check.id, True, check.detail, [self.evidence.screenshots[-1], *([records] if records else [])])
+        self.evidence.check(
+            check.id, True, check.detail, [self.evidence.screenshots[-1], *([records] if records else [])]
+        )
 
     def fail_check(self, check_id: str, detail: str, records: str | None = None) -> NoReturn:
         """A named check fails with the screen as it is (and the records it read); the story ends as failed."""

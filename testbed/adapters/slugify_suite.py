@@ -74,7 +74,7 @@ def load_function():
 
 '''
 
-STRICT = '''
+STRICT = """
 
 class SlugifyContractTest(unittest.TestCase):
     def test_function_returns_the_slug(self):
@@ -97,9 +97,9 @@ class SlugifyContractTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
-WEAK = '''
+WEAK = """
 
 class SlugifyContractTest(unittest.TestCase):
     def test_command_line_runs(self):
@@ -110,7 +110,7 @@ class SlugifyContractTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 
 def suite(weak: bool = False) -> str:

@@ -275,9 +275,10 @@ def child_assignee(conn: sqlite3.Connection, run: sqlite3.Row, named: sqlite3.Ro
     """The agent a delegated child task is assigned to, given the agent the delegating run named."""
     if active("child-assigned-to-lead"):
         return conn.execute("SELECT * FROM agents WHERE id = ?", (run["agent_id"],)).fetchone()  # type: ignore[no-any-return]
-    if active("delegation-hires-copy") and conn.execute(
-        "SELECT 1 FROM tasks WHERE assignee_id = ?", (named["id"],)
-    ).fetchone():
+    if (
+        active("delegation-hires-copy")
+        and conn.execute("SELECT 1 FROM tasks WHERE assignee_id = ?", (named["id"],)).fetchone()
+    ):
         return _copy_of(conn, named)
     return named
 
@@ -289,7 +290,15 @@ def _copy_of(conn: sqlite3.Connection, agent: sqlite3.Row) -> sqlite3.Row:
         number += 1
     cursor = conn.execute(
         "INSERT INTO agents (name, role, reports_to, adapter, model, budget_cents, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (f"{agent['name']} {number}", agent["role"], agent["reports_to"], agent["adapter"], agent["model"], None, now()),
+        (
+            f"{agent['name']} {number}",
+            agent["role"],
+            agent["reports_to"],
+            agent["adapter"],
+            agent["model"],
+            None,
+            now(),
+        ),
     )
     conn.execute(
         "INSERT INTO connection_agents (connection_id, agent_id) SELECT connection_id, ? FROM connection_agents"
