@@ -70,6 +70,9 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
     PersonaCase(
         case="delegate-feedback", persona="uncited-report", expected_check="delegate.reply-cites-final-delivery"
     ),
+    PersonaCase(case="hire-reuse", persona="default"),
+    # Morgan's test suite asserts nothing a broken tool would fail: the slugify-tests oracle must catch it.
+    PersonaCase(case="hire-reuse", persona="weak-tests", expected_check="oracle.second"),
 )
 
 

@@ -320,6 +320,42 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         why="a product whose own API answers 500 during a story fails, never infrastructure_failed",
     ),
     DefectCase(
+        defect="hire-stored-twice",
+        case="hire-reuse",
+        expected_check="hire.one-agent",
+        why="one press of the hire form stores Morgan and a second agent, Morgan 2",
+    ),
+    DefectCase(
+        defect="reports-to-ignored",
+        case="hire-reuse",
+        expected_check="hire.reports-to-lead",
+        why="Morgan, hired through the form to report to the lead, is stored reporting to nobody",
+    ),
+    DefectCase(
+        defect="hire-runner-ignored",
+        case="hire-reuse",
+        expected_check="hire.same-runner-as-lead",
+        why="the form stores the first runner of its list, not the lead's runner the person chose",
+    ),
+    DefectCase(
+        defect="hire-connections-dropped",
+        case="hire-reuse",
+        expected_check="hire.same-connections-as-lead",
+        why="the lead's connection was ticked on the form, but Morgan is bound to none",
+    ),
+    DefectCase(
+        defect="child-assigned-to-lead",
+        case="hire-reuse",
+        expected_check="reuse.first-child-to-hire",
+        why="the lead's child task for Morgan is assigned to the lead, who does the work itself",
+    ),
+    DefectCase(
+        defect="delegation-hires-copy",
+        case="hire-reuse",
+        expected_check="reuse.same-agent-again",
+        why="the second piece of work goes to a copy of Morgan (Morgan 2) the product hired on the way",
+    ),
+    DefectCase(
         defect="skill-created-twice",
         case="create-skill-studio",
         expected_check="skill.created-once",
