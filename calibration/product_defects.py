@@ -326,7 +326,7 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         why="one press of the hire form stores Morgan and a second agent, Morgan 2",
     ),
     DefectCase(
-        defect="reports-to-ignored",
+        defect="hire-form-drops-manager",
         case="hire-reuse",
         expected_check="hire.reports-to-lead",
         why="Morgan, hired through the form to report to the lead, is stored reporting to nobody",
@@ -344,10 +344,10 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         why="the lead's connection was ticked on the form, but Morgan is bound to none",
     ),
     DefectCase(
-        defect="child-assigned-to-lead",
+        defect="child-run-by-delegator",
         case="hire-reuse",
         expected_check="reuse.first-child-to-hire",
-        why="the lead's child task for Morgan is assigned to the lead, who does the work itself",
+        why="the child task is Morgan's, but the lead's runner does the work: Morgan never runs",
     ),
     DefectCase(
         defect="delegation-hires-copy",

@@ -89,7 +89,7 @@ def create_agent_form(
                 "role": role,
                 "adapter": defects.hired_adapter(adapter),
                 "model": model,
-                "reports_to": reports_to or None,
+                "reports_to": defects.hired_manager(reports_to) or None,
                 "connection_ids": defects.hired_connections(connection_ids or []),
             }
         )

@@ -278,6 +278,12 @@ DEFECTS: tuple[Defect, ...] = (
         summary="one press of the hire form stores the agent twice (the copy under the name with a 2 added)",
     ),
     Defect(
+        name="hire-form-drops-manager",
+        area="delegation",
+        hook="web.create_agent_form -> hooks.hired_manager",
+        summary="the hire form drops the manager chosen under Reports to (the API keeps it): the agent reports to nobody",
+    ),
+    Defect(
         name="hire-runner-ignored",
         area="delegation",
         hook="web.create_agent_form -> hooks.hired_adapter",
@@ -288,6 +294,12 @@ DEFECTS: tuple[Defect, ...] = (
         area="delegation",
         hook="web.create_agent_form -> hooks.hired_connections",
         summary="the hire form drops the connections ticked for the new agent: it is bound to none",
+    ),
+    Defect(
+        name="child-run-by-delegator",
+        area="delegation",
+        hook="controller.queue_pending -> hooks.run_agent",
+        summary="a delegated child task stays assigned to the teammate, but its runs are started for the delegating agent",
     ),
     Defect(
         name="delegation-hires-copy",

@@ -259,6 +259,24 @@ def hired_adapter(chosen: str) -> str:
     return sorted(ADAPTERS)[0] if active("hire-runner-ignored") else chosen
 
 
+def hired_manager(chosen: str) -> str:
+    """The manager the hire form stores (an id as text, empty for nobody), given the one the person chose."""
+    return "" if active("hire-form-drops-manager") else chosen
+
+
+def run_agent(conn: sqlite3.Connection, task_id: int, assignee: sqlite3.Row) -> sqlite3.Row:
+    """The agent a new run on a task is started for, given the task's assignee."""
+    if active("child-run-by-delegator"):
+        delegator = conn.execute(
+            "SELECT a.* FROM tasks t JOIN runs r ON r.id = t.created_by_run_id JOIN agents a ON a.id = r.agent_id"
+            " WHERE t.id = ?",
+            (task_id,),
+        ).fetchone()
+        if delegator is not None:
+            return delegator  # type: ignore[no-any-return]
+    return assignee
+
+
 def hired_connections(chosen: list[str]) -> list[str]:
     """The connections the hire form binds the new agent to, given the ones the person ticked."""
     return [] if active("hire-connections-dropped") else chosen
