@@ -63,33 +63,44 @@ def paced(steps: list[Step], pace_s: float) -> list[Step]:
     return out
 
 
-def build(pace_s: float = 0) -> Script:
-    files = reference.files()
+def write_and_deliver(
+    name: str, description: str, plan: str, files: dict[str, str], tests: str, summary: str, pace_s: float
+) -> Script:
+    """Say the plan, write the files, run their tests, then deliver, tell the user and set the task done."""
     return Script(
-        name="story-build",
+        name=name,
         per_message=True,
-        description="Writes the reference project, runs its tests, delivers it, comments, sets the task done.",
+        description=description,
         steps=[
-            say("I'll write slugify.py, its README and tests, run them, and deliver."),
+            say(plan),
             *paced([write(path, content) for path, content in files.items()], pace_s),
-            shell(TESTS),
-            *wrap_up("Delivered slugify.py with a README and tests; the tests pass."),
+            shell(tests),
+            *wrap_up(summary),
         ],
     )
 
 
+def build(pace_s: float = 0) -> Script:
+    return write_and_deliver(
+        "story-build",
+        "Writes the reference project, runs its tests, delivers it, comments, sets the task done.",
+        "I'll write slugify.py, its README and tests, run them, and deliver.",
+        reference.files(),
+        TESTS,
+        "Delivered slugify.py with a README and tests; the tests pass.",
+        pace_s,
+    )
+
+
 def test_suite(pace_s: float = 0) -> Script:
-    files = reference.suite_files()
-    return Script(
-        name="story-test-suite",
-        per_message=True,
-        description="Writes test_slugify.py (and the tool it runs against), runs the suite, delivers, comments, sets done.",
-        steps=[
-            say("I'll write test_slugify.py, run it against an implementation of the specification, and deliver."),
-            *paced([write(path, content) for path, content in files.items()], pace_s),
-            shell("python3 -m unittest -v test_slugify"),
-            *wrap_up("Delivered the test suite test_slugify.py; it passes against a correct slugify.py."),
-        ],
+    return write_and_deliver(
+        "story-test-suite",
+        "Writes test_slugify.py (and the tool it runs against), runs the suite, delivers, comments, sets done.",
+        "I'll write test_slugify.py, run it against an implementation of the specification, and deliver.",
+        reference.suite_files(),
+        "python3 -m unittest -v test_slugify",
+        "Delivered the test suite test_slugify.py; it passes against a correct slugify.py.",
+        pace_s,
     )
 
 
