@@ -369,12 +369,6 @@ CASES: tuple[Case, ...] = (
         scripted_pace_s=0.3,
         description="The user presses Stop and redirects the agent to a short reply; nothing writes after Stop.",
     ),
-    Case(
-        name="create-skill-studio",
-        story="stories.create_skill_studio",
-        scripted_deadline_s=120,
-        description="The lead creates a company skill; opened from its card and the task's sidebar, it is edited in Studio.",
-    ),
 )
 
 # The decision stories need a product with installed services and decisions (the testbed's driver today).
@@ -405,8 +399,10 @@ DECISION_CASES: tuple[Case, ...] = (
     ),
 )
 
-# Cases that need installed services and connections beyond the decisions (the testbed's driver today).
-CONNECTED_CASES: tuple[Case, ...] = DECISION_CASES + (
+# Cases only the testbed's driver wires so far (services, connections and decisions; the hire form and its
+# bindings; the skill library and Studio): paid, scripted and replay cells on the testbed, none on Paperclip (its
+# driver raises NotImplementedError naming the story).
+TESTBED_CASES: tuple[Case, ...] = DECISION_CASES + (
     Case.delegation(
         name="hire-reuse",
         story="stories.hire_reuse",
@@ -414,6 +410,12 @@ CONNECTED_CASES: tuple[Case, ...] = DECISION_CASES + (
         # Four CLI runs in two delegations (a lead and Morgan each time): OpenCode took 5 min at a load of 3 cells.
         replay_deadline_s=2 * REPLAY_DEADLINE_S,
         description="Hire Morgan (QA) through the hire form like the lead; Morgan delivers the tool, then its test suite.",
+    ),
+    Case(
+        name="create-skill-studio",
+        story="stories.create_skill_studio",
+        scripted_deadline_s=120,
+        description="The lead creates a company skill; opened from its card and the task's sidebar, it is edited in Studio.",
     ),
 )
 
@@ -431,15 +433,13 @@ REPLAY_CASES = (
     "connection-decline",
     "agentmail-setup",
     "hire-reuse",
+    "create-skill-studio",
 )
 PAPERCLIP_SUITE = "everyday-workflows-paperclip"
 PAPERCLIP_REPLAY_SUITE = "everyday-workflows-paperclip-replay"
 # Real CLIs on Paperclip's own local adapters, pointed at the replay server (issue 10): codex on build-revise so far.
 PAPERCLIP_REPLAY_PROFILES = tuple(profile for profile in REPLAY_PROFILES if profile.agent_cli == "codex")
 PAPERCLIP_REPLAY_CASES = ("build-revise",)
-# Cases proven only with the scripted agent on the testbed so far: no paid cell until a replay script proves the
-# live path, and no Paperclip cell (its driver raises NotImplementedError naming the story).
-SCRIPTED_ONLY_CASES = ("create-skill-studio",)
 
 CATALOG = Catalog(
     suites=(
@@ -449,7 +449,7 @@ CATALOG = Catalog(
             description="Everyday workflows with real (paid) agents; runs only when named explicitly.",
             profiles=(RUNNER_CODEX, RUNNER_CLAUDE, RUNNER_CODEX_MINI, RUNNER_OPENCODE),
             environments=(LOCAL,),
-            cases=tuple(case for case in CASES + CONNECTED_CASES if case.name not in SCRIPTED_ONLY_CASES),
+            cases=CASES + TESTBED_CASES,
         ),
         Suite(
             name=SCRIPTED_SUITE,
@@ -457,7 +457,7 @@ CATALOG = Catalog(
             description="The same everyday workflows with the free scripted agent.",
             profiles=(SCRIPTED,),
             environments=(LOCAL,),
-            cases=CASES + CONNECTED_CASES,
+            cases=CASES + TESTBED_CASES,
         ),
         Suite(
             name=REPLAY_SUITE,
@@ -465,7 +465,7 @@ CATALOG = Catalog(
             description="Real agent CLIs against the local model replay (free): proves the adapter and product paths, never a model.",
             profiles=REPLAY_PROFILES,
             environments=(LOCAL,),
-            cases=tuple(case for case in CASES + CONNECTED_CASES if case.name in REPLAY_CASES),
+            cases=tuple(case for case in CASES + TESTBED_CASES if case.name in REPLAY_CASES),
         ),
         Suite(
             name=PAPERCLIP_SUITE,
@@ -475,7 +475,7 @@ CATALOG = Catalog(
             description="The same everyday workflows against the real Paperclip, with the free scripted agent.",
             profiles=(SCRIPTED,),
             environments=(PAPERCLIP_LOCAL,),
-            cases=tuple(case for case in CASES if case.name not in SCRIPTED_ONLY_CASES),
+            cases=CASES,
         ),
         Suite(
             name=PAPERCLIP_REPLAY_SUITE,

@@ -10,13 +10,13 @@ import pytest
 
 from harness.cli import build_parser, main, selection_kwargs
 from harness.core.catalog import CASES as CASE_RECORDS
-from harness.core.catalog import CONNECTED_CASES as CONNECTED_RECORDS
 from harness.core.catalog import REPLAY_CASES
+from harness.core.catalog import TESTBED_CASES as TESTBED_RECORDS
 from harness.running.selection import select
 
 PAID_ID = "everyday-workflows.runner-codex.local.build-revise"
 CASES = [case.name for case in CASE_RECORDS]
-CONNECTED_CASES = [case.name for case in CONNECTED_RECORDS]
+TESTBED_CASES = [case.name for case in TESTBED_RECORDS]
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], str]:
@@ -28,7 +28,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str],
 def test_list_all_prints_only_free_cells(capsys: pytest.CaptureFixture[str]) -> None:
     status, lines, err = run(capsys, "--all")
     assert status == 0 and err == ""
-    cases = sorted([*CASES, *CONNECTED_CASES])
+    cases = sorted([*CASES, *TESTBED_CASES])
     assert lines == [
         "everyday-workflows-paperclip-replay.replay-codex.paperclip-local.build-revise",
         *[
@@ -54,8 +54,8 @@ def test_list_all_prints_only_free_cells(capsys: pytest.CaptureFixture[str]) -> 
 def test_list_manual_suite_prints_paid_cells(capsys: pytest.CaptureFixture[str]) -> None:
     status, lines, _ = run(capsys, "--suite", "everyday-workflows")
     assert (
-        status == 0 and len(lines) == 3 * (len(CASES + CONNECTED_CASES) - 1) + 2 and PAID_ID in lines
-    )  # create-skill-studio is scripted only; runner-opencode has delegate-feedback and hire-reuse
+        status == 0 and len(lines) == 3 * len(CASES + TESTBED_CASES) + 2 and PAID_ID in lines
+    )  # runner-opencode has delegate-feedback and hire-reuse
     assert all(line.startswith("everyday-workflows.runner-") for line in lines)
 
 
@@ -168,4 +168,4 @@ def test_installed_entry_point_is_harness_cli_main() -> None:
     done = subprocess.run([str(script), "list", "--all"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     # scripted on every case on the testbed, and on 5 on Paperclip; the 3 replay profiles on theirs; codex on Paperclip on 1
-    assert len(done.stdout.splitlines()) == len(CASES + CONNECTED_CASES) + 5 + 3 * len(REPLAY_CASES) + 1
+    assert len(done.stdout.splitlines()) == len(CASES + TESTBED_CASES) + 5 + 3 * len(REPLAY_CASES) + 1

@@ -31,8 +31,8 @@ def test_all_selects_every_free_cell_and_no_paid_one() -> None:
 
 def test_naming_the_manual_suite_selects_its_paid_cells() -> None:
     cells = select(suites=["everyday-workflows"])
-    # 3 profiles x 10 cases + runner-opencode's delegation and hiring
-    assert len(cells) == 32 and all(cell.paid for cell in cells)
+    # 3 profiles x 11 cases + runner-opencode's delegation and hiring
+    assert len(cells) == 35 and all(cell.paid for cell in cells)
     assert PAID_ID in [cell.execution_id for cell in cells]
 
 
@@ -76,7 +76,7 @@ def test_repeating_a_dimension_widens_it() -> None:
         ]
     )
     both = ids(suites=["everyday-workflows", "everyday-workflows-scripted"])
-    assert len(both) == 32 + 10 + 1  # create-skill-studio is scripted only
+    assert len(both) == 35 + 11
     assert ids(ids=[PAID_ID, "build-revise", PAID_ID]) == [FREE_ID, PAID_ID]  # sorted, deduplicated
 
 
@@ -84,7 +84,7 @@ def test_different_dimensions_narrow() -> None:
     assert ids(suites=["everyday-workflows"], profiles=["runner-claude"], cases=["build-revise"]) == [
         "everyday-workflows.runner-claude.local.build-revise"
     ]
-    assert len(ids(suites=["everyday-workflows"], profiles=["runner-codex", "runner-codex-mini"])) == 2 * 10
+    assert len(ids(suites=["everyday-workflows"], profiles=["runner-codex", "runner-codex-mini"])) == 2 * 11
 
 
 def test_selectors_that_match_nothing_are_an_error() -> None:

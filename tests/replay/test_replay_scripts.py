@@ -160,6 +160,18 @@ def test_a_qa_request_gets_the_slugify_tests_reference_suite_and_a_delegated_one
     assert child.arguments["assignee_name"] == "Morgan" and child.arguments["body"] == QA_TASK.strip()
 
 
+def test_a_skill_request_creates_the_named_skill_once_through_the_products_tool():
+    from stories.create_skill_studio import SKILL_REQUEST
+
+    made = script("story", _briefing(SKILL_REQUEST))
+    calls = [s for s in made.steps if s.kind == "tool"]
+    assert made.name == "story-skill" and [s.tool for s in calls] == ["create_skill", "comment", "set_status"]
+    assert calls[0].arguments["name"] == "How we write release notes"
+    assert calls[0].arguments["body"].startswith("# How we write release notes\n")
+    escaped = SKILL_REQUEST.replace('"', '\\"')  # OpenCode's prompt, every inner quote escaped
+    assert script("story", _briefing(escaped)).steps[0].arguments["name"] == "How we write release notes"
+
+
 def _paperclip_wake(*comments: tuple[str, str]) -> str:
     """Paperclip's wake prompt (2026.824.1, ``renderPaperclipWakePrompt``) for the comments that woke a run."""
     lines = [
