@@ -12,6 +12,7 @@ from harness_runs import attempts, harness_run, processes_of
 
 from calibration.replay_scripts import REPLAY_CASES, row_for, run_replay_case
 from harness.checks import hiring
+from harness.core.catalog import DELEGATION_HARD_STOP_CENTS
 from harness.core.verdicts import Verdict
 
 CHECKS = [
@@ -47,6 +48,12 @@ def test_hire_reuse_passes_and_keeps_its_evidence(execution_id: str, tmp_path: P
     assert [(grades[p]["task"], grades[p]["passed"]) for p in grades] == [("slugify", True), ("slugify-tests", True)]
     [morgan] = [a for a in json.loads((package / "snapshots" / "agents.json").read_text()) if a["name"] == "Morgan"]
     assert morgan["role"] == "QA"
+    if ".replay-" in execution_id:  # a model-calling cell: the seed suite's hard stop for the company and the lead
+        company = json.loads((package / "snapshots" / "company.json").read_text())
+        lead = json.loads((package / "snapshots" / "agents.json").read_text())[0]
+        assert company["budget_cents"] == lead["budget_cents"] == DELEGATION_HARD_STOP_CENTS
+        assert 0 < record.accounting.simulated_cost_cents < DELEGATION_HARD_STOP_CENTS
+        assert record.accounting.replay_model_calls == record.accounting.model_calls > 0
     assert any(Path(shot).name.endswith("hire-form-filled.png") for shot in record.screenshots)
     assert processes_of(tmp_path) == []
 
