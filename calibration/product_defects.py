@@ -320,6 +320,54 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         why="a product whose own API answers 500 during a story fails, never infrastructure_failed",
     ),
     DefectCase(
+        defect="hire-stored-twice",
+        case="hire-reuse",
+        expected_check="hire.one-agent",
+        why="one press of the hire form stores Morgan and a second agent, Morgan 2",
+    ),
+    DefectCase(
+        defect="hire-form-drops-manager",
+        case="hire-reuse",
+        expected_check="hire.reports-to-lead",
+        why="Morgan, hired through the form to report to the lead, is stored reporting to nobody",
+    ),
+    DefectCase(
+        defect="hire-form-lists-no-managers",
+        case="hire-reuse",
+        expected_check="expect.hire-form-shown",
+        why="the lead cannot be chosen under Reports to: the form offers only Nobody",
+    ),
+    DefectCase(
+        defect="hire-form-prefixes-connections",
+        case="hire-reuse",
+        expected_check="expect.agent-hired",
+        why="pressing Hire with the lead's connection ticked shows the API's refusal instead of the new agent",
+    ),
+    DefectCase(
+        defect="hire-runner-ignored",
+        case="hire-reuse",
+        expected_check="hire.same-runner-as-lead",
+        why="the form stores the first runner of its list, not the lead's runner the person chose",
+    ),
+    DefectCase(
+        defect="hire-connections-dropped",
+        case="hire-reuse",
+        expected_check="hire.same-connections-as-lead",
+        why="the lead's connection was ticked on the form, but Morgan is bound to none",
+    ),
+    DefectCase(
+        defect="child-run-by-delegator",
+        case="hire-reuse",
+        expected_check="reuse.first-child-to-hire",
+        why="the child task is Morgan's, but the lead's runner does the work: Morgan never runs",
+    ),
+    DefectCase(
+        defect="delegation-hires-copy",
+        case="hire-reuse",
+        expected_check="reuse.same-agent-again",
+        why="the second piece of work goes to a copy of Morgan (Morgan 2) the product hired on the way",
+    ),
+    DefectCase(
         defect="skill-created-twice",
         case="create-skill-studio",
         expected_check="skill.created-once",
@@ -349,6 +397,79 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         expected_check="skill.edit-kept-after-reload",
         why="the edit is stored and shown, but a reload of Studio shows the first version",
     ),
+    # ---- every expectation a story waits on (harness/running/expectations.py) can fail ----
+    DefectCase(
+        defect="new-task-lands-on-list",
+        case="build-revise",
+        expected_check="expect.task-page-shown",
+        why="the task is created, but the form lands on the task list and the task's page never shows",
+    ),
+    DefectCase(
+        defect="child-link-opens-parent",
+        case="delegate-feedback",
+        expected_check="expect.child-task-page-shown",
+        why="the lead delegated; following the child's link on the parent's page opens the parent again",
+    ),
+    DefectCase(
+        defect="ended-run-still-active",
+        case="build-revise",
+        expected_check="expect.task-settled",
+        why="the build is done and nothing runs, but the task still names its run active; settles never",
+    ),
+    DefectCase(
+        defect="run-end-keeps-task-in-progress",
+        case="service-decline",
+        expected_check="expect.task-finished",
+        why="after the decline the agent's run ends, but its task stays in progress; the shortest story to wait it out",
+    ),
+    DefectCase(
+        defect="thread-hides-newest-message",
+        case="build-revise",
+        expected_check="expect.message-shown",
+        why="the revision request is stored, but the thread never shows it",
+    ),
+    DefectCase(
+        defect="message-stored-crlf",
+        case="build-revise",
+        expected_check="expect.message-stored",
+        why="the page shows the revision request as typed; the product's record of it has other line breaks",
+    ),
+    DefectCase(
+        defect="download-link-broken",
+        case="build-revise",
+        expected_check="expect.delivery-downloadable",
+        why="the delivery is listed, but its download link on the page answers 404",
+    ),
+    DefectCase(
+        defect="deliveries-not-listed",
+        case="build-revise",
+        expected_check="delivery.build",
+        why="the agent delivered, but the task lists no delivery to download",
+    ),
+    DefectCase(
+        defect="stop-end-not-recorded",
+        case="stop-redirect",
+        expected_check="expect.run-ended-after-stop",
+        why="Stop kills the runner, but the run stays recorded running",
+    ),
+    DefectCase(
+        defect="stop-result-hidden",
+        case="stop-redirect",
+        expected_check="expect.stop-result-shown",
+        why="the run is cancelled and its processes are gone, but the page never says so",
+    ),
+    DefectCase(
+        defect="ask-first-not-enforced",
+        case="service-approve",
+        expected_check="expect.decision-requested",
+        why="the protected action runs at once and the agent finishes: nobody was asked",
+    ),
+    DefectCase(
+        defect="decision-not-saved",
+        case="service-decline",
+        expected_check="expect.decision-saved",
+        why="Decline is clicked and answered, but the request stays pending",
+    ),
 )
 
 
@@ -367,7 +488,7 @@ def run_defect(case: DefectCase, results: Path) -> AttemptRecord | None:
     """Run the story's scripted cell against the product with the defect on, through the real `harness run`."""
     flags = ["--product-defect", case.defect, *(["--pace", str(case.pace_s)] if case.pace_s else [])]
     flags += ["--scripted-persona", case.persona] if case.persona else []
-    return run_story_cell(case.case, results, f"calibration-defect-{case.defect}", flags)
+    return run_story_cell(case.case, results, f"calibration-defect-{case.case}-{case.defect}", flags)
 
 
 def row_for(case: DefectCase, record: AttemptRecord | None) -> Row:

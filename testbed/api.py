@@ -124,8 +124,16 @@ def create_agent(payload: AgentCreate, request: Request) -> Agent:
             ),
         )
         agent_id = int(cursor.lastrowid or 0)
+        bind_connections(conn, agent_id, payload.connection_ids)
         record_activity(conn, "agent_created", f"Agent {payload.name} created", agent_id=agent_id)
     return records.agent(db, agent_id)
+
+
+def bind_connections(conn: sqlite3.Connection, agent_id: int, connection_ids: list[int]) -> None:
+    """Let a new agent use these connections (each must exist: 400 otherwise, and nothing of the hire is kept)."""
+    for connection_id in sorted(set(connection_ids)):
+        require_row(conn, "connections", connection_id, "connection_ids")
+        conn.execute("INSERT INTO connection_agents (connection_id, agent_id) VALUES (?, ?)", (connection_id, agent_id))
 
 
 @router.get("/tasks")
@@ -186,7 +194,7 @@ def post_comment(task_id: PathId, payload: CommentCreate, request: Request) -> C
             raise HTTPException(status_code=409, detail=f"task {task_id} is cancelled")
         cursor = conn.execute(
             "INSERT INTO comments (task_id, author_kind, body, created_at) VALUES (?, 'user', ?, ?)",
-            (task_id, payload.body, now()),
+            (task_id, defects.stored_message_body(payload.body), now()),
         )
         comment_id = int(cursor.lastrowid or 0)
         defects.after_user_message(conn, task_id, payload.body)

@@ -157,6 +157,15 @@ class Task(TaskSummary):
         """Nothing running, nothing queued, no message waiting for the agent."""
         return self.active_run_id is None and self.unconsumed_user_messages == 0
 
+    @property
+    def at_rest(self) -> bool:
+        """Settled after at least one run: nothing more happens on the task unless someone acts on it.
+
+        A state a story waits for that has not come by then never will (the
+        agent finished without saving the file, asking or delegating).
+        """
+        return self.settled and bool(self.runs) and not self.runs[-1].active
+
     def user_messages(self) -> list[Comment]:
         return [c for c in self.comments if c.author_kind == "user"]
 
@@ -276,3 +285,14 @@ class Skill(SkillEntry):
     """A skill with its newest body (every save is a new version)."""
 
     body: str
+
+
+class Hire(Record):
+    """What a person enters in a product's hire form: who, reporting to whom, on which runner, with which connections."""
+
+    name: str
+    role: str
+    reports_to: str = Field(description="the manager's name, as the form lists it")
+    adapter: str
+    model: str
+    connection_ids: list[RecordId] = []

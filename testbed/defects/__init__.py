@@ -272,6 +272,54 @@ DEFECTS: tuple[Defect, ...] = (
         summary="hiring an agent drops the manager it reports to",
     ),
     Defect(
+        name="hire-stored-twice",
+        area="delegation",
+        hook="web.create_agent_form -> hooks.hire_form_copies",
+        summary="one press of the hire form stores the agent twice (the copy under the name with a 2 added)",
+    ),
+    Defect(
+        name="hire-form-drops-manager",
+        area="delegation",
+        hook="web.create_agent_form -> hooks.hired_manager",
+        summary="the hire form drops the manager chosen under Reports to (the API keeps it): the agent reports to nobody",
+    ),
+    Defect(
+        name="hire-form-lists-no-managers",
+        area="delegation",
+        hook="web.render_index -> hooks.hire_form_managers",
+        summary="the hire form's Reports to list offers only Nobody, so no manager can be chosen",
+    ),
+    Defect(
+        name="hire-form-prefixes-connections",
+        area="delegation",
+        hook="web.create_agent_form -> hooks.hire_form_connection_values",
+        summary="the hire form's connection boxes send a prefixed value (connection-5, not 5), which the API refuses",
+    ),
+    Defect(
+        name="hire-runner-ignored",
+        area="delegation",
+        hook="web.create_agent_form -> hooks.hired_adapter",
+        summary="the hire form stores the first runner of its list instead of the one chosen",
+    ),
+    Defect(
+        name="hire-connections-dropped",
+        area="delegation",
+        hook="web.create_agent_form -> hooks.hired_connections",
+        summary="the hire form drops the connections ticked for the new agent: it is bound to none",
+    ),
+    Defect(
+        name="child-run-by-delegator",
+        area="delegation",
+        hook="controller.queue_pending -> hooks.run_agent",
+        summary="a delegated child task stays assigned to the teammate, but its runs are started for the delegating agent",
+    ),
+    Defect(
+        name="delegation-hires-copy",
+        area="delegation",
+        hook="agent_ops.create_child -> hooks.child_assignee",
+        summary="delegating to a teammate who already has a task hires a copy of them and assigns the child to the copy",
+    ),
+    Defect(
         name="stop-records-succeeded",
         area="stop",
         hook="controller.end_stopped -> hooks.stopped_outcome",
@@ -280,7 +328,7 @@ DEFECTS: tuple[Defect, ...] = (
     Defect(
         name="stopped-task-never-done",
         area="task-status",
-        hook="controller.end_run_in -> hooks.settled_status",
+        hook="controller._move_task_on -> hooks.settled_status",
         summary="once a run on a task was stopped, the Done a later run declares is dropped: the task ends in review",
     ),
     Defect(
@@ -348,6 +396,78 @@ DEFECTS: tuple[Defect, ...] = (
         area="skills",
         hook="web studio page -> hooks.studio_body",
         summary="a reload of Skill Studio shows the skill's first version instead of its newest",
+    ),
+    Defect(
+        name="new-task-lands-on-list",
+        area="ui",
+        hook="web.create_task_form -> hooks.created_task_url",
+        summary="the new-task form creates the task but sends the person back to the task list, not to its page",
+    ),
+    Defect(
+        name="child-link-opens-parent",
+        area="delegation",
+        hook="web.thread_context -> hooks.child_link",
+        summary="a child task's link on its parent's page opens the parent again",
+    ),
+    Defect(
+        name="ended-run-still-active",
+        area="runs",
+        hook="records.task -> hooks.active_run_pointer",
+        summary="a task keeps naming its last run active after that run ended (cleared only when the next one starts)",
+    ),
+    Defect(
+        name="run-end-keeps-task-in-progress",
+        area="task-status",
+        hook="controller.end_run_in -> hooks.run_end_moves_task",
+        summary="a run's end never moves its task on: the task stays in progress with nothing running",
+    ),
+    Defect(
+        name="thread-hides-newest-message",
+        area="ui",
+        hook="web.thread_context -> hooks.as_shown",
+        summary="the task page's thread window ends one message early: the newest user message is stored, never shown",
+    ),
+    Defect(
+        name="message-stored-crlf",
+        area="messages",
+        hook="api.post_comment -> hooks.stored_message_body",
+        summary="a user message is stored with CRLF line breaks: the page shows it as typed, the API answers other text",
+    ),
+    Defect(
+        name="download-link-broken",
+        area="downloads",
+        hook="web.thread_context -> hooks.as_shown",
+        summary="the task page links each delivery's download without the API prefix: the link answers 404",
+    ),
+    Defect(
+        name="deliveries-not-listed",
+        area="downloads",
+        hook="records.deliveries -> hooks.listed_deliveries",
+        summary="a task lists none of its deliveries (each is stored, and downloads by its id)",
+    ),
+    Defect(
+        name="stop-end-not-recorded",
+        area="stop",
+        hook="controller.end_stopped -> hooks.stop_recorded",
+        summary="Stop kills the runner's process group but the run stays recorded running",
+    ),
+    Defect(
+        name="stop-result-hidden",
+        area="stop",
+        hook="web.thread_context -> hooks.stop_result_as_shown",
+        summary="the task page never reports a Stop: the run is cancelled, the page says nothing about it",
+    ),
+    Defect(
+        name="ask-first-not-enforced",
+        area="decisions",
+        hook="interactions.request_action -> hooks.asks_first",
+        summary="an action on an Ask-first connection runs at once: nobody is asked",
+    ),
+    Defect(
+        name="decision-not-saved",
+        area="decisions",
+        hook="interactions.decide -> hooks.decision_saved",
+        summary="Approve or Decline on a card is answered but never saved: the request stays pending",
     ),
 )
 

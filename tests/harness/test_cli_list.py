@@ -9,14 +9,11 @@ from pathlib import Path
 import pytest
 
 from harness.cli import build_parser, main, selection_kwargs
-from harness.core.catalog import CASES as CASE_RECORDS
-from harness.core.catalog import DECISION_CASES as DECISION_RECORDS
-from harness.core.catalog import PAPERCLIP_REPLAY_CASES, PAPERCLIP_REPLAY_PROFILES, REPLAY_CASES
+from harness.core.catalog import CATALOG, MANUAL_SUITE
 from harness.running.selection import select
 
 PAID_ID = "everyday-workflows.runner-codex.local.build-revise"
-CASES = [case.name for case in CASE_RECORDS]
-DECISION_CASES = [case.name for case in DECISION_RECORDS]
+FREE_CELLS = [cell.execution_id for cell in CATALOG.cells() if not cell.manual]
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], str]:
@@ -28,38 +25,14 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str],
 def test_list_all_prints_only_free_cells(capsys: pytest.CaptureFixture[str]) -> None:
     status, lines, err = run(capsys, "--all")
     assert status == 0 and err == ""
-    cases = sorted([*CASES, *DECISION_CASES])
-    assert lines == [
-        *[
-            f"everyday-workflows-paperclip-replay.replay-{cli}.paperclip-local.{case}"
-            for cli in ("claude", "codex")
-            for case in sorted(PAPERCLIP_REPLAY_CASES)
-        ],
-        *[
-            f"everyday-workflows-paperclip.scripted.paperclip-local.{case}"
-            for case in (
-                "build-revise",
-                "delegate-feedback",
-                "recover-controller",
-                "recover-controller-sigkill",
-                "stop-redirect",
-            )
-        ],
-        *[
-            f"everyday-workflows-replay.replay-{cli}.local.{case}"
-            for cli in ("claude", "codex", "opencode")
-            for case in cases
-            if case in REPLAY_CASES
-        ],
-        *[f"everyday-workflows-scripted.scripted.local.{case}" for case in cases],
-    ]
+    assert lines == FREE_CELLS and not any(line.startswith(f"{MANUAL_SUITE}.") for line in lines)
+    assert "everyday-workflows-scripted.scripted.local.build-revise" in lines
 
 
 def test_list_manual_suite_prints_paid_cells(capsys: pytest.CaptureFixture[str]) -> None:
     status, lines, _ = run(capsys, "--suite", "everyday-workflows")
-    assert (
-        status == 0 and len(lines) == 3 * (len(CASES + DECISION_CASES) - 1) + 1 and PAID_ID in lines
-    )  # create-skill-studio is scripted only
+    manual = [cell.execution_id for cell in CATALOG.cells() if cell.suite.name == MANUAL_SUITE]
+    assert status == 0 and lines == manual and PAID_ID in lines
     assert all(line.startswith("everyday-workflows.runner-") for line in lines)
 
 
@@ -76,9 +49,7 @@ def test_exact_id_and_short_id(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_repeat_widens_and_dimensions_narrow(capsys: pytest.CaptureFixture[str]) -> None:
     _, widened, _ = run(capsys, "--case", "build-revise", "--case", "stop-redirect")
-    assert (
-        len(widened) == 12
-    )  # the scripted (testbed and Paperclip) and the three replay cells of each, claude and codex on Paperclip
+    assert widened == [c for c in FREE_CELLS if c.endswith((".build-revise", ".stop-redirect"))]
     _, narrowed, _ = run(
         capsys, "--suite", "everyday-workflows", "--profile", "runner-claude", "--case", "build-revise"
     )
@@ -171,6 +142,4 @@ def test_installed_entry_point_is_harness_cli_main() -> None:
         pytest.skip("the console script is installed only by 'pip install -e .' into this interpreter's environment")
     done = subprocess.run([str(script), "list", "--all"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    # scripted on every case on the testbed, and on 5 on Paperclip; the 3 replay profiles on theirs; Paperclip's replay
-    paperclip_replay = len(PAPERCLIP_REPLAY_PROFILES) * len(PAPERCLIP_REPLAY_CASES)
-    assert len(done.stdout.splitlines()) == len(CASES + DECISION_CASES) + 5 + 3 * len(REPLAY_CASES) + paperclip_replay
+    assert done.stdout.splitlines() == FREE_CELLS

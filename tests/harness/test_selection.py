@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.core.catalog import CATALOG
+from harness.core.catalog import CATALOG, MANUAL_SUITE, PAPERCLIP_REPLAY_SUITE, SCRIPTED_SUITE
 from harness.running.selection import SelectionError, parse_shard, resolve_short_id, select, shard_cells
 
 PAID_ID = "everyday-workflows.runner-codex.local.build-revise"
@@ -13,9 +13,15 @@ REPLAY_IDS = [f"everyday-workflows-replay.replay-{cli}.local.build-revise" for c
 REPLAY_CELLS = [c.execution_id for c in CATALOG.cells() if c.suite.name == "everyday-workflows-replay"]
 PAPERCLIP_CELLS = [c.execution_id for c in CATALOG.cells() if c.environment.product == "paperclip"]
 PAPERCLIP_ID = "everyday-workflows-paperclip.scripted.paperclip-local.{}"
-PAPERCLIP_REPLAY_IDS = [
-    c.execution_id for c in CATALOG.cells() if c.suite.name == "everyday-workflows-paperclip-replay"
-]
+
+
+def suite_cells(name: str) -> list[str]:
+    return [c.execution_id for c in CATALOG.cells() if c.suite.name == name]
+
+
+# Counts come from the catalog's suites, so a new case or profile needs no edit here; the rules are what is tested.
+PAPERCLIP_REPLAY_CELLS = suite_cells(PAPERCLIP_REPLAY_SUITE)
+MANUAL_CASES = [case.name for suite in CATALOG.suites if suite.name == MANUAL_SUITE for case in suite.cases]
 
 
 def ids(**selectors) -> list[str]:
@@ -24,15 +30,19 @@ def ids(**selectors) -> list[str]:
 
 def test_all_selects_every_free_cell_and_no_paid_one() -> None:
     cells = select(all=True)
-    # scripted on every case (6 everyday, 4 decisions) and on 5 on Paperclip, the replay profiles on theirs (and on Paperclip)
-    assert len(cells) == 10 + 5 + len(REPLAY_CELLS) + len(PAPERCLIP_REPLAY_IDS)
+    assert [cell.execution_id for cell in cells] == [c.execution_id for c in CATALOG.cells() if not c.manual]
     assert not any(cell.paid or cell.manual for cell in cells)
     assert sorted(PAPERCLIP_CELLS) == [c.execution_id for c in cells if c.environment.name == "paperclip-local"]
 
 
 def test_naming_the_manual_suite_selects_its_paid_cells() -> None:
     cells = select(suites=["everyday-workflows"])
-    assert len(cells) == 28 and all(cell.paid for cell in cells)  # 3 profiles x 9 cases + runner-opencode's delegation
+    assert [cell.execution_id for cell in cells] == suite_cells(MANUAL_SUITE) and all(cell.paid for cell in cells)
+    # the three paid profiles on every case of the suite; runner-opencode only on its own cases
+    for profile in ("runner-codex", "runner-claude", "runner-codex-mini"):
+        assert [cell.case.name for cell in cells if cell.profile.name == profile] == sorted(MANUAL_CASES)
+    opencode = [cell for cell in cells if cell.profile.name == "runner-opencode"]
+    assert opencode and all(cell.case.name in cell.profile.only_cases for cell in opencode)
     assert PAID_ID in [cell.execution_id for cell in cells]
 
 
@@ -46,12 +56,12 @@ def test_group_selectors_never_pull_in_paid_cells() -> None:
     assert ids(environments=["local"]) == [cell for cell in ids(all=True) if cell not in PAPERCLIP_CELLS]
     assert ids(environments=["paperclip-local"]) == sorted(PAPERCLIP_CELLS)
     assert ids(cases=["build-revise"]) == [
-        *[cell for cell in PAPERCLIP_REPLAY_IDS if cell.endswith(".build-revise")],
+        *[cell for cell in PAPERCLIP_REPLAY_CELLS if cell.endswith(".build-revise")],
         PAPERCLIP_ID.format("build-revise"),
         *REPLAY_IDS,
         FREE_ID,
     ]
-    scripted = [cell for cell in ids(all=True) if cell not in [*REPLAY_CELLS, *PAPERCLIP_REPLAY_IDS]]
+    scripted = [cell for cell in ids(all=True) if cell not in [*REPLAY_CELLS, *PAPERCLIP_REPLAY_CELLS]]
     assert ids(profiles=["scripted", "runner-codex"]) == scripted
     assert ids(all=True, profiles=["runner-claude", "scripted"]) == scripted
 
@@ -72,11 +82,11 @@ def test_repeating_a_dimension_widens_it() -> None:
             "everyday-workflows-scripted.scripted.local.stop-redirect",
             PAPERCLIP_ID.format("build-revise"),
             PAPERCLIP_ID.format("stop-redirect"),
-            *[cell for cell in PAPERCLIP_REPLAY_IDS if cell.endswith((".build-revise", ".stop-redirect"))],
+            *[cell for cell in PAPERCLIP_REPLAY_CELLS if cell.endswith((".build-revise", ".stop-redirect"))],
         ]
     )
     both = ids(suites=["everyday-workflows", "everyday-workflows-scripted"])
-    assert len(both) == 28 + 9 + 1  # create-skill-studio is scripted only
+    assert both == sorted(suite_cells(MANUAL_SUITE) + suite_cells(SCRIPTED_SUITE))
     assert ids(ids=[PAID_ID, "build-revise", PAID_ID]) == [FREE_ID, PAID_ID]  # sorted, deduplicated
 
 
@@ -84,7 +94,9 @@ def test_different_dimensions_narrow() -> None:
     assert ids(suites=["everyday-workflows"], profiles=["runner-claude"], cases=["build-revise"]) == [
         "everyday-workflows.runner-claude.local.build-revise"
     ]
-    assert len(ids(suites=["everyday-workflows"], profiles=["runner-codex", "runner-codex-mini"])) == 2 * 9
+    assert len(ids(suites=["everyday-workflows"], profiles=["runner-codex", "runner-codex-mini"])) == 2 * len(
+        MANUAL_CASES
+    )
 
 
 def test_selectors_that_match_nothing_are_an_error() -> None:
@@ -121,13 +133,13 @@ def test_id_stands_alone(selectors: dict) -> None:
         ({"environments": ["cloud"]}, "valid environments: local, paperclip-local"),
         (
             {"cases": ["nope"]},
-            "valid cases: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, recover-controller, "
-            "recover-controller-sigkill, service-approve, service-decline, stop-redirect",
+            "valid cases: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, hire-reuse, "
+            "recover-controller, recover-controller-sigkill, service-approve, service-decline, stop-redirect",
         ),
         (
             {"ids": ["nope"]},
-            "valid ids: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, recover-controller, "
-            "recover-controller-sigkill, service-approve, service-decline, stop-redirect, "
+            "valid ids: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, hire-reuse, "
+            "recover-controller, recover-controller-sigkill, service-approve, service-decline, stop-redirect, "
             "everyday-workflows-paperclip-replay.replay-claude.paperclip-local.build-revise, "
             "everyday-workflows-paperclip-replay.replay-codex.paperclip-local.build-revise",
         ),

@@ -8,6 +8,8 @@ never from the product's word.
 from __future__ import annotations
 
 import json
+import signal
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -183,3 +185,52 @@ def test_a_decision_after_the_asking_run_ended_wakes_a_run_that_reads_it(testbed
     assert [r.status for r in done.runs] == ["cancelled", "succeeded"]
     assert len(api.interactions(task.id)) == 1 and len(protected_calls(service)) == 1
     assert protected_calls(service)[0].document_id in done.agent_replies()[-1].body
+
+
+def test_an_approval_the_controller_died_before_forwarding_is_forwarded_once_on_start(
+    fresh_testbed: TestbedInstance, service
+):
+    """Approve commits the decision, then forwards: a controller killed in between must not drop the decision."""
+    api = fresh_testbed.api
+    task, pending = ask(api, service, "Release notes")
+    fresh_testbed.stop_controller(signal.SIGKILL)
+    # What the killed controller had committed: the approval, and no forwarded call yet.
+    with sqlite3.connect(fresh_testbed.data_dir / "testbed.sqlite3") as db:
+        db.execute(
+            "UPDATE interactions SET status = 'approved', decided_by = 'user', decided_via = 'api', "
+            "decided_at = '2026-11-30T00:00:00Z' WHERE id = ? AND status = 'pending'",
+            (int(pending[0].id),),
+        )
+    assert protected_calls(service) == []
+    fresh_testbed.start()
+    done = api.wait_until_done(task.id)
+    calls = protected_calls(service)
+    assert len(calls) == 1
+    assert calls[0].document_id in done.agent_replies()[-1].body
+    assert api.interactions(task.id)[0].outcome == "completed"
+
+
+def test_a_hire_is_bound_to_the_connections_named_in_the_same_transaction(testbed: TestbedInstance, service):
+    api = testbed.api
+    lead = new_agent(api)
+    _, connection = install(api, service, [lead.id])
+    hired = api.request(
+        "POST", "/api/agents", json={"name": unique("Morgan"), "role": "QA", "connection_ids": [connection.id]}
+    )
+    assert hired.status_code == 201, hired.text
+    bound = next(c for c in api.connections() if c.id == connection.id).agent_ids
+    assert bound == sorted([lead.id, hired.json()["id"]])
+
+
+@pytest.mark.parametrize(
+    ("connection_ids", "status", "message"),
+    [([999_999], 400, "connection_ids: no connection with id 999999"), (["one"], 422, "connection_ids")],
+)
+def test_a_hire_naming_no_such_connection_is_refused_and_nothing_is_kept(
+    testbed: TestbedInstance, connection_ids: list, status: int, message: str
+):
+    api = testbed.api
+    name = unique("Nobody")
+    refused = api.request("POST", "/api/agents", json={"name": name, "connection_ids": connection_ids})
+    assert refused.status_code == status and message in refused.text
+    assert name not in [agent.name for agent in api.agents()]
