@@ -149,6 +149,7 @@ class Controller:
 
     def recover(self) -> None:
         """On start-up: re-adopt runners whose pid and start time still match; the rest are lost."""
+        defects.recovering_questions(self)
         for row in self.db.all("SELECT * FROM runs WHERE status = 'running' ORDER BY id"):
             if defects.recovering(self, row):
                 continue

@@ -400,6 +400,34 @@ DECISION_CASES: tuple[Case, ...] = (
     ),
 )
 
+# The provider stories need a product with a provider catalog and provider questions (the testbed's driver today).
+# Each expects two runs of the lead (it asks and ends its run; the person's answer starts the next) and bounds the
+# attempt there; the question waits across a controller restart, so the scripted deadline allows for one.
+PROVIDER_RUNS = 2
+PROVIDER_CASES: tuple[Case, ...] = (
+    Case(
+        name="provider-native",
+        story="stories.provider_native",
+        scripted_deadline_s=90,
+        max_run_records=PROVIDER_RUNS,
+        description="Jira has a native connector: its card directly, no provider question; Not now, nothing made.",
+    ),
+    Case(
+        name="provider-decline",
+        story="stories.provider_decline",
+        scripted_deadline_s=120,
+        max_run_records=PROVIDER_RUNS,
+        description="HubSpot only through aggregators: one disclosed question, kept across a restart; None, nothing made up.",
+    ),
+    Case(
+        name="provider-second",
+        story="stories.provider_second",
+        scripted_deadline_s=120,
+        max_run_records=PROVIDER_RUNS,
+        description="Arcade chosen after a restart: no gateway call before, one after, its fresh marker reported.",
+    ),
+)
+
 MANUAL_SUITE = "everyday-workflows"
 SCRIPTED_SUITE = "everyday-workflows-scripted"
 REPLAY_SUITE = "everyday-workflows-replay"
@@ -431,7 +459,9 @@ CATALOG = Catalog(
             description="Everyday workflows with real (paid) agents; runs only when named explicitly.",
             profiles=(RUNNER_CODEX, RUNNER_CLAUDE, RUNNER_CODEX_MINI, RUNNER_OPENCODE),
             environments=(LOCAL,),
-            cases=tuple(case for case in CASES + DECISION_CASES if case.name not in SCRIPTED_ONLY_CASES),
+            cases=tuple(
+                case for case in CASES + DECISION_CASES + PROVIDER_CASES if case.name not in SCRIPTED_ONLY_CASES
+            ),
         ),
         Suite(
             name=SCRIPTED_SUITE,
@@ -439,7 +469,7 @@ CATALOG = Catalog(
             description="The same everyday workflows with the free scripted agent.",
             profiles=(SCRIPTED,),
             environments=(LOCAL,),
-            cases=CASES + DECISION_CASES,
+            cases=CASES + DECISION_CASES + PROVIDER_CASES,
         ),
         Suite(
             name=REPLAY_SUITE,
