@@ -30,6 +30,8 @@ CASES = [
 ]
 # On the testbed only (its driver has services and decisions): paid, scripted and replay; not on Paperclip.
 DECISION_CASES = ["service-approve", "service-decline", "connection-decline", "agentmail-setup"]
+# The provider stories, the same way (paid and scripted), but no replay cell yet.
+PROVIDER_CASES = ["provider-native", "provider-decline", "provider-second"]
 
 
 def cell(execution_id: str) -> Cell:
@@ -47,7 +49,15 @@ def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
     # testbed's scripted cell alone); runner-opencode on delegation only; 3 replay profiles on the replay cases; the
     # decision cases on the testbed only (3 paid + scripted); replay-codex on Paperclip's build-revise
     shared = len(CASES) - len(SCRIPTED_ONLY_CASES)
-    expected = 5 * shared + len(SCRIPTED_ONLY_CASES) + 1 + 3 * len(REPLAY_CASES) + 4 * len(DECISION_CASES) + 1
+    expected = (
+        5 * shared
+        + len(SCRIPTED_ONLY_CASES)
+        + 1
+        + 3 * len(REPLAY_CASES)
+        + 4 * len(DECISION_CASES)
+        + 4 * len(PROVIDER_CASES)
+        + 1
+    )
     assert len(ids) == len(set(ids)) == expected
     for c in CATALOG.cells():
         assert c.execution_id.split(".") == [c.suite.name, c.profile.name, c.environment.name, c.case.name]
@@ -73,11 +83,10 @@ def test_scripted_suite_is_free_and_covers_the_same_cases() -> None:
     assert not scripted.manual_only
     assert scripted.profiles == (SCRIPTED,)
     assert (SCRIPTED.adapter, SCRIPTED.model) == ("scripted", "default")
-    assert [c.name for c in scripted.cases] == CASES + DECISION_CASES
-    assert [c.name for c in suite(MANUAL_SUITE).cases] == [
-        c for c in CASES + DECISION_CASES if c not in SCRIPTED_ONLY_CASES
-    ]
-    assert [c.story for c in scripted.cases] == [f"stories.{name.replace('-', '_')}" for name in CASES + DECISION_CASES]
+    everyday = CASES + DECISION_CASES + PROVIDER_CASES
+    assert [c.name for c in scripted.cases] == everyday
+    assert [c.name for c in suite(MANUAL_SUITE).cases] == [c for c in everyday if c not in SCRIPTED_ONLY_CASES]
+    assert [c.story for c in scripted.cases] == [f"stories.{name.replace('-', '_')}" for name in everyday]
 
 
 def test_deadlines_and_run_record_bound() -> None:
@@ -86,6 +95,8 @@ def test_deadlines_and_run_record_bound() -> None:
     assert live.deadline_s == 12 * 60
     assert free.deadline_s < live.deadline_s
     assert live.case.max_run_records == free.case.max_run_records == 12
+    provider = cell("everyday-workflows.runner-codex.local.provider-second")
+    assert provider.deadline_s == 12 * 60 and provider.case.max_run_records == 2  # the question, then the answer
     on_paperclip = cell("everyday-workflows-paperclip.scripted.paperclip-local.delegate-feedback")
     on_testbed = cell("everyday-workflows-scripted.scripted.local.delegate-feedback")
     assert on_paperclip.deadline_s == 3 * on_testbed.deadline_s  # its slower agent's fault window

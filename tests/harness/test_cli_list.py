@@ -11,12 +11,13 @@ import pytest
 from harness.cli import build_parser, main, selection_kwargs
 from harness.core.catalog import CASES as CASE_RECORDS
 from harness.core.catalog import DECISION_CASES as DECISION_RECORDS
+from harness.core.catalog import PROVIDER_CASES as PROVIDER_RECORDS
 from harness.core.catalog import REPLAY_CASES
 from harness.running.selection import select
 
 PAID_ID = "everyday-workflows.runner-codex.local.build-revise"
 CASES = [case.name for case in CASE_RECORDS]
-DECISION_CASES = [case.name for case in DECISION_RECORDS]
+DECISION_CASES = [case.name for case in DECISION_RECORDS] + [case.name for case in PROVIDER_RECORDS]
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], str]:

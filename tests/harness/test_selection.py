@@ -22,15 +22,16 @@ def ids(**selectors) -> list[str]:
 
 def test_all_selects_every_free_cell_and_no_paid_one() -> None:
     cells = select(all=True)
-    # scripted on every case (6 everyday, 4 decisions) and on 5 on Paperclip, the replay profiles on theirs (codex on Paperclip too)
-    assert len(cells) == 10 + 5 + len(REPLAY_CELLS) + 1
+    # scripted on every case (6 everyday, 4 decisions, 3 providers) and on 5 on Paperclip, the replay profiles on
+    # theirs (codex on Paperclip too)
+    assert len(cells) == 13 + 5 + len(REPLAY_CELLS) + 1
     assert not any(cell.paid or cell.manual for cell in cells)
     assert sorted(PAPERCLIP_CELLS) == [c.execution_id for c in cells if c.environment.name == "paperclip-local"]
 
 
 def test_naming_the_manual_suite_selects_its_paid_cells() -> None:
     cells = select(suites=["everyday-workflows"])
-    assert len(cells) == 28 and all(cell.paid for cell in cells)  # 3 profiles x 9 cases + runner-opencode's delegation
+    assert len(cells) == 37 and all(cell.paid for cell in cells)  # 3 profiles x 12 cases + runner-opencode's delegation
     assert PAID_ID in [cell.execution_id for cell in cells]
 
 
@@ -74,7 +75,7 @@ def test_repeating_a_dimension_widens_it() -> None:
         ]
     )
     both = ids(suites=["everyday-workflows", "everyday-workflows-scripted"])
-    assert len(both) == 28 + 9 + 1  # create-skill-studio is scripted only
+    assert len(both) == 37 + 12 + 1  # create-skill-studio is scripted only
     assert ids(ids=[PAID_ID, "build-revise", PAID_ID]) == [FREE_ID, PAID_ID]  # sorted, deduplicated
 
 
@@ -82,7 +83,7 @@ def test_different_dimensions_narrow() -> None:
     assert ids(suites=["everyday-workflows"], profiles=["runner-claude"], cases=["build-revise"]) == [
         "everyday-workflows.runner-claude.local.build-revise"
     ]
-    assert len(ids(suites=["everyday-workflows"], profiles=["runner-codex", "runner-codex-mini"])) == 2 * 9
+    assert len(ids(suites=["everyday-workflows"], profiles=["runner-codex", "runner-codex-mini"])) == 2 * 12
 
 
 def test_selectors_that_match_nothing_are_an_error() -> None:
@@ -119,12 +120,14 @@ def test_id_stands_alone(selectors: dict) -> None:
         ({"environments": ["cloud"]}, "valid environments: local, paperclip-local"),
         (
             {"cases": ["nope"]},
-            "valid cases: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, recover-controller, "
+            "valid cases: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, "
+            "provider-decline, provider-native, provider-second, recover-controller, "
             "recover-controller-sigkill, service-approve, service-decline, stop-redirect",
         ),
         (
             {"ids": ["nope"]},
-            "valid ids: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, recover-controller, "
+            "valid ids: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, "
+            "provider-decline, provider-native, provider-second, recover-controller, "
             "recover-controller-sigkill, service-approve, service-decline, stop-redirect, "
             "everyday-workflows-paperclip-replay.replay-codex.paperclip-local.build-revise",
         ),
