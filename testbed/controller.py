@@ -290,6 +290,14 @@ def end_run_in(
             "UPDATE tasks SET status = ?, updated_at = ? WHERE id = ? AND status IN ('todo', 'in_progress')",
             (settled, now(), run["task_id"]),
         )
+    if status == "succeeded" and declared != "done":
+        # A person answered this run's request while it still ran, and it ended without settling its task:
+        # the answer wakes a continuation, as it would have had the run ended first (interactions.decide).
+        conn.execute(
+            "UPDATE tasks SET wake = 1 WHERE id = ? AND status != 'cancelled' AND EXISTS "
+            "(SELECT 1 FROM interactions WHERE run_id = ? AND status != 'pending')",
+            (run["task_id"], run_id),
+        )
     suffix = f" ({error_code})" if error_code else ""
     record_activity(conn, f"run_{status}", f"Run {run_id} {status}{suffix}", run["task_id"], run_id)
     return True

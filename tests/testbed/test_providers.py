@@ -177,3 +177,12 @@ def test_the_agent_reads_the_catalog_and_bad_choices_are_a_clear_4xx(testbed: Te
     assert too_long.status_code == 422
     assert api.interactions(task.id) == [question]  # nothing saved by a refused answer
     assert api.request("GET", f"/api/agent/runs/{task.runs[0].id}/providers").status_code == 401
+
+
+def test_an_answer_given_while_the_asking_run_still_runs_starts_the_next_run(testbed: TestbedInstance) -> None:
+    api = testbed.api
+    task = api.create_task("Provider", contact_task(HUBSPOT), assignee_id=new_agent(api).id)
+    [question] = api.wait_for(lambda: api.interactions(task.id) or None, what="a provider question")
+    assert api.choose(question.id, "None").status_code == 200  # at once: the asking run may still be ending
+    done = api.wait_until_done(task.id)
+    assert [r.status for r in done.runs] == ["succeeded", "succeeded"] and "None" in done.agent_replies()[-1].body
