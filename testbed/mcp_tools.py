@@ -246,6 +246,14 @@ def decision_tools(server: MCPServer, run: Any, product: Any, controller: Contro
         return product(lambda: email_setup.request_email(controller, row, payload)).model_dump_json()
 
     @server.tool(structured_output=False)
+    def list_requests(ctx: Context) -> str:
+        """The requests made on your task (by you or an earlier run of yours) and the user's answers so far."""
+        row = run(ctx)
+        found = interactions.interactions(controller.db, row["task_id"])
+        fields = {"id", "kind", "provider", "service_name", "action", "status", "choice", "outcome", "result"}
+        return json.dumps([i.model_dump(include=fields) for i in found], indent=1)
+
+    @server.tool(structured_output=False)
     async def read_decision(ctx: Context, request_id: int, max_seconds: float = 120.0) -> str:
         """Wait (up to max_seconds) until the user decided on your request, then read the decision and any result."""
         deadline = time.monotonic() + min(max_seconds, WAIT_LIMIT_SECONDS)
