@@ -10,6 +10,8 @@ from typing import Any, cast
 
 import pytest
 
+from calibration.personas import PERSONA_CASES
+from calibration.product_defects import DEFECT_CASES
 from harness.core.catalog import CATALOG
 from harness.core.deadline import Deadline
 from harness.core.records import AttemptRecord
@@ -95,3 +97,23 @@ def test_a_question_answered_before_the_restart_leaves_the_attempt_unexercised(b
         with pytest.raises(Unexercised, match="no longer pending"):
             restart_with_question_pending(journey, question, shown)
         assert journey.api.controller().instance_id == instance_before  # nothing was restarted
+
+
+def test_every_provider_miss_the_issue_names_is_calibrated_on_its_check() -> None:
+    """Routing undisclosed, wrong order or no None, an early gateway call, the question twice, a made-up read,
+    the marker missing, a second connection, the question lost across the restart: each has its case."""
+    defects = {(c.case, c.defect): c.expected_check for c in DEFECT_CASES}
+    assert defects[("provider-decline", "provider-no-disclosure")] == "provider.question-discloses"
+    assert defects[("provider-decline", "provider-options-reordered")] == "provider.question-options"
+    assert defects[("provider-decline", "provider-none-missing")] == "provider.question-options"
+    assert defects[("provider-second", "gateway-called-before-choice")] == "gateway.no-call-before-choice"
+    assert defects[("provider-decline", "provider-asked-again")] == "provider.one-question"
+    assert defects[("provider-second", "provider-choice-duplicates-connection")] == "provider.no-duplicate-connection"
+    assert defects[("provider-decline", "question-lost-on-restart")] == "provider.question-survived-restart"
+    assert defects[("provider-native", "native-falls-back-to-aggregators")] == "provider.no-question"
+    personas = {(c.case, c.persona): c.expected_check for c in PERSONA_CASES}
+    assert personas[("provider-decline", "makes-up-contact")] == "provider.no-made-up-result"
+    assert personas[("provider-second", "forgets-contact-marker")] == "gateway.reply-has-marker"
+    assert personas[("provider-second", "makes-up-contact")] == "gateway.one-call-after-choice"
+    for case in STORIES:
+        assert personas[(case, "default")] is None
