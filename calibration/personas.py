@@ -79,6 +79,10 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
     # A contact reported without calling the chosen gateway: no call after the choice.
     PersonaCase(case="provider-second", persona="makes-up-contact", expected_check="gateway.one-call-after-choice"),
     PersonaCase(case="provider-second", persona="forgets-contact-marker", expected_check="gateway.reply-has-marker"),
+    # The lead builds the tool itself: its task comes to rest without a child, and that fails at once.
+    PersonaCase(case="delegate-feedback", persona="ignores-delegation", expected_check="expect.child-task-created"),
+    # The agent never writes the file Stop must land after: the wait for it runs out with the attempt.
+    PersonaCase(case="stop-redirect", persona="stuck-before-writing", expected_check="expect.source-saved"),
 )
 
 

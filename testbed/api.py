@@ -186,7 +186,7 @@ def post_comment(task_id: PathId, payload: CommentCreate, request: Request) -> C
             raise HTTPException(status_code=409, detail=f"task {task_id} is cancelled")
         cursor = conn.execute(
             "INSERT INTO comments (task_id, author_kind, body, created_at) VALUES (?, 'user', ?, ?)",
-            (task_id, payload.body, now()),
+            (task_id, defects.stored_message_body(payload.body), now()),
         )
         comment_id = int(cursor.lastrowid or 0)
         defects.after_user_message(conn, task_id, payload.body)

@@ -234,6 +234,8 @@ class Controller:
 
     def end_stopped(self, run_id: int, group_gone: bool | None = None) -> bool:
         """Record a run the user stopped, whichever path sees it end first (Stop itself or the monitor)."""
+        if not defects.stop_recorded():
+            return False
         status, error_code = defects.stopped_outcome("cancelled", "stopped_by_user")
         return self.end_run(
             run_id, status, error_code=error_code, terminal={"reason": "stopped by user"}, group_gone=group_gone
@@ -278,19 +280,9 @@ def end_run_in(
         "process_group_gone = COALESCE(?, process_group_gone) WHERE id = ?",
         (status, now(), error_code, json.dumps(record), cost_cents, group_gone, run_id),
     )
-    # A run that succeeds applies the Done its agent declared; one that ends without the agent
-    # settling its task leaves it for review (success) or blocked (failure, Stop); a task the
-    # agent already settled otherwise keeps its status.
-    declared = defects.settled_status(conn, run, run["settle_status"])
-    if status == "succeeded" and declared:
-        conn.execute("UPDATE tasks SET status = ?, updated_at = ? WHERE id = ?", (declared, now(), run["task_id"]))
-    else:
-        settled = "in_review" if status == "succeeded" else "blocked"
-        conn.execute(
-            "UPDATE tasks SET status = ?, updated_at = ? WHERE id = ? AND status IN ('todo', 'in_progress')",
-            (settled, now(), run["task_id"]),
-        )
-    if status == "succeeded" and declared != "done":
+    if defects.run_end_moves_task():
+        _move_task_on(conn, run, status)
+    if status == "succeeded" and run["settle_status"] != "done":
         # A person answered this run's request while it still ran, and it ended without settling its task:
         # the answer wakes a continuation, as it would have had the run ended first (interactions.decide).
         conn.execute(
@@ -301,3 +293,18 @@ def end_run_in(
     suffix = f" ({error_code})" if error_code else ""
     record_activity(conn, f"run_{status}", f"Run {run_id} {status}{suffix}", run["task_id"], run_id)
     return True
+
+
+def _move_task_on(conn: sqlite3.Connection, run: sqlite3.Row, status: str) -> None:
+    """A run that succeeds applies the Done its agent declared; one that ends without the agent
+    settling its task leaves it for review (success) or blocked (failure, Stop); a task the
+    agent already settled otherwise keeps its status."""
+    declared = defects.settled_status(conn, run, run["settle_status"])
+    if status == "succeeded" and declared:
+        conn.execute("UPDATE tasks SET status = ?, updated_at = ? WHERE id = ?", (declared, now(), run["task_id"]))
+    else:
+        settled = "in_review" if status == "succeeded" else "blocked"
+        conn.execute(
+            "UPDATE tasks SET status = ?, updated_at = ? WHERE id = ? AND status IN ('todo', 'in_progress')",
+            (settled, now(), run["task_id"]),
+        )

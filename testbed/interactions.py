@@ -84,7 +84,7 @@ def request_action(controller: Controller, run: sqlite3.Row, payload: ServiceCal
     if seen is not None:
         return ServiceCallResult.model_validate_json(seen["response_json"])
     connection = _bound_connection(db.connection(), run, payload)
-    if not _protected(connection, payload.action):
+    if not defects.asks_first(_protected(connection, payload.action)):
         ok, text = forward(controller, connection["id"], connection["url"], payload.action, payload.arguments)
         result = ServiceCallResult(status="completed" if ok else "failed", result=text)
         with db.transaction() as conn:
@@ -176,7 +176,7 @@ def decide(
                 )
             won = False
         else:
-            won = (
+            won = defects.decision_saved() and (
                 conn.execute(
                     "UPDATE interactions SET status = ?, decided_by = 'user', decided_via = ?, decided_at = ?, outcome = ?, "
                     "choice = ? WHERE id = ? AND status = 'pending'",
@@ -216,6 +216,23 @@ def decide(
     if won and status == "declined" and row["kind"] == "service_action" and defects.forwards_on_decline():
         _execute(controller, interaction_id, keep_outcome=True)
     return interaction(db, interaction_id)
+
+
+def forward_approved_on_start(controller: Controller) -> None:
+    """On start-up: forward the approved calls the last controller died before forwarding.
+
+    Approve commits the decision first and forwards after, so a controller that
+    dies in between leaves an approved call with no result, and the agent
+    waiting on it for ever. Forwarding it now keeps the person's decision; only
+    a controller that died during the call itself can make it twice, which is
+    the smaller harm than a decision silently dropped.
+    """
+    unforwarded = controller.db.all(
+        "SELECT id FROM interactions WHERE kind = 'service_action' AND status = 'approved' AND outcome = 'waiting' "
+        "AND result IS NULL ORDER BY id"
+    )
+    for row in unforwarded:
+        _execute(controller, row["id"])
 
 
 def _execute(controller: Controller, interaction_id: int, keep_outcome: bool = False) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 
+from . import interactions
 from .controller import Controller
 
 log = logging.getLogger("testbed.scheduler")
@@ -25,6 +26,7 @@ class Scheduler:
 
     def start(self) -> None:
         self.controller.recover()
+        interactions.forward_approved_on_start(self.controller)
         self._thread.start()
 
     def stop(self) -> None:

@@ -99,7 +99,7 @@ def create_task_form(
         task = create_task(payload, request)
     except (ValidationError, HTTPException) as error:
         return form_failure(request, error, "error")
-    return RedirectResponse(f"/tasks/{task.id}", status_code=303)
+    return RedirectResponse(defects.created_task_url(task.id), status_code=303)
 
 
 def thread_context(request: Request, task_id: int) -> dict[str, object]:
@@ -110,7 +110,8 @@ def thread_context(request: Request, task_id: int) -> dict[str, object]:
     context: dict[str, object] = {
         "task": task,
         "active": active,
-        "last_stopped": stopped[-1] if stopped else None,
+        "last_stopped": defects.stop_result_as_shown(stopped[-1] if stopped else None),
+        "child_links": {child.id: defects.child_link(task_id, child.id) for child in task.children},
         "interactions": defects.interactions_as_shown(interactions.interactions(db, task_id)),
         "email_card": defects.email_card_as_shown({"key_page": email_setup.KEY_PAGE, "password_fields": 1}),
     }

@@ -48,7 +48,14 @@ def require_pending_request(journey: Journey, task: Task, expected: ExpectedRequ
     def pending() -> list[Interaction] | None:
         return [i for i in api.interactions(task.id) if i.status == "pending"] or None
 
-    first = journey.wait(pending, f"a pending decision on task {task.id}", "decision-requested")[0]
+    def pending_or_rest() -> list[Interaction] | Task | None:
+        current = journey.api.task(task.id)  # read first: a request made before the task came to rest is seen
+        return pending() or (current if current.at_rest else None)
+
+    found = journey.wait(pending_or_rest, f"a pending decision on task {task.id}", "decision-requested")
+    if isinstance(found, Task):  # the agent finished without asking: no request will come
+        journey.unmet("decision-requested", f"task {task.id} is {found.status} with nothing running and no request")
+    first = found[0]
     page = decision_page(journey)
     with journey.expecting("decision-card-shown", f"the card of interaction {first.id} on task {task.id}"):
         page.wait_for_decision_card(first.id, timeout=journey.deadline.budget(CARD_WAIT_S))
@@ -131,7 +138,7 @@ def settle_after_decision(journey: Journey, task: Task, record: DecisionRecord) 
         ended = [r for r in runs if r.ended_at and datetime.fromisoformat(r.ended_at) > decided_at]
         return True if ended and not any(r.active for r in runs) else None
 
-    journey.wait(acted, f"a run of the lead to end after the decision on task {task.id}", "agent-after-decision")
+    journey.wait(acted, f"a run of the lead to end after the decision on task {task.id}", "task-finished")
     journey.wait_until_finished(task, "the agent after the decision")
     if record.decision != "decline":
         return None

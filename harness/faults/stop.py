@@ -19,6 +19,8 @@ from harness.running.journey import Journey
 
 STOP_TRIES = 3
 STOP_RESULT_WAIT_S = 30.0
+# A run Stop was clicked on ends within seconds; one still active after this never took the Stop.
+STOP_END_WAIT_S = 30.0
 
 
 class StopRecord(BaseModel):
@@ -52,7 +54,7 @@ def stop_active_work(journey: Journey, task: Task, source: str, more_work: str) 
         if target is not None:
             journey.screenshot("before stop")
             clicked = page.click_stop(target.id)
-            ended = _wait_until_ended(journey, target)
+            ended = _wait_until_ended(journey, target, STOP_END_WAIT_S if clicked else None)
             if ended.status == "cancelled":
                 return _stopped(journey, page, ended, requests_for_work)
             if clicked:  # Stop landed inside the agent's long step, and the run went on to its own end
@@ -85,8 +87,10 @@ def require_short_reply(
     )
 
 
-def _wait_until_ended(journey: Journey, run: Run) -> Run:
-    return journey.wait(lambda: _ended(journey, run.id), f"run {run.id} to end", "run-ended-after-stop")  # type: ignore[no-any-return]
+def _wait_until_ended(journey: Journey, run: Run, timeout: float | None) -> Run:
+    """Until the run ended; after a click that landed, for ``timeout`` only (else it ends on its own)."""
+    what = f"run {run.id} to end after Stop"
+    return journey.wait(lambda: _ended(journey, run.id), what, "run-ended-after-stop", timeout)  # type: ignore[no-any-return]
 
 
 def _ended(journey: Journey, run_id: RecordId) -> Run | None:

@@ -157,6 +157,15 @@ class Task(TaskSummary):
         """Nothing running, nothing queued, no message waiting for the agent."""
         return self.active_run_id is None and self.unconsumed_user_messages == 0
 
+    @property
+    def at_rest(self) -> bool:
+        """Settled after at least one run: nothing more happens on the task unless someone acts on it.
+
+        A state a story waits for that has not come by then never will (the
+        agent finished without saving the file, asking or delegating).
+        """
+        return self.settled and bool(self.runs) and not self.runs[-1].active
+
     def user_messages(self) -> list[Comment]:
         return [c for c in self.comments if c.author_kind == "user"]
 

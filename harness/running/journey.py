@@ -32,11 +32,17 @@ from harness.products import product_driver
 from harness.products.base import ProductDriver, ProductInstance, TaskView
 from harness.products.records import Agent, Comment, RecordId, Run, Task
 from harness.running.attempt import AttemptContext, Conclusion
+from harness.running.expectations import Expectation, check_id
 from harness.running.model_server import ModelServer, agent_cli_versions, model_server
 from harness.running.watch import InvariantWatch
 
 SCRIPTED_PACE_S = 0.05
 SETTLE_S = 5.0
+# Page steps on something the product already has (a message it stored, a delivery it lists): the page
+# shows it within seconds (it refreshes live), so these fail in half a minute, not at the attempt deadline.
+SHOWN_WAIT_S = 30.0
+# The page already shows the message, so the product has it: its record must read back at once.
+STORED_AFTER_SHOWN_S = 15.0
 FINISHED_STATUSES = {"done", "in_review", "blocked", "cancelled"}
 
 
@@ -116,7 +122,7 @@ class Journey:
 
     # ---- what a person does in the browser ---------------------------------------
 
-    def wait(self, probe: Callable[[], Any], what: str, expectation: str, timeout: float | None = None) -> Any:
+    def wait(self, probe: Callable[[], Any], what: str, expectation: Expectation, timeout: float | None = None) -> Any:
         """Poll the product until ``probe`` answers, sampling the invariants meanwhile.
 
         A state that never comes within ``timeout`` (default: what is left of
@@ -134,7 +140,7 @@ class Journey:
             self.unmet(expectation, str(error))
 
     @contextmanager
-    def expecting(self, expectation: str, what: str) -> Iterator[None]:
+    def expecting(self, expectation: Expectation, what: str) -> Iterator[None]:
         """A page-object step whose wait times out is the product's failure, under ``expect.<expectation>``."""
         try:
             yield
@@ -144,12 +150,12 @@ class Journey:
                 f"{what}: {str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__}",
             )
 
-    def unmet(self, expectation: str, detail: str) -> NoReturn:
+    def unmet(self, expectation: Expectation, detail: str) -> NoReturn:
         """Keep the failed expectation with the screen as it was, and end the story as failed."""
-        check_id = f"expect.{expectation}"
+        failed = check_id(expectation)
         self.screenshot(f"unmet {expectation}")
-        self.evidence.check(check_id, False, detail, [self.evidence.screenshots[-1]])
-        raise ExpectationUnmet(check_id, f"{check_id}: {detail}")
+        self.evidence.check(failed, False, detail, [self.evidence.screenshots[-1]])
+        raise ExpectationUnmet(failed, f"{failed}: {detail}")
 
     def _badge(self) -> tuple[RecordId, str]:
         """The status the person sees on the open task's page."""
@@ -185,10 +191,20 @@ class Journey:
         self.evidence.note("open task", f"task {task.id}")
 
     def open_child_task(self, parent: Task) -> Task:
-        """Wait until the lead has created a child task, then follow its link from the parent's page."""
-        self.wait(
-            lambda: self.api.task(parent.id).children or None, f"a child task of task {parent.id}", "child-task-created"
-        )
+        """Wait until the lead has created a child task, then follow its link from the parent's page.
+
+        A parent at rest without a child never gets one: that fails at once, not at the deadline.
+        """
+
+        def child_or_rest() -> Task | None:
+            current = self.api.task(parent.id)
+            return current if current.children or current.at_rest else None
+
+        found: Task = self.wait(child_or_rest, f"a child task of task {parent.id}", "child-task-created")
+        if not found.children:
+            self.unmet(
+                "child-task-created", f"task {parent.id} is {found.status} with nothing running and no child task"
+            )
         if self.current_page().task_id != parent.id:
             self.open_task(parent)
         with self.expecting("child-task-page-shown", f"following the child link of task {parent.id}"):
@@ -215,7 +231,7 @@ class Journey:
             run = current.running_run_that_saved(filename)
             if run is not None:
                 return run
-            return "settled" if current.settled and current.runs and not current.runs[-1].active else None
+            return "settled" if current.at_rest else None
 
         found = self.wait(saved, f"{filename} saved by a running run on task {task.id}", "source-saved")
         if found == "settled":
@@ -247,10 +263,11 @@ class Journey:
         page = self.current_page()
         known = frozenset(c.id for c in self.api.task(page.task_id).comments)
         with self.expecting("message-shown", f"sending a message on task {page.task_id}"):
-            page.send_message(text)
+            page.send_message(text, timeout=self.deadline.budget(SHOWN_WAIT_S))
         self._sent(text)
         self.screenshot("message sent")
-        return self.wait_until_stored(PendingMessage(task_id=page.task_id, text=text, known_ids=known))
+        pending = PendingMessage(task_id=page.task_id, text=text, known_ids=known)
+        return self.wait_until_stored(pending, timeout=STORED_AFTER_SHOWN_S)
 
     def submit_message(self, text: str) -> PendingMessage:
         """Type and press Send without waiting for the page: a fault that lands "once the message is
@@ -262,8 +279,8 @@ class Journey:
         self._sent(text)
         return PendingMessage(task_id=page.task_id, text=text, known_ids=known)
 
-    def wait_until_stored(self, pending: PendingMessage) -> Comment:
-        """Until the product has stored the message whose Send was pressed (no wait for the page)."""
+    def wait_until_stored(self, pending: PendingMessage, timeout: float | None = None) -> Comment:
+        """Until the product has stored the message whose Send was pressed, exactly as typed (no wait for the page)."""
 
         def stored() -> Comment | None:
             fresh = [
@@ -273,7 +290,8 @@ class Journey:
             ]
             return fresh[0] if fresh else None
 
-        return self.wait(stored, f"the message to be stored on task {pending.task_id}", "message-stored")  # type: ignore[no-any-return]
+        what = f"the message to be stored as typed on task {pending.task_id}"
+        return self.wait(stored, what, "message-stored", timeout)  # type: ignore[no-any-return]
 
     def _sent(self, text: str) -> None:
         self.sent_messages.append(text)
@@ -335,7 +353,7 @@ class Journey:
         latest = current.deliveries[-1]
         with self.expecting("delivery-downloadable", f"downloading delivery {latest.id} from the page"):
             with self.evidence.timed("downloads"):
-                data = self.current_page().download_delivery_id(latest.id)
+                data = self.current_page().download_delivery_id(latest.id, timeout=self.deadline.budget(SHOWN_WAIT_S))
         record = self.evidence.download(phase, data)
         self.evidence.check(
             f"delivery.{phase}.sha256",
@@ -355,7 +373,7 @@ class Journey:
             return
         with self.expecting("delivery-downloadable", f"downloading delivery {delivery.id} again from the page"):
             with self.evidence.timed("downloads"):
-                data = self.current_page().download_delivery_id(delivery.id)
+                data = self.current_page().download_delivery_id(delivery.id, timeout=self.deadline.budget(SHOWN_WAIT_S))
         again = self.evidence.download(f"{original.phase}-again", data)
         self.evidence.check(
             "delivery.redownload-identical",

@@ -61,6 +61,8 @@ PERSONAS = (
     "uncited-report",  # the lead reports the child's work done without naming its delivery
     "makes-up-contact",  # reports a provider contact it never read (after None, or instead of the chosen gateway)
     "forgets-contact-marker",  # reports the contact the gateway returned without its record id
+    "ignores-delegation",  # does the work itself when asked to have a teammate do it
+    "stuck-before-writing",  # starts a build, then keeps rereading its inbox and never writes a file
 )
 
 DELEGATION = re.compile(r"\b(?:ask|have|tell)\s+(?:your\s+)?teammate\s+([A-Za-z][\w.-]*)", re.IGNORECASE)
@@ -124,7 +126,7 @@ class ScriptedAgent:
 
         latest = new[-1]["body"] if new else None
         nonce = nonce_in(latest) if latest else None
-        delegate_to = self._teammate()
+        delegate_to = None if self.persona == "ignores-delegation" else self._teammate()
         document = document_request([self.task["body"], *self.user_texts])
         provider = provider_request([self.task["body"], *self.user_texts])
         if nonce:
@@ -207,6 +209,9 @@ class ScriptedAgent:
             self._settle("Nothing to change")
             return
         self.api.comment(f"Working on slugify.py ({req.describe()}).")
+        while self.persona == "stuck-before-writing":  # until the runner is stopped
+            self.api.inbox()
+            self.s.step()
         while True:
             if self._write_files():
                 continue

@@ -281,7 +281,7 @@ DEFECTS: tuple[Defect, ...] = (
     Defect(
         name="stopped-task-never-done",
         area="task-status",
-        hook="controller.end_run_in -> hooks.settled_status",
+        hook="controller._move_task_on -> hooks.settled_status",
         summary="once a run on a task was stopped, the Done a later run declares is dropped: the task ends in review",
     ),
     Defect(
@@ -349,6 +349,78 @@ DEFECTS: tuple[Defect, ...] = (
         area="skills",
         hook="web studio page -> hooks.studio_body",
         summary="a reload of Skill Studio shows the skill's first version instead of its newest",
+    ),
+    Defect(
+        name="new-task-lands-on-list",
+        area="ui",
+        hook="web.create_task_form -> hooks.created_task_url",
+        summary="the new-task form creates the task but sends the person back to the task list, not to its page",
+    ),
+    Defect(
+        name="child-link-opens-parent",
+        area="delegation",
+        hook="web.thread_context -> hooks.child_link",
+        summary="a child task's link on its parent's page opens the parent again",
+    ),
+    Defect(
+        name="ended-run-still-active",
+        area="runs",
+        hook="records.task -> hooks.active_run_pointer",
+        summary="a task keeps naming its last run active after that run ended (cleared only when the next one starts)",
+    ),
+    Defect(
+        name="run-end-keeps-task-in-progress",
+        area="task-status",
+        hook="controller.end_run_in -> hooks.run_end_moves_task",
+        summary="a run's end never moves its task on: the task stays in progress with nothing running",
+    ),
+    Defect(
+        name="thread-hides-newest-message",
+        area="ui",
+        hook="web.thread_context -> hooks.as_shown",
+        summary="the task page's thread window ends one message early: the newest user message is stored, never shown",
+    ),
+    Defect(
+        name="message-stored-crlf",
+        area="messages",
+        hook="api.post_comment -> hooks.stored_message_body",
+        summary="a user message is stored with CRLF line breaks: the page shows it as typed, the API answers other text",
+    ),
+    Defect(
+        name="download-link-broken",
+        area="downloads",
+        hook="web.thread_context -> hooks.as_shown",
+        summary="the task page links each delivery's download without the API prefix: the link answers 404",
+    ),
+    Defect(
+        name="deliveries-not-listed",
+        area="downloads",
+        hook="records.deliveries -> hooks.listed_deliveries",
+        summary="a task lists none of its deliveries (each is stored, and downloads by its id)",
+    ),
+    Defect(
+        name="stop-end-not-recorded",
+        area="stop",
+        hook="controller.end_stopped -> hooks.stop_recorded",
+        summary="Stop kills the runner's process group but the run stays recorded running",
+    ),
+    Defect(
+        name="stop-result-hidden",
+        area="stop",
+        hook="web.thread_context -> hooks.stop_result_as_shown",
+        summary="the task page never reports a Stop: the run is cancelled, the page says nothing about it",
+    ),
+    Defect(
+        name="ask-first-not-enforced",
+        area="decisions",
+        hook="interactions.request_action -> hooks.asks_first",
+        summary="an action on an Ask-first connection runs at once: nobody is asked",
+    ),
+    Defect(
+        name="decision-not-saved",
+        area="decisions",
+        hook="interactions.decide -> hooks.decision_saved",
+        summary="Approve or Decline on a card is answered but never saved: the request stays pending",
     ),
 )
 

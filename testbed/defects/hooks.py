@@ -52,6 +52,8 @@ def served_bytes(db: Database, data_dir: Path, item: Delivery) -> bytes | None:
 
 def listed_deliveries(items: list[Delivery]) -> list[Delivery]:
     """A task's deliveries as its records list them (oldest first, by contract)."""
+    if active("deliveries-not-listed"):
+        return []
     return items[::-1] if active("deliveries-newest-first") else items
 
 
@@ -75,6 +77,11 @@ def after_user_message(conn: sqlite3.Connection, task_id: int, body: str) -> Non
         parent = conn.execute("SELECT parent_id FROM tasks WHERE id = ?", (task_id,)).fetchone()
         if parent is not None and parent["parent_id"] is not None:
             _store_user_message(conn, parent["parent_id"], body)
+
+
+def stored_message_body(body: str) -> str:
+    """The text a user message is stored with: exactly what was sent."""
+    return body.replace("\n", "\r\n") if active("message-stored-crlf") else body
 
 
 def _store_user_message(conn: sqlite3.Connection, task_id: int, body: str) -> None:
@@ -116,6 +123,8 @@ def active_run_pointer(runs: list[Run], pointer: int | None) -> int | None:
     """The run a task names as active, from its runs (oldest first) and the pointer the normal path chose."""
     if active("stale-active-run-pointer") and pointer is not None:
         return runs[0].id
+    if active("ended-run-still-active") and pointer is None and runs:
+        return runs[-1].id  # the pointer is cleared only when the next run starts
     return pointer
 
 
@@ -161,6 +170,11 @@ def started_status(status: str) -> str:
     return "done" if active("done-while-running") else status
 
 
+def run_end_moves_task() -> bool:
+    """Whether a run's end moves its task on (to the Done its agent declared, in review or blocked)."""
+    return not active("run-end-keeps-task-in-progress")
+
+
 def settled_status(conn: sqlite3.Connection, run: sqlite3.Row, declared: str | None) -> str | None:
     """The status a succeeding run applies to its task: the one its agent declared (None: leave it to the rules)."""
     if active("stopped-task-never-done") and declared is not None:
@@ -185,6 +199,11 @@ def after_stop(controller: Controller, run: sqlite3.Row) -> None:
     if active("stop-retries-run"):
         with controller.db.transaction() as conn:
             conn.execute("UPDATE tasks SET wake = 1 WHERE id = ? AND status != 'cancelled'", (run["task_id"],))
+
+
+def stop_recorded() -> bool:
+    """Whether a run the user stopped is recorded ended (by Stop itself, or by the monitor once its runner is gone)."""
+    return not active("stop-end-not-recorded")
 
 
 def stopped_outcome(status: str, error_code: str) -> tuple[str, str | None]:
@@ -265,6 +284,13 @@ def child_assignee(conn: sqlite3.Connection, run: sqlite3.Row, named: sqlite3.Ro
 
 def as_shown(task: Task) -> Task:
     """The task as the task page renders it (the API keeps serving the stored task)."""
+    if active("thread-hides-newest-message"):
+        users = [i for i, c in enumerate(task.comments) if c.author_kind == "user"]
+        if users:  # a thread window that ends one message early
+            task = task.model_copy(update={"comments": [c for i, c in enumerate(task.comments) if i != users[-1]]})
+    if active("download-link-broken"):  # the page links the download without the API's prefix: 404
+        shown = [d.model_copy(update={"download_url": d.download_url.removeprefix("/api")}) for d in task.deliveries]
+        task = task.model_copy(update={"deliveries": shown})
     if active("badge-done-while-running") and task.status == "in_progress":
         task = task.model_copy(update={"status": "done"})
     if active("badge-stuck-in-progress") and task.status in ("done", "in_review"):
@@ -275,6 +301,21 @@ def as_shown(task: Task) -> Task:
             at = users[-1]
             task = task.model_copy(update={"comments": [*task.comments[: at + 1], *task.comments[at:]]})
     return task
+
+
+def created_task_url(task_id: int) -> str:
+    """Where the new-task form sends the person: the new task's page."""
+    return "/" if active("new-task-lands-on-list") else f"/tasks/{task_id}"
+
+
+def child_link(parent_id: int, child_id: int) -> str:
+    """Where a child task's link on its parent's page leads: the child's page."""
+    return f"/tasks/{parent_id if active('child-link-opens-parent') else child_id}"
+
+
+def stop_result_as_shown(stopped: Run | None) -> Run | None:
+    """The stopped run the task page reports (the newest one); None reports no Stop."""
+    return None if active("stop-result-hidden") else stopped
 
 
 # ---- the public API ------------------------------------------------------------------------
@@ -289,6 +330,16 @@ def task_read_error(db: Database, task_id: int) -> str | None:
 
 
 # ---- decisions on service actions --------------------------------------------------------------
+
+
+def asks_first(protected: bool) -> bool:
+    """Whether an agent's action waits for a person's decision: exactly when the connection's policy protects it."""
+    return protected and not active("ask-first-not-enforced")
+
+
+def decision_saved() -> bool:
+    """Whether a person's Approve or Decline on a pending card is saved (it always should be)."""
+    return not active("decision-not-saved")
 
 
 def forwards_before_decision() -> bool:

@@ -10,14 +10,15 @@ import pytest
 
 from harness.cli import build_parser, main, selection_kwargs
 from harness.core.catalog import CASES as CASE_RECORDS
+from harness.core.catalog import CATALOG, PAPERCLIP_SUITE, REPLAY_CASES, SCRIPTED_ONLY_CASES
 from harness.core.catalog import DECISION_CASES as DECISION_RECORDS
 from harness.core.catalog import PROVIDER_CASES as PROVIDER_RECORDS
-from harness.core.catalog import REPLAY_CASES
 from harness.running.selection import select
 
 PAID_ID = "everyday-workflows.runner-codex.local.build-revise"
 CASES = [case.name for case in CASE_RECORDS]
 DECISION_CASES = [case.name for case in DECISION_RECORDS] + [case.name for case in PROVIDER_RECORDS]
+PAPERCLIP_CASES = [case.name for suite in CATALOG.suites if suite.name == PAPERCLIP_SUITE for case in suite.cases]
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], str]:
@@ -55,8 +56,10 @@ def test_list_all_prints_only_free_cells(capsys: pytest.CaptureFixture[str]) -> 
 def test_list_manual_suite_prints_paid_cells(capsys: pytest.CaptureFixture[str]) -> None:
     status, lines, _ = run(capsys, "--suite", "everyday-workflows")
     assert (
-        status == 0 and len(lines) == 3 * (len(CASES + DECISION_CASES) - 1) + 1 and PAID_ID in lines
-    )  # create-skill-studio is scripted only
+        status == 0
+        and len(lines) == 3 * len([c for c in CASES + DECISION_CASES if c not in SCRIPTED_ONLY_CASES]) + 1
+        and PAID_ID in lines
+    )  # runner-opencode on delegation only
     assert all(line.startswith("everyday-workflows.runner-") for line in lines)
 
 
@@ -168,5 +171,7 @@ def test_installed_entry_point_is_harness_cli_main() -> None:
         pytest.skip("the console script is installed only by 'pip install -e .' into this interpreter's environment")
     done = subprocess.run([str(script), "list", "--all"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    # scripted on every case on the testbed, and on 5 on Paperclip; the 3 replay profiles on theirs; codex on Paperclip on 1
-    assert len(done.stdout.splitlines()) == len(CASES + DECISION_CASES) + 5 + 3 * len(REPLAY_CASES) + 1
+    # scripted on every case on the testbed and on Paperclip's; the 3 replay profiles on theirs; codex on Paperclip on 1
+    assert (
+        len(done.stdout.splitlines()) == len(CASES + DECISION_CASES) + len(PAPERCLIP_CASES) + 3 * len(REPLAY_CASES) + 1
+    )

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from harness.core.catalog import CATALOG
+from harness.core.catalog import (
+    CASES,
+    CATALOG,
+    DECISION_CASES,
+    PROVIDER_CASES,
+    RUNNER_OPENCODE,
+    SCRIPTED_ONLY_CASES,
+)
 from harness.running.selection import SelectionError, parse_shard, resolve_short_id, select, shard_cells
 
 PAID_ID = "everyday-workflows.runner-codex.local.build-revise"
@@ -14,6 +21,10 @@ REPLAY_CELLS = [c.execution_id for c in CATALOG.cells() if c.suite.name == "ever
 PAPERCLIP_CELLS = [c.execution_id for c in CATALOG.cells() if c.environment.product == "paperclip"]
 PAPERCLIP_ID = "everyday-workflows-paperclip.scripted.paperclip-local.{}"
 PAPERCLIP_REPLAY_ID = "everyday-workflows-paperclip-replay.replay-codex.paperclip-local.build-revise"
+TESTBED_CASES = [case.name for case in CASES + DECISION_CASES + PROVIDER_CASES]
+PAID_CASES = [case for case in TESTBED_CASES if case not in SCRIPTED_ONLY_CASES]
+# 3 paid profiles on every case a replay script proves, runner-opencode on its own cases
+PAID_CELL_COUNT = 3 * len(PAID_CASES) + len(RUNNER_OPENCODE.only_cases)
 
 
 def ids(**selectors) -> list[str]:
@@ -22,16 +33,16 @@ def ids(**selectors) -> list[str]:
 
 def test_all_selects_every_free_cell_and_no_paid_one() -> None:
     cells = select(all=True)
-    # scripted on every case (6 everyday, 4 decisions, 3 providers) and on 5 on Paperclip, the replay profiles on
-    # theirs (codex on Paperclip too)
-    assert len(cells) == 13 + 5 + len(REPLAY_CELLS) + 1
+    # scripted on every testbed case and on Paperclip's, the replay profiles on theirs (codex on Paperclip too)
+    scripted_on_paperclip = [cell for cell in PAPERCLIP_CELLS if ".scripted." in cell]
+    assert len(cells) == len(TESTBED_CASES) + len(scripted_on_paperclip) + len(REPLAY_CELLS) + 1
     assert not any(cell.paid or cell.manual for cell in cells)
     assert sorted(PAPERCLIP_CELLS) == [c.execution_id for c in cells if c.environment.name == "paperclip-local"]
 
 
 def test_naming_the_manual_suite_selects_its_paid_cells() -> None:
     cells = select(suites=["everyday-workflows"])
-    assert len(cells) == 37 and all(cell.paid for cell in cells)  # 3 profiles x 12 cases + runner-opencode's delegation
+    assert len(cells) == PAID_CELL_COUNT and all(cell.paid for cell in cells)
     assert PAID_ID in [cell.execution_id for cell in cells]
 
 
@@ -75,7 +86,7 @@ def test_repeating_a_dimension_widens_it() -> None:
         ]
     )
     both = ids(suites=["everyday-workflows", "everyday-workflows-scripted"])
-    assert len(both) == 37 + 12 + 1  # create-skill-studio is scripted only
+    assert len(both) == PAID_CELL_COUNT + len(TESTBED_CASES)
     assert ids(ids=[PAID_ID, "build-revise", PAID_ID]) == [FREE_ID, PAID_ID]  # sorted, deduplicated
 
 
@@ -83,7 +94,9 @@ def test_different_dimensions_narrow() -> None:
     assert ids(suites=["everyday-workflows"], profiles=["runner-claude"], cases=["build-revise"]) == [
         "everyday-workflows.runner-claude.local.build-revise"
     ]
-    assert len(ids(suites=["everyday-workflows"], profiles=["runner-codex", "runner-codex-mini"])) == 2 * 12
+    assert len(ids(suites=["everyday-workflows"], profiles=["runner-codex", "runner-codex-mini"])) == 2 * len(
+        PAID_CASES
+    )
 
 
 def test_selectors_that_match_nothing_are_an_error() -> None:

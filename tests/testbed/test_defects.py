@@ -34,7 +34,7 @@ from harness.decisions.contract import (
 )
 from harness.fixtures.documents import PROTECTED_ACTION, DocumentService
 from harness.fixtures.gateway import GATEWAY_NAME, ArcadeGateway
-from harness.products.records import Task
+from harness.products.records import Interaction, RecordId, Task
 from harness.products.testbed import ApiClient, TestbedInstance
 from oracle.tasks.slugify.contract import (
     BUILD_TASK,
@@ -50,6 +50,11 @@ from testbed.read_receipts import ids_in
 pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
 
 Symptoms = set[str]
+
+
+def form_origin(instance: TestbedInstance) -> dict[str, str]:
+    """What a browser's form post names as its origin (the web forms refuse any other)."""
+    return {"Origin": instance.base_url.rstrip("/")}
 
 
 def sha(data: bytes) -> str:
@@ -99,6 +104,13 @@ def build_and_revise(instance: TestbedInstance) -> Symptoms:
     """A build, then a revision asked for in a message, watched throughout."""
     api, seen = instance.api, set()
     lead = api.create_agent(name=unique("Lead"))
+    form = httpx.post(
+        f"{instance.base_url}/tasks",
+        data={"title": "From the form", "body": "No one is assigned."},
+        headers=form_origin(instance),
+    )
+    if form.headers.get("location") != f"/tasks/{max(t.id for t in api.tasks())}":
+        seen.add("new-task-lands-on-list")
     task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=lead.id)
     with Sampler(instance, task.id) as sampler:
         api.wait_for_task(task.id, lambda t: all_ended(t) and len(t.deliveries) == 1, 60, "the build")
@@ -129,6 +141,12 @@ def build_and_revise(instance: TestbedInstance) -> Symptoms:
     copies = [c for c in final.user_messages() if c.body == message.body]
     if len(copies) != 1:
         seen.add("message-stored-twice")
+    if message.body.strip() != REVISION_SEPARATOR.strip():
+        seen.add("message-stored-crlf")
+    if final.active_run_id is not None:
+        seen.add("ended-run-still-active")
+    if final.status == "in_progress":
+        seen.add("run-end-keeps-task-in-progress")
     reader = copies[0].consumed_by_run_id
     if reader is not None and message.id not in received_ids(final, reader):
         seen.add("message-lost")
@@ -140,8 +158,10 @@ def build_and_revise(instance: TestbedInstance) -> Symptoms:
         if f"runner {run.identity.runner_instance_id} " not in started_as:
             seen.add("runner-identity-changes")
     page = httpx.get(f"{instance.base_url}/tasks/{task.id}/live").text
-    if page.count(f'data-comment-id="{message.id}"') != 1:
-        seen.add("thread-shows-twice")
+    shown = page.count(f'data-comment-id="{message.id}"')
+    seen |= {"thread-hides-newest-message"} if shown == 0 else {"thread-shows-twice"} if shown > 1 else set()
+    if any(f'href="{d.download_url}"' not in page for d in final.deliveries):
+        seen.add("download-link-broken")
     if f'data-testid="task-status" data-status="{final.status}"' not in page:
         seen.add("badge-stuck-in-progress")
     return seen
@@ -157,8 +177,15 @@ def stop_while_working(instance: TestbedInstance) -> Symptoms:
     assert result.process_group_gone, "the product must say the group is gone either way"
     if instance.process_group_alive(run.identity.pid or 0):
         seen.add("stop-without-signal")
+    if api.run(run.id).active:  # nothing after this can end: the run stays recorded running
+        return seen | {"stop-end-not-recorded"}
     if api.run(run.id).status != "cancelled":
         seen.add("stop-records-succeeded")
+    if (
+        f'data-testid="stop-result" data-run-id="{run.id}"'
+        not in httpx.get(f"{instance.base_url}/tasks/{task.id}/live").text
+    ):
+        seen.add("stop-result-hidden")
     time.sleep(1.0)  # a scheduler tick is 0.1 s: a run the product starts by itself is queued by now
     message = api.send_message(task.id, "Change of plan: reply with nonce Q7W8E9R0 only.")
     final = api.wait_for_task(
@@ -218,6 +245,8 @@ def delegate(instance: TestbedInstance) -> Symptoms:
     parent = api.wait_for_task(parent.id, lambda t: bool(t.children), 30, "a child task")
     if parent.children[0].assignee_id != mate.id:
         seen.add("child-assigned-to-lead")
+    if f'href="/tasks/{parent.children[0].id}"' not in httpx.get(f"{instance.base_url}/tasks/{parent.id}/live").text:
+        seen.add("child-link-opens-parent")
     feedback = api.send_message(parent.children[0].id, "Also keep the README short.")
     if feedback.body in [c.body for c in api.task(parent.id).user_messages()]:
         seen.add("feedback-copied-to-parent")
@@ -225,15 +254,19 @@ def delegate(instance: TestbedInstance) -> Symptoms:
 
 
 def read_after_success(instance: TestbedInstance) -> Symptoms:
-    """A run succeeds on a task; the task must still read (the API never breaks on its own records)."""
+    """A build run succeeds on a task; the task must still read (the API never breaks on its own records) and
+    list the delivery the run made."""
     api = instance.api
-    task = api.create_task("Say hello", "Just say hello.", assignee_id=api.create_agent(name=unique("Lead")).id)
+    task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=api.create_agent(name=unique("Lead")).id)
     deadline = time.monotonic() + 30
     while not (runs := api.runs(task.id)) or any(r.active for r in runs):
         assert time.monotonic() < deadline, "the run did not end"
         time.sleep(0.1)
-    broken = httpx.get(f"{instance.base_url}/api/tasks/{task.id}").status_code >= 500
-    return {"task-read-server-error"} if broken else set()
+    read = httpx.get(f"{instance.base_url}/api/tasks/{task.id}")
+    if read.status_code >= 500:
+        return {"task-read-server-error"}
+    delivered = [r for run in runs for r in run.receipts if r.tool == "deliver"]
+    return {"deliveries-not-listed"} if delivered and not read.json()["deliveries"] else set()
 
 
 # A call the product forwards as the agent asks may reach the service's capture a moment after the request shows.
@@ -246,6 +279,12 @@ def forwarded_within(calls: Callable[[], list[str]], start: int, seconds: float)
         return bool(wait_for(lambda: calls()[start:] or None, timeout=seconds, what="an early call"))
     except WaitTimeout:
         return False
+
+
+def asked_or_ended(api: ApiClient, task_id: RecordId) -> list[Interaction] | str | None:
+    """The task's requests once there are any; "ended" once its runs all ended without one."""
+    ended = all_ended(api.task(task_id))  # read first: a request made before the end is seen below
+    return api.interactions(task_id) or ("ended" if ended else None)
 
 
 def decide_on_services(instance: TestbedInstance) -> Symptoms:
@@ -267,7 +306,10 @@ def decide_on_services(instance: TestbedInstance) -> Symptoms:
         for approve in (True, False):
             start = len(calls())
             task = api.create_task("Doc", document_task(unique("Doc"), service.name), assignee_id=lead.id)
-            [pending] = api.wait_for(lambda task=task: api.interactions(task.id) or None, what="a pending request")
+            asked = api.wait_for(lambda task=task: asked_or_ended(api, task.id), what="a pending request")
+            if asked == "ended":  # the agent's action ran without anyone being asked
+                return seen | {"ask-first-not-enforced"}
+            [pending] = asked
             if forwarded_within(calls, start, EARLY_FORWARD_S):
                 seen.add("forwards-before-approval")
             card = httpx.get(f"{instance.base_url}/tasks/{task.id}/live").text
@@ -277,6 +319,8 @@ def decide_on_services(instance: TestbedInstance) -> Symptoms:
                 seen.add("card-names-another-agent")
             before = len(calls())
             api.decide(pending.id, "approve" if approve else "decline")
+            if [i.status for i in api.interactions(task.id)] == ["pending"]:  # the agent would wait forever
+                return seen | {"decision-not-saved"}
             api.wait_until_done(task.id)
             made = calls()[before:]
             if approve and made.count("accepted") > 1:
@@ -407,6 +451,10 @@ FLOW_OF: dict[str, str] = {
     "child-assigned-to-lead": "delegate",
     **{name: "decisions" for name, defect in REGISTRY.items() if defect.area in ("decisions", "credentials")},
     "task-read-server-error": "read-after-success",
+    "deliveries-not-listed": "read-after-success",
+    "stop-end-not-recorded": "stop",
+    "stop-result-hidden": "stop",
+    "child-link-opens-parent": "delegate",
     "skill-created-twice": "skill",
     "skill-card-missing": "skill",
     "card-links-same-heading": "skill",

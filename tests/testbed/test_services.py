@@ -8,6 +8,8 @@ never from the product's word.
 from __future__ import annotations
 
 import json
+import signal
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -183,3 +185,26 @@ def test_a_decision_after_the_asking_run_ended_wakes_a_run_that_reads_it(testbed
     assert [r.status for r in done.runs] == ["cancelled", "succeeded"]
     assert len(api.interactions(task.id)) == 1 and len(protected_calls(service)) == 1
     assert protected_calls(service)[0].document_id in done.agent_replies()[-1].body
+
+
+def test_an_approval_the_controller_died_before_forwarding_is_forwarded_once_on_start(
+    fresh_testbed: TestbedInstance, service
+):
+    """Approve commits the decision, then forwards: a controller killed in between must not drop the decision."""
+    api = fresh_testbed.api
+    task, pending = ask(api, service, "Release notes")
+    fresh_testbed.stop_controller(signal.SIGKILL)
+    # What the killed controller had committed: the approval, and no forwarded call yet.
+    with sqlite3.connect(fresh_testbed.data_dir / "testbed.sqlite3") as db:
+        db.execute(
+            "UPDATE interactions SET status = 'approved', decided_by = 'user', decided_via = 'api', "
+            "decided_at = '2026-11-30T00:00:00Z' WHERE id = ? AND status = 'pending'",
+            (int(pending[0].id),),
+        )
+    assert protected_calls(service) == []
+    fresh_testbed.start()
+    done = api.wait_until_done(task.id)
+    calls = protected_calls(service)
+    assert len(calls) == 1
+    assert calls[0].document_id in done.agent_replies()[-1].body
+    assert api.interactions(task.id)[0].outcome == "completed"

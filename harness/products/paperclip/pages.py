@@ -20,6 +20,7 @@ import httpx
 from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from harness.products.downloads import click_download
 from harness.products.http import answered
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -269,10 +270,4 @@ class IssuePage:
         return data
 
     def _download(self, link: Locator, save_to: Path | None) -> bytes:
-        with self.page.expect_download() as info:
-            link.click()
-        download = info.value
-        if save_to is not None:
-            download.save_as(save_to)
-            return save_to.read_bytes()
-        return Path(download.path()).read_bytes()
+        return click_download(self.page, link, save_to)

@@ -16,6 +16,7 @@ from typing import TypeVar
 from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from harness.products.downloads import click_download
 from harness.products.records import DecisionCard, EmailCard, ProviderQuestionCard
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -334,11 +335,4 @@ class TaskPage:
         return self._download(item.get_by_test_id("delivery-download"), None)
 
     def _download(self, link: Locator, save_to: Path | None) -> bytes:
-        with self.page.expect_download() as info:
-            link.click()
-        download = info.value
-        if save_to is not None:
-            save_to.parent.mkdir(parents=True, exist_ok=True)
-            download.save_as(save_to)
-            return save_to.read_bytes()
-        return Path(download.path()).read_bytes()
+        return click_download(self.page, link, save_to)
