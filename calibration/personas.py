@@ -83,6 +83,9 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
     PersonaCase(case="delegate-feedback", persona="ignores-delegation", expected_check="expect.child-task-created"),
     # The agent never writes the file Stop must land after: the wait for it runs out with the attempt.
     PersonaCase(case="stop-redirect", persona="stuck-before-writing", expected_check="expect.source-saved"),
+    PersonaCase(case="hire-reuse", persona="default"),
+    # Morgan's test suite asserts nothing a broken tool would fail: the slugify-tests oracle must catch it.
+    PersonaCase(case="hire-reuse", persona="weak-tests", expected_check="oracle.second"),
 )
 
 

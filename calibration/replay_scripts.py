@@ -55,6 +55,14 @@ REPLAY_CASES: tuple[ReplayCase, ...] = (
         expected="lifecycle.within-budget",
         hard_stop_cents=50,
     ),
+    # A hiring cell's hard stop, for the company and the lead, set by the run (--hard-stop-cents) so a few calls reach it.
+    ReplayCase(
+        case="hire-reuse",
+        profile="replay-codex",
+        script="over-budget",
+        expected="lifecycle.within-budget",
+        hard_stop_cents=50,
+    ),
     ReplayCase(
         case="build-revise",
         profile="replay-claude",

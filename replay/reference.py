@@ -1,12 +1,13 @@
-"""The slugify task's reference solution, imported in this one place.
+"""The oracle tasks' reference solutions (slugify, slugify-tests), imported in this one place.
 
 The replay scripts write what a competent agent would deliver, so they take
-the oracle task's own reference files rather than a copy that could drift.
+the oracle tasks' own reference files rather than a copy that could drift.
 """
 
 from __future__ import annotations
 
 from oracle.tasks.slugify.reference import GOOD_SLUGIFY, files
+from oracle.tasks.slugify_tests import reference as suite_reference
 
 # The late requirement (--max-length) left out, exactly as calibration's
 # "late-requirement-ignored" delivery does: what an agent that never read the
@@ -22,4 +23,9 @@ def files_without_late_requirement() -> dict[str, str]:
     return {**files(), "slugify.py": source}
 
 
-__all__ = ["files", "files_without_late_requirement"]
+def suite_files() -> dict[str, str]:
+    """The QA delivery (test_slugify.py), beside the tool it is run against while it is written."""
+    return {"slugify.py": GOOD_SLUGIFY, **suite_reference.files()}
+
+
+__all__ = ["files", "files_without_late_requirement", "suite_files"]

@@ -42,6 +42,10 @@ DOCUMENT = re.compile(
 )
 PROVIDER = re.compile(r"\bin (?:our|the|my) (?P<provider>[A-Z][A-Za-z0-9]+) workspace\b")
 EMAIL = re.compile(r"\ban email address\b", re.IGNORECASE)
+# A company skill to write down, named by its first quoted phrase (create-skill-studio's request).
+SKILL = re.compile(r'\bcreate a company skill\b\W*\\?"(?P<name>[^"\\\n]{3,120})\\?"', re.IGNORECASE)
+# A QA request: a test suite for the slugify tool (the slugify-tests task's brief).
+SUITE = re.compile(r"\bwrite an automated test suite\b", re.IGNORECASE)
 
 
 def wrap_up(summary: str) -> list[Step]:
@@ -61,17 +65,65 @@ def paced(steps: list[Step], pace_s: float) -> list[Step]:
     return out
 
 
-def build(pace_s: float = 0) -> Script:
-    files = reference.files()
+def write_and_deliver(
+    name: str, description: str, plan: str, files: dict[str, str], tests: str, summary: str, pace_s: float
+) -> Script:
+    """Say the plan, write the files, run their tests, then deliver, tell the user and set the task done."""
     return Script(
-        name="story-build",
+        name=name,
         per_message=True,
-        description="Writes the reference project, runs its tests, delivers it, comments, sets the task done.",
+        description=description,
         steps=[
-            say("I'll write slugify.py, its README and tests, run them, and deliver."),
+            say(plan),
             *paced([write(path, content) for path, content in files.items()], pace_s),
-            shell(TESTS),
-            *wrap_up("Delivered slugify.py with a README and tests; the tests pass."),
+            shell(tests),
+            *wrap_up(summary),
+        ],
+    )
+
+
+def build(pace_s: float = 0) -> Script:
+    return write_and_deliver(
+        "story-build",
+        "Writes the reference project, runs its tests, delivers it, comments, sets the task done.",
+        "I'll write slugify.py, its README and tests, run them, and deliver.",
+        reference.files(),
+        TESTS,
+        "Delivered slugify.py with a README and tests; the tests pass.",
+        pace_s,
+    )
+
+
+def test_suite(pace_s: float = 0) -> Script:
+    return write_and_deliver(
+        "story-test-suite",
+        "Writes test_slugify.py (and the tool it runs against), runs the suite, delivers, comments, sets done.",
+        "I'll write test_slugify.py, run it against an implementation of the specification, and deliver.",
+        reference.suite_files(),
+        "python3 -m unittest -v test_slugify",
+        "Delivered the test suite test_slugify.py; it passes against a correct slugify.py.",
+        pace_s,
+    )
+
+
+def skill(topic: str) -> Script:
+    """Write the practice down once as a company skill (the product's create_skill tool), say so, finish."""
+    name = topic[:1].upper() + topic[1:]
+    body = (
+        f"# {name}\n\n## What goes in\n\nEvery user-visible change since the last release, one line each.\n\n"
+        "## How entries are grouped\n\nAdded, Changed, Fixed, Removed; newest release first.\n\n"
+        "## Who reviews them\n\nThe lead engineer reviews the notes before they are published.\n"
+    )
+    told = f"I added the company skill {name!r} to the library; the task's card links to it."
+    return Script(
+        name="story-skill",
+        per_message=True,
+        description="Creates the requested company skill once through the product's tool, comments, sets the task done.",
+        steps=[
+            use("create_skill", name=name, body=body),
+            use("comment", body=told),
+            use("set_status", status="done"),
+            finish(told),
         ],
     )
 
@@ -208,6 +260,10 @@ def for_message(user_text: str, pace_s: float = 0) -> Script:
         return connect(wanted.group("provider"))
     if EMAIL.search(body):
         return email()
+    if wanted := SKILL.search(body):
+        return skill(wanted.group("name"))
+    if SUITE.search(body):
+        return test_suite(pace_s)
     return build(pace_s)
 
 

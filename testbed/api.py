@@ -124,8 +124,16 @@ def create_agent(payload: AgentCreate, request: Request) -> Agent:
             ),
         )
         agent_id = int(cursor.lastrowid or 0)
+        bind_connections(conn, agent_id, payload.connection_ids)
         record_activity(conn, "agent_created", f"Agent {payload.name} created", agent_id=agent_id)
     return records.agent(db, agent_id)
+
+
+def bind_connections(conn: sqlite3.Connection, agent_id: int, connection_ids: list[int]) -> None:
+    """Let a new agent use these connections (each must exist: 400 otherwise, and nothing of the hire is kept)."""
+    for connection_id in sorted(set(connection_ids)):
+        require_row(conn, "connections", connection_id, "connection_ids")
+        conn.execute("INSERT INTO connection_agents (connection_id, agent_id) VALUES (?, ?)", (connection_id, agent_id))
 
 
 @router.get("/tasks")

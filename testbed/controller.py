@@ -79,7 +79,8 @@ class Controller:
         queued: list[int] = []
         with self.db.transaction() as conn:
             for row in conn.execute(PENDING_TASKS_SQL).fetchall():
-                agent = conn.execute("SELECT * FROM agents WHERE id = ?", (row["assignee_id"],)).fetchone()
+                assignee = conn.execute("SELECT * FROM agents WHERE id = ?", (row["assignee_id"],)).fetchone()
+                agent = defects.run_agent(conn, row["id"], assignee)
                 cursor = conn.execute(
                     "INSERT INTO runs (task_id, agent_id, adapter, model, status, queued_at) "
                     "VALUES (?, ?, ?, ?, 'queued', ?)",

@@ -39,6 +39,8 @@ class AgentCreate(Strict):
     adapter: str = Field(default="scripted", min_length=1, max_length=40)
     model: str = Field(default="default", min_length=1, max_length=80, pattern=MODEL_PATTERN)
     budget_cents: Count | None = None
+    # The connections the new agent may use, bound in the same transaction as the hire (the hire form's checkboxes).
+    connection_ids: list[RowId] = Field(default_factory=list, max_length=100)
 
 
 class BudgetUpdate(Strict):

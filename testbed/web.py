@@ -14,6 +14,7 @@ from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
 from . import email_setup, interactions, providers, records, services, skills
+from .adapters import ADAPTERS
 from .api import PathId, controller_of, create_agent, create_task, post_comment, stop_run
 from .defects import hooks as defects
 from .models import AgentCreate, CommentCreate, TaskCreate
@@ -46,7 +47,9 @@ def render_index(
             connections, lambda ident: services.open_credential(db, controller.credentials, ident)
         ),
         "tasks": records.tasks(db),
-        "agents": records.agents(db),
+        "agents": (agents := records.agents(db)),
+        "managers": defects.hire_form_managers(agents),
+        "adapters": sorted(ADAPTERS),
         "company": records.company(db),
         "error": error,
         "agent_error": agent_error,
@@ -74,14 +77,26 @@ def create_agent_form(
     request: Request,
     name: Annotated[str, Form()] = "",
     role: Annotated[str, Form()] = "engineer",
+    adapter: Annotated[str, Form()] = "scripted",
     model: Annotated[str, Form()] = "default",
     reports_to: Annotated[str, Form()] = "",
+    connection_ids: Annotated[list[str] | None, Form()] = None,
 ) -> HTMLResponse | RedirectResponse:
-    try:  # pydantic converts (or rejects, naming the field) the id typed into the form
+    """The hire form: who the agent is, whom it reports to, the runner it works on and the connections it may use."""
+    try:  # pydantic converts (or rejects, naming the field) the ids the form sends as text
         payload = AgentCreate.model_validate(
-            {"name": name, "role": role, "model": model, "reports_to": reports_to or None}
+            {
+                "name": name,
+                "role": role,
+                "adapter": defects.hired_adapter(adapter),
+                "model": model,
+                "reports_to": defects.hired_manager(reports_to) or None,
+                "connection_ids": defects.hired_connections(defects.hire_form_connection_values(connection_ids or [])),
+            }
         )
         create_agent(payload, request)
+        for copy in defects.hire_form_copies(payload):
+            create_agent(copy, request)
     except (ValidationError, HTTPException) as error:
         return form_failure(request, error, "agent_error")
     return RedirectResponse("/", status_code=303)

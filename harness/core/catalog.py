@@ -102,6 +102,11 @@ class Case(_Frozen):
     story: str = Field(description="importable module of the story, e.g. stories.build_revise")
     scripted_deadline_s: int = Field(gt=0)
     live_deadline_s: int = Field(default=LIVE_DEADLINE_S, gt=0)
+    replay_deadline_s: int = Field(
+        default=REPLAY_DEADLINE_S,
+        gt=0,
+        description="a real CLI against the replay: it starts slowly, once per run (a story with more runs needs more)",
+    )
     max_run_records: int = Field(default=MAX_RUN_RECORDS, gt=0)
     scripted_pace_s: float | None = Field(
         default=None, gt=0, description="scripted agent seconds per step; a fault needs a window to land in"
@@ -174,7 +179,7 @@ class Cell(_Frozen):
         if self.profile.live:
             return self.case.live_deadline_s
         if self.profile.model_server == "replay":
-            return max(REPLAY_DEADLINE_S, self.case.scripted_deadline_s)
+            return max(self.case.replay_deadline_s, self.case.scripted_deadline_s)
         return round(self.case.scripted_deadline_s * self.environment.scripted_deadline_scale)
 
     @property
@@ -288,8 +293,8 @@ RUNNER_OPENCODE = live_profile(
     "opencode",
     "gpt-5-mini",
     "OPENAI_API_KEY",
-    "OpenCode (gpt-5-mini over Chat Completions) through the metering proxy; delegation only.",
-    only_cases=("delegate-feedback",),
+    "OpenCode (gpt-5-mini over Chat Completions) through the metering proxy; delegation and hiring only.",
+    only_cases=("delegate-feedback", "hire-reuse"),
 )
 
 
@@ -364,12 +369,6 @@ CASES: tuple[Case, ...] = (
         scripted_pace_s=0.3,
         description="The user presses Stop and redirects the agent to a short reply; nothing writes after Stop.",
     ),
-    Case(
-        name="create-skill-studio",
-        story="stories.create_skill_studio",
-        scripted_deadline_s=120,
-        description="The lead creates a company skill; opened from its card and the task's sidebar, it is edited in Studio.",
-    ),
 )
 
 # The decision stories need a product with installed services and decisions (the testbed's driver today).
@@ -428,6 +427,30 @@ PROVIDER_CASES: tuple[Case, ...] = (
     ),
 )
 
+# Cases only the testbed's driver wires so far (services, connections and decisions; provider questions; the hire
+# form and its bindings; the skill library and Studio): paid, scripted and replay cells on the testbed, none on Paperclip (its
+# driver raises NotImplementedError naming the story).
+TESTBED_CASES: tuple[Case, ...] = (
+    DECISION_CASES
+    + PROVIDER_CASES
+    + (
+        Case.delegation(
+            name="hire-reuse",
+            story="stories.hire_reuse",
+            scripted_deadline_s=150,
+            # Four CLI runs in two delegations (a lead and Morgan each time): OpenCode took 5 min at a load of 3 cells.
+            replay_deadline_s=2 * REPLAY_DEADLINE_S,
+            description="Hire Morgan (QA) through the hire form like the lead; Morgan delivers the tool, then its test suite.",
+        ),
+        Case(
+            name="create-skill-studio",
+            story="stories.create_skill_studio",
+            scripted_deadline_s=120,
+            description="The lead creates a company skill; opened from its card and the task's sidebar, it is edited in Studio.",
+        ),
+    )
+)
+
 MANUAL_SUITE = "everyday-workflows"
 SCRIPTED_SUITE = "everyday-workflows-scripted"
 REPLAY_SUITE = "everyday-workflows-replay"
@@ -441,15 +464,14 @@ REPLAY_CASES = (
     "service-decline",
     "connection-decline",
     "agentmail-setup",
+    "hire-reuse",
+    "create-skill-studio",
 )
 PAPERCLIP_SUITE = "everyday-workflows-paperclip"
 PAPERCLIP_REPLAY_SUITE = "everyday-workflows-paperclip-replay"
 # Real CLIs on Paperclip's own local adapters, pointed at the replay server (issue 10): codex on build-revise so far.
 PAPERCLIP_REPLAY_PROFILES = tuple(profile for profile in REPLAY_PROFILES if profile.agent_cli == "codex")
 PAPERCLIP_REPLAY_CASES = ("build-revise",)
-# Cases proven only with the scripted agent on the testbed so far: no paid cell until a replay script proves the
-# live path, and no Paperclip cell (its driver raises NotImplementedError naming the story).
-SCRIPTED_ONLY_CASES = ("create-skill-studio",)
 
 CATALOG = Catalog(
     suites=(
@@ -459,9 +481,7 @@ CATALOG = Catalog(
             description="Everyday workflows with real (paid) agents; runs only when named explicitly.",
             profiles=(RUNNER_CODEX, RUNNER_CLAUDE, RUNNER_CODEX_MINI, RUNNER_OPENCODE),
             environments=(LOCAL,),
-            cases=tuple(
-                case for case in CASES + DECISION_CASES + PROVIDER_CASES if case.name not in SCRIPTED_ONLY_CASES
-            ),
+            cases=CASES + TESTBED_CASES,
         ),
         Suite(
             name=SCRIPTED_SUITE,
@@ -469,7 +489,7 @@ CATALOG = Catalog(
             description="The same everyday workflows with the free scripted agent.",
             profiles=(SCRIPTED,),
             environments=(LOCAL,),
-            cases=CASES + DECISION_CASES + PROVIDER_CASES,
+            cases=CASES + TESTBED_CASES,
         ),
         Suite(
             name=REPLAY_SUITE,
@@ -477,7 +497,7 @@ CATALOG = Catalog(
             description="Real agent CLIs against the local model replay (free): proves the adapter and product paths, never a model.",
             profiles=REPLAY_PROFILES,
             environments=(LOCAL,),
-            cases=tuple(case for case in CASES + DECISION_CASES if case.name in REPLAY_CASES),
+            cases=tuple(case for case in CASES + TESTBED_CASES if case.name in REPLAY_CASES),
         ),
         Suite(
             name=PAPERCLIP_SUITE,
@@ -487,7 +507,7 @@ CATALOG = Catalog(
             description="The same everyday workflows against the real Paperclip, with the free scripted agent.",
             profiles=(SCRIPTED,),
             environments=(PAPERCLIP_LOCAL,),
-            cases=tuple(case for case in CASES if case.name not in SCRIPTED_ONLY_CASES),
+            cases=CASES,
         ),
         Suite(
             name=PAPERCLIP_REPLAY_SUITE,

@@ -33,6 +33,7 @@ from harness.products.records import (
     Controller,
     DecisionCard,
     EmailCard,
+    Hire,
     Interaction,
     ProviderEntry,
     ProviderQuestionCard,
@@ -206,6 +207,19 @@ class TaskSkillsView(Protocol):
     def open_from_sidebar(self, skill_id: RecordId) -> StudioView: ...
 
 
+class HireFormView(Protocol):
+    """The product's hire form (story hire-reuse): filled as a person would, then submitted."""
+
+    def open(self) -> HireFormView: ...
+    def fill(self, hire: Hire) -> None:
+        """Enter every field, without submitting (the story keeps a screenshot of the filled form)."""
+        ...
+
+    def submit(self) -> None:
+        """Press the form's button and wait until the product shows the new agent."""
+        ...
+
+
 class ProductDriver(Protocol):
     """Everything product-specific a journey uses; one module per product implements it."""
 
@@ -247,4 +261,8 @@ class ProductDriver(Protocol):
     def task_page(self, page: Any, base_url: str, task_id: RecordId) -> TaskView: ...
     def task_skills(self, page: Any, base_url: str, task_id: RecordId) -> TaskSkillsView:
         """The skills part of an open task page (story create-skill-studio); NotImplementedError without a library."""
+        ...
+
+    def hire_form(self, page: Any, base_url: str) -> HireFormView:
+        """Where a person hires an agent (story hire-reuse); NotImplementedError where it is not wired."""
         ...

@@ -308,3 +308,14 @@ class Skill(SkillEntry):
     """A skill with its newest body (every save is a new version)."""
 
     body: str
+
+
+class Hire(Record):
+    """What a person enters in a product's hire form: who, reporting to whom, on which runner, with which connections."""
+
+    name: str
+    role: str
+    reports_to: str = Field(description="the manager's name, as the form lists it")
+    adapter: str
+    model: str
+    connection_ids: list[RecordId] = []

@@ -27,6 +27,8 @@ Expectation = Literal[
     "decision-requested",
     "decision-card-shown",
     "decision-saved",
+    "hire-form-shown",
+    "agent-hired",
 ]
 
 EXPECTATIONS: tuple[Expectation, ...] = get_args(Expectation)

@@ -43,6 +43,7 @@ SETTLE_S = 5.0
 SHOWN_WAIT_S = 30.0
 # The page already shows the message, so the product has it: its record must read back at once.
 STORED_AFTER_SHOWN_S = 15.0
+BUILD_ORACLE_TASK = "slugify"  # the oracle task a delivery is graded by unless a story names another
 FINISHED_STATUSES = {"done", "in_review", "blocked", "cancelled"}
 
 
@@ -152,10 +153,29 @@ class Journey:
 
     def unmet(self, expectation: Expectation, detail: str) -> NoReturn:
         """Keep the failed expectation with the screen as it was, and end the story as failed."""
-        failed = check_id(expectation)
-        self.screenshot(f"unmet {expectation}")
-        self.evidence.check(failed, False, detail, [self.evidence.screenshots[-1]])
-        raise ExpectationUnmet(failed, f"{failed}: {detail}")
+        self._end_failed(check_id(expectation), detail, f"unmet {expectation}")
+
+    def require(self, check: CheckRecord, step: str, records: str | None = None) -> None:
+        """Keep a rule's verdict with a screenshot of the moment (and the records it read); a failure ends the story.
+
+        For a story whose later steps would only repeat the same miss.
+        """
+        if not check.passed:
+            self.fail_check(check.id, check.detail, records)
+        self.screenshot(step)
+        self.evidence.check(
+            check.id, True, check.detail, [self.evidence.screenshots[-1], *([records] if records else [])]
+        )
+
+    def fail_check(self, check_id: str, detail: str, records: str | None = None) -> NoReturn:
+        """A named check fails with the screen as it is (and the records it read); the story ends as failed."""
+        self._end_failed(check_id, detail, f"failed {check_id}", records)
+
+    def _end_failed(self, check_id: str, detail: str, shot: str, records: str | None = None) -> NoReturn:
+        self.screenshot(shot)
+        evidence = [self.evidence.screenshots[-1], *([records] if records else [])]
+        self.evidence.check(check_id, False, detail, evidence)
+        raise ExpectationUnmet(check_id, f"{check_id}: {detail}")
 
     def _badge(self) -> tuple[RecordId, str]:
         """The status the person sees on the open task's page."""
@@ -392,19 +412,19 @@ class Journey:
 
     # ---- the independent oracle ----------------------------------------------------
 
-    def grade(self, download: DownloadRecord, mode: str) -> None:
-        """Hand the downloaded ZIP to the oracle; the agent's word counts for nothing.
+    def grade(self, download: DownloadRecord, mode: str, task: str = BUILD_ORACLE_TASK) -> None:
+        """Hand the downloaded ZIP to the oracle's ``task``; the agent's word counts for nothing.
 
         Grading runs in the background while the person goes on (the agent
         revises meanwhile); its checks are recorded when the attempt concludes.
         """
-        self._grades.append((download, mode, self._grader.submit(self._grade_now, download, mode)))
+        self._grades.append((download, mode, self._grader.submit(self._grade_now, download, mode, task)))
 
-    def _grade_now(self, download: DownloadRecord, mode: str) -> Any:
+    def _grade_now(self, download: DownloadRecord, mode: str, task: str) -> Any:
         from oracle import grade
 
         with self.evidence.timed("oracle"):
-            return grade(self.evidence.folder / download.path, mode)
+            return grade(self.evidence.folder / download.path, mode, task)
 
     def _record_grades(self) -> None:
         """Wait for every grade handed to the oracle and keep its result and checks."""

@@ -11,13 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import NoReturn
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from harness.checks import skills as rules
-from harness.core.records import CheckRecord
-from harness.core.verdicts import ExpectationUnmet
 from harness.products.base import StudioView, TaskSkillsView
 from harness.products.records import SkillEntry, Task
 from harness.running.journey import Journey
@@ -33,22 +30,6 @@ class SkillLibrary:
         self.before = {str(s.id) for s in journey.api.skills()}
         journey.evidence.note("skill library", f"{len(self.before)} skill(s) before the request")
 
-    # ---- recording ------------------------------------------------------------------------
-
-    def _fail(self, check_id: str, detail: str, records: str | None = None) -> NoReturn:
-        self.journey.screenshot(f"failed {check_id}")
-        evidence = [self.journey.evidence.screenshots[-1], *([records] if records else [])]
-        self.journey.evidence.check(check_id, False, detail, evidence)
-        raise ExpectationUnmet(check_id, f"{check_id}: {detail}")
-
-    def _require(self, check: CheckRecord, step: str, records: str | None = None) -> None:
-        """Keep the rule's verdict with a screenshot of the moment (and the records it read); a failure ends the story."""
-        if not check.passed:
-            self._fail(check.id, check.detail, records)
-        self.journey.screenshot(step)
-        evidence = [self.journey.evidence.screenshots[-1], *([records] if records else [])]
-        self.journey.evidence.check(check.id, True, check.detail, evidence)
-
     @contextmanager
     def _on_page(self, check_id: str, what: str) -> Iterator[None]:
         """A page that never shows what the step waits for fails the step's own check."""
@@ -56,7 +37,7 @@ class SkillLibrary:
             yield
         except (PlaywrightTimeoutError, AssertionError, TimeoutError) as error:
             first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            self._fail(check_id, f"{what}: {first}")
+            self.journey.fail_check(check_id, f"{what}: {first}")
 
     def _panel(self, task: Task) -> TaskSkillsView:
         return self.journey.driver.task_skills(self.journey.page, self.journey.instance.base_url, task.id)
@@ -67,13 +48,13 @@ class SkillLibrary:
         """Exactly one library entry is new since the request, and the task's thread shows its card."""
         library = self.journey.api.skills()
         kept = self.journey.evidence.snapshot("skills-after-request", [s.model_dump() for s in library])
-        self._require(rules.created_once(self.before, library), "one new skill", kept)
+        self.journey.require(rules.created_once(self.before, library), "one new skill", kept)
         created = next(s for s in library if str(s.id) not in self.before)
         self.journey.evidence.note("skill created", f"skill {created.id} {created.slug!r} ({created.name!r})")
         panel = self._panel(task)
         with self._on_page(rules.CARD_SHOWN, f"waiting for a skill card on task {task.id}"):
             panel.wait_for_card(CARD_WAIT_S)
-        self._require(rules.card_shown(panel.card_skill_ids()), "skill card shown")
+        self.journey.require(rules.card_shown(panel.card_skill_ids()), "skill card shown")
         return created
 
     def open_from_card(self, task: Task, created: SkillEntry) -> StudioView:
@@ -83,7 +64,7 @@ class SkillLibrary:
         shown = rules.is_same_skill(
             rules.CARD_LINKS_CREATED, created, studio.skill_id(), studio.slug(), "Studio opened from the card"
         )
-        self._require(shown, "studio from card")
+        self.journey.require(shown, "studio from card")
         return studio
 
     def save_edit(self, studio: StudioView, created: SkillEntry) -> str:
@@ -99,10 +80,10 @@ class SkillLibrary:
         """Back on the task, open the skill from the sidebar: same skill, the edit stored and shown, after a reload too."""
         self.journey.open_task(task)
         panel = self._panel(task)
-        self._require(rules.sidebar_lists(created, panel.sidebar_skill_ids()), "task sidebar")
+        self.journey.require(rules.sidebar_lists(created, panel.sidebar_skill_ids()), "task sidebar")
         with self._on_page(rules.SIDEBAR_OPENS_CREATED, f"opening skill {created.id} from the sidebar"):
             studio = panel.open_from_sidebar(created.id)
-        self._require(
+        self.journey.require(
             rules.is_same_skill(
                 rules.SIDEBAR_OPENS_CREATED, created, studio.skill_id(), studio.slug(), "Studio opened from the sidebar"
             ),
@@ -111,8 +92,8 @@ class SkillLibrary:
         stored = self.journey.api.skill(created.id)
         kept = self.journey.evidence.snapshot(f"skill-{created.id}-after-edit", stored.model_dump())
         saved = rules.edit_saved(edit, stored.body, stored.version, created.version, studio.body())
-        self._require(saved, "edit shown", kept)
+        self.journey.require(saved, "edit shown", kept)
         with self._on_page(rules.EDIT_KEPT_AFTER_RELOAD, f"reloading Studio on skill {created.id}"):
             studio = studio.reload()
-        self._require(rules.edit_kept(edit, studio.body()), "edit after reload")
+        self.journey.require(rules.edit_kept(edit, studio.body()), "edit after reload")
         self.journey.open_task(task)  # the person ends where the work is: the task's page

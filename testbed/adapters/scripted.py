@@ -5,6 +5,8 @@ emitting tool receipts as it goes. It recognises requests by keywords:
 
 - a build request mentions ``slugify.py``; ``--separator`` / ``--max-length``
   anywhere in the task or the user's messages add those options;
+- a request for an automated test suite in ``test_slugify.py`` makes it write
+  that suite (QA) instead of the tool;
 - "ask your teammate <Name> ..." makes it delegate through one child task;
 - a message with "nonce <TOKEN>" asks for a short reply containing TOKEN only;
 - 'create a document titled "T" in the S service' runs a service action
@@ -41,7 +43,8 @@ from .service_requests import (
     provider_request,
     set_up_email,
 )
-from .slugify_project import Requirements, project
+from .slugify_project import Requirements, project, source
+from .slugify_suite import suite
 
 log = logging.getLogger("testbed.runner.scripted")
 
@@ -63,6 +66,7 @@ PERSONAS = (
     "forgets-contact-marker",  # reports the contact the gateway returned without its record id
     "ignores-delegation",  # does the work itself when asked to have a teammate do it
     "stuck-before-writing",  # starts a build, then keeps rereading its inbox and never writes a file
+    "weak-tests",  # asked for a test suite, writes one that asserts nothing a broken tool would fail
 )
 
 DELEGATION = re.compile(r"\b(?:ask|have|tell)\s+(?:your\s+)?teammate\s+([A-Za-z][\w.-]*)", re.IGNORECASE)
@@ -75,6 +79,7 @@ def nonce_in(text: str) -> str | None:
     return match.group(1) if match else None
 
 
+SUITE_REQUEST = re.compile(r"\bwrite\b[^.\n]*\btest suite\b", re.IGNORECASE)
 SKILL_REQUEST = re.compile(r"\b(?:create|write|add|make)\b[^.\n]*\bskill\b", re.IGNORECASE)
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201d\n]{3,120})[\"\u201d]")
 
@@ -97,6 +102,11 @@ def skill_body(name: str, request: str) -> str:
         f"# {name}\n\nWritten for this request:\n\n{quoted}\n\n## Steps\n\n"
         "1. Gather what changed since the last release.\n2. Group it for the reader.\n3. Review before publishing.\n"
     )
+
+
+def suite_request(body: str) -> bool:
+    """A QA request: a test suite for the slugify tool, in test_slugify.py."""
+    return SUITE_REQUEST.search(body) is not None and "test_slugify.py" in body
 
 
 def strip_delegation(body: str) -> str:
@@ -143,6 +153,8 @@ class ScriptedAgent:
             set_up_email(self, self.api, self.s, self.persona)
         elif skill_request(self.task["body"]):
             self._create_skill()
+        elif suite_request(self.task["body"]):
+            self._write_suite()
         elif "slugify.py" in self.task["body"] or any("slugify.py" in t for t in self.user_texts):
             self._build()
         else:
@@ -178,6 +190,27 @@ class ScriptedAgent:
         self.s.step()
         self.api.comment(f"I added the skill {name!r} to the company library (skill #{skill_id}).")
         self._settle(f"Skill {skill_id} created")
+
+    # ---- a test suite (QA) -----------------------------------------------------
+
+    def _write_suite(self) -> None:
+        """Write test_slugify.py, run it against a slugify.py of its own with every option, deliver."""
+        self.api.comment("Writing the test suite for slugify.py (test_slugify.py).")
+        files = {
+            "slugify.py": source(Requirements(separator=True, max_length=True)),
+            "test_slugify.py": suite(weak=self.persona == "weak-tests"),
+        }
+        for name, text in files.items():
+            (self.s.workspace / name).write_text(text)
+            self.api.receipt("write_file", name, detail=f"{len(text)} characters")
+            self.s.step()
+        self._run_tests()
+        data = zip_workspace(self.s.workspace)
+        digest = hashlib.sha256(data).hexdigest()
+        self.api.deliver(data)
+        self.api.receipt("deliver", "delivery.zip", detail=f"sha256 {digest}")
+        self.api.comment(f"Delivered the test suite test_slugify.py: ZIP sha256 {digest}.")
+        self._settle(f"Delivered {digest}")
 
     # ---- building ------------------------------------------------------------
 

@@ -17,12 +17,14 @@ import uuid
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ..db import Database, now
 from ..deliveries import blob_path
-from ..models import Comment, Connection, Delivery, Interaction, Run, Task
+from ..models import AgentCreate, Comment, Connection, Delivery, Interaction, Run, Task
 from . import active
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from ..controller import Controller
@@ -272,11 +274,88 @@ def hired_reports_to(reports_to: int | None) -> int | None:
     return None if active("reports-to-ignored") else reports_to
 
 
+def hired_adapter(chosen: str) -> str:
+    """The runner the hire form stores, given the one the person chose."""
+    from ..adapters import ADAPTERS
+
+    return sorted(ADAPTERS)[0] if active("hire-runner-ignored") else chosen
+
+
+def hired_manager(chosen: str) -> str:
+    """The manager the hire form stores (an id as text, empty for nobody), given the one the person chose."""
+    return "" if active("hire-form-drops-manager") else chosen
+
+
+def run_agent(conn: sqlite3.Connection, task_id: int, assignee: sqlite3.Row) -> sqlite3.Row:
+    """The agent a new run on a task is started for, given the task's assignee."""
+    if active("child-run-by-delegator"):
+        delegator = conn.execute(
+            "SELECT a.* FROM tasks t JOIN runs r ON r.id = t.created_by_run_id JOIN agents a ON a.id = r.agent_id"
+            " WHERE t.id = ?",
+            (task_id,),
+        ).fetchone()
+        if delegator is not None:
+            return delegator  # type: ignore[no-any-return]
+    return assignee
+
+
+def hired_connections(chosen: list[str]) -> list[str]:
+    """The connections the hire form binds the new agent to, given the ones the person ticked."""
+    return [] if active("hire-connections-dropped") else chosen
+
+
+def hire_form_managers(agents: list[T]) -> list[T]:
+    """The agents the hire form offers under Reports to (all of them)."""
+    return [] if active("hire-form-lists-no-managers") else agents
+
+
+def hire_form_connection_values(ticked: list[str]) -> list[str]:
+    """The values the hire form's ticked connection boxes submit (each connection's id)."""
+    return [f"connection-{ident}" for ident in ticked] if active("hire-form-prefixes-connections") else ticked
+
+
+def hire_form_copies(hired: AgentCreate) -> list[AgentCreate]:
+    """Further agents one press of the hire form stores (a double submit the form does not guard against)."""
+    if not active("hire-stored-twice"):
+        return []
+    return [hired.model_copy(update={"name": f"{hired.name} 2"})]
+
+
 def child_assignee(conn: sqlite3.Connection, run: sqlite3.Row, named: sqlite3.Row) -> sqlite3.Row:
     """The agent a delegated child task is assigned to, given the agent the delegating run named."""
     if active("child-assigned-to-lead"):
         return conn.execute("SELECT * FROM agents WHERE id = ?", (run["agent_id"],)).fetchone()  # type: ignore[no-any-return]
+    if (
+        active("delegation-hires-copy")
+        and conn.execute("SELECT 1 FROM tasks WHERE assignee_id = ?", (named["id"],)).fetchone()
+    ):
+        return _copy_of(conn, named)
     return named
+
+
+def _copy_of(conn: sqlite3.Connection, agent: sqlite3.Row) -> sqlite3.Row:
+    """A new agent like ``agent`` (same role, manager, runner and connections) under the next free name."""
+    number = 2
+    while conn.execute("SELECT 1 FROM agents WHERE name = ?", (f"{agent['name']} {number}",)).fetchone():
+        number += 1
+    cursor = conn.execute(
+        "INSERT INTO agents (name, role, reports_to, adapter, model, budget_cents, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            f"{agent['name']} {number}",
+            agent["role"],
+            agent["reports_to"],
+            agent["adapter"],
+            agent["model"],
+            None,
+            now(),
+        ),
+    )
+    conn.execute(
+        "INSERT INTO connection_agents (connection_id, agent_id) SELECT connection_id, ? FROM connection_agents"
+        " WHERE agent_id = ?",
+        (cursor.lastrowid, agent["id"]),
+    )
+    return conn.execute("SELECT * FROM agents WHERE id = ?", (cursor.lastrowid,)).fetchone()  # type: ignore[no-any-return]
 
 
 # ---- what the UI renders ------------------------------------------------------------------------

@@ -11,7 +11,6 @@ from harness.core.catalog import (
     MANUAL_SUITE,
     REPLAY_CASES,
     SCRIPTED,
-    SCRIPTED_ONLY_CASES,
     SCRIPTED_SUITE,
     Cell,
     Profile,
@@ -26,12 +25,20 @@ CASES = [
     "recover-controller",
     "recover-controller-sigkill",
     "stop-redirect",
+]
+# On the testbed only (its driver wires services, decisions, provider questions, the hire form and the skill
+# library): paid, scripted and replay; not on Paperclip. The provider cases have no replay cell yet.
+TESTBED_CASES = [
+    "service-approve",
+    "service-decline",
+    "connection-decline",
+    "agentmail-setup",
+    "provider-native",
+    "provider-decline",
+    "provider-second",
+    "hire-reuse",
     "create-skill-studio",
 ]
-# On the testbed only (its driver has services and decisions): paid, scripted and replay; not on Paperclip.
-DECISION_CASES = ["service-approve", "service-decline", "connection-decline", "agentmail-setup"]
-# The provider stories, the same way (paid and scripted), but no replay cell yet.
-PROVIDER_CASES = ["provider-native", "provider-decline", "provider-second"]
 
 
 def cell(execution_id: str) -> Cell:
@@ -45,19 +52,10 @@ def suite(name: str) -> Suite:
 def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
     ids = [c.execution_id for c in CATALOG.cells()]
     assert ids == sorted(ids)
-    # 3 paid profiles + scripted on every case, on the testbed and scripted on Paperclip (scripted-only cases: the
-    # testbed's scripted cell alone); runner-opencode on delegation only; 3 replay profiles on the replay cases; the
-    # decision cases on the testbed only (3 paid + scripted); replay-codex on Paperclip's build-revise
-    shared = len(CASES) - len(SCRIPTED_ONLY_CASES)
-    expected = (
-        5 * shared
-        + len(SCRIPTED_ONLY_CASES)
-        + 1
-        + 3 * len(REPLAY_CASES)
-        + 4 * len(DECISION_CASES)
-        + 4 * len(PROVIDER_CASES)
-        + 1
-    )
+    # 3 paid profiles + scripted on every case, on the testbed and scripted on Paperclip; runner-opencode on delegation
+    # and hiring only; 3 replay profiles on the replay cases; the testbed-only cases on the testbed only (3 paid +
+    # scripted); replay-codex on Paperclip's build-revise
+    expected = 5 * len(CASES) + 2 + 3 * len(REPLAY_CASES) + 4 * len(TESTBED_CASES) + 1
     assert len(ids) == len(set(ids)) == expected
     for c in CATALOG.cells():
         assert c.execution_id.split(".") == [c.suite.name, c.profile.name, c.environment.name, c.case.name]
@@ -83,10 +81,9 @@ def test_scripted_suite_is_free_and_covers_the_same_cases() -> None:
     assert not scripted.manual_only
     assert scripted.profiles == (SCRIPTED,)
     assert (SCRIPTED.adapter, SCRIPTED.model) == ("scripted", "default")
-    everyday = CASES + DECISION_CASES + PROVIDER_CASES
-    assert [c.name for c in scripted.cases] == everyday
-    assert [c.name for c in suite(MANUAL_SUITE).cases] == [c for c in everyday if c not in SCRIPTED_ONLY_CASES]
-    assert [c.story for c in scripted.cases] == [f"stories.{name.replace('-', '_')}" for name in everyday]
+    assert [c.name for c in scripted.cases] == CASES + TESTBED_CASES
+    assert [c.name for c in suite(MANUAL_SUITE).cases] == CASES + TESTBED_CASES
+    assert [c.story for c in scripted.cases] == [f"stories.{name.replace('-', '_')}" for name in CASES + TESTBED_CASES]
 
 
 def test_deadlines_and_run_record_bound() -> None:
@@ -149,7 +146,7 @@ def test_definitions_reject_contradictions() -> None:
 
 def test_runner_opencode_only_makes_delegation_cells_and_replay_cells_are_free_and_scripted() -> None:
     opencode = [c.case.name for c in CATALOG.cells() if c.profile.name == "runner-opencode"]
-    assert opencode == ["delegate-feedback"]
+    assert opencode == ["delegate-feedback", "hire-reuse"]
     replay = [c for c in CATALOG.cells() if c.profile.name.startswith("replay-")]
     assert {c.profile.name for c in replay} == {"replay-codex", "replay-claude", "replay-opencode"}
     assert all(

@@ -4,14 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.core.catalog import (
-    CASES,
-    CATALOG,
-    DECISION_CASES,
-    PROVIDER_CASES,
-    RUNNER_OPENCODE,
-    SCRIPTED_ONLY_CASES,
-)
+from harness.core.catalog import CATALOG, MANUAL_SUITE, PAPERCLIP_REPLAY_SUITE, SCRIPTED_SUITE
 from harness.running.selection import SelectionError, parse_shard, resolve_short_id, select, shard_cells
 
 PAID_ID = "everyday-workflows.runner-codex.local.build-revise"
@@ -20,11 +13,15 @@ REPLAY_IDS = [f"everyday-workflows-replay.replay-{cli}.local.build-revise" for c
 REPLAY_CELLS = [c.execution_id for c in CATALOG.cells() if c.suite.name == "everyday-workflows-replay"]
 PAPERCLIP_CELLS = [c.execution_id for c in CATALOG.cells() if c.environment.product == "paperclip"]
 PAPERCLIP_ID = "everyday-workflows-paperclip.scripted.paperclip-local.{}"
-PAPERCLIP_REPLAY_ID = "everyday-workflows-paperclip-replay.replay-codex.paperclip-local.build-revise"
-TESTBED_CASES = [case.name for case in CASES + DECISION_CASES + PROVIDER_CASES]
-PAID_CASES = [case for case in TESTBED_CASES if case not in SCRIPTED_ONLY_CASES]
-# 3 paid profiles on every case a replay script proves, runner-opencode on its own cases
-PAID_CELL_COUNT = 3 * len(PAID_CASES) + len(RUNNER_OPENCODE.only_cases)
+
+
+def suite_cells(name: str) -> list[str]:
+    return [c.execution_id for c in CATALOG.cells() if c.suite.name == name]
+
+
+# Counts come from the catalog's suites, so a new case or profile needs no edit here; the rules are what is tested.
+PAPERCLIP_REPLAY_CELLS = suite_cells(PAPERCLIP_REPLAY_SUITE)
+MANUAL_CASES = [case.name for suite in CATALOG.suites if suite.name == MANUAL_SUITE for case in suite.cases]
 
 
 def ids(**selectors) -> list[str]:
@@ -33,16 +30,19 @@ def ids(**selectors) -> list[str]:
 
 def test_all_selects_every_free_cell_and_no_paid_one() -> None:
     cells = select(all=True)
-    # scripted on every testbed case and on Paperclip's, the replay profiles on theirs (codex on Paperclip too)
-    scripted_on_paperclip = [cell for cell in PAPERCLIP_CELLS if ".scripted." in cell]
-    assert len(cells) == len(TESTBED_CASES) + len(scripted_on_paperclip) + len(REPLAY_CELLS) + 1
+    assert [cell.execution_id for cell in cells] == [c.execution_id for c in CATALOG.cells() if not c.manual]
     assert not any(cell.paid or cell.manual for cell in cells)
     assert sorted(PAPERCLIP_CELLS) == [c.execution_id for c in cells if c.environment.name == "paperclip-local"]
 
 
 def test_naming_the_manual_suite_selects_its_paid_cells() -> None:
     cells = select(suites=["everyday-workflows"])
-    assert len(cells) == PAID_CELL_COUNT and all(cell.paid for cell in cells)
+    assert [cell.execution_id for cell in cells] == suite_cells(MANUAL_SUITE) and all(cell.paid for cell in cells)
+    # the three paid profiles on every case of the suite; runner-opencode only on its own cases
+    for profile in ("runner-codex", "runner-claude", "runner-codex-mini"):
+        assert [cell.case.name for cell in cells if cell.profile.name == profile] == sorted(MANUAL_CASES)
+    opencode = [cell for cell in cells if cell.profile.name == "runner-opencode"]
+    assert opencode and all(cell.case.name in cell.profile.only_cases for cell in opencode)
     assert PAID_ID in [cell.execution_id for cell in cells]
 
 
@@ -56,12 +56,12 @@ def test_group_selectors_never_pull_in_paid_cells() -> None:
     assert ids(environments=["local"]) == [cell for cell in ids(all=True) if cell not in PAPERCLIP_CELLS]
     assert ids(environments=["paperclip-local"]) == sorted(PAPERCLIP_CELLS)
     assert ids(cases=["build-revise"]) == [
-        PAPERCLIP_REPLAY_ID,
+        *[cell for cell in PAPERCLIP_REPLAY_CELLS if cell.endswith(".build-revise")],
         PAPERCLIP_ID.format("build-revise"),
         *REPLAY_IDS,
         FREE_ID,
     ]
-    scripted = [cell for cell in ids(all=True) if cell not in [*REPLAY_CELLS, PAPERCLIP_REPLAY_ID]]
+    scripted = [cell for cell in ids(all=True) if cell not in [*REPLAY_CELLS, *PAPERCLIP_REPLAY_CELLS]]
     assert ids(profiles=["scripted", "runner-codex"]) == scripted
     assert ids(all=True, profiles=["runner-claude", "scripted"]) == scripted
 
@@ -82,11 +82,11 @@ def test_repeating_a_dimension_widens_it() -> None:
             "everyday-workflows-scripted.scripted.local.stop-redirect",
             PAPERCLIP_ID.format("build-revise"),
             PAPERCLIP_ID.format("stop-redirect"),
-            PAPERCLIP_REPLAY_ID,
+            *[cell for cell in PAPERCLIP_REPLAY_CELLS if cell.endswith((".build-revise", ".stop-redirect"))],
         ]
     )
     both = ids(suites=["everyday-workflows", "everyday-workflows-scripted"])
-    assert len(both) == PAID_CELL_COUNT + len(TESTBED_CASES)
+    assert both == sorted(suite_cells(MANUAL_SUITE) + suite_cells(SCRIPTED_SUITE))
     assert ids(ids=[PAID_ID, "build-revise", PAID_ID]) == [FREE_ID, PAID_ID]  # sorted, deduplicated
 
 
@@ -95,7 +95,7 @@ def test_different_dimensions_narrow() -> None:
         "everyday-workflows.runner-claude.local.build-revise"
     ]
     assert len(ids(suites=["everyday-workflows"], profiles=["runner-codex", "runner-codex-mini"])) == 2 * len(
-        PAID_CASES
+        MANUAL_CASES
     )
 
 
@@ -133,15 +133,13 @@ def test_id_stands_alone(selectors: dict) -> None:
         ({"environments": ["cloud"]}, "valid environments: local, paperclip-local"),
         (
             {"cases": ["nope"]},
-            "valid cases: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, "
-            "provider-decline, provider-native, provider-second, recover-controller, "
-            "recover-controller-sigkill, service-approve, service-decline, stop-redirect",
+            "valid cases: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, hire-reuse, "
+            "provider-decline, provider-native, provider-second, recover-controller, recover-controller-sigkill, service-approve, service-decline, stop-redirect",
         ),
         (
             {"ids": ["nope"]},
-            "valid ids: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, "
-            "provider-decline, provider-native, provider-second, recover-controller, "
-            "recover-controller-sigkill, service-approve, service-decline, stop-redirect, "
+            "valid ids: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, hire-reuse, "
+            "provider-decline, provider-native, provider-second, recover-controller, recover-controller-sigkill, service-approve, service-decline, stop-redirect, "
             "everyday-workflows-paperclip-replay.replay-codex.paperclip-local.build-revise",
         ),
     ],

@@ -147,6 +147,31 @@ def test_the_story_script_builds_revises_delegates_or_replies_from_the_briefing(
     assert [s.command for s in paced.steps if s.kind == "shell"][:1] == ["sleep 2"]
 
 
+def test_a_qa_request_gets_the_slugify_tests_reference_suite_and_a_delegated_one_goes_to_the_teammate():
+    from oracle.tasks.slugify_tests import reference as suite_reference
+    from oracle.tasks.slugify_tests.contract import QA_TASK, TEST_MODULE, qa_delegation_task
+
+    suite = script("story", _briefing(QA_TASK))
+    written = {s.path: s.content for s in suite.steps if s.kind == "write"}
+    assert suite.name == "story-test-suite" and written[TEST_MODULE] == suite_reference.files()[TEST_MODULE]
+    assert [s.tool for s in suite.steps if s.kind == "tool"] == ["deliver", "comment", "set_status"]
+    delegate = script("story", _briefing(qa_delegation_task("Morgan"), teammates="Morgan"))
+    child = next(s for s in delegate.steps if s.tool == "create_child_task")
+    assert child.arguments["assignee_name"] == "Morgan" and child.arguments["body"] == QA_TASK.strip()
+
+
+def test_a_skill_request_creates_the_named_skill_once_through_the_products_tool():
+    from stories.create_skill_studio import SKILL_REQUEST
+
+    made = script("story", _briefing(SKILL_REQUEST))
+    calls = [s for s in made.steps if s.kind == "tool"]
+    assert made.name == "story-skill" and [s.tool for s in calls] == ["create_skill", "comment", "set_status"]
+    assert calls[0].arguments["name"] == "How we write release notes"
+    assert calls[0].arguments["body"].startswith("# How we write release notes\n")
+    escaped = SKILL_REQUEST.replace('"', '\\"')  # OpenCode's prompt, every inner quote escaped
+    assert script("story", _briefing(escaped)).steps[0].arguments["name"] == "How we write release notes"
+
+
 def _paperclip_wake(*comments: tuple[str, str]) -> str:
     """Paperclip's wake prompt (2026.824.1, ``renderPaperclipWakePrompt``) for the comments that woke a run."""
     lines = [

@@ -26,6 +26,15 @@ def test_create_skill_studio_passes_with_every_skill_check(tmp_path: Path) -> No
     assert processes_of(tmp_path) == []
 
 
+def test_a_real_agent_cli_creates_the_skill_through_the_products_tool(tmp_path: Path) -> None:
+    """The real CLI (against the model replay) creates the skill once with create_skill; the person edits it."""
+    done = harness_run(tmp_path, "--id", "everyday-workflows-replay.replay-claude.local.create-skill-studio")
+    [record] = attempts(tmp_path)
+    assert done.returncode == 0 and record.verdict is Verdict.PASSED, f"{record.reason}\n{done.stdout[-2000:]}"
+    assert set(SKILL_CASES.values()) <= {check.id for check in record.checks if check.passed}
+    assert record.accounting.replay_model_calls and record.provenance.agent_clis
+
+
 @pytest.mark.parametrize("defect", sorted(SKILL_CASES))
 def test_each_skill_defect_fails_under_its_own_check(defect: str, tmp_path: Path) -> None:
     done = harness_run(tmp_path, "--id", CELL, "--product-defect", defect)

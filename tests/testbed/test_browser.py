@@ -11,8 +11,10 @@ import pytest
 from playwright.sync_api import Page
 from product_helpers import start_build, unique
 
+from harness.fixtures.documents import DocumentService
+from harness.products.records import Hire
 from harness.products.testbed import TestbedInstance
-from harness.products.testbed.pages import TaskListPage, TaskPage
+from harness.products.testbed.pages import HireFormPage, TaskListPage, TaskPage
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
 
 
@@ -132,3 +134,27 @@ def test_services_are_listed_and_a_decision_is_clicked_once(page: Page, testbed:
         assert (saved.status, saved.decided_by, saved.outcome) == ("approved", "user", "completed")
         assert len([e for e in fixture.capture() if e.tool == PROTECTED_ACTION and e.outcome == "accepted"]) == 1
         assert task_page.decision_cards()[0].buttons == {}
+
+
+def test_the_hire_form_stores_the_manager_runner_model_and_ticked_connections(
+    page: Page, testbed: TestbedInstance
+) -> None:
+    api = testbed.api
+    lead = api.create_agent(name=unique("Lead"), model="uncited-report")
+    with DocumentService(testbed.data_dir / "hire-capture.jsonl") as service:
+        installed = api.install_service(unique("Docs"), service.url)
+        ticked = api.add_connection(installed.id, "Team", service.credential, "ask_first", [lead.id])
+        untouched = api.add_connection(installed.id, "Other", service.credential, "allow", [])
+    form = HireFormPage(page, testbed.base_url).open()
+    name = unique("Morgan")
+    form.fill(
+        Hire(
+            name=name, role="QA", reports_to=lead.name, adapter="scripted", model=lead.model, connection_ids=[ticked.id]
+        )
+    )
+    form.submit()
+    [hired] = [agent for agent in api.agents() if agent.name == name]
+    assert hired.id == form.hired_id(name)
+    assert (hired.role, hired.reports_to, hired.adapter, hired.model) == ("QA", lead.id, "scripted", "uncited-report")
+    bound = {c.id: c.agent_ids for c in api.connections()}
+    assert hired.id in bound[ticked.id] and hired.id not in bound[untouched.id]

@@ -253,6 +253,47 @@ def delegate(instance: TestbedInstance) -> Symptoms:
     return seen
 
 
+def hire_and_reuse(instance: TestbedInstance) -> Symptoms:
+    """A hire through the web form like the lead (manager, runner, its connection), then two delegations to the hire."""
+    api, seen = instance.api, set()
+    with DocumentService(instance.data_dir / "service-capture.jsonl") as fixture:
+        lead = api.create_agent(name=unique("Lead"))
+        service = api.install_service(unique("Docs"), fixture.url)
+        connection = api.add_connection(service.id, "Team", fixture.credential, "ask_first", [lead.id])
+        before = {agent.id for agent in api.agents()}
+        if f'<option value="{lead.id}">' not in httpx.get(f"{instance.base_url}/").text:
+            seen.add("hire-form-lists-no-managers")
+        name = unique("Morgan")
+        form = {"name": name, "role": "QA", "reports_to": str(lead.id), "adapter": lead.adapter, "model": lead.model}
+        posted = httpx.post(
+            f"{instance.base_url}/agents",
+            data={**form, "connection_ids": [str(connection.id)]},
+            headers={"origin": instance.base_url},
+        )
+        if posted.status_code != 303:
+            return seen | {"hire-form-prefixes-connections"}  # the form refused the hire: nothing to delegate
+        new = [agent for agent in api.agents() if agent.id not in before]
+        if len(new) != 1:
+            seen.add("hire-stored-twice")
+        hired = next(agent for agent in new if agent.name == name)
+        if hired.reports_to != lead.id:
+            seen.add("hire-form-drops-manager")
+        if hired.adapter != lead.adapter:
+            return seen | {"hire-runner-ignored"}  # a hire on another runner cannot work here: nothing to delegate
+        if hired.id not in api.connections()[0].agent_ids:
+            seen.add("hire-connections-dropped")
+        for title in ("First", "Second"):
+            parent = api.create_task(title, delegation_task(hired.name), assignee_id=lead.id)
+            parent = api.wait_for_task(parent.id, lambda t: bool(t.children), 30, "a child task")
+            child = api.wait_for_task(parent.children[0].id, lambda t: bool(t.runs), 30, "a run on the child")
+            if child.assignee_id != hired.id:
+                seen.add("delegation-hires-copy")
+            if child.runs[0].agent_id != hired.id:
+                seen.add("child-run-by-delegator")
+            api.wait_until_done(parent.id)
+    return seen
+
+
 def read_after_success(instance: TestbedInstance) -> Symptoms:
     """A build run succeeds on a task; the task must still read (the API never breaks on its own records) and
     list the delivery the run made."""
@@ -428,6 +469,7 @@ FLOWS: dict[str, tuple[Callable[[TestbedInstance], Symptoms], float]] = {
     "stop": (stop_while_working, 1.0),
     "restart": (restart_under_a_run, 0.5),
     "delegate": (delegate, 0.05),
+    "hire": (hire_and_reuse, 0.05),
     "decisions": (decide_on_services, 0.05),
     "read-after-success": (read_after_success, 0.05),
     "providers": (reach_providers, 0.05),
@@ -455,6 +497,9 @@ FLOW_OF: dict[str, str] = {
     "stop-end-not-recorded": "stop",
     "stop-result-hidden": "stop",
     "child-link-opens-parent": "delegate",
+    **{name: "hire" for name in REGISTRY if name.startswith("hire-")},
+    "delegation-hires-copy": "hire",
+    "child-run-by-delegator": "hire",
     "skill-created-twice": "skill",
     "skill-card-missing": "skill",
     "card-links-same-heading": "skill",

@@ -7,10 +7,12 @@ import zipfile
 from pathlib import Path
 
 from oracle.tasks.slugify.contract import BUILD_TASK, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
+from oracle.tasks.slugify_tests.contract import QA_TASK, qa_delegation_task
 from testbed.adapters.scripted import (
     DELEGATION,
     nonce_in,
     strip_delegation,
+    suite_request,
     zip_workspace,
 )
 from testbed.adapters.slugify_project import Requirements
@@ -45,3 +47,10 @@ def test_workspace_zip_is_reproducible_and_skips_hidden_files(tmp_path: Path) ->
     (tmp_path / "slugify.py").touch()
     assert zip_workspace(tmp_path) == first
     assert zipfile.ZipFile(io.BytesIO(first)).namelist() == ["slugify.py"]
+
+
+def test_a_qa_request_is_told_from_a_build_and_its_delegation_leaves_the_brief_whole() -> None:
+    assert suite_request(QA_TASK) and not suite_request(BUILD_TASK)
+    delegated = qa_delegation_task("Morgan")
+    assert DELEGATION.search(delegated).group(1) == "Morgan"  # type: ignore[union-attr]
+    assert strip_delegation(delegated) == QA_TASK.strip()

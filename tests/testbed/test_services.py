@@ -208,3 +208,29 @@ def test_an_approval_the_controller_died_before_forwarding_is_forwarded_once_on_
     assert len(calls) == 1
     assert calls[0].document_id in done.agent_replies()[-1].body
     assert api.interactions(task.id)[0].outcome == "completed"
+
+
+def test_a_hire_is_bound_to_the_connections_named_in_the_same_transaction(testbed: TestbedInstance, service):
+    api = testbed.api
+    lead = new_agent(api)
+    _, connection = install(api, service, [lead.id])
+    hired = api.request(
+        "POST", "/api/agents", json={"name": unique("Morgan"), "role": "QA", "connection_ids": [connection.id]}
+    )
+    assert hired.status_code == 201, hired.text
+    bound = next(c for c in api.connections() if c.id == connection.id).agent_ids
+    assert bound == sorted([lead.id, hired.json()["id"]])
+
+
+@pytest.mark.parametrize(
+    ("connection_ids", "status", "message"),
+    [([999_999], 400, "connection_ids: no connection with id 999999"), (["one"], 422, "connection_ids")],
+)
+def test_a_hire_naming_no_such_connection_is_refused_and_nothing_is_kept(
+    testbed: TestbedInstance, connection_ids: list, status: int, message: str
+):
+    api = testbed.api
+    name = unique("Nobody")
+    refused = api.request("POST", "/api/agents", json={"name": name, "connection_ids": connection_ids})
+    assert refused.status_code == status and message in refused.text
+    assert name not in [agent.name for agent in api.agents()]

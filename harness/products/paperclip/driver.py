@@ -59,3 +59,8 @@ class PaperclipDriver:
         raise NotImplementedError(
             "create-skill-studio: skill cards, the skills sidebar and Skill Studio are not wired for Paperclip"
         )
+
+    def hire_form(self, page: Any, base_url: str) -> Any:
+        raise NotImplementedError(
+            "hire-reuse: Paperclip's hire form and its connection bindings are not wired (it has no services here)"
+        )

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.products.testbed.instance import TestbedInstance
-from harness.products.testbed.pages import TaskListPage, TaskPage
+from harness.products.testbed.pages import HireFormPage, TaskListPage, TaskPage
 from harness.products.testbed.secrets import SECRET_PATTERNS
 from harness.products.testbed.skill_pages import TaskSkillsPanel
 
@@ -59,3 +59,6 @@ class TestbedDriver:
 
     def task_skills(self, page: Any, base_url: str, task_id: int) -> TaskSkillsPanel:
         return TaskSkillsPanel(page, base_url, task_id)
+
+    def hire_form(self, page: Any, base_url: str) -> HireFormPage:
+        return HireFormPage(page, base_url)

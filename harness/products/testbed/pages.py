@@ -17,7 +17,7 @@ from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from harness.products.downloads import click_download
-from harness.products.records import DecisionCard, EmailCard, ProviderQuestionCard
+from harness.products.records import DecisionCard, EmailCard, Hire, ProviderQuestionCard
 
 DEFAULT_TIMEOUT_S = 60.0
 T = TypeVar("T")
@@ -54,17 +54,11 @@ class TaskListPage:
     def create_agent(
         self, name: str, role: str = "engineer", model: str = "default", reports_to: str | None = None
     ) -> int:
-        """Add an agent through the form; returns its id."""
-        form = self.page.get_by_test_id("new-agent-form")
-        form.get_by_label("Name").fill(name)
-        form.get_by_label("Role").fill(role)
-        form.get_by_label("Model").fill(model)
-        if reports_to is not None:
-            form.get_by_label("Reports to").select_option(label=reports_to)
-        form.get_by_role("button", name="Add agent").click()
-        row = self.page.get_by_test_id("agent-row").filter(has_text=name)
-        expect(row).to_have_count(1)
-        return int(row.get_attribute("data-agent-id") or 0)
+        """Hire an agent on the scripted runner through the form; returns its id."""
+        form = HireFormPage(self.page, self.base_url)
+        form.fill(Hire(name=name, role=role, reports_to=reports_to or "", adapter="scripted", model=model))
+        form.submit()
+        return form.hired_id(name)
 
     def create_task(self, title: str, body: str, assignee: str | None = None) -> TaskPage:
         """Fill the new-task form (assignee by agent name) and land on the new task's page."""
@@ -95,6 +89,44 @@ class TaskListPage:
     def status_of(self, task_id: int) -> str:
         row = self.page.locator(f'[data-testid="task-row"][data-task-id="{task_id}"]')
         return row.get_attribute("data-status") or ""
+
+
+class HireFormPage:
+    """The hire form on the start page: name, role, manager, runner, model and the connections the agent may use."""
+
+    def __init__(self, page: Page, base_url: str) -> None:
+        self.page = page
+        self.base_url = base_url.rstrip("/")
+        self.name = ""
+
+    def open(self) -> HireFormPage:
+        self.page.goto(f"{self.base_url}/")
+        expect(self.page.get_by_test_id("new-agent-form")).to_be_visible()
+        return self
+
+    def fill(self, hire: Hire) -> None:
+        form = self.page.get_by_test_id("new-agent-form")
+        form.get_by_label("Name").fill(hire.name)
+        form.get_by_label("Role").fill(hire.role)
+        if hire.reports_to:
+            form.get_by_label("Reports to").select_option(label=hire.reports_to)
+        form.get_by_label("Runner").select_option(value=hire.adapter)
+        form.get_by_label("Model").fill(hire.model)
+        for box in form.get_by_test_id("new-agent-connection").all():
+            box.set_checked(box.get_attribute("data-connection-id") in {str(c) for c in hire.connection_ids})
+        form.scroll_into_view_if_needed()
+        self.name = hire.name
+
+    def submit(self) -> None:
+        self.page.get_by_test_id("new-agent-form").get_by_role("button", name="Hire").click()
+        expect(self.page.get_by_test_id("agent-form-error")).to_have_count(0)
+        expect(self._row(self.name)).to_have_count(1)
+
+    def hired_id(self, name: str) -> int:
+        return int(self._row(name).get_attribute("data-agent-id") or 0)
+
+    def _row(self, name: str) -> Locator:
+        return self.page.locator(f'[data-testid="agent-row"][data-agent-name="{name}"]')
 
 
 class TaskPage:

@@ -54,3 +54,17 @@ The specification (the original request, then two revisions):
 {_quoted(LATE_REQUIREMENT_MAX_LENGTH)}
 """
 """The text a story sends to the agent verbatim."""
+
+QA_DELEGATE_TASK_TITLE = "Have a teammate write the test suite for the slugify command-line tool"
+
+
+def qa_delegation_task(teammate: str) -> str:
+    """The lead's task: the QA brief, to be done by ``teammate`` through one child task.
+
+    As with the build's delegation, the first sentence is the only place the
+    teammate is named, so the child task (the body without it) is exactly the brief.
+    """
+    return (
+        f"Ask your teammate {teammate} to write this through one child task, and tell me which delivery is final.\n\n"
+        f"{QA_TASK}"
+    )
