@@ -70,6 +70,15 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
     PersonaCase(
         case="delegate-feedback", persona="uncited-report", expected_check="delegate.reply-cites-final-delivery"
     ),
+    PersonaCase(case="provider-native", persona="default"),
+    PersonaCase(case="provider-decline", persona="default"),
+    # Asking again after None gets the saved answer and no second question: the story passes.
+    PersonaCase(case="provider-decline", persona="asks-again-after-decline"),
+    PersonaCase(case="provider-decline", persona="makes-up-contact", expected_check="provider.no-made-up-result"),
+    PersonaCase(case="provider-second", persona="default"),
+    # A contact reported without calling the chosen gateway: no call after the choice.
+    PersonaCase(case="provider-second", persona="makes-up-contact", expected_check="gateway.one-call-after-choice"),
+    PersonaCase(case="provider-second", persona="forgets-contact-marker", expected_check="gateway.reply-has-marker"),
     # The lead builds the tool itself: its task comes to rest without a child, and that fails at once.
     PersonaCase(case="delegate-feedback", persona="ignores-delegation", expected_check="expect.child-task-created"),
     # The agent never writes the file Stop must land after: the wait for it runs out with the attempt.

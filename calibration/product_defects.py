@@ -397,6 +397,55 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         expected_check="skill.edit-kept-after-reload",
         why="the edit is stored and shown, but a reload of Studio shows the first version",
     ),
+    DefectCase(
+        defect="provider-no-disclosure",
+        case="provider-decline",
+        expected_check="provider.question-discloses",
+        why="the question offers the aggregators without saying the data would go to an external service",
+    ),
+    DefectCase(
+        defect="provider-options-reordered",
+        case="provider-decline",
+        expected_check="provider.question-options",
+        why="the aggregators are listed Arcade, Composio, Zapier instead of the catalog's order",
+    ),
+    DefectCase(
+        defect="provider-none-missing",
+        case="provider-decline",
+        expected_check="provider.question-options",
+        why="the question has no None: the person cannot decline routing",
+    ),
+    DefectCase(
+        defect="gateway-called-before-choice",
+        case="provider-second",
+        expected_check="gateway.no-call-before-choice",
+        why="opening the question calls the installed gateway's look-up before anyone chose",
+    ),
+    DefectCase(
+        defect="provider-asked-again",
+        case="provider-decline",
+        persona="asks-again-after-decline",
+        expected_check="provider.one-question",
+        why="the agent asks again after None and the product opens a second question",
+    ),
+    DefectCase(
+        defect="provider-choice-duplicates-connection",
+        case="provider-second",
+        expected_check="provider.no-duplicate-connection",
+        why="choosing Arcade adds a second connection to the gateway instead of using the installed one",
+    ),
+    DefectCase(
+        defect="question-lost-on-restart",
+        case="provider-decline",
+        expected_check="provider.question-survived-restart",
+        why="the restarted controller drops the pending question: a reload shows nothing to choose on",
+    ),
+    DefectCase(
+        defect="native-falls-back-to-aggregators",
+        case="provider-native",
+        expected_check="provider.no-question",
+        why="Not now on Jira's card opens a provider question for Jira",
+    ),
     # ---- every expectation a story waits on (harness/running/expectations.py) can fail ----
     DefectCase(
         defect="new-task-lands-on-list",

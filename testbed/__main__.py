@@ -11,6 +11,15 @@ from .app import configure_logging, create_app
 from .defects import REGISTRY
 
 
+def defect_name(name: str) -> str:
+    """A registered defect's name; anything else is refused in one short line (the registry is too long to list)."""
+    if name not in REGISTRY:
+        raise argparse.ArgumentTypeError(
+            f"invalid choice: {name!r} (not one of the {len(REGISTRY)} defects in testbed/defects/__init__.py)"
+        )
+    return name
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m testbed", description="The reference agent-work product.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -38,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="NAME",
-        choices=sorted(REGISTRY),
+        type=defect_name,
         help="calibration only: switch on a product defect (repeatable; see testbed/defects)",
     )
     args = parser.parse_args(argv)

@@ -18,7 +18,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from starlette.datastructures import UploadFile as StarletteUploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
-from . import agent_ops, email_setup, intents, interactions, services
+from . import agent_ops, email_setup, intents, interactions, providers, services
 from .agent_ops import ended, once
 from .api import PathId, controller_of
 from .controller import Controller, end_run_in, token_hash
@@ -38,6 +38,7 @@ from .models import (
     InboxResponse,
     Interaction,
     ModelCallReport,
+    ProviderEntry,
     ReceiptCreate,
     ServiceCallCreate,
     ServiceCallResult,
@@ -158,6 +159,13 @@ def service_call(payload: ServiceCallCreate, run: ActiveRunRow, request: Request
 def connection_request(payload: ConnectionRequestCreate, run: ActiveRunRow, request: Request) -> ServiceCallResult:
     """Ask the person to connect a provider: a pending card, or the answer they already gave (declined)."""
     return intents.request_connection(controller_of(request), run, payload)
+
+
+@router.get("/providers")
+def provider_catalog(run: ActiveRunRow) -> list[ProviderEntry]:
+    """The provider catalog: a provider without a native connector is reached only through an aggregator the
+    user chooses (``connection-requests`` asks them)."""
+    return list(providers.CATALOG)
 
 
 @router.post("/email-setup-requests")

@@ -188,8 +188,13 @@ class AgentClient:
         return self.call("/service-calls", {"connection_id": connection_id, "action": action, "arguments": arguments})
 
     def connection_request(self, provider: str, reason: str = "") -> dict[str, Any]:
-        """Ask the person to connect ``provider``: ``{status: pending|declined|completed, interaction_id}``."""
+        """Ask the person to connect ``provider`` (or, without a native connector, which aggregator may reach it):
+        ``{status: pending|declined|completed, interaction_id}``."""
         return self.call("/connection-requests", {"provider": provider, "reason": reason})
+
+    def providers(self) -> list[dict[str, Any]]:
+        """The provider catalog: ``{name, native, aggregators}`` for each outside provider the product knows."""
+        return self._request("GET", "/providers").json()  # type: ignore[no-any-return]
 
     def email_setup_request(self, reason: str = "") -> dict[str, Any]:
         """Ask the person for an email address: ``{status, interaction_id}``; refused while chat connectors are off."""

@@ -153,6 +153,7 @@ class Controller:
 
     def recover(self) -> None:
         """On start-up: re-adopt runners whose pid and start time still match; the rest are lost."""
+        defects.recovering_questions(self)
         for row in self.db.all("SELECT * FROM runs WHERE status = 'running' ORDER BY id"):
             if defects.recovering(self, row):
                 continue
@@ -285,6 +286,14 @@ def end_run_in(
     )
     if defects.run_end_moves_task():
         _move_task_on(conn, run, status)
+    if status == "succeeded" and run["settle_status"] != "done":
+        # A person answered this run's request while it still ran, and it ended without settling its task:
+        # the answer wakes a continuation, as it would have had the run ended first (interactions.decide).
+        conn.execute(
+            "UPDATE tasks SET wake = 1 WHERE id = ? AND status != 'cancelled' AND EXISTS "
+            "(SELECT 1 FROM interactions WHERE run_id = ? AND status != 'pending')",
+            (run["task_id"], run_id),
+        )
     suffix = f" ({error_code})" if error_code else ""
     record_activity(conn, f"run_{status}", f"Run {run_id} {status}{suffix}", run["task_id"], run_id)
     return True

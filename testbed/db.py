@@ -157,7 +157,7 @@ CREATE TABLE IF NOT EXISTS connection_agents (
 );
 CREATE TABLE IF NOT EXISTS interactions (
     id INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL CHECK (kind IN ('service_action','connection_intent','email_setup')),
+    kind TEXT NOT NULL CHECK (kind IN ('service_action','connection_intent','email_setup','provider_question')),
     task_id INTEGER NOT NULL REFERENCES tasks(id),
     run_id INTEGER NOT NULL REFERENCES runs(id),
     agent_id INTEGER NOT NULL REFERENCES agents(id),
@@ -172,6 +172,9 @@ CREATE TABLE IF NOT EXISTS interactions (
     decided_at TEXT,
     outcome TEXT NOT NULL CHECK (outcome IN ('waiting','completed','failed','declined')),
     result TEXT,
+    options_json TEXT NOT NULL DEFAULT '[]',
+    disclosure TEXT,
+    choice TEXT,
     created_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS interactions_task ON interactions(task_id);
@@ -270,15 +273,40 @@ class Database:
 
 
 # Columns added after a table first shipped: a data folder made by an older controller gains them at start.
-ADDED_COLUMNS = {"company": {"chat_connectors": "INTEGER NOT NULL DEFAULT 0"}}
+ADDED_COLUMNS = {
+    "company": {"chat_connectors": "INTEGER NOT NULL DEFAULT 0"},
+    "interactions": {"options_json": "TEXT NOT NULL DEFAULT '[]'", "disclosure": "TEXT", "choice": "TEXT"},
+}
 
 
 def _add_missing_columns(conn: sqlite3.Connection) -> None:
+    _widen_interaction_kinds(conn)
     for table, columns in ADDED_COLUMNS.items():
         present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
         for name, declaration in columns.items():
             if name not in present:
                 conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {declaration}")
+
+
+def _widen_interaction_kinds(conn: sqlite3.Connection) -> None:
+    """An older data folder's interactions table refuses provider questions (its CHECK lists fewer kinds):
+    rebuild it under the current schema, every row kept (SQLite cannot alter a CHECK in place)."""
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'interactions'").fetchone()
+    if row is None or "provider_question" in row[0]:
+        return
+    present = [r[1] for r in conn.execute("PRAGMA table_info(interactions)")]
+    create = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS interactions") :]
+    create = create[: create.index(");") + 2].replace("IF NOT EXISTS interactions", "interactions")
+    conn.execute("PRAGMA foreign_keys=OFF")
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("ALTER TABLE interactions RENAME TO interactions_before_providers")
+    conn.execute(create)
+    columns = ", ".join(present)
+    conn.execute(f"INSERT INTO interactions ({columns}) SELECT {columns} FROM interactions_before_providers")
+    conn.execute("DROP TABLE interactions_before_providers")
+    conn.execute("CREATE INDEX IF NOT EXISTS interactions_task ON interactions(task_id)")
+    conn.execute("COMMIT")
+    conn.execute("PRAGMA foreign_keys=ON")
 
 
 def record_activity(

@@ -5,7 +5,8 @@ is saved like any decision; the same agent asking again for the same
 provider on the same task gets that saved answer, and no new card: a person
 says no once. Connect records the approval; the person then adds the
 connection (``POST /api/services/{id}/connections``) and the agent finds it
-among its connections.
+among its connections. A provider with no native connector is asked about
+differently: see :mod:`providers`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import sqlite3
 from typing import Any
 
+from . import providers
 from .agent_ops import once
 from .controller import Controller
 from .db import now, record_activity
@@ -24,7 +26,15 @@ ANSWER = {"pending": "pending", "declined": "declined", "approved": "completed"}
 
 
 def request_connection(controller: Controller, run: sqlite3.Row, payload: ConnectionRequestCreate) -> ServiceCallResult:
-    """A card for the provider, or the answer the person already gave this agent on this task."""
+    """A card for the provider, or the answer the person already gave this agent on this task.
+
+    A provider the catalog reaches only through aggregators gets a provider
+    question instead (:mod:`providers`); a native one, or one the catalog
+    does not know, gets the connection card.
+    """
+    found = providers.entry(payload.provider)
+    if found is not None and not found.native:
+        return providers.ask(controller, run, payload, found)
 
     def ask() -> dict[str, Any]:
         earlier = conn.execute(

@@ -18,7 +18,7 @@ from typing import Any
 
 from fastapi import HTTPException
 
-from . import email_setup
+from . import email_setup, providers
 from .agent_ops import once
 from .controller import Controller
 from .db import Database, now, record_activity
@@ -36,8 +36,8 @@ LEFT JOIN services s ON s.id = c.service_id
 
 
 def _interaction(row: sqlite3.Row) -> Interaction:
-    values = {k: row[k] for k in Interaction.model_fields if k != "arguments"}
-    return Interaction(**values, arguments=json.loads(row["arguments_json"]))
+    values = {k: row[k] for k in Interaction.model_fields if k not in ("arguments", "options")}
+    return Interaction(**values, arguments=json.loads(row["arguments_json"]), options=json.loads(row["options_json"]))
 
 
 def interaction(db: Database, interaction_id: int) -> Interaction:
@@ -85,7 +85,7 @@ def request_action(controller: Controller, run: sqlite3.Row, payload: ServiceCal
         return ServiceCallResult.model_validate_json(seen["response_json"])
     connection = _bound_connection(db.connection(), run, payload)
     if not defects.asks_first(_protected(connection, payload.action)):
-        ok, text = _forward(controller, connection["id"], connection["url"], payload.action, payload.arguments)
+        ok, text = forward(controller, connection["id"], connection["url"], payload.action, payload.arguments)
         result = ServiceCallResult(status="completed" if ok else "failed", result=text)
         with db.transaction() as conn:
             once(conn, run["id"], payload.event_id, "service_call", lambda: result.model_dump())
@@ -145,10 +145,15 @@ def read_for_run(db: Database, run: sqlite3.Row, interaction_id: int) -> Interac
 
 
 def decide(
-    controller: Controller, interaction_id: int, decision: str, via: str, api_key: str | None = None
+    controller: Controller,
+    interaction_id: int,
+    decision: str,
+    via: str,
+    api_key: str | None = None,
+    choice: str | None = None,
 ) -> Interaction:
     """Save the decision once; Approve then forwards the call once. A repeat of the saved decision changes
-    nothing and answers the saved record; the opposite decision is refused (409)."""
+    nothing and answers the saved record; the opposite decision (or another choice) is refused (409)."""
     status = "approved" if decision == "approve" else "declined"
     db = controller.db
     with db.transaction() as conn:
@@ -157,19 +162,25 @@ def decide(
             raise not_found("interaction", interaction_id)
         if row["kind"] == "email_setup" and decision == "approve" and row["status"] == "pending" and not api_key:
             raise HTTPException(status_code=422, detail="api_key: saving an email setup needs the AgentMail API key")
+        if row["kind"] == "provider_question":
+            providers.check_choice(row, decision, choice)
+        else:
+            choice = None
         if row["status"] != "pending":
-            if row["status"] != status:
+            if row["status"] != status or row["choice"] != choice:
                 raise HTTPException(
                     status_code=409,
-                    detail=f"interaction {interaction_id} was already {row['status']} at {row['decided_at']}",
+                    detail=f"interaction {interaction_id} was already {row['status']}"
+                    + (f" ({row['choice']})" if row["choice"] else "")
+                    + f" at {row['decided_at']}",
                 )
             won = False
         else:
             won = defects.decision_saved() and (
                 conn.execute(
-                    "UPDATE interactions SET status = ?, decided_by = 'user', decided_via = ?, decided_at = ?, outcome = ? "
-                    "WHERE id = ? AND status = 'pending'",
-                    (status, via, now(), "waiting" if status == "approved" else "declined", interaction_id),
+                    "UPDATE interactions SET status = ?, decided_by = 'user', decided_via = ?, decided_at = ?, outcome = ?, "
+                    "choice = ? WHERE id = ? AND status = 'pending'",
+                    (status, via, now(), "waiting" if status == "approved" else "declined", choice, interaction_id),
                 ).rowcount
                 == 1
             )
@@ -185,6 +196,11 @@ def decide(
                 email_setup.keep_key(conn, controller, row, api_key)
             if status == "declined" and row["kind"] == "connection_intent":
                 defects.after_not_now(conn, row, controller.credentials.seal(""))
+            if won and status == "approved" and row["kind"] == "provider_question" and choice:
+                outcome, result = providers.route(conn, row, choice)
+                conn.execute(
+                    "UPDATE interactions SET outcome = ?, result = ? WHERE id = ?", (outcome, result, interaction_id)
+                )
             # A run that ended while it waited is continued by a new run that reads the decision.
             conn.execute(
                 "UPDATE tasks SET wake = 1 WHERE id = ? AND NOT EXISTS "
@@ -224,7 +240,7 @@ def _execute(controller: Controller, interaction_id: int, keep_outcome: bool = F
     found = interaction(controller.db, interaction_id)
     assert found.connection_id is not None and found.service_id is not None, "only a service action is forwarded"
     url = controller.db.one("SELECT url FROM services WHERE id = ?", found.service_id)["url"]  # type: ignore[index]
-    ok, text = _forward(controller, found.connection_id, url, found.action, found.arguments)
+    ok, text = forward(controller, found.connection_id, url, found.action, found.arguments)
     with controller.db.transaction() as conn:
         if keep_outcome:
             conn.execute("UPDATE interactions SET result = ? WHERE id = ?", (text, interaction_id))
@@ -237,7 +253,7 @@ def _execute(controller: Controller, interaction_id: int, keep_outcome: bool = F
         record_activity(conn, "service_call", f"Interaction {interaction_id}: {found.action} forwarded", found.task_id)
 
 
-def _forward(
+def forward(
     controller: Controller, connection_id: int, url: str, action: str, arguments: dict[str, str]
 ) -> tuple[bool, str]:
     credential = defects.forwarding_credential(open_credential(controller.db, controller.credentials, connection_id))

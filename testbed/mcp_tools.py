@@ -193,7 +193,7 @@ def create_server(controller: Controller) -> MCPServer:
 
 def decision_tools(server: MCPServer, run: Any, product: Any, controller: Controller) -> None:
     """Service actions, connection requests and email setup: the same operations as the runner's agent API."""
-    from . import email_setup, intents, interactions, services
+    from . import email_setup, intents, interactions, providers, services
     from .models import ConnectionRequestCreate, EmailSetupCreate, ServiceCallCreate
 
     @server.tool(structured_output=False)
@@ -224,8 +224,16 @@ def decision_tools(server: MCPServer, run: Any, product: Any, controller: Contro
         return product(lambda: interactions.request_action(controller, row, payload)).model_dump_json()
 
     @server.tool(structured_output=False)
+    def list_providers(ctx: Context) -> str:
+        """The outside providers the platform knows: which have a native connector, and which aggregators reach
+        the others (the user chooses one, or None, when you request_connection for such a provider)."""
+        run(ctx)
+        return json.dumps([entry.model_dump() for entry in providers.CATALOG], indent=1)
+
+    @server.tool(structured_output=False)
     def request_connection(ctx: Context, provider: str, reason: str = "") -> str:
-        """Ask the user to connect a provider the company has not connected (for example Notion)."""
+        """Ask the user to connect a provider the company has not connected (for example Notion). For a provider
+        with no native connector the user is asked which aggregator, if any, may reach it for you."""
         row = run(ctx)
         payload = ConnectionRequestCreate(event_id=event_id(), provider=provider, reason=reason)
         return product(lambda: intents.request_connection(controller, row, payload)).model_dump_json()
@@ -236,6 +244,14 @@ def decision_tools(server: MCPServer, run: Any, product: Any, controller: Contro
         row = run(ctx)
         payload = EmailSetupCreate(event_id=event_id(), reason=reason)
         return product(lambda: email_setup.request_email(controller, row, payload)).model_dump_json()
+
+    @server.tool(structured_output=False)
+    def list_requests(ctx: Context) -> str:
+        """The requests made on your task (by you or an earlier run of yours) and the user's answers so far."""
+        row = run(ctx)
+        found = interactions.interactions(controller.db, row["task_id"])
+        fields = {"id", "kind", "provider", "service_name", "action", "status", "choice", "outcome", "result"}
+        return json.dumps([i.model_dump(include=fields) for i in found], indent=1)
 
     @server.tool(structured_output=False)
     async def read_decision(ctx: Context, request_id: int, max_seconds: float = 120.0) -> str:
@@ -250,6 +266,5 @@ def decision_tools(server: MCPServer, run: Any, product: Any, controller: Contro
             if time.monotonic() > deadline:
                 break
             await asyncio.sleep(0.5)
-        return json.dumps(
-            {"request_id": found.id, "decision": found.status, "outcome": found.outcome, "result": found.result}
-        )
+        answer = {"request_id": found.id, "decision": found.status, "outcome": found.outcome, "result": found.result}
+        return json.dumps(answer | ({"choice": found.choice} if found.kind == "provider_question" else {}))

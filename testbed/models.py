@@ -295,7 +295,7 @@ class Ack(BaseModel):
 
 ConnectionPolicy = Literal["allow", "ask_first"]
 InteractionStatus = Literal["pending", "approved", "declined"]
-InteractionKind = Literal["service_action", "connection_intent", "email_setup"]
+InteractionKind = Literal["service_action", "connection_intent", "email_setup", "provider_question"]
 InteractionOutcome = Literal["waiting", "completed", "failed", "declined"]
 
 
@@ -319,6 +319,8 @@ class DecisionCreate(Strict):
     decision: Literal["approve", "decline"]
     # An email setup is approved by saving the AgentMail API key typed into its card (kept sealed, never shown).
     api_key: str | None = Field(default=None, min_length=8, max_length=4_000, repr=False)
+    # A provider question is answered with one of its options: an aggregator approves, "None" declines.
+    choice: str | None = Field(default=None, min_length=1, max_length=40)
 
 
 class ServiceCallCreate(AgentEvent):
@@ -379,7 +381,21 @@ class Interaction(BaseModel):
     decided_at: str | None
     outcome: InteractionOutcome
     result: str | None
+    options: list[str] = Field(default_factory=list, description="a provider question's choices, in the order shown")
+    disclosure: str | None = Field(
+        default=None, description="what a provider question tells the person before they choose"
+    )
+    choice: str | None = Field(default=None, description="the option the person chose on a provider question")
     created_at: str
+
+
+class ProviderEntry(BaseModel):
+    """One outside provider the product knows: reached natively (its own connection card) or only through
+    the aggregators listed, in the order a person is offered them."""
+
+    name: str
+    native: bool
+    aggregators: list[str]
 
 
 class ConnectionRequestCreate(AgentEvent):

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
-from . import interactions, records, services
+from . import interactions, providers, records, services
 from .api import PathId, controller_of
 from .db import record_activity
 from .defects import hooks as defects
@@ -22,6 +22,7 @@ from .models import (
     ConnectionCreate,
     DecisionCreate,
     Interaction,
+    ProviderEntry,
     Service,
     ServiceCreate,
     SettingsUpdate,
@@ -78,11 +79,25 @@ def get_interaction(interaction_id: PathId, request: Request) -> Interaction:
 
 @router.post("/interactions/{interaction_id}/decision")
 def decide(interaction_id: PathId, payload: DecisionCreate, request: Request) -> Interaction:
-    """Approve (forward the call once) or decline; repeating the saved decision changes nothing, the other is 409."""
+    """Approve (forward the call once) or decline; repeating the saved decision changes nothing, the other is 409.
+
+    A provider question is answered with ``choice``: one of its options (an aggregator approves, None declines).
+    """
     via = "web" if request.headers.get("origin") else "api"  # the page's buttons post here from the browser
     return interactions.decide(
-        controller_of(request), interaction_id, payload.decision, via=via, api_key=payload.api_key
+        controller_of(request),
+        interaction_id,
+        payload.decision,
+        via=via,
+        api_key=payload.api_key,
+        choice=payload.choice,
     )
+
+
+@router.get("/providers")
+def list_providers() -> list[ProviderEntry]:
+    """The provider catalog: which outside providers have a native connector, and which aggregators reach each."""
+    return list(providers.CATALOG)
 
 
 @router.put("/company/settings")

@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
-from . import email_setup, interactions, records, services, skills
+from . import email_setup, interactions, providers, records, services, skills
 from .adapters import ADAPTERS
 from .api import PathId, controller_of, create_agent, create_task, post_comment, stop_run
 from .defects import hooks as defects
@@ -166,9 +166,16 @@ def stop_form(run_id: PathId, request: Request) -> RedirectResponse:
 
 
 @router.post("/interactions/{interaction_id}/decision")
-def decision_form(interaction_id: PathId, request: Request, decision: Annotated[str, Form()] = "") -> RedirectResponse:
+def decision_form(
+    interaction_id: PathId,
+    request: Request,
+    decision: Annotated[str, Form()] = "",
+    choice: Annotated[str, Form()] = "",
+) -> RedirectResponse:
     """Fallback for the card's buttons without JavaScript; the script posts to the JSON API instead."""
     found = interactions.interaction(controller_of(request).db, interaction_id)
+    if choice and found.kind == "provider_question":
+        decision = "decline" if choice == providers.NONE else "approve"
     if decision in ("approve", "decline") and found.status == "pending":
-        interactions.decide(controller_of(request), interaction_id, decision, via="web")
+        interactions.decide(controller_of(request), interaction_id, decision, via="web", choice=choice or None)
     return RedirectResponse(f"/tasks/{found.task_id}", status_code=303)

@@ -39,6 +39,7 @@ BUTTONS = {
     "service_action": {"approve": "Approve", "decline": "Decline"},
     "connection_intent": {"approve": "Connect", "decline": "Not now"},
     "email_setup": {"approve": "Save key", "decline": "Decline"},
+    "provider_question": {},  # options, not yes and no: the provider checks read them
 }
 
 
@@ -114,6 +115,8 @@ class DecisionRecord(BaseModel):
     decided_at: str | None
     replay_status: int
     replay_changed: list[str]
+    choice: str | None = None  # the option clicked on a provider question
+    saved_choice: str | None = None  # the option the product saved
 
 
 class DeclineGradeInput(BaseModel):
@@ -142,10 +145,12 @@ def decision_saved_checks(record: DecisionRecord) -> list[CheckRecord]:
         CheckRecord(
             id="decision.saved-once",
             passed=record.saved_as == _SAVED[record.decision]
+            and record.saved_choice == record.choice
             and bool(record.decided_by)
             and bool(record.decided_at)
             and not record.replay_changed,
-            detail=f"{record.decision} saved as {record.saved_as} by {record.decided_by or '(nobody)'} at {record.decided_at or '(never)'}; "
+            detail=(f"{record.choice} chosen, saved as {record.saved_choice}; " if record.choice else "")
+            + f"{record.decision} saved as {record.saved_as} by {record.decided_by or '(nobody)'} at {record.decided_at or '(never)'}; "
             f"a replayed decision answered {record.replay_status}"
             + (f" and changed {', '.join(record.replay_changed)}" if record.replay_changed else " and changed nothing"),
         )

@@ -403,24 +403,56 @@ DECISION_CASES: tuple[Case, ...] = (
     ),
 )
 
-# Cases only the testbed's driver wires so far (services, connections and decisions; the hire form and its
-# bindings; the skill library and Studio): paid, scripted and replay cells on the testbed, none on Paperclip (its
-# driver raises NotImplementedError naming the story).
-TESTBED_CASES: tuple[Case, ...] = DECISION_CASES + (
-    Case.delegation(
-        name="hire-reuse",
-        story="stories.hire_reuse",
-        scripted_deadline_s=150,
-        # Four CLI runs in two delegations (a lead and Morgan each time): OpenCode took 5 min at a load of 3 cells.
-        replay_deadline_s=2 * REPLAY_DEADLINE_S,
-        description="Hire Morgan (QA) through the hire form like the lead; Morgan delivers the tool, then its test suite.",
+# The provider stories need a product with a provider catalog and provider questions (the testbed's driver today).
+# Each expects two runs of the lead (it asks and ends its run; the person's answer starts the next) and bounds the
+# attempt there; the question waits across a controller restart, so the scripted deadline allows for one.
+PROVIDER_RUNS = 2
+PROVIDER_CASES: tuple[Case, ...] = (
+    Case(
+        name="provider-native",
+        story="stories.provider_native",
+        scripted_deadline_s=90,
+        max_run_records=PROVIDER_RUNS,
+        description="Jira has a native connector: its card directly, no provider question; Not now, nothing made.",
     ),
     Case(
-        name="create-skill-studio",
-        story="stories.create_skill_studio",
+        name="provider-decline",
+        story="stories.provider_decline",
         scripted_deadline_s=120,
-        description="The lead creates a company skill; opened from its card and the task's sidebar, it is edited in Studio.",
+        max_run_records=PROVIDER_RUNS,
+        description="HubSpot only through aggregators: one disclosed question, kept across a restart; None, nothing made up.",
     ),
+    Case(
+        name="provider-second",
+        story="stories.provider_second",
+        scripted_deadline_s=120,
+        max_run_records=PROVIDER_RUNS,
+        description="Arcade chosen after a restart: no gateway call before, one after, its fresh marker reported.",
+    ),
+)
+
+# Cases only the testbed's driver wires so far (services, connections and decisions; provider questions; the hire
+# form and its bindings; the skill library and Studio): paid, scripted and replay cells on the testbed, none on Paperclip (its
+# driver raises NotImplementedError naming the story).
+TESTBED_CASES: tuple[Case, ...] = (
+    DECISION_CASES
+    + PROVIDER_CASES
+    + (
+        Case.delegation(
+            name="hire-reuse",
+            story="stories.hire_reuse",
+            scripted_deadline_s=150,
+            # Four CLI runs in two delegations (a lead and Morgan each time): OpenCode took 5 min at a load of 3 cells.
+            replay_deadline_s=2 * REPLAY_DEADLINE_S,
+            description="Hire Morgan (QA) through the hire form like the lead; Morgan delivers the tool, then its test suite.",
+        ),
+        Case(
+            name="create-skill-studio",
+            story="stories.create_skill_studio",
+            scripted_deadline_s=120,
+            description="The lead creates a company skill; opened from its card and the task's sidebar, it is edited in Studio.",
+        ),
+    )
 )
 
 MANUAL_SUITE = "everyday-workflows"

@@ -12,7 +12,7 @@ grade's exact input.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import cast
+from typing import Literal, cast
 
 from harness.checks.decisions import (
     DecisionRecord,
@@ -23,7 +23,7 @@ from harness.checks.decisions import (
 )
 from harness.core.verdicts import StoryFailed
 from harness.core.waiting import WaitTimeout, wait_for
-from harness.products.base import DecisionView, RenderedPage, ServicesApi
+from harness.products.base import DecisionView, ProvidersApi, RenderedPage, ServicesApi
 from harness.products.records import Interaction, Task
 from harness.running.journey import Journey
 
@@ -73,20 +73,33 @@ def require_pending_request(journey: Journey, task: Task, expected: ExpectedRequ
 
 def decide(journey: Journey, request: Interaction, approve: bool, calls_before: int | None = None) -> DecisionRecord:
     """Click yes or no on the card, wait for the saved decision, then replay it through the API."""
-    api = services_api(journey)
-    word = "approve" if approve else "decline"
+    word: Literal["approve", "decline"] = "approve" if approve else "decline"
     with journey.expecting("decision-saved", f"clicking {word} on interaction {request.id}"):
         decision_page(journey).decide(request.id, approve, timeout=journey.deadline.budget(CARD_WAIT_S))
+    return record_decision(journey, request, word, f"{word}d", calls_before)
+
+
+def record_decision(
+    journey: Journey,
+    request: Interaction,
+    word: Literal["approve", "decline"],
+    shot: str,
+    calls_before: int | None = None,
+    choice: str | None = None,
+) -> DecisionRecord:
+    """After the click: wait for the saved decision, screenshot it, replay it through the API, keep the record."""
+    api = services_api(journey)
 
     def saved() -> Interaction | None:
         found = next((i for i in api.interactions(request.task_id) if str(i.id) == str(request.id)), None)
         return found if found is not None and found.status != "pending" else None
 
     decided: Interaction = journey.wait(saved, f"interaction {request.id} decided", "decision-saved")
-    journey.screenshot(f"{word}d")
-    replay = api.decide(request.id, word)
+    journey.screenshot(shot)
+    replay = api.decide(request.id, word) if choice is None else cast(ProvidersApi, api).choose(request.id, choice)
     after = saved() or decided
-    changed = [f for f in ("status", "decided_by", "decided_at") if getattr(after, f) != getattr(decided, f)]
+    fields = ("status", "decided_by", "decided_at", "choice")
+    changed = [f for f in fields if getattr(after, f) != getattr(decided, f)]
     record = DecisionRecord(
         interaction_id=request.id,
         decision=word,
@@ -96,17 +109,36 @@ def decide(journey: Journey, request: Interaction, approve: bool, calls_before: 
         decided_at=decided.decided_at,
         replay_status=replay.status_code,
         replay_changed=changed,
+        choice=choice,
+        saved_choice=decided.choice,
     )
     path = journey.evidence.snapshot("decision", record)
     journey.evidence.note(
-        "decision", f"{word} on interaction {request.id}, saved {decided.status} at {decided.decided_at}"
+        "decision",
+        f"{choice or word} on interaction {request.id}, saved {decided.status} at {decided.decided_at}",
     )
     journey.record_checks(decision_saved_checks(record), [path, journey.evidence.screenshots[-1]])
     return record
 
 
 def settle_after_decision(journey: Journey, task: Task, record: DecisionRecord) -> DeclineGradeInput | None:
-    """Wait until the task finished; after a decline, for the lead's reply, kept as the grade's exact input."""
+    """Wait until the lead acted on the decision and the task finished; after a decline, for the lead's reply,
+    kept as the grade's exact input.
+
+    An agent may wait for the decision in its run, or end the run and be
+    started again by the decision: either way a run of the lead must end
+    after the decision before the task's state says anything about it.
+    """
+    decided_at = datetime.fromisoformat(record.decided_at) if record.decided_at else None
+
+    def acted() -> bool | None:
+        if decided_at is None:  # nothing to order the runs by: decision.saved-once names the missing time
+            return True
+        runs = [r for r in journey.api.task(task.id).runs if str(r.agent_id) == str(journey.lead.id)]
+        ended = [r for r in runs if r.ended_at and datetime.fromisoformat(r.ended_at) > decided_at]
+        return True if ended and not any(r.active for r in runs) else None
+
+    journey.wait(acted, f"a run of the lead to end after the decision on task {task.id}", "task-finished")
     journey.wait_until_finished(task, "the agent after the decision")
     if record.decision != "decline":
         return None

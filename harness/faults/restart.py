@@ -11,16 +11,16 @@ from __future__ import annotations
 import hashlib
 import json
 import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Literal, cast
 
 from pydantic import BaseModel
 
 from harness.core.records import CheckRecord
 from harness.core.verdicts import InfrastructureFailed, StoryFailed, Unexercised
-from harness.products.base import InstanceError
-from harness.products.records import Comment, Receipt, RecordId, Run, Task
+from harness.products.base import InstanceError, ServicesApi
+from harness.products.records import Comment, Interaction, ProviderQuestionCard, Receipt, RecordId, Run, Task
 from harness.running.journey import Journey, PendingMessage
 
 Moment = Literal["before", "after", "final"]
@@ -194,6 +194,15 @@ def _snapshot(
     )
 
 
+def replaced_check(before: RestartSnapshot | PendingMoment, after: RestartSnapshot | PendingMoment) -> CheckRecord:
+    """A new controller answers after the restart (a new instance id proves it)."""
+    return CheckRecord(
+        id="restart.controller-replaced",
+        passed=before.controller_instance_id != after.controller_instance_id,
+        detail=f"controller pid {before.controller_pid} -> {after.controller_pid} after {before.signal}",
+    )
+
+
 def _duplicates(values: Sequence[object]) -> list[object]:
     return sorted({v for v in values if values.count(v) > 1}, key=str)
 
@@ -207,11 +216,7 @@ def restart_checks(
     """
     before, after = record.before, record.after
     checks = [
-        CheckRecord(
-            id="restart.controller-replaced",
-            passed=before.controller_instance_id != after.controller_instance_id,
-            detail=f"controller pid {before.controller_pid} -> {after.controller_pid} after {before.signal}",
-        ),
+        replaced_check(before, after),
         CheckRecord(
             id="restart.runner-kept-going",
             passed=record.runner_kept_going,
@@ -308,3 +313,86 @@ def _message_check(before: RestartSnapshot, task: Task, shown_in_thread: int) ->
         f"{'run ' + str(consumer.id) + ' ' + consumer.status if consumer else 'no run'}"
     )
     return CheckRecord(id="restart.message-survived", passed=passed, detail=detail)
+
+
+# ---- a restart while a person's answer is pending (the provider stories) ------------------------------
+
+
+class PendingMoment(BaseModel):
+    """One moment of a restart under a pending question: the controller, the question as stored and as shown."""
+
+    moment: Moment
+    signal: str
+    controller_instance_id: str
+    controller_pid: int | None
+    stored: Interaction | None
+    shown: ProviderQuestionCard | None
+    runs: list[RunState]
+
+
+class PendingRestart(BaseModel):
+    """What the restart step learned, for the checks on the question and the final snapshot."""
+
+    before: PendingMoment
+    after: PendingMoment
+    evidence: list[str] = []
+
+
+def restart_while_pending(
+    journey: Journey,
+    interaction: Interaction,
+    sig: signal.Signals,
+    shown: Callable[[], ProviderQuestionCard | None],
+) -> PendingRestart:
+    """Restart the product's controller while ``interaction`` waits for the person; keep before and after.
+
+    ``shown`` reads the question's card off the page (reloaded after the
+    restart). The restart counts only if the question is still pending the
+    moment the controller goes down; otherwise the attempt is unexercised.
+    """
+    before = _pending_moment(journey, "before", sig, interaction, shown())
+    if before.stored is None or before.stored.status != "pending":
+        state = "gone" if before.stored is None else before.stored.status
+        journey.evidence.note("premise missed", f"interaction {interaction.id} is {state} before the {sig.name}")
+        raise Unexercised(f"interaction {interaction.id} was no longer pending ({state}) when the restart was due")
+    before_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-before", before)
+    try:
+        journey.instance.stop_controller(sig)
+        journey.instance.start()
+    except InstanceError as error:
+        raise InfrastructureFailed(f"the controller did not restart: {error}") from None
+    with journey.expecting("task-page-shown", f"reloading task {interaction.task_id} after the restart"):
+        journey.reload()
+    after = _pending_moment(journey, "after", sig, interaction, shown())
+    after_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-after", after)
+    journey.screenshot(f"after {sig.name} restart")
+    journey.evidence.note("restart", f"controller {sig.name} while interaction {interaction.id} was pending")
+    record = PendingRestart(before=before, after=after, evidence=[before_path, after_path])
+    journey.record_checks([replaced_check(before, after)], record.evidence)
+    return record
+
+
+def keep_final_pending(journey: Journey, record: PendingRestart) -> str:
+    """The final snapshot of a restart under a pending question, after the story's outcome (as recover-controller
+    keeps its three)."""
+    sig = signal.Signals[record.before.signal]
+    assert record.before.stored is not None, "the restart landed only while the question was stored and pending"
+    final = _pending_moment(journey, "final", sig, record.before.stored, None)
+    return journey.evidence.snapshot(f"restart-{sig.name.lower()}-final", final)
+
+
+def _pending_moment(
+    journey: Journey, moment: Moment, sig: signal.Signals, interaction: Interaction, shown: ProviderQuestionCard | None
+) -> PendingMoment:
+    controller = journey.api.controller()
+    api = cast(ServicesApi, journey.api)
+    stored = next((i for i in api.interactions(interaction.task_id) if str(i.id) == str(interaction.id)), None)
+    return PendingMoment(
+        moment=moment,
+        signal=sig.name,
+        controller_instance_id=controller.instance_id,
+        controller_pid=controller.pid,
+        stored=stored,
+        shown=shown,
+        runs=[RunState.of(run) for run in journey.api.task(interaction.task_id).runs],
+    )

@@ -35,6 +35,8 @@ from harness.products.records import (
     EmailCard,
     Hire,
     Interaction,
+    ProviderEntry,
+    ProviderQuestionCard,
     RecordId,
     Run,
     Service,
@@ -92,6 +94,16 @@ class ServicesApi(ProductApi, Protocol):
 
     def raw_reads(self) -> dict[str, bytes]:
         """The raw bodies of every public read that could carry a connection's credential, by path."""
+        ...
+
+
+class ProvidersApi(ServicesApi, Protocol):
+    """A product with a provider catalog: a provider without a native connector is reached through an
+    aggregator the person chooses on a provider question."""
+
+    def providers(self) -> list[ProviderEntry]: ...
+    def choose(self, interaction_id: RecordId, choice: str) -> Any:
+        """Answer a provider question through the API, as a replayed click would; returns the raw answer."""
         ...
 
 
@@ -165,6 +177,13 @@ class DecisionView(TaskView, RenderedPage, Protocol):
     def wait_for_decision_card(self, interaction_id: RecordId, timeout: float = ...) -> None: ...
     def decide(self, interaction_id: RecordId, approve: bool, timeout: float = ...) -> None: ...
     def email_card(self, interaction_id: RecordId) -> EmailCard: ...
+
+
+class ProviderQuestionView(DecisionView, Protocol):
+    """A task's page in a product that asks a person which provider may reach a service (provider questions)."""
+
+    def provider_question(self, interaction_id: RecordId) -> ProviderQuestionCard: ...
+    def choose(self, interaction_id: RecordId, option: str, timeout: float = ...) -> None: ...
 
 
 class TaskListView(Protocol):

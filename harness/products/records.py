@@ -244,7 +244,30 @@ class Interaction(Record):
     decided_at: str | None = None
     outcome: str
     result: str | None = None
+    options: list[str] = []  # a provider question's choices, in the order the product offers them
+    disclosure: str | None = None  # what a provider question says about where the data would go
+    choice: str | None = None  # the option chosen on a provider question
     created_at: str
+
+
+class ProviderEntry(Record):
+    """One outside provider in a product's catalog: a native connector, or the aggregators that reach it."""
+
+    name: str
+    native: bool
+    aggregators: list[str]
+
+
+class ProviderQuestionCard(Record):
+    """A provider question as the person sees it on the task's page (a page object reads it off the page)."""
+
+    interaction_id: str
+    provider: str
+    agent: str
+    status: str
+    options: list[str] = Field(description="the option buttons, in the order shown")
+    disclosure: str = Field(description="the text that says where the data would go ('' when there is none)")
+    choice: str = ""
 
 
 class DecisionCard(Record):

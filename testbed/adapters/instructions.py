@@ -20,7 +20,10 @@ The work platform gives you these tools (the "testbed" tool server):
 - set_status(status): "done" once the work is delivered and nothing is left to do.
 - list_connections / call_service_action(connection_id, action, arguments): use a connected service; a
   protected action waits for the user's approval, and read_decision(request_id) tells you what they decided.
-- request_connection(provider, reason): ask the user to connect a service the company has not connected.
+- request_connection(provider, reason): ask the user to connect a service the company has not connected. For
+  one without a native connector (list_providers) the user chooses an outside aggregator, or None; after
+  asking you may end your turn: you are started again once they answer; list_requests shows your
+  requests and the answers, read_decision(request_id) one of them.
 - request_email_setup(reason): ask the user for an email address of your own.
 If the user declines, do not ask again: tell them plainly what you could not do, and finish.
 When you are finished: deliver, comment with a one-line summary, and set the status to done."""

@@ -11,8 +11,10 @@ emitting tool receipts as it goes. It recognises requests by keywords:
 - a message with "nonce <TOKEN>" asks for a short reply containing TOKEN only;
 - 'create a document titled "T" in the S service' runs a service action
   through the product, which may ask the user first; "... in our P
-  workspace" asks the user to connect P; "an email address" asks the user
-  for an AgentMail setup (all in :mod:`service_requests`).
+  workspace" asks the user to connect P (a provider in the product's
+  catalog: asks once, ends the run and acts on the answer in the next, see
+  :mod:`provider_requests`); "an email address" asks the user for an
+  AgentMail setup (the rest in :mod:`service_requests`).
 
 The model name picks a persona; every persona except ``default`` breaks
 exactly one thing on purpose, so stories can prove they catch it.
@@ -32,6 +34,7 @@ from ..deliveries import zip_workspace
 from ..environment import minimal_environment
 from ..read_receipts import ids_of, read_detail
 from . import AgentSession
+from .provider_requests import catalog_entry, reach_provider
 from .service_requests import (
     connect_provider,
     create_document,
@@ -59,6 +62,8 @@ PERSONAS = (
     "asks-again-after-decline",  # after a decline (or Not now), asks for the same thing again
     "forgets-nonce",  # answers a short-reply request without the token it asked for
     "uncited-report",  # the lead reports the child's work done without naming its delivery
+    "makes-up-contact",  # reports a provider contact it never read (after None, or instead of the chosen gateway)
+    "forgets-contact-marker",  # reports the contact the gateway returned without its record id
     "ignores-delegation",  # does the work itself when asked to have a teammate do it
     "stuck-before-writing",  # starts a build, then keeps rereading its inbox and never writes a file
     "weak-tests",  # asked for a test suite, writes one that asserts nothing a broken tool would fail
@@ -140,6 +145,8 @@ class ScriptedAgent:
             self._delegate(delegate_to)
         elif document:
             create_document(self, self.api, self.s, self.persona, *document)
+        elif provider and catalog_entry(self.api, provider):
+            reach_provider(self, self.api, self.persona, provider, [self.task["body"], *self.user_texts])
         elif provider:
             connect_provider(self, self.api, self.s, self.persona, provider)
         elif email_request([self.task["body"], *self.user_texts]):

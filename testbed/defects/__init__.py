@@ -38,6 +38,7 @@ Area = Literal[
     "credentials",
     "api",
     "skills",
+    "providers",
 ]
 
 log = logging.getLogger("testbed.defects")
@@ -468,6 +469,57 @@ DEFECTS: tuple[Defect, ...] = (
         area="decisions",
         hook="interactions.decide -> hooks.decision_saved",
         summary="Approve or Decline on a card is answered but never saved: the request stays pending",
+    ),
+)
+
+DEFECTS += (
+    Defect(
+        name="provider-no-disclosure",
+        area="providers",
+        hook="providers.ask -> hooks.question_disclosure",
+        summary="a provider question lists the aggregators without saying the data would go to an external service",
+    ),
+    Defect(
+        name="provider-options-reordered",
+        area="providers",
+        hook="providers.ask -> hooks.question_options",
+        summary="a provider question lists the aggregators alphabetically instead of in the catalog's order",
+    ),
+    Defect(
+        name="provider-none-missing",
+        area="providers",
+        hook="providers.ask -> hooks.question_options",
+        summary="a provider question offers only the aggregators: there is no None to choose",
+    ),
+    Defect(
+        name="gateway-called-before-choice",
+        area="providers",
+        hook="providers.ask -> hooks.warms_route",
+        summary="opening a provider question checks the route by calling each installed aggregator's read action",
+    ),
+    Defect(
+        name="provider-asked-again",
+        area="providers",
+        hook="providers.ask -> hooks.asks_provider_again",
+        summary="an agent asking again about a provider already chosen for opens a second question",
+    ),
+    Defect(
+        name="provider-choice-duplicates-connection",
+        area="providers",
+        hook="providers.route -> hooks.route_connection",
+        summary="choosing an aggregator adds a new connection copying the gateway's instead of using the one there is",
+    ),
+    Defect(
+        name="question-lost-on-restart",
+        area="providers",
+        hook="controller.recover -> hooks.recovering_questions",
+        summary="a controller start-up drops pending provider questions whose asking run has ended, as stale",
+    ),
+    Defect(
+        name="native-falls-back-to-aggregators",
+        area="providers",
+        hook="interactions.decide -> hooks.after_not_now",
+        summary="Not now on a native connector's card opens a provider question for the same provider",
     ),
 )
 

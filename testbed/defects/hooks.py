@@ -10,6 +10,7 @@ in the product would.
 from __future__ import annotations
 
 import io
+import json
 import logging
 import sqlite3
 import uuid
@@ -442,6 +443,8 @@ def asks_again_after_not_now(saved_status: str) -> bool:
 
 def after_not_now(conn: sqlite3.Connection, row: sqlite3.Row, sealed_empty: bytes) -> None:
     """Called inside the transaction that saves Not now on a connection request."""
+    if active("native-falls-back-to-aggregators"):
+        _fall_back_to_aggregators(conn, row)
     if active("not-now-connects"):
         stamp = now()
         cursor = conn.execute(
@@ -543,3 +546,76 @@ def studio_body(revalidating: bool, versions: list[str]) -> str:
     if active("skill-edit-lost-on-reload") and revalidating:
         return versions[0]
     return versions[-1]
+
+
+# ---- provider questions (testbed/providers.py) ------------------------------------------------------
+
+
+def question_options(options: list[str]) -> list[str]:
+    """The choices a new provider question offers: the catalog's aggregators in order, then None."""
+    if active("provider-options-reordered"):
+        return sorted(options[:-1]) + options[-1:]
+    if active("provider-none-missing"):
+        return options[:-1]
+    return options
+
+
+def question_disclosure(text: str) -> str | None:
+    """What a new provider question says about where the data goes (None: nothing)."""
+    return None if active("provider-no-disclosure") else text
+
+
+def warms_route() -> bool:
+    """Whether opening a provider question calls the installed aggregators at once (it never should)."""
+    return active("gateway-called-before-choice")
+
+
+def asks_provider_again(saved_status: str) -> bool:
+    """Whether an agent's repeated ask opens a second question although the person answered (it never should)."""
+    return active("provider-asked-again") and saved_status != "pending"
+
+
+def route_connection(conn: sqlite3.Connection, gateway: sqlite3.Row, agent_id: int) -> int:
+    """The connection a chosen aggregator reaches the provider through: the gateway's own."""
+    if not active("provider-choice-duplicates-connection"):
+        return int(gateway["id"])
+    made = conn.execute(
+        "INSERT INTO connections (service_id, name, credential_sealed, policy, created_at) VALUES (?, ?, ?, ?, ?)",
+        (gateway["service_id"], f"{gateway['name']} (route)", gateway["credential_sealed"], gateway["policy"], now()),
+    )
+    return int(made.lastrowid or 0)
+
+
+def recovering_questions(controller: Controller) -> None:
+    """Called at start-up, before runs are re-adopted: pending provider questions must survive it."""
+    if not active("question-lost-on-restart"):
+        return
+    with controller.db.transaction() as conn:
+        dropped = conn.execute(
+            "DELETE FROM interactions WHERE kind = 'provider_question' AND status = 'pending' AND run_id NOT IN "
+            "(SELECT id FROM runs WHERE status IN ('queued', 'running'))"
+        ).rowcount
+    log.warning("defect question-lost-on-restart: dropped %s pending provider question(s)", dropped)
+
+
+def _fall_back_to_aggregators(conn: sqlite3.Connection, row: sqlite3.Row) -> None:
+    """After Not now on a native card, a provider question for the same provider (the defect's fallback)."""
+    from ..providers import NONE, disclosure, entry
+
+    found = entry(row["provider"] or "")
+    if found is None or not found.aggregators:
+        return
+    conn.execute(
+        "INSERT INTO interactions (kind, task_id, run_id, agent_id, provider, action, arguments_json, status, outcome, "
+        "options_json, disclosure, created_at) VALUES ('provider_question', ?, ?, ?, ?, 'choose_provider', '{}', "
+        "'pending', 'waiting', ?, ?, ?)",
+        (
+            row["task_id"],
+            row["run_id"],
+            row["agent_id"],
+            found.name,
+            json.dumps([*found.aggregators, NONE]),
+            disclosure(found.name, found.aggregators),
+            now(),
+        ),
+    )

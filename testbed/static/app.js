@@ -75,8 +75,14 @@
     if (form.dataset.decisionUrl) {
       // Approve / Decline: the button pressed names the decision; both buttons go quiet at once.
       event.preventDefault();
-      const decision = event.submitter ? event.submitter.value : "";
-      const payload = { decision: decision };
+      let decision = event.submitter ? event.submitter.value : "";
+      const payload = {};
+      if (event.submitter && event.submitter.name === "choice") {
+        // A provider question: the option pressed is the choice; None declines, an aggregator approves.
+        payload.choice = decision;
+        decision = decision === "None" ? "decline" : "approve";
+      }
+      payload.decision = decision;
       const key = form.querySelector("input[name=api_key]");
       if (key && decision === "approve") payload.api_key = key.value; // an email setup saves the key
       const buttons = form.querySelectorAll("button");

@@ -28,13 +28,16 @@ CASES = [
     "recover-controller-sigkill",
     "stop-redirect",
 ]
-# On the testbed only (its driver wires services, decisions, the hire form and the skill library): paid, scripted and
-# replay; not on Paperclip.
+# On the testbed only (its driver wires services, decisions, provider questions, the hire form and the skill
+# library): paid, scripted and replay; not on Paperclip. The provider cases have no replay cell yet.
 TESTBED_CASES = [
     "service-approve",
     "service-decline",
     "connection-decline",
     "agentmail-setup",
+    "provider-native",
+    "provider-decline",
+    "provider-second",
     "hire-reuse",
     "create-skill-studio",
 ]
@@ -92,6 +95,8 @@ def test_deadlines_and_run_record_bound() -> None:
     assert live.deadline_s == 12 * 60
     assert free.deadline_s < live.deadline_s
     assert live.case.max_run_records == free.case.max_run_records == 12
+    provider = cell("everyday-workflows.runner-codex.local.provider-second")
+    assert provider.deadline_s == 12 * 60 and provider.case.max_run_records == 2  # the question, then the answer
     on_paperclip = cell("everyday-workflows-paperclip.scripted.paperclip-local.delegate-feedback")
     on_testbed = cell("everyday-workflows-scripted.scripted.local.delegate-feedback")
     assert on_paperclip.deadline_s == 3 * on_testbed.deadline_s  # its slower agent's fault window

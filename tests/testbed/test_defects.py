@@ -22,8 +22,18 @@ from product_helpers import unique
 
 from calibration.product_defects import DEFECT_CASES, missing_cases, unknown_defects
 from harness.core.waiting import WaitTimeout, wait_for
-from harness.decisions.contract import EMAIL_TASK, document_task, notes_task
+from harness.decisions.contract import (
+    EMAIL_TASK,
+    HUBSPOT,
+    JIRA,
+    PROVIDER_OPTIONS,
+    contact_task,
+    document_task,
+    issues_task,
+    notes_task,
+)
 from harness.fixtures.documents import PROTECTED_ACTION, DocumentService
+from harness.fixtures.gateway import GATEWAY_NAME, ArcadeGateway
 from harness.products.records import Interaction, RecordId, Task
 from harness.products.testbed import ApiClient, TestbedInstance
 from oracle.tasks.slugify.contract import (
@@ -410,6 +420,49 @@ def skill_and_edit(instance: TestbedInstance) -> Symptoms:
     return seen
 
 
+def reach_providers(instance: TestbedInstance) -> Symptoms:
+    """HubSpot through the installed Arcade gateway across a restart, None asked again, Jira's card declined."""
+    api, seen = instance.api, set()
+    with ArcadeGateway(instance.data_dir / "gateway-capture.jsonl") as gateway:
+        service = api.install_service(GATEWAY_NAME, gateway.url)
+        api.add_connection(service.id, "Arcade gateway", gateway.credential, "ask_first", [])
+        lead = api.create_agent(name=unique("Lead"))
+        task = api.create_task("Contact", contact_task(HUBSPOT), assignee_id=lead.id)
+        [question] = api.wait_for(lambda: api.interactions(task.id) or None, what="a provider question")
+        if question.options != list(PROVIDER_OPTIONS):
+            seen.add("provider-none-missing" if "None" not in question.options else "provider-options-reordered")
+        live = httpx.get(f"{instance.base_url}/tasks/{task.id}/live").text
+        if question.disclosure is None or 'data-testid="provider-disclosure"' not in live:
+            seen.add("provider-no-disclosure")
+        if forwarded_within(lambda: [e.outcome for e in gateway.look_ups()], 0, EARLY_FORWARD_S):
+            seen.add("gateway-called-before-choice")
+        api.wait_for_task(task.id, all_ended, 30, "the asking run to end")
+        instance.stop_controller(signal.SIGTERM)
+        instance.start()
+        if api.interactions(task.id) != [question]:
+            seen.add("question-lost-on-restart")
+            return seen
+        api.choose(question.id, GATEWAY_NAME).raise_for_status()
+        api.wait_until_done(task.id)
+        if len([c for c in api.connections() if c.service_id == service.id]) != 1:
+            seen.add("provider-choice-duplicates-connection")
+    if "None" in question.options:
+        asker = api.create_agent(name=unique("Asker"), model="asks-again-after-decline")
+        task = api.create_task("Contact", contact_task(HUBSPOT), assignee_id=asker.id)
+        [question] = api.wait_for(lambda: api.interactions(task.id) or None, what="a provider question")
+        api.choose(question.id, "None").raise_for_status()
+        api.wait_until_done(task.id)
+        if len(api.interactions(task.id)) > 1:
+            seen.add("provider-asked-again")
+    task = api.create_task("Issues", issues_task(JIRA), assignee_id=lead.id)
+    [card] = api.wait_for(lambda: api.interactions(task.id) or None, what="Jira's connection card")
+    api.decide(card.id, "decline")
+    api.wait_until_done(task.id)
+    if any(i.kind == "provider_question" for i in api.interactions(task.id)):
+        seen.add("native-falls-back-to-aggregators")
+    return seen
+
+
 FLOWS: dict[str, tuple[Callable[[TestbedInstance], Symptoms], float]] = {
     "build-and-revise": (build_and_revise, 0.1),
     "skill": (skill_and_edit, 0.05),
@@ -419,6 +472,7 @@ FLOWS: dict[str, tuple[Callable[[TestbedInstance], Symptoms], float]] = {
     "hire": (hire_and_reuse, 0.05),
     "decisions": (decide_on_services, 0.05),
     "read-after-success": (read_after_success, 0.05),
+    "providers": (reach_providers, 0.05),
 }
 FLOW_OF: dict[str, str] = {
     "stop-without-signal": "stop",
@@ -451,6 +505,7 @@ FLOW_OF: dict[str, str] = {
     "card-links-same-heading": "skill",
     "skill-edit-not-saved": "skill",
     "skill-edit-lost-on-reload": "skill",
+    **{name: "providers" for name, defect in REGISTRY.items() if defect.area == "providers"},
 }
 
 

@@ -128,3 +128,31 @@ def test_decision_tools_ask_the_user_and_hand_back_the_result(fresh_testbed, tmp
         )
         assert json.loads(intent[1])["status"] == "pending"
         assert email[0] and "chat connectors are off" in email[1]
+
+
+@pytest.mark.pace(1.0)
+def test_provider_tools_read_the_catalog_ask_which_provider_and_read_the_choice(fresh_testbed):
+    api = fresh_testbed.api
+    task, run = start_build(api)
+    token = runner_token(run.identity.pid)
+    catalog, asked, again = call(
+        fresh_testbed,
+        token,
+        ("list_providers", {}),
+        ("request_connection", {"provider": "HubSpot", "reason": "a contact"}),
+        ("request_connection", {"provider": "HubSpot"}),
+    )
+    assert {e["name"]: e["native"] for e in json.loads(catalog[1])} == {"Jira": True, "HubSpot": False}
+    pending = json.loads(asked[1])
+    assert pending["status"] == "pending" and json.loads(again[1])["interaction_id"] == pending["interaction_id"]
+    api.choose(pending["interaction_id"], "None").raise_for_status()
+    listed, decided = call(
+        fresh_testbed,
+        token,
+        ("list_requests", {}),
+        ("read_decision", {"request_id": pending["interaction_id"]}),
+    )
+    [request] = json.loads(listed[1])
+    assert (request["kind"], request["status"], request["choice"]) == ("provider_question", "declined", "None")
+    assert json.loads(decided[1])["choice"] == "None"
+    assert len(api.interactions(task.id)) == 1

@@ -22,6 +22,7 @@ from harness.products.records import (
     Controller,
     Delivery,
     Interaction,
+    ProviderEntry,
     RecordId,
     Run,
     Service,
@@ -168,6 +169,16 @@ class ApiClient:
     def decide(self, interaction_id: RecordId, decision: str) -> httpx.Response:
         """Send a decision through the API (a replayed click): the raw answer, which may be a refusal."""
         return self.http.post(f"/api/interactions/{interaction_id}/decision", json={"decision": decision})
+
+    def providers(self) -> list[ProviderEntry]:
+        return [ProviderEntry.model_validate(p) for p in self._json("GET", "/api/providers")]
+
+    def choose(self, interaction_id: RecordId, choice: str) -> httpx.Response:
+        """Answer a provider question through the API (a replayed click): None declines, an aggregator approves."""
+        decision = "decline" if choice == "None" else "approve"
+        return self.http.post(
+            f"/api/interactions/{interaction_id}/decision", json={"decision": decision, "choice": choice}
+        )
 
     def stop_run(self, run_id: RecordId) -> StopResult:
         return StopResult.model_validate(self._json("POST", f"/api/runs/{run_id}/stop"))

@@ -17,7 +17,7 @@ from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from harness.products.downloads import click_download
-from harness.products.records import DecisionCard, EmailCard, Hire
+from harness.products.records import DecisionCard, EmailCard, Hire, ProviderQuestionCard
 
 DEFAULT_TIMEOUT_S = 60.0
 T = TypeVar("T")
@@ -314,6 +314,27 @@ class TaskPage:
             modals=self.page.locator('dialog[open], [role="dialog"], [aria-modal="true"]').count(),
             text=card.inner_text(),
         )
+
+    def provider_question(self, interaction_id: int | str) -> ProviderQuestionCard:
+        """The question's card as shown: its options in order, its disclosure and, once answered, the choice."""
+        card = self._card(interaction_id).first
+        disclosure = card.get_by_test_id("provider-disclosure")
+        decided = card.get_by_test_id("interaction-decision")
+        return ProviderQuestionCard(
+            interaction_id=card.get_attribute("data-interaction-id") or "",
+            provider=card.get_attribute("data-provider") or "",
+            agent=card.get_attribute("data-agent") or "",
+            status=card.get_attribute("data-status") or "",
+            options=[option.inner_text().strip() for option in card.get_by_test_id("provider-option").all()],
+            disclosure=disclosure.first.inner_text().strip() if disclosure.count() else "",
+            choice=(decided.first.get_attribute("data-choice") or "") if decided.count() else "",
+        )
+
+    def choose(self, interaction_id: int | str, option: str, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        """Click one option of a provider question and wait until the card shows the choice."""
+        card = self._card(interaction_id)
+        card.get_by_role("button", name=option, exact=True).click(timeout=ms(timeout))
+        expect(card.get_by_test_id("interaction-decision")).to_be_visible(timeout=ms(timeout))
 
     def rendered_html(self) -> str:
         return self.page.content()
