@@ -4,7 +4,9 @@ Only the controller talks to a service, and only with a connection's
 credential opened for that one call: agents name a connection and an
 action, never a secret. Each call is a fresh MCP session over streamable
 HTTP (initialize, then one request), run on its own event loop in a worker
-thread, because the routes that call it are synchronous.
+thread, because the routes that call it are synchronous. The MCP SDK is
+imported at the first call, not with the controller: it costs over a second
+of CPU at every product start, and most instances never call a service.
 """
 
 from __future__ import annotations
@@ -12,13 +14,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
-
-from mcp.client.session import ClientSession
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
+from typing import TYPE_CHECKING, TypeVar
 
 from .models import ServiceAction
+
+if TYPE_CHECKING:
+    from mcp.client.session import ClientSession
 
 CALL_TIMEOUT_S = 20.0
 T = TypeVar("T")
@@ -29,6 +30,10 @@ class ServiceError(RuntimeError):
 
 
 def _run(url: str, credential: str | None, work: Callable[[ClientSession], Awaitable[T]]) -> T:
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
     async def session() -> T:
         headers = {"authorization": f"Bearer {credential}"} if credential else {}
         async with create_mcp_http_client(headers=headers) as client:
