@@ -13,7 +13,6 @@ token gets that far (401 otherwise).
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import sqlite3
 from typing import Any
@@ -21,6 +20,7 @@ from typing import Any
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from . import mcp_sdk
 from .controller import Controller, token_hash
 
 PATH = "/mcp"
@@ -70,7 +70,7 @@ class ToolServerMount:
     async def serve(self, stopping: asyncio.Event) -> None:
         """Load the tool server and keep its session manager running until ``stopping`` is set."""
         try:
-            tools_module = await asyncio.to_thread(importlib.import_module, "testbed.mcp_tools")
+            tools_module = await asyncio.to_thread(mcp_sdk.import_module, "testbed.mcp_tools")
             tools = tools_module.create_server(self.controller)
             app = tools.streamable_http_app(streamable_http_path="/", stateless_http=True, json_response=True)
             async with tools.session_manager.run():

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, TypeVar
 
+from . import mcp_sdk
 from .models import ServiceAction
 
 if TYPE_CHECKING:
@@ -30,9 +31,9 @@ class ServiceError(RuntimeError):
 
 
 def _run(url: str, credential: str | None, work: Callable[[ClientSession], Awaitable[T]]) -> T:
-    from mcp.client.session import ClientSession
-    from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
+    ClientSession = mcp_sdk.import_module("mcp.client.session").ClientSession  # noqa: N806 (the SDK's class)
+    streamable_http_client = mcp_sdk.import_module("mcp.client.streamable_http").streamable_http_client
+    create_mcp_http_client = mcp_sdk.import_module("mcp.shared._httpx_utils").create_mcp_http_client
 
     async def session() -> T:
         headers = {"authorization": f"Bearer {credential}"} if credential else {}
