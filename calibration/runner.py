@@ -7,6 +7,7 @@ fails for a different check than expected; any wrong row fails the run.
 from __future__ import annotations
 
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -83,9 +84,20 @@ PARALLEL_CELLS = 2
 """Story cells calibration runs at once (each its own `harness run`, product and browser): two keep 2 cores busy."""
 
 C = TypeVar("C")
+_CELL_SLOTS = threading.BoundedSemaphore(PARALLEL_CELLS)
+"""Shared by every suite: suites run side by side (see ``calibration.__main__``), cells never more than PARALLEL_CELLS."""
 
 
-def rows_in_parallel(cases: Sequence[C], row: Callable[[C], Row], parallel: int = PARALLEL_CELLS) -> list[Row]:
-    """One row per case, ``parallel`` cells at a time, in the cases' order."""
-    with ThreadPoolExecutor(max_workers=parallel) as pool:
-        return list(pool.map(row, cases))
+def rows_in_parallel(cases: Sequence[C], row: Callable[[C], Row]) -> list[Row]:
+    """One row per case, in the cases' order, each cell in one of the PARALLEL_CELLS slots all suites share.
+
+    Sharing the slots, not a pool per suite, lets the next suite's cells
+    start while the last cells of the one before still run.
+    """
+
+    def in_a_slot(case: C) -> Row:
+        with _CELL_SLOTS:
+            return row(case)
+
+    with ThreadPoolExecutor(max_workers=PARALLEL_CELLS) as pool:
+        return list(pool.map(in_a_slot, cases))

@@ -21,3 +21,5 @@ SUITES: dict[str, Callable[[], list[Row]]] = {
     "product-defects": run_product_defect_suite,
     "replay": run_replay_suite,
 }
+OFFLINE_SUITES = frozenset({"lifecycle"})
+"""Suites that grade nothing: they need no container engine."""

@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
 # Makes sure a Chromium exists for Playwright. Playwright's own download is
 # preferred where it is installed; where browsers cannot be downloaded, as root
-# on Debian, the distribution's chromium is installed instead.
+# on Debian, the distribution's chromium-headless-shell is installed instead:
+# the lighter headless build Playwright itself runs, which the harness prefers
+# to a full chromium already on the machine.
 set -euo pipefail
 python=${1:-.venv/bin/python}
 
-if "$python" -m harness.running.browser --check >/dev/null 2>&1; then
-  exit 0
+can_apt() {
+  [ "$(uname -s)" = "Linux" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1
+}
+
+if options=$("$python" -m harness.running.browser --check 2>/dev/null); then
+  # Playwright's own browser, or the headless shell, or a full chromium where nothing can be installed.
+  case "$options" in
+    *chromium-headless-shell*) exit 0 ;;
+    *executable_path*) can_apt || exit 0 ;;
+    *) exit 0 ;;
+  esac
 fi
-if [ "$(uname -s)" = "Linux" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-  echo "Installing Debian's chromium ..." >&2
+if can_apt; then
+  echo "Installing Debian's chromium-headless-shell ..." >&2
   apt-get update -q >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium-headless-shell >/dev/null
   "$python" -m harness.running.browser --check && exit 0
 fi
-echo "No Chromium found: run '.venv/bin/playwright install chromium' (or install Debian's chromium) and try again." >&2
+echo "No Chromium found: run '.venv/bin/playwright install chromium' (or install Debian's chromium-headless-shell) and try again." >&2
 exit 1

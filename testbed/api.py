@@ -16,7 +16,7 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 from fastapi.responses import FileResponse, Response
 
 from . import records
-from .controller import Controller
+from .controller import SCRIPTED_ADAPTER, Controller
 from .db import now, record_activity
 from .defects import active_names
 from .defects import hooks as defects
@@ -126,6 +126,8 @@ def create_agent(payload: AgentCreate, request: Request) -> Agent:
         agent_id = int(cursor.lastrowid or 0)
         bind_connections(conn, agent_id, payload.connection_ids)
         record_activity(conn, "agent_created", f"Agent {payload.name} created", agent_id=agent_id)
+    if payload.adapter != SCRIPTED_ADAPTER:
+        controller_of(request).live_agent_present()
     return records.agent(db, agent_id)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -57,16 +56,17 @@ def create_app(
     )
     scheduler = Scheduler(controller)
     tools = ToolServerMount(controller)
+    controller.live_agent_present = tools.want
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         logging.getLogger("testbed").info("controller %s starting on %s", controller.instance_id, url)
+        tools.open()
+        if controller.has_live_agents():  # a restart under live agents: their tools are wanted at once
+            tools.want()
         scheduler.start()
-        stopping = asyncio.Event()
-        loading = asyncio.create_task(tools.serve(stopping))
         yield
-        stopping.set()
-        await loading
+        await tools.close()
         scheduler.stop()
         defect_hooks.shutting_down(controller)
         logging.getLogger("testbed").info("controller %s stopped; runners keep going", controller.instance_id)

@@ -13,7 +13,7 @@ import logging
 import secrets
 import sqlite3
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +22,8 @@ from .db import Database, now, record_activity
 from .defects import hooks as defects
 from .issued_secrets import record_run_token
 from .supervisor import Identity, RunnerSpec, Supervisor
+
+SCRIPTED_ADAPTER = "scripted"
 
 log = logging.getLogger("testbed.controller")
 
@@ -63,6 +65,9 @@ class Controller:
     credentials: CredentialBox = field(init=False)
     supervisor: Supervisor = field(default_factory=Supervisor)
     instance_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    # Told whenever the product has a live (non-scripted) agent: hired, found at start-up, or its run starting.
+    # The app loads its MCP tool server then (see mcp_mount), not at every start.
+    live_agent_present: Callable[[], None] = field(default=lambda: None)
 
     def __post_init__(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -73,6 +78,10 @@ class Controller:
 
     def workspace(self, task_id: int) -> Path:
         return self.data_dir / "workspaces" / f"task-{task_id}"
+
+    def has_live_agents(self) -> bool:
+        """Whether any agent runs a real agent CLI (the only users of the MCP tool server)."""
+        return self.db.one("SELECT 1 FROM agents WHERE adapter != ? LIMIT 1", SCRIPTED_ADAPTER) is not None
 
     # ---- scheduling -------------------------------------------------------
 
@@ -135,6 +144,8 @@ class Controller:
             model_upstream=self.model_upstream,
             time_limit_s=self.agent_time_limit_s,
         )
+        if spec.adapter != SCRIPTED_ADAPTER:
+            self.live_agent_present()
         try:
             identity = self.supervisor.spawn(spec)
         except OSError as error:

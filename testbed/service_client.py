@@ -4,7 +4,9 @@ Only the controller talks to a service, and only with a connection's
 credential opened for that one call: agents name a connection and an
 action, never a secret. Each call is a fresh MCP session over streamable
 HTTP (initialize, then one request), run on its own event loop in a worker
-thread, because the routes that call it are synchronous.
+thread, because the routes that call it are synchronous. The MCP SDK is
+imported at the first call, not with the controller: it costs over a second
+of CPU at every product start, and most instances never call a service.
 """
 
 from __future__ import annotations
@@ -12,13 +14,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from mcp.client.session import ClientSession
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
-
+from . import mcp_sdk
 from .models import ServiceAction
+
+if TYPE_CHECKING:
+    from mcp.client.session import ClientSession
 
 CALL_TIMEOUT_S = 20.0
 T = TypeVar("T")
@@ -29,6 +31,10 @@ class ServiceError(RuntimeError):
 
 
 def _run(url: str, credential: str | None, work: Callable[[ClientSession], Awaitable[T]]) -> T:
+    ClientSession = mcp_sdk.import_module("mcp.client.session").ClientSession  # noqa: N806 (the SDK's class)
+    streamable_http_client = mcp_sdk.import_module("mcp.client.streamable_http").streamable_http_client
+    create_mcp_http_client = mcp_sdk.import_module("mcp.shared._httpx_utils").create_mcp_http_client
+
     async def session() -> T:
         headers = {"authorization": f"Bearer {credential}"} if credential else {}
         async with create_mcp_http_client(headers=headers) as client:

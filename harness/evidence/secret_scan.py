@@ -67,15 +67,29 @@ def scan_tree(
     run; a *known* secret value is still searched for everywhere.
     """
     needles = [(label, value.encode()) for label, value in known.items() if len(value) >= MIN_SECRET_LENGTH]
-    shapes = {**SECRET_PATTERNS, **(patterns or {})}
+    shapes = {kind: (pattern, _prefilter(pattern)) for kind, pattern in {**SECRET_PATTERNS, **(patterns or {})}.items()}
     findings: list[SecretFinding] = []
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         for name, data in contents(str(path.relative_to(root)), path.read_bytes()):
             kinds = {label for label, needle in needles if needle in data}
             if not published or hashlib.sha256(data).hexdigest() not in published:
-                kinds |= {kind for kind, pattern in shapes.items() if pattern.search(data)}
+                kinds |= {
+                    kind for kind, (pattern, quick) in shapes.items() if quick.search(data) and pattern.search(data)
+                }
             findings.extend(SecretFinding(path=name, kind=kind) for kind in sorted(kinds))
     return findings
+
+
+def _prefilter(pattern: re.Pattern[bytes]) -> re.Pattern[bytes]:
+    """A pattern that matches wherever ``pattern`` does and is searched much faster: its leading ``\\b`` dropped.
+
+    Dropping a zero-width assertion only widens what matches, so a miss of
+    the prefilter is a miss of the pattern. ``re`` skips ahead by a literal
+    prefix only when the pattern starts with one; a leading ``\\b`` hides it and
+    made a trace's megabytes cost over ten times as much per shape.
+    """
+    source = pattern.pattern
+    return re.compile(source[2:], pattern.flags) if source.startswith(rb"\b") else pattern
 
 
 def contents(name: str, data: bytes, depth: int = 0) -> Iterator[tuple[str, bytes]]:
