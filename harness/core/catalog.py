@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 from collections.abc import Callable, Mapping
+from fnmatch import fnmatchcase
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
@@ -127,6 +128,33 @@ class Case(_Frozen):
         return cls.model_validate({"hard_stop_cents": DELEGATION_HARD_STOP_CENTS, "one_attempt": True, **fields})
 
 
+class KnownFinding(_Frozen):
+    """A product defect the stories found and reported, declared so a campaign can tell it from a new one.
+
+    The cell's verdict stays ``failed`` under the checks that name what the
+    product did, in its record, summary and report: a finding is never turned
+    into a pass. It changes only what the campaign's exit status means: a cell
+    that fails exactly as declared is an expected result (like pytest's strict
+    xfail), while one that fails on anything else, or passes, ends the run
+    non-zero, so a fix or a new defect is noticed the same day.
+    """
+
+    case: Name
+    checks: tuple[str, ...] = Field(min_length=1, description="checks that fail on every run")
+    may_also_fail: tuple[str, ...] = Field(
+        default=(),
+        description="checks (fnmatch patterns) that a race inside the product decides, run by run",
+    )
+    what: str = Field(min_length=1, description="what the product did, as the closing note and README report it")
+
+    def explains(self, failed_checks: set[str]) -> bool:
+        """The failure is this finding: every declared check failed, and nothing outside the declared set."""
+        allowed = (*self.checks, *self.may_also_fail)
+        return set(self.checks) <= failed_checks and all(
+            any(fnmatchcase(check, pattern) for pattern in allowed) for check in failed_checks
+        )
+
+
 class Suite(_Frozen):
     """A purpose, with every member spelled out so its definition hash covers all of them."""
 
@@ -136,6 +164,17 @@ class Suite(_Frozen):
     profiles: tuple[Profile, ...]
     environments: tuple[Environment, ...]
     cases: tuple[Case, ...]
+    known_findings: tuple[KnownFinding, ...] = ()
+
+    @model_validator(mode="after")
+    def _findings_name_its_cases(self) -> Suite:
+        cases = {case.name for case in self.cases}
+        named = [finding.case for finding in self.known_findings]
+        if unknown := sorted(set(named) - cases):
+            raise ValueError(f"suite {self.name}: known findings for cases it does not hold: {unknown}")
+        if len(named) != len(set(named)):
+            raise ValueError(f"suite {self.name}: more than one known finding for a case")
+        return self
 
     @model_validator(mode="after")
     def _paid_profiles_only_in_manual_suites(self) -> Suite:
@@ -163,6 +202,11 @@ class Cell(_Frozen):
     def paid(self) -> bool:
         """A live profile calls a real model and costs money."""
         return self.profile.live
+
+    @property
+    def known_finding(self) -> KnownFinding | None:
+        """The product defect this cell is declared to show, if any."""
+        return next((f for f in self.suite.known_findings if f.case == self.case.name), None)
 
     @property
     def manual(self) -> bool:
@@ -484,6 +528,38 @@ PAPERCLIP_REPLAY_PROFILES = tuple(profile for profile in REPLAY_PROFILES if prof
 # from the testbed's briefing ("Your task #N ... Your teammates"), and Paperclip's wake prompt does not carry the
 # issue's text, so the "model" built the tool itself (expect.child-task-created, a verdict on our replay).
 PAPERCLIP_REPLAY_CASES = ("build-revise",)
+# What the stories found in Paperclip 2026.824.1 (README, "What the stories find in Paperclip"): each cell fails
+# under these checks on every run; a race inside Paperclip decides the may-also ones.
+PAPERCLIP_FINDINGS = (
+    KnownFinding(
+        case="delegate-feedback",
+        checks=("lifecycle.messages-handed-once",),
+        what="the teammate's running run read the late comment, then Paperclip woke a second run for it",
+    ),
+    KnownFinding(
+        case="recover-controller",
+        checks=(
+            "restart.runner-kept-going",
+            "restart.same-run",
+            "restart.message-survived",
+            "restart.message-received",
+        ),
+        may_also_fail=("lifecycle.*",),
+        what="its shutdown ends the process adapter's runner; the run is recorded succeeded or failed by a race",
+    ),
+    KnownFinding(
+        case="recover-controller-sigkill",
+        checks=("restart.same-run", "restart.message-received", "lifecycle.runs-succeeded"),
+        may_also_fail=("restart.records-once",),
+        what="the new server reaps the live run process_lost and a new run redoes the work",
+    ),
+    KnownFinding(
+        case="stop-redirect",
+        checks=("stop.process-group-gone",),
+        may_also_fail=("stop.*", "lifecycle.messages-handed-once"),
+        what="within a second of Cancel it starts a run that carries on the stopped work",
+    ),
+)
 
 CATALOG = Catalog(
     suites=(
@@ -514,12 +590,14 @@ CATALOG = Catalog(
         Suite(
             name=PAPERCLIP_SUITE,
             # Free, so part of --all (issue 10): its fault cells give the same named verdict on a quiet and a busy
-            # machine (README, "Running the stories against Paperclip"); Paperclip missing fails them, never skips.
+            # machine (README, "Running the stories against Paperclip"), declared as its known findings; Paperclip missing
+            # fails them, never skips.
             manual_only=False,
             description="The same everyday workflows against the real Paperclip, with the free scripted agent.",
             profiles=(SCRIPTED,),
             environments=(PAPERCLIP_LOCAL,),
             cases=CASES,
+            known_findings=PAPERCLIP_FINDINGS,
         ),
         Suite(
             name=PAPERCLIP_REPLAY_SUITE,

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from harness.core.catalog import Cell
+from harness.core.outcomes import is_known_finding, unexpected
 from harness.core.records import AttemptRecord
 from harness.core.settings import SETTINGS_OPTION, RunSettings
-from harness.core.verdicts import Verdict
-from harness.results.packages import LoadedAttempt, campaign_package_folders, read_package
+from harness.results.packages import LoadedAttempt, campaign_package_folders, catalog_cells, read_package
 from harness.results.summary import summarize_campaign
 from harness.running.ownership import claim_run_folder, release_run_folder, remove_dead_owners
 
@@ -67,24 +68,30 @@ def latest_records(attempts: Sequence[LoadedAttempt]) -> list[AttemptRecord]:
     return [latest[key] for key in sorted(latest)]
 
 
-def summary(records: Sequence[AttemptRecord], results: Path, campaign: str) -> str:
+def summary(records: Sequence[AttemptRecord], cells: Sequence[Cell], results: Path, campaign: str) -> str:
+    findings = {cell.execution_id: cell.known_finding for cell in cells}
     lines = [f"campaign {campaign}: {len(records)} cell(s)"]
     for record in records:
         mode = record.provenance.evidence_mode.value
         reason = f"  {record.reason}" if record.reason else ""
-        lines.append(f"  {record.verdict.value:<22} [{mode}] {record.cell.execution_id}{reason}")
+        known = " (known finding)" if is_known_finding(record, findings.get(record.cell.execution_id)) else ""
+        lines.append(f"  {record.verdict.value + known:<22} [{mode}] {record.cell.execution_id}{reason}")
         lines.append(f"      evidence: {results / campaign / record.cell.execution_id / record.attempt}")
     counts = Counter(record.verdict.value for record in records)
     lines.append("verdicts: " + (", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items())) or "none"))
     return "\n".join(lines)
 
 
-def exit_status(records: Sequence[AttemptRecord], expected: int) -> int:
-    """0 only when every selected cell has a record and every non-skipped one passed."""
-    if len(records) < expected:
+def exit_status(records: Sequence[AttemptRecord], cells: Sequence[Cell]) -> int:
+    """0 only when every selected cell has a record and each is what the catalog expects.
+
+    Expected: passed or skipped, or failed exactly as the cell's known finding
+    declares (see `harness.core.outcomes`).
+    """
+    findings = {cell.execution_id: cell.known_finding for cell in cells}
+    if len(records) < len(cells):
         return 1
-    ran = [record for record in records if record.verdict is not Verdict.SKIPPED]
-    return 0 if all(record.verdict is Verdict.PASSED for record in ran) else 1
+    return 1 if any(unexpected(record, findings.get(record.cell.execution_id)) for record in records) else 0
 
 
 def run_cells(settings: RunSettings, extra: Sequence[str] = ()) -> int:
@@ -103,11 +110,12 @@ def run_cells(settings: RunSettings, extra: Sequence[str] = ()) -> int:
     attempts = campaign_attempts(results, campaign)
     records = latest_records(attempts)
     print()
-    print(summary(records, results, campaign))
+    cells = [catalog_cells()[execution_id] for execution_id in settings.cells]
+    print(summary(records, cells, results, campaign))
     (results / campaign).mkdir(parents=True, exist_ok=True)
     (results / campaign / "summary.json").write_text(
         summarize_campaign(campaign, attempts).model_dump_json(indent=2) + "\n"
     )
     if pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not records:
         return int(pytest_status) or 1
-    return exit_status(records, len(settings.cells))
+    return exit_status(records, cells)

@@ -94,15 +94,18 @@ class CellProgress:
     def pytest_report_teststatus(self, report: pytest.TestReport) -> tuple[str, str, str] | None:
         """No progress dot for a cell: its own line says more."""
         if report.when == "call" and "verdict" in dict(report.user_properties):
-            return report.outcome, "", report.outcome.upper()
+            outcome = "xfailed" if hasattr(report, "wasxfail") else report.outcome  # a known finding
+            return outcome, "", outcome.upper()
         return None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        verdict = dict(report.user_properties).get("verdict")
+        properties = dict(report.user_properties)
+        verdict = properties.get("verdict")
         if verdict is None or report.when != "call" and not report.skipped:
             return
         self.done += 1
         cell = report.nodeid.rsplit("[", 1)[-1].rstrip("]").removeprefix("chromium-")
         terminal = self.config.pluginmanager.get_plugin("terminalreporter")
         if terminal is not None:
-            terminal.write_line(f"[{self.done}/{self.total or '?'}] {verdict:<21} {cell} ({report.duration:.1f} s)")
+            label = f"{verdict} (known finding)" if properties.get("known_finding") else verdict
+            terminal.write_line(f"[{self.done}/{self.total or '?'}] {label:<21} {cell} ({report.duration:.1f} s)")

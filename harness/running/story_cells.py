@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from harness.core.catalog import Cell
+from harness.core.outcomes import is_known_finding, unexpected
 from harness.core.settings import RunSettings
 from harness.core.verdicts import Verdict
 from harness.products import product_driver
@@ -19,7 +20,11 @@ def test_cell(cell: Cell, run_settings: RunSettings, browser, record_property) -
     final = attempts[-1]
     record_property("verdict", final.verdict.value)
     record_property("attempts", len(attempts))
+    known = is_known_finding(final, cell.known_finding)
+    record_property("known_finding", known)
     if final.verdict is Verdict.SKIPPED:
         pytest.skip(final.reason)
-    if final.verdict is not Verdict.PASSED:
-        pytest.fail(f"{final.verdict.value}: {final.reason}", pytrace=False)
+    if problem := unexpected(final, cell.known_finding):
+        pytest.fail(problem, pytrace=False)
+    if known:
+        pytest.xfail(f"known finding: {final.reason}")
