@@ -224,6 +224,31 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         why="the email setup card has no link to where the key is made",
     ),
     DefectCase(
+        defect="decision-resaved-on-second-click",
+        case="service-approve",
+        expected_check="decision.saved-once",
+        why="the Approve replayed through the API is saved again: the decision's time changes",
+    ),
+    DefectCase(
+        defect="email-card-changes-on-reload",
+        case="agentmail-setup",
+        expected_check="email.card-durable",
+        why="after the reload the card reads as a reminder: its explanation is gone",
+    ),
+    DefectCase(
+        defect="email-card-shows-access-selector",
+        case="agentmail-setup",
+        expected_check="email.no-access-selectors-or-modal",
+        why="the email setup card asks which access the agent gets, in a selector",
+    ),
+    DefectCase(
+        defect="connection-seeded-at-start",
+        case="connection-decline",
+        expected_check="connection.none-at-start",
+        why="the company starts with a sample connection; the premise check fails (a failed verdict, not unexercised: "
+        "the product made it) and the story goes on to pass everything else",
+    ),
+    DefectCase(
         defect="credential-in-api",
         case="service-approve",
         expected_check="credential.not-in-api",

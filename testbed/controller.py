@@ -74,6 +74,7 @@ class Controller:
         (self.data_dir / "logs").mkdir(exist_ok=True)
         self.db = Database(self.data_dir / "testbed.sqlite3")
         self.credentials = CredentialBox(self.data_dir)
+        defects.seed_company(self.db, self.credentials.seal)
         self.instance_id = defects.controller_instance_id(self.data_dir, self.instance_id)
 
     def workspace(self, task_id: int) -> Path:

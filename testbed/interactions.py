@@ -175,6 +175,10 @@ def decide(
                     + f" at {row['decided_at']}",
                 )
             won = False
+            if defects.resaves_repeated_decision():
+                conn.execute(
+                    "UPDATE interactions SET decided_via = ?, decided_at = ? WHERE id = ?", (via, now(), interaction_id)
+                )
         else:
             won = defects.decision_saved() and (
                 conn.execute(

@@ -117,9 +117,12 @@ def create_task_form(
     return RedirectResponse(defects.created_task_url(task.id), status_code=303)
 
 
-def thread_context(request: Request, task_id: int) -> dict[str, object]:
+def thread_context(request: Request, task_id: int, whole_page: bool = False) -> dict[str, object]:
+    """What the task's live part shows (``whole_page``: drawn in a page load, not a refresh of that part)."""
     db = controller_of(request).db
     task = defects.as_shown(records.task(db, task_id))
+    shown = defects.interactions_as_shown(interactions.interactions(db, task_id))
+    email_pending = any(i.kind == "email_setup" and i.status == "pending" for i in shown)
     active = next((r for r in task.runs if r.id == task.active_run_id), None)
     stopped = [r for r in task.runs if r.status == "cancelled"]
     context: dict[str, object] = {
@@ -127,8 +130,10 @@ def thread_context(request: Request, task_id: int) -> dict[str, object]:
         "active": active,
         "last_stopped": defects.stop_result_as_shown(stopped[-1] if stopped else None),
         "child_links": {child.id: defects.child_link(task_id, child.id) for child in task.children},
-        "interactions": defects.interactions_as_shown(interactions.interactions(db, task_id)),
-        "email_card": defects.email_card_as_shown({"key_page": email_setup.KEY_PAGE, "password_fields": 1}),
+        "interactions": shown,
+        "email_card": defects.email_card_as_shown(
+            {"key_page": email_setup.KEY_PAGE, "password_fields": 1}, task_id, email_pending, whole_page
+        ),
     }
     context.update(skills.page_context(db, task_id, task.comments))  # skill cards in the thread; skills sidebar
     return context
@@ -136,7 +141,7 @@ def thread_context(request: Request, task_id: int) -> dict[str, object]:
 
 @router.get("/tasks/{task_id}", response_class=HTMLResponse)
 def task_page(task_id: PathId, request: Request) -> HTMLResponse:
-    context = thread_context(request, task_id)
+    context = thread_context(request, task_id, whole_page=True)
     parent = context["task"].parent_id  # type: ignore[attr-defined]
     context["parent"] = records.task(controller_of(request).db, parent) if parent else None
     return templates.TemplateResponse(request, "task.html", context)

@@ -225,6 +225,30 @@ DEFECTS: tuple[Defect, ...] = (
         summary="the email setup card has no link to where the API key is made",
     ),
     Defect(
+        name="decision-resaved-on-second-click",
+        area="decisions",
+        hook="interactions.decide -> hooks.resaves_repeated_decision",
+        summary="a second click (or a resent request) on a decided card saves the same decision again, under a new time",
+    ),
+    Defect(
+        name="email-card-changes-on-reload",
+        area="decisions",
+        hook="web.thread_context -> hooks.email_card_as_shown",
+        summary="after a reload of the task page, the email setup card is redrawn as a shorter reminder",
+    ),
+    Defect(
+        name="email-card-shows-access-selector",
+        area="decisions",
+        hook="web.thread_context -> hooks.email_card_as_shown",
+        summary="the email setup card asks which access the agent gets, in a selector next to the key field",
+    ),
+    Defect(
+        name="connection-seeded-at-start",
+        area="decisions",
+        hook="controller.Controller -> hooks.seed_company",
+        summary="a new company starts with a sample connection the product adds by itself",
+    ),
+    Defect(
         name="credential-in-api",
         area="credentials",
         hook="services_api.list_connections -> hooks.connections_as_served",

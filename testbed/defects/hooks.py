@@ -446,29 +446,68 @@ def after_not_now(conn: sqlite3.Connection, row: sqlite3.Row, sealed_empty: byte
     if active("native-falls-back-to-aggregators"):
         _fall_back_to_aggregators(conn, row)
     if active("not-now-connects"):
-        stamp = now()
-        cursor = conn.execute(
-            "INSERT OR IGNORE INTO services (name, url, created_at) VALUES (?, 'http://127.0.0.1/unset', ?)",
-            (row["provider"], stamp),
-        )
-        service = (
-            cursor.lastrowid or conn.execute("SELECT id FROM services WHERE name = ?", (row["provider"],)).fetchone()[0]
-        )
-        made = conn.execute(
-            "INSERT INTO connections (service_id, name, credential_sealed, policy, created_at) VALUES (?, ?, ?, 'allow', ?)",
-            (service, row["provider"], sealed_empty, stamp),
-        )
-        conn.execute(
-            "INSERT INTO connection_agents (connection_id, agent_id) VALUES (?, ?)", (made.lastrowid, row["agent_id"])
-        )
+        made = _connect(conn, row["provider"], sealed_empty)
+        conn.execute("INSERT INTO connection_agents (connection_id, agent_id) VALUES (?, ?)", (made, row["agent_id"]))
 
 
-def email_card_as_shown(card: dict[str, object]) -> dict[str, object]:
-    """How the email setup card is drawn: its key link and how many password fields it has."""
+def _connect(conn: sqlite3.Connection, provider: str, sealed: bytes) -> int:
+    """A connection named after ``provider`` to a service of that name (added unless installed): the defects'
+    own, never checked with the service."""
+    stamp = now()
+    cursor = conn.execute(
+        "INSERT OR IGNORE INTO services (name, url, created_at) VALUES (?, 'http://127.0.0.1/unset', ?)",
+        (provider, stamp),
+    )
+    service = (
+        cursor.lastrowid
+        if cursor.rowcount
+        else conn.execute("SELECT id FROM services WHERE name = ?", (provider,)).fetchone()[0]
+    )
+    made = conn.execute(
+        "INSERT INTO connections (service_id, name, credential_sealed, policy, created_at) VALUES (?, ?, ?, 'allow', ?)",
+        (service, provider, sealed, stamp),
+    )
+    return int(made.lastrowid or 0)
+
+
+def resaves_repeated_decision() -> bool:
+    """Whether a repeat of a saved decision saves it again, under a new time (a repeat changes nothing)."""
+    return active("decision-resaved-on-second-click")
+
+
+SAMPLE_SERVICE = "Sample Drive"
+
+
+def seed_company(db: Database, seal: Callable[[str], bytes]) -> None:
+    """Called once the controller has opened its data folder: a new company has nothing installed or connected."""
+    if not active("connection-seeded-at-start"):
+        return
+    with db.transaction() as conn:
+        if conn.execute("SELECT 1 FROM services LIMIT 1").fetchone() is None:  # a new company
+            _connect(conn, SAMPLE_SERVICE, seal("sample"))
+
+
+# Tasks whose email card was drawn, and those a later whole-page load redrew as a reminder: a render cache in
+# the controller's memory (gone with the process, as such a cache would be).
+_email_cards_drawn: set[int] = set()
+_email_cards_redrawn: set[int] = set()
+
+
+def email_card_as_shown(card: dict[str, object], task_id: int, pending: bool, whole_page: bool) -> dict[str, object]:
+    """How the email setup card is drawn on task ``task_id`` (``pending``: it has one waiting; ``whole_page``: the
+    page is loaded, not its live part refreshed): its key link, its password fields and nothing else to fill in."""
     if active("email-card-two-password-fields"):
         card = {**card, "password_fields": 2}
     if active("email-card-no-key-link"):
         card = {**card, "key_page": None}
+    if active("email-card-shows-access-selector"):
+        card = {**card, "access_options": ["Read only", "Read and send"]}
+    if active("email-card-changes-on-reload") and pending:
+        if whole_page and task_id in _email_cards_drawn:
+            _email_cards_redrawn.add(task_id)
+        _email_cards_drawn.add(task_id)
+        if task_id in _email_cards_redrawn:
+            card = {**card, "reminder": "is still waiting for an AgentMail API key"}
     return card
 
 

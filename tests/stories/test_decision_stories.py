@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from calibration.personas import PERSONA_CASES
+from calibration.product_defects import DEFECT_CASES
 from harness.core.catalog import CATALOG
 from harness.core.deadline import Deadline
 from harness.core.records import AttemptRecord
@@ -57,6 +59,14 @@ STORIES = {
         "declined",
     ),
 }
+
+
+def test_every_check_of_a_decision_story_has_a_calibration_case_that_fails_on_it() -> None:
+    """A good agent passes each check above; a product defect or a persona must show each one failing too
+    (the premise ``connection.none-at-start`` included: a connection the product made itself is its failure)."""
+    calibrated = {c.expected_check for c in DEFECT_CASES} | {c.expected_check for c in PERSONA_CASES}
+    checks = {check for listed, _, _ in STORIES.values() for check in listed}
+    assert sorted(checks - calibrated) == [], "checks of a decision story that no calibration case fails"
 
 
 @pytest.mark.parametrize("case", sorted(STORIES))

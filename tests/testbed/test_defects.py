@@ -328,6 +328,13 @@ def asked_or_ended(api: ApiClient, task_id: RecordId) -> list[Interaction] | str
     return api.interactions(task_id) or ("ended" if ended else None)
 
 
+def email_card(instance: TestbedInstance, task_id: RecordId, interaction_id: RecordId) -> str:
+    """The email setup card as the task page's live part draws it (its list item)."""
+    live = httpx.get(f"{instance.base_url}/tasks/{task_id}/live").text
+    start = live.index(f'data-interaction-id="{interaction_id}"')
+    return live[start : live.index("</li>", start)]
+
+
 def decide_on_services(instance: TestbedInstance) -> Symptoms:
     """Approve one service action, decline another, answer Not now to a connection request: watched from outside."""
     api, seen = instance.api, set()
@@ -337,6 +344,8 @@ def decide_on_services(instance: TestbedInstance) -> Symptoms:
             """The protected action's calls, and every refused request (a refused session never gets to the call)."""
             return [e.outcome for e in fixture.capture() if e.tool == PROTECTED_ACTION or e.outcome == "rejected"]
 
+        if api.connections():  # a new company has connected nothing yet
+            seen.add("connection-seeded-at-start")
         lead = api.create_agent(name=unique("Lead"))
         service = api.install_service(unique("Docs"), fixture.url)
         api.add_connection(service.id, "Team", fixture.credential, "ask_first", [lead.id])
@@ -362,6 +371,10 @@ def decide_on_services(instance: TestbedInstance) -> Symptoms:
             api.decide(pending.id, "approve" if approve else "decline")
             if [i.status for i in api.interactions(task.id)] == ["pending"]:  # the agent would wait forever
                 return seen | {"decision-not-saved"}
+            [decided] = api.interactions(task.id)
+            api.decide(pending.id, "approve" if approve else "decline")  # a second click, as the API gets it
+            if api.interactions(task.id)[0].decided_at != decided.decided_at:
+                seen.add("decision-resaved-on-second-click")
             api.wait_until_done(task.id)
             made = calls()[before:]
             if approve and made.count("accepted") > 1:
@@ -383,11 +396,16 @@ def decide_on_services(instance: TestbedInstance) -> Symptoms:
         api.set_chat_connectors(True)
         task = api.create_task("Email", EMAIL_TASK, assignee_id=lead.id)
         [email] = api.wait_for(lambda: api.interactions(task.id) or None, what="an email setup card")
-        card = httpx.get(f"{instance.base_url}/tasks/{task.id}/live").text
+        card = email_card(instance, task.id, email.id)
         if card.count('type="password"') != 1:
             seen.add("email-card-two-password-fields")
         if 'data-testid="email-key-link"' not in card:
             seen.add("email-card-no-key-link")
+        if "<select" in card:
+            seen.add("email-card-shows-access-selector")
+        httpx.get(f"{instance.base_url}/tasks/{task.id}").raise_for_status()  # the person reloads the page
+        if email_card(instance, task.id, email.id) != card:
+            seen.add("email-card-changes-on-reload")
         api.decide(email.id, "decline")
         api.wait_until_done(task.id)
     return seen
