@@ -10,6 +10,7 @@ import json
 import signal
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 from harness.products.paperclip.instance import PaperclipInstance
 
@@ -25,6 +26,24 @@ def test_instance_starts_restarts_and_leaves_nothing_behind() -> None:
         instance.stop_controller(signal.SIGTERM)
         instance.start()
         assert instance.api.controller().instance_id != first
+    finally:
+        instance.close()
+    assert instance.processes() == []
+    assert not instance.root.exists()
+
+
+def test_postgres_keeps_its_shared_memory_in_the_instance_folder_so_a_kill_leaves_none() -> None:
+    """A SIGKILLed postmaster cannot remove its segments: in /dev/shm they would stay until reboot."""
+    instance = PaperclipInstance()
+    try:
+        instance.start()
+        postgres = [p for p in instance.processes() if "postgres" in " ".join(p.cmdline()[:1])]
+        assert postgres
+        maps = [Path(f"/proc/{p.pid}/maps").read_text() for p in postgres]
+        assert not any("/dev/shm/PostgreSQL" in m for m in maps), "a segment in /dev/shm"
+        assert any("pg_dynshmem" in m for m in maps), "no segment in the data folder"
+        for process in instance.processes():
+            process.kill()
     finally:
         instance.close()
     assert instance.processes() == []

@@ -188,6 +188,12 @@ class PaperclipInstance:
         (self.instance_dir / ".env").write_text(f"PAPERCLIP_AGENT_JWT_SECRET={self.jwt_secret}\n")
         self.database_dir = database = Path(config["database"]["embeddedPostgresDataDir"])
         database.mkdir(mode=0o700, exist_ok=True)
+        if self.fresh:
+            # Postgres keeps its dynamic shared memory in /dev/shm by default, where a postmaster that is
+            # killed (a SIGKILL restart, a killed harness) leaves its segments for ever; in the data folder
+            # (`mmap`) they go with the instance's folder.
+            with open(database / "postgresql.conf", "a") as conf:
+                conf.write("\ndynamic_shared_memory_type = mmap  # everyday-evals: segments stay in this folder\n")
         install.chown_tree(database, install.postgres_owner())
         self._prepared = True
 
