@@ -13,9 +13,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from harness_runs import attempts, harness_run, processes_naming, processes_of, wait_for
 
 from harness.core.verdicts import Verdict
+from tests.stories.harness_runs import attempts, harness_run, processes_naming, processes_of, wait_for
 from tests.stories.story_expectations import BUILD_REVISE_CHECKS
 
 CELL = "everyday-workflows-scripted.scripted.local.build-revise"

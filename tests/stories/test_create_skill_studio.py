@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from harness_runs import attempts, harness_run, processes_of
 
 from calibration.product_defects import DEFECT_CASES
 from harness.core.verdicts import Verdict
+from tests.stories.harness_runs import attempts, harness_run, processes_of
 
 CELL = "everyday-workflows-scripted.scripted.local.create-skill-studio"
 SKILL_CASES = {case.defect: case.expected_check for case in DEFECT_CASES if case.case == "create-skill-studio"}

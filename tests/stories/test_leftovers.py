@@ -12,10 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness_runs import attempts, harness_run, processes_naming, run_temp, wait_for
-
 from harness.core.verdicts import Verdict
 from harness.running.ownership import OWNED_ROOT_NAME
+from tests.stories.harness_runs import attempts, harness_run, processes_naming, run_temp, wait_for
 
 
 def start_and_kill_mid_story(results: Path) -> None:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from harness_runs import attempts, harness_run
-
 from harness.core.verdicts import Verdict
+from tests.stories.harness_runs import attempts, harness_run
 
 CELL = "everyday-workflows-paperclip.scripted.paperclip-local.build-revise"
 

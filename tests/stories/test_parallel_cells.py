@@ -17,9 +17,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from harness_runs import attempts, harness_run, processes_naming, processes_of, wait_for
-
 from harness.core.verdicts import Verdict
+from tests.stories.harness_runs import attempts, harness_run, processes_naming, processes_of, wait_for
 
 CELLS = (
     "everyday-workflows-scripted.scripted.local.build-revise",
