@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
+
+from harness.running.ownership import claim_run_folder, release_run_folder, remove_dead_owners
 
 pytest_plugins = ["harness.running.plugin"]
 
@@ -19,10 +23,25 @@ E2E_FIXTURES = frozenset(
 )
 
 
+RUN_FOLDER = pytest.StashKey[Path]()
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "e2e: drives a real product, browser, Docker engine or agent CLI (deselect with -m 'not e2e')"
     )
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        # A process that starts products and browsers (an xdist worker, or a run without workers) works in a
+        # folder labelled with its owner, as `harness run` does: a test run killed outright leaves nothing the
+        # next one (or `harness clean`) does not end and remove. tmp_path stays where pytest keeps and prunes it.
+        os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
+        remove_dead_owners()
+        config.stash[RUN_FOLDER] = claim_run_folder()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if RUN_FOLDER in config.stash:
+        release_run_folder(config.stash[RUN_FOLDER])
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -35,9 +35,18 @@ def harness_run(results: Path, *args: str, env: dict[str, str] | None = None) ->
     )
 
 
+def short_temp_root() -> Path:
+    """The machine's temporary folder, not the labelled one this test process works in (tests/conftest.py).
+
+    A `harness run` started by a test labels a folder of its own under its
+    TMPDIR; nested under ours, Chromium's socket paths there would pass 108 bytes.
+    """
+    return Path(os.environ.get("PYTEST_DEBUG_TEMPROOT") or tempfile.gettempdir())
+
+
 def run_temp(results: Path) -> Path:
     """A short temporary folder of the run's own (Chromium's socket paths there must stay under 108 bytes)."""
-    return Path(tempfile.gettempdir()) / f"hr-{hashlib.sha256(str(results).encode()).hexdigest()[:10]}"
+    return short_temp_root() / f"hr-{hashlib.sha256(str(results).encode()).hexdigest()[:10]}"
 
 
 def processes_of(results: Path) -> list[psutil.Process]:
