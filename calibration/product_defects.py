@@ -46,6 +46,9 @@ class DefectCase(BaseModel):
     persona: str | None = Field(
         default=None, description="a scripted persona that reaches the defect (an agent that asks twice, say)"
     )
+    alone: bool = Field(
+        default=False, description="no other check may fail: the story tells this defect apart from every other"
+    )
 
 
 DEFECT_CASES: tuple[DefectCase, ...] = (
@@ -228,18 +231,21 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         case="service-approve",
         expected_check="decision.saved-once",
         why="the Approve replayed through the API is saved again: the decision's time changes",
+        alone=True,
     ),
     DefectCase(
         defect="email-card-changes-on-reload",
         case="agentmail-setup",
         expected_check="email.card-durable",
         why="after the reload the card reads as a reminder: its explanation is gone",
+        alone=True,
     ),
     DefectCase(
         defect="email-card-shows-access-selector",
         case="agentmail-setup",
         expected_check="email.no-access-selectors-or-modal",
         why="the email setup card asks which access the agent gets, in a selector",
+        alone=True,
     ),
     DefectCase(
         defect="connection-seeded-at-start",
@@ -247,6 +253,7 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         expected_check="connection.none-at-start",
         why="the company starts with a sample connection; the premise check fails (a failed verdict, not unexercised: "
         "the product made it) and the story goes on to pass everything else",
+        alone=True,
     ),
     DefectCase(
         defect="credential-in-api",
@@ -397,30 +404,35 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         case="create-skill-studio",
         expected_check="skill.created-once",
         why="one skill request adds two library entries",
+        alone=True,
     ),
     DefectCase(
         defect="skill-card-missing",
         case="create-skill-studio",
         expected_check="skill.card-shown",
         why="the skill is in the library but the task's thread shows no card for it",
+        alone=True,
     ),
     DefectCase(
         defect="card-links-same-heading",
         case="create-skill-studio",
         expected_check="skill.card-links-created",
         why="the card opens another skill with the same heading: Studio shows another id and slug",
+        alone=True,
     ),
     DefectCase(
         defect="skill-edit-not-saved",
         case="create-skill-studio",
         expected_check="skill.edit-saved",
         why="Studio answers Saved but the library keeps the old body; reopened from the sidebar it shows the old body",
+        alone=True,
     ),
     DefectCase(
         defect="skill-edit-lost-on-reload",
         case="create-skill-studio",
         expected_check="skill.edit-kept-after-reload",
         why="the edit is stored and shown, but a reload of Studio shows the first version",
+        alone=True,
     ),
     DefectCase(
         defect="provider-no-disclosure",
@@ -581,10 +593,19 @@ def row_for(case: DefectCase, record: AttemptRecord | None) -> Row:
         )
     failed = [check.id for check in record.checks if not check.passed]
     by_deadline = bool(DEADLINE_REASON.search(record.reason))
-    ok = record.verdict is Verdict.FAILED and case.expected_check in failed and not by_deadline
     deciding = case.expected_check if case.expected_check in failed else (failed[0] if failed else "-")
-    got = record.verdict.value + (" (deadline)" if by_deadline else "")
     others = [check for check in failed if check != deciding]
+    ok = (
+        record.verdict is Verdict.FAILED
+        and case.expected_check in failed
+        and not by_deadline
+        and not (case.alone and others)
+    )
+    got = (
+        record.verdict.value
+        + (" (deadline)" if by_deadline else "")
+        + (" (not alone)" if case.alone and others else "")
+    )
     detail = record.reason[:240] + (f" [also failed: {', '.join(others[:6])}]" if others else "")
     return Row(
         suite="product-defects",
