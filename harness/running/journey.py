@@ -461,15 +461,21 @@ class Journey:
         self.evidence.check(check.id, check.passed, check.detail, [self.evidence.screenshots[-1]])
 
     def conclude(self) -> Conclusion:
-        """Oracle results, final screenshot, persisted records, lifecycle checks; returns timing and accounting facts."""
-        self._record_grades()
-        if self.current is not None:
-            self.current.reload()
-            shown = self.api.task(self.current.task_id)
-            if shown.agent_replies():
-                self.current.scroll_latest_reply_into_view()
-            self.screenshot("final")
-            self._require_thread_matches(shown)
+        """Final screenshot, oracle results, persisted records, lifecycle checks; returns timing and accounting facts.
+
+        The final screen is taken while the last grade still runs in the
+        background; its results are kept even when taking the screen fails.
+        """
+        try:
+            if self.current is not None:
+                self.current.reload()
+                shown = self.api.task(self.current.task_id)
+                if shown.agent_replies():
+                    self.current.scroll_latest_reply_into_view()
+                self.screenshot("final")
+                self._require_thread_matches(shown)
+        finally:
+            self._record_grades()
         self.watch.conclude()
         tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
         records = self.evidence.snapshot("tasks", tasks)
