@@ -18,10 +18,10 @@ it writes (CPython's reference counts write to each object it touches, so
 the kernel copies the page), and those copies are most of a child's cost:
 whatever every child would do alike (importing pkgutil, which runpy.run_path
 imports on each call; setting the environment) is done once, before the
-first fork. Every child gets its own session (the
-whole group is killed afterwards), an address-space limit, a timeout and a
-stdout cap. Running as PID 1, the loop also reaps orphans so zombies cannot
-eat the container's pid budget.
+first fork. Every child gets its own session (the whole group is killed
+afterwards), an address-space limit, a timeout and a stdout cap. Running as
+PID 1, the loop also reaps orphans so zombies cannot eat the container's
+pid budget.
 """
 
 import argparse  # noqa: F401  pre-warmed for forked children: typical CLI imports
