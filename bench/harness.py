@@ -8,6 +8,7 @@ evidence. Prints medians over repeated runs; never asserts a time.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -40,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--case", default="build-revise")
     args = parser.parse_args(argv)
     records, commands = [], []
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="everyday-bench-") as folder:
         for number in range(args.repetitions):
             record, command_s = run_once(Path(folder), f"bench-{number}", args.case)
@@ -54,6 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     overhead = statistics.median(r.timing.harness_overhead_s or 0.0 for r in records)
     passed = sum(r.verdict.value == "passed" for r in records)
     print(f"{args.case} (scripted), {args.repetitions} runs, {passed} passed")
+    print(
+        f"load average (1 min) before / after: {load_before:.1f} / {os.getloadavg()[0]:.1f} (other work skews every figure)"
+    )
     print(f"median attempt wall time: {wall:.2f} s; median agent run time: {agent:.2f} s")
     verdict = "met" if overhead <= GOAL_OVERHEAD_S else "NOT met"
     command_overhead = statistics.median(

@@ -19,6 +19,7 @@ in-process run (goal <= 2.5). Medians; nothing here asserts a time.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -45,6 +46,8 @@ class BenchResult(BaseModel):
 
     repetitions: int
     image: str
+    load: tuple[float, float]
+    """The 1-minute load average before and after: other work on the machine skews every figure."""
     bare_cli_s: list[float]
     bare_s: list[float]
     grade_s: list[float]
@@ -71,6 +74,7 @@ class BenchResult(BaseModel):
             [
                 f"image                                       {self.image}",
                 f"repetitions                                 {self.repetitions}",
+                f"load average (1 min) before / after         {self.load[0]:.1f} / {self.load[1]:.1f}",
                 f"bare hardened `docker run` python3 -c pass  median {m(self.bare_cli_s):.3f} s",
                 f"bare hardened container, engine API         median {m(self.bare_s):.3f} s",
                 f"full {BENCH_TASK} {BENCH_MODE} grade, in-process        median {m(self.grade_s):.3f} s",
@@ -133,6 +137,7 @@ def _run(command: list[str]) -> None:
 
 def bench(repetitions: int = 7, image_ref: str | None = None) -> BenchResult:
     """Time the four figures over the task's reference solution, interleaved, after one warm-up of each."""
+    load_before = os.getloadavg()[0]
     client = image.engine()
     chosen = image.resolve(client, image_ref)
     limits = SandboxLimits()
@@ -176,7 +181,7 @@ def bench(repetitions: int = 7, image_ref: str | None = None) -> BenchResult:
         for _ in range(repetitions):
             for name, action in figures.items():
                 timings[name].append(_timed(action))
-    return BenchResult(repetitions=repetitions, image=chosen.id, **timings)
+    return BenchResult(repetitions=repetitions, image=chosen.id, load=(load_before, os.getloadavg()[0]), **timings)
 
 
 def main(argv: list[str] | None = None) -> int:

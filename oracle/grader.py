@@ -110,17 +110,26 @@ def _checks(client: docker.DockerClient, request: _Request, zip_path: Path, stan
     return results
 
 
-def _prepare(client: docker.DockerClient | None, image_ref: str | None) -> tuple[docker.DockerClient, str]:
-    """The engine and the image id a grade (or a batch) runs in; leftovers of killed grades removed first."""
+def _engine_failed(when: str, error: DockerException) -> image.CannotGrade:
+    return image.CannotGrade(f"the Docker engine failed {when}: {str(error).splitlines()[0][:200]}")
+
+
+def _resolve(
+    client: docker.DockerClient | None, image_ref: str | None, standby: Standby | None
+) -> tuple[docker.DockerClient, str]:
+    """The engine and the image id a grade (or a batch) runs in.
+
+    A standby's image was resolved by whoever started it: asked for that
+    very id, the batch does not look it up again (one engine round trip
+    less on the command line's path).
+    """
+    if standby is not None and image_ref == standby.image_id:
+        return standby.client, standby.image_id
     try:
         client = client or image.engine()
-        chosen = image.resolve(client, image_ref)
-        remove_leftovers(client)
+        return client, image.resolve(client, image_ref).id
     except DockerException as error:
-        raise image.CannotGrade(
-            f"the Docker engine failed before the grade: {str(error).splitlines()[0][:200]}"
-        ) from None
-    return client, chosen.id
+        raise _engine_failed("before the grade", error) from None
 
 
 def _grade_one(
@@ -131,9 +140,7 @@ def _grade_one(
     try:
         found = _checks(client, request, zip_path, standby)
     except DockerException as error:
-        raise image.CannotGrade(
-            f"the Docker engine failed during the grade: {str(error).splitlines()[0][:200]}"
-        ) from None
+        raise _engine_failed("during the grade", error) from None
     finally:
         if standby is not None:
             standby.close()  # unused when intake or the structure stopped the grade
@@ -221,9 +228,12 @@ def grade_batch(
     (the engine went away) ends the whole batch, because a partial batch
     would read as a verdict on the ZIPs it skipped.
 
-    `standby` is a container the caller started ahead for the first job (the
-    command line does, before it imports pydantic and the task); it is used
-    only if it matches this batch's image and limits, and closed either way.
+    The first job's container is started before any host work (the leftover
+    sweep, unpacking the ZIP, its structure), so the engine starts it
+    meanwhile. `standby` is such a container the caller started even earlier
+    (the command line does, before it imports pydantic and the task); it is
+    used only if it matches this batch's image and limits, and closed either
+    way.
     """
     options = options or GradeOptions()
     try:
@@ -241,8 +251,16 @@ def _batch(
     limits = SandboxLimits(command_timeout_s=options.command_timeout_s, grade_deadline_s=options.deadline_s)
     if not jobs:
         return []
-    client, image_id = _prepare(client, options.image_ref)
-    usable = standby is not None and (standby.image_id, standby.limits) == (image_id, limits)
+    client, image_id = _resolve(client, options.image_ref, standby)
+    if standby is None or (standby.image_id, standby.limits) != (image_id, limits):
+        # The first job's container starts now, so the engine starts it while the host sweeps leftovers,
+        # unpacks the ZIP and checks its structure, instead of after all that.
+        standby = Standby(client, image_id, limits)
+    try:
+        remove_leftovers(client)  # never ours: this process is alive, and a volume in use is never pruned
+    except DockerException as error:
+        standby.close()
+        raise _engine_failed("before the grade", error) from None
 
     def one(index: int) -> GradeResult:
         job = jobs[index]
@@ -253,9 +271,12 @@ def _batch(
             limits=limits,
             agent_tests=options.agent_tests,
         )
-        return _grade_one(client, request, job.zip_path, standby if usable and index == 0 else None)
+        return _grade_one(client, request, job.zip_path, standby if index == 0 else None)
 
-    if len(jobs) == 1 or options.workers == 1:
-        return [one(index) for index in range(len(jobs))]
-    with ThreadPoolExecutor(max_workers=min(options.workers, len(jobs)), thread_name_prefix="oracle-grade") as pool:
-        return list(pool.map(one, range(len(jobs))))
+    try:
+        if len(jobs) == 1 or options.workers == 1:
+            return [one(index) for index in range(len(jobs))]
+        with ThreadPoolExecutor(max_workers=min(options.workers, len(jobs)), thread_name_prefix="oracle-grade") as pool:
+            return list(pool.map(one, range(len(jobs))))
+    finally:
+        standby.close()  # idempotent: the first job closed it already, unless the batch ended before it ran

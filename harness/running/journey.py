@@ -460,9 +460,8 @@ class Journey:
         check = thread_matches_records([message.id for message in stored], shown)
         self.evidence.check(check.id, check.passed, check.detail, [self.evidence.screenshots[-1]])
 
-    def conclude(self) -> Conclusion:
-        """Oracle results, final screenshot, persisted records, lifecycle checks; returns timing and accounting facts."""
-        self._record_grades()
+    def _final_evidence(self) -> list[Run]:
+        """The final screen, the invariants watched, the persisted records and the lifecycle checks; returns every run."""
         if self.current is not None:
             self.current.reload()
             shown = self.api.task(self.current.task_id)
@@ -481,7 +480,19 @@ class Journey:
         )
         for check in grade_lifecycle(facts):
             self.evidence.check(check.id, check.passed, check.detail, [records])
-        runs = [run for task in tasks for run in task.runs]
+        return [run for task in tasks for run in task.runs]
+
+    def conclude(self) -> Conclusion:
+        """Final screenshot, persisted records, lifecycle checks, then the oracle results; returns timing and accounting facts.
+
+        Everything before the oracle results is done while the last grade
+        still runs in the background; the grades are kept even when
+        something before them fails.
+        """
+        try:
+            runs = self._final_evidence()
+        finally:
+            self._record_grades()
         return Conclusion(
             agent_run_s=round(_busy_s(runs), 3),
             accounting={

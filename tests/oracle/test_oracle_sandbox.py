@@ -193,6 +193,12 @@ def test_a_standby_nobody_feeds_is_removed_and_ran_nothing(client, oracle_image,
     [result] = grade_batch([GradeJob(zip_path=broken, mode="base")], client=client, standby=ahead)
     assert result.deciding_check == engine.INTAKE_READABLE
     assert ahead.container_id() not in {c["Id"] for c in _ours(client)}
+    import os
+
+    before = {c["Id"] for c in _ours(client) if c["Labels"].get(LABEL_PID) == str(os.getpid())}
+    # In-process, the grade starts its own container ahead of intake: stopped by intake, it leaves nothing either.
+    assert grade(broken, "base", client=client).deciding_check == engine.INTAKE_READABLE
+    assert {c["Id"] for c in _ours(client) if c["Labels"].get(LABEL_PID) == str(os.getpid())} <= before
 
 
 def test_a_volume_left_by_a_removal_without_v_is_swept(client, oracle_image) -> None:
@@ -205,3 +211,32 @@ def test_a_volume_left_by_a_removal_without_v_is_swept(client, oracle_image) -> 
     remove_leftovers(client)
     with pytest.raises(NotFound):
         client.api.inspect_volume(volume)
+
+
+def test_the_delivery_goes_in_through_a_holder_that_never_runs(client, oracle_image, tmp_path: Path) -> None:
+    """The copy lands in a created, never-started holder that shares the standby's volume (so it need not wait for
+    the standby's start); the standby reads it, and the holder, the standby and their volume all go."""
+    import json
+    import os
+
+    delivery = tmp_path / "delivery"
+    delivery.mkdir()
+    (delivery / "slugify.py").write_text("print('hi')\n")
+    collector = tmp_path / "collector.py"
+    collector.write_text("import json, os\nprint(json.dumps(sorted(os.listdir('/oracle/delivery'))))\n")
+    mine = lambda: [c for c in _ours(client) if c["Labels"].get(LABEL_PID) == str(os.getpid())]  # noqa: E731
+    with Standby(client, oracle_image.id, SandboxLimits()) as standby:
+        standby_id = standby.container_id()
+        deadline = time.monotonic() + 20
+        while not (holders := [c["Id"] for c in mine() if c["Id"] != standby_id]):
+            assert time.monotonic() < deadline, "the standby never got a holder"
+            time.sleep(0.05)
+        holder = client.api.inspect_container(holders[0])
+        assert holder["State"]["Status"] == "created" and holder["HostConfig"]["VolumesFrom"] == [standby_id]
+        assert holder["HostConfig"]["NetworkMode"] == "none" and holder["Config"]["User"] == USER
+        [volume] = [m["Name"] for m in client.api.inspect_container(standby_id)["Mounts"]]
+        run = standby.run(delivery, collector, {})
+        assert run.exit == 0 and json.loads(run.stdout) == ["slugify.py"]
+    assert mine() == [], "the holder or the standby outlived the grade"
+    with pytest.raises(NotFound):
+        client.api.inspect_volume(volume)  # the volume went with the last container using it

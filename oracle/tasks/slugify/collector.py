@@ -13,10 +13,15 @@ the interpreter once, and runs each call in a *forked* child that executes
 slugify.py as ``__main__`` with the same argv, cwd, sys.path[0], stdout and
 exit-status semantics as ``python3 slugify.py ...``. Jobs marked ``fresh``
 exec a brand-new ``python3 slugify.py`` instead, so the real entry path is
-always exercised too and must agree. Every child gets its own session (the
-whole group is killed afterwards), an address-space limit, a timeout and a
-stdout cap. Running as PID 1, the loop also reaps orphans so zombies cannot
-eat the container's pid budget.
+always exercised too and must agree. A forked child pays for every page
+it writes (CPython's reference counts write to each object it touches, so
+the kernel copies the page), and those copies are most of a child's cost:
+whatever every child would do alike (importing pkgutil, which runpy.run_path
+imports on each call; setting the environment) is done once, before the
+first fork. Every child gets its own session (the whole group is killed
+afterwards), an address-space limit, a timeout and a stdout cap. Running as
+PID 1, the loop also reaps orphans so zombies cannot eat the container's
+pid budget.
 """
 
 import argparse  # noqa: F401  pre-warmed for forked children: typical CLI imports
@@ -24,6 +29,7 @@ import atexit
 import io
 import json
 import os
+import pkgutil  # noqa: F401  runpy.run_path imports it on every call: imported once here, not in every child
 import re  # noqa: F401
 import resource
 import runpy
@@ -132,8 +138,6 @@ def _child(plan, job, write_fd, env):
         os.chdir(plan["project"])
         if job.get("exec"):
             os.execvpe(job["exec"][0], job["exec"], env)
-        os.environ.clear()
-        os.environ.update(env)
         sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
         sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8")
         sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace")
@@ -292,6 +296,8 @@ def main():
                 "stderr": True,
             }
         )
+    os.environ.clear()  # once here, inherited by every forked child (exec'd ones get env explicitly)
+    os.environ.update(env)
     observed = run_all(plan, jobs, env)
     agent_tests = observed.pop() if plan["agent_tests"] else None
     function = observed[0]
