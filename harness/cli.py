@@ -14,6 +14,7 @@ builds the one validated object that pytest and every xdist worker receive.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -27,6 +28,7 @@ from harness.running.selection import SelectionError, select
 PROG = "harness"
 # Exit status for a command line the harness cannot honour (argparse uses the same).
 USAGE_ERROR = 2
+READER_GONE = 120  # what Python itself exits with when its output cannot be flushed
 DEFAULT_RESULTS = Path("results")
 
 
@@ -327,6 +329,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (SelectionError, UsageError) as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return USAGE_ERROR
+    except BrokenPipeError:  # the reader went away (`| head`): nothing more to say, and no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return READER_GONE
 
 
 if __name__ == "__main__":

@@ -10,12 +10,12 @@ of every grade a user waits for.
 import os
 import sys
 
-from oracle.cli import main
+from oracle.cli import EXIT_READER_GONE, main
 
 code = main()
 try:
     sys.stdout.flush()
     sys.stderr.flush()
 except OSError:  # a reader that went away (a closed pipe): the exit status Python itself gives
-    code = 120
+    code = EXIT_READER_GONE
 os._exit(code)

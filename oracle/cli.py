@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from typing import NoReturn
 
@@ -29,6 +30,7 @@ from oracle.tasks import DEFAULT_TASK
 MAX_SECONDS = 3600.0  # mirrors oracle.sandbox.MAX_DEADLINE_S (not imported: that module pulls in the Docker SDK)
 MAX_WORKERS = 16  # mirrors oracle.grader.MAX_WORKERS
 EXIT_CANNOT_GRADE = 2
+EXIT_READER_GONE = 120  # what Python itself exits with when its output cannot be flushed
 
 
 class _Parser(argparse.ArgumentParser):
@@ -182,3 +184,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("oracle: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`| head`): nothing more to say, and no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_READER_GONE

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -51,3 +52,21 @@ def test_a_broken_attempt_in_a_cell_folder_can_still_be_reviewed(tmp_path: Path)
     done = harness("review", str(broken), "--note", "the run died before writing its record", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert (broken / "review.json").is_file()
+
+
+def test_a_reader_that_went_away_gets_no_traceback(tmp_path: Path) -> None:
+    """`harness list --all | head -c0`: exit 120, as Python's own, and nothing on stderr."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "harness.cli", "list", "--all"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+            timeout=60,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 120 and done.stderr == ""

@@ -227,3 +227,22 @@ def test_a_batch_runs_containers_in_parallel_and_keeps_the_order(client, tmp_pat
     # Overlap, measured within this run (no absolute time on a shared machine): serial grades would take their sum.
     serial = sum(r.elapsed_s for r in results)
     assert elapsed < serial, f"the batch took {elapsed:.1f} s, its grades {serial:.1f} s in all: they did not overlap"
+
+
+def test_a_reader_that_went_away_gets_no_traceback_and_no_container_is_left(client, tmp_path: Path) -> None:
+    """`grade ... | head -c0`: the grade is done, its answer has nowhere to go; exit 120, as Python's own."""
+    path = tmp_path / "broken.zip"
+    path.write_bytes(b"PK\x03\x04 definitely not a zip")  # graded (intake refuses it) and printed as JSON
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "oracle", "grade", "--mode", "base", str(path)],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 120 and done.stderr == ""
