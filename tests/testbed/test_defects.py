@@ -329,10 +329,10 @@ def asked_or_ended(api: ApiClient, task_id: RecordId) -> list[Interaction] | str
 
 
 def email_card(instance: TestbedInstance, task_id: RecordId, interaction_id: RecordId) -> str:
-    """The email setup card as the task page's live part draws it (its list item)."""
+    """The email setup card as the task page's live part draws it (its list item); "" where none is drawn."""
     live = httpx.get(f"{instance.base_url}/tasks/{task_id}/live").text
-    start = live.index(f'data-interaction-id="{interaction_id}"')
-    return live[start : live.index("</li>", start)]
+    start = live.find(f'data-interaction-id="{interaction_id}"')
+    return "" if start < 0 else live[start : live.index("</li>", start)]
 
 
 def decide_on_services(instance: TestbedInstance) -> Symptoms:
