@@ -87,6 +87,13 @@ class Environment(_Frozen):
         description="how many times a case's scripted step time the agent takes here: a product whose UI answers"
         " slower than the testbed's needs the same window for a person to act in, measured in its own latency",
     )
+    shown_wait_s: float = Field(
+        default=15.0,
+        gt=0,
+        description="seconds a page may take to show what the product already has (a message it stored, a"
+        " delivery it lists, a card for a request it made, a status it records); past that the product failed to"
+        " show it. The testbed's pages refresh live within a second; Paperclip's took 19 s at load 11",
+    )
     scripted_deadline_scale: float = Field(
         default=1.0,
         ge=1.0,
@@ -378,6 +385,7 @@ PAPERCLIP_LOCAL = Environment(
     # run's end, twice what the person needed there; the deadline grows with it (the agent thinks again after the
     # late message).
     fault_window_scale=15.0,
+    shown_wait_s=30.0,
     scripted_deadline_scale=3.0,
     description="The real Paperclip (pinned npm release) on this machine; its process adapter runs the scripted agent.",
 )

@@ -43,7 +43,7 @@ def require_email_card(journey: Journey, task: Task) -> Interaction:
     first = page.email_card(request.id)
     with journey.expecting("task-page-shown", f"reloading task {task.id}"):
         page.reload()
-        page.wait_for_decision_card(request.id, timeout=journey.deadline.budget(requests.CARD_WAIT_S))
+        page.wait_for_decision_card(request.id, timeout=journey.shown_budget())
     again = page.email_card(request.id)
     journey.screenshot("email card after reload")
     path = journey.evidence.snapshot("email-card", {"first": first, "after_reload": again})

@@ -39,7 +39,6 @@ from harness.running.journey import Journey
 
 ACTION = "choose_provider"
 GATEWAY_CONNECTION = "Arcade gateway"
-RELOAD_WAIT_S = 15.0
 
 
 def question_page(journey: Journey) -> ProviderQuestionView:
@@ -105,7 +104,7 @@ def restart_with_question_pending(
 
     def on_the_page() -> ProviderQuestionCard | None:
         try:
-            page.wait_for_decision_card(question.id, timeout=journey.deadline.budget(RELOAD_WAIT_S))
+            page.wait_for_decision_card(question.id, timeout=journey.shown_budget())
         except AssertionError:
             return None
         return page.provider_question(question.id)
@@ -128,7 +127,7 @@ def calls_so_far(journey: Journey, gateway: InstalledGateway) -> int:
 def choose(journey: Journey, question: Interaction, option: str, calls_before: int | None = None) -> DecisionRecord:
     """Click one option of the question in the browser; the choice must be saved once."""
     with journey.expecting("decision-saved", f"choosing {option} on interaction {question.id}"):
-        question_page(journey).choose(question.id, option, timeout=journey.deadline.budget(requests.CARD_WAIT_S))
+        question_page(journey).choose(question.id, option, timeout=journey.shown_budget())
     word: Literal["approve", "decline"] = "decline" if option == NO_PROVIDER else "approve"
     return requests.record_decision(journey, question, word, f"chose {option}", calls_before, choice=option)
 

@@ -27,7 +27,6 @@ from harness.products.base import DecisionView, ProvidersApi, RenderedPage, Serv
 from harness.products.records import Interaction, Task
 from harness.running.journey import Journey
 
-CARD_WAIT_S = 30.0
 # A decline story settles on the lead's reply after the decision; a silent agent fails the explanation check
 # once this much of the deadline has passed with the task finished, instead of at the attempt's deadline.
 REPLY_WAIT_S = 15.0
@@ -58,7 +57,7 @@ def require_pending_request(journey: Journey, task: Task, expected: ExpectedRequ
     first = found[0]
     page = decision_page(journey)
     with journey.expecting("decision-card-shown", f"the card of interaction {first.id} on task {task.id}"):
-        page.wait_for_decision_card(first.id, timeout=journey.deadline.budget(CARD_WAIT_S))
+        page.wait_for_decision_card(first.id, timeout=journey.shown_budget())
     stored = pending() or []
     cards = [card for card in page.decision_cards() if card.status == "pending"]
     journey.screenshot("decision requested")
@@ -75,7 +74,7 @@ def decide(journey: Journey, request: Interaction, approve: bool, calls_before: 
     """Click yes or no on the card, wait for the saved decision, then replay it through the API."""
     word: Literal["approve", "decline"] = "approve" if approve else "decline"
     with journey.expecting("decision-saved", f"clicking {word} on interaction {request.id}"):
-        decision_page(journey).decide(request.id, approve, timeout=journey.deadline.budget(CARD_WAIT_S))
+        decision_page(journey).decide(request.id, approve, timeout=journey.shown_budget())
     return record_decision(journey, request, word, f"{word}d", calls_before)
 
 

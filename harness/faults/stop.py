@@ -18,7 +18,6 @@ from harness.products.records import RecordId, Run, Task
 from harness.running.journey import Journey
 
 STOP_TRIES = 3
-STOP_RESULT_WAIT_S = 30.0
 # A run Stop was clicked on ends within seconds; one still active after this never took the Stop.
 STOP_END_WAIT_S = 30.0
 
@@ -105,7 +104,7 @@ def _stopped(journey: Journey, page: TaskView, run: Run, requests_for_work: int)
     only a product that really ended the process group passes.
     """
     with journey.expecting("stop-result-shown", f"the page reporting run {run.id} stopped"):
-        page.wait_for_stop_result(run.id, timeout=journey.deadline.budget(STOP_RESULT_WAIT_S))
+        page.wait_for_stop_result(run.id, timeout=journey.shown_budget())
     final = journey.api.run(run.id)
     pid = run.identity.pid
     group_gone = pid is None or not journey.instance.process_group_alive(pid)

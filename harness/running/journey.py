@@ -38,9 +38,6 @@ from harness.running.watch import InvariantWatch
 
 SCRIPTED_PACE_S = 0.05
 SETTLE_S = 5.0
-# Page steps on something the product already has (a message it stored, a delivery it lists): the page
-# shows it within seconds (it refreshes live), so these fail in half a minute, not at the attempt deadline.
-SHOWN_WAIT_S = 30.0
 # The page already shows the message, so the product has it: its record must read back at once.
 STORED_AFTER_SHOWN_S = 15.0
 BUILD_ORACLE_TASK = "slugify"  # the oracle task a delivery is graded by unless a story names another
@@ -234,6 +231,11 @@ class Journey:
         self.screenshot(f"child task {child.id}")
         return child
 
+    def shown_budget(self) -> float:
+        """Seconds a page step on something the product already has may take: the environment's
+        ``shown_wait_s``, within what is left of the attempt. Such a step fails in seconds, not at the deadline."""
+        return self.deadline.budget(self.cell.environment.shown_wait_s)
+
     def reload(self) -> None:
         self.current_page().reload()
 
@@ -283,7 +285,7 @@ class Journey:
         page = self.current_page()
         known = frozenset(c.id for c in self.api.task(page.task_id).comments)
         with self.expecting("message-shown", f"sending a message on task {page.task_id}"):
-            page.send_message(text, timeout=self.deadline.budget(SHOWN_WAIT_S))
+            page.send_message(text, timeout=self.shown_budget())
         self._sent(text)
         self.screenshot("message sent")
         pending = PendingMessage(task_id=page.task_id, text=text, known_ids=known)
@@ -359,7 +361,7 @@ class Journey:
                 f"{current.unconsumed_user_messages} message(s) still count as unread after {SETTLE_S:.0f} s",
             )
         with self.expecting("page-shows-status", f"the page of task {task.id} showing {current.status}"):
-            self.current_page().wait_until_status(current.status, timeout=self.deadline.budget(30))
+            self.current_page().wait_until_status(current.status, timeout=self.shown_budget())
         self.evidence.note("finished", f"task {task.id} is {current.status}")
         self.screenshot(f"task {task.id} {current.status}")
         return current
@@ -373,7 +375,7 @@ class Journey:
         latest = current.deliveries[-1]
         with self.expecting("delivery-downloadable", f"downloading delivery {latest.id} from the page"):
             with self.evidence.timed("downloads"):
-                data = self.current_page().download_delivery_id(latest.id, timeout=self.deadline.budget(SHOWN_WAIT_S))
+                data = self.current_page().download_delivery_id(latest.id, timeout=self.shown_budget())
         record = self.evidence.download(phase, data)
         self.evidence.check(
             f"delivery.{phase}.sha256",
@@ -393,7 +395,7 @@ class Journey:
             return
         with self.expecting("delivery-downloadable", f"downloading delivery {delivery.id} again from the page"):
             with self.evidence.timed("downloads"):
-                data = self.current_page().download_delivery_id(delivery.id, timeout=self.deadline.budget(SHOWN_WAIT_S))
+                data = self.current_page().download_delivery_id(delivery.id, timeout=self.shown_budget())
         again = self.evidence.download(f"{original.phase}-again", data)
         self.evidence.check(
             "delivery.redownload-identical",

@@ -19,8 +19,6 @@ from harness.products.base import StudioView, TaskSkillsView
 from harness.products.records import SkillEntry, Task
 from harness.running.journey import Journey
 
-CARD_WAIT_S = 15.0
-
 
 class SkillLibrary:
     """The company's skill library as one person sees it during a journey (what was there before they asked)."""
@@ -53,7 +51,7 @@ class SkillLibrary:
         self.journey.evidence.note("skill created", f"skill {created.id} {created.slug!r} ({created.name!r})")
         panel = self._panel(task)
         with self._on_page(rules.CARD_SHOWN, f"waiting for a skill card on task {task.id}"):
-            panel.wait_for_card(CARD_WAIT_S)
+            panel.wait_for_card(self.journey.shown_budget())
         self.journey.require(rules.card_shown(panel.card_skill_ids()), "skill card shown")
         return created
 
