@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from calibration.runner import Row, rows_in_parallel
 from harness.core.records import AttemptRecord
@@ -25,6 +25,9 @@ class PersonaCase(BaseModel):
     case: str
     persona: str
     expected_check: str | None = None  # None: the story must pass
+    deadline_s: int | None = Field(
+        default=None, gt=0, description="a shorter attempt deadline (--deadline) for a persona that shows only by time"
+    )
 
 
 PERSONA_CASES: tuple[PersonaCase, ...] = (
@@ -82,7 +85,13 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
     # The lead builds the tool itself: its task comes to rest without a child, and that fails at once.
     PersonaCase(case="delegate-feedback", persona="ignores-delegation", expected_check="expect.child-task-created"),
     # The agent never writes the file Stop must land after: the wait for it runs out with the attempt.
-    PersonaCase(case="stop-redirect", persona="stuck-before-writing", expected_check="expect.source-saved"),
+    PersonaCase(
+        # Stuck shows only by time: its wait for the saved source runs to the deadline, so a shorter one.
+        case="stop-redirect",
+        persona="stuck-before-writing",
+        expected_check="expect.source-saved",
+        deadline_s=45,
+    ),
     PersonaCase(case="hire-reuse", persona="default"),
     # Morgan's test suite asserts nothing a broken tool would fail: the slugify-tests oracle must catch it.
     PersonaCase(case="hire-reuse", persona="weak-tests", expected_check="oracle.second"),
@@ -115,9 +124,8 @@ def run_story_cell(case: str, results: Path, campaign: str, flags: list[str]) ->
 
 def run_persona(case: PersonaCase, results: Path) -> AttemptRecord | None:
     """Run the story's scripted cell with the persona through the real `harness run`."""
-    return run_story_cell(
-        case.case, results, f"calibration-{case.case}-{case.persona}", ["--scripted-persona", case.persona]
-    )
+    flags = ["--scripted-persona", case.persona, *(["--deadline", str(case.deadline_s)] if case.deadline_s else [])]
+    return run_story_cell(case.case, results, f"calibration-{case.case}-{case.persona}", flags)
 
 
 def row_for(case: PersonaCase, record: AttemptRecord | None) -> Row:

@@ -46,6 +46,9 @@ class DefectCase(BaseModel):
     persona: str | None = Field(
         default=None, description="a scripted persona that reaches the defect (an agent that asks twice, say)"
     )
+    deadline_s: int | None = Field(
+        default=None, gt=0, description="a shorter attempt deadline (--deadline) for a defect that shows only by time"
+    )
     alone: bool = Field(
         default=False, description="no other check may fail: the story tells this defect apart from every other"
     )
@@ -507,6 +510,7 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         case="service-decline",
         expected_check="expect.task-finished",
         why="after the decline the agent's run ends, but its task stays in progress; the shortest story to wait it out",
+        deadline_s=45,
     ),
     DefectCase(
         defect="thread-hides-newest-message",
@@ -573,6 +577,7 @@ def unknown_defects() -> list[str]:
 def run_defect(case: DefectCase, results: Path) -> AttemptRecord | None:
     """Run the story's scripted cell against the product with the defect on, through the real `harness run`."""
     flags = ["--product-defect", case.defect, *(["--pace", str(case.pace_s)] if case.pace_s else [])]
+    flags += ["--deadline", str(case.deadline_s)] if case.deadline_s else []
     flags += ["--scripted-persona", case.persona] if case.persona else []
     return run_story_cell(case.case, results, f"calibration-defect-{case.case}-{case.defect}", flags)
 

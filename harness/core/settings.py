@@ -96,6 +96,12 @@ class RunSettings(BaseModel):
             "--agent-time-limit", "wall-clock seconds per live agent run (default: the product's own)", "SECONDS"
         ),
     )
+    deadline_s: Annotated[float, Field(gt=0)] | None = Field(
+        default=None,
+        json_schema_extra=flag(
+            "--deadline", "seconds each attempt may take (default: the cell's own, recorded in attempt.json)", "SECONDS"
+        ),
+    )
     pace_s: Annotated[float, Field(gt=0)] | None = Field(
         default=None, json_schema_extra=flag("--pace", "seconds per scripted agent step (> 0)", "SECONDS")
     )

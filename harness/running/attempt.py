@@ -164,7 +164,7 @@ def run_attempt(
     attempt_id = new_attempt_id(cell_folder)
     recorder = EvidenceRecorder(cell_folder / attempt_id)
     started = utc_now()
-    deadline = Deadline(cell.deadline_s)
+    deadline = Deadline(settings.deadline_s or cell.deadline_s)
     conclusion = Conclusion()
 
     unavailable = live_cell_unavailable_reason(cell) or cost_limit_reason(cell, settings)

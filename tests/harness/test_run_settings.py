@@ -18,6 +18,8 @@ from harness.running.campaign import PLUGIN, pytest_arguments
     [
         (["--pace", "-1"], "--pace"),
         (["--pace", "0"], "--pace"),
+        (["--deadline", "0"], "--deadline"),
+        (["--deadline", "soon"], "--deadline"),
         (["--max-parallel", "0"], "--max-parallel"),
         (["--max-automatic-retries", "2"], "--max-automatic-retries"),
         (["--campaign", ""], "--campaign"),
