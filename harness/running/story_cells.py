@@ -26,5 +26,5 @@ def test_cell(cell: Cell, run_settings: RunSettings, browser, record_property) -
         pytest.skip(final.reason)
     if problem := unexpected(final, cell.known_finding):
         pytest.fail(problem, pytrace=False)
-    if known:
-        pytest.xfail(f"known finding: {final.reason}")
+    if known and cell.known_finding is not None:
+        pytest.xfail(f"known finding: {cell.known_finding.what}; {final.reason}")
