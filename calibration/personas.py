@@ -141,7 +141,7 @@ def row_for(case: PersonaCase, record: AttemptRecord | None) -> Row:
             detail="the run left no attempt.json",
             ok=False,
         )
-    failed = [check.id for check in record.checks if not check.passed]
+    failed = record.failed_check_ids()
     if case.expected_check is None:
         ok = record.verdict is Verdict.PASSED
     else:

@@ -596,7 +596,7 @@ def row_for(case: DefectCase, record: AttemptRecord | None) -> Row:
             detail="the run left no attempt.json",
             ok=False,
         )
-    failed = [check.id for check in record.checks if not check.passed]
+    failed = record.failed_check_ids()
     by_deadline = bool(DEADLINE_REASON.search(record.reason))
     deciding = case.expected_check if case.expected_check in failed else (failed[0] if failed else "-")
     others = [check for check in failed if check != deciding]

@@ -132,7 +132,7 @@ def row_for(case: ReplayCase, record: AttemptRecord | None) -> Row:
             detail="the run left no attempt.json",
             ok=False,
         )
-    failed = [check.id for check in record.checks if not check.passed]
+    failed = record.failed_check_ids()
     if case.expected == SECRET_SCAN:
         missing = [kind for kind in case.secret_kinds if f"holds a {kind} " not in record.reason]
         caught = record.reason.startswith("secret found in evidence") and not missing

@@ -13,13 +13,9 @@ from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 
 
-def failed_checks(record: AttemptRecord) -> set[str]:
-    return {check.id for check in record.checks if not check.passed}
-
-
 def is_known_finding(record: AttemptRecord, finding: KnownFinding | None) -> bool:
     """The record fails exactly as the cell's known finding declares."""
-    return finding is not None and record.verdict is Verdict.FAILED and finding.explains(failed_checks(record))
+    return finding is not None and record.verdict is Verdict.FAILED and finding.explains(set(record.failed_check_ids()))
 
 
 def unexpected(record: AttemptRecord, finding: KnownFinding | None) -> str | None:
@@ -33,7 +29,7 @@ def unexpected(record: AttemptRecord, finding: KnownFinding | None) -> str | Non
             "passed, but the catalog declares a known finding for this cell"
             f" ({', '.join(finding.checks)}): remove it if the product was fixed"
         )
-    failed = ", ".join(sorted(failed_checks(record))) or "no check"
+    failed = ", ".join(sorted(record.failed_check_ids())) or "no check"
     return (
         f"{record.verdict.value} on {failed}, not as its known finding declares"
         f" ({', '.join(finding.checks)}): {record.reason}"

@@ -117,3 +117,7 @@ class AttemptRecord(BaseModel):
     downloads: list[DownloadRecord] = Field(default_factory=list)
     screenshots: list[str] = Field(default_factory=list)
     extra: dict[str, Any] = Field(default_factory=dict)
+
+    def failed_check_ids(self) -> list[str]:
+        """The ids of the checks that failed, in the order they were decided."""
+        return [check.id for check in self.checks if not check.passed]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.catalog import Cell
+from harness.core.catalog import Cell, KnownFinding
 from harness.core.outcomes import is_known_finding, unexpected
 from harness.core.records import AttemptRecord
 from harness.core.settings import SETTINGS_OPTION, RunSettings
@@ -68,8 +68,12 @@ def latest_records(attempts: Sequence[LoadedAttempt]) -> list[AttemptRecord]:
     return [latest[key] for key in sorted(latest)]
 
 
+def _findings(cells: Sequence[Cell]) -> dict[str, KnownFinding | None]:
+    return {cell.execution_id: cell.known_finding for cell in cells}
+
+
 def summary(records: Sequence[AttemptRecord], cells: Sequence[Cell], results: Path, campaign: str) -> str:
-    findings = {cell.execution_id: cell.known_finding for cell in cells}
+    findings = _findings(cells)
     lines = [f"campaign {campaign}: {len(records)} cell(s)"]
     for record in records:
         mode = record.provenance.evidence_mode.value
@@ -88,7 +92,7 @@ def exit_status(records: Sequence[AttemptRecord], cells: Sequence[Cell]) -> int:
     Expected: passed or skipped, or failed exactly as the cell's known finding
     declares (see `harness.core.outcomes`).
     """
-    findings = {cell.execution_id: cell.known_finding for cell in cells}
+    findings = _findings(cells)
     if len(records) < len(cells):
         return 1
     return 1 if any(unexpected(record, findings.get(record.cell.execution_id)) for record in records) else 0
