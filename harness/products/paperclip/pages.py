@@ -20,7 +20,7 @@ import httpx
 from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from harness.products.downloads import click_download
+from harness.products.controls import download, press
 from harness.products.http import answered
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -127,7 +127,7 @@ class IssuePage:
         )
         link = links.filter(has_not_text=mine).nth(index)
         expect(link).to_be_visible()
-        link.click()
+        press(link)
         self.page.wait_for_url(re.compile(rf"/{prefix}/issues/{prefix}-\d+$"))
         identifier = self.page.url.rsplit("/", 1)[1]
         raw = answered(httpx.get(f"{self.base_url}/api/issues/{identifier}", timeout=15)).json()
@@ -190,7 +190,7 @@ class IssuePage:
         composer = self.page.get_by_role("main").get_by_role("textbox", name="editable markdown").last
         composer.click()
         composer.fill(text)
-        self.page.get_by_role("button", name="Send").click()
+        press(self.page.get_by_role("button", name="Send"))
 
     def _poll(self, probe: Callable[[], T | None], timeout: float, what: str) -> T:
         deadline = time.monotonic() + timeout
@@ -226,7 +226,7 @@ class IssuePage:
         """
         self.page.goto(self._run_url(run_id))
         try:
-            self._cancel_button.click(timeout=ms(timeout))
+            press(self._cancel_button, timeout)
         except PlaywrightTimeoutError:
             self.open()
             return False
@@ -270,4 +270,4 @@ class IssuePage:
         return data
 
     def _download(self, link: Locator, save_to: Path | None) -> bytes:
-        return click_download(self.page, link, save_to)
+        return download(self.page, link, save_to)

@@ -16,7 +16,7 @@ from typing import TypeVar
 from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from harness.products.downloads import click_download
+from harness.products.controls import download, press
 from harness.products.records import DecisionCard, EmailCard, Hire, ProviderQuestionCard
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -150,7 +150,7 @@ class TaskPage:
     def open_child(self, index: int = 0) -> TaskPage:
         link = self.page.get_by_test_id("child-task-link").nth(index)
         child_id = int(link.get_attribute("data-task-id") or 0)
-        link.click()
+        press(link)
         expect(self.page.locator(f'[data-testid="task-page"][data-task-id="{child_id}"]')).to_be_visible()
         return TaskPage(self.page, self.base_url, child_id)
 
@@ -214,7 +214,7 @@ class TaskPage:
         """Type into the composer and press Send, without waiting for the page to confirm it."""
         composer = self.page.get_by_test_id("composer")
         composer.get_by_label("Message").fill(text)
-        composer.get_by_role("button", name="Send").click()
+        press(composer.get_by_role("button", name="Send"))
 
     def _poll(self, probe: Callable[[], T | None], timeout: float, what: str) -> T:
         """Re-read the live DOM until ``probe`` finds what it looks for."""
@@ -241,7 +241,7 @@ class TaskPage:
     def stop(self, timeout: float = DEFAULT_TIMEOUT_S) -> int:
         """Click Stop on the active run and wait until the page says its processes have exited."""
         run_id = self.wait_for_active_run(timeout)
-        self.page.get_by_role("button", name=f"Stop run #{run_id}").click()
+        press(self.page.get_by_role("button", name=f"Stop run #{run_id}"))
         self.wait_for_stop_result(run_id, timeout)
         return run_id
 
@@ -253,7 +253,7 @@ class TaskPage:
         """
         button = self.page.get_by_role("button", name=f"Stop run #{run_id}")
         try:
-            button.click(timeout=ms(timeout))
+            press(button, timeout)
         except PlaywrightTimeoutError:
             return False
         return True
@@ -301,7 +301,7 @@ class TaskPage:
     def decide(self, interaction_id: int | str, approve: bool, timeout: float = DEFAULT_TIMEOUT_S) -> None:
         """Click the card's yes (Approve, Connect) or no (Decline, Not now) and wait until it shows the decision."""
         card = self._card(interaction_id)
-        card.get_by_test_id("interaction-approve" if approve else "interaction-decline").click(timeout=ms(timeout))
+        press(card.get_by_test_id("interaction-approve" if approve else "interaction-decline"), timeout)
         expect(card.get_by_test_id("interaction-decision")).to_be_visible(timeout=ms(timeout))
 
     def email_card(self, interaction_id: int | str) -> EmailCard:
@@ -333,7 +333,7 @@ class TaskPage:
     def choose(self, interaction_id: int | str, option: str, timeout: float = DEFAULT_TIMEOUT_S) -> None:
         """Click one option of a provider question and wait until the card shows the choice."""
         card = self._card(interaction_id)
-        card.get_by_role("button", name=option, exact=True).click(timeout=ms(timeout))
+        press(card.get_by_role("button", name=option, exact=True), timeout)
         expect(card.get_by_test_id("interaction-decision")).to_be_visible(timeout=ms(timeout))
 
     def rendered_html(self) -> str:
@@ -367,4 +367,4 @@ class TaskPage:
         return self._download(item.get_by_test_id("delivery-download"), None)
 
     def _download(self, link: Locator, save_to: Path | None) -> bytes:
-        return click_download(self.page, link, save_to)
+        return download(self.page, link, save_to)

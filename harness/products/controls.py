@@ -1,0 +1,51 @@
+"""Working a page's controls as a person does: one place for every product's page objects.
+
+A pointer click lands where the control was when the mouse went down. On a
+live page the content above a control grows while the harness clicks (an
+agent's reply appears in the thread), the control moves between mousedown and
+mouseup, and the click becomes nothing: no submit, no error, a message never
+sent. A keyboard user focuses the control and presses Enter, which follows the
+control wherever the page moves it, so page objects press the controls of
+live pages instead of clicking them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Locator, Page
+
+DEFAULT_TIMEOUT_S = 30.0
+
+
+class DownloadFailed(AssertionError):
+    """The browser started the download but could not finish it (a link answering 404, a cut connection).
+
+    An ``AssertionError``, like a page expectation that never came true: a
+    broken download link is the product's failure, never the harness's.
+    """
+
+
+def press(control: Locator, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+    """Activate a button or link with the keyboard once it is visible, enabled and on screen.
+
+    The trial click waits for what a click would (and raises Playwright's
+    ``TimeoutError`` when the control never comes) without pressing anything.
+    """
+    control.click(trial=True, timeout=timeout * 1000)
+    control.press("Enter", timeout=timeout * 1000)
+
+
+def download(page: Page, link: Locator, save_to: Path | None = None) -> bytes:
+    """Press ``link``, wait for the download it starts, and return its bytes (also kept at ``save_to``)."""
+    with page.expect_download() as info:
+        press(link)
+    started = info.value
+    failure = started.failure()
+    if failure is not None:
+        raise DownloadFailed(f"the browser could not download {started.url}: {failure}")
+    if save_to is not None:
+        save_to.parent.mkdir(parents=True, exist_ok=True)
+        started.save_as(save_to)
+        return save_to.read_bytes()
+    return Path(started.path()).read_bytes()
