@@ -110,7 +110,8 @@ def run_cells(settings: RunSettings, extra: Sequence[str] = ()) -> int:
     try:
         pytest_status = pytest.main(pytest_arguments(settings, extra))
     finally:
-        release_run_folder(run_folder)
+        if ended := release_run_folder(run_folder):
+            print(f"ended {ended} process(es) the run's cells left behind")
     attempts = campaign_attempts(results, campaign)
     records = latest_records(attempts)
     print()

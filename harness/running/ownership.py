@@ -66,9 +66,16 @@ def claim_run_folder(base: Path | None = None) -> Path:
     return folder
 
 
-def release_run_folder(folder: Path) -> None:
-    """The run ended normally and tore its instances down: its folder goes too."""
+def release_run_folder(folder: Path) -> int:
+    """The run is over: end whatever still names its folder, remove the folder, and say how many processes ended.
+
+    Normally nothing is left, because each cell tore its instances down. After
+    Ctrl-C the pytest controller can return while a worker is still tearing
+    down (or was ended halfway), and a runner in its own session outlives it.
+    """
+    ended = _end_processes_naming(folder)
     shutil.rmtree(folder, ignore_errors=True)
+    return ended
 
 
 def remove_dead_owners(base: Path | None = None) -> list[Removed]:
@@ -104,14 +111,20 @@ def _names(process: psutil.Process, marker: str) -> bool:
         return False
 
 
-def _end_processes_naming(folder: Path) -> int:
+def _end_processes_naming(folder: Path, rounds: int = 5) -> int:
+    """SIGKILL every other process that names ``folder``, again until none is left (one may fork meanwhile)."""
     marker = str(folder)
     me = os.getpid()
-    found = [p for p in psutil.process_iter() if p.pid != me and _names(p, marker)]
-    for process in found:
-        try:
-            process.send_signal(signal.SIGKILL)
-        except psutil.Error:
-            continue
-    psutil.wait_procs(found, timeout=5)
-    return len(found)
+    ended = 0
+    for _ in range(rounds):
+        found = [p for p in psutil.process_iter() if p.pid != me and _names(p, marker)]
+        if not found:
+            break
+        for process in found:
+            try:
+                process.send_signal(signal.SIGKILL)
+            except psutil.Error:
+                continue
+        psutil.wait_procs(found, timeout=5)
+        ended += len(found)
+    return ended

@@ -80,5 +80,6 @@ def test_ctrl_c_with_two_workers_leaves_no_product_or_browser_behind(tmp_path: P
     assert {record.cell.execution_id for record in records} <= set(CELLS)
     interrupted = [r for r in records if r.verdict is Verdict.INFRASTRUCTURE_FAILED and "interrupted" in r.reason]
     assert interrupted, output
-    assert processes_naming(temp) == [], "processes of a product or a browser outlived Ctrl-C"
+    left = [process.info["cmdline"] for process in processes_naming(temp)]
+    assert left == [], f"processes of a product or a browser outlived Ctrl-C: {left}"
     shutil.rmtree(temp, ignore_errors=True)
