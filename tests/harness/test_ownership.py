@@ -20,10 +20,12 @@ def test_releasing_a_run_folder_ends_a_process_its_cells_left_behind(
     monkeypatch.setattr(tempfile, "tempdir", None)
     folder = claim_run_folder(tmp_path)
     # A runner in its own session, as a product starts one, naming the folder on its command line.
+    sleeper = "import time; print('ready', flush=True); time.sleep(60)"
     left = subprocess.Popen(
-        [sys.executable, "-c", "import time; time.sleep(60)", str(folder / "workspace")], start_new_session=True
+        [sys.executable, "-c", sleeper, str(folder / "workspace")], start_new_session=True, stdout=subprocess.PIPE
     )
     try:
+        assert left.stdout is not None and left.stdout.readline() == b"ready\n"  # running, its command line set
         assert release_run_folder(folder) == 1
         assert not psutil.pid_exists(left.pid)  # ended and reaped (by psutil, so Popen cannot see its status)
         assert not folder.exists()
