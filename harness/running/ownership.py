@@ -73,7 +73,7 @@ def release_run_folder(folder: Path) -> int:
     Ctrl-C the pytest controller can return while a worker is still tearing
     down (or was ended halfway), and a runner in its own session outlives it.
     """
-    ended = _end_processes_naming(folder)
+    ended = end_processes_naming(folder)
     shutil.rmtree(folder, ignore_errors=True)
     return ended
 
@@ -88,7 +88,7 @@ def remove_dead_owners(base: Path | None = None) -> list[Removed]:
         owner = _owner_of(folder)
         if owner is not None and owner.alive():
             continue
-        ended = _end_processes_naming(folder)
+        ended = end_processes_naming(folder)
         shutil.rmtree(folder, ignore_errors=True)
         removed.append(Removed(folder=folder, processes=ended))
     return removed
@@ -111,7 +111,7 @@ def _names(process: psutil.Process, marker: str) -> bool:
         return False
 
 
-def _end_processes_naming(folder: Path, rounds: int = 5) -> int:
+def end_processes_naming(folder: Path, rounds: int = 5) -> int:
     """SIGKILL every other process that names ``folder``, again until none is left (one may fork meanwhile)."""
     marker = str(folder)
     me = os.getpid()

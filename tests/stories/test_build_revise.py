@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from harness.core.verdicts import Verdict
-from tests.stories.harness_runs import attempts, harness_run, processes_naming, processes_of, short_temp_root, wait_for
+from tests.stories.harness_runs import attempts, harness_run, processes_naming, processes_of, run_temp, wait_for
 from tests.stories.story_expectations import BUILD_REVISE_CHECKS
 
 CELL = "everyday-workflows-scripted.scripted.local.build-revise"
@@ -91,7 +89,8 @@ def test_ctrl_c_mid_story_tears_the_product_down_and_keeps_the_attempt(tmp_path:
     """A terminal's Ctrl-C signals the whole process group: the browser dies first, the verdict still says why."""
     # The product's data folder is made under TMPDIR: that is how this test recognises its processes.
     # A short one: Chromium's sockets live there too, and socket paths are limited to 108 bytes.
-    temp = Path(tempfile.mkdtemp(prefix="ctrl-c-", dir=short_temp_root()))
+    temp = run_temp(tmp_path)
+    temp.mkdir(parents=True, exist_ok=True)
     command = [
         sys.executable,
         "-m",
@@ -120,4 +119,3 @@ def test_ctrl_c_mid_story_tears_the_product_down_and_keeps_the_attempt(tmp_path:
     [record] = attempts(tmp_path)
     assert record.verdict is Verdict.INFRASTRUCTURE_FAILED and "interrupted" in record.reason
     assert processes_naming(temp) == [], "processes of the product outlived Ctrl-C"
-    shutil.rmtree(temp, ignore_errors=True)

@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import zipfile
 from pathlib import Path
 
 from harness.core.verdicts import Verdict
-from tests.stories.harness_runs import attempts, harness_run, processes_naming, processes_of, short_temp_root, wait_for
+from tests.stories.harness_runs import attempts, harness_run, processes_naming, processes_of, run_temp, wait_for
 
 CELLS = (
     "everyday-workflows-scripted.scripted.local.build-revise",
@@ -63,7 +61,8 @@ def test_two_cells_run_at_once_each_with_its_own_product_and_package(tmp_path: P
 
 def test_ctrl_c_with_two_workers_leaves_no_product_or_browser_behind(tmp_path: Path) -> None:
     # Both products and both Chromiums keep their data under this TMPDIR: that is how they are recognised.
-    temp = Path(tempfile.mkdtemp(prefix="ctrl-c-", dir=short_temp_root()))
+    temp = run_temp(tmp_path)
+    temp.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "harness.cli", "run", "--id", CELLS[0], "--id", CELLS[1], "--max-parallel", "2"]
     command += ["--results", str(tmp_path), "--campaign", "test", "--pace", "0.5"]
     env = {**os.environ, "TMPDIR": str(temp)}
@@ -82,4 +81,3 @@ def test_ctrl_c_with_two_workers_leaves_no_product_or_browser_behind(tmp_path: P
     assert interrupted, output
     left = [process.info["cmdline"] for process in processes_naming(temp)]
     assert left == [], f"processes of a product or a browser outlived Ctrl-C: {left}"
-    shutil.rmtree(temp, ignore_errors=True)
