@@ -27,6 +27,7 @@ from harness.checks.ui import thread_matches_records
 from harness.core.records import CheckRecord, DownloadRecord
 from harness.core.verdicts import ExpectationUnmet, InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
+from harness.evidence.recorder import EvidenceRecorder
 from harness.evidence.secret_scan import secrets_from_environment
 from harness.products import product_driver
 from harness.products.base import ProductDriver, ProductInstance, TaskView
@@ -84,6 +85,7 @@ class Journey:
         self.model_server: ModelServer | None = None
         # What a story starts beside the product (an outside service fixture), closed when the attempt ends.
         self.resources = ExitStack()
+        self._closed = False
         self.lead = self._hire("Avery", "lead engineer")
         self._apply_hard_stop()
 
@@ -488,13 +490,18 @@ class Journey:
         """Final screenshot, persisted records, lifecycle checks, then the oracle results; returns timing and accounting facts.
 
         Everything before the oracle results is done while the last grade
-        still runs in the background; the grades are kept even when
-        something before them fails.
+        still runs in the background, and so is closing the browser and the
+        product (nothing after the final evidence needs them); the grades are
+        kept even when something before them fails. Final evidence that
+        failed leaves the closing to the journey's end, so no error of the
+        closing hides it.
         """
         try:
             runs = self._final_evidence()
+            self.close()
         finally:
-            self._record_grades()
+            with self.evidence.timed("oracle wait"):
+                self._record_grades()
         return Conclusion(
             agent_run_s=round(_busy_s(runs), 3),
             accounting={
@@ -509,6 +516,66 @@ class Journey:
             oracle_image=self.oracle_image,
             agent_clis=self.agent_clis,
         )
+
+    def close(self) -> None:
+        """Close what the story started beside the product, then the browser context and the product; once."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.resources.close()
+        finally:
+            close_world(self.evidence, self.driver, self.instance, self.browser_context)
+
+
+def close_world(
+    recorder: EvidenceRecorder, driver: ProductDriver, instance: ProductInstance, browser_context: Any
+) -> None:
+    """Keep the trace and stop the product at the same time, then keep its logs and scan its workspaces.
+
+    The two do not depend on each other: the trace is the browser's, and the
+    controller's shutdown is mostly waiting. The pages close first, so no live
+    refresh meets the stopping product and the trace ends where the story did.
+    """
+    stopping: Future[None] | None = None
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="product-stop") as stopper:
+        try:
+            with recorder.timed("trace"):
+                for page in browser_context.pages:
+                    page.close()
+                stopping = stopper.submit(_stop_controller, recorder, instance)
+                browser_context.tracing.stop(path=recorder.folder / "trace.zip")
+                browser_context.close()
+        finally:
+            try:
+                if stopping is None:  # the browser failed before the product could be stopped beside it
+                    _stop_controller(recorder, instance)
+                else:
+                    stopping.result()
+            finally:
+                _keep_product_leftovers(recorder, driver, instance)
+
+
+def _stop_controller(recorder: EvidenceRecorder, instance: ProductInstance) -> None:
+    with recorder.timed("product stop"):
+        instance.stop_controller()
+
+
+def _keep_product_leftovers(recorder: EvidenceRecorder, driver: ProductDriver, instance: ProductInstance) -> None:
+    """The stopped product's logs into the package, its secrets known to the scan, its workspaces scanned; then gone."""
+    with recorder.timed("product stop"):
+        try:
+            for log in instance.log_paths():
+                recorder.keep_file(log, f"logs/{log.name}")
+            for label, value in instance.issued_secrets().items():
+                recorder.add_known_secret(label, value)
+            recorder.scan_workspaces(
+                instance.agent_workspaces,
+                {**secrets_from_environment(), **recorder.known_secrets},
+                driver.secret_patterns,
+            )
+        finally:
+            instance.close()
 
 
 def _reported_cost_usd(runs: list[Run]) -> float | None:
@@ -586,25 +653,8 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
             yield journey
         finally:
             if journey is not None:
-                journey.resources.close()
-            try:
-                with recorder.timed("trace"):
-                    browser_context.tracing.stop(path=recorder.folder / "trace.zip")
-                    browser_context.close()
-            finally:
-                with recorder.timed("product stop"):
-                    instance.stop_controller()
-                    for log in instance.log_paths():
-                        recorder.keep_file(log, f"logs/{log.name}")
-                    try:
-                        for label, value in instance.issued_secrets().items():
-                            recorder.add_known_secret(label, value)
-                        recorder.scan_workspaces(
-                            instance.agent_workspaces,
-                            {**secrets_from_environment(), **recorder.known_secrets},
-                            driver.secret_patterns,
-                        )
-                    finally:
-                        instance.close()
+                journey.close()  # concluding closed it already, unless the attempt ended before
+            else:
+                close_world(recorder, driver, instance, browser_context)
 
     return open_journey
