@@ -35,6 +35,7 @@ from harness.products.records import Agent, Comment, RecordId, Run, Task
 from harness.running.attempt import AttemptContext, Conclusion
 from harness.running.expectations import Expectation, check_id
 from harness.running.model_server import ModelServer, agent_cli_versions, model_server
+from harness.running.screenshots import FullPageCamera
 from harness.running.watch import InvariantWatch
 
 SCRIPTED_PACE_S = 0.05
@@ -74,6 +75,7 @@ class Journey:
         self.api = instance.api
         self.browser_context = browser_context
         self.page = browser_context.new_page()
+        self.camera = FullPageCamera(self.page)
         self.sent_messages: list[str] = []
         self.interrupted_run_ids: list[RecordId] = []
         self.current: TaskView | None = None
@@ -184,7 +186,7 @@ class Journey:
     def screenshot(self, step: str) -> None:
         with self.evidence.timed("screenshots"):
             path = self.evidence.screenshot_path(step)
-            self.page.screenshot(path=path, full_page=True)
+            self.camera.take(path)
             self.evidence.thumbnail(path)
 
     def record_checks(self, checks: list[CheckRecord], evidence: list[str]) -> None:
