@@ -64,7 +64,12 @@ class Journey:
     """
 
     def __init__(
-        self, context: AttemptContext, driver: ProductDriver, instance: ProductInstance, browser_context: Any
+        self,
+        context: AttemptContext,
+        driver: ProductDriver,
+        instance: ProductInstance,
+        browser_context: Any,
+        page: Any,
     ) -> None:
         self.cell = context.cell
         self.settings = context.settings
@@ -74,7 +79,7 @@ class Journey:
         self.instance = instance
         self.api = instance.api
         self.browser_context = browser_context
-        self.page = browser_context.new_page()
+        self.page = page
         self.camera = FullPageCamera(self.page)
         self.sent_messages: list[str] = []
         self.interrupted_run_ids: list[RecordId] = []
@@ -602,6 +607,59 @@ def _busy_s(runs: list[Run]) -> float:
     return busy
 
 
+def _open_world(
+    browser: Any, context: AttemptContext, driver: ProductDriver, server: ModelServer | None
+) -> tuple[ProductInstance, Any, Any]:
+    """The started product, and the attempt's browser context (traced) and page.
+
+    The product starts (half a second of its imports) while the browser opens
+    the context and the page. Whichever fails, the other is closed: a product
+    that did not start is the machine's failure, never the agent's.
+    """
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="product-start") as starter:
+        starting = starter.submit(_start_product, context, driver, server)
+        try:
+            with context.recorder.timed("browser"):
+                browser_context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
+                browser_context.tracing.start(screenshots=True, snapshots=True)
+                page = browser_context.new_page()
+        except BaseException:
+            _close_started(starting)
+            raise
+        try:
+            return starting.result(), browser_context, page
+        except BaseException as error:
+            try:
+                browser_context.close()  # nothing happened in it yet: no trace to keep
+            finally:
+                _close_started(starting)  # a Ctrl-C while it started: it is closed once it has
+            if isinstance(error, Exception):
+                raise InfrastructureFailed(f"the product did not start: {error}") from error
+            raise
+
+
+def _start_product(context: AttemptContext, driver: ProductDriver, server: ModelServer | None) -> ProductInstance:
+    with context.recorder.timed("product start"):
+        return driver.start_instance(
+            pace_for(context),
+            defects=context.settings.product_defects,
+            model_upstream=server.upstream if server else None,
+            agent_time_limit_s=context.settings.agent_time_limit_s,
+        )
+
+
+def _close_started(starting: Future[ProductInstance]) -> None:
+    """A product the attempt no longer wants (the browser failed, or Ctrl-C): closed once its start ends.
+
+    A start that failed left nothing running; its error says less than the one the attempt is already ending with.
+    """
+    try:
+        instance = starting.result()
+    except BaseException:  # noqa: BLE001  the error being raised already says why the attempt ends
+        return
+    instance.close()
+
+
 def pace_for(context: AttemptContext) -> float:
     """The scripted agent's step time: the command line wins, else the case's window, else fast.
 
@@ -626,30 +684,17 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
 
     @contextmanager
     def _journey(context: AttemptContext, server: ModelServer | None) -> Iterator[Journey]:
-        model_upstream = server.upstream if server else None
         driver = product_driver(context.cell.environment.product)
         recorder = context.recorder
         clis = agent_cli_versions(context.cell.profile)
-        try:
-            with recorder.timed("product start"):
-                instance = driver.start_instance(
-                    pace_for(context),
-                    defects=context.settings.product_defects,
-                    model_upstream=model_upstream,
-                    agent_time_limit_s=context.settings.agent_time_limit_s,
-                )
-        except Exception as error:
-            raise InfrastructureFailed(f"the product did not start: {error}") from error
+        instance, browser_context, page = _open_world(browser, context, driver, server)
         recorder.note("product started", f"{driver.name} at {instance.base_url}, data folder {instance.data_dir}")
-        if model_upstream:
-            recorder.note("model replay", f"{model_upstream} ({', '.join(clis.values())})")
-        with recorder.timed("browser"):
-            browser_context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
-            browser_context.tracing.start(screenshots=True, snapshots=True)
+        if server:
+            recorder.note("model replay", f"{server.upstream} ({', '.join(clis.values())})")
         journey: Journey | None = None
         try:
             with recorder.timed("journey setup"):
-                journey = Journey(context, driver, instance, browser_context)
+                journey = Journey(context, driver, instance, browser_context, page)
                 journey.agent_clis = clis
                 journey.model_server = server
             yield journey
