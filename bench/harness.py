@@ -66,7 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"median harness overhead inside the attempt: {overhead:.2f} s (goal <= {GOAL_OVERHEAD_S:.0f} s: {verdict})")
     print(f"median overhead of the whole command (pytest and browser start-up included): {command_overhead:.2f} s")
-    print("where the attempt's time goes (median seconds per phase; the agent's own time is the rest):")
+    print(
+        "where the attempt's time goes (median seconds per phase; the agent's own time is the rest; phases overlap:"
+        " the oracle grades beside the story and 'oracle wait' is what the attempt still waited for it, the product"
+        " starts beside the browser and stops beside the trace):"
+    )
     for phase in sorted({phase for r in records for phase in r.timing.phases}):
         print(f"  {phase:<14} {statistics.median(r.timing.phases.get(phase, 0.0) for r in records):6.2f}")
     return 0

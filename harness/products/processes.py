@@ -8,6 +8,7 @@ them was killed; these helpers are how both drivers look.
 from __future__ import annotations
 
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -76,13 +77,32 @@ def kill_groups(processes: list[psutil.Process]) -> None:
     psutil.wait_procs(processes, timeout=5)
 
 
+def wait_exit(process: subprocess.Popen[bytes], timeout: float) -> None:
+    """``process.wait(timeout)``, woken by the exit itself.
+
+    ``Popen.wait`` with a timeout polls, sleeping up to 50 ms between looks;
+    a pidfd becomes readable the moment the process exits.
+    """
+    try:
+        pidfd = os.pidfd_open(process.pid)
+    except OSError:  # already reaped, or a kernel without pidfds
+        process.wait(timeout)
+        return
+    try:
+        if not select.select([pidfd], [], [], timeout)[0]:
+            raise subprocess.TimeoutExpired(process.args, timeout)
+    finally:
+        os.close(pidfd)
+    process.wait(timeout)  # reaps at once
+
+
 def stop_process(process: subprocess.Popen[bytes] | None, sig: signal.Signals, timeout: float, what: str) -> None:
     """Signal one process and wait for it; one that ignores the signal is killed, and that is an error."""
     if process is None or process.poll() is not None:
         return
     process.send_signal(sig)
     try:
-        process.wait(timeout)
+        wait_exit(process, timeout)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait(5)

@@ -27,16 +27,16 @@ from harness.checks.ui import thread_matches_records
 from harness.core.records import CheckRecord, DownloadRecord
 from harness.core.verdicts import ExpectationUnmet, InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
-from harness.evidence.secret_scan import secrets_from_environment
 from harness.products import product_driver
 from harness.products.base import ProductDriver, ProductInstance, TaskView
 from harness.products.records import Agent, Comment, RecordId, Run, Task
 from harness.running.attempt import AttemptContext, Conclusion
 from harness.running.expectations import Expectation, check_id
 from harness.running.model_server import ModelServer, agent_cli_versions, model_server
+from harness.running.screenshots import FullPageCamera
 from harness.running.watch import InvariantWatch
+from harness.running.world import close_world, open_world
 
-SCRIPTED_PACE_S = 0.05
 SETTLE_S = 5.0
 # The page already shows the message, so the product has it: its record must read back at once.
 STORED_AFTER_SHOWN_S = 15.0
@@ -62,7 +62,12 @@ class Journey:
     """
 
     def __init__(
-        self, context: AttemptContext, driver: ProductDriver, instance: ProductInstance, browser_context: Any
+        self,
+        context: AttemptContext,
+        driver: ProductDriver,
+        instance: ProductInstance,
+        browser_context: Any,
+        page: Any,
     ) -> None:
         self.cell = context.cell
         self.settings = context.settings
@@ -72,7 +77,8 @@ class Journey:
         self.instance = instance
         self.api = instance.api
         self.browser_context = browser_context
-        self.page = browser_context.new_page()
+        self.page = page
+        self.camera = FullPageCamera(self.page)
         self.sent_messages: list[str] = []
         self.interrupted_run_ids: list[RecordId] = []
         self.current: TaskView | None = None
@@ -84,6 +90,7 @@ class Journey:
         self.model_server: ModelServer | None = None
         # What a story starts beside the product (an outside service fixture), closed when the attempt ends.
         self.resources = ExitStack()
+        self._closed = False
         self.lead = self._hire("Avery", "lead engineer")
         self._apply_hard_stop()
 
@@ -182,7 +189,7 @@ class Journey:
     def screenshot(self, step: str) -> None:
         with self.evidence.timed("screenshots"):
             path = self.evidence.screenshot_path(step)
-            self.page.screenshot(path=path, full_page=True)
+            self.camera.take(path)
             self.evidence.thumbnail(path)
 
     def record_checks(self, checks: list[CheckRecord], evidence: list[str]) -> None:
@@ -488,13 +495,18 @@ class Journey:
         """Final screenshot, persisted records, lifecycle checks, then the oracle results; returns timing and accounting facts.
 
         Everything before the oracle results is done while the last grade
-        still runs in the background; the grades are kept even when
-        something before them fails.
+        still runs in the background, and so is closing the browser and the
+        product (nothing after the final evidence needs them); the grades are
+        kept even when something before them fails. Final evidence that
+        failed leaves the closing to the journey's end, so no error of the
+        closing hides it.
         """
         try:
             runs = self._final_evidence()
+            self.close()
         finally:
-            self._record_grades()
+            with self.evidence.timed("oracle wait"):
+                self._record_grades()
         return Conclusion(
             agent_run_s=round(_busy_s(runs), 3),
             accounting={
@@ -509,6 +521,16 @@ class Journey:
             oracle_image=self.oracle_image,
             agent_clis=self.agent_clis,
         )
+
+    def close(self) -> None:
+        """Close what the story started beside the product, then the browser context and the product; once."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.resources.close()
+        finally:
+            close_world(self.evidence, self.driver, self.instance, self.browser_context)
 
 
 def _reported_cost_usd(runs: list[Run]) -> float | None:
@@ -533,19 +555,6 @@ def _busy_s(runs: list[Run]) -> float:
     return busy
 
 
-def pace_for(context: AttemptContext) -> float:
-    """The scripted agent's step time: the command line wins, else the case's window, else fast.
-
-    A fault story needs the agent slow enough for a person to act between
-    its steps (the case says how slow, the environment how much slower its
-    product's UI makes that person); everything else runs fast.
-    """
-    if context.settings.pace_s is not None:
-        return context.settings.pace_s
-    window = context.cell.case.scripted_pace_s
-    return window * context.cell.environment.fault_window_scale if window else SCRIPTED_PACE_S
-
-
 def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
     """Bind the session's browser; each attempt gets its own instance, context and trace."""
 
@@ -557,54 +566,24 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
 
     @contextmanager
     def _journey(context: AttemptContext, server: ModelServer | None) -> Iterator[Journey]:
-        model_upstream = server.upstream if server else None
         driver = product_driver(context.cell.environment.product)
         recorder = context.recorder
         clis = agent_cli_versions(context.cell.profile)
-        try:
-            with recorder.timed("product start"):
-                instance = driver.start_instance(
-                    pace_for(context),
-                    defects=context.settings.product_defects,
-                    model_upstream=model_upstream,
-                    agent_time_limit_s=context.settings.agent_time_limit_s,
-                )
-        except Exception as error:
-            raise InfrastructureFailed(f"the product did not start: {error}") from error
+        instance, browser_context, page = open_world(browser, context, driver, server)
         recorder.note("product started", f"{driver.name} at {instance.base_url}, data folder {instance.data_dir}")
-        if model_upstream:
-            recorder.note("model replay", f"{model_upstream} ({', '.join(clis.values())})")
-        with recorder.timed("browser"):
-            browser_context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
-            browser_context.tracing.start(screenshots=True, snapshots=True)
+        if server:
+            recorder.note("model replay", f"{server.upstream} ({', '.join(clis.values())})")
         journey: Journey | None = None
         try:
             with recorder.timed("journey setup"):
-                journey = Journey(context, driver, instance, browser_context)
+                journey = Journey(context, driver, instance, browser_context, page)
                 journey.agent_clis = clis
                 journey.model_server = server
             yield journey
         finally:
             if journey is not None:
-                journey.resources.close()
-            try:
-                with recorder.timed("trace"):
-                    browser_context.tracing.stop(path=recorder.folder / "trace.zip")
-                    browser_context.close()
-            finally:
-                with recorder.timed("product stop"):
-                    instance.stop_controller()
-                    for log in instance.log_paths():
-                        recorder.keep_file(log, f"logs/{log.name}")
-                    try:
-                        for label, value in instance.issued_secrets().items():
-                            recorder.add_known_secret(label, value)
-                        recorder.scan_workspaces(
-                            instance.agent_workspaces,
-                            {**secrets_from_environment(), **recorder.known_secrets},
-                            driver.secret_patterns,
-                        )
-                    finally:
-                        instance.close()
+                journey.close()  # concluding closed it already, unless the attempt ended before
+            else:
+                close_world(recorder, driver, instance, browser_context)
 
     return open_journey

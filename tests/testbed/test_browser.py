@@ -5,9 +5,11 @@ from __future__ import annotations
 import hashlib
 import io
 import zipfile
+from pathlib import Path
 
 import psutil
 import pytest
+from PIL import Image, ImageChops
 from playwright.sync_api import Page
 from product_helpers import start_build, unique
 
@@ -15,6 +17,7 @@ from harness.fixtures.documents import DocumentService
 from harness.products.records import Hire
 from harness.products.testbed import TestbedInstance
 from harness.products.testbed.pages import HireFormPage, TaskListPage, TaskPage
+from harness.running.screenshots import FullPageCamera
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH
 
 
@@ -37,6 +40,28 @@ def test_create_task_watch_it_finish_and_download(page: Page, testbed: TestbedIn
     task_page.reload()
     assert task_page.status() == "done" and task_page.comments() == before
     assert TaskListPage(page, testbed.base_url).open().status_of(task_page.task_id) == "done"
+
+
+def test_the_camera_keeps_the_same_whole_page_as_playwright_scrolled_or_not(
+    page: Page, testbed: TestbedInstance, tmp_path: Path
+) -> None:
+    """The fast capture is the whole document from its top, pixel for pixel what Playwright's full page keeps."""
+    tasks = TaskListPage(page, testbed.base_url).open()
+    name = unique("Camera")
+    tasks.create_agent(name, role="lead")
+    task_page = tasks.create_task(BUILD_TASK_TITLE, BUILD_TASK, name)
+    task_page.wait_until_status("done")
+    task_page.wait_for_deliveries(1)
+    camera = FullPageCamera(page)
+    for scrolled in (False, True):
+        if scrolled:
+            page.mouse.wheel(0, 300)
+            page.wait_for_function("window.scrollY > 0")
+        camera.take(tmp_path / "camera.png")
+        page.screenshot(path=tmp_path / "playwright.png", full_page=True)
+        with Image.open(tmp_path / "camera.png") as ours, Image.open(tmp_path / "playwright.png") as theirs:
+            assert ours.size == theirs.size and ours.height > page.viewport_size["height"]  # type: ignore[index]
+            assert ImageChops.difference(ours.convert("RGB"), theirs.convert("RGB")).getbbox() is None
 
 
 @pytest.mark.pace(0.3)

@@ -1,0 +1,42 @@
+"""Full-page screenshots of a Chromium page, encoded for speed.
+
+Every decision point of a story keeps a full-page PNG, so an attempt takes
+five or more, each on the story's path. Playwright's ``full_page`` PNG
+compresses hard: on a 1280x1500 task page it took 0.11 s against 0.07 s for
+the same pixels from Chromium's own capture told to encode for speed (the
+file is about a third larger). The capture is Chromium's, through the page's
+DevTools session, with the same geometry as Playwright's full page: the whole
+document from its top-left corner, whatever the scroll position.
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+
+class FullPageCamera:
+    """Takes full-page PNGs of one page; its DevTools session is opened at the first shot."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self._session: Any = None
+
+    def take(self, path: Path) -> None:
+        if self._session is None:
+            self._session = self.page.context.new_cdp_session(self.page)
+        metrics = self._session.send("Page.getLayoutMetrics")
+        content, viewport = metrics["cssContentSize"], metrics["cssLayoutViewport"]
+        clip = {
+            "x": 0,
+            "y": 0,
+            "width": max(content["width"], viewport["clientWidth"]),
+            "height": max(content["height"], viewport["clientHeight"]),
+            "scale": 1,
+        }
+        shot = self._session.send(
+            "Page.captureScreenshot",
+            {"format": "png", "captureBeyondViewport": True, "optimizeForSpeed": True, "clip": clip},
+        )
+        path.write_bytes(base64.b64decode(shot["data"]))

@@ -1,0 +1,138 @@
+"""The attempt's world: the product and the browser context, opened together and closed together.
+
+Opening and closing are most of the harness's own time in a short attempt,
+and each is two independent halves: the product starts (half a second of its
+imports) while the browser opens the context and page, and the controller
+stops (mostly waiting) while the browser writes the trace. Whichever half
+fails, the other is still closed: nothing an attempt started outlives it.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from harness.core.verdicts import InfrastructureFailed
+from harness.evidence.recorder import EvidenceRecorder
+from harness.evidence.secret_scan import secrets_from_environment
+from harness.products.base import ProductDriver, ProductInstance
+from harness.running.attempt import AttemptContext
+from harness.running.model_server import ModelServer
+
+SCRIPTED_PACE_S = 0.05
+
+
+def open_world(
+    browser: Any, context: AttemptContext, driver: ProductDriver, server: ModelServer | None
+) -> tuple[ProductInstance, Any, Any]:
+    """The started product, and the attempt's browser context (traced) and page.
+
+    The product starts (half a second of its imports) while the browser opens
+    the context and the page. Whichever fails, the other is closed: a product
+    that did not start is the machine's failure, never the agent's.
+    """
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="product-start") as starter:
+        starting = starter.submit(_start_product, context, driver, server)
+        try:
+            with context.recorder.timed("browser"):
+                browser_context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
+                browser_context.tracing.start(screenshots=True, snapshots=True)
+                page = browser_context.new_page()
+        except BaseException:
+            _close_started(starting)
+            raise
+        try:
+            return starting.result(), browser_context, page
+        except BaseException as error:
+            try:
+                browser_context.close()  # nothing happened in it yet: no trace to keep
+            finally:
+                _close_started(starting)  # a Ctrl-C while it started: it is closed once it has
+            if isinstance(error, Exception):
+                raise InfrastructureFailed(f"the product did not start: {error}") from error
+            raise
+
+
+def _start_product(context: AttemptContext, driver: ProductDriver, server: ModelServer | None) -> ProductInstance:
+    with context.recorder.timed("product start"):
+        return driver.start_instance(
+            pace_for(context),
+            defects=context.settings.product_defects,
+            model_upstream=server.upstream if server else None,
+            agent_time_limit_s=context.settings.agent_time_limit_s,
+        )
+
+
+def _close_started(starting: Future[ProductInstance]) -> None:
+    """A product the attempt no longer wants (the browser failed, or Ctrl-C): closed once its start ends.
+
+    A start that failed left nothing running; its error says less than the one the attempt is already ending with.
+    """
+    try:
+        instance = starting.result()
+    except BaseException:  # noqa: BLE001  the error being raised already says why the attempt ends
+        return
+    instance.close()
+
+
+def pace_for(context: AttemptContext) -> float:
+    """The scripted agent's step time: the command line wins, else the case's window, else fast.
+
+    A fault story needs the agent slow enough for a person to act between
+    its steps (the case says how slow, the environment how much slower its
+    product's UI makes that person); everything else runs fast.
+    """
+    if context.settings.pace_s is not None:
+        return context.settings.pace_s
+    window = context.cell.case.scripted_pace_s
+    return window * context.cell.environment.fault_window_scale if window else SCRIPTED_PACE_S
+
+
+def close_world(
+    recorder: EvidenceRecorder, driver: ProductDriver, instance: ProductInstance, browser_context: Any
+) -> None:
+    """Keep the trace and stop the product at the same time, then keep its logs and scan its workspaces.
+
+    The two do not depend on each other: the trace is the browser's, and the
+    controller's shutdown is mostly waiting. The pages close first, so no live
+    refresh meets the stopping product and the trace ends where the story did.
+    """
+    stopping: Future[None] | None = None
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="product-stop") as stopper:
+        try:
+            with recorder.timed("trace"):
+                for page in browser_context.pages:
+                    page.close()
+                stopping = stopper.submit(_stop_controller, recorder, instance)
+                browser_context.tracing.stop(path=recorder.folder / "trace.zip")
+                browser_context.close()
+        finally:
+            try:
+                if stopping is None:  # the browser failed before the product could be stopped beside it
+                    _stop_controller(recorder, instance)
+                else:
+                    stopping.result()
+            finally:
+                _keep_product_leftovers(recorder, driver, instance)
+
+
+def _stop_controller(recorder: EvidenceRecorder, instance: ProductInstance) -> None:
+    with recorder.timed("product stop"):
+        instance.stop_controller()
+
+
+def _keep_product_leftovers(recorder: EvidenceRecorder, driver: ProductDriver, instance: ProductInstance) -> None:
+    """The stopped product's logs into the package, its secrets known to the scan, its workspaces scanned; then gone."""
+    with recorder.timed("product stop"):
+        try:
+            for log in instance.log_paths():
+                recorder.keep_file(log, f"logs/{log.name}")
+            for label, value in instance.issued_secrets().items():
+                recorder.add_known_secret(label, value)
+            recorder.scan_workspaces(
+                instance.agent_workspaces,
+                {**secrets_from_environment(), **recorder.known_secrets},
+                driver.secret_patterns,
+            )
+        finally:
+            instance.close()
