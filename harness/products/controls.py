@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from playwright.sync_api import Locator, Page
+from playwright.sync_api import Locator, Page, expect
 
 DEFAULT_TIMEOUT_S = 30.0
 
@@ -27,12 +27,15 @@ class DownloadFailed(AssertionError):
 
 
 def press(control: Locator, timeout: float = DEFAULT_TIMEOUT_S) -> None:
-    """Activate a button or link with the keyboard once it is visible, enabled and on screen.
+    """Activate a button or link with the keyboard once it is shown and enabled.
 
-    The trial click waits for what a click would (and raises Playwright's
-    ``TimeoutError`` when the control never comes) without pressing anything.
+    Raises Playwright's ``TimeoutError`` when the control never shows. A
+    disabled one is waited for: focus would not move to it, and Enter would go
+    to whatever had the focus. Nothing waits for the control to stop moving,
+    since a key press does not care where it is.
     """
-    control.click(trial=True, timeout=timeout * 1000)
+    control.wait_for(state="visible", timeout=timeout * 1000)
+    expect(control).to_be_enabled(timeout=timeout * 1000)
     control.press("Enter", timeout=timeout * 1000)
 
 

@@ -38,3 +38,18 @@ def test_a_pressed_control_submits_once_wherever_the_page_moves_it(page: Page) -
     page.set_content(SHIFTING_FORM)
     press(page.get_by_role("button", name="Send"))
     assert page.evaluate("window.sent") == 1
+
+
+def test_a_disabled_control_is_pressed_once_enabled_and_enter_never_reaches_the_text(page: Page) -> None:
+    page.set_content(SHIFTING_FORM)
+    page.get_by_role("textbox").focus()
+    page.evaluate(
+        """() => {
+            const button = document.querySelector("button");
+            button.disabled = true;  // a send in flight
+            setTimeout(() => { button.disabled = false; }, 300);
+        }"""
+    )
+    press(page.get_by_role("button", name="Send"))
+    assert page.evaluate("window.sent") == 1
+    assert page.get_by_role("textbox").input_value() == "hello"
