@@ -51,7 +51,7 @@ def engine() -> docker.DockerClient:
     engine from Docker 20.10 on accepts, and proves the engine answers with
     one ping. Why not let the SDK ask: its "auto" version costs a `/version`
     request, which the engine answers by running `runc --version` and
-    `docker-init --version` (10 to 50 ms of every grade a user waits for,
+    `docker-init --version` (7 to 50 ms of every grade, by load,
     and CPU the container start needs). Only an engine that refuses the
     pinned version (older than 20.10, or one that dropped it) is asked for
     its own. DOCKER_HOST (and DOCKER_TLS_VERIFY, DOCKER_CERT_PATH) choose the
