@@ -47,9 +47,9 @@ class CannotGrade(Exception):
 def engine() -> docker.DockerClient:
     """A client whose engine answers, or CannotGrade naming the fix.
 
-    The client speaks API_VERSION (or $DOCKER_API_VERSION), which every
-    engine from Docker 20.10 on accepts, and proves the engine answers with
-    one ping. Why not let the SDK ask: its "auto" version costs a `/version`
+    The client speaks API_VERSION (or $DOCKER_API_VERSION), which engines
+    from Docker 20.10 on accept until they drop it, and proves the engine
+    answers with one ping. Why not let the SDK ask: its "auto" version costs a `/version`
     request, which the engine answers by running `runc --version` and
     `docker-init --version` (7 to 50 ms of every grade, by load,
     and CPU the container start needs). Only an engine that refuses the
