@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from oracle.checks import Check
     from oracle.grader import GradeJob, GradeOptions, GradeResult, grade, grade_batch
     from oracle.image import CannotGrade
-    from oracle.task import OracleTask, UnknownMode
-    from oracle.tasks import UnknownTask
+    from oracle.task import OracleTask
+    from oracle.tasks import UnknownMode, UnknownTask
 
 _HOMES = {
     "Check": "oracle.checks",
@@ -30,7 +30,7 @@ _HOMES = {
     "GradeJob": "oracle.grader",
     "CannotGrade": "oracle.image",
     "OracleTask": "oracle.task",
-    "UnknownMode": "oracle.task",
+    "UnknownMode": "oracle.tasks",
     "UnknownTask": "oracle.tasks",
 }
 

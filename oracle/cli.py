@@ -170,8 +170,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     from oracle.image import CannotGrade
-    from oracle.task import UnknownMode
-    from oracle.tasks import UnknownTask
+    from oracle.tasks import UnknownMode, UnknownTask
 
     try:
         return args.run(args)

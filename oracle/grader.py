@@ -177,7 +177,7 @@ def grade(
     image_ref overrides image resolution (else EVERYDAY_ORACLE_IMAGE, the local
     tag, the pinned digest). agent_tests also runs the delivery's own tests
     and records the outcome as a non-deciding diagnostic. Raises
-    tasks.UnknownTask or task.UnknownMode before touching the engine, a
+    tasks.UnknownTask or tasks.UnknownMode before touching the engine, a
     pydantic ValidationError for limits out of range (a deadline of 0), and
     image.CannotGrade when there is no engine or no image; never pulls and
     never runs the delivery on the host.

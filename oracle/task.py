@@ -18,10 +18,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from oracle.checks import Check, CheckRegistry
-
-
-class UnknownMode(ValueError):
-    """A mode the task does not have: a usage error, not a failed delivery."""
+from oracle.tasks import UnknownMode
 
 
 class OracleTask(ABC):

@@ -24,6 +24,15 @@ class UnknownTask(ValueError):
     """A task name with no folder under oracle/tasks: a usage error, not a failed delivery."""
 
 
+class UnknownMode(ValueError):
+    """A mode the task does not have: a usage error, not a failed delivery.
+
+    Here beside UnknownTask, not in oracle.task: the command line catches
+    both around every command, and importing oracle.task pulls in pydantic,
+    which a grade imports only after its container is on its way.
+    """
+
+
 def folder(name: str) -> str:
     """The package folder of the task called `name` (a hyphen cannot be part of a Python package name)."""
     return name.replace("-", "_")
