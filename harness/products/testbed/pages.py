@@ -22,6 +22,7 @@ from harness.products.records import DecisionCard, EmailCard, Hire, ProviderQues
 DEFAULT_TIMEOUT_S = 60.0
 # The status a task page's badge shows (null without a badge).
 SHOWN_STATUS_JS = """document.querySelector('[data-testid="task-status"]')?.dataset.status ?? null"""
+STATUS_POLL_MS = 50
 T = TypeVar("T")
 
 
@@ -168,14 +169,16 @@ class TaskPage:
     def wait_until_status(self, status: str, timeout: float = DEFAULT_TIMEOUT_S) -> None:
         """Wait, without reloading, until the live badge shows ``status``.
 
-        The page looks at every frame. Playwright's ``expect`` looks again only
+        The page looks every 50 ms. Playwright's ``expect`` looks again only
         every half second once a quarter second has passed, and the live
         fragment changes the badge at any moment of its 400 ms cycle: a badge
-        that changed at 0.3 s was seen at 0.77 s.
+        that changed at 0.3 s was seen at 0.77 s. Not every frame either: a
+        wait can last as long as the agent works, and a look per frame is CPU
+        taken from the product and the agent on a shared machine.
         """
         try:
             self.page.wait_for_function(
-                f"status => ({SHOWN_STATUS_JS}) === status", arg=status, polling="raf", timeout=ms(timeout)
+                f"status => ({SHOWN_STATUS_JS}) === status", arg=status, polling=STATUS_POLL_MS, timeout=ms(timeout)
             )
         except PlaywrightTimeoutError:
             shown = self.page.evaluate(SHOWN_STATUS_JS)
