@@ -44,9 +44,15 @@ def short_temp_root() -> Path:
     return Path(os.environ.get("PYTEST_DEBUG_TEMPROOT") or tempfile.gettempdir())
 
 
+# Every run folder handed out, so the story tests' conftest ends and removes them all after each test.
+handed_out: set[Path] = set()
+
+
 def run_temp(results: Path) -> Path:
     """A short temporary folder of the run's own (Chromium's socket paths there must stay under 108 bytes)."""
-    return short_temp_root() / f"hr-{hashlib.sha256(str(results).encode()).hexdigest()[:10]}"
+    folder = short_temp_root() / f"hr-{hashlib.sha256(str(results).encode()).hexdigest()[:10]}"
+    handed_out.add(folder)
+    return folder
 
 
 def processes_of(results: Path) -> list[psutil.Process]:
