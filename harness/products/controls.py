@@ -5,8 +5,10 @@ live page the content above a control grows while the harness clicks (an
 agent's reply appears in the thread), the control moves between mousedown and
 mouseup, and the click becomes nothing: no submit, no error, a message never
 sent. A keyboard user focuses the control and presses Enter, which follows the
-control wherever the page moves it, so page objects press the controls of
-live pages instead of clicking them.
+control wherever the page moves it, so page objects press the controls below
+a live fragment (the composer's Send). Controls inside a live fragment are
+clicked: the fragment replaces them when it changes, focus goes with the old
+element and a press would go nowhere, while a click retries on the new one.
 """
 
 from __future__ import annotations
@@ -40,9 +42,14 @@ def press(control: Locator, timeout: float = DEFAULT_TIMEOUT_S) -> None:
 
 
 def download(page: Page, link: Locator, save_to: Path | None = None) -> bytes:
-    """Press ``link``, wait for the download it starts, and return its bytes (also kept at ``save_to``)."""
+    """Click ``link``, wait for the download it starts, and return its bytes (also kept at ``save_to``).
+
+    Clicked, not pressed: a link inside a live fragment is replaced when the
+    fragment changes, which takes the keyboard focus with it, and a press
+    then goes nowhere without an error; a click retries on the new element.
+    """
     with page.expect_download() as info:
-        press(link)
+        link.click()
     started = info.value
     failure = started.failure()
     if failure is not None:

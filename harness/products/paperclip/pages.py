@@ -127,7 +127,7 @@ class IssuePage:
         )
         link = links.filter(has_not_text=mine).nth(index)
         expect(link).to_be_visible()
-        press(link)
+        link.click()
         self.page.wait_for_url(re.compile(rf"/{prefix}/issues/{prefix}-\d+$"))
         identifier = self.page.url.rsplit("/", 1)[1]
         raw = answered(httpx.get(f"{self.base_url}/api/issues/{identifier}", timeout=15)).json()
@@ -226,7 +226,7 @@ class IssuePage:
         """
         self.page.goto(self._run_url(run_id))
         try:
-            press(self._cancel_button, timeout)
+            self._cancel_button.click(timeout=ms(timeout))
         except PlaywrightTimeoutError:
             self.open()
             return False

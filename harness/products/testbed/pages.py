@@ -153,7 +153,7 @@ class TaskPage:
     def open_child(self, index: int = 0) -> TaskPage:
         link = self.page.get_by_test_id("child-task-link").nth(index)
         child_id = int(link.get_attribute("data-task-id") or 0)
-        press(link)
+        link.click()
         expect(self.page.locator(f'[data-testid="task-page"][data-task-id="{child_id}"]')).to_be_visible()
         return TaskPage(self.page, self.base_url, child_id)
 
@@ -261,7 +261,7 @@ class TaskPage:
     def stop(self, timeout: float = DEFAULT_TIMEOUT_S) -> int:
         """Click Stop on the active run and wait until the page says its processes have exited."""
         run_id = self.wait_for_active_run(timeout)
-        press(self.page.get_by_role("button", name=f"Stop run #{run_id}"))
+        self.page.get_by_role("button", name=f"Stop run #{run_id}").click()
         self.wait_for_stop_result(run_id, timeout)
         return run_id
 
@@ -273,7 +273,7 @@ class TaskPage:
         """
         button = self.page.get_by_role("button", name=f"Stop run #{run_id}")
         try:
-            press(button, timeout)
+            button.click(timeout=ms(timeout))
         except PlaywrightTimeoutError:
             return False
         return True
@@ -321,7 +321,7 @@ class TaskPage:
     def decide(self, interaction_id: int | str, approve: bool, timeout: float = DEFAULT_TIMEOUT_S) -> None:
         """Click the card's yes (Approve, Connect) or no (Decline, Not now) and wait until it shows the decision."""
         card = self._card(interaction_id)
-        press(card.get_by_test_id("interaction-approve" if approve else "interaction-decline"), timeout)
+        card.get_by_test_id("interaction-approve" if approve else "interaction-decline").click(timeout=ms(timeout))
         expect(card.get_by_test_id("interaction-decision")).to_be_visible(timeout=ms(timeout))
 
     def email_card(self, interaction_id: int | str) -> EmailCard:
@@ -353,7 +353,7 @@ class TaskPage:
     def choose(self, interaction_id: int | str, option: str, timeout: float = DEFAULT_TIMEOUT_S) -> None:
         """Click one option of a provider question and wait until the card shows the choice."""
         card = self._card(interaction_id)
-        press(card.get_by_role("button", name=option, exact=True), timeout)
+        card.get_by_role("button", name=option, exact=True).click(timeout=ms(timeout))
         expect(card.get_by_test_id("interaction-decision")).to_be_visible(timeout=ms(timeout))
 
     def rendered_html(self) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from harness.products.controls import press
 from harness.products.testbed.pages import DEFAULT_TIMEOUT_S, ms
 
 
@@ -57,7 +56,7 @@ class TaskSkillsPanel:
         expect(self.page.get_by_test_id("skill-card").first).to_be_visible(timeout=ms(timeout))
 
     def open_card(self, index: int = 0) -> StudioPage:
-        press(self.page.get_by_test_id("skill-card").nth(index).get_by_test_id("skill-card-link"))
+        self.page.get_by_test_id("skill-card").nth(index).get_by_test_id("skill-card-link").click()
         return StudioPage(self.page)
 
     def sidebar_skill_ids(self) -> list[str]:
@@ -65,5 +64,5 @@ class TaskSkillsPanel:
         return [links.nth(i).get_attribute("data-skill-id") or "" for i in range(links.count())]
 
     def open_from_sidebar(self, skill_id: int | str) -> StudioPage:
-        press(self.page.locator(f'[data-testid="task-skill-link"][data-skill-id="{skill_id}"]'))
+        self.page.locator(f'[data-testid="task-skill-link"][data-skill-id="{skill_id}"]').click()
         return StudioPage(self.page)
