@@ -304,7 +304,8 @@ class Journey:
         """
         page = self.current_page()
         known = frozenset(c.id for c in self.api.task(page.task_id).comments)
-        page.submit_message(text)
+        with self.expecting("message-shown", f"sending a message on task {page.task_id}"):
+            page.submit_message(text)
         self._sent(text)
         return PendingMessage(task_id=page.task_id, text=text, known_ids=known)
 
