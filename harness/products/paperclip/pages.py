@@ -156,17 +156,20 @@ class IssuePage:
     # ---- thread --------------------------------------------------------------------
 
     def messages(self) -> list[MessageView]:
-        """The comment bubbles of the thread, oldest first (the description bubble is not a message)."""
-        bubbles = self.page.locator('[data-testid="task-chat-human-bubble"], [data-testid="task-chat-agent-bubble"]')
-        views = []
-        for i in range(bubbles.count()):
-            bubble = bubbles.nth(i)
-            kind = "user" if bubble.get_attribute("data-testid") == "task-chat-human-bubble" else "agent"
-            body = bubble.locator(".paperclip-markdown").first
-            views.append(
-                MessageView(author_kind=kind, body=(body.inner_text() if body.count() else bubble.inner_text()).strip())
-            )
-        return views
+        """The comment bubbles of the thread, oldest first (the description bubble is not a message).
+
+        All bubbles are read in one look: the thread re-renders as the agent
+        replies, and a reader going bubble by bubble can wait on one that went.
+        """
+        rows = self.page.locator(
+            '[data-testid="task-chat-human-bubble"], [data-testid="task-chat-agent-bubble"]'
+        ).evaluate_all(
+            """bubbles => bubbles.map(bubble => [
+                bubble.dataset.testid === "task-chat-human-bubble" ? "user" : "agent",
+                (bubble.querySelector(".paperclip-markdown") ?? bubble).innerText,
+            ])"""
+        )
+        return [MessageView(author_kind=kind, body=body.strip()) for kind, body in rows]
 
     def user_messages_with(self, text: str) -> list[MessageView]:
         wanted = " ".join(text.split())

@@ -23,6 +23,29 @@ DEFAULT_TIMEOUT_S = 60.0
 # The status a task page's badge shows (null without a badge).
 SHOWN_STATUS_JS = """document.querySelector('[data-testid="task-status"]')?.dataset.status ?? null"""
 STATUS_POLL_MS = 50
+# One interaction card read in one look. The live fragment replaces a card
+# when its request changes (answered, or answered through the API while the
+# harness reads it); a reader that went part by part timed out on an option
+# that had gone between counting the options and reading the second one.
+CARD_JS = """card => {
+    const all = id => [...card.querySelectorAll(`[data-testid="${id}"]`)];
+    const text = id => all(id).map(el => el.innerText.trim());
+    const decided = all("interaction-decision")[0];
+    const link = all("email-key-link")[0];
+    return {
+        data: {...card.dataset},
+        approve: text("interaction-approve"),
+        decline: text("interaction-decline"),
+        options: text("provider-option"),
+        disclosure: text("provider-disclosure")[0] ?? "",
+        choice: decided ? (decided.dataset.choice ?? "") : "",
+        key_link: link ? link.getAttribute("href") : null,
+        password_fields: card.querySelectorAll('input[type="password"]').length,
+        access_selectors: card.querySelectorAll('select, input[type="checkbox"], input[type="radio"]').length,
+        modals: document.querySelectorAll('dialog[open], [role="dialog"], [aria-modal="true"]').length,
+        text: card.innerText,
+    };
+}"""
 T = TypeVar("T")
 
 
@@ -286,30 +309,9 @@ class TaskPage:
     # ---- decisions -------------------------------------------------------------------
 
     def decision_cards(self) -> list[DecisionCard]:
-        items = self.page.get_by_test_id("interaction-card")
-        cards = []
-        for i in range(items.count()):
-            item = items.nth(i)
-            buttons = {
-                name: item.get_by_test_id(test_id).inner_text().strip()
-                for name, test_id in (("approve", "interaction-approve"), ("decline", "interaction-decline"))
-                if item.get_by_test_id(test_id).count() == 1
-            }
-            cards.append(
-                DecisionCard(
-                    interaction_id=item.get_attribute("data-interaction-id") or "",
-                    kind=item.get_attribute("data-kind") or "",
-                    action=item.get_attribute("data-action") or "",
-                    service=item.get_attribute("data-service") or "",
-                    connection_id=item.get_attribute("data-connection-id") or "",
-                    provider=item.get_attribute("data-provider") or "",
-                    agent=item.get_attribute("data-agent") or "",
-                    addressed_to=item.get_attribute("data-addressed-to") or "",
-                    status=item.get_attribute("data-status") or "",
-                    buttons=buttons,
-                )
-            )
-        return cards
+        """Every decision card as shown, all read at one moment (see ``CARD_JS``)."""
+        cards = self.page.get_by_test_id("interaction-card").evaluate_all(f"cards => cards.map({CARD_JS})")
+        return [_decision_card(card) for card in cards]
 
     def _card(self, interaction_id: int | str) -> Locator:
         return self.page.locator(f'[data-testid="interaction-card"][data-interaction-id="{interaction_id}"]')
@@ -325,29 +327,27 @@ class TaskPage:
         expect(card.get_by_test_id("interaction-decision")).to_be_visible(timeout=ms(timeout))
 
     def email_card(self, interaction_id: int | str) -> EmailCard:
-        card = self._card(interaction_id).first
-        link = card.get_by_test_id("email-key-link")
+        card = self._card(interaction_id).first.evaluate(CARD_JS)
         return EmailCard(
-            password_fields=card.locator('input[type="password"]').count(),
-            key_link=link.first.get_attribute("href") if link.count() else None,
-            access_selectors=card.locator('select, input[type="checkbox"], input[type="radio"]').count(),
-            modals=self.page.locator('dialog[open], [role="dialog"], [aria-modal="true"]').count(),
-            text=card.inner_text(),
+            password_fields=card["password_fields"],
+            key_link=card["key_link"],
+            access_selectors=card["access_selectors"],
+            modals=card["modals"],
+            text=card["text"],
         )
 
     def provider_question(self, interaction_id: int | str) -> ProviderQuestionCard:
         """The question's card as shown: its options in order, its disclosure and, once answered, the choice."""
-        card = self._card(interaction_id).first
-        disclosure = card.get_by_test_id("provider-disclosure")
-        decided = card.get_by_test_id("interaction-decision")
+        card = self._card(interaction_id).first.evaluate(CARD_JS)
+        data = card["data"]
         return ProviderQuestionCard(
-            interaction_id=card.get_attribute("data-interaction-id") or "",
-            provider=card.get_attribute("data-provider") or "",
-            agent=card.get_attribute("data-agent") or "",
-            status=card.get_attribute("data-status") or "",
-            options=[option.inner_text().strip() for option in card.get_by_test_id("provider-option").all()],
-            disclosure=disclosure.first.inner_text().strip() if disclosure.count() else "",
-            choice=(decided.first.get_attribute("data-choice") or "") if decided.count() else "",
+            interaction_id=data.get("interactionId", ""),
+            provider=data.get("provider", ""),
+            agent=data.get("agent", ""),
+            status=data.get("status", ""),
+            options=card["options"],
+            disclosure=card["disclosure"],
+            choice=card["choice"],
         )
 
     def choose(self, interaction_id: int | str, option: str, timeout: float = DEFAULT_TIMEOUT_S) -> None:
@@ -362,14 +362,11 @@ class TaskPage:
     # ---- deliveries ----------------------------------------------------------------
 
     def deliveries(self) -> list[DeliveryView]:
-        items = self.page.get_by_test_id("delivery")
-        return [
-            DeliveryView(
-                id=int(items.nth(i).get_attribute("data-delivery-id") or 0),
-                sha256=items.nth(i).get_attribute("data-sha256") or "",
-            )
-            for i in range(items.count())
-        ]
+        """The deliveries the thread shows, read at one moment (the live fragment replaces them as it grows)."""
+        rows = self.page.get_by_test_id("delivery").evaluate_all(
+            "items => items.map(item => [item.dataset.deliveryId || '0', item.dataset.sha256 || ''])"
+        )
+        return [DeliveryView(id=int(id_), sha256=sha256) for id_, sha256 in rows]
 
     def wait_for_deliveries(self, count: int, timeout: float = DEFAULT_TIMEOUT_S) -> list[DeliveryView]:
         expect(self.page.get_by_test_id("delivery")).to_have_count(count, timeout=ms(timeout))
@@ -388,3 +385,21 @@ class TaskPage:
 
     def _download(self, link: Locator, save_to: Path | None) -> bytes:
         return download(self.page, link, save_to)
+
+
+def _decision_card(card: dict) -> DecisionCard:
+    """A card read by ``CARD_JS`` as the record the checks judge: a button counts when the card shows exactly one."""
+    data = card["data"]
+    buttons = {name: card[name][0] for name in ("approve", "decline") if len(card[name]) == 1}
+    return DecisionCard(
+        interaction_id=data.get("interactionId", ""),
+        kind=data.get("kind", ""),
+        action=data.get("action", ""),
+        service=data.get("service", ""),
+        connection_id=data.get("connectionId", ""),
+        provider=data.get("provider", ""),
+        agent=data.get("agent", ""),
+        addressed_to=data.get("addressedTo", ""),
+        status=data.get("status", ""),
+        buttons=buttons,
+    )
