@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from calibration.record import record_calibration
-from calibration.runner import Row, table
+from calibration.runner import Row, table, where_the_time_went
 from calibration.suites import OFFLINE_SUITES, SUITES
 from harness.evidence.provenance import harness_digest
 from oracle import image
@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
             f"WRONG: {row.delivery} ({row.mode}) expected {row.expected}, got {row.got} {row.deciding}: {row.detail}",
             file=sys.stderr,
         )
-    print("\n".join(timings))
+    print("\n".join(filter(None, [where_the_time_went(rows), *timings])))
     print(f"{len(rows) - len(wrong)}/{len(rows)} cases as expected in {time.monotonic() - started:.1f} s")
     recorded = record_calibration(
         rows, harness_digest(), suites=names, complete=set(names) == set(SUITES), results=args.results

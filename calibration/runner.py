@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from calibration.deliveries import Case, cases
 from calibration.traps import host_traps
@@ -34,6 +35,9 @@ class Row(BaseModel):
     deciding: str
     detail: str
     ok: bool
+    seconds: float = Field(
+        default=0.0, description="the case's own wall time when it ran as a story cell (0 for graded ZIPs)"
+    )
 
 
 def _row(case: Case, result: GradeResult) -> Row:
@@ -80,6 +84,16 @@ def table(rows: list[Row]) -> str:
     return "\n".join([render(header), render(tuple("-" * w for w in widths)), *map(render, lines)])
 
 
+def where_the_time_went(rows: list[Row], slowest: int = 10) -> str:
+    """The story cells' total time and the slowest of them: what to look at first when calibration gets slower."""
+    cells = sorted((r for r in rows if r.seconds), key=lambda r: r.seconds, reverse=True)
+    if not cells:
+        return ""
+    lines = [f"story cells: {len(cells)}, {sum(r.seconds for r in cells):.0f} s of cell time; the slowest:"]
+    lines += [f"  {r.seconds:6.1f} s  {r.delivery}" for r in cells[:slowest]]
+    return "\n".join(lines)
+
+
 PARALLEL_CELLS = 2
 """Story cells calibration runs at once (each its own `harness run`, product and browser): two keep 2 cores busy."""
 
@@ -97,7 +111,9 @@ def rows_in_parallel(cases: Sequence[C], row: Callable[[C], Row]) -> list[Row]:
 
     def in_a_slot(case: C) -> Row:
         with _CELL_SLOTS:
-            return row(case)
+            started = time.monotonic()
+            found = row(case)
+            return found.model_copy(update={"seconds": time.monotonic() - started})
 
     with ThreadPoolExecutor(max_workers=PARALLEL_CELLS) as pool:
         return list(pool.map(in_a_slot, cases))

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from calibration.__main__ import main
+from calibration.runner import Row, where_the_time_went
 from harness.evidence.provenance import harness_digest
 
 
@@ -24,3 +25,28 @@ def test_an_unknown_suite_is_refused_with_the_known_ones(capsys: pytest.CaptureF
         main(["oracel"])
     assert exit_.value.code == 2
     assert "unknown suite(s) oracel; known: oracle" in capsys.readouterr().err
+
+
+def test_the_slowest_story_cells_are_named_with_their_time() -> None:
+    def row(name: str, seconds: float) -> Row:
+        return Row(
+            suite="s",
+            delivery=name,
+            mode="-",
+            expected="pass",
+            got="pass",
+            deciding="-",
+            detail="",
+            ok=True,
+            seconds=seconds,
+        )
+
+    text = where_the_time_went(
+        [row("graded-zip", 0.0), row("fast", 2.0), row("slow", 30.5), row("mid", 7.25)], slowest=2
+    )
+    assert text.splitlines() == [
+        "story cells: 3, 40 s of cell time; the slowest:",
+        "    30.5 s  slow",
+        "     7.2 s  mid",
+    ]
+    assert where_the_time_went([row("graded-zip", 0.0)]) == ""
