@@ -3,6 +3,13 @@
 Overhead is an attempt's wall time minus the time the product's agent runs
 took (both from attempt.json): browser, product start-up, oracle grades,
 evidence. Prints medians over repeated runs; never asserts a time.
+
+The goal is in seconds, and seconds depend on how busy the machine is. So
+between the runs the benchmark also times the floor no harness can go
+under: a bare Chromium launch with one page, and one bare hardened `docker
+run` of the oracle's image (what a grade's container costs). The ratio of
+the overhead to that floor, measured in the same run, is the figure that
+shows whether the harness or the machine got slower.
 """
 
 from __future__ import annotations
@@ -16,7 +23,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from playwright.sync_api import sync_playwright
+
+from bench.oracle import bare_docker_run_command
 from harness.core.records import AttemptRecord
+from harness.running.browser import launch_options
+from oracle import image
+from oracle.sandbox import SandboxLimits
 
 GOAL_OVERHEAD_S = 3.0
 
@@ -35,18 +48,37 @@ def run_once(results: Path, campaign: str, case: str) -> tuple[AttemptRecord, fl
     return AttemptRecord.model_validate_json(path.read_text()), command_s
 
 
+def browser_floor() -> float:
+    """Seconds to start Playwright, launch Chromium as the harness does, open one page and close it."""
+    started = time.perf_counter()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(**launch_options(playwright.chromium))
+        browser.new_page().goto("about:blank")
+        browser.close()
+    return time.perf_counter() - started
+
+
+def container_floor(image_id: str) -> float:
+    """Seconds for one bare hardened `docker run` of the oracle's image (`python3 -c pass`)."""
+    started = time.perf_counter()
+    subprocess.run(bare_docker_run_command(image_id, SandboxLimits()), capture_output=True, check=True)
+    return time.perf_counter() - started
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.harness", description=__doc__)
     parser.add_argument("--repetitions", type=int, default=5)
     parser.add_argument("--case", default="build-revise")
     args = parser.parse_args(argv)
-    records, commands = [], []
+    records, commands, floors = [], [], []
     load_before = os.getloadavg()[0]
+    image_id = image.resolve(image.engine(), None).id
     with tempfile.TemporaryDirectory(prefix="everyday-bench-") as folder:
         for number in range(args.repetitions):
             record, command_s = run_once(Path(folder), f"bench-{number}", args.case)
             records.append(record)
             commands.append(command_s)
+            floors.append(browser_floor() + container_floor(image_id))
             print(
                 f"  run {number + 1}: {record.verdict.value}, command {command_s:.2f} s, attempt {record.timing.wall_s:.2f} s, "
                 f"agent runs {record.timing.agent_run_s:.2f} s, overhead {record.timing.harness_overhead_s:.2f} s"
@@ -65,6 +97,11 @@ def main(argv: list[str] | None = None) -> int:
         c - (r.timing.agent_run_s or 0.0) for r, c in zip(records, commands, strict=True)
     )
     print(f"median harness overhead inside the attempt: {overhead:.2f} s (goal <= {GOAL_OVERHEAD_S:.0f} s: {verdict})")
+    floor = statistics.median(floors)
+    print(
+        f"median floor (bare Chromium launch with one page + one bare hardened docker run, timed between the runs):"
+        f" {floor:.2f} s; harness overhead / floor: {overhead / floor:.2f}x"
+    )
     print(f"median overhead of the whole command (pytest and browser start-up included): {command_overhead:.2f} s")
     print(
         "where the attempt's time goes (median seconds per phase; the agent's own time is the rest; phases overlap:"
