@@ -21,7 +21,6 @@ import pytest
 from product_helpers import unique
 
 from calibration.product_defects import DEFECT_CASES, missing_cases, unknown_defects
-from harness.core.waiting import WaitTimeout, wait_for
 from harness.decisions.contract import (
     EMAIL_TASK,
     HUBSPOT,
@@ -311,15 +310,20 @@ def read_after_success(instance: TestbedInstance) -> Symptoms:
 
 
 # A call the product forwards as the agent asks may reach the service's capture a moment after the request shows.
-EARLY_FORWARD_S = 2.0
+def called_before_the_answer(api: ApiClient, task_id: RecordId, calls: Callable[[], list[str]], start: int) -> bool:
+    """Whether the service saw a call after position ``start`` before the asking agent heard back.
 
-
-def forwarded_within(calls: Callable[[], list[str]], start: int, seconds: float) -> bool:
-    """Whether the service saw a call after position ``start`` within ``seconds`` (it must see none before a decision)."""
-    try:
-        return bool(wait_for(lambda: calls()[start:] or None, timeout=seconds, what="an early call"))
-    except WaitTimeout:
-        return False
+    A product that forwards early does it before it answers the agent, and
+    the scripted agent comments only once it has the answer: once its comment
+    shows, every early call has been made. Looking then, not for a while
+    after the request appears, needs no time window a busy machine could
+    outlast.
+    """
+    api.wait_for(
+        lambda: api.task(task_id).agent_replies() or None,
+        what="the agent's comment that it asked",
+    )
+    return len(calls()) > start
 
 
 def asked_or_ended(api: ApiClient, task_id: RecordId) -> list[Interaction] | str | None:
@@ -360,7 +364,7 @@ def decide_on_services(instance: TestbedInstance) -> Symptoms:
             if asked == "ended":  # the agent's action ran without anyone being asked
                 return seen | {"ask-first-not-enforced"}
             [pending] = asked
-            if forwarded_within(calls, start, EARLY_FORWARD_S):
+            if called_before_the_answer(api, task.id, calls, start):
                 seen.add("forwards-before-approval")
             card = httpx.get(f"{instance.base_url}/tasks/{task.id}/live").text
             shown = card.count(f'data-interaction-id="{pending.id}"')
@@ -452,7 +456,7 @@ def reach_providers(instance: TestbedInstance) -> Symptoms:
         live = httpx.get(f"{instance.base_url}/tasks/{task.id}/live").text
         if question.disclosure is None or 'data-testid="provider-disclosure"' not in live:
             seen.add("provider-no-disclosure")
-        if forwarded_within(lambda: [e.outcome for e in gateway.look_ups()], 0, EARLY_FORWARD_S):
+        if called_before_the_answer(api, task.id, lambda: [e.outcome for e in gateway.look_ups()], 0):
             seen.add("gateway-called-before-choice")
         api.wait_for_task(task.id, all_ended, 30, "the asking run to end")
         instance.stop_controller(signal.SIGTERM)
