@@ -159,9 +159,29 @@ class AgentClient:
         seq, self._seq = self._seq, self._seq + 1
         return self.send("/receipts", {"seq": seq, "tool": tool, "target": target, "ok": ok, "detail": detail})
 
+    def admit_call(self, report: dict[str, Any]) -> None:
+        """A model call about to be forwarded (the proxy's admission), on record when this returns.
+
+        Sent at once, not through the outbox, and waited for like a read: the
+        proxy forwards the call only after the controller has recorded it, so
+        a runner killed mid-call (Stop) leaves no answered call unmetered.
+        Raises :class:`RunEnded` when the run can no longer act: the call is
+        refused then. Retries reuse the event id, so the call is recorded once.
+        """
+        self._request("POST", "/model-calls", json=self._call_event(report))
+
     def report_call(self, report: dict[str, Any]) -> None:
-        """A metered model call (the proxy's CallReport), queued in order with the agent's other writes."""
-        self.send("/model-calls", report)
+        """A metered model call (the proxy's CallReport), queued in order with the agent's other writes.
+
+        The completion of an admitted call carries its admission's event id.
+        """
+        self._outbox.put(Outgoing(path="/model-calls", json=self._call_event(report)))
+
+    def _call_event(self, report: dict[str, Any]) -> dict[str, Any]:
+        """The report as the controller takes it: the proxy's call id becomes the event id both reports share."""
+        fields = {name: value for name, value in report.items() if name != "call_id"}
+        call_id = report.get("call_id")
+        return {"event_id": f"r{self.run_id}-call-{call_id}" if call_id else self.new_event_id(), **fields}
 
     def set_status(self, status: str) -> None:
         self.send("/status", {"status": status})

@@ -35,16 +35,25 @@ def ended(run: sqlite3.Row) -> HTTPException:
 
 
 def once(
-    conn: sqlite3.Connection, run_id: int, event_id: str, kind: str, apply: Callable[[], dict[str, Any]]
+    conn: sqlite3.Connection,
+    run_id: int,
+    event_id: str,
+    kind: str,
+    apply: Callable[[], dict[str, Any]],
+    after_end: bool = False,
 ) -> dict[str, Any]:
-    """Apply an agent event exactly once; replays return the stored response."""
+    """Apply an agent event exactly once; replays return the stored response.
+
+    Only a running run acts, unless ``after_end``: the completion of a model
+    call the run made while it ran, which may arrive after a Stop ended it.
+    """
     seen = conn.execute("SELECT run_id, kind, response_json FROM events WHERE event_id = ?", (event_id,)).fetchone()
     if seen is not None:
         if seen["run_id"] != run_id or seen["kind"] != kind:
             raise HTTPException(status_code=409, detail=f"event_id {event_id} was already used for another event")
         return json.loads(seen["response_json"])  # type: ignore[no-any-return]
     current = conn.execute("SELECT id, status FROM runs WHERE id = ?", (run_id,)).fetchone()
-    if current["status"] != "running":
+    if current["status"] != "running" and not after_end:
         raise ended(current)
     response = apply()
     conn.execute(
@@ -103,41 +112,90 @@ def budget_remaining(db: Database, agent_id: int, simulated: bool | None = None)
     return max(0.0, min(limits)) if limits else None
 
 
+CALL_FIGURES = "status, input_tokens, cached_input_tokens, cache_write_tokens, output_tokens, cost_cents"
+
+
 def record_call(db: Database, run: sqlite3.Row, report: ModelCallReport) -> Ack:
-    """Keep one metered model call against its run, task and agent (the runner's proxy reports each)."""
+    """Keep one metered model call against its run, task and agent (the runner's proxy reports each).
 
-    def insert() -> dict[str, Any]:
-        usage = report.usage or Usage()
-        cursor = conn.execute(
-            "INSERT INTO model_calls (event_id, run_id, task_id, agent_id, provider, model, protocol, status, input_tokens, "
-            "cached_input_tokens, cache_write_tokens, output_tokens, cost_cents, simulated, refused, price_table, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                report.event_id,
-                run["id"],
-                run["task_id"],
-                run["agent_id"],
-                report.provider,
-                report.model,
-                report.protocol,
-                report.status,
-                usage.input_tokens,
-                usage.cached_input_tokens,
-                usage.cache_write_tokens,
-                usage.output_tokens,
-                report.cost_cents,
-                report.simulated,
-                report.refused,
-                report.price_table,
-                now(),
-            ),
-        )
-        if report.refused:
-            record_activity(conn, "model_call_refused", f"Run {run['id']}: {report.refused}", run["task_id"], run["id"])
-        return {"id": cursor.lastrowid}
-
+    A forwarded call is reported twice under one ``event_id``. Its admission
+    (``in_flight``) comes before the proxy forwards anything and is kept with
+    the input estimate as its charge; it is refused (409, the proxy then
+    refuses the call) once the run has ended or a Stop was asked for, so no
+    call starts after a Stop. Its completion replaces the estimate with what
+    the proxy measured (real usage; an answered call without usage keeps its
+    estimate; a failed one costs nothing), and is accepted after the run
+    ended: the call was made while it ran and the model answered it. A
+    completion that never comes (the runner was killed mid-call) leaves the
+    estimate as the charge: a call cut by a Stop is never charged zero. A
+    refusal (budget, unpriced model) is one report, as before.
+    """
     with db.transaction() as conn:
+        admitted = conn.execute(
+            "SELECT id FROM model_calls WHERE event_id = ? AND run_id = ?", (report.event_id, run["id"])
+        ).fetchone()
+        if admitted is not None and not report.in_flight:
+            key = f"{report.event_id}:completed"
+            return Ack(**once(conn, run["id"], key, "model_call_completed", lambda: _complete(conn, report), True))
+
+        def insert() -> dict[str, Any]:
+            if report.in_flight and _stopping(conn, run["id"]):
+                raise HTTPException(status_code=409, detail=f"run {run['id']} is stopping; it can no longer act")
+            return _insert_call(conn, run, report)
+
         return Ack(**once(conn, run["id"], report.event_id, "model_call", insert))
+
+
+def _stopping(conn: sqlite3.Connection, run_id: int) -> bool:
+    row = conn.execute("SELECT stop_requested_at FROM runs WHERE id = ?", (run_id,)).fetchone()
+    return bool(row["stop_requested_at"])
+
+
+def _figures(report: ModelCallReport) -> tuple[int, int, int, int, int, float]:
+    usage = report.usage or Usage()
+    return (
+        report.status,
+        usage.input_tokens,
+        usage.cached_input_tokens,
+        usage.cache_write_tokens,
+        usage.output_tokens,
+        report.cost_cents,
+    )
+
+
+def _insert_call(conn: sqlite3.Connection, run: sqlite3.Row, report: ModelCallReport) -> dict[str, Any]:
+    cursor = conn.execute(
+        f"INSERT INTO model_calls (event_id, run_id, task_id, agent_id, provider, model, protocol, {CALL_FIGURES}, "
+        "simulated, refused, price_table, in_flight, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            report.event_id,
+            run["id"],
+            run["task_id"],
+            run["agent_id"],
+            report.provider,
+            report.model,
+            report.protocol,
+            *_figures(report),
+            report.simulated,
+            report.refused,
+            report.price_table,
+            report.in_flight,
+            now(),
+        ),
+    )
+    if report.refused:
+        record_activity(conn, "model_call_refused", f"Run {run['id']}: {report.refused}", run["task_id"], run["id"])
+    return {"id": cursor.lastrowid}
+
+
+def _complete(conn: sqlite3.Connection, report: ModelCallReport) -> dict[str, Any]:
+    """An admitted call's real figures replace its estimate (once: a retry gets the stored answer)."""
+    assignments = ", ".join(f"{column.strip()} = ?" for column in CALL_FIGURES.split(","))
+    conn.execute(
+        f"UPDATE model_calls SET {assignments}, in_flight = 0 WHERE event_id = ?", (*_figures(report), report.event_id)
+    )
+    row = conn.execute("SELECT id FROM model_calls WHERE event_id = ?", (report.event_id,)).fetchone()
+    return {"id": row["id"]}
 
 
 def read_task(db: Database, run: sqlite3.Row, task_id: int) -> Task:

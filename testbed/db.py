@@ -124,7 +124,8 @@ CREATE TABLE IF NOT EXISTS model_calls (
     simulated INTEGER NOT NULL,
     refused TEXT,
     price_table TEXT NOT NULL,
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    in_flight INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS activity (
     id INTEGER PRIMARY KEY,
@@ -276,6 +277,7 @@ class Database:
 ADDED_COLUMNS = {
     "company": {"chat_connectors": "INTEGER NOT NULL DEFAULT 0"},
     "interactions": {"options_json": "TEXT NOT NULL DEFAULT '[]'", "disclosure": "TEXT", "choice": "TEXT"},
+    "model_calls": {"in_flight": "INTEGER NOT NULL DEFAULT 0"},
 }
 
 

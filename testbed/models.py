@@ -113,7 +113,7 @@ class FinishRequest(AgentEvent):
 
 
 class ModelCallReport(AgentEvent):
-    """One model call as the run's metering proxy saw and priced it."""
+    """One model call as the run's metering proxy saw and priced it (admitted, completed, or refused)."""
 
     protocol: str = Field(max_length=40)
     provider: str = Field(max_length=40)
@@ -127,6 +127,7 @@ class ModelCallReport(AgentEvent):
     usage_estimated: bool = False
     spent_cents: float = 0
     budget_cents: float | None = None
+    in_flight: bool = False  # admitted, about to be forwarded: recorded first, completed under the same event_id
 
 
 class Spend(BaseModel):

@@ -30,8 +30,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..agent_client import AgentApiError, RunEnded
 from ..issued_secrets import proxy_key
-from ..metering.proxy import CallReport, ProxyConfig, start_proxy
+from ..metering.proxy import CallNotAdmitted, CallReport, ProxyConfig, start_proxy
 from ..read_receipts import read_detail
 from . import AgentSession, claude_cli, codex_cli, instructions, opencode_cli
 from .agent_clis import CliName, locate
@@ -98,7 +99,15 @@ class Meter:
         )
         self.calls: list[CallReport] = []
         self.refused = threading.Event()
-        self.proxy, self.server = start_proxy(self.config, self._on_call)
+        self.proxy, self.server = start_proxy(self.config, self._on_call, self._admit)
+
+    def _admit(self, report: CallReport) -> None:
+        """The product records the call before it is forwarded; a run that has ended gets no call through."""
+        try:
+            self.session.client.admit_call(report.model_dump(mode="json"))
+        except (RunEnded, AgentApiError) as error:
+            log.info("run %s: model call refused, the product did not record it: %s", self.session.run_id, error)
+            raise CallNotAdmitted(f"the product did not record it ({error})") from error
 
     def _on_call(self, report: CallReport) -> None:
         self.calls.append(report)

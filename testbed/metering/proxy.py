@@ -7,12 +7,22 @@ response as it streams past, prices it, and reports the call. It also holds
 the budget: a call whose input alone would pass it is refused, a call that
 passes it is the last one, and from then on every call is refused with a
 non-retryable error, before anything reaches upstream.
+
+With an ``admit`` callback (the runner's: the product records the call), a
+call is reported twice under one ``call_id``: once admitted, with its input
+estimate as the charge, before a byte goes upstream, and once completed, with
+what the response really cost, when it ends or is cut. The admission is
+acknowledged before the call is forwarded, so a call the model answered is
+on record even if the runner dies mid-stream (a Stop kills it); a refused
+admission (the run has ended) refuses the call, so nothing gets past a Stop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
+import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Literal
 
@@ -49,6 +59,8 @@ HOP_HEADERS = {
 # 408/409/429/5xx and network errors, and Claude Code answers a 400 by retrying
 # with fewer beta features and tools, so a 400 would be refused several times).
 REFUSAL_STATUS = 402
+# What the CLI gets when the upstream could not be reached or broke off before answering (retryable).
+UPSTREAM_FAILED = 502
 
 
 class ProxyConfig(BaseModel):
@@ -69,7 +81,7 @@ class CallReport(BaseModel):
     protocol: Protocol
     provider: Provider
     model: str
-    status: int
+    status: int  # the upstream's HTTP status; 0 while the call is in flight (admitted, not answered yet)
     usage: Usage | None
     cost_cents: float
     simulated: bool
@@ -78,6 +90,12 @@ class CallReport(BaseModel):
     usage_estimated: bool = False  # an answered call without usage is charged its input estimate, never zero
     spent_cents: float
     budget_cents: float | None
+    call_id: str | None = None  # a forwarded call: its admission and its completion carry the same id
+    in_flight: bool = False  # the admission: input estimate as usage and cost, reported before forwarding
+
+
+class CallNotAdmitted(Exception):
+    """The product refused to record a call (its run has ended): the call is refused, nothing is forwarded."""
 
 
 class Budget:
@@ -113,11 +131,24 @@ def refusal(protocol: Protocol, message: str) -> JSONResponse:
 
 
 class MeteringProxy:
-    """The ASGI app (``app``) plus its budget; ``on_call`` receives every call's report."""
+    """The ASGI app (``app``) plus its budget; ``on_call`` receives every call's report.
 
-    def __init__(self, config: ProxyConfig, on_call: Callable[[CallReport], None]) -> None:
+    ``admit``, when given, receives each call's admission before it is
+    forwarded and must return only once the call is on record, or raise
+    :class:`CallNotAdmitted`. It runs in a worker thread, so a slow or
+    retried acknowledgement holds back that call only, never the others.
+    Without it (the standalone proxy) a call is reported once, when it ends.
+    """
+
+    def __init__(
+        self,
+        config: ProxyConfig,
+        on_call: Callable[[CallReport], None],
+        admit: Callable[[CallReport], None] | None = None,
+    ) -> None:
         self.config = config
         self.on_call = on_call
+        self.admit = admit
         self.budget = Budget(config.budget_cents)
         self.prices = price_table()
         self._client: httpx.AsyncClient | None = None
@@ -153,6 +184,7 @@ class MeteringProxy:
         usage: Usage | None,
         refused: str | None = None,
         estimate: Usage | None = None,
+        call_id: str | None = None,
     ) -> None:
         estimated = usage is None and estimate is not None and 200 <= status < 300
         if estimated:
@@ -161,6 +193,7 @@ class MeteringProxy:
         spent = self.budget.charge(cents) if cents else self.budget.spent_cents
         self.on_call(
             CallReport(
+                call_id=call_id,
                 protocol=protocol,
                 provider=self.config.provider,
                 model=model,
@@ -206,7 +239,32 @@ class MeteringProxy:
             # Without this a streamed Chat Completion carries no usage at all.
             payload["stream_options"] = {**(payload.get("stream_options") or {}), "include_usage": True}
             body = json.dumps(payload).encode()
-        return await self._forward_metered(request, body, protocol, model, estimate)
+        call_id = uuid.uuid4().hex
+        if self.admit is not None:
+            admission = self._admission(protocol, model, estimate, estimate_cents, call_id)
+            try:
+                await asyncio.to_thread(self.admit, admission)
+            except CallNotAdmitted as refused:
+                return refusal(protocol, f"metering proxy refused the call: {refused}")
+        return await self._forward_metered(request, body, protocol, model, estimate, call_id)
+
+    def _admission(self, protocol: Protocol, model: str, estimate: Usage, cents: float, call_id: str) -> CallReport:
+        """The report of a call about to be forwarded: its input estimate is its charge until it completes."""
+        return CallReport(
+            call_id=call_id,
+            in_flight=True,
+            protocol=protocol,
+            provider=self.config.provider,
+            model=model,
+            status=0,
+            usage=estimate,
+            usage_estimated=True,
+            cost_cents=cents,
+            simulated=self.config.simulated,
+            price_table=self.prices.version,
+            spent_cents=self.budget.spent_cents,
+            budget_cents=self.config.budget_cents,
+        )
 
     def _url(self, request: Request) -> str:
         query = f"?{request.url.query}" if request.url.query else ""
@@ -219,18 +277,25 @@ class MeteringProxy:
         return Response(upstream.content, status_code=upstream.status_code, headers=_response_headers(upstream))
 
     async def _forward_metered(
-        self, request: Request, body: bytes, protocol: Protocol, model: str, estimate: Usage
+        self, request: Request, body: bytes, protocol: Protocol, model: str, estimate: Usage, call_id: str
     ) -> Response:
         outgoing = self.client().build_request(
             request.method, self._url(request), content=body, headers=self._upstream_headers(request)
         )
-        upstream = await self.client().send(outgoing, stream=True)
+        try:
+            upstream = await self.client().send(outgoing, stream=True)
+        except httpx.TransportError as error:  # no answer: completed as failed, charged nothing
+            self._report(protocol, model, UPSTREAM_FAILED, None, call_id=call_id)
+            return JSONResponse(
+                {"error": {"message": f"metering proxy: upstream failed ({error})", "type": "upstream_error"}},
+                status_code=UPSTREAM_FAILED,
+            )
         reader = UsageReader(protocol)
         if "text/event-stream" not in upstream.headers.get("content-type", ""):
             raw = await upstream.aread()
             await upstream.aclose()
             reader.body(raw)
-            self._report(protocol, model, upstream.status_code, reader.usage, estimate=estimate)
+            self._report(protocol, model, upstream.status_code, reader.usage, estimate=estimate, call_id=call_id)
             return Response(raw, status_code=upstream.status_code, headers=_response_headers(upstream))
 
         reported = False
@@ -239,7 +304,7 @@ class MeteringProxy:
             nonlocal reported
             if not reported:
                 reported = True
-                self._report(protocol, model, upstream.status_code, reader.usage, estimate=estimate)
+                self._report(protocol, model, upstream.status_code, reader.usage, estimate=estimate, call_id=call_id)
 
         async def relay() -> AsyncIterator[bytes]:
             try:
@@ -260,7 +325,11 @@ def _response_headers(upstream: httpx.Response) -> dict[str, str]:
     return {name: value for name, value in upstream.headers.items() if name.lower() not in HOP_HEADERS}
 
 
-def start_proxy(config: ProxyConfig, on_call: Callable[[CallReport], None]) -> tuple[MeteringProxy, LoopbackServer]:
+def start_proxy(
+    config: ProxyConfig,
+    on_call: Callable[[CallReport], None],
+    admit: Callable[[CallReport], None] | None = None,
+) -> tuple[MeteringProxy, LoopbackServer]:
     """A running proxy on a free loopback port; stop the server when the run ends."""
-    proxy = MeteringProxy(config, on_call)
+    proxy = MeteringProxy(config, on_call, admit)
     return proxy, LoopbackServer(proxy.app).start()

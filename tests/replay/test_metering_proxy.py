@@ -8,7 +8,7 @@ import pytest
 from replay.conversation import Reply
 from replay.protocols import chat, messages, responses
 from testbed.metering.prices import UnpricedModel, price_table
-from testbed.metering.proxy import Budget, CallReport, MeteringProxy, ProxyConfig, start_proxy
+from testbed.metering.proxy import Budget, CallNotAdmitted, CallReport, MeteringProxy, ProxyConfig, start_proxy
 from testbed.metering.usage import Usage, UsageReader
 
 REPLY = Reply(text="hi", tool_call=None, input_tokens=1000, cached_tokens=600, output_tokens=50)
@@ -66,10 +66,12 @@ def test_budget_admits_until_an_estimate_or_a_charge_passes_it_and_then_never_ag
     assert unlimited.admit(1e9)
 
 
-def _proxy(replay, **config):
+def _proxy(replay, admit=None, **config):
     reports: list[CallReport] = []
     proxy, server = start_proxy(
-        ProxyConfig(**({"upstream": replay.url, "client_key": KEY, "provider": "openai"} | config)), reports.append
+        ProxyConfig(**({"upstream": replay.url, "client_key": KEY, "provider": "openai"} | config)),
+        reports.append,
+        admit,
     )
     return proxy, server, reports
 
@@ -189,3 +191,53 @@ def test_an_answered_call_without_usage_is_charged_its_estimate_and_a_failed_one
     proxy._report("chat", "gpt-5-mini", 500, None, estimate=Usage(input_tokens=4000))
     assert proxy.budget.spent_cents == pytest.approx(0.1)
     assert [report.usage_estimated for report in reports] == [True, False]
+
+
+def test_a_call_is_admitted_before_anything_reaches_upstream_and_completed_under_the_same_id(replay):
+    admitted: list[CallReport] = []
+    reached_upstream_at_admission: list[int] = []
+
+    def admit(report: CallReport) -> None:
+        reached_upstream_at_admission.append(len(replay.calls()))
+        admitted.append(report)
+
+    _, server, completed = _proxy(replay, admit, provider="anthropic", simulated=True)
+    _, path, body, headers = CALLS[1]
+    try:
+        for stream in (False, True):
+            assert httpx.post(server.url + path, json=body | {"stream": stream}, headers=headers).status_code == 200
+    finally:
+        server.stop()
+    assert reached_upstream_at_admission == [0, 1], "a call reached upstream before the product recorded it"
+    assert [r.in_flight for r in admitted] == [True, True] and not any(r.in_flight for r in completed)
+    assert [r.call_id for r in admitted] == [r.call_id for r in completed] and len({r.call_id for r in admitted}) == 2
+    assert all(r.usage_estimated and r.cost_cents > 0 and r.status == 0 for r in admitted)
+    assert all(r.status == 200 and not r.usage_estimated and r.cost_cents > 0 for r in completed)
+
+
+def test_a_call_the_product_refuses_to_record_is_refused_and_never_forwarded(replay):
+    def refuse(report: CallReport) -> None:
+        raise CallNotAdmitted("run 7 is cancelled; it can no longer act")
+
+    _, server, reports = _proxy(replay, refuse, provider="anthropic")
+    _, path, body, headers = CALLS[1]
+    try:
+        answer = httpx.post(server.url + path, json=body | {"stream": True}, headers=headers)
+    finally:
+        server.stop()
+    assert answer.status_code == 402 and answer.json()["error"]["type"] == "billing_error"
+    assert "can no longer act" in answer.json()["error"]["message"]
+    assert not replay.calls() and not reports
+
+
+def test_an_admitted_call_the_upstream_never_answers_is_completed_as_failed_and_charged_nothing(replay):
+    admitted: list[CallReport] = []
+    _, server, completed = _proxy(replay, admitted.append, upstream="http://127.0.0.1:9", provider="anthropic")
+    _, path, body, headers = CALLS[1]
+    try:
+        answer = httpx.post(server.url + path, json=body, headers=headers)
+    finally:
+        server.stop()
+    assert answer.status_code == 502 and "upstream failed" in answer.text
+    [call] = completed
+    assert call.call_id == admitted[0].call_id and call.status == 502 and call.cost_cents == 0
