@@ -131,10 +131,11 @@ def record_call(db: Database, run: sqlite3.Row, report: ModelCallReport) -> Ack:
     refusal (budget, unpriced model) is one report, as before.
     """
     with db.transaction() as conn:
-        admitted = conn.execute(
-            "SELECT id FROM model_calls WHERE event_id = ? AND run_id = ?", (report.event_id, run["id"])
+        in_flight = conn.execute(  # completed or one-report calls fall through: their retries get the stored answer
+            "SELECT id FROM model_calls WHERE event_id = ? AND run_id = ? AND in_flight = 1",
+            (report.event_id, run["id"]),
         ).fetchone()
-        if admitted is not None and not report.in_flight:
+        if in_flight is not None and not report.in_flight:
             key = f"{report.event_id}:completed"
             return Ack(**once(conn, run["id"], key, "model_call_completed", lambda: _complete(conn, report), True))
 
