@@ -284,8 +284,9 @@ class MeteringProxy:
         )
         try:
             upstream = await self.client().send(outgoing, stream=True)
-        except httpx.TransportError as error:  # no answer: completed as failed, charged nothing
-            self._report(protocol, model, UPSTREAM_FAILED, None, call_id=call_id)
+        except httpx.TransportError as error:  # no answer: an admitted call is completed as failed, charged nothing
+            if self.admit is not None:
+                self._report(protocol, model, UPSTREAM_FAILED, None, call_id=call_id)
             return JSONResponse(
                 {"error": {"message": f"metering proxy: upstream failed ({error})", "type": "upstream_error"}},
                 status_code=UPSTREAM_FAILED,
