@@ -52,6 +52,11 @@ class DefectCase(BaseModel):
     alone: bool = Field(
         default=False, description="no other check may fail: the story tells this defect apart from every other"
     )
+    cell: str | None = Field(
+        default=None,
+        description="the full execution id to run instead of the story's scripted cell: a replay cell for a defect"
+        " that only a real agent's model calls reach",
+    )
 
 
 DEFECT_CASES: tuple[DefectCase, ...] = (
@@ -560,6 +565,13 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         expected_check="expect.decision-saved",
         why="Decline is clicked and answered, but the request stays pending",
     ),
+    DefectCase(
+        defect="model-call-admission-skipped",
+        case="build-revise",
+        cell="everyday-workflows-replay.replay-codex.local.build-revise",
+        expected_check="metering.calls-metered",
+        why="the real CLI's model calls are answered by the replay, but the product records none of them",
+    ),
 )
 
 
@@ -575,11 +587,11 @@ def unknown_defects() -> list[str]:
 
 
 def run_defect(case: DefectCase, results: Path) -> AttemptRecord | None:
-    """Run the story's scripted cell against the product with the defect on, through the real `harness run`."""
+    """Run the story's scripted cell (or the case's ``cell``) with the defect on, through the real `harness run`."""
     flags = ["--product-defect", case.defect, *(["--pace", str(case.pace_s)] if case.pace_s else [])]
     flags += ["--deadline", str(case.deadline_s)] if case.deadline_s else []
     flags += ["--scripted-persona", case.persona] if case.persona else []
-    return run_story_cell(case.case, results, f"calibration-defect-{case.case}-{case.defect}", flags)
+    return run_story_cell(case.cell or case.case, results, f"calibration-defect-{case.case}-{case.defect}", flags)
 
 
 def row_for(case: DefectCase, record: AttemptRecord | None) -> Row:

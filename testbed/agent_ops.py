@@ -130,6 +130,8 @@ def record_call(db: Database, run: sqlite3.Row, report: ModelCallReport) -> Ack:
     estimate as the charge: a call cut by a Stop is never charged zero. A
     refusal (budget, unpriced model) is one report, as before.
     """
+    if defects.skips_model_call(report.refused):
+        return Ack(id=None)
     with db.transaction() as conn:
         in_flight = conn.execute(  # completed or one-report calls fall through: their retries get the stored answer
             "SELECT id FROM model_calls WHERE event_id = ? AND run_id = ? AND in_flight = 1",

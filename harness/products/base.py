@@ -231,6 +231,9 @@ class ProductDriver(Protocol):
 
     name: str
     secret_patterns: Mapping[str, re.Pattern[bytes]]
+    # Whether each run's spend counts the model calls it made (the testbed's metering proxy does): a replay
+    # cell then checks that every call the replay answered is on the product's record (metering.calls-metered).
+    meters_model_calls: bool
 
     def version(self) -> str | None:
         """The product's release as this machine runs it, for provenance (None when it is not installed)."""

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from harness.checks.facts import lifecycle_facts
 from harness.checks.lifecycle import grade_lifecycle
+from harness.checks.metering import calls_metered
 from harness.checks.ui import thread_matches_records
 from harness.core.records import CheckRecord, DownloadRecord
 from harness.core.verdicts import ExpectationUnmet, InfrastructureFailed, StoryFailed, Unexercised
@@ -490,7 +491,11 @@ class Journey:
         )
         for check in grade_lifecycle(facts):
             self.evidence.check(check.id, check.passed, check.detail, [records])
-        return [run for task in tasks for run in task.runs]
+        runs = [run for task in tasks for run in task.runs]
+        if self.model_server is not None and self.driver.meters_model_calls:
+            check = calls_metered(self.model_server.model_calls(), sum(run.spend.calls for run in runs))
+            self.evidence.check(check.id, check.passed, check.detail, [records])
+        return runs
 
     def conclude(self) -> Conclusion:
         """Final screenshot, persisted records, lifecycle checks, then the oracle results; returns timing and accounting facts.

@@ -545,6 +545,13 @@ DEFECTS += (
         hook="interactions.decide -> hooks.after_not_now",
         summary="Not now on a native connector's card opens a provider question for the same provider",
     ),
+    Defect(
+        name="model-call-admission-skipped",
+        area="bookkeeping",
+        hook="agent_ops.record_call -> hooks.skips_model_call",
+        summary="the controller acknowledges a forwarded model call's admission without recording it, so its"
+        " completion finds no call to complete: every call the model answered goes unmetered",
+    ),
 )
 
 REGISTRY: dict[str, Defect] = {defect.name: defect for defect in DEFECTS}

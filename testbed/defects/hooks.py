@@ -658,3 +658,11 @@ def _fall_back_to_aggregators(conn: sqlite3.Connection, row: sqlite3.Row) -> Non
             now(),
         ),
     )
+
+
+# ---- metering (testbed/agent_ops.py) ---------------------------------------------------------------
+
+
+def skips_model_call(refused: str | None) -> bool:
+    """True when the product acknowledges a forwarded call's report (admission or completion) and records nothing."""
+    return active("model-call-admission-skipped") and refused is None

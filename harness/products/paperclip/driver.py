@@ -16,6 +16,7 @@ from harness.products.records import RecordId
 class PaperclipDriver:
     name = "paperclip"
     secret_patterns = SECRET_PATTERNS
+    meters_model_calls = False  # the harness reads no per-run model calls from it (only the monthly spend)
 
     def version(self) -> str | None:
         """The installed ``paperclipai`` release (the pin, once ``make paperclip`` ran)."""

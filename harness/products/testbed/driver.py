@@ -30,6 +30,7 @@ class TestbedDriver:
 
     name = "testbed"
     secret_patterns = SECRET_PATTERNS
+    meters_model_calls = True  # every run's metering proxy has each call recorded before it forwards it
 
     def version(self) -> str:
         """The testbed ships with the harness: its version is a digest of its own sources."""
