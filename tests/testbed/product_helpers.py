@@ -30,3 +30,19 @@ def runner_token(pid: int) -> str:
         if entry.startswith(b"TESTBED_RUN_TOKEN="):
             return entry.split(b"=", 1)[1].decode()
     raise AssertionError(f"runner {pid} has no token in its environment")
+
+
+def model_call_report(run_id: int, name: str, cents: float, **fields: object) -> dict[str, object]:
+    """A model-call report as a runner's metering proxy sends it: ``in_flight=True`` admits, the same name completes."""
+    return {
+        "event_id": f"r{run_id}-call-{name}",
+        "protocol": "messages",
+        "provider": "anthropic",
+        "model": "claude-sonnet-4-5",
+        "status": 200,
+        "usage": {"input_tokens": 1000},
+        "cost_cents": cents,
+        "simulated": True,
+        "price_table": "probe",
+        **fields,
+    }

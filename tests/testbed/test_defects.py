@@ -18,7 +18,7 @@ from typing import Any, get_args
 
 import httpx
 import pytest
-from product_helpers import unique
+from product_helpers import model_call_report, runner_token, unique
 
 from calibration.product_defects import DEFECT_CASES, missing_cases, unknown_defects
 from harness.decisions.contract import (
@@ -309,6 +309,21 @@ def read_after_success(instance: TestbedInstance) -> Symptoms:
     return {"deliveries-not-listed"} if delivered and not read.json()["deliveries"] else set()
 
 
+def meter_a_call(instance: TestbedInstance) -> Symptoms:
+    """A run's proxy admits a model call and completes it, through the agent API as the proxy does: it is on record."""
+    api = instance.api
+    task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=api.create_agent(name=unique("Metered")).id)
+    run = api.wait_for_active_run(task.id)
+    auth = {"Authorization": f"Bearer {runner_token(run.identity.pid or 0)}"}
+    for report in (
+        model_call_report(run.id, "probe", 2.0, status=0, in_flight=True),
+        model_call_report(run.id, "probe", 3.0),
+    ):
+        answer = httpx.post(f"{instance.base_url}/api/agent/runs/{run.id}/model-calls", json=report, headers=auth)
+        assert answer.status_code == 201, answer.text
+    return {"model-call-admission-skipped"} if api.run(run.id).spend.calls != 1 else set()
+
+
 # A call the product forwards as the agent asks may reach the service's capture a moment after the request shows.
 def called_before_the_answer(api: ApiClient, task_id: RecordId, calls: Callable[[], list[str]], start: int) -> bool:
     """Whether the service saw a call after position ``start`` before the asking agent heard back.
@@ -495,6 +510,7 @@ FLOWS: dict[str, tuple[Callable[[TestbedInstance], Symptoms], float]] = {
     "decisions": (decide_on_services, 0.05),
     "read-after-success": (read_after_success, 0.05),
     "providers": (reach_providers, 0.05),
+    "metering": (meter_a_call, 0.5),
 }
 FLOW_OF: dict[str, str] = {
     "stop-without-signal": "stop",
@@ -528,6 +544,7 @@ FLOW_OF: dict[str, str] = {
     "skill-edit-not-saved": "skill",
     "skill-edit-lost-on-reload": "skill",
     **{name: "providers" for name, defect in REGISTRY.items() if defect.area == "providers"},
+    "model-call-admission-skipped": "metering",
 }
 
 

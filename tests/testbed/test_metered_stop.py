@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 from held_upstream import HeldUpstream
-from product_helpers import new_agent, runner_token
+from product_helpers import model_call_report, new_agent, runner_token
 
 from harness.products.testbed import TestbedInstance
 from harness.running.model_server import MODEL_PATHS
@@ -61,22 +61,6 @@ def test_a_call_the_model_answered_while_the_user_pressed_stop_is_metered(world)
     assert spend.refused_calls == 0 and spend.simulated_cents > 0 and spend.cents == 0
 
 
-def _call(run_id: int, name: str, cents: float, **fields: object) -> dict[str, object]:
-    """A model-call report as a runner's proxy sends it (see MeteringProxy: admission, then completion)."""
-    return {
-        "event_id": f"r{run_id}-call-{name}",
-        "protocol": "messages",
-        "provider": "anthropic",
-        "model": "claude-sonnet-4-5",
-        "status": 200,
-        "usage": {"input_tokens": 1000},
-        "cost_cents": cents,
-        "simulated": True,
-        "price_table": "probe",
-        **fields,
-    }
-
-
 @pytest.mark.pace(0.5)
 def test_an_admitted_call_is_charged_its_estimate_and_its_completion_is_kept_after_a_stop(fresh_testbed):
     api = fresh_testbed.api
@@ -87,14 +71,16 @@ def test_an_admitted_call_is_charged_its_estimate_and_its_completion_is_kept_aft
     def post(report: dict[str, object]) -> int:
         return api.request("POST", f"/api/agent/runs/{run.id}/model-calls", json=report, headers=auth).status_code
 
-    assert post(_call(run.id, "answered", 3.0, status=0, in_flight=True)) == 201
-    assert post(_call(run.id, "killed", 4.0, status=0, in_flight=True)) == 201
+    assert post(model_call_report(run.id, "answered", 3.0, status=0, in_flight=True)) == 201
+    assert post(model_call_report(run.id, "killed", 4.0, status=0, in_flight=True)) == 201
     assert api.run(run.id).spend.model_dump() == {"cents": 0, "simulated_cents": 7.0, "calls": 2, "refused_calls": 0}
 
     assert api.stop_run(run.id).run.status == "cancelled"
-    assert post(_call(run.id, "after-stop", 1.0, status=0, in_flight=True)) == 409, "a call got past the Stop"
+    assert post(model_call_report(run.id, "after-stop", 1.0, status=0, in_flight=True)) == 409, (
+        "a call got past the Stop"
+    )
     # The completion of a call made while the run ran is kept, once, however often it is retried ...
-    completed = _call(run.id, "answered", 5.5, usage={"input_tokens": 1000, "output_tokens": 900})
+    completed = model_call_report(run.id, "answered", 5.5, usage={"input_tokens": 1000, "output_tokens": 900})
     assert [post(completed), post(completed | {"cost_cents": 99.0})] == [201, 201]
     # ... and a call whose completion never came (its runner died with it) keeps its estimate: never zero.
     assert api.run(run.id).spend.model_dump() == {"cents": 0, "simulated_cents": 9.5, "calls": 2, "refused_calls": 0}
