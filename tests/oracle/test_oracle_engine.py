@@ -17,16 +17,18 @@ from oracle import image
 
 def test_the_pinned_version_is_spoken_without_asking_the_engine(client, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(image.API_VERSION_ENV, "1.40")  # older than the engine's own, which asking would have given
-    assert image.engine().api.api_version == "1.40"
+    assert image.engine().api_version == "1.40"
     monkeypatch.delenv(image.API_VERSION_ENV)
-    assert image.engine().api.api_version == image.API_VERSION
+    assert image.engine().api_version == image.API_VERSION
 
 
 def test_an_engine_that_refuses_the_pinned_version_is_asked_for_its_own(
-    client: docker.DockerClient, monkeypatch: pytest.MonkeyPatch
+    witness: docker.DockerClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(image.API_VERSION_ENV, "9.99")  # newer than any engine speaks: it answers 400
-    assert image.engine().api.api_version == client.version()["ApiVersion"]
+    assert image.engine().api_version == witness.version()["ApiVersion"]
+    monkeypatch.setenv(image.API_VERSION_ENV, "auto")  # the SDK's word for "ask the engine", honoured the same way
+    assert image.engine().api_version == witness.version()["ApiVersion"]
 
 
 def test_no_engine_is_one_cannot_grade(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,7 +28,6 @@ import docker
 import pytest
 from docker.errors import DockerException
 
-from oracle import image
 from oracle.sandbox import LABEL_PID
 
 STARTUP_S = 60.0
@@ -121,8 +120,9 @@ def second_engine(oracle_image) -> Iterator[str]:
                 if process.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"the second dockerd did not start: {(folder / 'dockerd.log').read_text()[-600:]}")
                 time.sleep(0.2)
-        local = image.engine()
+        local = docker.from_env()
         remote.images.load(local.images.get(oracle_image.id).save(named=True))
+        local.close()
         yield host
         remote.close()
     finally:
@@ -146,7 +146,9 @@ def _starts_by(client: docker.DockerClient, pid: int, since: int) -> int:
     return sum(1 for _ in events)
 
 
-def test_a_grade_runs_on_the_engine_docker_host_names(second_engine: str, oracle_image, good_zip: Path) -> None:
+def test_a_grade_runs_on_the_engine_docker_host_names(
+    second_engine: str, oracle_image, witness: docker.DockerClient, good_zip: Path
+) -> None:
     env = {**os.environ, "DOCKER_HOST": second_engine}
     env.pop("EVERYDAY_ORACLE_IMAGE", None)
     since = int(time.time()) - 1
@@ -170,7 +172,7 @@ def test_a_grade_runs_on_the_engine_docker_host_names(second_engine: str, oracle
         assert not remote.api.volumes().get("Volumes"), "the grade left its /oracle volume behind"
     finally:
         remote.close()
-    assert _starts_by(image.engine(), grading.pid, since) == 0, "the grade must not have run on the host's own engine"
+    assert _starts_by(witness, grading.pid, since) == 0, "the grade must not have run on the host's own engine"
 
 
 def test_the_second_engine_cannot_pull_so_a_missing_image_is_exit_2(second_engine: str, good_zip: Path) -> None:
