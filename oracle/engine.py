@@ -19,9 +19,7 @@ come as multiplexed frames (see `frames`).
 
 from __future__ import annotations
 
-import http.client
 import json
-import select
 import socket
 import struct
 import threading
@@ -31,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import quote, urlencode, urlsplit
+
+from oracle.wire import BadResponse, Connection, Response
 
 DEFAULT_HOST = "unix:///var/run/docker.sock"
 PLAIN_PORT = 2375  # the engine's registered ports: without TLS, and with it
@@ -138,36 +138,20 @@ def endpoint_from_env(environ: Mapping[str, str]) -> Endpoint:
 
 
 def frames(read: Callable[[int], bytes]) -> Iterator[tuple[int, bytes]]:
-    """The (stream, payload) frames of a multiplexed log, read with `read(n)` until it runs dry.
+    """The (stream, payload) frames of a multiplexed log, read with `read(n)` (n bytes, fewer only at the end).
 
     The engine interleaves stdout and stderr in one body, each piece behind
     an 8-byte header (see FRAME_HEADER). A body cut short ends the frames
     (a header cut short is dropped; a payload cut short is given as far as
     it came), because what did arrive is still the container's output.
     """
-    while True:
-        header = _exactly(read, FRAME_HEADER.size)
-        if len(header) < FRAME_HEADER.size:
-            return
+    while len(header := read(FRAME_HEADER.size)) == FRAME_HEADER.size:
         stream, size = FRAME_HEADER.unpack(header)
-        payload = _exactly(read, size)
+        payload = read(size)
         if payload:
             yield stream, payload
         if len(payload) < size:
             return
-
-
-def _exactly(read: Callable[[int], bytes], size: int) -> bytes:
-    """`size` bytes from `read`, or fewer only at the end of the body."""
-    parts: list[bytes] = []
-    missing = size
-    while missing > 0:
-        part = read(missing)
-        if not part:
-            break
-        parts.append(part)
-        missing -= len(part)
-    return b"".join(parts)
 
 
 @dataclass(frozen=True)
@@ -178,27 +162,13 @@ class Image:
     tags: list[str]
 
 
-class _UnixConnection(http.client.HTTPConnection):
-    """HTTP over the engine's Unix socket (the Host header is a formality the engine ignores)."""
-
-    def __init__(self, path: str, timeout: float) -> None:
-        super().__init__("localhost", timeout=timeout)
-        self.socket_path = path
-
-    def connect(self) -> None:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
-        try:
-            sock.connect(self.socket_path)
-        except BaseException:
-            sock.close()
-            raise
-        self.sock = sock
-
-
 def _tls_context(files: TLSFiles) -> Any:
-    """The client's TLS context: its certificate when both files exist, the CA when it verifies (else no check at all)."""
-    import ssl  # http.client imported it already; here only for the name
+    """The client's TLS context: its certificate when both files exist, the CA when it verifies (else no check at all).
+
+    ssl is imported here, only for an engine reached with TLS: loading
+    OpenSSL is a cost the local socket never needs.
+    """
+    import ssl
 
     if files.verify:
         if not files.ca.is_file():
@@ -213,17 +183,6 @@ def _tls_context(files: TLSFiles) -> Any:
     return context
 
 
-def _dropped(connection: http.client.HTTPConnection) -> bool:
-    """Whether an idle connection was closed by the engine (readable while idle means end of stream)."""
-    sock = connection.sock
-    if sock is None:
-        return True
-    try:
-        return bool(select.select([sock], [], [], 0)[0])
-    except (OSError, ValueError):
-        return True
-
-
 class Engine:
     """A client of one engine speaking one API version; safe to share between threads (each request takes its own connection)."""
 
@@ -232,37 +191,49 @@ class Engine:
         self.api_version = api_version
         self.timeout = timeout
         self._tls = _tls_context(endpoint.tls) if endpoint.tls else None
-        self._idle: list[http.client.HTTPConnection] = []
+        self._idle: list[Connection] = []
         self._lock = threading.Lock()
 
     # -- transport ---------------------------------------------------------------------------------
 
-    def _connection(self, timeout: float) -> http.client.HTTPConnection:
+    def _connection(self, timeout: float) -> Connection:
+        """An idle connection the engine still holds open, else a new one; its timeout set for this request."""
         with self._lock:
-            while self._idle:
+            connection = None
+            while self._idle and connection is None:
                 connection = self._idle.pop()
-                if not _dropped(connection):
-                    break
-                connection.close()
-            else:
-                connection = None
+                if connection.dropped():
+                    connection.close()
+                    connection = None
         if connection is None:
-            if self.endpoint.socket_path is not None:
-                connection = _UnixConnection(self.endpoint.socket_path, timeout)
-            elif self._tls is not None:
-                connection = http.client.HTTPSConnection(
-                    self.endpoint.host, self.endpoint.port, timeout=timeout, context=self._tls
-                )
-            else:
-                connection = http.client.HTTPConnection(self.endpoint.host, self.endpoint.port, timeout=timeout)
-            connection.connect()
-        assert connection.sock is not None
+            connection = Connection(self._open(timeout))
         connection.sock.settimeout(timeout)
         return connection
 
-    def _release(self, connection: http.client.HTTPConnection, response: http.client.HTTPResponse) -> None:
+    def _open(self, timeout: float) -> socket.socket:
+        endpoint = self.endpoint
+        if endpoint.socket_path is not None:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                sock.settimeout(timeout)
+                sock.connect(endpoint.socket_path)
+            except BaseException:
+                sock.close()
+                raise
+            return sock
+        sock = socket.create_connection((endpoint.host, endpoint.port), timeout=timeout)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a request's head and body go as two writes
+        if self._tls is None:
+            return sock
+        try:
+            return self._tls.wrap_socket(sock, server_hostname=endpoint.host)  # type: ignore[no-any-return]
+        except BaseException:
+            sock.close()
+            raise
+
+    def _release(self, connection: Connection, response: Response | None) -> None:
         """Keep a connection whose response was read to the end and that the engine keeps open; close any other."""
-        if response.isclosed() and not response.will_close:
+        if response is not None and response.complete and response.keep_alive:
             with self._lock:
                 if len(self._idle) < IDLE_CONNECTIONS:
                     self._idle.append(connection)
@@ -284,7 +255,7 @@ class Engine:
         content_type: str | None = None,
         timeout: float | None = None,
         versioned: bool = True,
-    ) -> Iterator[http.client.HTTPResponse]:
+    ) -> Iterator[Response]:
         """One request whose response the caller reads (raising the engine's refusal for a status of 400 or more).
 
         Every transport failure, while sending or while the caller reads,
@@ -292,26 +263,22 @@ class Engine:
         handle one kind of error.
         """
         where = f"the engine at {self.endpoint}"
-        connection: http.client.HTTPConnection | None = None
-        response: http.client.HTTPResponse | None = None
+        connection: Connection | None = None
+        response: Response | None = None
         try:
             connection = self._connection(self.timeout if timeout is None else timeout)
             headers = {"Content-Type": content_type} if content_type else {}
-            connection.request(method, self._url(path, query, versioned), body=body, headers=headers)
-            response = connection.getresponse()
+            response = connection.request(method, self._url(path, query, versioned), headers, body)
             if response.status >= 400:
                 raise refusal(method, path, response.status, response.reason, response.read())
             yield response
         except TimeoutError:
             raise EngineTimeout(f"{where} did not answer {method} {path} in time") from None
-        except (OSError, http.client.HTTPException) as error:
+        except (OSError, BadResponse) as error:
             raise EngineError(f"cannot reach {where}: {error or type(error).__name__}") from None
         finally:
             if connection is not None:
-                if response is not None:
-                    self._release(connection, response)
-                else:
-                    connection.close()
+                self._release(connection, response)
 
     def _call(self, method: str, path: str, **options: Any) -> bytes:
         """One request, its whole response body returned."""
@@ -345,7 +312,7 @@ class Engine:
         found = self._json("GET", f"/images/{quote(reference, safe='/:')}/json")
         return Image(id=found["Id"], tags=list(found.get("RepoTags") or []))
 
-    def _progress(self, response: http.client.HTTPResponse) -> None:
+    def _progress(self, response: Response) -> None:
         """Read a pull's or import's progress lines to the end; an {"error": ...} among them is an EngineError."""
         for line in response:
             if line.strip():
