@@ -132,7 +132,7 @@ def _headers(reader: io.BufferedReader) -> dict[str, str]:
         line = reader.readline(MAX_LINE)
         if line in (b"\r\n", b"\n"):
             return found
-        if not line:
+        if not line.endswith(b"\n"):
             raise BadResponse("the engine closed the connection inside the headers")
         name, colon, value = line.decode("latin-1").partition(":")
         if not colon:
