@@ -2,17 +2,16 @@
 
 Resolution never pulls: a grade uses only what is already on the engine, so
 a grade cannot silently change what it runs in or hang on a registry.
-`python -m oracle image` is the one place allowed to fetch or build.
+`python -m oracle image` is the one place allowed to fetch or build; what
+only building needs (subprocess, shutil, tempfile) is imported there, not
+by every grade.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from oracle.engine import Engine, EngineError, Image, NotFound, UnsupportedHost, connect
@@ -135,6 +134,9 @@ def _say(line: str) -> None:
 
 
 def _ensure_debootstrap() -> str:
+    import shutil
+    import subprocess
+
     found = shutil.which("debootstrap")
     if found:
         return found
@@ -163,6 +165,10 @@ def _try_pull(client: Engine) -> Image | None:
 
 def _build_local(client: Engine) -> Image:
     """Minimal Debian root with python3 via debootstrap, imported as LOCAL_TAG."""
+    import shutil
+    import subprocess
+    import tempfile
+
     debootstrap = _ensure_debootstrap()
     mirror = debian_mirror()
     with tempfile.TemporaryDirectory(prefix="everyday-oracle-root-") as workdir:
@@ -193,6 +199,8 @@ def _build_local(client: Engine) -> Image:
 
 def _import_root(client: Engine, root: Path) -> Image:
     """Send `root` to the engine as LOCAL_TAG, tarred (numeric owners) as it is sent, without a copy on disk."""
+    import subprocess
+
     repository, tag = LOCAL_TAG.rsplit(":", 1)
     tar = subprocess.Popen(["tar", "-C", str(root), "--numeric-owner", "-c", "."], stdout=subprocess.PIPE)
     assert tar.stdout is not None
