@@ -274,7 +274,9 @@ class Engine:
             yield response
         except TimeoutError:
             raise EngineTimeout(f"{where} did not answer {method} {path} in time") from None
-        except (OSError, BadResponse) as error:
+        except BadResponse as error:
+            raise EngineError(f"{where} answered {method} {path} with no HTTP response: {error}") from None
+        except OSError as error:
             raise EngineError(f"cannot reach {where}: {error or type(error).__name__}") from None
         finally:
             if connection is not None:
@@ -286,7 +288,11 @@ class Engine:
             return response.read()
 
     def _json(self, method: str, path: str, **options: Any) -> Any:
-        return json.loads(self._call(method, path, **options) or b"null")
+        body = self._call(method, path, **options)
+        try:
+            return json.loads(body or b"null")
+        except ValueError:
+            raise EngineError(f"the engine answered {method} {path} with no JSON: {body[:80]!r}") from None
 
     def close(self) -> None:
         """Close the idle connections (requests after this open new ones)."""

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import io
 import os
+import socket
 import subprocess
 import sys
 import tarfile
+import threading
 from pathlib import Path
 
 import docker
@@ -180,6 +182,33 @@ def test_an_engine_that_went_away_is_an_engine_error_without_status(tmp_path: Pa
     with pytest.raises(EngineError) as caught:
         client.ping()
     assert caught.value.status is None and "cannot reach the engine at unix://" in str(caught.value)
+
+
+def test_something_that_is_no_engine_is_an_engine_error_not_a_crash(tmp_path: Path) -> None:
+    """A socket that answers no HTTP (here: closes at once, or says something else) is one EngineError, no status."""
+    path = tmp_path / "not-an-engine.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen()
+
+    def answer() -> None:
+        for reply in (b"", b"SSH-2.0-OpenSSH_9.2\r\n"):
+            peer, _ = listener.accept()
+            peer.recv(4096)
+            peer.sendall(reply)
+            peer.close()
+
+    answering = threading.Thread(target=answer)
+    answering.start()
+    client = Engine(endpoint_from_env({"DOCKER_HOST": f"unix://{path}"}), image.API_VERSION, 5)
+    try:
+        for _ in range(2):
+            with pytest.raises(EngineError, match="with no HTTP response") as caught:
+                client.ping()
+            assert caught.value.status is None
+    finally:
+        answering.join(timeout=10)
+        listener.close()
 
 
 def test_bounded_logs_keep_the_first_bytes_of_one_stream(client: Engine, oracle_image, witness) -> None:
