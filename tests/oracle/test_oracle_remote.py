@@ -237,14 +237,10 @@ def _starts_by(client: docker.DockerClient, pid: int, since: int) -> int:
     return sum(1 for _ in events)
 
 
-def test_a_grade_runs_on_the_engine_docker_host_names(
-    second_engine: SecondEngine, oracle_image, witness: docker.DockerClient, good_zip: Path
-) -> None:
-    env = {**os.environ, "DOCKER_HOST": second_engine.unix}
-    env.pop("EVERYDAY_ORACLE_IMAGE", None)
-    since = int(time.time()) - 1
+def _graded(env: dict[str, str], mode: str, zip_path: Path) -> tuple[int, dict]:
+    """`python -m oracle grade` in `env`: its pid (the label of its containers) and its result; it must exit 0."""
     grading = subprocess.Popen(
-        [sys.executable, "-m", "oracle", "grade", "--mode", "separator+max-length", str(good_zip)],
+        [sys.executable, "-m", "oracle", "grade", "--mode", mode, str(zip_path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -252,18 +248,25 @@ def test_a_grade_runs_on_the_engine_docker_host_names(
     )
     stdout, stderr = grading.communicate(timeout=180)
     assert grading.returncode == 0, stderr
-    result = json.loads(stdout)
+    return grading.pid, json.loads(stdout)
+
+
+def test_a_grade_runs_on_the_engine_docker_host_names(
+    second_engine: SecondEngine, oracle_image, witness: docker.DockerClient, good_zip: Path
+) -> None:
+    env = {**os.environ, "DOCKER_HOST": second_engine.unix}
+    env.pop("EVERYDAY_ORACLE_IMAGE", None)
+    since = int(time.time()) - 1
+    pid, result = _graded(env, "separator+max-length", good_zip)
     assert result["passed"] is True and result["image"] == oracle_image.id
     remote = docker.DockerClient(base_url=second_engine.unix)
     try:
-        assert _starts_by(remote, grading.pid, since) == 1, (
-            "the grade's container did not run on the engine DOCKER_HOST names"
-        )
+        assert _starts_by(remote, pid, since) == 1, "the grade's container did not run on the engine DOCKER_HOST names"
         assert remote.api.containers(all=True) == [], "the grade left a container on the engine it used"
         assert not remote.api.volumes().get("Volumes"), "the grade left its /oracle volume behind"
     finally:
         remote.close()
-    assert _starts_by(witness, grading.pid, since) == 0, "the grade must not have run on the host's own engine"
+    assert _starts_by(witness, pid, since) == 0, "the grade must not have run on the host's own engine"
 
 
 def test_the_second_engine_cannot_pull_so_a_missing_image_is_exit_2(
@@ -289,19 +292,11 @@ def _tls_env(host: str, certs: Path) -> dict[str, str]:
 def test_a_grade_reaches_an_engine_over_tcp_with_tls(second_engine: SecondEngine, oracle_image, good_zip: Path) -> None:
     """tcp:// with DOCKER_TLS_VERIFY and DOCKER_CERT_PATH: the engine's certificate checked, the client's presented."""
     since = int(time.time()) - 1
-    grading = subprocess.Popen(
-        [sys.executable, "-m", "oracle", "grade", "--mode", "base", str(good_zip)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=_tls_env(second_engine.tcp, second_engine.certs),
-    )
-    stdout, stderr = grading.communicate(timeout=180)
-    assert grading.returncode == 0, stderr
-    assert json.loads(stdout)["passed"] is True
+    pid, result = _graded(_tls_env(second_engine.tcp, second_engine.certs), "base", good_zip)
+    assert result["passed"] is True
     remote = docker.DockerClient(base_url=second_engine.unix)
     try:
-        assert _starts_by(remote, grading.pid, since) == 1, "the grade's container did not run on the TLS engine"
+        assert _starts_by(remote, pid, since) == 1, "the grade's container did not run on the TLS engine"
         assert remote.api.containers(all=True) == [], "the grade left a container on the engine it used"
     finally:
         remote.close()
