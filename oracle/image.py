@@ -194,28 +194,32 @@ def _build_local(client: Engine) -> Image:
         for part in _PRUNE:
             shutil.rmtree(root / part, ignore_errors=True)
         _say(f"importing the root into Docker as {LOCAL_TAG} ...")
-        return _import_root(client, root)
+        return import_root(client, root)
 
 
-def _import_root(client: Engine, root: Path) -> Image:
-    """Send `root` to the engine as LOCAL_TAG, tarred (numeric owners) as it is sent, without a copy on disk."""
+def import_root(client: Engine, root: Path, reference: str = LOCAL_TAG) -> Image:
+    """Tar `root` (numeric owners), then send the tar to the engine as `reference` (repository:tag), with LC_ALL set.
+
+    Tarred to a file first, not piped to the engine as it is made: a tar
+    that fails half-way must not leave a truncated image under the tag
+    grades use.
+    """
     import subprocess
+    import tempfile
 
-    repository, tag = LOCAL_TAG.rsplit(":", 1)
-    tar = subprocess.Popen(["tar", "-C", str(root), "--numeric-owner", "-c", "."], stdout=subprocess.PIPE)
-    assert tar.stdout is not None
-    try:
-        imported: Image | EngineError = client.import_image(tar.stdout, repository, tag, ["ENV LC_ALL=C.UTF-8"])
-    except EngineError as error:
-        imported = error
-    finally:
-        tar.stdout.close()  # a tar still writing (the engine refused early) stops at once
-        tar.wait()
-    if tar.returncode != 0:
-        raise CannotGrade(f"tar of the root failed (exit {tar.returncode}; its message is above)")
-    if isinstance(imported, EngineError):
-        raise CannotGrade(f"importing the root failed: {imported.explanation}")
-    return imported
+    repository, tag = reference.rsplit(":", 1)
+    with tempfile.TemporaryFile(prefix="everyday-oracle-root-") as archive:
+        done = subprocess.run(
+            ["tar", "-C", str(root), "--numeric-owner", "-c", "."], stdout=archive, stderr=subprocess.PIPE
+        )
+        if done.returncode != 0:
+            tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
+            raise CannotGrade(f"tar of the root failed: {tail[0]}")
+        archive.seek(0)
+        try:
+            return client.import_image(archive, repository, tag, ["ENV LC_ALL=C.UTF-8"])
+        except EngineError as error:
+            raise CannotGrade(f"importing the root failed: {error.explanation}") from None
 
 
 def ensure_image(client: Engine) -> Image:

@@ -10,11 +10,9 @@ time; the rest against the real engine, with the Docker SDK as a witness.
 from __future__ import annotations
 
 import io
-import os
 import socket
 import subprocess
 import sys
-import tarfile
 import threading
 from pathlib import Path
 
@@ -224,25 +222,6 @@ def test_bounded_logs_keep_the_first_bytes_of_one_stream(client: Engine, oracle_
         assert stdout == witness.api.logs(container_id, stdout=True, stderr=False)[:1000]
     assert stdout.startswith(b"out 00000\nout 00001\n") and len(stdout) == 1000
     assert stderr.splitlines() == [f"err {i:05d}".encode() for i in range(2000)]
-
-
-def test_an_image_is_imported_from_a_tar_stream(client: Engine, witness) -> None:
-    """The call `python -m oracle image` builds with: a root sent as a stream, tagged, with the Dockerfile change applied."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as archive:
-        info = tarfile.TarInfo("hello.txt")
-        info.size = 5
-        archive.addfile(info, io.BytesIO(b"hello"))
-    buffer.seek(0)
-    tag = f"test-{os.getpid()}"
-    imported = client.import_image(buffer, "everyday-evals-oracle-import", tag, ["ENV LC_ALL=C.UTF-8"])
-    try:
-        assert imported.tags == [f"everyday-evals-oracle-import:{tag}"]
-        assert "LC_ALL=C.UTF-8" in witness.api.inspect_image(imported.id)["Config"]["Env"]
-    finally:
-        witness.api.remove_image(imported.id, force=True)
-    with pytest.raises(NotFound):
-        client.image(f"everyday-evals-oracle-import:{tag}")
 
 
 def test_removing_what_is_gone_is_not_found(client: Engine) -> None:
