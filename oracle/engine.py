@@ -1,5 +1,9 @@
 """The one place in the oracle that talks to a Docker engine: its HTTP API, with the standard library only.
 
+Its values are NamedTuples, not dataclasses: `python -m oracle` asks for its
+container before it imports dataclasses (and inspect, ast...), which
+pydantic imports later anyway.
+
 Why not the Docker SDK: importing it (requests, urllib3, charset_normalizer
 and the rest) cost 80 to 130 ms of every `python -m oracle grade`, before
 its container could even be asked for, and the oracle uses a dozen calls of
@@ -25,9 +29,8 @@ import struct
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 from urllib.parse import quote, urlencode, urlsplit
 
 from oracle.wire import BadResponse, Connection, Response
@@ -77,8 +80,7 @@ def refusal(method: str, path: str, status: int, reason: str, body: bytes) -> En
     return kind(f"{status} {reason} for {method} {path}: {explanation}", status, explanation)
 
 
-@dataclass(frozen=True)
-class TLSFiles:
+class TLSFiles(NamedTuple):
     """Where the client certificate and the CA are, and whether the engine's certificate is checked."""
 
     ca: Path
@@ -87,8 +89,7 @@ class TLSFiles:
     verify: bool
 
 
-@dataclass(frozen=True)
-class Endpoint:
+class Endpoint(NamedTuple):
     """Where the engine listens: a Unix socket path, or a host and port (with TLS when `tls` is set)."""
 
     socket_path: str | None = None
@@ -154,8 +155,7 @@ def frames(read: Callable[[int], bytes]) -> Iterator[tuple[int, bytes]]:
             return
 
 
-@dataclass(frozen=True)
-class Image:
+class Image(NamedTuple):
     """An image on the engine: its id (sha256:...) and the tags it has there."""
 
     id: str

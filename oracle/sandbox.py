@@ -36,16 +36,17 @@ import json
 import math
 import os
 import socket
-import tarfile
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from oracle.engine import Engine, EngineError, EngineTimeout, NotFound
+
+if TYPE_CHECKING:
+    import tarfile
+    from pathlib import Path
 
 CONFLICT = 409  # the engine is already removing the container
 LABEL = "everyday-evals.oracle"
@@ -61,16 +62,7 @@ MAX_DEADLINE_S = 3600.0
 """No grade of a small CLI tool needs an hour; a larger value is a typo, not a wish."""
 
 
-@dataclass(frozen=True)
-class SandboxLimits:
-    """The bounds of one grade; defaults leave an honest small command-line tool ample room.
-
-    A dataclass, not a pydantic model: the command line creates its standby
-    container before it imports pydantic (see the module's docstring). The
-    boundary that takes these values from callers (GradeOptions) validates
-    them; the check below keeps direct users honest too.
-    """
-
+class _Bounds(NamedTuple):
     memory_bytes: int = 512 * 1024 * 1024
     child_memory_bytes: int = 256 * 1024 * 1024
     nano_cpus: int = 1_000_000_000
@@ -81,15 +73,29 @@ class SandboxLimits:
     command_timeout_s: float = 4.0
     grade_deadline_s: float = 30.0
 
-    def __post_init__(self) -> None:
+
+class SandboxLimits(_Bounds):
+    """The bounds of one grade; defaults leave an honest small command-line tool ample room.
+
+    Neither a pydantic model nor a dataclass: the command line creates its
+    standby container before it imports pydantic, or dataclasses (see the
+    module's docstring); a NamedTuple costs neither. The boundary that takes
+    these values from callers (GradeOptions) validates them; the check below
+    keeps direct users honest too.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> SandboxLimits:
+        limits = super().__new__(cls, *args, **kwargs)
         for name in ("command_timeout_s", "grade_deadline_s"):
-            value = getattr(self, name)
+            value = getattr(limits, name)
             if not (math.isfinite(value) and 0 < value <= MAX_DEADLINE_S):
                 raise ValueError(f"{name} must be more than 0 and at most {MAX_DEADLINE_S:g} s, got {value!r}")
+        return limits
 
 
-@dataclass(frozen=True)
-class SandboxRun:
+class SandboxRun(NamedTuple):
     """What came back from the container: its stdout (bounded), exit status, and whether the deadline hit."""
 
     stdout: bytes
@@ -228,8 +234,11 @@ def oracle_tar(delivery: Path | None, files: dict[str, bytes]) -> bytes:
     Root-owned, folders 0555, files 0444, whatever the disk or the ZIP said,
     so the unprivileged user inside can read everything and change nothing.
     `ready` comes last: tar entries are written in order, so when the
-    standby sees it, everything before it is complete.
+    standby sees it, everything before it is complete. (tarfile is imported
+    here: the command line asks for its container before it needs one.)
     """
+    import tarfile
+
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
         if delivery is not None:
