@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -53,6 +54,13 @@ def test_container_is_hardened_and_has_no_bind_mount(client, witness, oracle_ima
     assert host["Memory"] == host["MemorySwap"] == limits.memory_bytes
     assert "size=16m" in host["Tmpfs"]["/tmp"]
     assert host["LogConfig"] == {"Type": "json-file", "Config": {"max-file": "1", "max-size": "1m"}}
+    assert host["IpcMode"] == "none" and host["Ulimits"] == [
+        {"Name": "nofile", "Soft": 256, "Hard": 256},
+        {"Name": "core", "Soft": 0, "Hard": 0},
+        {"Name": "fsize", "Soft": 16 << 20, "Hard": 16 << 20},
+    ]
+    assert inspected["Config"]["Labels"][LABEL] == "1" and inspected["Config"]["Labels"][LABEL_PID] == str(os.getpid())
+    assert "HOME=/tmp" in inspected["Config"]["Env"] and inspected["Config"]["WorkingDir"] == "/tmp"
     with pytest.raises(NotFound):
         witness.api.inspect_volume(inspected["Mounts"][0]["Name"])  # the /oracle volume goes with its container
 
