@@ -7,7 +7,7 @@ pydantic, the task and the engine client module by module, which took about 40 m
 of every grade a user waits for.
 
 The cyclic garbage collector is off for the same reason: start-up imports
-some 450 modules whose objects all live until that exit, so the collections
+some 250 modules whose objects all live until that exit, so the collections
 their allocations trigger (about 90 per grade) find nothing and cost some
 10% of the imports. A grade itself leaves a dozen cyclic objects, so even a
 long batch holds on to next to nothing.
