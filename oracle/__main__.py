@@ -8,7 +8,7 @@ of every grade a user waits for.
 
 The cyclic garbage collector is off for the same reason: start-up imports
 some 250 modules whose objects all live until that exit, so the collections
-their allocations trigger (about 90 per grade) find nothing and cost some
+their allocations trigger (about 50 per grade) find nothing and cost some
 10% of the imports. A grade itself leaves a dozen cyclic objects, so even a
 long batch holds on to next to nothing.
 """
