@@ -4,7 +4,7 @@ The engine (intake, sandbox, image, check registry, CLI) knows no task;
 tasks plug in as `oracle/tasks/<name>/` and are loaded by name.
 
 The names below are imported on first use (PEP 562), not with the package:
-`python -m oracle` must not pay for the Docker SDK and pydantic before it
+`python -m oracle` must not pay for the engine client and pydantic before it
 knows what it was asked (a usage error answers at interpreter speed), and a
 grade's start-up is part of what users wait for.
 """

@@ -3,12 +3,12 @@
 Once `main` returns, the answer is printed and every container it started
 is removed: nothing is left to do but exit. So the process exits at once
 (`os._exit`, after flushing what it printed) instead of tearing down the
-Docker SDK, pydantic and the task module by module, which took about 40 ms
+pydantic, the task and the engine client module by module, which took about 40 ms
 of every grade a user waits for.
 
 The cyclic garbage collector is off for the same reason: start-up imports
-some 450 modules whose objects all live until that exit, so the collections
-their allocations trigger (about 90 per grade) find nothing and cost some
+some 250 modules whose objects all live until that exit, so the collections
+their allocations trigger (about 50 per grade) find nothing and cost some
 10% of the imports. A grade itself leaves a dozen cyclic objects, so even a
 long batch holds on to next to nothing.
 """

@@ -12,7 +12,7 @@ exactly the one object it always did). With several ZIPs the exit code is 0
 only if every delivery passed, 1 if any failed, 2 if grading was not
 possible (then nothing is printed).
 
-Heavy modules (Docker SDK, pydantic, the task) are imported only once the
+Heavy modules (the engine client, pydantic, the task) are imported only once the
 arguments are known to be good: a usage error answers at interpreter speed
 and a grade's start-up stays small.
 """
@@ -27,7 +27,7 @@ from typing import NoReturn
 
 from oracle.tasks import DEFAULT_TASK
 
-MAX_SECONDS = 3600.0  # mirrors oracle.sandbox.MAX_DEADLINE_S (not imported: that module pulls in the Docker SDK)
+MAX_SECONDS = 3600.0  # mirrors oracle.sandbox.MAX_DEADLINE_S (not imported: that module pulls in the engine client)
 MAX_WORKERS = 16  # mirrors oracle.grader.MAX_WORKERS
 EXIT_CANNOT_GRADE = 2
 EXIT_READER_GONE = 120  # what Python itself exits with when its output cannot be flushed

@@ -16,12 +16,11 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
-import docker
-from docker.errors import DockerException
 from pydantic import BaseModel, Field, ValidationError
 
 from oracle import image, tasks
 from oracle.checks import SANDBOX_COMPLETED, Check, check
+from oracle.engine import Engine, EngineError
 from oracle.intake import IntakeLimits, intake
 from oracle.sandbox import DELIVERY_MOUNT, MAX_DEADLINE_S, SandboxLimits, Standby, remove_leftovers, run_collector
 from oracle.task import OracleTask
@@ -74,7 +73,7 @@ def collector_plan(request: _Request, project: Path, inside: PurePosixPath) -> d
 
 
 def _sandboxed_checks(
-    client: docker.DockerClient, request: _Request, delivery: Path, project: Path, standby: Standby | None
+    client: Engine, request: _Request, delivery: Path, project: Path, standby: Standby | None
 ) -> list[Check]:
     inside = PurePosixPath(DELIVERY_MOUNT, *project.relative_to(delivery).parts)
     plan = collector_plan(request, project, inside)
@@ -99,7 +98,7 @@ def _sandboxed_checks(
     return [check(SANDBOX_COMPLETED, True, "every planned invocation was observed"), *judged]
 
 
-def _checks(client: docker.DockerClient, request: _Request, zip_path: Path, standby: Standby | None) -> list[Check]:
+def _checks(client: Engine, request: _Request, zip_path: Path, standby: Standby | None) -> list[Check]:
     """Intake, then the task's host checks, then the sandboxed run; each stage only when the previous one allows it."""
     with intake(zip_path, IntakeLimits()) as (results, delivery):
         if delivery is not None:
@@ -110,13 +109,11 @@ def _checks(client: docker.DockerClient, request: _Request, zip_path: Path, stan
     return results
 
 
-def _engine_failed(when: str, error: DockerException) -> image.CannotGrade:
+def _engine_failed(when: str, error: EngineError) -> image.CannotGrade:
     return image.CannotGrade(f"the Docker engine failed {when}: {str(error).splitlines()[0][:200]}")
 
 
-def _resolve(
-    client: docker.DockerClient | None, image_ref: str | None, standby: Standby | None
-) -> tuple[docker.DockerClient, str]:
+def _resolve(client: Engine | None, image_ref: str | None, standby: Standby | None) -> tuple[Engine, str]:
     """The engine and the image id a grade (or a batch) runs in.
 
     A standby's image was resolved by whoever started it: asked for that
@@ -128,18 +125,16 @@ def _resolve(
     try:
         client = client or image.engine()
         return client, image.resolve(client, image_ref).id
-    except DockerException as error:
+    except EngineError as error:
         raise _engine_failed("before the grade", error) from None
 
 
-def _grade_one(
-    client: docker.DockerClient, request: _Request, zip_path: Path, standby: Standby | None = None
-) -> GradeResult:
+def _grade_one(client: Engine, request: _Request, zip_path: Path, standby: Standby | None = None) -> GradeResult:
     """One ZIP from intake to verdict; a standby given here is used for its sandboxed run and always closed."""
     started = time.monotonic()
     try:
         found = _checks(client, request, zip_path, standby)
-    except DockerException as error:
+    except EngineError as error:
         raise _engine_failed("during the grade", error) from None
     finally:
         if standby is not None:
@@ -170,7 +165,7 @@ def grade(
     command_timeout_s: float = 4.0,
     deadline_s: float = 30.0,
     agent_tests: bool = False,
-    client: docker.DockerClient | None = None,
+    client: Engine | None = None,
 ) -> GradeResult:
     """Grade one delivered ZIP against `task`'s contract in `mode` (None: the task's default mode, if it has one).
 
@@ -214,7 +209,7 @@ def grade_batch(
     jobs: Sequence[GradeJob],
     options: GradeOptions | None = None,
     *,
-    client: docker.DockerClient | None = None,
+    client: Engine | None = None,
     standby: Standby | None = None,
 ) -> list[GradeResult]:
     """Grade several jobs: one result per job, in the order given.
@@ -244,7 +239,7 @@ def grade_batch(
 
 
 def _batch(
-    jobs: Sequence[GradeJob], options: GradeOptions, client: docker.DockerClient | None, standby: Standby | None
+    jobs: Sequence[GradeJob], options: GradeOptions, client: Engine | None, standby: Standby | None
 ) -> list[GradeResult]:
     chosen_tasks = {job.task: tasks.load(job.task) for job in jobs}
     modes = [chosen_tasks[job.task].require_mode(job.mode) for job in jobs]
@@ -258,7 +253,7 @@ def _batch(
         standby = Standby(client, image_id, limits)
     try:
         remove_leftovers(client)  # never ours: this process is alive, and a volume in use is never pruned
-    except DockerException as error:
+    except EngineError as error:
         standby.close()
         raise _engine_failed("before the grade", error) from None
 

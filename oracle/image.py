@@ -2,22 +2,19 @@
 
 Resolution never pulls: a grade uses only what is already on the engine, so
 a grade cannot silently change what it runs in or hang on a registry.
-`python -m oracle image` is the one place allowed to fetch or build.
+`python -m oracle image` is the one place allowed to fetch or build; what
+only building needs (subprocess, shutil, tempfile) is imported there, not
+by every grade.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-import docker
-import requests
-from docker.errors import APIError, DockerException, ImageNotFound
+from oracle.engine import Engine, EngineError, Image, NotFound, UnsupportedHost, connect
 
 IMAGE_ENV = "EVERYDAY_ORACLE_IMAGE"
 API_VERSION = "1.41"
@@ -44,34 +41,43 @@ class CannotGrade(Exception):
     """The oracle could not grade at all (no engine, no image): not the delivery's fault."""
 
 
-def engine() -> docker.DockerClient:
+def engine() -> Engine:
     """A client whose engine answers, or CannotGrade naming the fix.
 
     The client speaks API_VERSION (or $DOCKER_API_VERSION), which engines
     from Docker 20.10 on accept until they drop it, and proves the engine
-    answers with one ping. Why not let the SDK ask: its "auto" version costs a `/version`
+    answers with one ping. Why not ask the engine first: a `/version`
     request, which the engine answers by running `runc --version` and
-    `docker-init --version` (7 to 50 ms of every grade, by load,
-    and CPU the container start needs). Only an engine that refuses the
+    `docker-init --version`, costs 7 to 50 ms of every grade, by load,
+    and CPU the container start needs. Only an engine that refuses the
     pinned version (older than 20.10, or one that dropped it) is asked for
-    its own. DOCKER_HOST (and DOCKER_TLS_VERIFY, DOCKER_CERT_PATH) choose the
-    engine, which may be another machine: nothing a grade sends depends on
-    sharing this one's disk.
+    its own ("auto" asks at once). DOCKER_HOST (and DOCKER_TLS_VERIFY,
+    DOCKER_CERT_PATH) choose the engine, which may be another machine:
+    nothing a grade sends depends on sharing this one's disk.
     """
     pinned = os.environ.get(API_VERSION_ENV) or API_VERSION
     try:
-        try:
-            client = docker.from_env(version=pinned, timeout=ENGINE_TIMEOUT_S)
-            client.ping()
-        except APIError as error:
-            if error.status_code != BAD_REQUEST or pinned == "auto":
-                raise
-            client = docker.from_env(version="auto", timeout=ENGINE_TIMEOUT_S)  # it said which versions it speaks
-    except (DockerException, requests.exceptions.RequestException) as error:
+        client = connect(os.environ, pinned, ENGINE_TIMEOUT_S)
+        if pinned == "auto" or not _speaks_pinned(client):
+            client.api_version = str(client.version()["ApiVersion"])  # it says which version it speaks
+    except UnsupportedHost as error:
+        raise CannotGrade(str(error)) from None
+    except (EngineError, KeyError) as error:
         raise CannotGrade(
             f"no Docker engine answers ({str(error).splitlines()[0][:120]}): run `make engine` or start Docker"
         ) from None
     return client
+
+
+def _speaks_pinned(client: Engine) -> bool:
+    """One ping in the client's version: True when it answers, False when it refuses that version (400)."""
+    try:
+        client.ping()
+    except EngineError as error:
+        if error.status != BAD_REQUEST:
+            raise
+        return False
+    return True
 
 
 def candidates() -> list[str]:
@@ -80,15 +86,15 @@ def candidates() -> list[str]:
     return [chosen] if chosen else [LOCAL_TAG, PINNED_IMAGE]
 
 
-def resolve(client: docker.DockerClient, reference: str | None = None) -> docker.models.images.Image:
+def resolve(client: Engine, reference: str | None = None) -> Image:
     """The image a grade runs in, present on the engine already, or CannotGrade."""
     for ref in [reference] if reference else candidates():
         try:
-            return client.images.get(ref)
-        except ImageNotFound:
+            return client.image(ref)
+        except NotFound:
             continue
-        except APIError as error:  # e.g. an invalid reference format
-            raise CannotGrade(f"oracle image {ref!r} cannot be looked up: {error.explanation or error}"[:240]) from None
+        except EngineError as error:  # e.g. an invalid reference format, or the engine went away
+            raise CannotGrade(f"oracle image {ref!r} cannot be looked up: {error.explanation}"[:240]) from None
     wanted = reference or os.environ.get(IMAGE_ENV)
     if wanted:
         raise CannotGrade(
@@ -128,6 +134,9 @@ def _say(line: str) -> None:
 
 
 def _ensure_debootstrap() -> str:
+    import shutil
+    import subprocess
+
     found = shutil.which("debootstrap")
     if found:
         return found
@@ -144,18 +153,22 @@ def _ensure_debootstrap() -> str:
     return shutil.which("debootstrap") or "debootstrap"
 
 
-def _try_pull(client: docker.DockerClient) -> docker.models.images.Image | None:
+def _try_pull(client: Engine) -> Image | None:
     _say(f"trying to pull {PINNED_IMAGE} ...")
     try:
         repository, digest = PINNED_IMAGE.split("@")
-        return client.images.pull(repository, tag=digest)
-    except DockerException as error:
+        return client.pull(repository, digest)
+    except EngineError as error:
         _say(f"pull failed ({str(error).splitlines()[0][:100]}); building locally instead")
         return None
 
 
-def _build_local(client: docker.DockerClient) -> docker.models.images.Image:
+def _build_local(client: Engine) -> Image:
     """Minimal Debian root with python3 via debootstrap, imported as LOCAL_TAG."""
+    import shutil
+    import subprocess
+    import tempfile
+
     debootstrap = _ensure_debootstrap()
     mirror = debian_mirror()
     with tempfile.TemporaryDirectory(prefix="everyday-oracle-root-") as workdir:
@@ -181,22 +194,35 @@ def _build_local(client: docker.DockerClient) -> docker.models.images.Image:
         for part in _PRUNE:
             shutil.rmtree(root / part, ignore_errors=True)
         _say(f"importing the root into Docker as {LOCAL_TAG} ...")
-        tar = subprocess.Popen(["tar", "-C", str(root), "--numeric-owner", "-c", "."], stdout=subprocess.PIPE)
-        imported = subprocess.run(
-            ["docker", "import", "-c", "ENV LC_ALL=C.UTF-8", "-", LOCAL_TAG],
-            stdin=tar.stdout,
-            capture_output=True,
-            text=True,
+        return import_root(client, root)
+
+
+def import_root(client: Engine, root: Path, reference: str = LOCAL_TAG) -> Image:
+    """Tar `root` (numeric owners), then send the tar to the engine as `reference` (repository:tag), with LC_ALL set.
+
+    Tarred to a file first, not piped to the engine as it is made: a tar
+    that fails half-way must not leave a truncated image under the tag
+    grades use.
+    """
+    import subprocess
+    import tempfile
+
+    repository, tag = reference.rsplit(":", 1)
+    with tempfile.TemporaryFile(prefix="everyday-oracle-root-") as archive:
+        done = subprocess.run(
+            ["tar", "-C", str(root), "--numeric-owner", "-c", "."], stdout=archive, stderr=subprocess.PIPE
         )
-        if tar.stdout is not None:
-            tar.stdout.close()
-        tar.wait()
-        if imported.returncode != 0 or tar.returncode != 0:
-            raise CannotGrade(f"docker import failed: {(imported.stderr.strip() or 'tar failed').splitlines()[0]}")
-    return client.images.get(LOCAL_TAG)
+        if done.returncode != 0:
+            tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
+            raise CannotGrade(f"tar of the root failed: {tail[0]}")
+        archive.seek(0)
+        try:
+            return client.import_image(archive, repository, tag, ["ENV LC_ALL=C.UTF-8"])
+        except EngineError as error:
+            raise CannotGrade(f"importing the root failed: {error.explanation}") from None
 
 
-def ensure_image(client: docker.DockerClient) -> docker.models.images.Image:
+def ensure_image(client: Engine) -> Image:
     """Use an image already present, else pull the pinned one, else build one locally."""
     try:
         image = resolve(client)

@@ -24,9 +24,9 @@ runs on the engine while the host does its own work (the command line
 imports pydantic and the task, unpacks and checks the ZIP) instead of after
 it. Nothing of the delivery runs before it is complete.
 
-The low-level API is called directly (one request per step, no model
-objects re-inspecting what was just created): a grade's own cost is the
-few engine round trips around the container, so each one counts.
+Every step is one request of the engine's API (oracle.engine), nothing
+re-inspecting what was just created: a grade's own cost is the few engine
+round trips around the container, so each one counts.
 """
 
 from __future__ import annotations
@@ -36,19 +36,17 @@ import json
 import math
 import os
 import socket
-import tarfile
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import docker
-import requests
-from docker.errors import APIError, DockerException, NotFound
-from docker.types import LogConfig, Mount, Ulimit
+from oracle.engine import Engine, EngineError, EngineTimeout, NotFound
+
+if TYPE_CHECKING:
+    import tarfile
+    from pathlib import Path
 
 CONFLICT = 409  # the engine is already removing the container
 LABEL = "everyday-evals.oracle"
@@ -64,16 +62,7 @@ MAX_DEADLINE_S = 3600.0
 """No grade of a small CLI tool needs an hour; a larger value is a typo, not a wish."""
 
 
-@dataclass(frozen=True)
-class SandboxLimits:
-    """The bounds of one grade; defaults leave an honest small command-line tool ample room.
-
-    A dataclass, not a pydantic model: the command line creates its standby
-    container before it imports pydantic (see the module's docstring). The
-    boundary that takes these values from callers (GradeOptions) validates
-    them; the check below keeps direct users honest too.
-    """
-
+class _Bounds(NamedTuple):
     memory_bytes: int = 512 * 1024 * 1024
     child_memory_bytes: int = 256 * 1024 * 1024
     nano_cpus: int = 1_000_000_000
@@ -84,15 +73,29 @@ class SandboxLimits:
     command_timeout_s: float = 4.0
     grade_deadline_s: float = 30.0
 
-    def __post_init__(self) -> None:
+
+class SandboxLimits(_Bounds):
+    """The bounds of one grade; defaults leave an honest small command-line tool ample room.
+
+    Neither a pydantic model nor a dataclass: the command line creates its
+    standby container before it imports pydantic, or dataclasses (see the
+    module's docstring); a NamedTuple costs neither. The boundary that takes
+    these values from callers (GradeOptions) validates them; the check below
+    keeps direct users honest too.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> SandboxLimits:
+        limits = super().__new__(cls, *args, **kwargs)
         for name in ("command_timeout_s", "grade_deadline_s"):
-            value = getattr(self, name)
+            value = getattr(limits, name)
             if not (math.isfinite(value) and 0 < value <= MAX_DEADLINE_S):
                 raise ValueError(f"{name} must be more than 0 and at most {MAX_DEADLINE_S:g} s, got {value!r}")
+        return limits
 
 
-@dataclass(frozen=True)
-class SandboxRun:
+class SandboxRun(NamedTuple):
     """What came back from the container: its stdout (bounded), exit status, and whether the deadline hit."""
 
     stdout: bytes
@@ -112,7 +115,7 @@ def labels(deadline_s: float) -> dict[str, str]:
 
 
 def create_hardened(
-    client: docker.DockerClient,
+    client: Engine,
     image_id: str,
     command: list[str],
     limits: SandboxLimits,
@@ -126,41 +129,46 @@ def create_hardened(
     of leftover cleanup fake a dead or expired owner). `volume_of` gives it
     that container's /oracle volume instead of a new one (a standby's holder).
     """
-    api = client.api
-    # An anonymous volume (no source: nothing of the host), labelled so a sweep can find it if its container
-    # was removed without it (e.g. by code that forgot v=True).
-    volume = [Mount(target=VOLUME, source=None, type="volume", labels={LABEL: "1"})] if volume_of is None else None
-    host_config = api.create_host_config(
-        network_mode="none",
-        read_only=True,
-        cap_drop=["ALL"],
-        security_opt=["no-new-privileges"],
-        pids_limit=limits.pids,
-        mem_limit=limits.memory_bytes,
-        memswap_limit=limits.memory_bytes,
-        nano_cpus=limits.nano_cpus,
-        ipc_mode="none",
-        tmpfs={"/tmp": f"rw,nosuid,nodev,noexec,size={limits.tmpfs_size},mode=1777"},
-        ulimits=[
-            Ulimit(name="nofile", soft=256, hard=256),
-            Ulimit(name="core", soft=0, hard=0),
-            Ulimit(name="fsize", soft=16 << 20, hard=16 << 20),
+    host_config: dict[str, Any] = {
+        "NetworkMode": "none",
+        "ReadonlyRootfs": True,
+        "CapDrop": ["ALL"],
+        "SecurityOpt": ["no-new-privileges"],
+        "PidsLimit": limits.pids,
+        "Memory": limits.memory_bytes,
+        "MemorySwap": limits.memory_bytes,
+        "NanoCpus": limits.nano_cpus,
+        "IpcMode": "none",
+        "Tmpfs": {"/tmp": f"rw,nosuid,nodev,noexec,size={limits.tmpfs_size},mode=1777"},
+        "Ulimits": [
+            {"Name": "nofile", "Soft": 256, "Hard": 256},
+            {"Name": "core", "Soft": 0, "Hard": 0},
+            {"Name": "fsize", "Soft": 16 << 20, "Hard": 16 << 20},
         ],
-        log_config=LogConfig(type=LogConfig.types.JSON, config={"max-size": limits.log_max_size, "max-file": "1"}),
-        mounts=volume,
-        volumes_from=[volume_of] if volume_of else None,
+        "LogConfig": {"Type": "json-file", "Config": {"max-size": limits.log_max_size, "max-file": "1"}},
+    }
+    if volume_of is None:
+        # An anonymous volume (no source: nothing of the host), labelled so a sweep can find it if its container
+        # was removed without it (e.g. by code that forgot to remove its volumes).
+        host_config["Mounts"] = [{"Type": "volume", "Target": VOLUME, "VolumeOptions": {"Labels": {LABEL: "1"}}}]
+    else:
+        host_config["VolumesFrom"] = [volume_of]
+    return client.create(
+        {
+            "Image": image_id,
+            "Cmd": command,
+            "User": USER,
+            "Env": ["LC_ALL=C.UTF-8", "HOME=/tmp", "PYTHONDONTWRITEBYTECODE=1"],
+            "WorkingDir": "/tmp",
+            "Labels": owner or labels(limits.grade_deadline_s),
+            "Tty": False,
+            "OpenStdin": False,
+            "AttachStdin": False,
+            "AttachStdout": True,
+            "AttachStderr": True,
+            "HostConfig": host_config,
+        }
     )
-    created = api.create_container(
-        image_id,
-        command,
-        user=USER,
-        host_config=host_config,
-        labels=owner or labels(limits.grade_deadline_s),
-        environment={"LC_ALL": "C.UTF-8", "HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
-        working_dir="/tmp",
-        stdin_open=False,
-    )
-    return str(created["Id"])
 
 
 def _owner_gone(labels: dict[str, str]) -> bool:
@@ -178,36 +186,36 @@ def _owner_gone(labels: dict[str, str]) -> bool:
     return False
 
 
-def _remove(client: docker.DockerClient, container_id: str) -> None:
-    """Remove a container and its anonymous /oracle volume (v=True), whatever state it is in.
+def _remove(client: Engine, container_id: str) -> None:
+    """Remove a container and its anonymous /oracle volume, whatever state it is in.
 
     Gone already, or being removed by someone else (409: two grades of
     parallel cells sweeping the same leftover), is the same outcome.
     """
     try:
-        client.api.remove_container(container_id, force=True, v=True)
+        client.remove(container_id)
     except NotFound:
         pass
-    except APIError as error:
-        if error.status_code != CONFLICT:
+    except EngineError as error:
+        if error.status != CONFLICT:
             raise
 
 
-def remove_leftovers(client: docker.DockerClient) -> int:
+def remove_leftovers(client: Engine) -> int:
     """Remove containers left by killed grades (found by label), then our volumes no container uses any more.
 
     Concurrent live grades are left alone: their containers' owners are alive,
     and a volume in use by a container is never pruned.
     """
     removed = 0
-    for summary in client.api.containers(all=True, filters={"label": LABEL}):
+    for summary in client.containers(LABEL):
         if _owner_gone(summary.get("Labels") or {}):
             _remove(client, summary["Id"])
             removed += 1
     try:
-        client.api.prune_volumes(filters={"label": LABEL})
-    except APIError as error:  # another grade's sweep is pruning right now: its prune covers ours
-        if error.status_code != CONFLICT:
+        client.prune_volumes(LABEL)
+    except EngineError as error:  # another grade's sweep is pruning right now: its prune covers ours
+        if error.status != CONFLICT:
             raise
     return removed
 
@@ -226,8 +234,11 @@ def oracle_tar(delivery: Path | None, files: dict[str, bytes]) -> bytes:
     Root-owned, folders 0555, files 0444, whatever the disk or the ZIP said,
     so the unprivileged user inside can read everything and change nothing.
     `ready` comes last: tar entries are written in order, so when the
-    standby sees it, everything before it is complete.
+    standby sees it, everything before it is complete. (tarfile is imported
+    here: the command line asks for its container before it needs one.)
     """
+    import tarfile
+
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
         if delivery is not None:
@@ -283,7 +294,7 @@ class Standby:
     the standby, whose removal takes it along).
     """
 
-    def __init__(self, client: docker.DockerClient, image_id: str, limits: SandboxLimits) -> None:
+    def __init__(self, client: Engine, image_id: str, limits: SandboxLimits) -> None:
         self.client = client
         self.image_id = image_id
         self.limits = limits
@@ -302,7 +313,7 @@ class Standby:
             self._created.set_exception(error)
             raise
         self._created.set_result(container_id)
-        self.client.api.start(container_id)  # a failed start leaves the container to close(), like any other
+        self.client.start(container_id)  # a failed start leaves the container to close(), like any other
         return container_id
 
     def _create_holder(self) -> str:
@@ -323,16 +334,14 @@ class Standby:
         """
         files = {"collector.py": collector.read_bytes(), "plan.json": json.dumps(plan).encode()}
         holder_id = self._holder.result()
-        self.client.api.put_archive(holder_id, VOLUME, oracle_tar(delivery, files))
+        self.client.put_archive(holder_id, VOLUME, oracle_tar(delivery, files))
         self._holder_gone = _starter.submit(_remove, self.client, holder_id)  # its part is done
         container_id = self.container_id()
         exit_status, deadline_hit = wait_bounded(self.client, container_id, self.limits)
-        stdout = _bounded_logs(self.client, container_id, self.limits.read_bytes, stdout=True)
+        stdout = self.client.logs(container_id, stdout=True, limit=self.limits.read_bytes)
         failed = not deadline_hit and (exit_status != 0 or not stdout.strip())
         stderr = (
-            ""
-            if not failed
-            else _bounded_logs(self.client, container_id, 4096, stdout=False).decode("utf-8", "replace")
+            "" if not failed else self.client.logs(container_id, stdout=False, limit=4096).decode("utf-8", "replace")
         )
         return SandboxRun(stdout=stdout, stderr_tail=stderr.strip()[-300:], exit=exit_status, deadline_hit=deadline_hit)
 
@@ -363,7 +372,7 @@ class Standby:
 
 @contextmanager
 def hardened_container(
-    client: docker.DockerClient, image_id: str, command: list[str], limits: SandboxLimits, delivery: Path | None = None
+    client: Engine, image_id: str, command: list[str], limits: SandboxLimits, delivery: Path | None = None
 ) -> Iterator[str]:
     """Create one hardened container running `command`, copy a folder in (to DELIVERY_MOUNT), start it; removed on exit, on errors and on Ctrl-C too.
 
@@ -372,38 +381,33 @@ def hardened_container(
     container_id = create_hardened(client, image_id, command, limits)
     try:
         if delivery is not None:
-            client.api.put_archive(container_id, VOLUME, oracle_tar(delivery, {}))
-        client.api.start(container_id)
+            client.put_archive(container_id, VOLUME, oracle_tar(delivery, {}))
+        client.start(container_id)
         yield container_id
     finally:
         _remove(client, container_id)
 
 
-def _bounded_logs(client: docker.DockerClient, container_id: str, limit: int, stdout: bool) -> bytes:
-    """Read at most `limit` bytes of what the engine kept (which json-file max-size bounds already)."""
-    kept = bytearray()
-    for chunk in client.api.logs(container_id, stdout=stdout, stderr=not stdout, stream=True, follow=False):
-        kept += chunk[: limit - len(kept)]
-        if len(kept) >= limit:
-            break
-    return bytes(kept)
+def wait_bounded(client: Engine, container_id: str, limits: SandboxLimits) -> tuple[int | None, bool]:
+    """Wait for the container until the per-grade deadline; kill it when the deadline passes.
 
-
-def wait_bounded(client: docker.DockerClient, container_id: str, limits: SandboxLimits) -> tuple[int | None, bool]:
-    """Wait for the container until the per-grade deadline; kill it when the deadline passes."""
+    A connection the engine drops while waiting counts as the deadline too
+    (the SDK's reading, kept): the container is killed either way.
+    """
     try:
-        status = client.api.wait(container_id, timeout=limits.grade_deadline_s)
-        return int(status.get("StatusCode", -1)), False
-    except (requests.exceptions.ReadTimeout, requests.exceptions.ConnectionError):
+        return client.wait(container_id, timeout=limits.grade_deadline_s), False
+    except EngineError as error:
+        if not isinstance(error, EngineTimeout) and error.status is not None:
+            raise  # the engine answered and refused: not a deadline
         try:
-            client.api.kill(container_id)
-        except DockerException:
+            client.kill(container_id)
+        except EngineError:
             pass
         return None, True
 
 
 def run_collector(
-    client: docker.DockerClient,
+    client: Engine,
     image_id: str,
     delivery: Path,
     collector: Path,

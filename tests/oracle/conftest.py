@@ -1,7 +1,13 @@
-"""Fixtures for oracle tests: a real Docker engine and image, or a loud failure (never a skip)."""
+"""Fixtures for oracle tests: a real Docker engine and image, or a loud failure (never a skip).
+
+`client` is the oracle's own engine client; `witness` is the Docker SDK on
+the same engine, an independent reading of what the engine holds (what the
+oracle created, inspected by code that is not the oracle's).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import docker
@@ -10,10 +16,11 @@ import pytest
 from calibration.deliveries import project
 from calibration.zips import zip_bytes
 from oracle import image
+from oracle.engine import Engine, Image
 
 
 @pytest.fixture(scope="session")
-def client() -> docker.DockerClient:
+def client() -> Engine:
     try:
         return image.engine()
     except image.CannotGrade as error:
@@ -21,7 +28,15 @@ def client() -> docker.DockerClient:
 
 
 @pytest.fixture(scope="session")
-def oracle_image(client: docker.DockerClient):
+def witness(client: Engine) -> Iterator[docker.DockerClient]:
+    """The Docker SDK on the engine the oracle uses (DOCKER_HOST and the rest read the same way)."""
+    sdk = docker.from_env()
+    yield sdk
+    sdk.close()
+
+
+@pytest.fixture(scope="session")
+def oracle_image(client: Engine) -> Image:
     try:
         return image.resolve(client)
     except image.CannotGrade as error:

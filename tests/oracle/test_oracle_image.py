@@ -1,13 +1,18 @@
-"""Which Debian archive `python -m oracle image` bootstraps from: the override, the machine's apt sources, or debootstrap's default; never a host written into the code."""
+"""How `python -m oracle image` builds: which Debian archive it bootstraps from (the override, the machine's apt
+sources, or debootstrap's default; never a host written into the code), and how the root reaches the engine."""
 
 from __future__ import annotations
 
+import io
+import os
 import re
+import tarfile
 from pathlib import Path
 
 import pytest
 
 from oracle import image
+from oracle.engine import NotFound
 
 ARCHIVE = "http://archive.example.invalid/debian"  # reserved .invalid name: never a real host
 
@@ -54,3 +59,35 @@ def test_no_source_means_debootstraps_own_default(tmp_path: Path, monkeypatch: p
 def test_the_image_module_names_no_host() -> None:
     source = Path(image.__file__).read_text()
     assert not re.findall(r"[a-z]+://[^\s\"')]+", source), "name no archive or mirror host in oracle/image.py"
+
+
+def test_a_root_folder_is_imported_as_an_image(client, witness, tmp_path: Path) -> None:
+    """How `python -m oracle image` hands its debootstrapped root to the engine (here a one-file root, under a test tag)."""
+    root = tmp_path / "root"
+    (root / "etc").mkdir(parents=True)
+    (root / "etc" / "hello.txt").write_text("hello\n")
+    reference = f"everyday-evals-oracle-import:test-{os.getpid()}"
+    imported = image.import_root(client, root, reference)
+    try:
+        assert imported.tags == [reference]
+        assert "LC_ALL=C.UTF-8" in witness.api.inspect_image(imported.id)["Config"]["Env"]
+        holder = witness.api.create_container(imported.id, ["true"])["Id"]
+        try:
+            stream, _ = witness.api.get_archive(holder, "/etc/hello.txt")
+            with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as archive:
+                member = archive.extractfile("hello.txt")
+                assert member is not None and member.read() == b"hello\n"
+        finally:
+            witness.api.remove_container(holder, force=True)
+    finally:
+        witness.api.remove_image(imported.id, force=True)
+    with pytest.raises(NotFound):
+        client.image(reference)
+
+
+def test_a_root_that_cannot_be_tarred_leaves_no_image(client, tmp_path: Path) -> None:
+    reference = f"everyday-evals-oracle-import:test-{os.getpid()}"
+    with pytest.raises(image.CannotGrade, match="tar of the root failed"):
+        image.import_root(client, tmp_path / "absent", reference)
+    with pytest.raises(NotFound):
+        client.image(reference)
