@@ -10,6 +10,9 @@ import uvicorn
 from .app import configure_logging, create_app
 from .defects import REGISTRY
 
+GRACEFUL_SHUTDOWN_S = 3
+"""How long a SIGTERM waits for requests in progress before the controller closes their connections."""
+
 
 def defect_name(name: str) -> str:
     """A registered defect's name; anything else is refused in one short line (the registry is too long to list)."""
@@ -63,7 +66,10 @@ def main(argv: list[str] | None = None) -> int:
         agent_time_limit_s=args.agent_time_limit,
         issued_secrets=args.issued_secrets.resolve() if args.issued_secrets else None,
     )
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    # A graceful stop lets requests in progress finish, but not for ever: an agent CLI's MCP client keeps
+    # a stream open (Claude Code's listening GET), and uvicorn waits for every open response by default,
+    # so a SIGTERM restart hung until the caller gave up. Runners retry whatever was cut.
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S)
     return 0
 
 

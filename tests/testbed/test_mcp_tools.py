@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import signal
+import threading
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 
@@ -20,6 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from harness.products.testbed import TestbedInstance
+from testbed.__main__ import GRACEFUL_SHUTDOWN_S
 from tests.testbed.product_helpers import new_agent, runner_token, start_build
 
 
@@ -156,3 +159,35 @@ def test_provider_tools_read_the_catalog_ask_which_provider_and_read_the_choice(
     assert (request["kind"], request["status"], request["choice"]) == ("provider_question", "declined", "None")
     assert json.loads(decided[1])["choice"] == "None"
     assert len(api.interactions(task.id)) == 1
+
+
+async def _wait_in_a_tool(url: str, token: str, task_id: int, waiting: threading.Event) -> None:
+    """An agent's long tool call in progress (wait_for_task on a task that is still being worked on)."""
+    try:
+        async with create_mcp_http_client(headers={"authorization": f"Bearer {token}"}) as client:
+            async with (
+                streamable_http_client(url, http_client=client) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                call = asyncio.ensure_future(
+                    session.call_tool("wait_for_task", {"task_id": task_id, "max_seconds": 120})
+                )
+                await asyncio.sleep(1.0)  # the request is with the controller by now (it answers in milliseconds)
+                waiting.set()
+                await call
+    except Exception:  # the controller went away under it: what this test does on purpose
+        waiting.set()
+
+
+@pytest.mark.pace(5.0)
+def test_a_tool_call_in_progress_does_not_hold_a_graceful_stop(fresh_testbed: TestbedInstance) -> None:
+    """A SIGTERM stops the controller although a CLI's tool call is still waiting (it once waited on it for minutes)."""
+    task, run = start_build(fresh_testbed.api)
+    waiting = threading.Event()
+    url, token = fresh_testbed.base_url + "/mcp/", runner_token(run.identity.pid)
+    with ThreadPoolExecutor(1) as pool:
+        held = pool.submit(asyncio.run, _wait_in_a_tool(url, token, task.id, waiting))
+        assert waiting.wait(60), "the tool call never started"
+        fresh_testbed.stop_controller(signal.SIGTERM, timeout=GRACEFUL_SHUTDOWN_S + 7)
+        held.result(timeout=60)
