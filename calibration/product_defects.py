@@ -330,6 +330,12 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         why="the restarted controller reports the old controller's instance id",
     ),
     DefectCase(
+        defect="shutdown-hangs",
+        case="recover-controller",
+        expected_check="restart.controller-replaced",
+        why="the controller outlasts the SIGTERM, so no new controller can take over: the product's failure, not the harness's",
+    ),
+    DefectCase(
         defect="restart-kills-runners",
         case="recover-controller",
         expected_check="restart.runner-kept-going",

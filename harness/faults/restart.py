@@ -23,6 +23,8 @@ from harness.products.base import InstanceError, ServicesApi
 from harness.products.records import Comment, Interaction, ProviderQuestionCard, Receipt, RecordId, Run, Task
 from harness.running.journey import Journey, PendingMessage
 
+REPLACED = "restart.controller-replaced"
+
 Moment = Literal["before", "after", "final"]
 
 
@@ -123,12 +125,9 @@ def restart_controller(
     before = _snapshot(journey, "before", sig, current, message_id)
     before_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-before", before)
     signalled_at = datetime.now(UTC)
-    try:
-        journey.instance.stop_controller(sig)
-        kept_going = journey.instance.process_alive(current.identity.pid or 0, current.identity.process_start_time or 0)
-        journey.instance.start()
-    except InstanceError as error:
-        raise InfrastructureFailed(f"the controller did not restart: {error}") from None
+    stop_controller(journey, sig, before.controller_pid)
+    kept_going = journey.instance.process_alive(current.identity.pid or 0, current.identity.process_start_time or 0)
+    start_controller(journey)
     adopted = any(a.kind == "run_adopted" and a.run_id == run.id and a.id not in seen for a in journey.api.activity())
     after_run = journey.api.run(run.id)
     after = _snapshot(journey, "after", sig, after_run, message_id)
@@ -194,10 +193,36 @@ def _snapshot(
     )
 
 
+def stop_controller(journey: Journey, sig: signal.Signals, pid: int | None) -> None:
+    """Signal the product's controller and wait for it to go.
+
+    One that outlasts the signal is the product's failure, not the
+    harness's: no new controller can take over while it holds on, so the
+    restart's first requirement (a new controller) fails by name.
+    """
+    try:
+        journey.instance.stop_controller(sig)
+    except InstanceError as error:
+        journey.fail_check(REPLACED, f"controller pid {pid} {error}: no new controller could take over")
+
+
+def start_controller(journey: Journey) -> None:
+    """Start the controller again on the same data.
+
+    A start that fails stays infrastructure_failed, as before: from outside,
+    a product that will not start cannot be told from a machine that cannot
+    start it (a port taken meanwhile, a full disk).
+    """
+    try:
+        journey.instance.start()
+    except InstanceError as error:
+        raise InfrastructureFailed(f"the controller did not restart: {error}") from None
+
+
 def replaced_check(before: RestartSnapshot | PendingMoment, after: RestartSnapshot | PendingMoment) -> CheckRecord:
     """A new controller answers after the restart (a new instance id proves it)."""
     return CheckRecord(
-        id="restart.controller-replaced",
+        id=REPLACED,
         passed=before.controller_instance_id != after.controller_instance_id,
         detail=f"controller pid {before.controller_pid} -> {after.controller_pid} after {before.signal}",
     )
@@ -356,11 +381,8 @@ def restart_while_pending(
         journey.evidence.note("premise missed", f"interaction {interaction.id} is {state} before the {sig.name}")
         raise Unexercised(f"interaction {interaction.id} was no longer pending ({state}) when the restart was due")
     before_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-before", before)
-    try:
-        journey.instance.stop_controller(sig)
-        journey.instance.start()
-    except InstanceError as error:
-        raise InfrastructureFailed(f"the controller did not restart: {error}") from None
+    stop_controller(journey, sig, before.controller_pid)
+    start_controller(journey)
     with journey.expecting("task-page-shown", f"reloading task {interaction.task_id} after the restart"):
         journey.reload()
     after = _pending_moment(journey, "after", sig, interaction, shown())

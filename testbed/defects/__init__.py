@@ -369,6 +369,12 @@ DEFECTS: tuple[Defect, ...] = (
         summary="a graceful controller shutdown kills its runners' process groups instead of leaving them working",
     ),
     Defect(
+        name="shutdown-hangs",
+        area="restart",
+        hook="app.lifespan -> hooks.shutting_down",
+        summary="a graceful shutdown never finishes: the controller outlasts SIGTERM and no new one can take over",
+    ),
+    Defect(
         name="restart-fails-last-step",
         area="restart",
         hook="controller.recover -> hooks.recovering",

@@ -13,6 +13,7 @@ import io
 import json
 import logging
 import sqlite3
+import threading
 import uuid
 import zipfile
 from collections.abc import Callable
@@ -229,6 +230,9 @@ def controller_instance_id(data_dir: Path, fresh: str) -> str:
 
 def shutting_down(controller: Controller) -> None:
     """Called when the controller shuts down gracefully; its runners must keep working without it."""
+    if active("shutdown-hangs"):
+        log.warning("defect shutdown-hangs: the shutdown waits for ever")
+        threading.Event().wait()
     if not active("restart-kills-runners"):
         return
     for row in controller.db.all("SELECT * FROM runs WHERE status = 'running' AND pid IS NOT NULL"):
