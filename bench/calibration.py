@@ -34,6 +34,10 @@ def main(argv: list[str] | None = None) -> int:
     suites = [m for m in map(SUITE_LINE.match, done.stdout.splitlines()) if m]
     for suite in suites:
         print(f"  {suite['name']:<16} {int(suite['cases']):3d} cases  {float(suite['seconds']):7.1f} s")
+    # What the cores allow: the busy CPU over the run shared over them, a floor no schedule of these cells beats.
+    for line in done.stdout.splitlines():
+        if line.startswith("machine CPU: "):
+            print(f"  {line}")
     verdict = "within" if wall <= GOAL_S else "OVER"
     print(f"calibration ({' '.join(args.suites) or 'every suite'}): {wall:.1f} s, {verdict} the goal of {GOAL_S:.0f} s")
     if done.returncode != 0:
