@@ -674,7 +674,7 @@ def registry_rows() -> list[Row]:
 
 
 def run_product_defect_suite() -> list[Row]:
-    """Every defect's cell, two at a time (each its own `harness run`), in registration order."""
+    """Every defect's cell, in the cells' shared slots (each its own `harness run`), in registration order."""
     rows = registry_rows()
     cases = [case for case in DEFECT_CASES if case.defect in REGISTRY]
     with tempfile.TemporaryDirectory(prefix="everyday-calibration-defects-") as folder:

@@ -119,8 +119,13 @@ def cpu_floor(busy_seconds: float, wall_seconds: float, cores: int | None = None
     )
 
 
-PARALLEL_CELLS = 2
-"""Story cells calibration runs at once (each its own `harness run`, product and browser): two keep 2 cores busy."""
+PARALLEL_CELLS = 3
+"""Story cells calibration runs at once (each its own `harness run`, product and browser).
+
+A cell keeps about two thirds of a core busy (it waits on its agent, the
+browser and the engine), so two left 2 cores 1.3 busy; three bring them to
+1.5 and the stories suite from 202 s to 166 s, every case still as expected.
+"""
 
 C = TypeVar("C")
 _CELL_SLOTS = threading.BoundedSemaphore(PARALLEL_CELLS)
