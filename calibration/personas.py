@@ -9,14 +9,12 @@ the stories that pass; so every persona runs the real story end to end
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from calibration.runner import Row, rows_in_parallel
+from calibration.runner import Row, play_cell, rows_in_parallel
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 
@@ -98,34 +96,10 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
 )
 
 
-def run_story_cell(case: str, results: Path, campaign: str, flags: list[str]) -> AttemptRecord | None:
-    """Run a story's scripted cell through the real `harness run` with calibration ``flags``; its last attempt."""
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "harness.cli",
-            "run",
-            "--id",
-            case,
-            "--results",
-            str(results),
-            "--campaign",
-            campaign,
-            *flags,
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        check=False,
-    )
-    records = sorted((results / campaign).glob("*/*/attempt.json"))
-    return AttemptRecord.model_validate_json(records[-1].read_text()) if records else None
-
-
 def run_persona(case: PersonaCase, results: Path) -> AttemptRecord | None:
     """Run the story's scripted cell with the persona through the real `harness run`."""
-    flags = ["--scripted-persona", case.persona, *(["--deadline", str(case.deadline_s)] if case.deadline_s else [])]
-    return run_story_cell(case.case, results, f"calibration-{case.case}-{case.persona}", flags)
+    campaign = f"calibration-{case.case}-{case.persona}"
+    return play_cell(case.case, results, campaign, scripted_persona=case.persona, deadline_s=case.deadline_s)
 
 
 def row_for(case: PersonaCase, record: AttemptRecord | None) -> Row:

@@ -20,8 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from calibration.personas import run_story_cell
-from calibration.runner import Row, rows_in_parallel
+from calibration.runner import Row, play_cell, rows_in_parallel
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 from testbed.defects import REGISTRY
@@ -594,10 +593,15 @@ def unknown_defects() -> list[str]:
 
 def run_defect(case: DefectCase, results: Path) -> AttemptRecord | None:
     """Run the story's scripted cell (or the case's ``cell``) with the defect on, through the real `harness run`."""
-    flags = ["--product-defect", case.defect, *(["--pace", str(case.pace_s)] if case.pace_s else [])]
-    flags += ["--deadline", str(case.deadline_s)] if case.deadline_s else []
-    flags += ["--scripted-persona", case.persona] if case.persona else []
-    return run_story_cell(case.cell or case.case, results, f"calibration-defect-{case.case}-{case.defect}", flags)
+    return play_cell(
+        case.cell or case.case,
+        results,
+        f"calibration-defect-{case.case}-{case.defect}",
+        product_defect=case.defect,
+        pace_s=case.pace_s,
+        deadline_s=case.deadline_s,
+        scripted_persona=case.persona,
+    )
 
 
 def row_for(case: DefectCase, record: AttemptRecord | None) -> Row:

@@ -16,14 +16,12 @@ wall-clock limit (run settings), so a row takes seconds, not the defaults' hours
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from calibration.runner import Row, rows_in_parallel
+from calibration.runner import Row, play_cell, rows_in_parallel
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 from testbed.issued_secrets import PROXY_KEY_LABEL, RUN_TOKEN_LABEL
@@ -92,30 +90,14 @@ REPLAY_CASES: tuple[ReplayCase, ...] = (
 
 
 def run_replay_case(case: ReplayCase, results: Path) -> AttemptRecord | None:
-    campaign = f"calibration-{case.profile}-{case.case}-{case.script}"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "harness.cli",
-            "run",
-            "--id",
-            case.execution_id,
-            "--results",
-            str(results),
-            "--campaign",
-            campaign,
-            "--replay-script",
-            case.script,
-            *(["--hard-stop-cents", str(case.hard_stop_cents)] if case.hard_stop_cents is not None else []),
-            *(["--agent-time-limit", str(case.agent_time_limit_s)] if case.agent_time_limit_s else []),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        check=False,
+    return play_cell(
+        case.execution_id,
+        results,
+        f"calibration-{case.profile}-{case.case}-{case.script}",
+        replay_script=case.script,
+        hard_stop_cents=case.hard_stop_cents,
+        agent_time_limit_s=case.agent_time_limit_s,
     )
-    records = sorted((results / campaign).glob("*/*/attempt.json"))
-    return AttemptRecord.model_validate_json(records[-1].read_text()) if records else None
 
 
 def row_for(case: ReplayCase, record: AttemptRecord | None) -> Row:

@@ -1,0 +1,187 @@
+"""A long-lived process that plays story cells one after another with one Chromium.
+
+Every `harness run` pays for a Python start, the harness's imports, pytest's
+start and a Chromium launch before its cell begins, and again for the next
+one. Calibration plays well over a hundred scripted cells, each with its own
+settings (persona, product defect, deadline), so those fixed costs were a
+large part of its CPU. A worker pays them once and then plays each cell it
+is sent through the same ``run_cell`` as `harness run`: same product start,
+story, checks, oracle and evidence, a new browser context per attempt.
+
+Protocol: one ``RunSettings`` as JSON per line on stdin; after its cells are
+played, one ``Played`` as JSON per line on the reply stream. The worker's
+own stdout (and its children's) goes to stderr, so nothing a cell prints can
+corrupt a reply. End of stdin ends the worker; what its cells left running
+is ended as it exits, as `harness run` does.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from queue import LifoQueue
+from typing import IO
+
+from pydantic import BaseModel, ValidationError
+
+from harness.core.settings import RunSettings
+
+
+class Played(BaseModel):
+    """The worker's answer for one request: each cell's final verdict, or why the request could not be played."""
+
+    verdicts: dict[str, str] = {}
+    error: str = ""
+
+
+def serve(requests: IO[str], replies: IO[str]) -> None:
+    """Play each request's cells with one shared browser, relaunched only if it went away."""
+    from playwright.sync_api import sync_playwright
+
+    from harness.products import product_driver
+    from harness.running import interrupt
+    from harness.running.attempt import run_cell
+    from harness.running.browser import launch_options
+    from harness.running.journey import journey_factory
+    from harness.running.selection import SelectionError, select
+
+    interrupt.install()
+    with sync_playwright() as playwright:
+        browser = None
+        for line in requests:
+            try:
+                settings = RunSettings.model_validate_json(line)
+                cells = select(ids=settings.cells)
+            except (ValidationError, SelectionError) as error:
+                played = Played(error=str(error).splitlines()[0])
+            else:
+                if browser is None or not browser.is_connected():
+                    browser = playwright.chromium.launch(headless=True, **launch_options(playwright.chromium))
+                played = Played()
+                for cell in cells:
+                    secret_shapes = product_driver(cell.environment.product).secret_patterns
+                    attempts = run_cell(cell, settings, journey_factory(browser), secret_shapes)
+                    played.verdicts[cell.execution_id] = attempts[-1].verdict.value
+            replies.write(played.model_dump_json() + "\n")
+            replies.flush()
+        if browser is not None:
+            browser.close()
+
+
+def main() -> int:
+    """Serve stdin until it closes, inside one labelled run folder, as `harness run` does."""
+    from harness.running.ownership import claim_run_folder, release_run_folder, remove_dead_owners
+
+    replies = os.fdopen(os.dup(sys.stdout.fileno()), "w")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a cell's prints and its children's output go to stderr
+    remove_dead_owners()
+    run_folder = claim_run_folder()
+    try:
+        serve(sys.stdin, replies)
+    finally:
+        release_run_folder(run_folder)
+    return 0
+
+
+class CellWorker:
+    """One worker process seen from the caller: send settings, wait for their cells to be played.
+
+    A worker that died (its cell killed it, or it was killed) is started
+    again for the next request; the request it died on gets an error, never
+    a hang.
+    """
+
+    def __init__(self, log: Path | None = None) -> None:
+        self.log = log
+        self.process: subprocess.Popen[str] | None = None
+
+    def _started(self) -> subprocess.Popen[str]:
+        if self.process is None or self.process.poll() is not None:
+            stderr = self.log.open("a") if self.log else subprocess.DEVNULL
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "harness.running.cell_worker"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                text=True,
+            )
+        return self.process
+
+    def play(self, settings: RunSettings) -> Played:
+        process = self._started()
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            process.stdin.write(settings.model_dump_json() + "\n")
+            process.stdin.flush()
+            line = process.stdout.readline()
+        except OSError as error:
+            line, died = "", str(error)
+        else:
+            died = ""
+        if not line:
+            process.wait()
+            return Played(error=f"the cell worker ended (exit {process.returncode}) {died}".rstrip())
+        return Played.model_validate_json(line)
+
+    def close(self, timeout_s: float = 120) -> None:
+        """Close stdin and wait for the worker to end its cells' leftovers; kill it if it does not."""
+        if self.process is None:
+            return
+        process, self.process = self.process, None
+        if process.stdin is not None and not process.stdin.closed:
+            process.stdin.close()
+        try:
+            process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+class CellWorkers:
+    """At most ``size`` workers, started when first needed and shared by every thread of this process."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._idle: LifoQueue[CellWorker] = LifoQueue()
+        self._all: list[CellWorker] = []
+        self._lock = threading.Lock()
+        atexit.register(self.close)
+
+    @contextmanager
+    def borrow(self) -> Iterator[CellWorker]:
+        """An idle worker (a new one while fewer than ``size`` exist), returned to the pool afterwards."""
+        with self._lock:
+            if self._idle.empty() and len(self._all) < self.size:
+                self._all.append(CellWorker())
+                self._idle.put(self._all[-1])
+        worker = self._idle.get()
+        try:
+            yield worker
+        finally:
+            self._idle.put(worker)
+
+    def pids(self) -> list[int]:
+        """The workers running now."""
+        return [w.process.pid for w in self._all if w.process is not None and w.process.poll() is None]
+
+    def play(self, settings: RunSettings) -> Played:
+        with self.borrow() as worker:
+            return worker.play(settings)
+
+    def close(self) -> None:
+        """End every worker: all are told at once, then each is waited for."""
+        for worker in self._all:
+            if worker.process is not None and worker.process.stdin is not None:
+                worker.process.stdin.close()
+        for worker in self._all:
+            worker.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
