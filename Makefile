@@ -88,6 +88,7 @@ bench: prerequisites
 	$(PY) -m bench.parallel
 	$(PY) -m bench.proxy
 	$(PY) -m bench.replay_cells
+	$(PY) -m bench.cell_worker
 	$(PY) -m bench.calibration
 	$(MAKE) paperclip
 	$(PY) -m bench.paperclip
