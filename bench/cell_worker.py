@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -57,10 +58,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="everyday-bench-cell-worker-") as folder:
         results = Path(folder)
         try:
-            first = measured(lambda: play_cell(CASE, results, "warm-up", workers))
+            first = measured(partial(play_cell, CASE, results, "warm-up", workers))
             for round_ in range(args.rounds):
-                command.append(measured(lambda: as_a_command(results, f"command-{round_}")))
-                worker.append(measured(lambda: play_cell(CASE, results, f"worker-{round_}", workers)))
+                command.append(measured(partial(as_a_command, results, f"command-{round_}")))
+                worker.append(measured(partial(play_cell, CASE, results, f"worker-{round_}", workers)))
         finally:
             workers.close()
         attempts = sorted(results.glob("*/*/*/attempt.json"))
