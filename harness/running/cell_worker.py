@@ -11,17 +11,20 @@ story, checks, oracle and evidence, a new browser context per attempt.
 Protocol: one ``RunSettings`` as JSON per line on stdin; after its cells are
 played, one ``Played`` as JSON per line on the reply stream. The worker's
 own stdout (and its children's) goes to stderr, so nothing a cell prints can
-corrupt a reply. End of stdin ends the worker; what its cells left running
-is ended as it exits, as `harness run` does.
+corrupt a reply. End of stdin ends the worker, and so does its caller's
+death (mid-cell too, as a Ctrl-C would); what its cells left running is
+ended as it exits, as `harness run` does.
 """
 
 from __future__ import annotations
 
 import atexit
 import os
+import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -74,9 +77,22 @@ def serve(requests: IO[str], replies: IO[str]) -> None:
             browser.close()
 
 
+def _interrupt_when_orphaned(parent: int, every_s: float = 1.0) -> None:
+    """Interrupt this worker once its parent is gone, as a Ctrl-C would.
+
+    Stdin's end alone would only be read after the current cell, which may
+    run to its deadline with nobody waiting for it.
+    """
+    while os.getppid() == parent:
+        time.sleep(every_s)
+    os.kill(os.getpid(), signal.SIGINT)
+
+
 def main() -> int:
     """Serve stdin until it closes, inside one labelled run folder, as `harness run` does."""
     from harness.running.ownership import claim_run_folder, release_run_folder, remove_dead_owners
+
+    threading.Thread(target=_interrupt_when_orphaned, args=(os.getppid(),), daemon=True).start()
 
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "w")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a cell's prints and its children's output go to stderr
@@ -84,6 +100,8 @@ def main() -> int:
     run_folder = claim_run_folder()
     try:
         serve(sys.stdin, replies)
+    except (KeyboardInterrupt, BrokenPipeError):  # Ctrl-C, or the caller went away mid-cell
+        return 130
     finally:
         release_run_folder(run_folder)
     return 0

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import psutil
@@ -80,3 +83,41 @@ def test_one_worker_plays_cells_with_different_settings_and_ends_with_nothing_ru
     assert not psutil.pid_exists(pid), "close() waits for the worker"
     _gone, alive = psutil.wait_procs(_running(browsers), timeout=30)
     assert not alive, f"the worker's Chromium outlived it: {alive}"
+
+
+ORPHANED_PARENT = """
+import sys
+from pathlib import Path
+from harness.core.settings import RunSettings
+from harness.running.cell_worker import CellWorker
+worker = CellWorker()
+print(worker._started().pid, flush=True)
+worker.play(RunSettings(cells=("build-revise",), results=Path(sys.argv[1]), campaign="orphan", pace_s=5.0))
+"""
+
+
+@pytest.mark.e2e
+def test_a_worker_whose_caller_is_killed_mid_cell_ends_and_leaves_nothing(tmp_path: Path) -> None:
+    """A slow cell (5 s per agent step) is under way when its caller gets SIGKILL: the worker must not play it out."""
+    from harness.running.selection import select
+
+    [cell] = select(ids=("build-revise",))
+    parent = subprocess.Popen(
+        [sys.executable, "-c", ORPHANED_PARENT.replace('"build-revise"', repr(cell.execution_id)), str(tmp_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert parent.stdout is not None
+    worker = psutil.Process(int(parent.stdout.readline()))
+    for _ in range(120):  # until the product runs (its instance folder exists), at most a minute
+        if _descendants(worker.pid) and list(tmp_path.glob("orphan/*/*")):
+            break
+        time.sleep(0.5)
+    started = {p.pid for p in _descendants(worker.pid)}
+    assert started, "the cell never started"
+    parent.kill()
+    parent.wait()
+    _gone, alive = psutil.wait_procs([worker], timeout=60)
+    assert not alive, "the orphaned worker kept playing its cell"
+    _gone, alive = psutil.wait_procs(_running(started), timeout=30)
+    assert not alive, f"the worker's cell left processes running: {alive}"
