@@ -7,6 +7,7 @@ fails for a different check than expected; any wrong row fails the run.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import threading
 import time
@@ -144,7 +145,9 @@ def play_cell(
     ``deadline_s``...): the same settings `harness run` builds from its flags.
     """
     cells = tuple(cell.execution_id for cell in select(ids=(case,)))
-    workers.play(RunSettings(cells=cells, results=results, campaign=campaign, **flags))
+    played = workers.play(RunSettings(cells=cells, results=results, campaign=campaign, **flags))
+    if played.error:  # its row says "no attempt"; this says why
+        print(f"calibration: {campaign} was not played: {played.error}", file=sys.stderr)
     records = sorted((results / campaign).glob("*/*/attempt.json"))
     return AttemptRecord.model_validate_json(records[-1].read_text()) if records else None
 
