@@ -36,7 +36,9 @@ def open_world(
         try:
             with context.recorder.timed("browser"):
                 browser_context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
-                browser_context.tracing.start(screenshots=True, snapshots=True)
+                # DOM snapshots of every action, no screencast: the journey keeps its own step screenshots,
+                # and the screencast's frames cost about a tenth of a scripted cell's CPU (a CPU-s of 10).
+                browser_context.tracing.start(screenshots=False, snapshots=True)
                 page = browser_context.new_page()
         except BaseException:
             _close_started(starting)
