@@ -97,7 +97,7 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
 
 
 def run_persona(case: PersonaCase, results: Path) -> AttemptRecord | None:
-    """Run the story's scripted cell with the persona through the real `harness run`."""
+    """Play the story's scripted cell with the persona, in a cell worker, exactly as `harness run` plays it."""
     campaign = f"calibration-{case.case}-{case.persona}"
     return play_cell(case.case, results, campaign, scripted_persona=case.persona, deadline_s=case.deadline_s)
 

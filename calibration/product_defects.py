@@ -2,8 +2,8 @@
 
 Personas prove the stories catch a bad agent; these prove they catch a bad
 product. Each case runs the real story end to end (real product with one
-defect switched on, real browser, real oracle) through `harness run
---product-defect NAME`, and the attempt must end `failed` with the intended
+defect switched on, real browser, real oracle) as `harness run
+--product-defect NAME` plays it, and the attempt must end `failed` with the intended
 check among its failures: not `infrastructure_failed`, not `unexercised`,
 and not by running out of time (a defect caught only by the attempt deadline
 is not caught by a check that names it).
@@ -592,7 +592,7 @@ def unknown_defects() -> list[str]:
 
 
 def run_defect(case: DefectCase, results: Path) -> AttemptRecord | None:
-    """Run the story's scripted cell (or the case's ``cell``) with the defect on, through the real `harness run`."""
+    """Play the story's scripted cell (or the case's ``cell``) with the defect on, exactly as `harness run` plays it."""
     return play_cell(
         case.cell or case.case,
         results,
@@ -678,7 +678,7 @@ def registry_rows() -> list[Row]:
 
 
 def run_product_defect_suite() -> list[Row]:
-    """Every defect's cell, in the cells' shared slots (each its own `harness run`), in registration order."""
+    """Every defect's cell, in the cell workers every suite shares, in registration order."""
     rows = registry_rows()
     cases = [case for case in DEFECT_CASES if case.defect in REGISTRY]
     with tempfile.TemporaryDirectory(prefix="everyday-calibration-defects-") as folder:
