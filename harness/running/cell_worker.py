@@ -31,7 +31,7 @@ from pathlib import Path
 from queue import LifoQueue
 from typing import IO
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from harness.core.settings import RunSettings
 
@@ -44,7 +44,10 @@ class Played(BaseModel):
 
 
 def serve(requests: IO[str], replies: IO[str]) -> None:
-    """Play each request's cells with one shared browser, relaunched only if it went away."""
+    """Play each request's cells with one shared browser, relaunched only if it went away.
+
+    Imported here: a caller that only starts workers need not load Playwright and the product drivers.
+    """
     from playwright.sync_api import sync_playwright
 
     from harness.products import product_driver
@@ -52,7 +55,7 @@ def serve(requests: IO[str], replies: IO[str]) -> None:
     from harness.running.attempt import run_cell
     from harness.running.browser import launch_options
     from harness.running.journey import journey_factory
-    from harness.running.selection import SelectionError, select
+    from harness.running.selection import select
 
     interrupt.install()
     with sync_playwright() as playwright:
@@ -61,11 +64,11 @@ def serve(requests: IO[str], replies: IO[str]) -> None:
             try:
                 settings = RunSettings.model_validate_json(line)
                 cells = select(ids=settings.cells)
-            except (ValidationError, SelectionError) as error:
-                played = Played(error=str(error).splitlines()[0])
-            else:
                 if browser is None or not browser.is_connected():
                     browser = playwright.chromium.launch(headless=True, **launch_options(playwright.chromium))
+            except Exception as error:  # a bad request, or no browser: answered, and the next request tries again
+                played = Played(error=(str(error).strip().splitlines() or [type(error).__name__])[0])
+            else:
                 played = Played()
                 for cell in cells:
                     secret_shapes = product_driver(cell.environment.product).secret_patterns
