@@ -27,7 +27,6 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from queue import LifoQueue
 from typing import IO
 
@@ -118,18 +117,16 @@ class CellWorker:
     a hang.
     """
 
-    def __init__(self, log: Path | None = None) -> None:
-        self.log = log
+    def __init__(self) -> None:
         self.process: subprocess.Popen[str] | None = None
 
     def _started(self) -> subprocess.Popen[str]:
         if self.process is None or self.process.poll() is not None:
-            stderr = self.log.open("a") if self.log else subprocess.DEVNULL
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "harness.running.cell_worker"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=stderr,
+                stderr=subprocess.DEVNULL,  # each attempt keeps its own logs in its evidence package
                 text=True,
             )
         return self.process
