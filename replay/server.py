@@ -31,6 +31,7 @@ class Call(BaseModel):
     model: str | None = None
     tool_calls_answered: int | None = None
     tool: str | None = None
+    tools: list[str] = []  # the tools the CLI offered with this call
     input_tokens: int = 0
     output_tokens: int = 0
     key: str | None = None  # the key presented, as a provider would see it: proves the proxy's key swap
@@ -82,6 +83,7 @@ def create_app(default_script: str = "build", pace_s: float = STORY_PACE_S) -> F
                 model=request.model,
                 tool_calls_answered=conversation.tool_calls_answered,
                 tool=answer.tool_call.name if answer.tool_call else None,
+                tools=conversation.tools,
                 input_tokens=answer.input_tokens,
                 output_tokens=answer.output_tokens,
                 key=key,

@@ -16,6 +16,8 @@ import signal
 
 ENV = "TESTBED_TEST_FAULTS"
 DIE_AFTER_INBOX_COMMIT = "die-after-inbox-commit"
+SLOW_TOOL_SERVER = "slow-tool-server"
+SLOW_TOOL_SERVER_DELAY_S = 15.0
 
 log = logging.getLogger("testbed.faults")
 
@@ -34,3 +36,13 @@ def after_inbox_commit(message_ids: list[int]) -> None:
     if message_ids and enabled(DIE_AFTER_INBOX_COMMIT):
         log.warning("test fault %s: killing the controller after consuming %s", DIE_AFTER_INBOX_COMMIT, message_ids)
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+def tool_server_load_delay() -> float:
+    """``slow-tool-server``: seconds to hold back the MCP tool server's load, as a loaded machine does.
+
+    A just-restarted controller on a busy machine took longer to load its tool
+    server than an agent CLI took to send its first model call; the hook makes
+    that moment reproducible for the launchers that must wait for the server.
+    """
+    return SLOW_TOOL_SERVER_DELAY_S if enabled(SLOW_TOOL_SERVER) else 0.0

@@ -20,7 +20,7 @@ from typing import Any
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from . import mcp_sdk
+from . import faults, mcp_sdk
 from .controller import Controller, token_hash
 
 PATH = "/mcp"
@@ -70,6 +70,7 @@ class ToolServerMount:
     async def serve(self, stopping: asyncio.Event) -> None:
         """Load the tool server and keep its session manager running until ``stopping`` is set."""
         try:
+            await asyncio.sleep(faults.tool_server_load_delay())
             tools_module = await asyncio.to_thread(mcp_sdk.import_module, "testbed.mcp_tools")
             tools = tools_module.create_server(self.controller)
             app = tools.streamable_http_app(streamable_http_path="/", stateless_http=True, json_response=True)

@@ -10,6 +10,10 @@ Measured with codex-cli 0.171.0:
 - with an unreachable API it retries for ever: the deadline is not optional;
 - ``[mcp_servers.NAME] url = ...`` with ``bearer_token_env_var`` reaches a
   streamable HTTP MCP server;
+- it sends its first model call beside the MCP servers' start, not after it:
+  a server that is not up yet (a controller just restarted, under load) is
+  simply missing from that call's tools, unless it is ``required``, which is
+  waited for (see :data:`MCP_WAIT`);
 - ``exec resume SESSION PROMPT`` continues a session (it takes no ``-C``: the
   working folder is the process's); the session id is ``thread_id`` in ``--json``.
 """
@@ -23,6 +27,13 @@ from .cli_launch import LaunchRequest, LaunchSpec, base_env, first_json_field
 PROVIDER = "metered"
 KEY_VARIABLE = "METERED_API_KEY"
 MCP_TOKEN_VARIABLE = "TESTBED_MCP_TOKEN"
+
+# How Codex must treat the product's tool server, whoever launches it (the testbed's runner here, Paperclip's
+# codex_local through its extra arguments). Without ``required`` a slow start went unnoticed: the first model call
+# offered none of the product's tools and the run failed on a missing tool, once on the testbed (a resumed session
+# right after a controller restart) and once on Paperclip. A required server is waited for, up to the timeout, and
+# one that never comes up ends the CLI with an error naming it.
+MCP_WAIT = {"required": "true", "startup_timeout_sec": "60", "tool_timeout_sec": "300"}
 
 
 def config_toml(request: LaunchRequest) -> str:
@@ -52,8 +63,7 @@ def mcp_table(request: LaunchRequest) -> list[str]:
         f"[mcp_servers.{request.mcp.name}]",
         f"url = {json.dumps(request.mcp.url)}",
         f'bearer_token_env_var = "{MCP_TOKEN_VARIABLE}"',
-        "startup_timeout_sec = 20",
-        "tool_timeout_sec = 300",
+        *(f"{key} = {value}" for key, value in MCP_WAIT.items()),
         "",
     ]
 

@@ -21,7 +21,7 @@ from harness.products.records import READ_TOOLS
 from harness.products.testbed import TestbedInstance
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR
 from replay.server import create_app
-from testbed.faults import DIE_AFTER_INBOX_COMMIT, ENV
+from testbed.faults import DIE_AFTER_INBOX_COMMIT, ENV, SLOW_TOOL_SERVER
 from testbed.loopback import LoopbackServer
 from testbed.read_receipts import ids_in
 
@@ -83,12 +83,18 @@ def nothing_left(sid: int, timeout: float = 10.0) -> bool:
 
 
 @pytest.mark.parametrize("cli", sorted(MODELS))
-def test_the_cli_builds_and_delivers_through_the_product_tools(cli, product):
+@pytest.mark.controller_env(**{ENV: SLOW_TOOL_SERVER})
+def test_the_cli_waits_for_a_slow_tool_server_then_builds_and_delivers_through_it(cli, product):
+    # The tool server loads late, as on a busy machine: a CLI that does not wait for it calls the model without
+    # the product's tools and the run fails on a missing tool (Codex did, until its server was made required).
     agent = product.hire(cli)
     task = product.api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=agent.id)
     done = product.api.wait_until_done(task.id, timeout=180)
     [run] = done.runs
     assert run.status == "succeeded" and run.error_code is None, run.terminal
+    # Every agent turn offered the product's tools (OpenCode's title call offers no tools at all).
+    turns = [c.tools for c in product.replay_calls() if c.script and c.tools]
+    assert turns and all(any(t.endswith("deliver") for t in tools) for tools in turns), turns
     [delivery] = done.deliveries
     assert delivery.run_id == run.id and sorted(delivery.files) == ["README.md", "slugify.py", "tests/test_slugify.py"]
     assert any(c.author_kind == "agent" and c.run_id == run.id and "Delivered" in c.body for c in done.comments)

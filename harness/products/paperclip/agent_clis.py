@@ -98,6 +98,7 @@ def tool_server_args(settings: dict[str, str]) -> list[str]:
 def codex_local_config(name: str, model: str, settings: dict[str, str]) -> dict[str, Any]:
     """``adapterConfig`` for a codex agent whose model is the harness's replay server."""
     from testbed.adapters.agent_clis import locate
+    from testbed.adapters.codex_cli import MCP_WAIT
 
     upstream = model_upstream("codex", settings)
     workspace = agent_workspace(Path(settings["workspaces"]), name)
@@ -145,14 +146,7 @@ def codex_local_config(name: str, model: str, settings: dict[str, str]) -> dict[
             f"mcp_servers.everyday.env_vars={json.dumps(RUN_VARIABLES)}",
             "-c",
             f"mcp_servers.everyday.env={tool_env_toml}",
-            # Codex starts MCP servers beside the first model call; under load the Python tool server was not up
-            # yet, the first request offered no `deliver`, and the run failed. A required server is waited for.
-            "-c",
-            "mcp_servers.everyday.required=true",
-            "-c",
-            "mcp_servers.everyday.startup_timeout_sec=60",
-            "-c",
-            "mcp_servers.everyday.tool_timeout_sec=300",
+            *(arg for key, value in MCP_WAIT.items() for arg in ("-c", f"mcp_servers.everyday.{key}={value}")),
         ],
     }
 
