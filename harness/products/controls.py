@@ -14,6 +14,7 @@ element and a press would go nowhere, while a click retries on the new one.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import Locator, Page, expect
 
@@ -26,6 +27,19 @@ class DownloadFailed(AssertionError):
     An ``AssertionError``, like a page expectation that never came true: a
     broken download link is the product's failure, never the harness's.
     """
+
+
+def read_all(page: Page, selector: str, read_item: str) -> list[Any]:
+    """Every element matching ``selector``, read by the JS function ``read_item``, all in one task of the page.
+
+    Not ``locator.evaluate_all``: Playwright finds the elements in one round
+    trip and reads them in another, and a live fragment swapped in between
+    hands over detached elements, whose ``innerText`` is their raw source text.
+    An email card once read differently before and after a reload that way,
+    and the harness blamed the product. Found and read in the same task, the
+    elements are one rendered moment of the page.
+    """
+    return page.evaluate(f"selector => [...document.querySelectorAll(selector)].map({read_item})", selector)
 
 
 def press(control: Locator, timeout: float = DEFAULT_TIMEOUT_S) -> None:

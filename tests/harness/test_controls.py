@@ -1,10 +1,10 @@
-"""A control pressed on a live page is pressed, even when the page grows above it meanwhile."""
+"""A live page's controls and contents: a pressed control is pressed, and a read sees one rendered moment."""
 
 from __future__ import annotations
 
 from playwright.sync_api import Page
 
-from harness.products.controls import press
+from harness.products.controls import press, read_all
 
 # A form whose page grows above the Send button the moment the mouse goes down on it, as a live thread
 # does when an agent's reply arrives during a click. Every submit is counted.
@@ -53,3 +53,33 @@ def test_a_disabled_control_is_pressed_once_enabled_and_enter_never_reaches_the_
     press(page.get_by_role("button", name="Send"))
     assert page.evaluate("window.sent") == 1
     assert page.get_by_role("textbox").input_value() == "hello"
+
+
+# A live fragment that swaps itself for a fresh copy in every task of the page, as the testbed's thread does when
+# it changes, so that any read spanning two round trips to the page gets an element that has gone.
+CHURNING_CARD = """
+<div id="live"></div>
+<script>
+  const card = '<div class="card">\\n    <p>Avery asks you for an email address.</p>\\n    <button>Save key</button>\\n  </div>';
+  const live = document.getElementById("live");
+  const swap = () => { live.innerHTML = card; setTimeout(swap, 0); };
+  swap();
+</script>
+"""
+SHOWN_TEXT = "Avery asks you for an email address.\n\nSave key"
+
+
+def test_a_read_in_two_round_trips_gets_a_swapped_out_element_and_its_raw_text(page: Page) -> None:
+    """The premise: Playwright's evaluate_all finds and reads in two steps, and the fragment changes between."""
+    page.set_content(CHURNING_CARD)
+    reads = [
+        page.locator(".card").evaluate_all("cards => cards.map(c => [c.isConnected, c.innerText])") for _ in range(20)
+    ]
+    assert any(read and not read[0][0] for read in reads), reads
+    assert any(read and read[0][1] != SHOWN_TEXT for read in reads)
+
+
+def test_read_all_reads_the_shown_elements_in_one_moment(page: Page) -> None:
+    page.set_content(CHURNING_CARD)
+    for _ in range(20):
+        assert read_all(page, ".card", "c => [c.isConnected, c.innerText]") == [[True, SHOWN_TEXT]]

@@ -20,10 +20,15 @@ import httpx
 from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from harness.products.controls import download, press
+from harness.core.catalog import PAPERCLIP_LOCAL
+from harness.products.controls import download, press, read_all
 from harness.products.http import answered
 
 DEFAULT_TIMEOUT_S = 60.0
+# How long a page may take to show what Paperclip already has (the environment's own figure). Playwright's default
+# for an expectation, 5 s, was shorter than a page took to render on a loaded 2-core machine, and a test failed on a
+# page that was merely slow.
+SHOWN_S = PAPERCLIP_LOCAL.shown_wait_s
 T = TypeVar("T")
 STATUS_LABELS = {
     "Backlog": "todo",
@@ -61,7 +66,7 @@ class IssueListPage:
 
     def open(self) -> IssueListPage:
         self.page.goto(f"{self.base_url}/")
-        expect(self.page.get_by_role("button", name="New Task").first).to_be_visible()
+        expect(self.page.get_by_role("button", name="New Task").first).to_be_visible(timeout=ms(SHOWN_S))
         return self
 
     def create_task(self, title: str, body: str, assignee: str | None = None) -> IssuePage:
@@ -82,8 +87,8 @@ class IssueListPage:
             # picker raced that frame: made before it, it closed nothing, and the picker opened over the form.)
             projects = dialog.get_by_role("dialog").filter(has=self.page.get_by_placeholder("Search projects..."))
             projects.get_by_role("button", name="No project").click()
-            expect(picker).to_be_hidden()
-            expect(dialog.get_by_role("button", name=assignee, exact=True)).to_be_visible()
+            expect(picker).to_be_hidden(timeout=ms(SHOWN_S))
+            expect(dialog.get_by_role("button", name=assignee, exact=True)).to_be_visible(timeout=ms(SHOWN_S))
         with self.page.expect_response(
             lambda r: r.request.method == "POST" and re.search(r"/api/companies/[^/]+/issues$", r.url) is not None
         ) as created:
@@ -108,8 +113,8 @@ class IssuePage:
     # ---- navigation ----------------------------------------------------------------
 
     def _loaded(self) -> None:
-        expect(self.page.get_by_role("main").get_by_role("heading", level=2).first).to_be_visible()
-        expect(self.page.get_by_role("button", name="Send")).to_be_attached()
+        expect(self.page.get_by_role("main").get_by_role("heading", level=2).first).to_be_visible(timeout=ms(SHOWN_S))
+        expect(self.page.get_by_role("button", name="Send")).to_be_attached(timeout=ms(SHOWN_S))
 
     def open(self) -> IssuePage:
         self.page.goto(self.url)
@@ -129,7 +134,7 @@ class IssuePage:
             has_not=self.page.locator(f'[href$="/{mine}"]')
         )
         link = links.filter(has_not_text=mine).nth(index)
-        expect(link).to_be_visible()
+        expect(link).to_be_visible(timeout=ms(SHOWN_S))
         link.click()
         self.page.wait_for_url(re.compile(rf"/{prefix}/issues/{prefix}-\d+$"))
         identifier = self.page.url.rsplit("/", 1)[1]
@@ -164,13 +169,13 @@ class IssuePage:
         All bubbles are read in one look: the thread re-renders as the agent
         replies, and a reader going bubble by bubble can wait on one that went.
         """
-        rows = self.page.locator(
-            '[data-testid="task-chat-human-bubble"], [data-testid="task-chat-agent-bubble"]'
-        ).evaluate_all(
-            """bubbles => bubbles.map(bubble => [
+        rows = read_all(
+            self.page,
+            '[data-testid="task-chat-human-bubble"], [data-testid="task-chat-agent-bubble"]',
+            """bubble => [
                 bubble.dataset.testid === "task-chat-human-bubble" ? "user" : "agent",
                 (bubble.querySelector(".paperclip-markdown") ?? bubble).innerText,
-            ])"""
+            ]""",
         )
         return [MessageView(author_kind=kind, body=body.strip()) for kind, body in rows]
 
@@ -208,7 +213,7 @@ class IssuePage:
 
     def scroll_latest_reply_into_view(self) -> None:
         bubbles = self.page.locator('[data-testid="task-chat-agent-bubble"]')
-        expect(bubbles.last).to_be_visible()
+        expect(bubbles.last).to_be_visible(timeout=ms(SHOWN_S))
         bubbles.last.scroll_into_view_if_needed()
 
     # ---- Stop ----------------------------------------------------------------------

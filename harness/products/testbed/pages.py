@@ -16,7 +16,7 @@ from typing import TypeVar
 from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from harness.products.controls import download, press
+from harness.products.controls import download, press, read_all
 from harness.products.records import DecisionCard, EmailCard, Hire, ProviderQuestionCard
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -46,7 +46,12 @@ CARD_JS = """card => {
         text: card.innerText,
     };
 }"""
+CARD = '[data-testid="interaction-card"]'
 T = TypeVar("T")
+
+
+def _card_selector(interaction_id: int | str) -> str:
+    return f'{CARD}[data-interaction-id="{interaction_id}"]'
 
 
 def ms(seconds: float) -> float:
@@ -222,12 +227,14 @@ class TaskPage:
         replaces the thread while a reader goes item by item, and four reads
         per comment cost a sixth of a second on a five-comment thread.
         """
-        rows = self.page.get_by_test_id("comment").evaluate_all(
-            """items => items.map(item => {
+        rows = read_all(
+            self.page,
+            '[data-testid="comment"]',
+            """item => {
                 const body = item.querySelector('[data-testid="comment-body"]');
                 return [item.dataset.commentId || "0", item.dataset.authorKind || "",
                         body ? body.innerText : "", item.dataset.consumedByRun || ""];
-            })"""
+            }""",
         )
         return [
             CommentView(id=int(id_), author_kind=kind, body=body, consumed_by_run=int(consumed) if consumed else None)
@@ -310,11 +317,15 @@ class TaskPage:
 
     def decision_cards(self) -> list[DecisionCard]:
         """Every decision card as shown, all read at one moment (see ``CARD_JS``)."""
-        cards = self.page.get_by_test_id("interaction-card").evaluate_all(f"cards => cards.map({CARD_JS})")
-        return [_decision_card(card) for card in cards]
+        return [_decision_card(card) for card in read_all(self.page, CARD, CARD_JS)]
 
     def _card(self, interaction_id: int | str) -> Locator:
-        return self.page.locator(f'[data-testid="interaction-card"][data-interaction-id="{interaction_id}"]')
+        return self.page.locator(_card_selector(interaction_id))
+
+    def _read_card(self, interaction_id: int | str) -> dict:
+        """The request's first card, once shown, read in one look (see ``read_all``)."""
+        self.wait_for_decision_card(interaction_id)
+        return read_all(self.page, _card_selector(interaction_id), CARD_JS)[0]
 
     def wait_for_decision_card(self, interaction_id: int | str, timeout: float = DEFAULT_TIMEOUT_S) -> None:
         """Until a card for the request is shown (how many there are is for the checks to count)."""
@@ -327,7 +338,7 @@ class TaskPage:
         expect(card.get_by_test_id("interaction-decision")).to_be_visible(timeout=ms(timeout))
 
     def email_card(self, interaction_id: int | str) -> EmailCard:
-        card = self._card(interaction_id).first.evaluate(CARD_JS)
+        card = self._read_card(interaction_id)
         return EmailCard(
             password_fields=card["password_fields"],
             key_link=card["key_link"],
@@ -338,7 +349,7 @@ class TaskPage:
 
     def provider_question(self, interaction_id: int | str) -> ProviderQuestionCard:
         """The question's card as shown: its options in order, its disclosure and, once answered, the choice."""
-        card = self._card(interaction_id).first.evaluate(CARD_JS)
+        card = self._read_card(interaction_id)
         data = card["data"]
         return ProviderQuestionCard(
             interaction_id=data.get("interactionId", ""),
@@ -363,8 +374,8 @@ class TaskPage:
 
     def deliveries(self) -> list[DeliveryView]:
         """The deliveries the thread shows, read at one moment (the live fragment replaces them as it grows)."""
-        rows = self.page.get_by_test_id("delivery").evaluate_all(
-            "items => items.map(item => [item.dataset.deliveryId || '0', item.dataset.sha256 || ''])"
+        rows = read_all(
+            self.page, '[data-testid="delivery"]', "item => [item.dataset.deliveryId || '0', item.dataset.sha256 || '']"
         )
         return [DeliveryView(id=int(id_), sha256=sha256) for id_, sha256 in rows]
 
