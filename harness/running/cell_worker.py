@@ -120,7 +120,8 @@ class CellWorker:
     def __init__(self) -> None:
         self.process: subprocess.Popen[str] | None = None
 
-    def _started(self) -> subprocess.Popen[str]:
+    def started(self) -> subprocess.Popen[str]:
+        """The live worker process, started now if there is none (or it died)."""
         if self.process is None or self.process.poll() is not None:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "harness.running.cell_worker"],
@@ -132,7 +133,7 @@ class CellWorker:
         return self.process
 
     def play(self, settings: RunSettings) -> Played:
-        process = self._started()
+        process = self.started()
         assert process.stdin is not None and process.stdout is not None
         try:
             process.stdin.write(settings.model_dump_json() + "\n")

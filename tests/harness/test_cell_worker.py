@@ -91,7 +91,7 @@ from pathlib import Path
 from harness.core.settings import RunSettings
 from harness.running.cell_worker import CellWorker
 worker = CellWorker()
-print(worker._started().pid, flush=True)
+print(worker.started().pid, flush=True)
 worker.play(RunSettings(cells=("build-revise",), results=Path(sys.argv[1]), campaign="orphan", pace_s=5.0))
 """
 
