@@ -32,11 +32,13 @@ def test_instance_starts_restarts_and_leaves_nothing_behind() -> None:
     assert not instance.root.exists()
 
 
-def test_postgres_keeps_its_shared_memory_in_the_instance_folder_so_a_kill_leaves_none() -> None:
-    """A SIGKILLed postmaster cannot remove its segments: in /dev/shm they would stay until reboot."""
+def test_postgres_keeps_its_shared_memory_in_the_instance_folder_and_no_socket_so_a_kill_leaves_none() -> None:
+    """A SIGKILLed postmaster cannot remove its segments, nor its socket and lock file: in /dev/shm and /tmp
+    they would stay until reboot."""
     instance = PaperclipInstance()
     try:
         instance.start()
+        assert not list(Path("/tmp").glob(f".s.PGSQL.{instance.postgres_port}*")), "a socket or its lock in /tmp"
         postgres = [p for p in instance.processes() if "postgres" in " ".join(p.cmdline()[:1])]
         assert postgres
         maps = [Path(f"/proc/{p.pid}/maps").read_text() for p in postgres]

@@ -191,9 +191,12 @@ class PaperclipInstance:
         if self.fresh:
             # Postgres keeps its dynamic shared memory in /dev/shm by default, where a postmaster that is
             # killed (a SIGKILL restart, a killed harness) leaves its segments for ever; in the data folder
-            # (`mmap`) they go with the instance's folder.
+            # (`mmap`) they go with the instance's folder. Its Unix socket and that socket's lock file go in
+            # /tmp, where a killed postmaster left them too: Paperclip connects over TCP (127.0.0.1), so there
+            # is no socket.
             with open(database / "postgresql.conf", "a") as conf:
                 conf.write("\ndynamic_shared_memory_type = mmap  # everyday-evals: segments stay in this folder\n")
+                conf.write("unix_socket_directories = ''  # everyday-evals: TCP only, nothing left in /tmp\n")
         install.chown_tree(database, install.postgres_owner())
         self._prepared = True
 
