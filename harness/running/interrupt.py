@@ -5,20 +5,49 @@ driver and Chromium die with the harness, and the error the story sees first
 is often the browser's (``TargetClosedError``), not ``KeyboardInterrupt``. The
 handler below notes the signal the moment it arrives, so the attempt's
 verdict is decided by what happened, not by which error won the race.
+
+Sync Playwright runs its event loop in a greenlet of the main thread, where
+most of a story's time is spent. A ``KeyboardInterrupt`` raised there can
+land halfway through handling one of the driver's messages: the message is
+lost, and a later call (the screenshot or teardown after Ctrl-C) waits for it
+for ever. So inside that greenlet the handler only asks the loop to raise the
+interrupt in the story's greenlet at its next step, between two messages.
 """
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import threading
 from types import FrameType
+
+import greenlet
 
 _received = threading.Event()
 
 
 def _on_sigint(signum: int, frame: FrameType | None) -> None:
     _received.set()
-    raise KeyboardInterrupt
+    current = greenlet.getcurrent()
+    if current.parent is None:  # the story's own code: interrupt it here
+        raise KeyboardInterrupt
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # a greenlet without a loop: nothing to corrupt
+        raise KeyboardInterrupt from None
+    loop.call_soon_threadsafe(_interrupt, _root(current))
+
+
+def _root(current: greenlet.greenlet) -> greenlet.greenlet:
+    while current.parent is not None:
+        current = current.parent
+    return current
+
+
+def _interrupt(story: greenlet.greenlet) -> None:
+    """Raise Ctrl-C in the story's greenlet, which waits for a Playwright call to return."""
+    if not story.dead:
+        story.throw(KeyboardInterrupt)
 
 
 def install() -> None:

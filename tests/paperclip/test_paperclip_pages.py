@@ -7,10 +7,12 @@ missing install fails these tests loudly, it never skips them.
 from __future__ import annotations
 
 import hashlib
+import re
+import time
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, Route
 
 from harness.core.waiting import wait_for
 from harness.products.paperclip.instance import PaperclipInstance
@@ -58,8 +60,8 @@ def test_create_an_issue_watch_it_finish_talk_and_download(page: Page, paperclip
 def test_stop_cancels_the_running_run_from_its_page(page: Page, paperclip: PaperclipInstance) -> None:
     """Paperclip's Stop is Cancel on the run's page; the run ends cancelled by the user and its processes go."""
     api = paperclip.api
-    paperclip.pace = 1.0
-    api.agent_settings["pace"] = "1.0"
+    paperclip.pace = 2.0
+    api.agent_settings["pace"] = "2.0"
     lead = api.create_agent("Avery", "lead engineer")
     task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, lead.id)
     issue = IssuePage(page, paperclip.base_url, str(task.id)).open()
@@ -68,8 +70,20 @@ def test_stop_cancels_the_running_run_from_its_page(page: Page, paperclip: Paper
         timeout=60,
         what="a running run that saved slugify.py",
     )
+    slowed: list[str] = []
 
-    assert issue.click_stop(str(running.id)) is True
+    def answer_slowly(route: Route) -> None:
+        """The run page's first read of the agent's runs takes 7 s, as on a loaded machine."""
+        if not slowed:
+            slowed.append(route.request.url)
+            time.sleep(7)
+        route.continue_()
+
+    page.route(re.compile(re.escape(f"/heartbeat-runs?agentId={lead.id}")), answer_slowly)
+
+    assert issue.click_stop(str(running.id)) is True  # a slow run page is not a run that ended
+    assert slowed, "the run page never read the agent's runs"
+    page.unroute_all()
     stopped = wait_for(
         lambda: (r := api.run(running.id)).status == "cancelled" and r, timeout=30, what="the run cancelled"
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -84,3 +85,19 @@ def wait_for(probe: Callable[[], T], what: str, timeout: float = 60.0) -> T:
             return found
         time.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def ctrl_c(harness: subprocess.Popen, whole_group: bool = False) -> str:
+    """Ctrl-C to the harness alone, or to its whole process group as a terminal sends it; its output once it ended.
+
+    A harness that does not end within two minutes is killed, so it never outlives the test that failed.
+    """
+    if whole_group:
+        os.killpg(harness.pid, signal.SIGINT)
+    else:
+        harness.send_signal(signal.SIGINT)
+    try:
+        output, _ = harness.communicate(timeout=120)
+    finally:
+        harness.kill()
+    return output

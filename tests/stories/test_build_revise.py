@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import zipfile
@@ -13,7 +12,15 @@ from pathlib import Path
 import pytest
 
 from harness.core.verdicts import Verdict
-from tests.stories.harness_runs import attempts, harness_run, processes_naming, processes_of, run_temp, wait_for
+from tests.stories.harness_runs import (
+    attempts,
+    ctrl_c,
+    harness_run,
+    processes_naming,
+    processes_of,
+    run_temp,
+    wait_for,
+)
 from tests.stories.story_expectations import BUILD_REVISE_CHECKS
 
 CELL = "everyday-workflows-scripted.scripted.local.build-revise"
@@ -110,11 +117,7 @@ def test_ctrl_c_mid_story_tears_the_product_down_and_keeps_the_attempt(tmp_path:
         command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=whole_group
     )
     wait_for(lambda: [p for p in processes_naming(temp) if "--workspace" in " ".join(p.cmdline())], "a runner")
-    if whole_group:
-        os.killpg(harness.pid, signal.SIGINT)
-    else:
-        harness.send_signal(signal.SIGINT)
-    output, _ = harness.communicate(timeout=120)
+    output = ctrl_c(harness, whole_group)
     assert harness.returncode != 0, output
     [record] = attempts(tmp_path)
     assert record.verdict is Verdict.INFRASTRUCTURE_FAILED and "interrupted" in record.reason

@@ -9,14 +9,21 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 from harness.core.verdicts import Verdict
-from tests.stories.harness_runs import attempts, harness_run, processes_naming, processes_of, run_temp, wait_for
+from tests.stories.harness_runs import (
+    attempts,
+    ctrl_c,
+    harness_run,
+    processes_naming,
+    processes_of,
+    run_temp,
+    wait_for,
+)
 
 CELLS = (
     "everyday-workflows-scripted.scripted.local.build-revise",
@@ -72,8 +79,7 @@ def test_ctrl_c_with_two_workers_leaves_no_product_or_browser_behind(tmp_path: P
         return len([p for p in processes_naming(temp) if "--workspace" in " ".join(p.info["cmdline"] or [])]) >= 2
 
     wait_for(both_runners, "a runner in each worker's product", timeout=120)
-    harness.send_signal(signal.SIGINT)
-    output, _ = harness.communicate(timeout=120)
+    output = ctrl_c(harness)
     assert harness.returncode != 0, output
     records = attempts(tmp_path)
     assert {record.cell.execution_id for record in records} <= set(CELLS)

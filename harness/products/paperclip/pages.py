@@ -231,11 +231,15 @@ class IssuePage:
     def click_stop(self, run_id: str, timeout: float = 5.0) -> bool:
         """Paperclip's Stop: open the run's page (the agent's "Live Run" link leads there) and click Cancel.
 
-        False when the run ended first (the page offers no Cancel). After the
+        False when the run ended first (the page shows the run but offers no
+        Cancel within ``timeout``). The run page is a slow page of its own:
+        it gets the shown budget to show the run before Cancel is looked for,
+        so a loaded machine is never read as a run that ended. After the
         click, waits until the run page no longer offers Cancel and shows the
         run's end, then goes back to the issue, as a person would.
         """
         self.page.goto(self._run_url(run_id))
+        expect(self.page.get_by_role("main").get_by_text("Duration:").first).to_be_visible(timeout=ms(SHOWN_S))
         try:
             self._cancel_button.click(timeout=ms(timeout))
         except PlaywrightTimeoutError:

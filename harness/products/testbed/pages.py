@@ -16,6 +16,7 @@ from typing import TypeVar
 from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from harness.core.catalog import LOCAL
 from harness.products.controls import download, press, read_all
 from harness.products.records import DecisionCard, EmailCard, Hire, ProviderQuestionCard
 
@@ -296,12 +297,18 @@ class TaskPage:
         return run_id
 
     def click_stop(self, run_id: int, timeout: float = 5.0) -> bool:
-        """Click Stop on run ``run_id`` if the page still offers it; False when the run ended first.
+        """Click Stop on run ``run_id`` if the page still offers it; False when the page shows the run ended first.
 
         The live fragment drops the button the moment the run ends, so a run
-        that finished on its own is an answer here, not a 30-second hang.
+        that finished on its own is an answer here, not a 30-second hang. The
+        page gets the shown budget to show either, so a slow refresh on a
+        loaded machine is never read as a run that ended.
         """
         button = self.page.get_by_role("button", name=f"Stop run #{run_id}")
+        ended = self.page.locator(
+            f'[data-testid="run-row"][data-run-id="{run_id}"]:not([data-status="queued"]):not([data-status="running"])'
+        )
+        expect(button.or_(ended).first).to_be_visible(timeout=ms(LOCAL.shown_wait_s))
         try:
             button.click(timeout=ms(timeout))
         except PlaywrightTimeoutError:

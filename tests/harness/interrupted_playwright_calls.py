@@ -1,0 +1,55 @@
+"""Interrupt sync-Playwright calls at random moments, as Ctrl-C does, and require the next call to answer.
+
+Run as a process of its own (``python -m tests.harness.interrupted_playwright_calls N``):
+the SIGINTs it sends itself would otherwise hit the test runner. Exits 3 the
+moment a call after an interrupt hangs (10 s), 0 after ``N`` clean rounds.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sys
+import threading
+
+from playwright.sync_api import sync_playwright
+
+from harness.running import interrupt
+from harness.running.browser import launch_options
+
+HANG_S = 10.0
+
+
+def _exit_if_not_done(done: threading.Event) -> None:
+    if not done.wait(HANG_S):
+        print(f"a call after an interrupt hung for {HANG_S:.0f} s", flush=True)
+        os._exit(3)
+
+
+def main(rounds: int) -> int:
+    interrupt.install()
+    interrupted = 0
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(**launch_options(playwright.chromium))
+        page = browser.new_page()
+        page.set_content("<div>" + "hello " * 2000 + "</div>")
+        for _ in range(rounds):
+            ctrl_c = threading.Timer(random.uniform(0.0, 0.05), os.kill, (os.getpid(), signal.SIGINT))
+            ctrl_c.start()
+            try:
+                while True:  # until Ctrl-C: the story's page reads, one after another
+                    page.evaluate("document.body.innerText.length")
+            except KeyboardInterrupt:
+                interrupted += 1
+            done = threading.Event()
+            threading.Thread(target=_exit_if_not_done, args=(done,), daemon=True).start()
+            page.evaluate("1 + 1")
+            done.set()
+        browser.close()
+    print(f"{interrupted} interrupted, every next call answered", flush=True)
+    return 0 if interrupted == rounds else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(int(sys.argv[1])))
