@@ -35,9 +35,8 @@ def main(rounds: int) -> int:
         page = browser.new_page()
         page.set_content("<div>" + "hello " * 2000 + "</div>")
         for _ in range(rounds):
-            ctrl_c = threading.Timer(random.uniform(0.0, 0.05), os.kill, (os.getpid(), signal.SIGINT))
-            ctrl_c.start()
-            try:
+            try:  # from before the timer starts: on a loaded machine it can fire before start() returns
+                threading.Timer(random.uniform(0.0, 0.05), os.kill, (os.getpid(), signal.SIGINT)).start()
                 while True:  # until Ctrl-C: the story's page reads, one after another
                     page.evaluate("document.body.innerText.length")
             except KeyboardInterrupt:
