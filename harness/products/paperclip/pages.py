@@ -41,6 +41,11 @@ STATUS_LABELS = {
 }
 
 
+def _wait_shown(locator: Locator) -> None:
+    """Wait until the page shows ``locator``, within the time Paperclip's pages may take (``SHOWN_S``)."""
+    expect(locator).to_be_visible(timeout=ms(SHOWN_S))
+
+
 def ms(seconds: float) -> float:
     return seconds * 1000
 
@@ -66,7 +71,7 @@ class IssueListPage:
 
     def open(self) -> IssueListPage:
         self.page.goto(f"{self.base_url}/")
-        expect(self.page.get_by_role("button", name="New Task").first).to_be_visible(timeout=ms(SHOWN_S))
+        _wait_shown(self.page.get_by_role("button", name="New Task").first)
         return self
 
     def create_task(self, title: str, body: str, assignee: str | None = None) -> IssuePage:
@@ -88,7 +93,7 @@ class IssueListPage:
             projects = dialog.get_by_role("dialog").filter(has=self.page.get_by_placeholder("Search projects..."))
             projects.get_by_role("button", name="No project").click()
             expect(picker).to_be_hidden(timeout=ms(SHOWN_S))
-            expect(dialog.get_by_role("button", name=assignee, exact=True)).to_be_visible(timeout=ms(SHOWN_S))
+            _wait_shown(dialog.get_by_role("button", name=assignee, exact=True))
         with self.page.expect_response(
             lambda r: r.request.method == "POST" and re.search(r"/api/companies/[^/]+/issues$", r.url) is not None
         ) as created:
@@ -113,7 +118,7 @@ class IssuePage:
     # ---- navigation ----------------------------------------------------------------
 
     def _loaded(self) -> None:
-        expect(self.page.get_by_role("main").get_by_role("heading", level=2).first).to_be_visible(timeout=ms(SHOWN_S))
+        _wait_shown(self.page.get_by_role("main").get_by_role("heading", level=2).first)
         expect(self.page.get_by_role("button", name="Send")).to_be_attached(timeout=ms(SHOWN_S))
 
     def open(self) -> IssuePage:
@@ -134,7 +139,7 @@ class IssuePage:
             has_not=self.page.locator(f'[href$="/{mine}"]')
         )
         link = links.filter(has_not_text=mine).nth(index)
-        expect(link).to_be_visible(timeout=ms(SHOWN_S))
+        _wait_shown(link)
         link.click()
         self.page.wait_for_url(re.compile(rf"/{prefix}/issues/{prefix}-\d+$"))
         identifier = self.page.url.rsplit("/", 1)[1]
@@ -213,7 +218,7 @@ class IssuePage:
 
     def scroll_latest_reply_into_view(self) -> None:
         bubbles = self.page.locator('[data-testid="task-chat-agent-bubble"]')
-        expect(bubbles.last).to_be_visible(timeout=ms(SHOWN_S))
+        _wait_shown(bubbles.last)
         bubbles.last.scroll_into_view_if_needed()
 
     # ---- Stop ----------------------------------------------------------------------
@@ -239,7 +244,7 @@ class IssuePage:
         run's end, then goes back to the issue, as a person would.
         """
         self.page.goto(self._run_url(run_id))
-        expect(self.page.get_by_role("main").get_by_text("Duration:").first).to_be_visible(timeout=ms(SHOWN_S))
+        _wait_shown(self.page.get_by_role("main").get_by_text("Duration:").first)
         try:
             self._cancel_button.click(timeout=ms(timeout))
         except PlaywrightTimeoutError:
