@@ -24,7 +24,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from calibration.runner import machine_busy_seconds, play_cell
+from calibration.runner import play_cell
+from harness.core.machine_cpu import machine_busy_seconds
 from harness.running.cell_worker import CellWorkers
 
 CASE = "build-revise"

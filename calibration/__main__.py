@@ -10,8 +10,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from calibration.record import record_calibration
-from calibration.runner import Row, cpu_floor, machine_busy_seconds, table, where_the_time_went
+from calibration.runner import Row, table, where_the_time_went
 from calibration.suites import OFFLINE_SUITES, SUITES
+from harness.core.machine_cpu import MachineCpu
 from harness.evidence.provenance import harness_digest
 from oracle import image
 from oracle.image import CannotGrade
@@ -33,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [name for name in args.suites if name not in SUITES]
     if unknown:
         parser.error(f"unknown suite(s) {', '.join(unknown)}; known: {', '.join(SUITES)}")
-    started, busy_before = time.monotonic(), machine_busy_seconds()
+    started, machine = time.monotonic(), MachineCpu()
     rows = []
     names = args.suites or list(SUITES)
     timings: list[str] = []
@@ -59,9 +60,9 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
     print("\n".join(filter(None, [where_the_time_went(rows), *timings])))
-    wall, busy_after = time.monotonic() - started, machine_busy_seconds()
-    if busy_before is not None and busy_after is not None:
-        print(cpu_floor(busy_after - busy_before, wall))
+    wall, floor = time.monotonic() - started, machine.floor()
+    if floor:
+        print(floor)
     print(f"{len(rows) - len(wrong)}/{len(rows)} cases as expected in {wall:.1f} s")
     recorded = record_calibration(
         rows, harness_digest(), suites=names, complete=set(names) == set(SUITES), results=args.results

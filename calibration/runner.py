@@ -6,7 +6,6 @@ fails for a different check than expected; any wrong row fails the run.
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 import threading
@@ -98,30 +97,6 @@ def where_the_time_went(rows: list[Row], slowest: int = 10) -> str:
     lines = [f"story cells: {len(cells)}, {sum(r.seconds for r in cells):.0f} s of cell time; the slowest:"]
     lines += [f"  {r.seconds:6.1f} s  {r.delivery}" for r in cells[:slowest]]
     return "\n".join(lines)
-
-
-def machine_busy_seconds() -> float | None:
-    """CPU seconds every core of the machine has spent busy since boot (None where /proc/stat is missing).
-
-    Machine-wide on purpose: a story cell's CPU is spread over the harness,
-    the product's controller and runners, Chromium and the Docker engine,
-    most of which are not the calibration's children.
-    """
-    try:
-        fields = Path("/proc/stat").read_text().splitlines()[0].split()
-    except OSError:
-        return None
-    user, nice, system, _idle, _iowait, irq, softirq = (int(v) for v in fields[1:8])
-    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
-
-
-def cpu_floor(busy_seconds: float, wall_seconds: float, cores: int | None = None) -> str:
-    """How much of the wall time the machine's cores bound: no schedule on these cores can finish below busy/cores."""
-    cores = cores or os.cpu_count() or 1
-    return (
-        f"machine CPU: {busy_seconds:.0f} s busy over {wall_seconds:.0f} s wall ({busy_seconds / wall_seconds:.1f} of"
-        f" {cores} cores); on {cores} cores no schedule of this work finishes in under {busy_seconds / cores:.0f} s"
-    )
 
 
 PARALLEL_CELLS = 3

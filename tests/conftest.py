@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.core.machine_cpu import MachineCpu
 from harness.running.ownership import claim_run_folder, release_run_folder, remove_dead_owners
 
 pytest_plugins = ["harness.running.plugin"]
@@ -24,9 +25,12 @@ E2E_FIXTURES = frozenset(
 
 
 RUN_FOLDER = pytest.StashKey[Path]()
+MACHINE_CPU = pytest.StashKey[MachineCpu]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):
+        config.stash[MACHINE_CPU] = MachineCpu()
     config.addinivalue_line(
         "markers", "e2e: drives a real product, browser, Docker engine or agent CLI (deselect with -m 'not e2e')"
     )
@@ -49,3 +53,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         folder = Path(str(item.path)).relative_to(TESTS).parts[0]
         if folder in E2E_FOLDERS or E2E_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.e2e)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    """The CPU the session kept the machine busy with: the wall time `make test` cannot beat on these cores."""
+    floor = config.stash[MACHINE_CPU].floor() if MACHINE_CPU in config.stash else None
+    if floor:
+        terminalreporter.write_line(floor)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from calibration.__main__ import main
-from calibration.runner import Row, cpu_floor, machine_busy_seconds, where_the_time_went
+from calibration.runner import Row, where_the_time_went
 from harness.evidence.provenance import harness_digest
 
 
@@ -51,18 +51,3 @@ def test_the_slowest_story_cells_are_named_with_their_time() -> None:
         "     7.2 s  mid",
     ]
     assert where_the_time_went([row("graded-zip", 0.0)]) == ""
-
-
-def test_the_cpu_floor_is_the_busy_time_shared_over_the_cores() -> None:
-    assert cpu_floor(820.0, 600.0, cores=2) == (
-        "machine CPU: 820 s busy over 600 s wall (1.4 of 2 cores);"
-        " on 2 cores no schedule of this work finishes in under 410 s"
-    )
-
-
-def test_the_machine_busy_time_grows_while_the_machine_works() -> None:
-    before = machine_busy_seconds()
-    assert before is not None  # Linux: /proc/stat is there
-    sum(i * i for i in range(3_000_000))
-    after = machine_busy_seconds()
-    assert after is not None and after > before

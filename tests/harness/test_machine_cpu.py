@@ -1,0 +1,31 @@
+"""The machine's busy time and the floor it sets on a run's wall time (printed by calibration and by the test session)."""
+
+from __future__ import annotations
+
+from harness.core.machine_cpu import MachineCpu, cpu_floor, machine_busy_seconds
+
+
+def burn() -> None:
+    sum(i * i for i in range(3_000_000))
+
+
+def test_the_cpu_floor_is_the_busy_time_shared_over_the_cores() -> None:
+    assert cpu_floor(820.0, 600.0, cores=2) == (
+        "machine CPU: 820 s busy over 600 s wall (1.4 of 2 cores);"
+        " on 2 cores no schedule of this work finishes in under 410 s"
+    )
+
+
+def test_the_machine_busy_time_grows_while_the_machine_works() -> None:
+    before = machine_busy_seconds()
+    assert before is not None  # Linux: /proc/stat is there
+    burn()
+    after = machine_busy_seconds()
+    assert after is not None and after > before
+
+
+def test_a_run_says_the_busy_time_since_it_started() -> None:
+    machine = MachineCpu()
+    burn()
+    floor = machine.floor()
+    assert floor is not None and floor.startswith("machine CPU: ") and "no schedule of this work" in floor
