@@ -27,6 +27,10 @@ class PersonaCase(BaseModel):
         default=None, gt=0, description="a shorter attempt deadline (--deadline) for a persona that shows only by time"
     )
 
+    @property
+    def label(self) -> str:
+        return f"{self.case}/{self.persona}"
+
 
 PERSONA_CASES: tuple[PersonaCase, ...] = (
     PersonaCase(case="build-revise", persona="default"),
@@ -107,7 +111,7 @@ def row_for(case: PersonaCase, record: AttemptRecord | None) -> Row:
     if record is None:
         return Row(
             suite="stories",
-            delivery=f"{case.case}/{case.persona}",
+            delivery=case.label,
             mode="-",
             expected=expected,
             got="no attempt",
@@ -122,7 +126,7 @@ def row_for(case: PersonaCase, record: AttemptRecord | None) -> Row:
         ok = record.verdict is Verdict.FAILED and case.expected_check in failed
     return Row(
         suite="stories",
-        delivery=f"{case.case}/{case.persona}",
+        delivery=case.label,
         mode="-",
         expected=expected,
         got=record.verdict.value,

@@ -57,6 +57,10 @@ class DefectCase(BaseModel):
         " that only a real agent's model calls reach",
     )
 
+    @property
+    def label(self) -> str:
+        return f"{self.case}/{self.defect}"
+
 
 DEFECT_CASES: tuple[DefectCase, ...] = (
     DefectCase(
@@ -606,7 +610,7 @@ def run_defect(case: DefectCase, results: Path) -> AttemptRecord | None:
 
 def row_for(case: DefectCase, record: AttemptRecord | None) -> Row:
     """Caught only as `failed` with the intended check failing, and not by the deadline."""
-    label, expected = f"{case.case}/{case.defect}", f"fail {case.expected_check}"
+    label, expected = case.label, f"fail {case.expected_check}"
     if record is None:
         return Row(
             suite="product-defects",

@@ -40,6 +40,10 @@ class ReplayCase(BaseModel):
     agent_time_limit_s: float | None = None
 
     @property
+    def label(self) -> str:
+        return f"{self.profile}/{self.case}/{self.script}"
+
+    @property
     def execution_id(self) -> str:
         return f"everyday-workflows-replay.{self.profile}.local.{self.case}"
 
@@ -101,7 +105,7 @@ def run_replay_case(case: ReplayCase, results: Path) -> AttemptRecord | None:
 
 
 def row_for(case: ReplayCase, record: AttemptRecord | None) -> Row:
-    label = f"{case.profile}/{case.case}/{case.script}"
+    label = case.label
     expected = f"fail {case.expected}"
     if record is None:
         return Row(

@@ -28,7 +28,7 @@ GOOD_PATH_STORY_TESTS = {
 RUN_HERE = [case for case in PERSONA_CASES if not (case.persona == "default" and case.case in GOOD_PATH_STORY_TESTS)]
 
 
-@pytest.mark.parametrize("case", RUN_HERE, ids=[f"{c.case}/{c.persona}" for c in RUN_HERE])
+@pytest.mark.parametrize("case", RUN_HERE, ids=[c.label for c in RUN_HERE])
 def test_persona_is_caught_by_the_intended_check(case: PersonaCase, tmp_path: Path) -> None:
     record = run_persona(case, tmp_path)
     row = row_for(case, record)

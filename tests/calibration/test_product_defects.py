@@ -39,7 +39,7 @@ def test_a_deadline_is_recognised_in_the_reason() -> None:
     assert not DEADLINE_REASON.search("failed checks: invariant.unread-count")
 
 
-@pytest.mark.parametrize("case", DEFECT_CASES, ids=[f"{c.case}/{c.defect}" for c in DEFECT_CASES])
+@pytest.mark.parametrize("case", DEFECT_CASES, ids=[c.label for c in DEFECT_CASES])
 def test_the_defect_is_caught_by_its_intended_check(case: DefectCase, tmp_path: Path) -> None:
     row = row_for(case, run_defect(case, tmp_path))
     assert row.ok, f"expected {row.expected}, got {row.got} (first failed check {row.deciding}): {row.detail}"
