@@ -65,12 +65,14 @@ lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy harness oracle calibration stories testbed replay bench
 
-# Three pytest workers on 2 cores: most tests wait on a product, a browser or a container, and
-# two workers kept only 1.15 of the 2 cores busy on a clean clone (make test TEST_WORKERS=2 for
-# the old setting). worksteal: a worker that runs out takes queued tests from a busy one, so the
+# Four pytest workers on 2 cores: most tests wait on a product, a browser or a container. On a
+# clean clone three kept the 2 cores 1.3 busy and took 814 s; four keep them 1.6 busy and take
+# 694 s for 6% more CPU (each worker starts its own browser and products); five took 670 s for
+# 12% more, which a busier machine would pay back in waiting (2026-12-02; TEST_WORKERS=N to
+# change). worksteal: a worker that runs out takes queued tests from a busy one, so the
 # run does not end on one worker's backlog. ARGS='-m "not e2e"' is the fast inner loop (no
 # product, browser, engine or agent CLI started).
-TEST_WORKERS ?= 3
+TEST_WORKERS ?= 4
 test: lint prerequisites agents paperclip
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15 $(ARGS)
 

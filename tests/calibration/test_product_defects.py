@@ -1,7 +1,7 @@
 """Every product defect makes its story fail on the intended check, never by the deadline.
 
-One test per defect (the cells `make calibrate ARGS=product-defects` runs two at
-a time), so pytest's workers share them out with the rest of the suite.
+One test per defect (the cells `make calibrate ARGS=product-defects` plays in its
+shared slots), so pytest's workers share them out with the rest of the suite.
 """
 
 from __future__ import annotations
