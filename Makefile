@@ -67,7 +67,7 @@ lint: venv
 
 # Four pytest workers on 2 cores: most tests wait on a product, a browser or a container. On a
 # clean clone three kept the 2 cores 1.3 busy and took 814 s; four keep them 1.6 busy and take
-# 694 s for 6% more CPU (each worker starts its own browser and products); five took 670 s for
+# 689 s for 9% more CPU (each worker starts its own browser and products); five took 670 s for
 # 12% more, which a busier machine would pay back in waiting (2026-12-02; TEST_WORKERS=N to
 # change). worksteal: a worker that runs out takes queued tests from a busy one, so the
 # run does not end on one worker's backlog. ARGS='-m "not e2e"' is the fast inner loop (no
