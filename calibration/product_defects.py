@@ -610,11 +610,11 @@ def run_defect(case: DefectCase, results: Path) -> AttemptRecord | None:
 
 def row_for(case: DefectCase, record: AttemptRecord | None) -> Row:
     """Caught only as `failed` with the intended check failing, and not by the deadline."""
-    label, expected = case.label, f"fail {case.expected_check}"
+    expected = f"fail {case.expected_check}"
     if record is None:
         return Row(
             suite="product-defects",
-            delivery=label,
+            delivery=case.label,
             mode="-",
             expected=expected,
             got="no attempt",
@@ -640,7 +640,7 @@ def row_for(case: DefectCase, record: AttemptRecord | None) -> Row:
     detail = record.reason[:240] + (f" [also failed: {', '.join(others[:6])}]" if others else "")
     return Row(
         suite="product-defects",
-        delivery=label,
+        delivery=case.label,
         mode="-",
         expected=expected,
         got=got,

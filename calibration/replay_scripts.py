@@ -105,12 +105,11 @@ def run_replay_case(case: ReplayCase, results: Path) -> AttemptRecord | None:
 
 
 def row_for(case: ReplayCase, record: AttemptRecord | None) -> Row:
-    label = case.label
     expected = f"fail {case.expected}"
     if record is None:
         return Row(
             suite="replay",
-            delivery=label,
+            delivery=case.label,
             mode="-",
             expected=expected,
             got="no attempt",
@@ -131,7 +130,7 @@ def row_for(case: ReplayCase, record: AttemptRecord | None) -> Row:
     premise = limit_premise(case, record, failed)
     return Row(
         suite="replay",
-        delivery=label,
+        delivery=case.label,
         mode="-",
         expected=expected,
         got=record.verdict.value,
