@@ -12,21 +12,37 @@ land halfway through handling one of the driver's messages: the message is
 lost, and a later call (the screenshot or teardown after Ctrl-C) waits for it
 for ever. So inside that greenlet the handler only asks the loop to raise the
 interrupt in the story's greenlet at its next step, between two messages.
+
+A process told to stop must stop, even where some other call still waits for
+ever (once, a harness given Ctrl-C printed its verdict and then never
+exited). From the first Ctrl-C, a watchdog that needs neither the interpreter
+nor the main thread gives the process ``STUCK_AFTER_INTERRUPT_S`` to end,
+then prints every thread's stack (where it was stuck) and ends it with exit
+status 1. It is then as if it had been killed: what it had not written is
+lost, and what it left running is removed by the next `harness run` or by
+`harness clean`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import signal
+import sys
 import threading
 from types import FrameType
 
 import greenlet
 
 _received = threading.Event()
+STUCK_AFTER_INTERRUPT_S = 150.0
+"""Longer than the slowest bounded teardown: a Paperclip start-up that is let finish (up to 90 s), then stopped
+(up to 30 s before it is killed)."""
 
 
 def _on_sigint(signum: int, frame: FrameType | None) -> None:
+    if not _received.is_set():
+        faulthandler.dump_traceback_later(STUCK_AFTER_INTERRUPT_S, exit=True, file=sys.stderr)
     _received.set()
     current = greenlet.getcurrent()
     if current.parent is None:  # the story's own code: interrupt it here

@@ -25,3 +25,32 @@ def test_ctrl_c_at_any_moment_of_a_playwright_call_leaves_the_next_call_answerin
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "150 interrupted, every next call answered" in done.stdout
+
+
+STUCK_AFTER_CTRL_C = """
+import os, signal, threading
+from harness.running import interrupt
+
+interrupt.STUCK_AFTER_INTERRUPT_S = 1.0
+interrupt.install()
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+except KeyboardInterrupt:
+    pass
+
+
+def teardown_that_never_returns():
+    threading.Event().wait()
+
+
+teardown_that_never_returns()
+"""
+
+
+def test_a_process_stuck_after_ctrl_c_prints_where_and_ends_itself() -> None:
+    """Whatever still waits for ever after Ctrl-C, the process ends, and its output says where it was stuck."""
+    done = subprocess.run(
+        [sys.executable, "-c", STUCK_AFTER_CTRL_C], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1, done.stderr
+    assert "most recent call first" in done.stderr and "teardown_that_never_returns" in done.stderr, done.stderr

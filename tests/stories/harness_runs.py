@@ -16,6 +16,10 @@ from typing import TypeVar
 import psutil
 
 from harness.core.records import AttemptRecord
+from harness.running.interrupt import STUCK_AFTER_INTERRUPT_S
+
+WATCHDOG_FIRED = "most recent call first"
+"""What Python's fault handler prints above each thread's stack."""
 
 T = TypeVar("T")
 
@@ -90,14 +94,16 @@ def wait_for(probe: Callable[[], T], what: str, timeout: float = 60.0) -> T:
 def ctrl_c(harness: subprocess.Popen, whole_group: bool = False) -> str:
     """Ctrl-C to the harness alone, or to its whole process group as a terminal sends it; its output once it ended.
 
-    A harness that does not end within two minutes is killed, so it never outlives the test that failed.
+    A harness stuck after the interrupt ends itself, with every thread's stack in its output, once its
+    watchdog fires; one that does not is killed soon after, so it never outlives the test that failed.
     """
     if whole_group:
         os.killpg(harness.pid, signal.SIGINT)
     else:
         harness.send_signal(signal.SIGINT)
     try:
-        output, _ = harness.communicate(timeout=120)
+        output, _ = harness.communicate(timeout=STUCK_AFTER_INTERRUPT_S + 30)
     finally:
         harness.kill()
+    assert WATCHDOG_FIRED not in output, f"the harness was stuck after Ctrl-C; its watchdog ended it:\n{output}"
     return output
