@@ -28,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import faulthandler
 import signal
-import sys
 import threading
 from types import FrameType
 
@@ -42,7 +41,7 @@ STUCK_AFTER_INTERRUPT_S = 150.0
 
 def _on_sigint(signum: int, frame: FrameType | None) -> None:
     if not _received.is_set():
-        faulthandler.dump_traceback_later(STUCK_AFTER_INTERRUPT_S, exit=True, file=sys.stderr)
+        faulthandler.dump_traceback_later(STUCK_AFTER_INTERRUPT_S, exit=True)  # to stderr
     _received.set()
     current = greenlet.getcurrent()
     if current.parent is None:  # the story's own code: interrupt it here
