@@ -30,6 +30,15 @@ def paperclip() -> Iterator[PaperclipInstance]:
     assert instance.processes() == [], "a Paperclip process outlived its instance"
 
 
+# In the page itself, so nothing else waits: each message the composer sends reaches the product 3 s late.
+MESSAGES_SENT_LATE = """
+const fetchNow = window.fetch;
+window.fetch = (input, init) => /\\/comments$/.test(String(input.url ?? input)) && (init?.method ?? input.method) === "POST"
+    ? new Promise(done => setTimeout(done, 3000)).then(() => fetchNow(input, init))
+    : fetchNow(input, init);
+"""
+
+
 def test_create_an_issue_watch_it_finish_talk_and_download(page: Page, paperclip: PaperclipInstance) -> None:
     api = paperclip.api
     lead = api.create_agent("Avery", "lead engineer")
@@ -52,7 +61,10 @@ def test_create_an_issue_watch_it_finish_talk_and_download(page: Page, paperclip
 
     # Underscores on purpose: Paperclip's composer stores markdown (``\_``); the thread shows the typed text.
     text = "Thanks! Please keep snake_case names in slugify_cli."
-    shown = issue.send_message(text)
+    # The message reaches the product 3 s after Send, as on a loaded machine: until then the thread says "Sending…",
+    # and a reload would lose it.
+    page.add_init_script(MESSAGES_SENT_LATE)
+    shown = issue.reload().send_message(text)
     assert shown.author_kind == "user" and len(issue.reload().user_messages_with(text)) == 1
     assert [c.body for c in api.task(issue.task_id).user_messages()] == [text]
 

@@ -52,10 +52,15 @@ def ms(seconds: float) -> float:
 
 @dataclass(frozen=True)
 class MessageView:
-    """One bubble of the thread as a person reads it (Paperclip shows no comment ids)."""
+    """One bubble of the thread as a person reads it (Paperclip shows no comment ids).
+
+    ``sending``: Paperclip shows a message the moment Send is pressed, faded
+    and marked "Sending…" below it, until the product has accepted it.
+    """
 
     author_kind: str
     body: str
+    sending: bool = False
 
 
 def _issue(base_url: str, issue_id: str) -> dict[str, str]:
@@ -180,9 +185,10 @@ class IssuePage:
             """bubble => [
                 bubble.dataset.testid === "task-chat-human-bubble" ? "user" : "agent",
                 (bubble.querySelector(".paperclip-markdown") ?? bubble).innerText,
+                (bubble.nextElementSibling?.innerText ?? "").trim() === "Sending…",
             ]""",
         )
-        return [MessageView(author_kind=kind, body=body.strip()) for kind, body in rows]
+        return [MessageView(author_kind=kind, body=body.strip(), sending=sending) for kind, body, sending in rows]
 
     def user_messages_with(self, text: str) -> list[MessageView]:
         wanted = " ".join(text.split())
@@ -193,13 +199,17 @@ class IssuePage:
         return replies[-1] if replies else None
 
     def send_message(self, text: str, timeout: float = DEFAULT_TIMEOUT_S) -> MessageView:
-        """Type into the composer, send, and wait until the thread shows the message once more than before."""
+        """Type into the composer, send, and wait until the thread shows the message once more than before, sent.
+
+        Not while it says "Sending…": the product has not stored it yet, and
+        a reload then could find it nowhere (a test once read no message).
+        """
         before = len(self.user_messages_with(text))
         self.submit_message(text)
         return self._poll(
-            lambda: next(iter(self.user_messages_with(text)[before:]), None),
+            lambda: next((m for m in self.user_messages_with(text)[before:] if not m.sending), None),
             timeout,
-            "the sent message to appear in the thread",
+            "the sent message to appear in the thread, sent",
         )
 
     def submit_message(self, text: str) -> None:
