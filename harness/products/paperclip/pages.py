@@ -60,7 +60,7 @@ class MessageView:
 
     author_kind: str
     body: str
-    sending: bool = False
+    sending: bool
 
 
 def _issue(base_url: str, issue_id: str) -> dict[str, str]:
