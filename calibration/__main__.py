@@ -13,6 +13,7 @@ from calibration.record import record_calibration
 from calibration.runner import Row, table, where_the_time_went
 from calibration.suites import OFFLINE_SUITES, SUITES
 from harness.core.machine_cpu import MachineCpu
+from harness.core.output_paths import folder_problem, os_error_line
 from harness.evidence.provenance import harness_digest
 from oracle import image
 from oracle.image import CannotGrade
@@ -34,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [name for name in args.suites if name not in SUITES]
     if unknown:
         parser.error(f"unknown suite(s) {', '.join(unknown)}; known: {', '.join(SUITES)}")
+    problem = folder_problem(args.results)
+    if problem:  # found now, not after every suite has run
+        parser.error(f"--results {problem}")
     started, machine = time.monotonic(), MachineCpu()
     rows = []
     names = args.suites or list(SUITES)
@@ -64,9 +68,13 @@ def main(argv: list[str] | None = None) -> int:
     if floor:
         print(floor)
     print(f"{len(rows) - len(wrong)}/{len(rows)} cases as expected in {wall:.1f} s")
-    recorded = record_calibration(
-        rows, harness_digest(), suites=names, complete=set(names) == set(SUITES), results=args.results
-    )
+    try:
+        recorded = record_calibration(
+            rows, harness_digest(), suites=names, complete=set(names) == set(SUITES), results=args.results
+        )
+    except OSError as error:  # the table above still stands
+        print(f"calibration: the record could not be written: {os_error_line(error)}", file=sys.stderr)
+        return 1
     print(f"calibration record: {recorded}")
     return 1 if wrong else 0
 

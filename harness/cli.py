@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from harness.core.output_paths import file_problem, folder_problem, os_error_line
 from harness.core.settings import RunSettings, run_flags
 from harness.running.selection import SelectionError, select
 
@@ -114,7 +115,8 @@ def _settings_error(error: ValidationError) -> str:
     for problem in error.errors():
         name = str(problem["loc"][0]) if problem["loc"] else ""
         flag = flags[name]["flag"] if name in flags else name
-        parts.append(f"{flag} {problem.get('input')!r}: {problem['msg'].lower()}")
+        message = problem["msg"].removeprefix("Value error, ")
+        parts.append(f"{flag} {problem.get('input')!r}: {message[:1].lower()}{message[1:]}")
     return "; ".join(parts)
 
 
@@ -132,9 +134,10 @@ def _roots(args: argparse.Namespace) -> list[Path]:
 
 
 def _output_folder(path: Path, flag: str) -> Path:
-    """A folder to write into: it may not exist yet, but it must not be a file."""
-    if path.exists() and not path.is_dir():
-        raise UsageError(f"{flag} {path} is a file, not a folder")
+    """A folder to write into: it may not exist yet, but no file may stand in its way."""
+    problem = folder_problem(path)
+    if problem:
+        raise UsageError(f"{flag} {problem}")
     return path
 
 
@@ -197,6 +200,9 @@ def _cmd_promote(args: argparse.Namespace) -> int:
 def _cmd_schema(args: argparse.Namespace) -> int:
     from harness.core.schema import write_schema
 
+    problem = args.out and not args.out.is_dir() and file_problem(args.out)
+    if problem:
+        raise UsageError(f"--out {problem}")
     text = write_schema(args.out)
     if args.out is None:
         print(text, end="")
@@ -332,6 +338,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (`| head`): nothing more to say, and no traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return READER_GONE
+    except OSError as error:  # a path the machine refuses (not a folder, read-only, full): one line, not a traceback
+        print(f"{PROG}: {os_error_line(error)}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

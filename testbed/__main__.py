@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 import uvicorn
@@ -23,20 +24,42 @@ def defect_name(name: str) -> str:
     return name
 
 
+def port_number(text: str) -> int:
+    """A TCP port (0 asks the system for a free one); anything else is refused before uvicorn would crash on it."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port (0 to 65535)")
+    return port
+
+
+def seconds(text: str) -> float:
+    """A positive, finite number of seconds: an infinite or negative pace or time limit would never end a run."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text} is not a positive, finite number of seconds")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m testbed", description="The reference agent-work product.")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="start the controller (web UI, API, scheduler)")
     serve.add_argument("--data", type=Path, required=True, help="data folder (SQLite, workspaces, deliveries, logs)")
-    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--port", type=port_number, default=8765)
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--pace", type=float, default=0.3, help="seconds per scripted agent step")
+    serve.add_argument("--pace", type=seconds, default=0.3, help="seconds per scripted agent step")
     serve.add_argument(
         "--model-upstream",
         default=None,
         help="model server the live agents' metering proxies forward to (a replay server); default: the real providers",
     )
-    serve.add_argument("--agent-time-limit", type=float, default=600.0, help="wall-clock seconds per live agent run")
+    serve.add_argument("--agent-time-limit", type=seconds, default=600.0, help="wall-clock seconds per live agent run")
     serve.add_argument(
         "--issued-secrets",
         type=Path,
@@ -55,6 +78,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     data_dir = args.data.resolve()
+    if data_dir.exists() and not data_dir.is_dir():
+        parser.error(f"--data {args.data} is a file, not a folder")
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        parser.error(f"--data {args.data}: {error.strerror}")
     configure_logging(data_dir)
     local_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     app = create_app(

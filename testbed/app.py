@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 
 from . import agent_api, api, services_api, skills_api, web
@@ -18,6 +19,7 @@ from .defects import hooks as defect_hooks
 from .mcp_mount import PATH as TOOLS_PATH
 from .mcp_mount import ToolServerMount
 from .scheduler import Scheduler
+from .unprocessable import unprocessable
 
 STATIC_DIR = Path(__file__).parent / "static"
 
@@ -74,6 +76,7 @@ def create_app(
     app = FastAPI(title="testbed", version="1", lifespan=lifespan)
     app.state.controller = controller
     app.add_middleware(BodyDeadline, seconds=configured_seconds())
+    app.add_exception_handler(RequestValidationError, unprocessable)
     app.include_router(api.router)
     app.include_router(services_api.router)
     app.include_router(agent_api.router)

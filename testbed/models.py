@@ -26,7 +26,7 @@ MODEL_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$"
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, allow_inf_nan=False)
 
 
 # ---- requests -------------------------------------------------------------

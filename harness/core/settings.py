@@ -10,12 +10,15 @@ by the same validation on the command line and in every worker.
 
 from __future__ import annotations
 
+import re
 import secrets as random_tokens
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from harness.core.output_paths import file_problem, folder_problem
 
 # The one pytest option that carries a run's settings, as JSON, to pytest and to every xdist worker.
 SETTINGS_OPTION = "--run-settings"
@@ -31,6 +34,12 @@ def flag(name: str, text: str, metavar: str | None = None) -> dict[str, Any]:
     return {"flag": name, "metavar": metavar, "help": text}
 
 
+CAMPAIGN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+"""A campaign id names a folder under the results folder: one plain name, never a path out of it."""
+HARD_STOP_MAX_CENTS = 1_000_000_000
+"""Ten million dollars: more than any test run should spend, and within every product's integer columns."""
+
+
 class RunSettings(BaseModel):
     """Everything a run needs; each `harness run` flag is one field (with ``flag`` metadata).
 
@@ -39,7 +48,7 @@ class RunSettings(BaseModel):
     writes into the same campaign.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     cells: tuple[str, ...] = Field(default=(), description="execution ids to run, from the selection flags")
     campaign: str = Field(
@@ -82,7 +91,7 @@ class RunSettings(BaseModel):
         min_length=1,
         json_schema_extra=flag("--product-defect", "calibration: switch on a named product defect", "NAME"),
     )
-    hard_stop_cents: Annotated[int, Field(ge=0)] | None = Field(
+    hard_stop_cents: Annotated[int, Field(ge=0, le=HARD_STOP_MAX_CENTS)] | None = Field(
         default=None,
         json_schema_extra=flag(
             "--hard-stop-cents",
@@ -105,6 +114,29 @@ class RunSettings(BaseModel):
     pace_s: Annotated[float, Field(gt=0)] | None = Field(
         default=None, json_schema_extra=flag("--pace", "seconds per scripted agent step (> 0)", "SECONDS")
     )
+
+    @field_validator("campaign")
+    @classmethod
+    def _campaign_is_a_plain_name(cls, campaign: str) -> str:
+        if not CAMPAIGN_ID.fullmatch(campaign):
+            raise ValueError("a campaign id is one name of letters, digits, '.', '_' and '-' (not a path)")
+        return campaign
+
+    @field_validator("results")
+    @classmethod
+    def _results_can_be_a_folder(cls, results: Path) -> Path:
+        problem = folder_problem(results)
+        if problem:
+            raise ValueError(problem)
+        return results
+
+    @field_validator("junitxml")
+    @classmethod
+    def _junitxml_can_be_a_file(cls, junitxml: Path | None) -> Path | None:
+        problem = junitxml and file_problem(junitxml)
+        if problem:
+            raise ValueError(problem)
+        return junitxml
 
     @property
     def product_defects(self) -> tuple[str, ...]:

@@ -28,6 +28,18 @@ def test_an_unknown_suite_is_refused_with_the_known_ones(capsys: pytest.CaptureF
     assert "unknown suite(s) oracel; known: oracle" in capsys.readouterr().err
 
 
+def test_a_results_path_under_a_file_is_refused_before_any_suite_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a-file").write_text("keep me\n")
+    with pytest.raises(SystemExit) as exit_:
+        main(["lifecycle", "--results", str(tmp_path / "a-file" / "results")])
+    assert exit_.value.code == 2
+    captured = capsys.readouterr()
+    assert "--results" in captured.err and "which is a file" in captured.err
+    assert "deciding check" not in captured.out and (tmp_path / "a-file").read_text() == "keep me\n"
+
+
 def test_the_slowest_story_cells_are_named_with_their_time() -> None:
     def row(name: str, seconds: float) -> Row:
         return Row(

@@ -12,7 +12,8 @@ pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in th
 
 
 @pytest.mark.parametrize("name", sorted(PACKAGES))
-def test_each_cli_is_installed_at_its_pin_and_runs(name):
+def test_each_cli_is_installed_at_its_pin_and_runs(name, tmp_path):
+    """Run with a home of its own: a CLI writes its state there on first start, and none may stay behind."""
     cli = locate(name)
     assert cli.version == pinned_versions()[cli.package]
     printed = subprocess.run(
@@ -20,7 +21,7 @@ def test_each_cli_is_installed_at_its_pin_and_runs(name):
         capture_output=True,
         text=True,
         timeout=60,
-        env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"},
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
     )
     assert cli.version in printed.stdout
 

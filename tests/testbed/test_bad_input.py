@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 import socket
+import subprocess
+import sys
 import time
 import zipfile
 from collections.abc import Iterator
@@ -17,7 +20,7 @@ from product_helpers import new_agent, runner_token
 
 from harness.products.testbed import ApiClient, TestbedInstance
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
-from testbed import agent_api, web
+from testbed import agent_api, models, web
 from testbed import api as public_api
 from testbed.body_deadline import ENV as BODY_TIMEOUT_ENV
 from testbed.environment import minimal_environment
@@ -116,6 +119,71 @@ def test_a_huge_integer_in_any_body_field_is_a_422(
     assert field in answer.text
     assert snapshot(api) == before and api.run(run_id) == run_before
     assert api.request("GET", f"/api/runs?task_id={HUGE}").status_code == 422
+
+
+MODEL_CALL = {"protocol": "openai", "provider": "openai", "model": "m", "status": 200, "usage": None}
+MODEL_CALL |= {"cost_cents": 1.0, "simulated": True, "price_table": "replay"}
+FLOAT_BODY_FIELDS = {  # every float a request body carries, by route, with the rest of a valid body
+    ("/api/agent/runs/{run_id}/finish", "agent_reported_cost_usd"): {"outcome": "succeeded"},
+    ("/api/agent/runs/{run_id}/model-calls", "cost_cents"): MODEL_CALL,
+    ("/api/agent/runs/{run_id}/model-calls", "spent_cents"): MODEL_CALL,
+    ("/api/agent/runs/{run_id}/model-calls", "budget_cents"): MODEL_CALL,
+}
+
+
+def test_every_float_a_request_carries_is_covered_below() -> None:
+    floats = {
+        name
+        for model in (models.FinishRequest, models.ModelCallReport)
+        for name, field in model.model_fields.items()
+        if "float" in str(field.annotation)
+    }
+    every = {
+        name
+        for model in vars(models).values()
+        if isinstance(model, type) and issubclass(model, models.Strict)
+        for name, field in model.model_fields.items()
+        if "float" in str(field.annotation)
+    }
+    assert every == floats == {field for _, field in FLOAT_BODY_FIELDS}
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity"])
+@pytest.mark.parametrize("case", list(FLOAT_BODY_FIELDS), ids=lambda v: "-".join(v).rsplit("/", 1)[-1])
+def test_a_non_finite_number_in_any_body_field_is_a_422(
+    api: ApiClient, case: tuple[str, str], number: str, live_run: tuple[int, dict[str, str]]
+) -> None:
+    """JSON has no NaN or Infinity, but Python's parser takes them: spend would sum to nan and pass any budget."""
+    run_id, auth = live_run
+    before, run_before = snapshot(api), api.run(run_id)
+    path, field = case
+    body = json.dumps({"event_id": f"non-finite-{field}", **FLOAT_BODY_FIELDS[case], field: "NUMBER"})
+    answer = api.request(
+        "POST",
+        path.replace("{run_id}", str(run_id)),
+        content=body.replace('"NUMBER"', number),
+        headers={**auth, "Content-Type": "application/json"},
+    )
+    assert answer.status_code == 422, answer.text
+    assert field in answer.text and "finite" in answer.text
+    assert snapshot(api) == before and api.run(run_id) == run_before
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/agents", '{"name": "\\udc00x"}'),
+        ("/api/tasks", '{"title": "\\udc00"}'),
+        ("/api/agents", '{"name": "Ok", "\\udc00": 1}'),
+    ],
+)
+def test_a_lone_surrogate_in_a_body_is_a_422_that_names_it(api: ApiClient, path: str, body: str) -> None:
+    """JSON may spell half a UTF-16 pair; the 422 that refuses it must still be writable as UTF-8."""
+    before = snapshot(api)
+    answer = api.request("POST", path, content=body, headers={"Content-Type": "application/json"})
+    assert answer.status_code == 422, answer.text
+    assert "\\udc00" in answer.text
+    assert snapshot(api) == before
 
 
 def form_post(testbed: TestbedInstance, path: str, data: dict[str, str], origin: str | None = "same") -> httpx.Response:
@@ -277,3 +345,25 @@ def test_the_agents_test_subprocess_environment_is_the_allow_list(monkeypatch: p
     env = minimal_environment(PYTHONDONTWRITEBYTECODE="1")
     assert "OPENAI_API_KEY" not in env and env["LANG"] == "C.UTF-8" and env["PYTHONDONTWRITEBYTECODE"] == "1"
     assert env["PATH"]
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--port", "99999"], "99999 is not a port (0 to 65535)"),
+        (["--port", "http"], "not a port number: 'http'"),
+        (["--pace", "inf"], "inf is not a positive, finite number of seconds"),
+        (["--pace=-1"], "-1 is not a positive, finite number of seconds"),
+        (["--agent-time-limit", "nan"], "nan is not a positive, finite number of seconds"),
+        (["--data", "a-file"], "--data a-file is a file, not a folder"),
+        (["--data", "a-file/data"], "--data a-file/data: Not a directory"),
+    ],
+)
+def test_a_bad_serve_command_line_is_one_clear_line(tmp_path: Path, args: list[str], says: str) -> None:
+    """Before, a port out of range, or a data folder under a file, ended in a traceback; an infinite pace was taken."""
+    (tmp_path / "a-file").write_text("keep me\n")
+    command = [sys.executable, "-m", "testbed", "serve", "--data", "data", "--port", "0", *args]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert says in done.stderr.splitlines()[-1], done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
