@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from bench.arguments import count
 from calibration.runner import play_cell
 from harness.core.machine_cpu import machine_busy_seconds
 from harness.running.cell_worker import CellWorkers
@@ -49,10 +50,8 @@ def as_a_command(results: Path, campaign: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.cell_worker", description=__doc__)
-    parser.add_argument("--rounds", type=int, default=3, help="cells played each way (default 3)")
+    parser.add_argument("--rounds", type=count, default=3, help="cells played each way (default 3)")
     args = parser.parse_args(argv)
-    if args.rounds < 1:
-        parser.error("--rounds must be at least 1")
     command: list[Cost] = []
     worker: list[Cost] = []
     workers = CellWorkers(1)

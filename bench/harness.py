@@ -25,6 +25,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from bench.arguments import cell_id, count
 from bench.oracle import bare_docker_run_command
 from harness.core.records import AttemptRecord
 from harness.running.browser import launch_options
@@ -67,8 +68,8 @@ def container_floor(image_id: str) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.harness", description=__doc__)
-    parser.add_argument("--repetitions", type=int, default=5)
-    parser.add_argument("--case", default="build-revise")
+    parser.add_argument("--repetitions", type=count, default=5)
+    parser.add_argument("--case", type=cell_id, default="build-revise")
     args = parser.parse_args(argv)
     records, commands, floors = [], [], []
     load_before = os.getloadavg()[0]

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from bench.arguments import count
 from calibration.zips import zip_bytes
 from oracle import grade, image, tasks
 from oracle.sandbox import USER, SandboxLimits, hardened_container, wait_bounded
@@ -188,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.oracle", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--repetitions", type=int, default=7)
+    parser.add_argument("--repetitions", type=count, default=7)
     parser.add_argument("--image", default=None)
     args = parser.parse_args(argv)
     try:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from bench.arguments import count
 from harness.products.paperclip import install
 from harness.products.paperclip.instance import PaperclipInstance
 
@@ -108,7 +109,7 @@ def split(on_cpu: float, waiting: float, blocked: float) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.paperclip")
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=count, default=5)
     args = parser.parse_args(argv)
     install.template()
     rounds = []

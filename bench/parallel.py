@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from bench.arguments import count
 from harness.core.records import AttemptRecord
 
 GOAL_RATIO = 1.6
@@ -59,8 +60,8 @@ def measure(results: Path, campaign: str, max_parallel: int) -> Measurement:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.parallel", description=__doc__)
-    parser.add_argument("--max-parallel", type=int, default=2, help="workers of the parallel run (default 2)")
-    parser.add_argument("--repetitions", type=int, default=1, help="pairs of runs (default 1)")
+    parser.add_argument("--max-parallel", type=count, default=2, help="workers of the parallel run (default 2)")
+    parser.add_argument("--repetitions", type=count, default=1, help="pairs of runs (default 1)")
     args = parser.parse_args(argv)
     listing = [sys.executable, "-m", "harness.cli", "list", "--suite", SUITE]
     cells = subprocess.run(listing, capture_output=True, text=True, check=True).stdout.split()

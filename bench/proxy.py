@@ -19,6 +19,7 @@ from contextlib import contextmanager
 
 import httpx
 
+from bench.arguments import count
 from harness.products.testbed.instance import free_port
 
 KEY = "bench-throwaway"
@@ -96,7 +97,7 @@ def timed_calls(client: httpx.Client, url: str, body: dict, calls: int) -> list[
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.proxy", description=__doc__)
-    parser.add_argument("--calls", type=int, default=200, help="calls per protocol and path (after 10 warm-up calls)")
+    parser.add_argument("--calls", type=count, default=200, help="calls per protocol and path (after 10 warm-up calls)")
     args = parser.parse_args(argv)
     print(
         f"metering proxy added latency: {args.calls} streamed calls per row, ~{len(CONTEXT) // 1000} kB request, time to last byte"

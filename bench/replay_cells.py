@@ -23,6 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench.arguments import cell_id, count
 from bench.process_tree import TreePeak, run_measured
 
 CELLS = (
@@ -72,12 +73,10 @@ def row(cell: str, samples: list[Sample]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.replay_cells", description=__doc__)
-    parser.add_argument("--cells", nargs="*", default=list(CELLS))
-    parser.add_argument("--repeat", type=int, default=3, help="runs per cell; the table shows medians (default 3)")
+    parser.add_argument("--cells", nargs="*", type=cell_id, default=list(CELLS))
+    parser.add_argument("--repeat", type=count, default=3, help="runs per cell; the table shows medians (default 3)")
     parser.add_argument("--one", nargs=2, metavar=("CELL", "RESULTS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.repeat < 1:
-        parser.error("--repeat must be at least 1")
     if args.one:  # a fresh process per cell: the subreaper of that cell's tree alone
         print(measure(*args.one).model_dump_json())
         return

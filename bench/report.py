@@ -22,6 +22,7 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
+from bench.arguments import count, output_folder
 from harness.core.catalog import CATALOG
 from harness.core.verdicts import Verdict
 from harness.results.report.build import build_report
@@ -66,10 +67,12 @@ def page_weight(index: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.report", description=__doc__)
-    parser.add_argument("--attempts", type=int, default=1000)
-    parser.add_argument("--screenshots", type=int, default=4, help="screenshots per attempt (1280x900 PNG)")
-    parser.add_argument("--repetitions", type=int, default=3, help="warm builds to take the median of")
-    parser.add_argument("--keep", type=Path, help="generate into this folder and keep it (default: a temporary one)")
+    parser.add_argument("--attempts", type=count, default=1000)
+    parser.add_argument("--screenshots", type=count, default=4, help="screenshots per attempt (1280x900 PNG)")
+    parser.add_argument("--repetitions", type=count, default=3, help="warm builds to take the median of")
+    parser.add_argument(
+        "--keep", type=output_folder, help="generate into this folder and keep it (default: a temporary one)"
+    )
     args = parser.parse_args(argv)
     folder = args.keep or Path(tempfile.mkdtemp(prefix="everyday-report-bench-"))
     try:

@@ -27,6 +27,7 @@ import httpx
 from pydantic import BaseModel
 
 # The one import of the product's instance: it is moving to harness.products.testbed.instance.
+from bench.arguments import count, seconds
 from harness.products.testbed import TestbedInstance
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
 from testbed.read_receipts import ids_in
@@ -193,16 +194,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.soak", description=__doc__.splitlines()[0] if __doc__ else None
     )
-    parser.add_argument("--kills", type=int, default=24, help="controller kills (at least 20 for the goal)")
+    parser.add_argument("--kills", type=count, default=24, help="controller kills (at least 20 for the goal)")
     parser.add_argument("--seed", type=int, default=None, help="random seed (printed; default: random)")
-    parser.add_argument("--pace", type=float, default=0.05, help="scripted agent seconds per step")
-    parser.add_argument("--max-seconds", type=float, default=240.0, help="stop killing after this long")
+    parser.add_argument("--pace", type=seconds, default=0.05, help="scripted agent seconds per step")
+    parser.add_argument("--max-seconds", type=seconds, default=240.0, help="stop killing after this long")
     parser.add_argument(
-        "--drain-seconds", type=float, default=90.0, help="how long the work may take to settle afterwards"
+        "--drain-seconds", type=seconds, default=90.0, help="how long the work may take to settle afterwards"
     )
     args = parser.parse_args(argv)
-    if args.kills < 1 or args.pace <= 0 or args.max_seconds <= 0 or args.drain_seconds <= 0:
-        parser.error("--kills, --pace, --max-seconds and --drain-seconds must be positive")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
     print(f"soak: seed {seed}, {args.kills} controller kills, pace {args.pace} s, loopback only", flush=True)
     figures = soak(args.kills, seed, args.pace, args.max_seconds, args.drain_seconds)
