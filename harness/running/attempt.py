@@ -30,7 +30,7 @@ from harness.evidence.secret_scan import describe, secrets_from_environment
 from harness.products import product_driver
 from harness.products.http import ProductApiError
 from harness.running.cost_limit import cost_limit_reason
-from harness.running.interrupt import interrupted
+from harness.running.interrupt import interrupted, stopped_by
 
 
 class AttemptContext(BaseModel):
@@ -175,7 +175,7 @@ def run_attempt(
         try:
             verdict, reason, conclusion = _play(cell, context, open_journey)
         except KeyboardInterrupt:
-            verdict, reason = Verdict.INFRASTRUCTURE_FAILED, "interrupted by the user (Ctrl-C)"
+            verdict, reason = Verdict.INFRASTRUCTURE_FAILED, f"interrupted by the user ({stopped_by()})"
             _finish(
                 recorder,
                 cell,

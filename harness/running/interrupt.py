@@ -1,4 +1,4 @@
-"""Ctrl-C, however it arrives, ends an attempt as "interrupted by the user".
+"""Ctrl-C, however it arrives, ends an attempt as "interrupted by the user"; so do `kill` and a closed terminal.
 
 A terminal's Ctrl-C sends SIGINT to the whole process group: Playwright's
 driver and Chromium die with the harness, and the error the story sees first
@@ -34,13 +34,15 @@ from types import FrameType
 import greenlet
 
 _received = threading.Event()
+_first_signal: list[signal.Signals] = []
 STUCK_AFTER_INTERRUPT_S = 150.0
 """Longer than the slowest bounded teardown: a Paperclip start-up that is let finish (up to 90 s), then stopped
 (up to 30 s before it is killed)."""
 
 
-def _on_sigint(signum: int, frame: FrameType | None) -> None:
+def _on_stop_signal(signum: int, frame: FrameType | None) -> None:
     if not _received.is_set():
+        _first_signal.append(signal.Signals(signum))
         faulthandler.dump_traceback_later(STUCK_AFTER_INTERRUPT_S, exit=True)  # to stderr
     _received.set()
     current = greenlet.getcurrent()
@@ -65,11 +67,25 @@ def _interrupt(story: greenlet.greenlet) -> None:
         story.throw(KeyboardInterrupt)
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Ctrl-C, `kill` (and `timeout`, a CI job's cancel), a closed terminal: each asks the run to stop, so each ends
+it as Ctrl-C does, product stopped and evidence kept. SIGTERM's default, ending at once, left the product's
+controller (in a session of its own) running until the next `harness run`."""
+
+
 def install() -> None:
-    """Note every SIGINT in this process (main thread only, as Python requires), then interrupt as usual."""
+    """Note every stop signal in this process (main thread only, as Python requires), then interrupt as Ctrl-C does."""
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, _on_sigint)
+        for stop in STOP_SIGNALS:
+            signal.signal(stop, _on_stop_signal)
 
 
 def interrupted() -> bool:
     return _received.is_set()
+
+
+def stopped_by() -> str:
+    """How the run was told to stop, in the words its verdict gives: "Ctrl-C", or the signal's name."""
+    if not _first_signal or _first_signal[0] is signal.SIGINT:
+        return "Ctrl-C"
+    return _first_signal[0].name

@@ -91,16 +91,17 @@ def wait_for(probe: Callable[[], T], what: str, timeout: float = 60.0) -> T:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def ctrl_c(harness: subprocess.Popen, whole_group: bool = False) -> str:
-    """Ctrl-C to the harness alone, or to its whole process group as a terminal sends it; its output once it ended.
+def ctrl_c(harness: subprocess.Popen, whole_group: bool = False, sig: signal.Signals = signal.SIGINT) -> str:
+    """Ctrl-C (or ``sig``: `kill`'s SIGTERM) to the harness alone, or to its whole process group as a terminal
+    sends it; its output once it ended.
 
     A harness stuck after the interrupt ends itself, with every thread's stack in its output, once its
     watchdog fires; one that does not is killed soon after, so it never outlives the test that failed.
     """
     if whole_group:
-        os.killpg(harness.pid, signal.SIGINT)
+        os.killpg(harness.pid, sig)
     else:
-        harness.send_signal(signal.SIGINT)
+        harness.send_signal(sig)
     try:
         output, _ = harness.communicate(timeout=STUCK_AFTER_INTERRUPT_S + 30)
     finally:

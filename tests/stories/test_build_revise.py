@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import zipfile
@@ -91,9 +92,19 @@ def test_a_paid_cell_without_credentials_is_skipped_not_run(tmp_path: Path) -> N
     assert done.returncode == 0 and "skipped" in done.stdout
 
 
-@pytest.mark.parametrize("whole_group", [False, True], ids=["harness-only", "terminal-process-group"])
-def test_ctrl_c_mid_story_tears_the_product_down_and_keeps_the_attempt(tmp_path: Path, whole_group: bool) -> None:
-    """A terminal's Ctrl-C signals the whole process group: the browser dies first, the verdict still says why."""
+@pytest.mark.parametrize(
+    ("whole_group", "sig"),
+    [(False, signal.SIGINT), (True, signal.SIGINT), (False, signal.SIGTERM)],
+    ids=["harness-only", "terminal-process-group", "kill-sigterm"],
+)
+def test_ctrl_c_mid_story_tears_the_product_down_and_keeps_the_attempt(
+    tmp_path: Path, whole_group: bool, sig: signal.Signals
+) -> None:
+    """A terminal's Ctrl-C signals the whole process group: the browser dies first, the verdict still says why.
+
+    `kill` (and `timeout`) send SIGTERM instead, which once ended the harness at once: its product's
+    controller, in a session of its own, ran on, and the attempt left no record.
+    """
     # The product's data folder is made under TMPDIR: that is how this test recognises its processes.
     # A short one: Chromium's sockets live there too, and socket paths are limited to 108 bytes.
     temp = run_temp(tmp_path)
@@ -117,8 +128,9 @@ def test_ctrl_c_mid_story_tears_the_product_down_and_keeps_the_attempt(tmp_path:
         command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=whole_group
     )
     wait_for(lambda: [p for p in processes_naming(temp) if "--workspace" in " ".join(p.cmdline())], "a runner")
-    output = ctrl_c(harness, whole_group)
+    output = ctrl_c(harness, whole_group, sig)
     assert harness.returncode != 0, output
     [record] = attempts(tmp_path)
     assert record.verdict is Verdict.INFRASTRUCTURE_FAILED and "interrupted" in record.reason
+    assert ("SIGTERM" in record.reason) is (sig is signal.SIGTERM), record.reason
     assert processes_naming(temp) == [], "processes of the product outlived Ctrl-C"
