@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import signal
 import sys
 from typing import NoReturn
 
@@ -167,8 +168,16 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Each ends a grade as Ctrl-C does, its containers removed. SIGTERM's default (`kill`, `timeout`) ended the
+process at once and left its container on the engine until some later grade swept it."""
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    for stop in STOP_SIGNALS:
+        if stop is not signal.SIGHUP or signal.getsignal(stop) is not signal.SIG_IGN:  # `nohup` keeps it ignored
+            signal.signal(stop, signal.default_int_handler)
     from oracle.image import CannotGrade
     from oracle.tasks import UnknownMode, UnknownTask
 

@@ -77,7 +77,8 @@ def install() -> None:
     """Note every stop signal in this process (main thread only, as Python requires), then interrupt as Ctrl-C does."""
     if threading.current_thread() is threading.main_thread():
         for stop in STOP_SIGNALS:
-            signal.signal(stop, _on_stop_signal)
+            if stop is not signal.SIGHUP or signal.getsignal(stop) is not signal.SIG_IGN:  # `nohup` keeps it ignored
+                signal.signal(stop, _on_stop_signal)
 
 
 def interrupted() -> bool:

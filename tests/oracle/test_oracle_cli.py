@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -246,3 +247,32 @@ def test_a_reader_that_went_away_gets_no_traceback_and_no_container_is_left(clie
     finally:
         os.close(write_end)
     assert done.returncode == 120 and done.stderr == ""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["kill", "hangup"])
+def test_a_grade_told_to_stop_removes_its_container(client, tmp_path: Path, sig: signal.Signals) -> None:
+    """`kill` or `timeout` (SIGTERM) once ended a grade at once: its container stayed on the engine."""
+    from oracle.sandbox import LABEL, LABEL_PID
+
+    endless = _zip(tmp_path, "endless.zip", project(gated(ENDLESS, "True")))
+    grade = subprocess.Popen(
+        [sys.executable, "-m", "oracle", "grade", "--mode", "base", "--deadline", "60", str(endless)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+    def its_containers() -> list[dict]:
+        return [c for c in client.containers(LABEL) if c["Labels"].get(LABEL_PID) == str(grade.pid)]
+
+    try:
+        deadline = time.monotonic() + 60
+        while not its_containers() and grade.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert its_containers(), "the grade never started a container"
+        grade.send_signal(sig)
+        _, stderr = grade.communicate(timeout=60)
+    finally:
+        grade.kill()
+    assert grade.returncode == 130 and stderr.strip() == "oracle: interrupted", stderr
+    assert its_containers() == []
