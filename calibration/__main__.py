@@ -10,11 +10,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from calibration.record import record_calibration
-from calibration.runner import Row, table, where_the_time_went
+from calibration.runner import Row, stop_playing, table, where_the_time_went
 from calibration.suites import OFFLINE_SUITES, SUITES
 from harness.core.machine_cpu import MachineCpu
 from harness.core.output_paths import folder_problem, os_error_line
 from harness.evidence.provenance import harness_digest
+from harness.running import interrupt
 from oracle import image
 from oracle.image import CannotGrade
 
@@ -38,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     problem = folder_problem(args.results)
     if problem:  # found now, not after every suite has run
         parser.error(f"--results {problem}")
+    interrupt.install()  # kill and a closed terminal stop calibration as Ctrl-C does
     started, machine = time.monotonic(), MachineCpu()
     rows = []
     names = args.suites or list(SUITES)
@@ -48,14 +50,21 @@ def main(argv: list[str] | None = None) -> int:
         # The suites run side by side (the oracle's containers beside the story cells, which share
         # PARALLEL_CELLS slots across suites); rows and timings still come in the suites' order.
         with ThreadPoolExecutor(max_workers=len(names)) as pool:
-            running = [(name, pool.submit(_timed, SUITES[name])) for name in names]
-            for name, future in running:
-                found, seconds = future.result()
-                rows += found
-                timings.append(f"suite {name}: {len(found)} cases in {seconds:.1f} s")
+            try:
+                running = [(name, pool.submit(_timed, SUITES[name])) for name in names]
+                for name, future in running:
+                    found, seconds = future.result()
+                    rows += found
+                    timings.append(f"suite {name}: {len(found)} cases in {seconds:.1f} s")
+            except KeyboardInterrupt:  # before the pool waits for its suites: they must stop, not run on
+                stop_playing()
+                raise
     except CannotGrade as error:
         print(f"calibration: cannot grade: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"calibration: interrupted ({interrupt.stopped_by()}); nothing recorded", file=sys.stderr)
+        return 130
     print(table(rows))
     wrong = [r for r in rows if not r.ok]
     for row in wrong:

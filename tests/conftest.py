@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from harness.core.machine_cpu import MachineCpu
-from harness.running.ownership import claim_run_folder, release_run_folder, remove_dead_owners
+from harness.running.ownership import claim_run_folder, end_processes_naming, release_run_folder, remove_dead_owners
+from tests.stories import harness_runs
 
 pytest_plugins = ["harness.running.plugin"]
 
@@ -60,3 +63,14 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
     floor = config.stash[MACHINE_CPU].floor() if MACHINE_CPU in config.stash else None
     if floor:
         terminalreporter.write_line(floor)
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_behind() -> Iterator[None]:
+    """After a test that started `harness run` or calibration (its own assertions about leftovers come first),
+    end and remove what they left, pass or fail."""
+    yield
+    while harness_runs.handed_out:
+        temp = harness_runs.handed_out.pop()
+        end_processes_naming(temp)
+        shutil.rmtree(temp, ignore_errors=True)

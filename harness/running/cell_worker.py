@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from queue import LifoQueue
 from typing import IO
 
@@ -192,6 +192,12 @@ class CellWorkers:
     def play(self, settings: RunSettings) -> Played:
         with self.borrow() as worker:
             return worker.play(settings)
+
+    def interrupt(self) -> None:
+        """Ctrl-C to every worker: each ends the cell it plays as interrupted (product stopped, evidence kept)."""
+        for pid in self.pids():
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGINT)
 
     def close(self) -> None:
         """End every worker: all are told at once, then each is waited for."""
