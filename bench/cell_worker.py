@@ -25,6 +25,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from bench.arguments import count
+from bench.entry import run_benchmark
 from calibration.runner import play_cell
 from harness.core.machine_cpu import machine_busy_seconds
 from harness.running.cell_worker import CellWorkers
@@ -84,4 +85,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(run_benchmark(main))

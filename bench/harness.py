@@ -26,6 +26,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from bench.arguments import cell_id, count
+from bench.entry import run_benchmark
 from bench.oracle import bare_docker_run_command
 from harness.core.records import AttemptRecord
 from harness.running.browser import launch_options
@@ -115,4 +116,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(run_benchmark(main))

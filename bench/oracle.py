@@ -32,6 +32,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from bench.arguments import count
+from bench.entry import run_benchmark
 from calibration.zips import zip_bytes
 from oracle import grade, image, tasks
 from oracle.sandbox import USER, SandboxLimits, hardened_container, wait_bounded
@@ -201,4 +202,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_benchmark(main))

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +28,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from bench.arguments import count
+from bench.entry import run_benchmark
 from harness.products.paperclip import install
 from harness.products.paperclip.instance import PaperclipInstance
 
@@ -153,4 +155,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(run_benchmark(main))

@@ -20,6 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from bench.arguments import count
+from bench.entry import run_benchmark
 from harness.core.records import AttemptRecord
 
 GOAL_RATIO = 1.6
@@ -89,4 +90,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(run_benchmark(main))

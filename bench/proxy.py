@@ -20,6 +20,7 @@ from contextlib import contextmanager
 import httpx
 
 from bench.arguments import count
+from bench.entry import run_benchmark
 from harness.products.testbed.instance import free_port
 
 KEY = "bench-throwaway"
@@ -132,4 +133,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_benchmark(main))

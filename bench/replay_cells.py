@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 
 from bench.arguments import cell_id, count
+from bench.entry import run_benchmark
 from bench.process_tree import TreePeak, run_measured
 
 CELLS = (
@@ -101,4 +102,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_benchmark(main))

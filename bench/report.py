@@ -23,6 +23,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from bench.arguments import count, output_folder
+from bench.entry import run_benchmark
 from harness.core.catalog import CATALOG
 from harness.core.verdicts import Verdict
 from harness.results.report.build import build_report
@@ -101,4 +102,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_benchmark(main))

@@ -26,8 +26,10 @@ from dataclasses import dataclass, field
 import httpx
 from pydantic import BaseModel
 
-# The one import of the product's instance: it is moving to harness.products.testbed.instance.
 from bench.arguments import count, seconds
+
+# The one import of the product's instance: it is moving to harness.products.testbed.instance.
+from bench.entry import run_benchmark
 from harness.products.testbed import TestbedInstance
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
 from testbed.read_receipts import ids_in
@@ -211,4 +213,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_benchmark(main))

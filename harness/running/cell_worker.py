@@ -92,20 +92,17 @@ def _interrupt_when_orphaned(parent: int, every_s: float = 1.0) -> None:
 
 def main() -> int:
     """Serve stdin until it closes, inside one labelled run folder, as `harness run` does."""
-    from harness.running.ownership import claim_run_folder, release_run_folder, remove_dead_owners
+    from harness.running.ownership import owned_run
 
     threading.Thread(target=_interrupt_when_orphaned, args=(os.getppid(),), daemon=True).start()
 
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "w")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a cell's prints and its children's output go to stderr
-    remove_dead_owners()
-    run_folder = claim_run_folder()
     try:
-        serve(sys.stdin, replies)
+        with owned_run():
+            serve(sys.stdin, replies)
     except (KeyboardInterrupt, BrokenPipeError):  # Ctrl-C, or the caller went away mid-cell
         return 130
-    finally:
-        release_run_folder(run_folder)
     return 0
 
 

@@ -17,6 +17,8 @@ import os
 import shutil
 import signal
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psutil
@@ -76,6 +78,18 @@ def release_run_folder(folder: Path) -> int:
     ended = end_processes_naming(folder)
     shutil.rmtree(folder, ignore_errors=True)
     return ended
+
+
+@contextmanager
+def owned_run() -> Iterator[Path]:
+    """A command that starts products, browsers or agents: what dead runs left is removed, then everything this
+    one starts lives in its own labelled folder, which is released (its processes ended) when it ends."""
+    remove_dead_owners()
+    folder = claim_run_folder()
+    try:
+        yield folder
+    finally:
+        release_run_folder(folder)
 
 
 def remove_dead_owners(base: Path | None = None) -> list[Removed]:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -14,8 +12,7 @@ import pytest
 from calibration.__main__ import main
 from calibration.runner import Row, where_the_time_went
 from harness.evidence.provenance import harness_digest
-from harness.running.interrupt import STUCK_AFTER_INTERRUPT_S
-from tests.stories.harness_runs import processes_naming, run_temp, wait_for
+from tests.stories.harness_runs import processes_naming, run_temp, stopped_mid_run
 
 
 def test_a_suite_prints_its_table_and_records_the_outcome(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -76,21 +73,10 @@ def test_calibration_told_to_stop_stops_its_cells_and_records_nothing(tmp_path: 
     """Ctrl-C once printed a traceback and then played every case left (two minutes more); `kill` left a cell's
     product to its worker's orphan check. Now the cells being played end as interrupted and no new one starts."""
     temp = run_temp(tmp_path)  # the products' data folders are made here: how their processes are recognised
-    temp.mkdir(parents=True, exist_ok=True)
-    calibration = subprocess.Popen(
-        [sys.executable, "-m", "calibration", "stories", "--results", str(tmp_path / "results")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "TMPDIR": str(temp)},
-    )
-    try:
-        wait_for(lambda: [p for p in processes_naming(temp) if "--workspace" in " ".join(p.cmdline())], "a runner")
-        calibration.send_signal(sig)
-        _, stderr = calibration.communicate(timeout=STUCK_AFTER_INTERRUPT_S + 30)
-    finally:
-        calibration.kill()
-    assert calibration.returncode == 130, stderr
+    command = [sys.executable, "-m", "calibration", "stories", "--results", str(tmp_path / "results")]
+    done = stopped_mid_run(command, temp, "--workspace", sig)  # a runner: a cell is being played
+    stderr = done.stderr
+    assert done.returncode == 130, stderr
     assert (
         stderr.strip().splitlines()[-1]
         == f"calibration: interrupted ({'Ctrl-C' if sig is signal.SIGINT else 'SIGTERM'}); nothing recorded"

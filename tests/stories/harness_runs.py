@@ -108,3 +108,19 @@ def ctrl_c(harness: subprocess.Popen, whole_group: bool = False, sig: signal.Sig
         harness.kill()
     assert WATCHDOG_FIRED not in output, f"the harness was stuck after Ctrl-C; its watchdog ended it:\n{output}"
     return output
+
+
+def stopped_mid_run(command: list[str], temp: Path, sign: str, sig: signal.Signals) -> subprocess.CompletedProcess[str]:
+    """Run ``command`` with its temporary files under ``temp``; once a process of it whose command line shows
+    ``sign`` is running, send ``sig``; what it printed and its exit status once it ended."""
+    temp.mkdir(parents=True, exist_ok=True)
+    started = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(temp)}
+    )
+    try:
+        wait_for(lambda: [p for p in processes_naming(temp) if sign in " ".join(p.cmdline())], f"a {sign} process")
+        started.send_signal(sig)
+        stdout, stderr = started.communicate(timeout=STUCK_AFTER_INTERRUPT_S + 30)
+    finally:
+        started.kill()
+    return subprocess.CompletedProcess(command, started.returncode, stdout, stderr)
