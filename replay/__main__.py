@@ -15,6 +15,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--script", choices=sorted([*SCRIPTS, *CONVERSATIONAL]), default="build")
     parser.add_argument("--port", type=int, default=8790)
     args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:  # uvicorn would end in a traceback
+        parser.error(f"--port {args.port} is not a port (0 to 65535)")
     uvicorn.run(create_app(args.script), host="127.0.0.1", port=args.port, log_level="warning")
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 
 import uvicorn
 
 from .app import configure_logging, create_app
+from .arguments import port_number, seconds
 from .defects import REGISTRY
 
 GRACEFUL_SHUTDOWN_S = 3
@@ -22,28 +22,6 @@ def defect_name(name: str) -> str:
             f"invalid choice: {name!r} (not one of the {len(REGISTRY)} defects in testbed/defects/__init__.py)"
         )
     return name
-
-
-def port_number(text: str) -> int:
-    """A TCP port (0 asks the system for a free one); anything else is refused before uvicorn would crash on it."""
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{port} is not a port (0 to 65535)")
-    return port
-
-
-def seconds(text: str) -> float:
-    """A positive, finite number of seconds: an infinite or negative pace or time limit would never end a run."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"{text} is not a positive, finite number of seconds")
-    return value
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,7 +12,9 @@ import os
 import sys
 
 import uvicorn
+from pydantic import ValidationError
 
+from ..arguments import cents, port_number
 from .proxy import CallReport, MeteringProxy, ProxyConfig
 
 
@@ -21,18 +23,25 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--upstream", required=True)
     parser.add_argument("--provider", choices=["openai", "anthropic"], required=True)
     parser.add_argument("--client-key", required=True)
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--budget-cents", type=float, default=None)
+    parser.add_argument("--port", type=port_number, default=0)
+    parser.add_argument("--budget-cents", type=cents, default=None)
     parser.add_argument("--simulated", action="store_true")
     args = parser.parse_args(argv)
-    config = ProxyConfig(
-        upstream=args.upstream,
-        provider=args.provider,
-        client_key=args.client_key,
-        budget_cents=args.budget_cents,
-        simulated=args.simulated,
-        upstream_key=os.environ.get("METERING_UPSTREAM_KEY"),
-    )
+    try:
+        config = ProxyConfig(
+            upstream=args.upstream,
+            provider=args.provider,
+            client_key=args.client_key,
+            budget_cents=args.budget_cents,
+            simulated=args.simulated,
+            upstream_key=os.environ.get("METERING_UPSTREAM_KEY"),
+        )
+    except ValidationError as error:
+        parser.error(
+            "; ".join(
+                f"--{'-'.join(map(str, e['loc']))}: {e['msg'].removeprefix('Value error, ')}" for e in error.errors()
+            )
+        )
 
     def report(call: CallReport) -> None:
         sys.stdout.write(call.model_dump_json() + "\n")

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Literal
 
 import httpx
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -66,13 +67,23 @@ UPSTREAM_FAILED = 502
 class ProxyConfig(BaseModel):
     """What one runner's proxy needs; the real key lives here and nowhere the agent can read."""
 
-    upstream: str  # base URL the request path is appended to (the replay server, or the provider's API root)
+    model_config = ConfigDict(allow_inf_nan=False)
+
+    # The base URL the request path is appended to: the replay server, or the provider's API root.
+    upstream: str
     provider: Provider  # whose prices apply and how the real key is sent
     client_key: str  # the throwaway key the CLI was given
     upstream_key: str | None = None  # the real key; None for the replay server
-    budget_cents: float | None = None
+    budget_cents: float | None = Field(default=None, ge=0)
     simulated: bool = False  # replay: costs are priced like the real model but never count as real spend
-    timeout_seconds: float = 600.0
+    timeout_seconds: float = Field(default=600.0, gt=0)
+
+    @field_validator("upstream")
+    @classmethod
+    def _an_http_url(cls, upstream: str) -> str:
+        if not re.match(r"https?://[^/\s]+", upstream):
+            raise ValueError(f"{upstream!r} is not an http:// or https:// URL")
+        return upstream
 
 
 class CallReport(BaseModel):

@@ -347,23 +347,33 @@ def test_the_agents_test_subprocess_environment_is_the_allow_list(monkeypatch: p
     assert env["PATH"]
 
 
+SERVE = ["testbed", "serve", "--data", "data", "--port", "0"]
+METERING = ["testbed.metering", "--upstream", "http://127.0.0.1:9", "--provider", "openai", "--client-key", "k"]
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["--port", "99999"], "99999 is not a port (0 to 65535)"),
-        (["--port", "http"], "not a port number: 'http'"),
-        (["--pace", "inf"], "inf is not a positive, finite number of seconds"),
-        (["--pace=-1"], "-1 is not a positive, finite number of seconds"),
-        (["--agent-time-limit", "nan"], "nan is not a positive, finite number of seconds"),
-        (["--data", "a-file"], "--data a-file is a file, not a folder"),
-        (["--data", "a-file/data"], "--data a-file/data: Not a directory"),
+        ([*SERVE, "--port", "99999"], "99999 is not a port (0 to 65535)"),
+        ([*SERVE, "--port", "http"], "not a port number: 'http'"),
+        ([*SERVE, "--pace", "inf"], "inf is not a positive, finite number of seconds"),
+        ([*SERVE, "--pace=-1"], "-1 is not a positive, finite number of seconds"),
+        ([*SERVE, "--agent-time-limit", "nan"], "nan is not a positive, finite number of seconds"),
+        ([*SERVE, "--data", "a-file"], "--data a-file is a file, not a folder"),
+        ([*SERVE, "--data", "a-file/data"], "--data a-file/data: Not a directory"),
+        ([*METERING, "--port", "99999"], "99999 is not a port (0 to 65535)"),
+        ([*METERING, "--budget-cents", "nan"], "nan is not a finite number of cents, 0 or more"),
+        ([*METERING, "--budget-cents=-5"], "-5 is not a finite number of cents, 0 or more"),
+        ([*METERING, "--upstream", "127.0.0.1:9"], "--upstream: '127.0.0.1:9' is not an http:// or https:// URL"),
+        (["replay", "--port", "99999"], "--port 99999 is not a port (0 to 65535)"),
     ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else None,
 )
-def test_a_bad_serve_command_line_is_one_clear_line(tmp_path: Path, args: list[str], says: str) -> None:
-    """Before, a port out of range, or a data folder under a file, ended in a traceback; an infinite pace was taken."""
+def test_a_bad_server_command_line_is_one_clear_line(tmp_path: Path, args: list[str], says: str) -> None:
+    """Before, a port out of range or a data folder under a file ended in a traceback; an infinite pace or a NaN
+    budget was taken, and a budget with it meant nothing."""
     (tmp_path / "a-file").write_text("keep me\n")
-    command = [sys.executable, "-m", "testbed", "serve", "--data", "data", "--port", "0", *args]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    done = subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert says in done.stderr.splitlines()[-1], done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
