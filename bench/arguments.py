@@ -8,32 +8,16 @@ as if no limit were set.
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 
 from harness.core.output_paths import folder_problem
+from testbed.arguments import number, seconds
+
+__all__ = ["cell_id", "count", "output_folder", "seconds"]
 
 
-def count(text: str) -> int:
-    """A whole number of at least 1 (repetitions, rounds, calls, kills, workers)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
-
-
-def seconds(text: str) -> float:
-    """A positive, finite number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive, finite number of seconds")
-    return value
+count = number(int, "whole number", lambda n: n >= 1, "is not 1 or more")
+"""Repetitions, rounds, calls, kills, workers: zero of them would leave nothing to take the median of."""
 
 
 def output_folder(text: str) -> Path:
