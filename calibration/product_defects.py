@@ -369,6 +369,18 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         why="a product whose own API answers 500 during a story fails, never infrastructure_failed",
     ),
     DefectCase(
+        defect="task-read-not-json",
+        case="build-revise",
+        expected_check="product.api-answered",
+        why="a product whose API answers a task read with an HTML page fails, never infrastructure_failed",
+    ),
+    DefectCase(
+        defect="task-read-hangs",
+        case="build-revise",
+        expected_check="product.api-answered",
+        why="a product whose API stops answering task reads fails, never infrastructure_failed",
+    ),
+    DefectCase(
         defect="hire-stored-twice",
         case="hire-reuse",
         expected_check="hire.one-agent",

@@ -10,10 +10,11 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import time
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
-from fastapi.responses import FileResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from . import records
 from .controller import SCRIPTED_ADAPTER, Controller
@@ -175,12 +176,16 @@ def create_task(payload: TaskCreate, request: Request) -> Task:
     return records.task(db, task_id)
 
 
-@router.get("/tasks/{task_id}")
-def get_task(task_id: PathId, request: Request) -> Task:
+@router.get("/tasks/{task_id}", response_model=Task)
+def get_task(task_id: PathId, request: Request) -> Task | Response:
     db = controller_of(request).db
-    broken = defects.task_read_error(db, task_id)
-    if broken:
-        raise HTTPException(status_code=500, detail=broken)
+    fault = defects.task_read_fault(db, task_id)
+    if fault == "error":
+        raise HTTPException(status_code=500, detail="internal error: the task's run history could not be serialized")
+    if fault == "not-json":
+        return HTMLResponse("<html><body><h1>Something went wrong</h1></body></html>")
+    if fault == "hang":
+        time.sleep(defects.HANG_S)
     return records.task(db, task_id)
 
 

@@ -13,6 +13,9 @@ never the machine's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import httpx
 
 
@@ -27,20 +30,60 @@ class ReadRetryTransport(httpx.HTTPTransport):
 
 
 class ProductApiError(RuntimeError):
-    """The product answered a request of its public API with an error status (>= 400)."""
+    """The running product failed a request of its public API: an error status (>= 400), no answer in time, a
+    connection refused or cut, or a body that is not the JSON it must be."""
 
-    def __init__(self, response: httpx.Response, limit: int = 500) -> None:
-        self.status_code = response.status_code
-        self.detail = response.text
+    def __init__(self, message: str, status_code: int | None = None, detail: str = "") -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.detail = detail
+
+    @classmethod
+    def of(cls, response: httpx.Response, limit: int = 500) -> ProductApiError:
         request = response.request
-        super().__init__(f"{request.method} {request.url.path} -> {response.status_code}: {response.text[:limit]}")
+        message = f"{request.method} {request.url.path} -> {response.status_code}: {response.text[:limit]}"
+        return cls(message, response.status_code, response.text)
 
 
 def answered(response: httpx.Response) -> httpx.Response:
     """The response, or :class:`ProductApiError` when the product answered with an error status."""
     if response.status_code >= 400:
-        raise ProductApiError(response)
+        raise ProductApiError.of(response)
     return response
+
+
+Send = Callable[..., httpx.Response]
+
+UNANSWERED = {
+    httpx.TimeoutException: "no answer in time",
+    httpx.ConnectError: "connection refused: the product is not listening",
+    httpx.RemoteProtocolError: "the connection was closed without an answer",
+}
+"""How a running product can fail to answer at all, as its verdict says it (a raw ``httpx`` error read as the
+machine's failure: a product that hung or died mid-story was called infrastructure)."""
+
+
+def product_answer(send: Send, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    """The running product's answer to one request of its public API, with a success status.
+
+    ``send`` is the driver's ``httpx.Client.request`` (or ``httpx.request``, for a full URL).
+    """
+    try:
+        return answered(send(method, path, **kwargs))
+    except tuple(UNANSWERED) as error:
+        why = next(text for kind, text in UNANSWERED.items() if isinstance(error, kind))
+        raise ProductApiError(f"{method} {httpx.URL(path).path} -> {why} ({type(error).__name__})") from error
+
+
+def product_json(send: Send, method: str, path: str, **kwargs: Any) -> Any:
+    """The product's JSON answer to one request of its public API; a body that is not JSON is the product's error."""
+    response = product_answer(send, method, path, **kwargs)
+    try:
+        return response.json()
+    except ValueError as error:
+        raise ProductApiError(
+            f"{method} {httpx.URL(path).path} -> {response.status_code}, but not JSON: {response.text[:200]!r}"
+        ) from error
 
 
 def product_client(base_url: str, timeout: float) -> httpx.Client:

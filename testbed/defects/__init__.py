@@ -395,8 +395,20 @@ DEFECTS: tuple[Defect, ...] = (
     Defect(
         name="task-read-server-error",
         area="api",
-        hook="api.get_task -> hooks.task_read_error",
+        hook="api.get_task -> hooks.task_read_fault",
         summary="once a run on a task has succeeded, reading that task answers 500 (the product's API breaks on its own records)",
+    ),
+    Defect(
+        name="task-read-not-json",
+        area="api",
+        hook="api.get_task -> hooks.task_read_fault",
+        summary="once a run on a task has succeeded, reading that task answers 200 with an HTML error page, not JSON",
+    ),
+    Defect(
+        name="task-read-hangs",
+        area="api",
+        hook="api.get_task -> hooks.task_read_fault",
+        summary="once a run on a task has succeeded, reading that task gives no answer for longer than any client waits",
     ),
     Defect(
         name="skill-created-twice",

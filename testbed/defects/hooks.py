@@ -404,11 +404,16 @@ def stop_result_as_shown(stopped: Run | None) -> Run | None:
 # ---- the public API ------------------------------------------------------------------------
 
 
-def task_read_error(db: Database, task_id: int) -> str | None:
-    """Why reading a task fails with a server error; None reads it."""
-    succeeded = db.one("SELECT 1 FROM runs WHERE task_id = ? AND status = 'succeeded' LIMIT 1", task_id)
-    if active("task-read-server-error") and succeeded:
-        return "internal error: the task's run history could not be serialized"
+HANG_S = 20.0
+"""Longer than any client of the API waits (the harness's drivers give up after 15 s)."""
+TASK_READ_FAULTS = {"task-read-server-error": "error", "task-read-not-json": "not-json", "task-read-hangs": "hang"}
+
+
+def task_read_fault(db: Database, task_id: int) -> str | None:
+    """How reading a task fails once a run on it has succeeded ("error", "not-json" or "hang"); None reads it."""
+    fault = next((fault for name, fault in TASK_READ_FAULTS.items() if active(name)), None)
+    if fault and db.one("SELECT 1 FROM runs WHERE task_id = ? AND status = 'succeeded' LIMIT 1", task_id):
+        return fault
     return None
 
 

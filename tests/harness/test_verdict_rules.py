@@ -49,7 +49,7 @@ def _context(tmp_path: Path) -> AttemptContext:
 
 def _product_error() -> ProductApiError:
     request = httpx.Request("GET", "http://127.0.0.1:1/api/tasks/1")
-    return ProductApiError(httpx.Response(500, text="boom", request=request))
+    return ProductApiError.of(httpx.Response(500, text="boom", request=request))
 
 
 def test_a_running_product_answering_its_api_with_an_error_fails_under_a_named_check(tmp_path: Path) -> None:

@@ -311,9 +311,14 @@ def read_after_success(instance: TestbedInstance) -> Symptoms:
     while not (runs := api.runs(task.id)) or any(r.active for r in runs):
         assert time.monotonic() < deadline, "the run did not end"
         time.sleep(0.1)
-    read = httpx.get(f"{instance.base_url}/api/tasks/{task.id}")
+    try:
+        read = httpx.get(f"{instance.base_url}/api/tasks/{task.id}", timeout=2)
+    except httpx.ReadTimeout:
+        return {"task-read-hangs"}
     if read.status_code >= 500:
         return {"task-read-server-error"}
+    if not read.headers["content-type"].startswith("application/json"):
+        return {"task-read-not-json"}
     delivered = [r for run in runs for r in run.receipts if r.tool == "deliver"]
     return {"deliveries-not-listed"} if delivered and not read.json()["deliveries"] else set()
 
@@ -541,6 +546,8 @@ FLOW_OF: dict[str, str] = {
     "child-assigned-to-lead": "delegate",
     **{name: "decisions" for name, defect in REGISTRY.items() if defect.area in ("decisions", "credentials")},
     "task-read-server-error": "read-after-success",
+    "task-read-not-json": "read-after-success",
+    "task-read-hangs": "read-after-success",
     "deliveries-not-listed": "read-after-success",
     "stop-end-not-recorded": "stop",
     "stop-result-hidden": "stop",

@@ -33,7 +33,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from harness.products.http import answered, product_client
+from harness.products.http import product_answer, product_client, product_json
 from harness.products.paperclip.agent_clis import claude_local_config, codex_local_config
 from harness.products.records import (
     Activity,
@@ -118,7 +118,7 @@ class PaperclipApi:
         self.http.close()
 
     def _json(self, method: str, path: str, **kwargs: Any) -> Any:
-        return answered(self.http.request(method, path, **kwargs)).json()
+        return product_json(self.http.request, method, path, **kwargs)
 
     # ---- reads ------------------------------------------------------------------
 
@@ -317,7 +317,7 @@ class PaperclipApi:
         )
 
     def delivery_bytes(self, delivery_id: RecordId) -> bytes:
-        return answered(self.http.get(f"/api/attachments/{delivery_id}/content")).content
+        return product_answer(self.http.request, "GET", f"/api/attachments/{delivery_id}/content").content
 
     def activity(self) -> list[Activity]:
         """Paperclip's activity log, plus one ``run_adopted`` entry per run a restarted server adopted.

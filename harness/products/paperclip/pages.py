@@ -22,7 +22,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from harness.core.catalog import PAPERCLIP_LOCAL
 from harness.products.controls import download, press, read_all
-from harness.products.http import answered
+from harness.products.http import product_json
 
 DEFAULT_TIMEOUT_S = 60.0
 # How long a page may take to show what Paperclip already has (the environment's own figure). Playwright's default
@@ -65,7 +65,7 @@ class MessageView:
 
 def _issue(base_url: str, issue_id: str) -> dict[str, str]:
     """Where the issue lives in the UI (prefix and identifier), as a person would follow a link."""
-    raw = answered(httpx.get(f"{base_url}/api/issues/{issue_id}", timeout=15)).json()
+    raw = product_json(httpx.request, "GET", f"{base_url}/api/issues/{issue_id}", timeout=15)
     return {"identifier": raw["identifier"], "prefix": raw["identifier"].split("-")[0]}
 
 
@@ -148,7 +148,7 @@ class IssuePage:
         link.click()
         self.page.wait_for_url(re.compile(rf"/{prefix}/issues/{prefix}-\d+$"))
         identifier = self.page.url.rsplit("/", 1)[1]
-        raw = answered(httpx.get(f"{self.base_url}/api/issues/{identifier}", timeout=15)).json()
+        raw = product_json(httpx.request, "GET", f"{self.base_url}/api/issues/{identifier}", timeout=15)
         child = IssuePage(self.page, self.base_url, raw["id"])
         child._loaded()
         return child
@@ -235,7 +235,7 @@ class IssuePage:
 
     def _run_url(self, run_id: str) -> str:
         """The run's own page, where Paperclip offers Cancel (the issue page has no Stop for a running run)."""
-        run = answered(httpx.get(f"{self.base_url}/api/heartbeat-runs/{run_id}", timeout=15)).json()
+        run = product_json(httpx.request, "GET", f"{self.base_url}/api/heartbeat-runs/{run_id}", timeout=15)
         prefix = self.url.rsplit("/", 1)[1].split("-")[0]
         return f"{self.base_url}/{prefix}/agents/{run['agentId']}/runs/{run_id}"
 

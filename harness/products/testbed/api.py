@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import httpx
 
 from harness.core.waiting import WaitTimeout, wait_for
-from harness.products.http import answered, product_client
+from harness.products.http import product_answer, product_client, product_json
 from harness.products.records import (
     Activity,
     Agent,
@@ -51,7 +51,7 @@ class ApiClient:
         return self.http.request(method, path, **kwargs)
 
     def _json(self, method: str, path: str, **kwargs: Any) -> Any:
-        return answered(self.http.request(method, path, **kwargs)).json()
+        return product_json(self.http.request, method, path, **kwargs)
 
     # ---- reads ------------------------------------------------------------------
 
@@ -88,7 +88,7 @@ class ApiClient:
         return Delivery.model_validate(self._json("GET", f"/api/deliveries/{delivery_id}"))
 
     def delivery_bytes(self, delivery_id: RecordId) -> bytes:
-        return answered(self.http.get(f"/api/deliveries/{delivery_id}/download")).content
+        return product_answer(self.http.request, "GET", f"/api/deliveries/{delivery_id}/download").content
 
     def workspace_hashes(self, task_id: RecordId) -> dict[str, str]:
         """Path -> sha256 of every file in the task's workspace, as the product reports it."""
