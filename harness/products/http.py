@@ -5,10 +5,10 @@ its idle keep-alive connection just as the client reuses it is sent again
 once. That race says nothing about the product; a second failure, or one
 on a write, is reported as it is.
 
-One error for all products: a running product that answers a story's
-request with an error status raises :class:`ProductApiError`, which the
-verdict rules count as the product's failure (``product.api-answered``),
-never the machine's.
+One error for all products: a running product that fails a story's request
+(an error status, no answer in time, a refused or cut connection, a body that
+is not JSON) raises :class:`ProductApiError`, which the verdict rules count as
+the product's failure (``product.api-answered``), never the machine's.
 """
 
 from __future__ import annotations
