@@ -24,6 +24,8 @@ import math
 import os
 import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import NoReturn
 
 from oracle.tasks import DEFAULT_TASK
@@ -32,6 +34,9 @@ MAX_SECONDS = 3600.0  # mirrors oracle.sandbox.MAX_DEADLINE_S (not imported: tha
 MAX_WORKERS = 16  # mirrors oracle.grader.MAX_WORKERS
 EXIT_CANNOT_GRADE = 2
 EXIT_READER_GONE = 120  # what Python itself exits with when its output cannot be flushed
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Each ends a grade as Ctrl-C does, its containers removed. SIGTERM's default (`kill`, `timeout`) ended the
+process at once and left its container on the engine until some later grade swept it."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -70,6 +75,25 @@ def _reference(text: str) -> str:
     return text
 
 
+@contextmanager
+def _stop_signals_held() -> Iterator[None]:
+    """Act on a stop signal only once the block is over: one raised inside the import of pydantic's compiled core
+    is not a KeyboardInterrupt but a panic (a traceback, exit 1), which nothing would clean up after."""
+    held: list[int] = []
+    previous = {
+        stop: signal.signal(stop, lambda signum, frame: held.append(signum))
+        for stop in STOP_SIGNALS
+        if signal.getsignal(stop) is signal.default_int_handler
+    }
+    try:
+        yield
+    finally:
+        for stop, handler in previous.items():
+            signal.signal(stop, handler)
+    if held:
+        raise KeyboardInterrupt
+
+
 def _grade(args: argparse.Namespace) -> int:
     """Start the first ZIP's container, then import the grader while the engine starts it (see oracle.sandbox)."""
     from oracle import image
@@ -81,7 +105,8 @@ def _grade(args: argparse.Namespace) -> int:
         client, chosen.id, SandboxLimits(command_timeout_s=args.command_timeout, grade_deadline_s=args.deadline)
     )
     try:
-        from oracle.grader import GradeJob, GradeOptions, grade_batch
+        with _stop_signals_held():
+            from oracle.grader import GradeJob, GradeOptions, grade_batch
 
         jobs = [GradeJob(zip_path=path, mode=args.mode, task=args.task) for path in args.zips]
         options = GradeOptions(
@@ -166,11 +191,6 @@ def parser() -> argparse.ArgumentParser:
 
     commands.add_parser("image", help="build or verify the oracle image").set_defaults(run=_image)
     return top
-
-
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-"""Each ends a grade as Ctrl-C does, its containers removed. SIGTERM's default (`kill`, `timeout`) ended the
-process at once and left its container on the engine until some later grade swept it."""
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -249,14 +249,27 @@ def test_a_reader_that_went_away_gets_no_traceback_and_no_container_is_left(clie
     assert done.returncode == 120 and done.stderr == ""
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["kill", "hangup"])
-def test_a_grade_told_to_stop_removes_its_container(client, tmp_path: Path, sig: signal.Signals) -> None:
-    """`kill` or `timeout` (SIGTERM) once ended a grade at once: its container stayed on the engine."""
+HUP_AS_INHERITED = "import os, signal, sys; signal.signal(signal.SIGHUP, getattr(signal, sys.argv[1])); os.execv(*sys.argv[2:3], sys.argv[2:])"
+"""Starts the grade with SIGHUP at the disposition a caller chose (SIG_IGN is what `nohup` hands down), whatever
+this test process inherited (CI may itself run under `nohup`)."""
+
+
+@pytest.mark.parametrize(
+    ("sig", "hup", "stops"),
+    [(signal.SIGTERM, "SIG_DFL", True), (signal.SIGHUP, "SIG_DFL", True), (signal.SIGHUP, "SIG_IGN", False)],
+    ids=["kill", "hangup", "hangup-under-nohup"],
+)
+def test_a_grade_told_to_stop_removes_its_container(
+    client, tmp_path: Path, sig: signal.Signals, hup: str, stops: bool
+) -> None:
+    """`kill` or `timeout` (SIGTERM) once ended a grade at once: its container stayed on the engine. A hangup
+    stops it too, unless it was started under `nohup`, which asks for hangups to be ignored."""
     from oracle.sandbox import LABEL, LABEL_PID
 
     endless = _zip(tmp_path, "endless.zip", project(gated(ENDLESS, "True")))
+    grade_line = [sys.executable, "-m", "oracle", "grade", "--mode", "base", "--deadline", "4", str(endless)]
     grade = subprocess.Popen(
-        [sys.executable, "-m", "oracle", "grade", "--mode", "base", "--deadline", "60", str(endless)],
+        [sys.executable, "-c", HUP_AS_INHERITED, hup, *grade_line],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -271,8 +284,11 @@ def test_a_grade_told_to_stop_removes_its_container(client, tmp_path: Path, sig:
             time.sleep(0.05)
         assert its_containers(), "the grade never started a container"
         grade.send_signal(sig)
-        _, stderr = grade.communicate(timeout=60)
+        stdout, stderr = grade.communicate(timeout=60)
     finally:
         grade.kill()
-    assert grade.returncode == 130 and stderr.strip() == "oracle: interrupted", stderr
+    if stops:
+        assert grade.returncode == 130 and stderr.strip() == "oracle: interrupted", stderr
+    else:  # graded to its end: the endless delivery fails at the deadline
+        assert grade.returncode == 1 and json.loads(stdout)["deciding_check"] == engine.SANDBOX_COMPLETED, stderr
     assert its_containers() == []
