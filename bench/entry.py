@@ -9,6 +9,7 @@ in a traceback.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 
@@ -24,4 +25,8 @@ def run_benchmark(main: Callable[[], int | None]) -> int:
             return main() or 0
     except KeyboardInterrupt:
         print(f"bench: interrupted ({interrupt.stopped_by()})", file=sys.stderr)
-        return 130
+        # What it started is ended and removed above. Exit now: the interpreter's own shutdown (joining a
+        # benchmark's threads) could still meet the interrupt and report death by SIGINT instead of 130.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
