@@ -12,6 +12,7 @@ import select
 import signal
 import socket
 import subprocess
+from typing import Protocol
 
 import psutil
 
@@ -77,7 +78,22 @@ def kill_groups(processes: list[psutil.Process]) -> None:
     psutil.wait_procs(processes, timeout=5)
 
 
-def wait_exit(process: subprocess.Popen[bytes], timeout: float) -> None:
+class ChildProcess(Protocol):
+    """What stopping a product process needs of it: ``subprocess.Popen`` has it, and so has a forked controller."""
+
+    @property
+    def pid(self) -> int: ...
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def send_signal(self, sig: int) -> None: ...
+
+    def kill(self) -> None: ...
+
+
+def wait_exit(process: ChildProcess, timeout: float) -> None:
     """``process.wait(timeout)``, woken by the exit itself.
 
     ``Popen.wait`` with a timeout polls, sleeping up to 50 ms between looks;
@@ -90,13 +106,13 @@ def wait_exit(process: subprocess.Popen[bytes], timeout: float) -> None:
         return
     try:
         if not select.select([pidfd], [], [], timeout)[0]:
-            raise subprocess.TimeoutExpired(process.args, timeout)
+            raise subprocess.TimeoutExpired(f"pid {process.pid}", timeout)
     finally:
         os.close(pidfd)
     process.wait(timeout)  # reaps at once
 
 
-def stop_process(process: subprocess.Popen[bytes] | None, sig: signal.Signals, timeout: float, what: str) -> None:
+def stop_process(process: ChildProcess | None, sig: signal.Signals, timeout: float, what: str) -> None:
     """Signal one process and wait for it; one that ignores the signal is killed, and that is an error."""
     if process is None or process.poll() is not None:
         return

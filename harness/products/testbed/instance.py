@@ -12,8 +12,6 @@ from __future__ import annotations
 import atexit
 import shutil
 import signal
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -35,6 +33,7 @@ from harness.products.processes import (
 from testbed import issued_secrets
 
 from .api import ApiClient
+from .forked import ForkedController
 
 
 class TestbedInstance:
@@ -62,7 +61,7 @@ class TestbedInstance:
         self.model_upstream = model_upstream  # the replay server for replay profiles: live agents' model calls go there
         self.agent_time_limit_s = agent_time_limit_s
         self.base_url = f"http://127.0.0.1:{self.port}"
-        self.process: subprocess.Popen[bytes] | None = None
+        self.process: ForkedController | None = None
         self._api: ApiClient | None = None
         self._closed = False
         atexit.register(self.close)
@@ -113,10 +112,7 @@ class TestbedInstance:
         if self.process is not None and self.process.poll() is None:
             raise InstanceError("controller already running")
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        command = [
-            sys.executable,
-            "-m",
-            "testbed",
+        argv = [
             "serve",
             "--data",
             str(self.data_dir),
@@ -126,20 +122,12 @@ class TestbedInstance:
             str(self.pace),
             f"--issued-secrets={self.issued_secrets_file}",
         ]
-        command += [f"--defect={name}" for name in self.defects]  # again on every restart
+        argv += [f"--defect={name}" for name in self.defects]  # again on every restart
         if self.model_upstream:
-            command.append(f"--model-upstream={self.model_upstream}")
+            argv.append(f"--model-upstream={self.model_upstream}")
         if self.agent_time_limit_s:
-            command.append(f"--agent-time-limit={self.agent_time_limit_s}")
-        with open(self.log_dir / "controller.stdout.log", "ab") as out:
-            self.process = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                cwd=self.data_dir,
-                start_new_session=True,
-            )
+            argv.append(f"--agent-time-limit={self.agent_time_limit_s}")
+        self.process = ForkedController(argv, cwd=self.data_dir, log=self.log_dir / "controller.stdout.log")
         self._wait_healthy()
         return self
 
@@ -177,8 +165,18 @@ class TestbedInstance:
         self.start()
 
     def processes(self) -> list[psutil.Process]:
-        """Every live process this instance started: controller, runners, their helpers."""
-        return marked_processes(str(self.data_dir))
+        """Every live process this instance started: controller, runners, their helpers.
+
+        Runners and helpers name the data folder on their command line; the
+        controller, a fork, carries its parent's, so it is found by its pid.
+        """
+        found = marked_processes(str(self.data_dir))
+        if self.process is not None and self.process.poll() is None:
+            try:
+                found.append(psutil.Process(self.process.pid))
+            except psutil.Error:
+                pass
+        return found
 
     process_alive = staticmethod(process_alive)
     process_group_alive = staticmethod(process_group_alive)
