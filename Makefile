@@ -89,6 +89,7 @@ bench: prerequisites
 	$(PY) -m bench.report
 	$(PY) -m bench.parallel
 	$(PY) -m bench.proxy
+	$(PY) -m bench.controller_start
 	$(PY) -m bench.replay_cells
 	$(PY) -m bench.cell_worker
 	$(PY) -m bench.calibration

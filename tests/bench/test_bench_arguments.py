@@ -17,6 +17,7 @@ import pytest
         (["bench.oracle", "--repetitions", "two"], "--repetitions: not a whole number: 'two'"),
         (["bench.report", "--keep", "a-file"], "--keep: a-file is a file, not a folder"),
         (["bench.proxy", "--calls", "0"], "--calls: 0 is not 1 or more"),
+        (["bench.controller_start", "--repetitions", "-1"], "--repetitions: -1 is not 1 or more"),
         (["bench.paperclip", "--rounds", "0"], "--rounds: 0 is not 1 or more"),
         (["bench.parallel", "--max-parallel", "0"], "--max-parallel: 0 is not 1 or more"),
         (["bench.soak", "--max-seconds", "nan"], "--max-seconds: nan is not a positive, finite number of seconds"),

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
+from pathlib import Path
 
 import psutil
 import pytest
 from product_helpers import start_build
 
+from harness.products.base import InstanceError
 from harness.products.testbed import TestbedInstance
+from testbed import body_deadline
 
 pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
 
@@ -34,3 +38,26 @@ def test_teardown_kills_controller_runners_and_detached_helpers() -> None:
         sock.listen()
     assert instance.controller_log.exists()
     shutil.rmtree(instance.data_dir)
+
+
+def test_a_forked_controller_is_started_as_a_fresh_one_would_be(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its own session and working folder, and the harness's environment at its start, not the forkserver's."""
+    with TestbedInstance():
+        pass  # the forkserver runs now, with the environment it started with
+    monkeypatch.setenv(body_deadline.ENV, "1")
+    with TestbedInstance() as instance:
+        pid = instance.controller_pid
+        assert pid is not None and os.getsid(pid) == pid != os.getsid(0)
+        assert psutil.Process(pid).cwd() == str(instance.data_dir)
+        with socket.create_connection(("127.0.0.1", instance.port), timeout=10) as sock:
+            sock.sendall(b"POST /api/tasks HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{")
+            assert b"not received within 1 s" in sock.recv(4096)  # the variable set after the forkserver started
+
+
+def test_a_controller_that_cannot_start_says_why_with_its_exit_code(tmp_path: Path) -> None:
+    """The forked controller parses its arguments as `python -m testbed serve` does and exits with its code."""
+    instance = TestbedInstance(data_dir=tmp_path / "data", defects=("no-such-defect",))
+    with pytest.raises(InstanceError, match=r"(?s)controller exited with 2: .*invalid choice: 'no-such-defect'"):
+        instance.start()
+    instance.close()
+    assert instance.processes() == []

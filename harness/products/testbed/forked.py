@@ -7,8 +7,9 @@ cores that import was a tenth of all the CPU calibration used. So each
 harness process keeps one multiprocessing forkserver that imports the
 testbed once, and each controller is a fork of it. The controller is
 otherwise what ``python -m testbed serve`` makes: its own session, its own
-log on stdout and stderr, its data folder as working directory, the same
-argument parsing and exit codes.
+log on stdout and stderr, its data folder as working directory, the
+harness's environment at that moment, the same argument parsing and exit
+codes.
 
 The forkserver is started by the first controller (from the harness's own
 run folder, whose ``TMPDIR`` it and every controller inherit, so a killed
@@ -18,19 +19,45 @@ harness process that owns it.
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import threading
 from pathlib import Path
 
 _CONTEXT = multiprocessing.get_context("forkserver")
 _CONTEXT.set_forkserver_preload(["testbed.__main__"])
+_SOCKET_FOLDER_LOCK = threading.Lock()
 
 
-def _serve(argv: list[str], cwd: str, log: str) -> None:
-    """The forked child: become ``python -m testbed <argv>`` in its own session, writing to ``log``."""
+def _own_socket_folder() -> None:
+    """Give multiprocessing the folder for its forkserver's socket, before it makes its own.
+
+    Its own would be removed by a finalizer at interpreter exit, which prints
+    a traceback when the harness has already removed its run folder (and the
+    socket folder in it). This one lives in the run folder too, so a killed
+    harness's is swept with it; outside a run folder it goes at exit.
+    """
+    with _SOCKET_FOLDER_LOCK:
+        config = multiprocessing.current_process()._config  # type: ignore[attr-defined]
+        if "tempdir" not in config:
+            config["tempdir"] = folder = tempfile.mkdtemp(prefix="forkserver-")
+            atexit.register(shutil.rmtree, folder, ignore_errors=True)
+
+
+def _serve(argv: list[str], cwd: str, log: str, environment: dict[str, str]) -> None:
+    """The forked child: become ``python -m testbed <argv>`` in its own session, writing to ``log``.
+
+    ``environment`` is the harness's at this start, as a fresh process would
+    inherit it: the forkserver's own is the one it had when it started.
+    """
+    os.environ.clear()
+    os.environ.update(environment)
     os.setsid()
     out = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     os.dup2(out, 1)
@@ -47,7 +74,11 @@ class ForkedController:
 
     def __init__(self, argv: list[str], cwd: Path, log: Path) -> None:
         self.args = ["python", "-m", "testbed", *argv]
-        self._process = _CONTEXT.Process(target=_serve, args=(argv, str(cwd), str(log)), name="testbed-controller")
+        _own_socket_folder()
+        # Daemonic: should a controller outlive every teardown, the harness's exit stops it rather than waits for it.
+        self._process = _CONTEXT.Process(
+            target=_serve, args=(argv, str(cwd), str(log), dict(os.environ)), name="testbed-controller", daemon=True
+        )
         self._process.start()
         assert self._process.pid is not None
         self.pid: int = self._process.pid

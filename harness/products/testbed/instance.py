@@ -1,10 +1,12 @@
 """An isolated testbed instance: own data folder, free port, own controller and runners.
 
 A context manager, so the controller, every runner process group and any
-stray helper are gone afterwards, on failure and on Ctrl-C too. Everything
-the instance started names its data folder on its command line (controller
-``--data``, runner ``--workspace``, helpers their workspace), which is how
-teardown finds them even after the controller that spawned them was killed.
+stray helper are gone afterwards, on failure and on Ctrl-C too. The
+controller is a fork of a parent that has imported the testbed already (see
+``forked``), known by its pid; every runner and helper names the data folder
+on its command line (runner ``--workspace``, helpers their workspace), which
+is how teardown finds them even after the controller that spawned them was
+killed.
 """
 
 from __future__ import annotations
