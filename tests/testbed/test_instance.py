@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import psutil
@@ -61,3 +63,18 @@ def test_a_controller_that_cannot_start_says_why_with_its_exit_code(tmp_path: Pa
         instance.start()
     instance.close()
     assert instance.processes() == []
+
+
+def test_a_script_without_a_main_guard_read_from_stdin_starts_a_controller_and_runs_once(tmp_path: Path) -> None:
+    """multiprocessing would import the caller's main script again in the controller: this one, read from stdin,
+    could not be found (every controller exited 1), and without a guard it would have run again in each."""
+    ran = tmp_path / "ran.txt"
+    script = (
+        "from pathlib import Path\n"
+        f"with Path({str(ran)!r}).open('a') as ran: ran.write('ran\\n')\n"
+        "from harness.products.testbed import TestbedInstance\n"
+        "with TestbedInstance() as instance: print(instance.api.http.get('/api/health').status_code)\n"
+    )
+    done = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert (done.returncode, done.stdout.strip()) == (0, "200"), done.stderr[-2000:]
+    assert ran.read_text() == "ran\n"

@@ -20,6 +20,7 @@ harness process that owns it.
 from __future__ import annotations
 
 import atexit
+import io
 import multiprocessing
 import os
 import shutil
@@ -28,7 +29,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+from multiprocessing import forkserver, popen_forkserver, reduction, spawn, util
 from pathlib import Path
+from typing import Any
 
 _CONTEXT = multiprocessing.get_context("forkserver")
 _CONTEXT.set_forkserver_preload(
@@ -81,6 +84,43 @@ def _serve(argv: list[str], cwd: str, log: str, environment: dict[str, str]) -> 
     sys.exit(main(argv))
 
 
+class _WithoutCallersMain(popen_forkserver.Popen):
+    """multiprocessing's forkserver start, except that the child does not import the caller's main module.
+
+    multiprocessing runs the parent's ``__main__`` again in every child (as
+    ``__mp_main__``) so that pickled functions defined there resolve. A
+    controller needs none of that: it cost each start the harness's command
+    line imports, a script read from stdin could not be found again (every
+    controller exited 1), and a script without a ``__main__`` guard would run
+    again in each controller. This is ``popen_forkserver.Popen._launch``
+    (Python 3.11) with those two entries left out of the preparation data.
+    """
+
+    def _launch(self, process_obj: Any) -> None:
+        prepared = spawn.get_preparation_data(process_obj._name)
+        prepared.pop("init_main_from_name", None)
+        prepared.pop("init_main_from_path", None)
+        buffer = io.BytesIO()
+        multiprocessing.context.set_spawning_popen(self)  # type: ignore[attr-defined]
+        try:
+            reduction.dump(prepared, buffer)
+            reduction.dump(process_obj, buffer)
+        finally:
+            multiprocessing.context.set_spawning_popen(None)  # type: ignore[attr-defined]
+        self.sentinel, writer = forkserver.connect_to_new_process(self._fds)  # type: ignore[attr-defined]
+        parent_writer = os.dup(writer)  # the child's sentinel of this process, as in the original
+        self.finalizer = util.Finalize(self, util.close_fds, (parent_writer, self.sentinel))  # type: ignore[attr-defined]
+        with open(writer, "wb", closefd=True) as data:
+            data.write(buffer.getbuffer())
+        self.pid = forkserver.read_signed(self.sentinel)
+
+
+class _ControllerProcess(_CONTEXT.Process):  # type: ignore[name-defined,misc]
+    @staticmethod
+    def _Popen(process_obj: Any) -> _WithoutCallersMain:
+        return _WithoutCallersMain(process_obj)
+
+
 class ForkedController:
     """A forked controller, seen through the part of ``subprocess.Popen`` the instance and its stop use."""
 
@@ -88,7 +128,7 @@ class ForkedController:
         self.args = ["python", "-m", "testbed", *argv]
         _own_socket_folder()
         # Daemonic: should a controller outlive every teardown, the harness's exit stops it rather than waits for it.
-        self._process = _CONTEXT.Process(
+        self._process = _ControllerProcess(
             target=_serve, args=(argv, str(cwd), str(log), dict(os.environ)), name="testbed-controller", daemon=True
         )
         self._process.start()
