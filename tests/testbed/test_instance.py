@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import psutil
@@ -78,3 +80,19 @@ def test_a_script_without_a_main_guard_read_from_stdin_starts_a_controller_and_r
     done = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert (done.returncode, done.stdout.strip()) == (0, "200"), done.stderr[-2000:]
     assert ran.read_text() == "ran\n"
+
+
+def test_a_hangup_or_sigterm_to_the_harness_group_leaves_the_forkserver_to_its_controllers() -> None:
+    """The forkserver shares the harness's process group: a closed terminal used to end it, and a controller whose
+    forkserver is gone reads as exited, so its stop was skipped and it was left to the run folder's sweep."""
+    with TestbedInstance() as instance:
+        assert instance.controller_pid is not None
+        forkserver = psutil.Process(instance.controller_pid).parent()
+        assert forkserver is not None
+        for sig in (signal.SIGHUP, signal.SIGTERM):
+            forkserver.send_signal(sig)
+        time.sleep(0.5)  # a signal's default action would have ended it by now
+        assert forkserver.is_running() and instance.process is not None and instance.process.poll() is None
+        controller = psutil.Process(instance.controller_pid)
+    assert not controller.is_running() or controller.status() == psutil.STATUS_ZOMBIE
+    assert instance.process.poll() == -signal.SIGTERM  # stopped by its SIGTERM, which uvicorn raises again once done

@@ -44,10 +44,11 @@ _CONTEXT.set_forkserver_preload(
         "uvicorn.lifespan.on",
         "anyio._backends._asyncio",
         "fastapi.telemetry._runtime",
-        "harness.products.testbed.frozen",
+        "harness.products.testbed.forkserver_setup",
     ]
 )
-_SOCKET_FOLDER_LOCK = threading.Lock()
+_STARTING = threading.Lock()
+"""One start at a time: multiprocessing's bookkeeping of a process's children is not made for threads."""
 
 
 def _own_socket_folder() -> None:
@@ -58,11 +59,10 @@ def _own_socket_folder() -> None:
     socket folder in it). This one lives in the run folder too, so a killed
     harness's is swept with it; outside a run folder it goes at exit.
     """
-    with _SOCKET_FOLDER_LOCK:
-        config = multiprocessing.current_process()._config  # type: ignore[attr-defined]
-        if "tempdir" not in config:
-            config["tempdir"] = folder = tempfile.mkdtemp(prefix="forkserver-")
-            atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    config = multiprocessing.current_process()._config  # type: ignore[attr-defined]
+    if "tempdir" not in config:
+        config["tempdir"] = folder = tempfile.mkdtemp(prefix="forkserver-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
 
 
 def _serve(argv: list[str], cwd: str, log: str, environment: dict[str, str]) -> None:
@@ -73,6 +73,8 @@ def _serve(argv: list[str], cwd: str, log: str, environment: dict[str, str]) -> 
     """
     os.environ.clear()
     os.environ.update(environment)
+    for ignored_by_the_forkserver in (signal.SIGHUP, signal.SIGTERM):
+        signal.signal(ignored_by_the_forkserver, signal.SIG_DFL)
     os.setsid()
     out = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     os.dup2(out, 1)
@@ -126,12 +128,13 @@ class ForkedController:
 
     def __init__(self, argv: list[str], cwd: Path, log: Path) -> None:
         self.args = ["python", "-m", "testbed", *argv]
-        _own_socket_folder()
         # Daemonic: should a controller outlive every teardown, the harness's exit stops it rather than waits for it.
         self._process = _ControllerProcess(
             target=_serve, args=(argv, str(cwd), str(log), dict(os.environ)), name="testbed-controller", daemon=True
         )
-        self._process.start()
+        with _STARTING:
+            _own_socket_folder()
+            self._process.start()
         assert self._process.pid is not None
         self.pid: int = self._process.pid
 
