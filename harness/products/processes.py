@@ -2,7 +2,9 @@
 
 An instance marks every process it starts with its own folder on the
 command line, so teardown finds them even after the harness that started
-them was killed; these helpers are how both drivers look.
+them was killed; these helpers are how both drivers look. (The testbed's
+controller, forked rather than started from a command line, is known by its
+pid, and after a killed harness by the run folder in its ``TMPDIR``.)
 """
 
 from __future__ import annotations
