@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Iterable
 from functools import cache
 
 from harness.products.base import InstanceError, ProductDriver
 
-__all__ = ["InstanceError", "ProductDriver", "UnknownProduct", "known_products", "product_driver"]
+__all__ = ["InstanceError", "ProductDriver", "UnknownProduct", "known_products", "product_driver", "warm_up"]
 
 
 class UnknownProduct(LookupError):
@@ -31,3 +32,9 @@ def product_driver(name: str) -> ProductDriver:
         raise UnknownProduct(f"no product driver {name!r}; known: {', '.join(known_products())}")
     driver: ProductDriver = importlib.import_module(f"harness.products.{name}").DRIVER
     return driver
+
+
+def warm_up(products: Iterable[str]) -> None:
+    """Begin each named product's background start-up (``ProductDriver.warm_up``), once per product."""
+    for name in sorted(set(products)):
+        product_driver(name).warm_up()

@@ -247,6 +247,15 @@ class ProductDriver(Protocol):
         """
         ...
 
+    def warm_up(self) -> None:
+        """Begin, in the background, what the first instance would otherwise wait for; return at once.
+
+        Called before the browser launches in a process about to play this
+        product's cells, so the two overlap (the testbed starts the forkserver
+        its controllers are forked from). A driver with nothing to begin does nothing.
+        """
+        ...
+
     def start_instance(
         self,
         pace_s: float,

@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Playwright
 
 from harness.core.settings import SETTINGS_OPTION, RunSettings
+from harness.products import warm_up
 from harness.running import interrupt
 from harness.running.browser import launch_options
 from harness.running.selection import select
@@ -57,6 +58,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     settings = settings_of(metafunc.config)
     cells = select(ids=settings.cells) if settings and settings.cells else []
+    warm_up(cell.environment.product for cell in cells)  # overlaps the browser's launch
     metafunc.parametrize("cell", cells, ids=[cell.execution_id for cell in cells])
 
 

@@ -96,3 +96,22 @@ def test_a_hangup_or_sigterm_to_the_harness_group_leaves_the_forkserver_to_its_c
         controller = psutil.Process(instance.controller_pid)
     assert not controller.is_running() or controller.status() == psutil.STATUS_ZOMBIE
     assert instance.process.poll() == -signal.SIGTERM  # stopped by its SIGTERM, which uvicorn raises again once done
+
+
+def test_warming_up_the_testbed_starts_its_forkserver_in_the_background_for_the_first_controller() -> None:
+    """`harness run` and the cell worker warm their products up before the browser launches, so the forkserver's
+    imports overlap the launch instead of delaying the first product start."""
+    script = (
+        "import time, psutil\n"
+        "from harness.products import warm_up\n"
+        "from harness.products.testbed import TestbedInstance\n"
+        "warm_up(['testbed'])\n"
+        "deadline = time.monotonic() + 10\n"
+        "def forkservers(): return [p for p in psutil.Process().children() if 'forkserver' in ' '.join(p.cmdline())]\n"
+        "while not forkservers() and time.monotonic() < deadline: time.sleep(0.01)\n"
+        "started = forkservers()\n"
+        "with TestbedInstance() as instance:\n"
+        "    print([p.pid for p in started] == [psutil.Process(instance.controller_pid).ppid()])\n"
+    )
+    done = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout.strip()) == (0, "True"), done.stderr[-2000:]

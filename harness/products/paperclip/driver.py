@@ -26,6 +26,9 @@ class PaperclipDriver:
         """The installed release's built web UI, which Paperclip serves to every browser."""
         return install.published_ui_digests()
 
+    def warm_up(self) -> None:
+        """Nothing to begin: each instance starts from its installed template."""
+
     def start_instance(
         self,
         pace_s: float,

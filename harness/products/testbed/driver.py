@@ -8,6 +8,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from harness.products.testbed import forked
 from harness.products.testbed.instance import TestbedInstance
 from harness.products.testbed.pages import HireFormPage, TaskListPage, TaskPage
 from harness.products.testbed.secrets import SECRET_PATTERNS
@@ -39,6 +40,9 @@ class TestbedDriver:
     def published_assets(self) -> frozenset[str]:
         """The testbed is ours and renders its pages per request: nothing in it is exempt from the scan."""
         return frozenset()
+
+    def warm_up(self) -> None:
+        forked.warm_up()
 
     def start_instance(
         self,

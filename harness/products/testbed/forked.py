@@ -123,6 +123,17 @@ class _ControllerProcess(_CONTEXT.Process):  # type: ignore[name-defined,misc]
         return _WithoutCallersMain(process_obj)
 
 
+def _start_forkserver() -> None:
+    with _STARTING:
+        _own_socket_folder()
+        forkserver.ensure_running()  # type: ignore[attr-defined]
+
+
+def warm_up() -> None:
+    """Start the forkserver in a background thread: its imports overlap the browser's launch, not the first start."""
+    threading.Thread(target=_start_forkserver, name="forkserver-warm-up", daemon=True).start()
+
+
 class ForkedController:
     """A forked controller, seen through the part of ``subprocess.Popen`` the instance and its stop use."""
 
