@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import uuid
 from pathlib import Path
 
@@ -46,3 +47,13 @@ def model_call_report(run_id: int, name: str, cents: float, **fields: object) ->
         "price_table": "probe",
         **fields,
     }
+
+
+def raw_exchange(port: int, request: bytes) -> bytes:
+    """Send ``request`` as is (a body cut short, a size that lies) and read until the server closes."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(4096):
+            answer += chunk
+    return answer

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -16,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 from fastapi.routing import APIRoute
-from product_helpers import new_agent, runner_token
+from product_helpers import new_agent, raw_exchange, runner_token
 
 from harness.products.testbed import ApiClient, TestbedInstance
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
@@ -72,16 +71,6 @@ def live_run(testbed: TestbedInstance) -> tuple[int, dict[str, str]]:
 
 def auth_line(auth: dict[str, str]) -> str:
     return "".join(f"{name}: {value}\r\n" for name, value in auth.items())
-
-
-def raw_exchange(port: int, request: bytes) -> bytes:
-    """Send ``request`` as is (a body cut short, a size that lies) and read until the server closes."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(request)
-        answer = b""
-        while chunk := sock.recv(4096):
-            answer += chunk
-    return answer
 
 
 def snapshot(api: ApiClient) -> tuple[int, int, int]:

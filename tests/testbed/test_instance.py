@@ -13,7 +13,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from product_helpers import start_build
+from product_helpers import raw_exchange, start_build
 
 from harness.products.base import InstanceError
 from harness.products.testbed import TestbedInstance
@@ -53,10 +53,10 @@ def test_a_forked_controller_is_started_as_a_fresh_one_would_be(monkeypatch: pyt
         pid = instance.controller_pid
         assert pid is not None and os.getsid(pid) == pid != os.getsid(0)
         assert psutil.Process(pid).cwd() == str(instance.data_dir)
-        with socket.create_connection(("127.0.0.1", instance.port), timeout=10) as sock:
-            sock.sendall(b"POST /api/tasks HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{")
-            answer = b"".join(iter(lambda: sock.recv(4096), b""))  # headers and body may come apart; it closes
-            assert b"not received within 1 s" in answer  # the variable set after the forkserver started
+        answer = raw_exchange(
+            instance.port, b"POST /api/tasks HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{"
+        )
+        assert b"not received within 1 s" in answer  # the variable set after the forkserver started
 
 
 def test_a_controller_that_cannot_start_says_why_with_its_exit_code(tmp_path: Path) -> None:
