@@ -8,12 +8,21 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 from collections.abc import Iterable
 from functools import cache
 
 from harness.products.base import InstanceError, ProductDriver
 
-__all__ = ["InstanceError", "ProductDriver", "UnknownProduct", "known_products", "product_driver", "warm_up"]
+__all__ = [
+    "InstanceError",
+    "ProductDriver",
+    "UnknownProduct",
+    "known_products",
+    "product_driver",
+    "warm_up",
+    "cool_down",
+]
 
 
 class UnknownProduct(LookupError):
@@ -34,7 +43,14 @@ def product_driver(name: str) -> ProductDriver:
     return driver
 
 
-def warm_up(products: Iterable[str]) -> None:
+def warm_up(products: Iterable[str], many_instances: bool) -> None:
     """Begin each named product's background start-up (``ProductDriver.warm_up``), once per product."""
     for name in sorted(set(products)):
-        product_driver(name).warm_up()
+        product_driver(name).warm_up(many_instances)
+
+
+def cool_down() -> None:
+    """End every loaded driver's background helpers (``ProductDriver.cool_down``); a driver never loaded began none."""
+    for name in known_products():
+        if f"{__name__}.{name}" in sys.modules:
+            product_driver(name).cool_down()

@@ -247,12 +247,24 @@ class ProductDriver(Protocol):
         """
         ...
 
-    def warm_up(self) -> None:
+    def warm_up(self, many_instances: bool) -> None:
         """Begin, in the background, what the first instance would otherwise wait for; return at once.
 
         Called before the browser launches in a process about to play this
         product's cells, so the two overlap (the testbed starts the forkserver
-        its controllers are forked from). A driver with nothing to begin does nothing.
+        its controllers are forked from). ``many_instances``: the process will
+        start more than one, so a start-up cost shared by all of them pays
+        (the testbed's forkserver then imports the MCP SDK too). A driver with
+        nothing to begin does nothing.
+        """
+        ...
+
+    def cool_down(self) -> None:
+        """End what ``warm_up`` or the first instance began, once the process has stopped its last instance.
+
+        Called where the process's cells end (a `harness run` session, a cell
+        worker), so the run folder's release finds no helper of this driver
+        to report as left behind.
         """
         ...
 

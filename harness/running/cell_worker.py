@@ -49,7 +49,7 @@ def serve(requests: IO[str], replies: IO[str]) -> None:
     """
     from playwright.sync_api import sync_playwright
 
-    from harness.products import product_driver, warm_up
+    from harness.products import cool_down, product_driver, warm_up
     from harness.running import interrupt
     from harness.running.attempt import run_cell
     from harness.running.browser import launch_options
@@ -63,7 +63,8 @@ def serve(requests: IO[str], replies: IO[str]) -> None:
             try:
                 settings = RunSettings.model_validate_json(line)
                 cells = select(ids=settings.cells)
-                warm_up(cell.environment.product for cell in cells)  # overlaps the browser's launch
+                # Beside the browser's launch; a worker lives to play many cells.
+                warm_up((cell.environment.product for cell in cells), many_instances=True)
                 if browser is None or not browser.is_connected():
                     browser = playwright.chromium.launch(headless=True, **launch_options(playwright.chromium))
             except Exception as error:  # a bad request, or no browser: answered, and the next request tries again
@@ -78,6 +79,7 @@ def serve(requests: IO[str], replies: IO[str]) -> None:
             replies.flush()
         if browser is not None:
             browser.close()
+    cool_down()
 
 
 def _interrupt_when_orphaned(parent: int, every_s: float = 1.0) -> None:

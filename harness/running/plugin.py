@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Playwright
 
 from harness.core.settings import SETTINGS_OPTION, RunSettings
-from harness.products import warm_up
+from harness.products import cool_down, warm_up
 from harness.running import interrupt
 from harness.running.browser import launch_options
 from harness.running.selection import select
@@ -53,12 +53,17 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(CellProgress(config), "everyday-evals-progress")
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Every process that may have warmed a product up (the controller, each xdist worker) has played its cells."""
+    cool_down()
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "cell" not in metafunc.fixturenames:
         return
     settings = settings_of(metafunc.config)
     cells = select(ids=settings.cells) if settings and settings.cells else []
-    warm_up(cell.environment.product for cell in cells)  # overlaps the browser's launch
+    warm_up((cell.environment.product for cell in cells), many_instances=len(cells) > 1)  # beside the browser's launch
     metafunc.parametrize("cell", cells, ids=[cell.execution_id for cell in cells])
 
 

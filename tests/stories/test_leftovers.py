@@ -53,6 +53,7 @@ def test_the_next_run_removes_what_a_killed_run_left(tmp_path: Path) -> None:
     done = harness_run(tmp_path, "--id", "build-revise")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "removed what a killed run left" in done.stdout
+    assert "left behind" not in done.stdout, "a run that ends normally leaves nothing (its forkserver neither)"
     assert [record.verdict for record in attempts(tmp_path)] == [Verdict.PASSED]
     assert processes_naming(run_temp(tmp_path)) == []
     assert list((run_temp(tmp_path) / OWNED_ROOT_NAME).iterdir()) == []

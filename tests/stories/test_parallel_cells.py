@@ -34,6 +34,7 @@ CELLS = (
 def test_two_cells_run_at_once_each_with_its_own_product_and_package(tmp_path: Path) -> None:
     done = harness_run(tmp_path, "--id", CELLS[0], "--id", CELLS[1], "--max-parallel", "2")
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "left behind" not in done.stdout, "each worker ends its own helpers (the testbed's forkserver)"
     assert "unrecognized arguments" not in done.stderr
     for cell in CELLS:
         assert f"passed                 [scripted] {cell}" in done.stdout

@@ -106,7 +106,7 @@ def test_warming_up_the_testbed_starts_its_forkserver_in_the_background_for_the_
         "import time, psutil\n"
         "from harness.products import warm_up\n"
         "from harness.products.testbed import TestbedInstance\n"
-        "warm_up(['testbed'])\n"
+        "warm_up(['testbed'], many_instances=False)\n"
         "deadline = time.monotonic() + 10\n"
         "def forkservers(): return [p for p in psutil.Process().children() if 'forkserver' in ' '.join(p.cmdline())]\n"
         "while not forkservers() and time.monotonic() < deadline: time.sleep(0.01)\n"

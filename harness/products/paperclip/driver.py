@@ -26,8 +26,11 @@ class PaperclipDriver:
         """The installed release's built web UI, which Paperclip serves to every browser."""
         return install.published_ui_digests()
 
-    def warm_up(self) -> None:
+    def warm_up(self, many_instances: bool) -> None:
         """Nothing to begin: each instance starts from its installed template."""
+
+    def cool_down(self) -> None:
+        """Nothing to end: each instance stops whole."""
 
     def start_instance(
         self,

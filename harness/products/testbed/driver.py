@@ -41,8 +41,11 @@ class TestbedDriver:
         """The testbed is ours and renders its pages per request: nothing in it is exempt from the scan."""
         return frozenset()
 
-    def warm_up(self) -> None:
-        forked.warm_up()
+    def warm_up(self, many_instances: bool) -> None:
+        forked.warm_up(many_controllers=many_instances)
+
+    def cool_down(self) -> None:
+        forked.stop()
 
     def start_instance(
         self,

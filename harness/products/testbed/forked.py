@@ -13,7 +13,8 @@ codes.
 
 The forkserver is started by the first controller (from the harness's own
 run folder, whose ``TMPDIR`` it and every controller inherit, so a killed
-harness's controllers are still found and ended) and goes away with the
+harness's controllers are still found and ended). It is stopped when the
+process's cells are over (``stop``), and otherwise goes away with the
 harness process that owns it.
 """
 
@@ -29,24 +30,40 @@ import subprocess
 import sys
 import tempfile
 import threading
-from multiprocessing import forkserver, popen_forkserver, reduction, spawn, util
+from multiprocessing import forkserver, popen_forkserver, reduction, resource_tracker, spawn, util
 from pathlib import Path
 from typing import Any
 
-_CONTEXT = multiprocessing.get_context("forkserver")
-_CONTEXT.set_forkserver_preload(
-    [
-        "testbed.__main__",
-        # What uvicorn and FastAPI import only once serving (about 0.04 CPU-s of each start otherwise).
-        "uvicorn.protocols.http.auto",
-        "uvicorn.protocols.websockets.auto",
-        "uvicorn.loops.auto",
-        "uvicorn.lifespan.on",
-        "anyio._backends._asyncio",
-        "fastapi.telemetry._runtime",
-        "harness.products.testbed.forkserver_setup",
-    ]
+_CORE_MODULES = (
+    "testbed.__main__",
+    # What uvicorn and FastAPI import only once serving (about 0.04 CPU-s of each start otherwise).
+    "uvicorn.protocols.http.auto",
+    "uvicorn.protocols.websockets.auto",
+    "uvicorn.loops.auto",
+    "uvicorn.lifespan.on",
+    "anyio._backends._asyncio",
+    "fastapi.telemetry._runtime",
 )
+MCP_MODULES = ("mcp.client.session", "mcp.client.streamable_http", "mcp.shared._httpx_utils", "testbed.mcp_tools")
+"""The MCP SDK, which a controller loads at its first service call or live agent's tool call.
+
+0.6 CPU-s of that controller, on the request's path: a scripted
+service-approve cell took 4.8 CPU-s and 4.3 s without it in the forkserver,
+3.4 CPU-s and 2.9 s with it (2026-12-03). The forkserver then takes 0.6 s
+longer to start, which a process playing one cell would wait for at its first
+controller whether the cell needs the SDK or not: only a process that forks
+many controllers preloads it.
+"""
+_LAST_MODULE = "harness.products.testbed.forkserver_setup"  # freezes what the modules before it made
+
+
+def preloaded_modules(many_controllers: bool) -> list[str]:
+    """What the forkserver imports before its first fork."""
+    return [*_CORE_MODULES, *(MCP_MODULES if many_controllers else ()), _LAST_MODULE]
+
+
+_CONTEXT = multiprocessing.get_context("forkserver")
+_CONTEXT.set_forkserver_preload(preloaded_modules(many_controllers=False))
 _STARTING = threading.Lock()
 """One start at a time: multiprocessing's bookkeeping of a process's children is not made for threads."""
 
@@ -123,15 +140,30 @@ class _ControllerProcess(_CONTEXT.Process):  # type: ignore[name-defined,misc]
         return _WithoutCallersMain(process_obj)
 
 
-def _start_forkserver() -> None:
+def _start_forkserver(many_controllers: bool) -> None:
     with _STARTING:
         _own_socket_folder()
+        if not forkserver._forkserver._forkserver_pid:  # type: ignore[attr-defined]  # read at its start only
+            _CONTEXT.set_forkserver_preload(preloaded_modules(many_controllers))
         forkserver.ensure_running()  # type: ignore[attr-defined]
 
 
-def warm_up() -> None:
+def warm_up(many_controllers: bool) -> None:
     """Start the forkserver in a background thread: its imports overlap the browser's launch, not the first start."""
-    threading.Thread(target=_start_forkserver, name="forkserver-warm-up", daemon=True).start()
+    threading.Thread(target=_start_forkserver, args=(many_controllers,), name="forkserver-warm-up", daemon=True).start()
+
+
+def stop() -> None:
+    """End the forkserver and multiprocessing's resource tracker once this process has stopped its last controller.
+
+    They are the harness's own helpers, not something a cell left behind, but
+    they name the run folder until the harness exits: ended here, the run
+    folder's release has nothing of theirs to end and report. A controller
+    started later starts them again.
+    """
+    with _STARTING:
+        forkserver._forkserver._stop()  # type: ignore[attr-defined]
+        resource_tracker._resource_tracker._stop()  # type: ignore[attr-defined]
 
 
 class ForkedController:
