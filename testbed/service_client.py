@@ -5,8 +5,10 @@ credential opened for that one call: agents name a connection and an
 action, never a secret. Each call is a fresh MCP session over streamable
 HTTP (initialize, then one request), run on its own event loop in a worker
 thread, because the routes that call it are synchronous. The MCP SDK is
-imported at the first call, not with the controller: it costs over a second
-of CPU at every product start, and most instances never call a service.
+imported at the first call, not with the controller: it costs over half a
+second of CPU at every product start, and most instances never call a
+service. (A harness that forks many controllers has its forkserver import it
+once for all of them: ``harness.products.testbed.forked``.)
 """
 
 from __future__ import annotations

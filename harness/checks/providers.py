@@ -102,6 +102,15 @@ class ProviderOutcome(BaseModel):
     gateway: GatewayCounts | None = None
 
 
+def no_call_before_choice(calls: int) -> CheckRecord:
+    """Kept the moment the gateway is counted, before the click: a later step that fails cannot hide it."""
+    return CheckRecord(
+        id="gateway.no-call-before-choice",
+        passed=calls == 0,
+        detail=f"the gateway accepted {calls} look-up(s) before the person chose",
+    )
+
+
 def outcome_checks(outcome: ProviderOutcome) -> list[CheckRecord]:
     """One question; after None nothing made up and nothing connected; after an aggregator one call, its marker."""
     asked = questions_for(outcome.interactions, outcome.provider)
@@ -138,11 +147,6 @@ def outcome_checks(outcome: ProviderOutcome) -> list[CheckRecord]:
     after = gateway.calls - (gateway.calls_before_choice or 0)
     mentioned = sorted({m for reply in outcome.replies_after_choice for m in MARKER.findall(reply)})
     checks += [
-        CheckRecord(
-            id="gateway.no-call-before-choice",
-            passed=gateway.calls_before_choice == 0,  # None (never counted) fails too
-            detail=f"the gateway accepted {gateway.calls_before_choice} look-up(s) before the person chose",
-        ),
         CheckRecord(
             id="gateway.one-call-after-choice",
             passed=after == 1,

@@ -22,6 +22,7 @@ from harness.checks.decisions import DecisionRecord, ExpectedRequest, credential
 from harness.checks.providers import (
     GatewayCounts,
     ProviderOutcome,
+    no_call_before_choice,
     no_question_check,
     outcome_checks,
     question_checks,
@@ -120,7 +121,8 @@ def restart_with_question_pending(
 def calls_so_far(journey: Journey, gateway: InstalledGateway) -> int:
     """The gateway's accepted look-ups now (kept as a snapshot): before the choice there must be none."""
     counted = gateway.counts(None)
-    journey.evidence.snapshot("gateway-calls-before-choice", counted)
+    path = journey.evidence.snapshot("gateway-calls-before-choice", counted)
+    journey.record_checks([no_call_before_choice(counted.calls)], [path])
     return counted.calls
 
 

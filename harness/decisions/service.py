@@ -9,6 +9,7 @@ cannot dress up.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from harness.checks.decisions import (
     CaptureCounts,
@@ -16,6 +17,7 @@ from harness.checks.decisions import (
     ExpectedRequest,
     ServiceOutcome,
     credential_checks,
+    no_call_before_decision,
     outcome_checks,
 )
 from harness.decisions import requests
@@ -31,9 +33,10 @@ class InstalledService:
     service: Service
     connection: Connection
 
-    def counts(self) -> CaptureCounts:
-        """The protected action as the service recorded it: accepted calls, refused requests, returned ids."""
-        capture = self.fixture.capture()
+    def counts(self, before: datetime | None = None) -> CaptureCounts:
+        """The protected action as the service recorded it (only what reached it ``before`` a moment, when given):
+        accepted calls, refused requests, returned ids."""
+        capture = [e for e in self.fixture.capture() if before is None or datetime.fromisoformat(e.at) < before]
         calls = [e for e in capture if e.tool == PROTECTED_ACTION and e.outcome == "accepted"]
         return CaptureCounts(
             accepted_calls=len(calls),
@@ -69,9 +72,23 @@ def require_pending_request(journey: Journey, task: Task, installed: InstalledSe
 
 
 def decide(journey: Journey, installed: InstalledService, request: Interaction, approve: bool) -> DecisionRecord:
+    """Click, then judge the calls that reached the service before the click, by the service's own times.
+
+    Judged once the click is over, not when the card was read: a product that
+    forwards the moment the agent asks may still be on its way to the service
+    while the person reads the card, and it reaches the service before the
+    click all the same. Judged even when the click fails, so a later step that
+    fails cannot hide it.
+    """
     before = installed.counts()
     journey.evidence.snapshot("service-capture-before-decision", before)
-    return requests.decide(journey, request, approve, calls_before=before.accepted_calls)
+    clicking = datetime.now(UTC)
+    try:
+        return requests.decide(journey, request, approve, calls_before=before.accepted_calls)
+    finally:
+        early = installed.counts(before=clicking)
+        path = journey.evidence.snapshot("service-calls-before-click", early)
+        journey.record_checks([no_call_before_decision(early.accepted_calls)], [path])
 
 
 def require_service_outcome(journey: Journey, task: Task, installed: InstalledService, record: DecisionRecord) -> None:

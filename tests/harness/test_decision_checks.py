@@ -18,6 +18,7 @@ from harness.checks.decisions import (
     email_card_checks,
     explanation_check,
     intent_outcome_checks,
+    no_call_before_decision,
     outcome_checks,
     request_checks,
 )
@@ -130,8 +131,7 @@ def test_approval_needs_one_call_after_and_the_returned_document_in_the_reply() 
     assert not verdicts(outcome_checks(outcome(calls=0)))["service.one-call-after-approval"]
     made_up = verdicts(outcome_checks(outcome(reply="Created DOC-00C0FFEE.")))
     assert not made_up["service.reply-shows-returned-document"] and made_up["service.one-call-after-approval"]
-    early = outcome().model_copy(update={"decision": record(calls_before_decision=1)})
-    assert not verdicts(outcome_checks(early))["service.no-call-before-decision"]
+    assert no_call_before_decision(0).passed and not no_call_before_decision(1).passed
     repeated = outcome(interactions=[interaction(7, status="approved"), interaction(8)])
     assert not verdicts(outcome_checks(repeated))["decision.no-repeated-request"]
 

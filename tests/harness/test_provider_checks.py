@@ -13,6 +13,7 @@ from harness.checks.decisions import DecisionRecord, DeclineGradeInput
 from harness.checks.providers import (
     GatewayCounts,
     ProviderOutcome,
+    no_call_before_choice,
     no_question_check,
     outcome_checks,
     question_checks,
@@ -149,7 +150,8 @@ def test_after_arcade_one_call_after_the_choice_and_its_marker_in_the_reply() ->
     )
     assert failed(outcome_checks(good)) == []
     early = good.model_copy(update={"gateway": gateway(1, 2, [MARKER_NOW])})
-    assert failed(outcome_checks(early)) == ["gateway.no-call-before-choice"]
+    assert failed(outcome_checks(early)) == [], "one look-up after the choice; the one before is judged before it"
+    assert no_call_before_choice(0).passed and not no_call_before_choice(1).passed
     never = good.model_copy(update={"gateway": gateway(0, 0, [])})
     assert failed(outcome_checks(never)) == ["gateway.one-call-after-choice", "gateway.reply-has-marker"]
     forgot = good.model_copy(update={"replies_after_choice": ["Found the HubSpot contact Dana Reyes."]})
