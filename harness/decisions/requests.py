@@ -70,12 +70,12 @@ def require_pending_request(journey: Journey, task: Task, expected: ExpectedRequ
     return stored[0]
 
 
-def decide(journey: Journey, request: Interaction, approve: bool, calls_before: int | None = None) -> DecisionRecord:
+def decide(journey: Journey, request: Interaction, approve: bool) -> DecisionRecord:
     """Click yes or no on the card, wait for the saved decision, then replay it through the API."""
     word: Literal["approve", "decline"] = "approve" if approve else "decline"
     with journey.expecting("decision-saved", f"clicking {word} on interaction {request.id}"):
         decision_page(journey).decide(request.id, approve, timeout=journey.shown_budget())
-    return record_decision(journey, request, word, f"{word}d", calls_before)
+    return record_decision(journey, request, word, f"{word}d")
 
 
 def record_decision(

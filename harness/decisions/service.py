@@ -80,15 +80,14 @@ def decide(journey: Journey, installed: InstalledService, request: Interaction, 
     click all the same. Judged even when the click fails, so a later step that
     fails cannot hide it.
     """
-    before = installed.counts()
-    journey.evidence.snapshot("service-capture-before-decision", before)
     clicking = datetime.now(UTC)
     try:
-        return requests.decide(journey, request, approve, calls_before=before.accepted_calls)
+        decided = requests.decide(journey, request, approve)
     finally:
         early = installed.counts(before=clicking)
-        path = journey.evidence.snapshot("service-calls-before-click", early)
+        path = journey.evidence.snapshot("service-capture-before-decision", early)
         journey.record_checks([no_call_before_decision(early.accepted_calls)], [path])
+    return decided.model_copy(update={"calls_before_decision": early.accepted_calls})
 
 
 def require_service_outcome(journey: Journey, task: Task, installed: InstalledService, record: DecisionRecord) -> None:
