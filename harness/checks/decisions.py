@@ -158,7 +158,7 @@ def decision_saved_checks(record: DecisionRecord) -> list[CheckRecord]:
 
 
 def no_call_before_decision(calls: int) -> CheckRecord:
-    """Kept the moment the service is counted, before the click: a later step that fails cannot hide it."""
+    """The calls that reached the service before the person's click (``harness.decisions.service.decide`` counts them)."""
     return CheckRecord(
         id="service.no-call-before-decision",
         passed=calls == 0,

@@ -103,7 +103,7 @@ class ProviderOutcome(BaseModel):
 
 
 def no_call_before_choice(calls: int) -> CheckRecord:
-    """Kept the moment the gateway is counted, before the click: a later step that fails cannot hide it."""
+    """The look-ups the gateway accepted before the person's choice, kept when counted so a later failing step cannot hide it."""
     return CheckRecord(
         id="gateway.no-call-before-choice",
         passed=calls == 0,

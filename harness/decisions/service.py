@@ -36,7 +36,7 @@ class InstalledService:
     def counts(self, before: datetime | None = None) -> CaptureCounts:
         """The protected action as the service recorded it (only what reached it ``before`` a moment, when given):
         accepted calls, refused requests, returned ids."""
-        capture = [e for e in self.fixture.capture() if before is None or datetime.fromisoformat(e.at) < before]
+        capture = self.fixture.capture(before)
         calls = [e for e in capture if e.tool == PROTECTED_ACTION and e.outcome == "accepted"]
         return CaptureCounts(
             accepted_calls=len(calls),
