@@ -113,16 +113,12 @@ CELL_WORKERS = CellWorkers(PARALLEL_CELLS)
 """Shared by every suite: a worker's Python, imports and Chromium serve many cells, not one each."""
 
 
-_STOPPING = threading.Event()
-
-
 class Stopped(Exception):
     """Calibration was told to stop: a case not yet started is not played."""
 
 
 def stop_playing() -> None:
     """Ctrl-C: start no further case, and interrupt the cells being played (each ends as interrupted, cleaned up)."""
-    _STOPPING.set()
     CELL_WORKERS.interrupt()
 
 
@@ -136,7 +132,7 @@ def play_cell(
     """
     cells = tuple(cell.execution_id for cell in select(ids=(case,)))
     played = workers.play(RunSettings(cells=cells, results=results, campaign=campaign, **flags))
-    if played.error and not _STOPPING.is_set():  # its row says "no attempt"; this says why
+    if played.error and not workers.stopping:  # its row says "no attempt"; this says why
         print(f"calibration: {campaign} was not played: {played.error}", file=sys.stderr)
     records = sorted((results / campaign).glob("*/*/attempt.json"))
     return AttemptRecord.model_validate_json(records[-1].read_text()) if records else None
@@ -156,7 +152,7 @@ def rows_in_parallel(cases: Sequence[C], row: Callable[[C], Row]) -> list[Row]:
 
     def in_a_slot(case: C) -> Row:
         with _CELL_SLOTS:
-            if _STOPPING.is_set():
+            if CELL_WORKERS.stopping:
                 raise Stopped(f"not played: {case}")
             started = time.monotonic()
             found = row(case)

@@ -114,26 +114,43 @@ class CellWorker:
 
     A worker that died (its cell killed it, or it was killed) is started
     again for the next request; the request it died on gets an error, never
-    a hang.
+    a hang. Once told to stop, it is never started again: a request that
+    found its worker ended by that very Ctrl-C once started a new one, which
+    played its whole cell while the caller waited for it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, stop: threading.Event | None = None) -> None:
         self.process: subprocess.Popen[str] | None = None
+        self._stop = stop or threading.Event()
+        self._lock = threading.Lock()  # a start and a Ctrl-C never cross: either sees the other
 
-    def started(self) -> subprocess.Popen[str]:
-        """The live worker process, started now if there is none (or it died)."""
-        if self.process is None or self.process.poll() is not None:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "harness.running.cell_worker"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,  # each attempt keeps its own logs in its evidence package
-                text=True,
-            )
-        return self.process
+    def started(self) -> subprocess.Popen[str] | None:
+        """The live worker process, started now if there is none (or it died); none once told to stop."""
+        with self._lock:
+            if self._stop.is_set():
+                return None
+            if self.process is None or self.process.poll() is not None:
+                self.process = subprocess.Popen(
+                    [sys.executable, "-m", "harness.running.cell_worker"],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,  # each attempt keeps its own logs in its evidence package
+                    text=True,
+                )
+            return self.process
+
+    def interrupt(self) -> None:
+        """Ctrl-C: the cell being played ends as interrupted (product stopped, evidence kept), and none starts again."""
+        self._stop.set()
+        with self._lock:
+            if self.process is not None and self.process.poll() is None:
+                with suppress(ProcessLookupError):
+                    os.kill(self.process.pid, signal.SIGINT)
 
     def play(self, settings: RunSettings) -> Played:
         process = self.started()
+        if process is None:
+            return Played(error="not played: the cell workers were told to stop")
         assert process.stdin is not None and process.stdout is not None
         try:
             process.stdin.write(settings.model_dump_json() + "\n")
@@ -167,17 +184,23 @@ class CellWorkers:
 
     def __init__(self, size: int) -> None:
         self.size = size
+        self._stop = threading.Event()  # shared with every worker, those not yet made too
         self._idle: LifoQueue[CellWorker] = LifoQueue()
         self._all: list[CellWorker] = []
         self._lock = threading.Lock()
         atexit.register(self.close)
+
+    @property
+    def stopping(self) -> bool:
+        """Told to stop: no cell is played any more."""
+        return self._stop.is_set()
 
     @contextmanager
     def borrow(self) -> Iterator[CellWorker]:
         """An idle worker (a new one while fewer than ``size`` exist), returned to the pool afterwards."""
         with self._lock:
             if self._idle.empty() and len(self._all) < self.size:
-                self._all.append(CellWorker())
+                self._all.append(CellWorker(self._stop))
                 self._idle.put(self._all[-1])
         worker = self._idle.get()
         try:
@@ -194,10 +217,12 @@ class CellWorkers:
             return worker.play(settings)
 
     def interrupt(self) -> None:
-        """Ctrl-C to every worker: each ends the cell it plays as interrupted (product stopped, evidence kept)."""
-        for pid in self.pids():
-            with suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGINT)
+        """Ctrl-C to every worker: each ends the cell it plays as interrupted, and no worker starts again."""
+        self._stop.set()
+        with self._lock:
+            workers = list(self._all)
+        for worker in workers:
+            worker.interrupt()
 
     def close(self) -> None:
         """End every worker: all are told at once, then each is waited for."""

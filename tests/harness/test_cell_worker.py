@@ -55,6 +55,22 @@ def test_a_killed_worker_fails_its_request_and_a_new_one_serves_the_next(tmp_pat
         worker.close()
 
 
+def test_workers_told_to_stop_never_start_again_for_a_request_that_comes_after(tmp_path: Path) -> None:
+    """Ctrl-C ended an idle worker; a request that came just after it once started a new worker, which played its
+    whole cell while calibration waited for it (until calibration's watchdog ended it, 150 s later)."""
+    workers = CellWorkers(1)
+    try:
+        workers.play(RunSettings(cells=("no-such-cell",), results=tmp_path))  # a live worker, idle between cells
+        [pid] = workers.pids()
+        workers.interrupt()
+        psutil.Process(pid).wait(timeout=60)  # ended by that Ctrl-C before the next request came
+        answer = workers.play(RunSettings(cells=("no-such-cell",), results=tmp_path))
+        assert answer.error == "not played: the cell workers were told to stop" and answer.verdicts == {}
+        assert workers.stopping and workers.pids() == []
+    finally:
+        workers.close()
+
+
 def _running(pids: set[int]) -> list[psutil.Process]:
     running = []
     for pid in pids:
