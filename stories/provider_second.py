@@ -15,7 +15,6 @@ from __future__ import annotations
 from harness.decisions.connection import connection_names
 from harness.decisions.contract import CONTACT_TASK_TITLE, HUBSPOT, contact_task
 from harness.decisions.providers import (
-    calls_so_far,
     choose,
     install_gateway,
     require_choice_outcome,
@@ -32,5 +31,5 @@ def story(journey: Journey) -> None:
     task = journey.create_task(CONTACT_TASK_TITLE, contact_task(HUBSPOT))
     question, shown = require_question(journey, task, HUBSPOT)
     restart = restart_with_question_pending(journey, question, shown)
-    decision = choose(journey, question, GATEWAY_NAME, calls_before=calls_so_far(journey, gateway))
+    decision = choose(journey, question, GATEWAY_NAME, gateway)
     require_choice_outcome(journey, task, HUBSPOT, decision, before, restart, gateway)

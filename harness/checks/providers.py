@@ -103,7 +103,7 @@ class ProviderOutcome(BaseModel):
 
 
 def no_call_before_choice(calls: int) -> CheckRecord:
-    """The look-ups the gateway accepted before the person's choice, kept when counted so a later failing step cannot hide it."""
+    """The look-ups that reached the gateway before the person's click (``harness.decisions.providers.choose`` counts them)."""
     return CheckRecord(
         id="gateway.no-call-before-choice",
         passed=calls == 0,

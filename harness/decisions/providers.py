@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import signal
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Literal, cast
 
 from harness.checks.decisions import DecisionRecord, ExpectedRequest, credential_checks
@@ -55,15 +55,16 @@ class InstalledGateway:
     service: Service
     connection: Connection
 
-    def counts(self, calls_before_choice: int | None) -> GatewayCounts:
-        """The look-up action as the gateway recorded it: accepted calls, refused requests, markers returned."""
-        calls = self.fixture.look_ups()
+    def counts(self, before: datetime | None = None, calls_before_choice: int | None = None) -> GatewayCounts:
+        """The look-up action as the gateway recorded it (only what reached it ``before`` a moment, when given):
+        accepted calls, refused requests, markers returned."""
+        calls = self.fixture.look_ups(before)
         return GatewayCounts(
             marker=self.fixture.marker,
             calls_before_choice=calls_before_choice,
             calls=len(calls),
             markers_returned=sorted({e.marker for e in calls if e.marker}),
-            rejected_requests=sum(1 for e in self.fixture.capture() if e.outcome == "rejected"),
+            rejected_requests=sum(1 for e in self.fixture.capture(before) if e.outcome == "rejected"),
         )
 
 
@@ -118,20 +119,28 @@ def restart_with_question_pending(
     return record
 
 
-def calls_so_far(journey: Journey, gateway: InstalledGateway) -> int:
-    """The gateway's accepted look-ups now (kept as a snapshot): before the choice there must be none."""
-    counted = gateway.counts(None)
-    path = journey.evidence.snapshot("gateway-calls-before-choice", counted)
-    journey.record_checks([no_call_before_choice(counted.calls)], [path])
-    return counted.calls
+def choose(
+    journey: Journey, question: Interaction, option: str, gateway: InstalledGateway | None = None
+) -> DecisionRecord:
+    """Click one option of the question in the browser; the choice must be saved once.
 
-
-def choose(journey: Journey, question: Interaction, option: str, calls_before: int | None = None) -> DecisionRecord:
-    """Click one option of the question in the browser; the choice must be saved once."""
-    with journey.expecting("decision-saved", f"choosing {option} on interaction {question.id}"):
-        question_page(journey).choose(question.id, option, timeout=journey.shown_budget())
+    With a gateway installed, the look-ups that reached it before the click are
+    judged by its own times once the click is over, as a service's calls are
+    (``service.decide``): one the product sent while the person read the
+    question still counts, and a click that fails cannot hide it.
+    """
+    clicking = datetime.now(UTC)
     word: Literal["approve", "decline"] = "decline" if option == NO_PROVIDER else "approve"
-    return requests.record_decision(journey, question, word, f"chose {option}", calls_before, choice=option)
+    try:
+        with journey.expecting("decision-saved", f"choosing {option} on interaction {question.id}"):
+            question_page(journey).choose(question.id, option, timeout=journey.shown_budget())
+        decided = requests.record_decision(journey, question, word, f"chose {option}", choice=option)
+    finally:
+        if gateway is not None:
+            early = gateway.counts(before=clicking)
+            path = journey.evidence.snapshot("gateway-calls-before-choice", early)
+            journey.record_checks([no_call_before_choice(early.calls)], [path])
+    return decided if gateway is None else decided.model_copy(update={"calls_before_decision": early.calls})
 
 
 # ---- afterwards -------------------------------------------------------------------------------------
@@ -165,7 +174,7 @@ def require_choice_outcome(
         connections_after=connection_names(journey),
         replies_after_choice=_replies_after(journey, task, record),
         decline_grade=grade,
-        gateway=gateway.counts(record.calls_before_decision) if gateway else None,
+        gateway=gateway.counts(calls_before_choice=record.calls_before_decision) if gateway else None,
     )
     path = journey.evidence.snapshot("provider-outcome", outcome)
     interactions = journey.evidence.snapshot("interactions", outcome.interactions)

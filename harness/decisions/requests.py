@@ -83,7 +83,6 @@ def record_decision(
     request: Interaction,
     word: Literal["approve", "decline"],
     shot: str,
-    calls_before: int | None = None,
     choice: str | None = None,
 ) -> DecisionRecord:
     """After the click: wait for the saved decision, screenshot it, replay it through the API, keep the record."""
@@ -103,7 +102,6 @@ def record_decision(
         interaction_id=request.id,
         decision=word,
         saved_as=decided.status,
-        calls_before_decision=calls_before,
         decided_by=decided.decided_by,
         decided_at=decided.decided_at,
         replay_status=replay.status_code,
