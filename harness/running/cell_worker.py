@@ -134,9 +134,7 @@ class CellWorker:
                     [sys.executable, "-m", "harness.running.cell_worker"],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
-                    # Quiet while healthy (each attempt keeps its logs in its evidence package); what a worker
-                    # says when it crashes, or its watchdog's stacks when stuck after Ctrl-C, reach the caller.
-                    stderr=None,
+                    stderr=subprocess.DEVNULL,  # each attempt keeps its own logs in its evidence package
                     text=True,
                 )
             return self.process

@@ -82,11 +82,8 @@ def _running(pids: set[int]) -> list[psutil.Process]:
 
 
 @pytest.mark.e2e
-def test_one_worker_plays_cells_with_different_settings_and_ends_with_nothing_running(
-    tmp_path: Path, capfd: pytest.CaptureFixture[str]
-) -> None:
-    """Two personas of build-revise in one worker: each its own verdict, one Chromium for both, and not a word on
-    the stderr it shares with its caller (where only a crash or a stuck worker's stacks belong)."""
+def test_one_worker_plays_cells_with_different_settings_and_ends_with_nothing_running(tmp_path: Path) -> None:
+    """Two personas of build-revise in one worker: each its own verdict, one Chromium for both."""
     workers = CellWorkers(1)
     try:
         good = play_cell("build-revise", tmp_path, "good", workers, scripted_persona="default")
@@ -100,7 +97,6 @@ def test_one_worker_plays_cells_with_different_settings_and_ends_with_nothing_ru
     assert good is not None and good.verdict is Verdict.PASSED, good and good.reason
     assert bad is not None and bad.verdict is Verdict.FAILED and "oracle.revision" in bad.failed_check_ids()
     assert not psutil.pid_exists(pid), "close() waits for the worker"
-    assert capfd.readouterr().err == ""
     _gone, alive = psutil.wait_procs(_running(browsers), timeout=30)
     assert not alive, f"the worker's Chromium outlived it: {alive}"
 
