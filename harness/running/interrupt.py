@@ -11,9 +11,7 @@ most of a story's time is spent. A ``KeyboardInterrupt`` raised there can
 land halfway through handling one of the driver's messages: the message is
 lost, and a later call (the screenshot or teardown after Ctrl-C) waits for it
 for ever. So inside that greenlet the handler only asks the loop to raise the
-interrupt in the story's greenlet at its next step, between two messages; if
-the story was resumed before that step came, the signal is sent again half a
-second later and raised in the story's own code (``_owed``).
+interrupt in the story's greenlet at its next step, between two messages.
 
 A process told to stop must stop, even where some other call still waits for
 ever (once, a harness given Ctrl-C printed its verdict and then never
@@ -31,7 +29,6 @@ import asyncio
 import faulthandler
 import signal
 import threading
-import time
 from types import FrameType
 
 import greenlet
@@ -50,26 +47,12 @@ def _on_stop_signal(signum: int, frame: FrameType | None) -> None:
     _received.set()
     current = greenlet.getcurrent()
     if current.parent is None:  # the story's own code: interrupt it here
-        _owed.clear()
         raise KeyboardInterrupt
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:  # a greenlet without a loop: nothing to corrupt
-        _owed.clear()
         raise KeyboardInterrupt from None
-    _owed.set()
     loop.call_soon_threadsafe(_interrupt, _root(current))
-    threading.Thread(target=_nudge_if_still_owed, args=(signum,), daemon=True).start()
-
-
-_owed = threading.Event()
-"""A stop signal arrived inside Playwright's loop and the story has not been interrupted for it yet.
-
-The interrupt is queued on the loop behind the callbacks already there. When
-one of them is the call the story waits for, the story resumes first and the
-interrupt waits for its next Playwright call: a story then polling the API
-or waiting for a process would play on, to its deadline, as if nobody had
-pressed Ctrl-C."""
 
 
 def _root(current: greenlet.greenlet) -> greenlet.greenlet:
@@ -79,17 +62,9 @@ def _root(current: greenlet.greenlet) -> greenlet.greenlet:
 
 
 def _interrupt(story: greenlet.greenlet) -> None:
-    """Raise Ctrl-C in the story's greenlet, which waits for a Playwright call to return; once per signal."""
-    if _owed.is_set() and not story.dead:
-        _owed.clear()
+    """Raise Ctrl-C in the story's greenlet, which waits for a Playwright call to return."""
+    if not story.dead:
         story.throw(KeyboardInterrupt)
-
-
-def _nudge_if_still_owed(signum: int, after_s: float = 0.5) -> None:
-    """Send the signal to the main thread again if the story still owes it: outside the loop it is raised there."""
-    time.sleep(after_s)
-    if _owed.is_set():
-        signal.pthread_kill(threading.main_thread().ident or 0, signum)
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

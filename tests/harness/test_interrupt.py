@@ -56,39 +56,3 @@ def test_a_process_stuck_after_ctrl_c_prints_where_and_ends_itself() -> None:
     )
     assert done.returncode == 1, done.stderr
     assert WATCHDOG_FIRED in done.stderr and "teardown_that_never_returns" in done.stderr, done.stderr
-
-
-OVERTAKEN_IN_THE_LOOP = """
-import asyncio, signal, time
-import greenlet
-from harness.running import interrupt
-
-interrupt.install()
-loop = asyncio.new_event_loop()
-
-
-def call_answered_as_ctrl_c_arrives():
-    loop.stop()  # the story's call is answered and resumed first: the loop runs nothing more until the next call
-    signal.raise_signal(signal.SIGINT)  # handled here, inside the loop, so the interrupt is queued behind
-
-
-loop.call_soon(call_answered_as_ctrl_c_arrives)
-greenlet.greenlet(loop.run_forever).switch()
-try:
-    time.sleep(20)  # the story now polls the product's API: no Playwright call to carry the interrupt
-    print("played on", flush=True)
-except KeyboardInterrupt:
-    print("interrupted", flush=True)
-greenlet.greenlet(lambda: loop.run_until_complete(asyncio.sleep(0.1))).switch()  # a teardown call: the queued one runs
-print("teardown undisturbed", flush=True)
-"""
-
-
-def test_ctrl_c_queued_behind_the_answer_a_story_was_waiting_for_still_interrupts_it_once() -> None:
-    """Ctrl-C inside Playwright's loop is queued behind what is already there; when that was the answer the story
-    waited for, the story resumed first and, with no Playwright call to carry the interrupt, played on to its
-    deadline (or, its teardown's first call got the interrupt instead)."""
-    done = subprocess.run(
-        [sys.executable, "-c", OVERTAKEN_IN_THE_LOOP], cwd=ROOT, capture_output=True, text=True, timeout=60
-    )
-    assert done.stdout.split() == ["interrupted", "teardown", "undisturbed"], done.stdout + done.stderr
