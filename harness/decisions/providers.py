@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import signal
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Literal, cast
 
 from harness.checks.decisions import DecisionRecord, ExpectedRequest, credential_checks
@@ -122,25 +122,25 @@ def restart_with_question_pending(
 def choose(
     journey: Journey, question: Interaction, option: str, gateway: InstalledGateway | None = None
 ) -> DecisionRecord:
-    """Click one option of the question in the browser; the choice must be saved once.
-
-    With a gateway installed, the look-ups that reached it before the click are
-    judged by its own times once the click is over, as a service's calls are
-    (``service.decide``): one the product sent while the person read the
-    question still counts, and a click that fails cannot hide it.
-    """
-    clicking = datetime.now(UTC)
+    """Click one option of the question in the browser; the choice must be saved once. With a gateway installed,
+    its look-ups before the click are judged once it is over (``requests.judged_after_the_click``)."""
     word: Literal["approve", "decline"] = "decline" if option == NO_PROVIDER else "approve"
-    try:
+
+    def click() -> DecisionRecord:
         with journey.expecting("decision-saved", f"choosing {option} on interaction {question.id}"):
             question_page(journey).choose(question.id, option, timeout=journey.shown_budget())
-        decided = requests.record_decision(journey, question, word, f"chose {option}", choice=option)
-    finally:
-        if gateway is not None:
-            early = gateway.counts(before=clicking)
-            path = journey.evidence.snapshot("gateway-calls-before-choice", early)
-            journey.record_checks([no_call_before_choice(early.calls)], [path])
-    return decided if gateway is None else decided.model_copy(update={"calls_before_decision": early.calls})
+        return requests.record_decision(journey, question, word, f"chose {option}", choice=option)
+
+    if gateway is None:
+        return click()
+
+    def calls_before(clicking: datetime) -> tuple[GatewayCounts, int]:
+        counted = gateway.counts(before=clicking)
+        return counted, counted.calls
+
+    return requests.judged_after_the_click(
+        journey, click, "gateway-calls-before-choice", calls_before, no_call_before_choice
+    )
 
 
 # ---- afterwards -------------------------------------------------------------------------------------

@@ -11,10 +11,14 @@ grade's exact input.
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Literal, cast
 
+from pydantic import BaseModel
+
 from harness.checks.decisions import (
+    CheckRecord,
     DecisionRecord,
     DeclineGradeInput,
     ExpectedRequest,
@@ -76,6 +80,32 @@ def decide(journey: Journey, request: Interaction, approve: bool) -> DecisionRec
     with journey.expecting("decision-saved", f"clicking {word} on interaction {request.id}"):
         decision_page(journey).decide(request.id, approve, timeout=journey.shown_budget())
     return record_decision(journey, request, word, f"{word}d")
+
+
+def judged_after_the_click(
+    journey: Journey,
+    click: Callable[[], DecisionRecord],
+    snapshot: str,
+    calls_before: Callable[[datetime], tuple[BaseModel, int]],
+    check: Callable[[int], CheckRecord],
+) -> DecisionRecord:
+    """Click, then judge the calls that reached the outside service before the click, by the service's own times.
+
+    Judged once the click is over, not when the card was read: a product that
+    forwards the moment the agent asks may still be on its way to the service
+    while the person reads the card, and it reaches the service before the
+    click all the same. Judged even when the click fails, so a later step that
+    fails cannot hide it. ``calls_before`` gives the service's counts up to a
+    moment (kept as ``snapshot``) and the number of calls among them.
+    """
+    clicking = datetime.now(UTC)
+    try:
+        decided = click()
+    finally:
+        counted, calls = calls_before(clicking)
+        path = journey.evidence.snapshot(snapshot, counted)
+        journey.record_checks([check(calls)], [path])
+    return decided.model_copy(update={"calls_before_decision": calls})
 
 
 def record_decision(

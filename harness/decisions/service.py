@@ -9,7 +9,7 @@ cannot dress up.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from harness.checks.decisions import (
     CaptureCounts,
@@ -72,22 +72,19 @@ def require_pending_request(journey: Journey, task: Task, installed: InstalledSe
 
 
 def decide(journey: Journey, installed: InstalledService, request: Interaction, approve: bool) -> DecisionRecord:
-    """Click, then judge the calls that reached the service before the click, by the service's own times.
+    """Click yes or no; the service's calls before the click are judged once it is over (``judged_after_the_click``)."""
 
-    Judged once the click is over, not when the card was read: a product that
-    forwards the moment the agent asks may still be on its way to the service
-    while the person reads the card, and it reaches the service before the
-    click all the same. Judged even when the click fails, so a later step that
-    fails cannot hide it.
-    """
-    clicking = datetime.now(UTC)
-    try:
-        decided = requests.decide(journey, request, approve)
-    finally:
-        early = installed.counts(before=clicking)
-        path = journey.evidence.snapshot("service-capture-before-decision", early)
-        journey.record_checks([no_call_before_decision(early.accepted_calls)], [path])
-    return decided.model_copy(update={"calls_before_decision": early.accepted_calls})
+    def calls_before(clicking: datetime) -> tuple[CaptureCounts, int]:
+        counted = installed.counts(before=clicking)
+        return counted, counted.accepted_calls
+
+    return requests.judged_after_the_click(
+        journey,
+        lambda: requests.decide(journey, request, approve),
+        "service-capture-before-decision",
+        calls_before,
+        no_call_before_decision,
+    )
 
 
 def require_service_outcome(journey: Journey, task: Task, installed: InstalledService, record: DecisionRecord) -> None:
