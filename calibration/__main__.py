@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 from calibration.record import record_calibration
@@ -14,7 +16,9 @@ from calibration.runner import Row, stop_playing, table, where_the_time_went
 from calibration.suites import OFFLINE_SUITES, SUITES
 from harness.core.machine_cpu import MachineCpu
 from harness.core.output_paths import folder_problem, os_error_line
+from harness.core.records import utc_now
 from harness.evidence.provenance import harness_digest
+from harness.results.calibration_record import kept_evidence_path
 from harness.running import interrupt
 from oracle import image
 from oracle.image import CannotGrade
@@ -26,12 +30,27 @@ def _timed(suite: Callable[[], list[Row]]) -> tuple[list[Row], float]:
     return suite(), time.monotonic() - started
 
 
+def _discard(kept: Path) -> None:
+    """An interrupted or refused run records nothing: not even the evidence its wrong rows kept so far."""
+    shutil.rmtree(kept, ignore_errors=True)
+    for empty in (kept.parent, kept.parent.parent):  # the folders it made, unless something else is in them
+        try:
+            empty.rmdir()
+        except OSError:
+            break
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m calibration", description=__doc__)
     parser.add_argument(
         "suites", nargs="*", metavar="SUITE", help=f"suites to run (default: all of {', '.join(SUITES)})"
     )
-    parser.add_argument("--results", type=Path, default=Path("results"), help="where the calibration record goes")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=Path("results"),
+        help="where the calibration record, and a wrong row's evidence, go",
+    )
     args = parser.parse_args(argv)
     unknown = [name for name in args.suites if name not in SUITES]
     if unknown:
@@ -41,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--results {problem}")
     interrupt.install()  # kill and a closed terminal stop calibration as Ctrl-C does
     started, machine = time.monotonic(), MachineCpu()
+    kept = kept_evidence_path(args.results, utc_now())
     rows = []
     names = args.suites or list(SUITES)
     timings: list[str] = []
@@ -51,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         # PARALLEL_CELLS slots across suites); rows and timings still come in the suites' order.
         with ThreadPoolExecutor(max_workers=len(names)) as pool:
             try:
-                running = [(name, pool.submit(_timed, SUITES[name])) for name in names]
+                running = [(name, pool.submit(_timed, partial(SUITES[name], kept))) for name in names]
                 for name, future in running:
                     found, seconds = future.result()
                     rows += found
@@ -60,18 +80,17 @@ def main(argv: list[str] | None = None) -> int:
                 stop_playing()
                 raise
     except CannotGrade as error:
+        _discard(kept)
         print(f"calibration: cannot grade: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        _discard(kept)
         print(f"calibration: interrupted ({interrupt.stopped_by()}); nothing recorded", file=sys.stderr)
         return 130
     print(table(rows))
     wrong = [r for r in rows if not r.ok]
     for row in wrong:
-        print(
-            f"WRONG: {row.delivery} ({row.mode}) expected {row.expected}, got {row.got} {row.deciding}: {row.detail}",
-            file=sys.stderr,
-        )
+        print(f"WRONG: {row.wrong_line()}", file=sys.stderr)
     print("\n".join(filter(None, [where_the_time_went(rows), *timings])))
     wall, floor = time.monotonic() - started, machine.floor()
     if floor:

@@ -9,12 +9,11 @@ the stories that pass; so every persona runs the real story end to end
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from calibration.runner import Row, play_cell, rows_in_parallel
+from calibration.runner import Row, play_cell, played_rows
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 
@@ -30,6 +29,10 @@ class PersonaCase(BaseModel):
     @property
     def label(self) -> str:
         return f"{self.case}/{self.persona}"
+
+    @property
+    def campaign(self) -> str:
+        return f"calibration-{self.case}-{self.persona}"
 
 
 PERSONA_CASES: tuple[PersonaCase, ...] = (
@@ -102,8 +105,7 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
 
 def run_persona(case: PersonaCase, results: Path) -> AttemptRecord | None:
     """Play the story's scripted cell with the persona, in a cell worker, exactly as `harness run` plays it."""
-    campaign = f"calibration-{case.case}-{case.persona}"
-    return play_cell(case.case, results, campaign, scripted_persona=case.persona, deadline_s=case.deadline_s)
+    return play_cell(case.case, results, case.campaign, scripted_persona=case.persona, deadline_s=case.deadline_s)
 
 
 def row_for(case: PersonaCase, record: AttemptRecord | None) -> Row:
@@ -143,6 +145,5 @@ def _deciding(case: PersonaCase, failed: list[str]) -> str:
     return failed[0] if failed else "-"
 
 
-def run_persona_suite() -> list[Row]:
-    with tempfile.TemporaryDirectory(prefix="everyday-calibration-stories-") as folder:
-        return rows_in_parallel(PERSONA_CASES, lambda case: row_for(case, run_persona(case, Path(folder))))
+def run_persona_suite(keep: Path | None = None) -> list[Row]:
+    return played_rows(PERSONA_CASES, run_persona, row_for, keep)

@@ -15,12 +15,11 @@ A defect registered in the testbed without a case here fails calibration:
 from __future__ import annotations
 
 import re
-import tempfile
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from calibration.runner import Row, play_cell, rows_in_parallel
+from calibration.runner import Row, play_cell, played_rows
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 from testbed.defects import REGISTRY
@@ -60,6 +59,10 @@ class DefectCase(BaseModel):
     @property
     def label(self) -> str:
         return f"{self.case}/{self.defect}"
+
+    @property
+    def campaign(self) -> str:
+        return f"calibration-defect-{self.case}-{self.defect}"
 
 
 DEFECT_CASES: tuple[DefectCase, ...] = (
@@ -612,7 +615,7 @@ def run_defect(case: DefectCase, results: Path) -> AttemptRecord | None:
     return play_cell(
         case.cell or case.case,
         results,
-        f"calibration-defect-{case.case}-{case.defect}",
+        case.campaign,
         product_defect=case.defect,
         pace_s=case.pace_s,
         deadline_s=case.deadline_s,
@@ -693,10 +696,7 @@ def registry_rows() -> list[Row]:
     return rows
 
 
-def run_product_defect_suite() -> list[Row]:
+def run_product_defect_suite(keep: Path | None = None) -> list[Row]:
     """Every defect's cell, in the cell workers every suite shares, in registration order."""
-    rows = registry_rows()
     cases = [case for case in DEFECT_CASES if case.defect in REGISTRY]
-    with tempfile.TemporaryDirectory(prefix="everyday-calibration-defects-") as folder:
-        rows += rows_in_parallel(cases, lambda case: row_for(case, run_defect(case, Path(folder))))
-    return rows
+    return registry_rows() + played_rows(cases, run_defect, row_for, keep)

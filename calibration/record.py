@@ -18,9 +18,7 @@ def record_calibration(
     results: Path = Path("results"),
 ) -> Path:
     """Write results/calibration/<digest>.json: passed only when there were rows and none was wrong."""
-    wrong = [
-        f"{r.suite}: {r.delivery} ({r.mode}) expected {r.expected}, got {r.got} {r.deciding}" for r in rows if not r.ok
-    ]
+    wrong = [r.wrong_line() for r in rows if not r.ok]
     record = CalibrationRecord(
         harness_digest=digest,
         source_revision=source_revision(),

@@ -16,12 +16,11 @@ wall-clock limit (run settings), so a row takes seconds, not the defaults' hours
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from calibration.runner import Row, play_cell, rows_in_parallel
+from calibration.runner import Row, play_cell, played_rows
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 from testbed.issued_secrets import PROXY_KEY_LABEL, RUN_TOKEN_LABEL
@@ -46,6 +45,10 @@ class ReplayCase(BaseModel):
     @property
     def execution_id(self) -> str:
         return f"everyday-workflows-replay.{self.profile}.local.{self.case}"
+
+    @property
+    def campaign(self) -> str:
+        return f"calibration-{self.profile}-{self.case}-{self.script}"
 
 
 REPLAY_CASES: tuple[ReplayCase, ...] = (
@@ -97,7 +100,7 @@ def run_replay_case(case: ReplayCase, results: Path) -> AttemptRecord | None:
     return play_cell(
         case.execution_id,
         results,
-        f"calibration-{case.profile}-{case.case}-{case.script}",
+        case.campaign,
         replay_script=case.script,
         hard_stop_cents=case.hard_stop_cents,
         agent_time_limit_s=case.agent_time_limit_s,
@@ -160,6 +163,5 @@ def limit_premise(case: ReplayCase, record: AttemptRecord, failed: list[str]) ->
     return None
 
 
-def run_replay_suite() -> list[Row]:
-    with tempfile.TemporaryDirectory(prefix="everyday-calibration-replay-") as folder:
-        return rows_in_parallel(REPLAY_CASES, lambda case: row_for(case, run_replay_case(case, Path(folder))))
+def run_replay_suite(keep: Path | None = None) -> list[Row]:
+    return played_rows(REPLAY_CASES, run_replay_case, row_for, keep)

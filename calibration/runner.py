@@ -6,6 +6,7 @@ fails for a different check than expected; any wrong row fails the run.
 
 from __future__ import annotations
 
+import shutil
 import sys
 import tempfile
 import threading
@@ -13,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -43,6 +44,32 @@ class Row(BaseModel):
     seconds: float = Field(
         default=0.0, description="the case's own wall time when it ran as a story cell (0 for graded ZIPs)"
     )
+    evidence: str = Field(default="", description="where a wrong row's evidence was kept (empty for a right row)")
+
+    def wrong_line(self) -> str:
+        """What was expected, what came and why, and where the evidence was kept: for the terminal and the record."""
+        line = f"{self.suite}: {self.delivery} ({self.mode}) expected {self.expected}, got {self.got} {self.deciding}"
+        return (
+            line
+            + (f": {self.detail}" if self.detail else "")
+            + (f" (evidence: {self.evidence})" if self.evidence else "")
+        )
+
+
+def kept(row: Row, played: Path, keep: Path | None) -> Row:
+    """The row, with what it was judged on moved to ``keep`` when it is wrong.
+
+    Cases play into a temporary folder that goes with their suite: a right
+    row's evidence is not needed again, and keeping every package would fill
+    a disk over a few runs. A wrong row's evidence is the first thing its
+    maintainer opens, so it is kept, and the row says where.
+    """
+    if row.ok or keep is None or not played.exists():
+        return row
+    keep.mkdir(parents=True, exist_ok=True)
+    target = keep / played.name
+    shutil.move(played, target)
+    return row.model_copy(update={"evidence": str(target)})
 
 
 def _row(case: Case, result: GradeResult) -> Row:
@@ -63,21 +90,28 @@ def _row(case: Case, result: GradeResult) -> Row:
     )
 
 
-def run_oracle_suite(workers: int = ORACLE_WORKERS) -> list[Row]:
+def run_oracle_suite(keep: Path | None = None, workers: int = ORACLE_WORKERS) -> list[Row]:
     """Every oracle case, graded as one batch (containers in parallel) against real containers, in registration order.
 
     One batch rather than one grade() per case: the engine connection, the
     image lookup and the leftover sweep are paid once for the whole suite.
+    A wrong row keeps its ZIP and the oracle's result under ``keep``.
     """
     chosen = cases()
     with host_traps() as traps, tempfile.TemporaryDirectory(prefix="everyday-calibration-zips-") as folder:
         jobs = []
         for case in chosen:
-            path = Path(folder) / f"{case.name}-{case.mode.replace('+', '_')}.zip"
+            name = f"oracle-{case.name}-{case.mode.replace('+', '_')}"
+            (Path(folder) / name).mkdir()
+            path = Path(folder) / name / "delivery.zip"
             path.write_bytes(case.build(traps))
             jobs.append(GradeJob(zip_path=path, mode=case.mode, task=case.task))
         results = grade_batch(jobs, GradeOptions(workers=workers))
-    return [_row(case, result) for case, result in zip(chosen, results, strict=True)]
+        rows = []
+        for case, job, result in zip(chosen, jobs, results, strict=True):
+            (job.zip_path.parent / "grade.json").write_text(result.model_dump_json(indent=2) + "\n")
+            rows.append(kept(_row(case, result), job.zip_path.parent, keep))
+    return rows
 
 
 def table(rows: list[Row]) -> str:
@@ -138,7 +172,15 @@ def play_cell(
     return AttemptRecord.model_validate_json(records[-1].read_text()) if records else None
 
 
+class CellCase(Protocol):
+    """A calibration case played as a story cell: its campaign names the folder its evidence goes in."""
+
+    @property
+    def campaign(self) -> str: ...
+
+
 C = TypeVar("C")
+P = TypeVar("P", bound=CellCase)
 _CELL_SLOTS = threading.BoundedSemaphore(PARALLEL_CELLS)
 """Shared by every suite: suites run side by side (see ``calibration.__main__``), cells never more than PARALLEL_CELLS."""
 
@@ -160,3 +202,15 @@ def rows_in_parallel(cases: Sequence[C], row: Callable[[C], Row]) -> list[Row]:
 
     with ThreadPoolExecutor(max_workers=PARALLEL_CELLS) as pool:
         return list(pool.map(in_a_slot, cases))
+
+
+def played_rows(
+    cases: Sequence[P],
+    play: Callable[[P, Path], AttemptRecord | None],
+    judge: Callable[[P, AttemptRecord | None], Row],
+    keep: Path | None,
+) -> list[Row]:
+    """Play each case's cell into a temporary folder and judge its attempt; a wrong row's evidence goes to ``keep``."""
+    with tempfile.TemporaryDirectory(prefix="everyday-calibration-cells-") as folder:
+        played = Path(folder)
+        return rows_in_parallel(cases, lambda case: kept(judge(case, play(case, played)), played / case.campaign, keep))

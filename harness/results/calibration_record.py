@@ -35,6 +35,11 @@ def calibration_path(results: Path, digest: str) -> Path:
     return results / CALIBRATION_FOLDER / f"{digest}.json"
 
 
+def kept_evidence_path(results: Path, started: datetime) -> Path:
+    """Where one calibration run keeps the evidence of its wrong rows: a folder per run, none overwritten."""
+    return results / CALIBRATION_FOLDER / "evidence" / started.strftime("%Y%m%dT%H%M%SZ")
+
+
 def write_calibration(results: Path, record: CalibrationRecord) -> Path:
     path = calibration_path(results, record.harness_digest)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from calibration.deliveries import cases
@@ -9,8 +11,18 @@ from calibration.runner import Row, run_oracle_suite
 
 
 @pytest.fixture(scope="module")
-def rows(client, oracle_image) -> dict[tuple[str, str], Row]:
-    return {(row.delivery, row.mode): row for row in run_oracle_suite()}
+def kept(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("calibration") / "kept"
+
+
+@pytest.fixture(scope="module")
+def rows(client, oracle_image, kept: Path) -> dict[tuple[str, str], Row]:
+    return {(row.delivery, row.mode): row for row in run_oracle_suite(kept)}
+
+
+def test_right_rows_keep_no_evidence(rows: dict[tuple[str, str], Row], kept: Path) -> None:
+    """Only a wrong row keeps its ZIP and grade: a calibration that went right leaves nothing behind."""
+    assert not kept.exists()
 
 
 @pytest.mark.parametrize("case", cases(), ids=lambda c: f"{c.name}[{c.mode}]")
