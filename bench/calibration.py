@@ -2,29 +2,48 @@
 
 Runs `python -m calibration` as a user does (every suite, or the ones named)
 and prints the wall time of each suite and of the whole command beside the
-goal. A benchmark, not a test: nothing here asserts a time.
+goal, then where the machine's CPU went by kind of process
+(``bench.cpu_by_kind``) and what the parts a story cell cannot do without
+(the browser, the product, the engine) cost per cell. A benchmark, not a
+test: nothing here asserts a time.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
 
+from bench.cpu_by_kind import CONTAINERS, CpuByKind, CpuSampler
 from bench.entry import run_benchmark
 
 GOAL_S = 120.0
 SUITE_LINE = re.compile(r"^suite (?P<name>\S+): (?P<cases>\d+) cases in (?P<seconds>[\d.]+) s$")
+CELLS_LINE = re.compile(r"^story cells: (?P<cells>\d+), ")
+NOT_THE_HARNESS = frozenset(
+    {"Chromium", "product controllers", "product runners", "agent CLIs", "Docker engine", CONTAINERS}
+)
+"""What a story cell runs whatever the harness does: the real browser, product and engine."""
+
+
+def not_the_harness(cpu: CpuByKind, cells: int, cores: int) -> str:
+    """The floor those parts alone set: their CPU per story cell, and that CPU over the machine's cores."""
+    theirs = sum(share.cpu_s for share in cpu.kinds if share.kind in NOT_THE_HARNESS)
+    return (
+        f"  per story cell: {cpu.busy_s / cells:.2f} CPU-s in all; the browser, product and engine alone"
+        f" {theirs / cells:.2f} CPU-s, {theirs / cores:.0f} s on {cores} cores before the harness does anything"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.calibration", description=__doc__)
     parser.add_argument("suites", nargs="*", metavar="SUITE", help="suites to time (default: every suite)")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="everyday-bench-calibration-") as results:
+    with tempfile.TemporaryDirectory(prefix="everyday-bench-calibration-") as results, CpuSampler() as sampler:
         started = time.perf_counter()
         done = subprocess.run(
             [sys.executable, "-m", "calibration", *args.suites, "--results", results],
@@ -40,6 +59,11 @@ def main(argv: list[str] | None = None) -> int:
     for line in done.stdout.splitlines():
         if line.startswith("machine CPU: "):
             print(f"  {line}")
+    cells = next((int(m["cells"]) for m in map(CELLS_LINE.match, done.stdout.splitlines()) if m), 0)
+    if sampler.result is not None:
+        print(sampler.result.table(per=cells, per_what="story cell"))
+        if cells:
+            print(not_the_harness(sampler.result, cells, os.cpu_count() or 1))
     verdict = "within" if wall <= GOAL_S else "OVER"
     print(f"calibration ({' '.join(args.suites) or 'every suite'}): {wall:.1f} s, {verdict} the goal of {GOAL_S:.0f} s")
     if done.returncode != 0:
