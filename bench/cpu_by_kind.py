@@ -19,6 +19,7 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from types import TracebackType
 
 import psutil
@@ -77,19 +78,29 @@ class CpuByKind(BaseModel):
     """The machine's busy CPU over the run, what the samples filed by kind, and what they did not see."""
 
     busy_s: float
+    every_s: float
     kinds: list[CpuShare]
     unseen_s: float
 
     def table(self, per: int = 0, per_what: str = "") -> str:
         """One line per kind, largest first, with its share and (given ``per``) its CPU per unit of work."""
-        lines = [f"where the machine's {self.busy_s:.0f} CPU-s went (every process sampled each {SAMPLE_S:g} s):"]
-        rows = [*((s.kind, s.cpu_s, f"{s.processes} processes") for s in self.kinds)]
+        lines = [f"where the machine's {self.busy_s:.0f} CPU-s went (every process sampled each {self.every_s:g} s):"]
+        rows = [(s.kind, s.cpu_s, f"{s.processes} processes") for s in self.kinds]
         rows.append(("not seen by a sample (kernel, processes' last moments)", self.unseen_s, ""))
         for kind, cpu_s, count in rows:
             share = 100 * cpu_s / self.busy_s if self.busy_s else 0.0
             each = f"  {cpu_s / per:5.2f} CPU-s per {per_what}" if per else ""
             lines.append(f"  {kind:<56} {cpu_s:7.1f} s  {share:4.0f}%{each}  {count}".rstrip())
         return "\n".join(lines)
+
+
+@dataclass
+class _Seen:
+    """One process as the samples saw it: its kind, its CPU when the run started (0 if it started later), its last."""
+
+    kind: str
+    before: float
+    last: float
 
 
 class CpuSampler:
@@ -99,7 +110,7 @@ class CpuSampler:
         self.every_s = every_s
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="cpu-sampler", daemon=True)
-        self._seen: dict[tuple[int, float], list] = {}  # (pid, created) -> [kind, cpu at start, cpu last seen]
+        self._seen: dict[tuple[int, float], _Seen] = {}  # by (pid, created): a pid may be reused during a run
         self.result: CpuByKind | None = None
 
     def __enter__(self) -> CpuSampler:
@@ -115,14 +126,15 @@ class CpuSampler:
         busy = (machine_busy_seconds() or 0.0) - (self._busy_before or 0.0)
         totals: dict[str, float] = defaultdict(float)
         counts: dict[str, int] = defaultdict(int)
-        for kind_, before, last in self._seen.values():
-            if last > before:
-                totals[kind_] += last - before
-                counts[kind_] += 1
+        for seen in self._seen.values():
+            if seen.last > seen.before:
+                totals[seen.kind] += seen.last - seen.before
+                counts[seen.kind] += 1
         kinds = sorted(
             (CpuShare(kind=k, cpu_s=v, processes=counts[k]) for k, v in totals.items()), key=lambda s: -s.cpu_s
         )
-        self.result = CpuByKind(busy_s=busy, kinds=kinds, unseen_s=max(0.0, busy - sum(totals.values())))
+        unseen = max(0.0, busy - sum(totals.values()))
+        self.result = CpuByKind(busy_s=busy, every_s=self.every_s, kinds=kinds, unseen_s=unseen)
 
     def _run(self) -> None:
         while not self._stop.wait(self.every_s):
@@ -136,10 +148,10 @@ class CpuSampler:
             cpu = times.user + times.system
             key = (process.pid, created)
             if key in self._seen:
-                self._seen[key][2] = cpu
+                self._seen[key].last = cpu
                 continue
             before = 0.0 if created >= self._started else cpu  # one started during the run spent all its CPU in it
-            self._seen[key] = [self._kind(process), before, cpu]
+            self._seen[key] = _Seen(self._kind(process), before, cpu)
 
     @staticmethod
     def _kind(process: psutil.Process) -> str:
