@@ -12,6 +12,11 @@ land halfway through handling one of the driver's messages: the message is
 lost, and a later call (the screenshot or teardown after Ctrl-C) waits for it
 for ever. So inside that greenlet the handler only asks the loop to raise the
 interrupt in the story's greenlet at its next step, between two messages.
+That step can come too late: when the answer the story waits for is already
+queued on the loop, the story resumes first, and a story that then polls the
+product's API or waits for a process would play on to its deadline. So the
+interrupt is owed until raised, and the story is never resumed from a
+Playwright call with one owed (``_resumed_only_if_nothing_owed``).
 
 A process told to stop must stop, even where some other call still waits for
 ever (once, a harness given Ctrl-C printed its verdict and then never
@@ -27,9 +32,13 @@ from __future__ import annotations
 
 import asyncio
 import faulthandler
+import functools
 import signal
+import sys
 import threading
+from collections.abc import Callable
 from types import FrameType
+from typing import Any
 
 import greenlet
 
@@ -47,12 +56,20 @@ def _on_stop_signal(signum: int, frame: FrameType | None) -> None:
     _received.set()
     current = greenlet.getcurrent()
     if current.parent is None:  # the story's own code: interrupt it here
+        _owed.clear()
         raise KeyboardInterrupt
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:  # a greenlet without a loop: nothing to corrupt
+        _owed.clear()
         raise KeyboardInterrupt from None
+    _owed.append(signum)
     loop.call_soon_threadsafe(_interrupt, _root(current))
+
+
+_owed: list[int] = []
+"""A stop signal that arrived inside Playwright's loop and is not raised in the story yet (a list, not a lock:
+the handler, the loop and the story all run in the main thread, and a handler must never wait for a lock)."""
 
 
 def _root(current: greenlet.greenlet) -> greenlet.greenlet:
@@ -62,10 +79,33 @@ def _root(current: greenlet.greenlet) -> greenlet.greenlet:
 
 
 def _interrupt(story: greenlet.greenlet) -> None:
-    """Raise Ctrl-C in the story's greenlet, which waits for a Playwright call to return."""
-    if not story.dead:
+    """Raise Ctrl-C in the story's greenlet, which waits for a Playwright call to return; once per owed signal."""
+    if _owed and not story.dead:
+        _owed.clear()
         story.throw(KeyboardInterrupt)
 
+
+def _resumed_only_if_nothing_owed(wait: Callable[..., None]) -> Callable[..., None]:
+    """Playwright's one wait for a sync call's answer, raising an interrupt owed once the story resumes from it.
+
+    Only in the story's own greenlet: a callback's greenlet (a route or
+    event handler) returns to the loop, where the interrupt must not land.
+    """
+
+    @functools.wraps(wait)
+    def waited(*args: Any, **kwargs: Any) -> None:
+        wait(*args, **kwargs)
+        if _owed and greenlet.getcurrent().parent is None:
+            _owed.clear()
+            raise KeyboardInterrupt
+
+    waited.__wrapped_by_interrupt__ = True  # type: ignore[attr-defined]
+    return waited
+
+
+_PLAYWRIGHT_SYNC = "playwright._impl._sync_base"
+"""Where sync Playwright waits for every call's answer (``wait_for_future``); calibration's own process, which
+drives no browser, does not load it."""
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """Ctrl-C, `kill` (and `timeout`, a CI job's cancel), a closed terminal: each asks the run to stop, so each ends
@@ -75,6 +115,10 @@ controller (in a session of its own) running until the next `harness run`."""
 
 def install() -> None:
     """Note every stop signal in this process (main thread only, as Python requires), then interrupt as Ctrl-C does."""
+    sync_base = sys.modules.get(_PLAYWRIGHT_SYNC)  # a process that drives a browser imports Playwright first
+    wait = getattr(sync_base, "wait_for_future", None)
+    if wait is not None and not getattr(wait, "__wrapped_by_interrupt__", False):
+        sync_base.wait_for_future = _resumed_only_if_nothing_owed(wait)  # type: ignore[union-attr]
     if threading.current_thread() is threading.main_thread():
         for stop in STOP_SIGNALS:
             if stop is not signal.SIGHUP or signal.getsignal(stop) is not signal.SIG_IGN:  # `nohup` keeps it ignored
