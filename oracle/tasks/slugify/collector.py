@@ -19,7 +19,8 @@ the kernel copies the page), and those copies are most of a child's cost:
 whatever every child would do alike (importing pkgutil, which runpy.run_path
 imports on each call; setting the environment) is done once, before the
 first fork. Every child gets its own session (the whole group is killed
-afterwards), an address-space limit, a timeout and a stdout cap. Running as
+afterwards), an address-space limit, a timeout and a stdout cap; a call
+that times out is run once more before its timeout counts. Running as
 PID 1, the loop also reaps orphans so zombies cannot eat the container's
 pid budget.
 """
@@ -258,6 +259,28 @@ def run_all(plan, jobs, env):
             exited_and_drained = item.status is not None and (item.eof or not _readable(item.fd))
             if item.flooded or item.timed_out or exited_and_drained:
                 close(index, item)
+    signal.set_wakeup_fd(-1)
+    selector.close()
+    os.close(wake_read)
+    os.close(wake_write)
+    return results
+
+
+def run_all_confirming_hangs(plan, jobs, env):
+    """``run_all``, then each job that did not finish in time is run once more, alone, before that counts.
+
+    A machine stalled by other work (a host busy with browsers and other
+    grades, a virtual machine's CPU taken away) once froze an honest
+    ``python3 slugify.py 'Hello World'`` past its limit. A delivery that
+    hangs does so again; one confirmed hang ends the re-runs, so a delivery
+    that hangs on every call costs one limit more, not one per call.
+    """
+    results = run_all(plan, jobs, env)
+    for index, result in enumerate(results):
+        if result.get("timed_out"):
+            results[index] = run_all(plan, [jobs[index]], env)[0]
+            if results[index].get("timed_out"):
+                break
     return results
 
 
@@ -298,7 +321,7 @@ def main():
         )
     os.environ.clear()  # once here, inherited by every forked child (exec'd ones get env explicitly)
     os.environ.update(env)
-    observed = run_all(plan, jobs, env)
+    observed = run_all_confirming_hangs(plan, jobs, env)
     agent_tests = observed.pop() if plan["agent_tests"] else None
     function = observed[0]
     lines = [line for line in function.pop("stdout").splitlines() if line.startswith(FUNCTION_MARK)]
