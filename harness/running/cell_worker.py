@@ -10,10 +10,14 @@ story, checks, oracle and evidence, a new browser context per attempt.
 
 Protocol: one ``RunSettings`` as JSON per line on stdin; after its cells are
 played, one ``Played`` as JSON per line on the reply stream. The worker's
-own stdout (and its children's) goes to stderr, so nothing a cell prints can
-corrupt a reply. End of stdin ends the worker, and so does its caller's
-death (mid-cell too, as a Ctrl-C would); what its cells left running is
-ended as it exits, as `harness run` does.
+own stdout (and its children's) goes to its stderr, which goes nowhere
+(each attempt keeps its own logs in its evidence package), so nothing a
+cell prints can corrupt a reply. Only a worker stuck after Ctrl-C writes to
+its caller's stderr: the watchdog's stacks, where it was stuck (once, a
+calibration told to stop waited for a worker and could only say that it
+waited). End of stdin ends the worker, and so does its caller's death
+(mid-cell too, as a Ctrl-C would); what its cells left running is ended as
+it exits, as `harness run` does.
 """
 
 from __future__ import annotations
@@ -94,10 +98,16 @@ def _interrupt_when_orphaned(parent: int, every_s: float = 1.0) -> None:
 
 
 def main() -> int:
-    """Serve stdin until it closes, inside one labelled run folder, as `harness run` does."""
+    """Serve stdin until it closes, inside one labelled run folder, as `harness run` does.
+
+    The caller's stderr comes as a file descriptor named on the command line.
+    """
+    from harness.running import interrupt
     from harness.running.ownership import owned_run
 
     threading.Thread(target=_interrupt_when_orphaned, args=(os.getppid(),), daemon=True).start()
+    if len(sys.argv) > 1:
+        interrupt.report_stuck_stacks_to(os.fdopen(int(sys.argv[1]), "w"))
 
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "w")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a cell's prints and its children's output go to stderr
@@ -130,13 +140,19 @@ class CellWorker:
             if self._stop.is_set():
                 return None
             if self.process is None or self.process.poll() is not None:
-                self.process = subprocess.Popen(
-                    [sys.executable, "-m", "harness.running.cell_worker"],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,  # each attempt keeps its own logs in its evidence package
-                    text=True,
-                )
+                callers_stderr = os.dup(2)
+                try:
+                    self.process = subprocess.Popen(
+                        [sys.executable, "-m", "harness.running.cell_worker", str(callers_stderr)],
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        # Not the caller's: a worker Ctrl-C reaches while it imports would print a traceback there.
+                        stderr=subprocess.DEVNULL,
+                        pass_fds=(callers_stderr,),
+                        text=True,
+                    )
+                finally:
+                    os.close(callers_stderr)
             return self.process
 
     def interrupt(self) -> None:

@@ -38,7 +38,7 @@ import sys
 import threading
 from collections.abc import Callable
 from types import FrameType
-from typing import Any
+from typing import Any, TextIO
 
 import greenlet
 
@@ -47,12 +47,19 @@ _first_signal: list[signal.Signals] = []
 STUCK_AFTER_INTERRUPT_S = 150.0
 """Longer than the slowest bounded teardown: a Paperclip start-up that is let finish (up to 90 s), then stopped
 (up to 30 s before it is killed)."""
+_stuck_stacks_to: TextIO | None = None
+
+
+def report_stuck_stacks_to(file: TextIO) -> None:
+    """Where the watchdog prints a stuck process's stacks: stderr, unless this process's stderr goes nowhere."""
+    global _stuck_stacks_to
+    _stuck_stacks_to = file
 
 
 def _on_stop_signal(signum: int, frame: FrameType | None) -> None:
     if not _received.is_set():
         _first_signal.append(signal.Signals(signum))
-        faulthandler.dump_traceback_later(STUCK_AFTER_INTERRUPT_S, exit=True)  # to stderr
+        faulthandler.dump_traceback_later(STUCK_AFTER_INTERRUPT_S, exit=True, file=_stuck_stacks_to or sys.stderr)
     _received.set()
     current = greenlet.getcurrent()
     if current.parent is None:  # the story's own code: interrupt it here

@@ -40,6 +40,20 @@ def test_an_unknown_cell_gets_a_one_line_error_and_the_worker_serves_on(tmp_path
         worker.close()
 
 
+def test_a_worker_holds_its_callers_stderr_for_its_stacks_and_nothing_else(tmp_path: Path) -> None:
+    """Where a worker stuck after Ctrl-C prints its stacks (see test_interrupt): its caller's stderr, passed as a
+    file descriptor; its own stderr (a cell's prints, its children's output) goes nowhere."""
+    worker = CellWorker()
+    try:
+        worker.play(RunSettings(cells=("no-such-cell",), results=tmp_path))
+        assert worker.process is not None
+        pid, stacks_fd = worker.process.pid, psutil.Process(worker.process.pid).cmdline()[-1]
+        assert os.readlink(f"/proc/{pid}/fd/{stacks_fd}") == os.readlink("/proc/self/fd/2")
+        assert os.readlink(f"/proc/{pid}/fd/2") == os.devnull
+    finally:
+        worker.close()
+
+
 def test_a_killed_worker_fails_its_request_and_a_new_one_serves_the_next(tmp_path: Path) -> None:
     worker = CellWorker()
     try:

@@ -62,6 +62,18 @@ def test_a_process_stuck_after_ctrl_c_prints_where_and_ends_itself() -> None:
     assert WATCHDOG_FIRED in done.stderr and "teardown_that_never_returns" in done.stderr, done.stderr
 
 
+def test_a_process_whose_stderr_goes_nowhere_prints_its_stacks_where_it_was_told(tmp_path: Path) -> None:
+    """A cell worker's stderr goes nowhere; stuck after Ctrl-C, its stacks go to its caller's stderr instead."""
+    told = tmp_path / "stacks.txt"
+    program = STUCK_AFTER_CTRL_C.replace(
+        "interrupt.install()", f"interrupt.report_stuck_stacks_to(open({str(told)!r}, 'w'))\ninterrupt.install()"
+    )
+    done = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and WATCHDOG_FIRED not in done.stderr, done.stderr
+    stacks = told.read_text()
+    assert WATCHDOG_FIRED in stacks and "teardown_that_never_returns" in stacks, stacks
+
+
 ANSWER_QUEUED_BEFORE_THE_INTERRUPT = """
 import asyncio, signal
 import greenlet
