@@ -44,6 +44,9 @@ import greenlet
 
 _received = threading.Event()
 _first_signal: list[signal.Signals] = []
+_owed: list[int] = []
+"""A stop signal that arrived inside Playwright's loop and is not raised in the story yet (a list, not a lock:
+the handler, the loop and the story all run in the main thread, and a handler must never wait for a lock)."""
 STUCK_AFTER_INTERRUPT_S = 150.0
 """Longer than the slowest bounded teardown: a Paperclip start-up that is let finish (up to 90 s), then stopped
 (up to 30 s before it is killed)."""
@@ -72,11 +75,6 @@ def _on_stop_signal(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt from None
     _owed.append(signum)
     loop.call_soon_threadsafe(_interrupt, _root(current))
-
-
-_owed: list[int] = []
-"""A stop signal that arrived inside Playwright's loop and is not raised in the story yet (a list, not a lock:
-the handler, the loop and the story all run in the main thread, and a handler must never wait for a lock)."""
 
 
 def _root(current: greenlet.greenlet) -> greenlet.greenlet:
