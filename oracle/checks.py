@@ -32,6 +32,10 @@ INTAKE: tuple[str, ...] = (
 )
 
 SANDBOX_COMPLETED = "sandbox.completed"
+SANDBOX_RERAN = "sandbox.reran"
+"""Recorded, never deciding: what did not finish within its limit and was run once more (a host stalled by other
+work once froze an honest call past its limit), and whether it then finished. Absent when nothing was run again."""
+ENGINE_DIAGNOSTICS: tuple[str, ...] = (SANDBOX_RERAN,)
 
 
 class Check(BaseModel):
@@ -55,9 +59,10 @@ class CheckRegistry:
     ) -> CheckRegistry:
         """A task's registry: the engine's ids around the task's host-side and sandboxed check ids."""
         order = (*INTAKE, *host, SANDBOX_COMPLETED, *sandboxed)
-        if len(set(order)) != len(order) or set(order) & set(diagnostics):
+        every_diagnostic = (*ENGINE_DIAGNOSTICS, *diagnostics)
+        if len({*order, *every_diagnostic}) != len(order) + len(every_diagnostic):
             raise ValueError("a task's check ids must be unique and distinct from the engine's")
-        return cls(order=order, diagnostics=diagnostics)
+        return cls(order=order, diagnostics=every_diagnostic)
 
     def check(self, check_id: str, passed: bool, detail: str) -> Check:
         """Build a Check, refusing ids that are not registered (typos would silently never decide)."""
@@ -74,7 +79,7 @@ class CheckRegistry:
         return next((c for c in self.ordered(checks) if not c.passed), None)
 
 
-ENGINE = CheckRegistry(order=(*INTAKE, SANDBOX_COMPLETED))
+ENGINE = CheckRegistry(order=(*INTAKE, SANDBOX_COMPLETED), diagnostics=ENGINE_DIAGNOSTICS)
 """The ids the engine itself reports, whatever the task."""
 
 check = ENGINE.check

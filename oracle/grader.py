@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 from pydantic import BaseModel, Field, ValidationError
 
 from oracle import image, tasks
-from oracle.checks import SANDBOX_COMPLETED, Check, check
+from oracle.checks import SANDBOX_COMPLETED, SANDBOX_RERAN, Check, check
 from oracle.engine import Engine, EngineError
 from oracle.intake import IntakeLimits, intake
 from oracle.sandbox import DELIVERY_MOUNT, MAX_DEADLINE_S, SandboxLimits, Standby, remove_leftovers, run_collector
@@ -88,14 +88,35 @@ def _sandboxed_checks(
         ]
     try:
         lines = run.stdout.decode("utf-8", "surrogateescape").strip().splitlines()
-        observations = request.task.observations.model_validate(json.loads(lines[-1]))
+        raw = json.loads(lines[-1])
+        observations = request.task.observations.model_validate(raw)
+        reran = _Reran.model_validate(raw).reran
     except (IndexError, ValueError, ValidationError):
         detail = f"the sandbox produced no readable observations (exit {run.exit}): {run.stderr_tail.splitlines()[-1] if run.stderr_tail else 'no error output'}"
         return [check(SANDBOX_COMPLETED, False, detail[:300])]
-    judged = request.task.judge(request.mode, observations)
+    judged = request.task.judge(request.mode, observations) + ([_reran_check(reran)] if reran else [])
     if any(c.id == SANDBOX_COMPLETED for c in judged):  # the task knows a step of its own never finished
         return judged
     return [check(SANDBOX_COMPLETED, True, "every planned invocation was observed"), *judged]
+
+
+class _RunAgain(BaseModel):
+    """One call or run a collector ran once more after it did not finish within its limit."""
+
+    what: str
+    finished: bool
+
+
+class _Reran(BaseModel):
+    """What every collector reports beside its task's observations."""
+
+    reran: list[_RunAgain] = []
+
+
+def _reran_check(reran: list[_RunAgain]) -> Check:
+    """Passed when every re-run finished: the first time-out was the host's stall, not the delivery's hang."""
+    outcomes = "; ".join(f"{r.what} ({'finished' if r.finished else 'did not finish again'})" for r in reran)
+    return check(SANDBOX_RERAN, all(r.finished for r in reran), f"run once more after its time limit: {outcomes}"[:300])
 
 
 def _checks(client: Engine, request: _Request, zip_path: Path, standby: Standby | None) -> list[Check]:

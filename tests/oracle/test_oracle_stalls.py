@@ -22,13 +22,15 @@ from pathlib import Path
 
 import psutil
 
-from calibration.deliveries import project
-from calibration.sources import with_main_prelude
+from calibration.deliveries import ENDLESS, project
+from calibration.sources import gated, with_main_prelude
 from calibration.suite_deliveries import GOOD, change
 from calibration.zips import zip_bytes
 from oracle import GradeJob, GradeOptions, GradeResult, grade_batch
+from oracle.checks import SANDBOX_RERAN
 from oracle.engine import Engine
 from oracle.sandbox import LABEL_PID
+from oracle.tasks.slugify import checks as ids
 
 LIMIT_S = 2.0
 FROZEN_S = LIMIT_S + 2.0
@@ -78,6 +80,11 @@ def one_process_frozen(client: Engine, sign: str) -> Iterator[list[str]]:
         watcher.join()
 
 
+def _reran(result: GradeResult) -> tuple[bool, str]:
+    [reran] = [c for c in result.diagnostics if c.id == SANDBOX_RERAN]
+    return reran.passed, reran.detail
+
+
 def _graded(
     client: Engine, tmp_path: Path, files: dict[str, str | bytes], task: str, mode: str | None = None
 ) -> GradeResult:
@@ -98,6 +105,7 @@ def test_a_tool_call_frozen_past_its_limit_once_is_run_again_and_passes(client, 
         result = _graded(client, tmp_path, project(tool), "slugify", "base")
     assert frozen, "no call of the tool was seen to freeze"
     assert result.passed, [c for c in result.checks if not c.passed]
+    assert _reran(result) == (True, "run once more after its time limit: python3 slugify.py 'Hello World' (finished)")
 
 
 def test_a_suite_run_frozen_past_its_limit_once_is_run_again_and_passes(client, oracle_image, tmp_path: Path) -> None:
@@ -107,3 +115,20 @@ def test_a_suite_run_frozen_past_its_limit_once_is_run_again_and_passes(client, 
         result = _graded(client, tmp_path, {"qa/test_slugify.py": suite}, "slugify-tests")
     assert frozen, "no run of the suite was seen to freeze"
     assert result.passed, [c for c in result.checks if not c.passed]
+    passed, detail = _reran(result)
+    assert passed and "the suite's run " in detail and detail.endswith(" of 11 (the reference's is run 1) (finished)")
+
+
+def test_a_tool_that_hangs_on_every_call_is_run_once_more_and_the_grade_says_so(
+    client, oracle_image, tmp_path: Path
+) -> None:
+    """A real hang hangs again: its check fails, and one re-run (not one per call) is recorded as not finishing."""
+    result = _graded(client, tmp_path, project(gated(ENDLESS, "True")), "slugify", "base")
+    assert result.deciding_check == ids.BASE_CLI
+    passed, detail = _reran(result)
+    assert not passed and detail.count("did not finish again") == 1 and detail.count("(finished)") == 0, detail
+
+
+def test_nothing_run_again_leaves_no_record(client, oracle_image, tmp_path: Path) -> None:
+    result = _graded(client, tmp_path, project(), "slugify", "base")
+    assert result.passed and not [c for c in result.diagnostics if c.id == SANDBOX_RERAN]

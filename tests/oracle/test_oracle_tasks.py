@@ -12,7 +12,7 @@ import pytest
 
 from calibration.zips import zip_bytes
 from oracle import OracleTask, UnknownMode, UnknownTask, grade, tasks
-from oracle.checks import INTAKE, SANDBOX_COMPLETED
+from oracle.checks import ENGINE_DIAGNOSTICS, INTAKE, SANDBOX_COMPLETED, CheckRegistry
 
 
 def _oracle(*args: str) -> subprocess.CompletedProcess:
@@ -32,7 +32,14 @@ def test_every_task_folder_fills_in_the_protocol(name: str) -> None:
     assert isinstance(task, OracleTask) and task.name == name and task.modes
     assert task.collector.is_file() and task.contract.__name__.startswith(f"oracle.tasks.{tasks.folder(name)}.")
     assert task.checks.order[: len(INTAKE)] == INTAKE and SANDBOX_COMPLETED in task.checks.order
+    assert set(ENGINE_DIAGNOSTICS) <= set(task.checks.diagnostics)  # every collector reports what it ran again
     assert task.reference_solution()
+
+
+def test_a_task_cannot_register_an_id_twice_or_reuse_the_engines() -> None:
+    for host, diagnostics in [(("a", "a"), ()), ((SANDBOX_COMPLETED,), ()), (("a",), ("a",)), ((), ENGINE_DIAGNOSTICS)]:
+        with pytest.raises(ValueError, match="unique and distinct"):
+            CheckRegistry.for_task(host=host, sandboxed=(), diagnostics=diagnostics)
 
 
 def test_unknown_task_and_mode_are_usage_errors_before_any_engine(tmp_path: Path) -> None:

@@ -36,6 +36,7 @@ import resource
 import runpy
 import select
 import selectors
+import shlex
 import signal
 import sys
 import time
@@ -269,6 +270,8 @@ def run_all(plan, jobs, env):
 def run_all_confirming_hangs(plan, jobs, env):
     """``run_all``, then each job that did not finish in time is run once more, alone, before that counts.
 
+    Returns the observations and what was run again (the grade records it).
+
     A machine stalled by other work (a host busy with browsers and other
     grades, a virtual machine's CPU taken away) once froze an honest
     ``python3 slugify.py 'Hello World'`` past its limit. A delivery that
@@ -276,12 +279,22 @@ def run_all_confirming_hangs(plan, jobs, env):
     that hangs on every call costs one limit more, not one per call.
     """
     results = run_all(plan, jobs, env)
+    reran = []
     for index, result in enumerate(results):
         if result.get("timed_out"):
             results[index] = run_all(plan, [jobs[index]], env)[0]
-            if results[index].get("timed_out"):
+            finished = not results[index].get("timed_out")
+            reran.append({"what": _described(jobs[index]), "finished": finished})
+            if not finished:
                 break
-    return results
+    return results, reran
+
+
+def _described(job):
+    """A job as the grade's reader knows it: the command line a user would type, or what the job does."""
+    if job["kind"] == "cli":
+        return " ".join(shlex.quote(part) for part in ["python3", "slugify.py", *job["args"]])
+    return "importing slugify and calling slugify(text)" if job["kind"] == "function" else "the delivery's own tests"
 
 
 def _readable(fd):
@@ -321,7 +334,7 @@ def main():
         )
     os.environ.clear()  # once here, inherited by every forked child (exec'd ones get env explicitly)
     os.environ.update(env)
-    observed = run_all_confirming_hangs(plan, jobs, env)
+    observed, reran = run_all_confirming_hangs(plan, jobs, env)
     agent_tests = observed.pop() if plan["agent_tests"] else None
     function = observed[0]
     lines = [line for line in function.pop("stdout").splitlines() if line.startswith(FUNCTION_MARK)]
@@ -329,7 +342,8 @@ def main():
         function["report"] = json.loads(lines[-1][len(FUNCTION_MARK) :]) if lines else None
     except ValueError:
         function["report"] = None
-    sys.stdout.write(json.dumps({"cli": observed[1:], "function": function, "agent_tests": agent_tests}) + "\n")
+    observations = {"cli": observed[1:], "function": function, "agent_tests": agent_tests, "reran": reran}
+    sys.stdout.write(json.dumps(observations) + "\n")
     sys.stdout.flush()
 
 
