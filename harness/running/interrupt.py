@@ -83,10 +83,16 @@ def _root(current: greenlet.greenlet) -> greenlet.greenlet:
     return current
 
 
+def _owed_taken() -> bool:
+    """Whether an interrupt was owed; whoever asks raises it, so it is owed no more."""
+    owed = bool(_owed)
+    _owed.clear()
+    return owed
+
+
 def _interrupt(story: greenlet.greenlet) -> None:
     """Raise Ctrl-C in the story's greenlet, which waits for a Playwright call to return; once per owed signal."""
-    if _owed and not story.dead:
-        _owed.clear()
+    if not story.dead and _owed_taken():
         story.throw(KeyboardInterrupt)
 
 
@@ -100,8 +106,7 @@ def _resumed_only_if_nothing_owed(wait: Callable[..., None]) -> Callable[..., No
     @functools.wraps(wait)
     def waited(*args: Any, **kwargs: Any) -> None:
         wait(*args, **kwargs)
-        if _owed and greenlet.getcurrent().parent is None:
-            _owed.clear()
+        if greenlet.getcurrent().parent is None and _owed_taken():
             raise KeyboardInterrupt
 
     waited.__wrapped_by_interrupt__ = True  # type: ignore[attr-defined]
