@@ -74,6 +74,69 @@ def test_a_process_whose_stderr_goes_nowhere_prints_its_stacks_where_it_was_told
     assert WATCHDOG_FIRED in stacks and "teardown_that_never_returns" in stacks, stacks
 
 
+STORY_SUSPENDED_WHILE_THE_LOOP_WAITS = STUCK_AFTER_CTRL_C.replace(
+    "teardown_that_never_returns()\n",
+    """
+import greenlet
+
+
+def story_waits_for_a_playwright_call():
+    greenlet.greenlet(teardown_that_never_returns).switch()  # as a sync call switches to Playwright's loop
+
+
+story_waits_for_a_playwright_call()
+""",
+)
+
+
+def test_a_story_stuck_in_a_suspended_greenlet_is_shown_where_it_waits() -> None:
+    """A thread's stack shows the loop's greenlet, which is running; the story's own, suspended, is printed too."""
+    program = STORY_SUSPENDED_WHILE_THE_LOOP_WAITS.replace("= 1.0", "= 4.0")
+    done = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and WATCHDOG_FIRED in done.stderr, done.stderr
+    suspended, _, watchdog = done.stderr.partition(WATCHDOG_FIRED)
+    assert "Suspended greenlet greenlet" in suspended and "story_waits_for_a_playwright_call" in suspended, suspended
+    assert "story_waits_for_a_playwright_call" not in watchdog  # the thread's stack shows only the running greenlet
+
+
+CTRL_C_AS_A_POOL_STARTS_ITS_THREAD = """
+import signal, threading
+from concurrent.futures import ThreadPoolExecutor
+from harness.running import interrupt
+
+interrupt.STUCK_AFTER_INTERRUPT_S = 10.0
+interrupt.install()
+started = threading.Thread.start
+
+
+def start_then_ctrl_c(self):
+    started(self)
+    signal.raise_signal(signal.SIGINT)  # the thread runs; its pool has not noted it yet
+
+
+threading.Thread.start = start_then_ctrl_c
+pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="thumbnails")
+try:
+    pool.submit(print, "work done", flush=True)
+    print("played on", flush=True)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+"""
+
+
+def test_ctrl_c_as_a_thread_pool_starts_its_thread_still_lets_the_process_exit() -> None:
+    """Ctrl-C between a pool's thread start and its note of that thread left a thread Python waited for at exit,
+    for ever (a cell worker told to stop, mid-screenshot); the interrupt now comes as the pool is done starting it."""
+    done = subprocess.run(
+        [sys.executable, "-c", CTRL_C_AS_A_POOL_STARTS_ITS_THREAD], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0 and WATCHDOG_FIRED not in done.stderr, done.stderr
+    assert done.stdout.splitlines() == ["work done", "interrupted"] or done.stdout.splitlines() == [
+        "interrupted",
+        "work done",
+    ], done.stdout
+
+
 ANSWER_QUEUED_BEFORE_THE_INTERRUPT = """
 import asyncio, signal
 import greenlet

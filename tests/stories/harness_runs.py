@@ -65,11 +65,13 @@ def processes_of(results: Path) -> list[psutil.Process]:
     return processes_naming(run_temp(results))
 
 
-def processes_naming(folder: Path) -> list[psutil.Process]:
-    """Live processes whose command line names ``folder``: the products started with their data under it."""
+def processes_naming(folder: Path, showing: str = "") -> list[psutil.Process]:
+    """Live processes whose command line names ``folder`` (and shows ``showing``): the products started with their
+    data under it. Read once: a process may end between the listing and a second read of its command line."""
     found = []
     for process in psutil.process_iter(["cmdline", "status"]):
-        if process.info["status"] != psutil.STATUS_ZOMBIE and str(folder) in " ".join(process.info["cmdline"] or []):
+        command_line = " ".join(process.info["cmdline"] or [])
+        if process.info["status"] != psutil.STATUS_ZOMBIE and str(folder) in command_line and showing in command_line:
             found.append(process)
     return found
 
@@ -118,7 +120,7 @@ def stopped_mid_run(command: list[str], temp: Path, sign: str, sig: signal.Signa
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(temp)}
     )
     try:
-        wait_for(lambda: [p for p in processes_naming(temp) if sign in " ".join(p.cmdline())], f"a {sign} process")
+        wait_for(lambda: processes_naming(temp, showing=sign), f"a {sign} process")
         started.send_signal(sig)
         stdout, stderr = started.communicate(timeout=STUCK_AFTER_INTERRUPT_S + 30)
     finally:

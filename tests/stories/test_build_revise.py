@@ -127,7 +127,7 @@ def test_ctrl_c_mid_story_tears_the_product_down_and_keeps_the_attempt(
     harness = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=whole_group
     )
-    wait_for(lambda: [p for p in processes_naming(temp) if "--workspace" in " ".join(p.cmdline())], "a runner")
+    wait_for(lambda: processes_naming(temp, showing="--workspace"), "a runner")
     output = ctrl_c(harness, whole_group, sig)
     assert harness.returncode != 0, output
     [record] = attempts(tmp_path)
