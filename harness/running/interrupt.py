@@ -23,14 +23,15 @@ ever (once, a harness given Ctrl-C printed its verdict and then never
 exited). From the first Ctrl-C, a watchdog that needs neither the interpreter
 nor the main thread gives the process ``STUCK_AFTER_INTERRUPT_S`` to end,
 then prints every thread's stack (where it was stuck) and ends it with exit
-status 1. A moment before, a thread of its own names each thread and prints
-each suspended greenlet's stack: the watchdog's dump shows only the greenlet
-a thread runs, and the story waits in another one while Playwright's loop runs.
+status 1. It is then as if it had been killed: what it had not written is
+lost, and what it left running is removed by the next `harness run` or by
+`harness clean`. A moment before, a thread of its own names each thread and
+prints each suspended greenlet's stack: the watchdog's dump shows only the
+greenlet a thread runs, and the story waits in another one while
+Playwright's loop runs.
 
 Sync Playwright's loop is not the only code a stop signal must not cut in
-half: a thread pool starting a thread is another (``_kept_whole``). It is then as if it had been killed: what it had not written is
-lost, and what it left running is removed by the next `harness run` or by
-`harness clean`.
+half: a thread pool starting a thread is another (``_kept_whole``).
 """
 
 from __future__ import annotations

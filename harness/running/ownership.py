@@ -112,7 +112,25 @@ def _owner_of(folder: Path) -> Owner | None:
     try:
         return Owner.model_validate_json((folder / OWNER_FILE).read_text())
     except (OSError, ValidationError):
-        return None  # a folder without a readable label was never finished being claimed: its owner died
+        return _claiming(folder.name)
+
+
+def _claiming(name: str) -> Owner | None:
+    """The owner of a folder whose label is not written yet, read from its name (pid and start second) while it runs.
+
+    Another run's sweep once came between a claim's folder and its label:
+    it took the live claimer for dead and removed its folder, and every cell
+    of that `make calibrate` then failed to launch its browser there (124
+    of 185 cases not played). A folder whose namer is gone is still removed.
+    """
+    pid, _, started = name.partition("-")
+    if not (pid.isdigit() and started.isdigit()):
+        return None
+    try:
+        created = psutil.Process(int(pid)).create_time()
+    except psutil.Error:
+        return None
+    return Owner(pid=int(pid), started=created) if int(created) == int(started) else None
 
 
 def _names(process: psutil.Process, marker: str) -> bool:
