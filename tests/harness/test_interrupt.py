@@ -117,7 +117,7 @@ def start_then_ctrl_c(self):
 threading.Thread.start = start_then_ctrl_c
 pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="thumbnails")
 try:
-    pool.submit(print, "work done", flush=True)
+    pool.submit(len, "work")  # silent: a print from the pool's thread could interleave with the main thread's
     print("played on", flush=True)
 except KeyboardInterrupt:
     print("interrupted", flush=True)
@@ -131,10 +131,7 @@ def test_ctrl_c_as_a_thread_pool_starts_its_thread_still_lets_the_process_exit()
         [sys.executable, "-c", CTRL_C_AS_A_POOL_STARTS_ITS_THREAD], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0 and WATCHDOG_FIRED not in done.stderr, done.stderr
-    assert done.stdout.splitlines() == ["work done", "interrupted"] or done.stdout.splitlines() == [
-        "interrupted",
-        "work done",
-    ], done.stdout
+    assert done.stdout == "interrupted\n", done.stdout
 
 
 ANSWER_QUEUED_BEFORE_THE_INTERRUPT = """
