@@ -38,6 +38,12 @@ def floor_of(kinds: frozenset[str], what: str, cpu: CpuByKind, cells: int, cores
     return f"  {what} alone: {theirs / cells:.2f} CPU-s per story cell, {theirs / cores:.0f} s on {cores} cores"
 
 
+FLOORS = (
+    (NOT_THE_HARNESS, "the browser, product and engine"),
+    (NOT_THE_PROJECTS, "Chromium, Playwright's driver, the Docker engine and its containers, agent CLIs"),
+)
+
+
 def floors(cpu: CpuByKind, cells: int, cores: int) -> str:
     """Per story cell: all the CPU, then what the real browser, product and engine need, then the third-party part of it.
 
@@ -45,19 +51,8 @@ def floors(cpu: CpuByKind, cells: int, cores: int) -> str:
     harness, the testbed and the kernel add anything: only fewer pages,
     grades or cells would lower it.
     """
-    return "\n".join(
-        [
-            f"  per story cell: {cpu.busy_s / cells:.2f} CPU-s in all",
-            floor_of(NOT_THE_HARNESS, "the browser, product and engine", cpu, cells, cores),
-            floor_of(
-                NOT_THE_PROJECTS,
-                "Chromium, Playwright's driver, the Docker engine and its containers, agent CLIs",
-                cpu,
-                cells,
-                cores,
-            ),
-        ]
-    )
+    lines = [f"  per story cell: {cpu.busy_s / cells:.2f} CPU-s in all"]
+    return "\n".join(lines + [floor_of(kinds, what, cpu, cells, cores) for kinds, what in FLOORS])
 
 
 def main(argv: list[str] | None = None) -> int:
