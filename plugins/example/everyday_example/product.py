@@ -12,7 +12,9 @@ PRODUCT = ProductDeclaration(
     name="example",
     title="the example product",
     driver="everyday_example.driver:DRIVER",
-    environments=(Environment(name="example-local", product="example", description="The example product on loopback."),),
+    environments=(
+        Environment(name="example-local", product="example", description="The example product on loopback."),
+    ),
     suites=ProductSuites(scripted="example-scripted"),
     capabilities=(),
     lacks={"stop": "the template shows the smallest driver; a real one declares what its product can do"},
