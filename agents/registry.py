@@ -2,14 +2,14 @@
 
 An entry is an :class:`AgentCli` subclass marked with :func:`agent_cli`: its
 name, pinned npm package, launch, wire protocol, cost parser and process
-kinds, declared in one module. The built-in CLIs are the modules of
-:mod:`agents.clis` (found by name, as product drivers are); an installed
-package adds its own through the entry-point group ``everyday_evals.agents``
-(each entry names a module, imported for its :func:`agent_cli` entries, as
-Inspect AI's sandbox registry loads outside sandboxes). The runner's adapters,
-the catalog's replay and live profiles, the npm pins ``make agents``
-installs and the CPU benchmark's process kinds are all read from
-:func:`registered`, so adding a CLI is one new module.
+kinds, declared in one module. Entries come in through the entry-point group
+``everyday_evals.agents`` (as Inspect AI's sandbox registry loads outside
+sandboxes): each entry point names a module, or a package whose modules are
+all imported, for their :func:`agent_cli` classes. This project's own CLIs
+come in the same way (``pyproject.toml`` names the package :mod:`agents.clis`,
+one module per CLI), so adding one is one new module. The runner's adapters,
+the catalog's replay and live profiles, the npm pins ``make agents`` installs
+and the CPU benchmark's process kinds are all read from :func:`registered`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from .metering.providers import KEY_VARIABLE, Provider
 from .metering.usage import Protocol
 
 ENTRY_POINT_GROUP = "everyday_evals.agents"
-BUILT_IN = "agents.clis"
 RESERVED_NAMES = ("scripted",)  # the runner's own, deterministic agent: no CLI may take its name
 
 
@@ -109,19 +108,23 @@ def agent_cli(cls: C) -> C:
 
 
 def _load() -> None:
-    """Import the built-in CLI modules, then every outside package's entry point, once."""
+    """Import every module the entry points name (each module of a named package), once."""
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    built_in = importlib.import_module(BUILT_IN)
-    for module in pkgutil.iter_modules(built_in.__path__):
-        importlib.import_module(f"{BUILT_IN}.{module.name}")
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
+    found = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda entry: entry.name)
+    if not found:
+        raise RegistryError(f"no entry points in {ENTRY_POINT_GROUP}: install the project (`make venv`)")
+    for entry in found:
         try:
-            entry.load()
+            root = entry.load()
+            for module in pkgutil.iter_modules(getattr(root, "__path__", [])):
+                importlib.import_module(f"{root.__name__}.{module.name}")
         except Exception as error:
-            raise RegistryError(f"entry point {entry.name} = {entry.value} ({ENTRY_POINT_GROUP}): {error}") from error
+            raise RegistryError(
+                f"{ENTRY_POINT_GROUP} {entry.name} ({entry.value}): {type(error).__name__}: {error}"
+            ) from error
+    _loaded = True
 
 
 def registered() -> dict[str, AgentCli]:

@@ -19,7 +19,8 @@ import pytest
 import agents.clis
 from agents.install import PROJECT_ROOT
 from agents.registry import ENTRY_POINT_GROUP, AgentCli, RegistryError, agent_cli, registered
-from harness.core.catalog import CATALOG, LIVE_PROFILES, REPLAY_PROFILES
+from harness.core.catalog import LIVE_PROFILES, REPLAY_PROFILES
+from harness.core.registry import catalog
 
 THROWAWAY = """
 from agents.launch import LaunchRequest, LaunchSpec, base_env
@@ -50,7 +51,8 @@ import json, sys
 from agents.adapters import adapter_for, adapter_names
 from agents.install import MissingCli, locate, manifest
 from bench.cpu_by_kind import kind_of
-from harness.core.catalog import CATALOG, LIVE_PROFILES, REPLAY_PROFILES, installed_agent_cli
+from harness.core.catalog import LIVE_PROFILES, REPLAY_PROFILES, installed_agent_cli
+from harness.core.registry import catalog
 from testbed.web import adapter_names as hire_form_adapters
 
 try:
@@ -64,7 +66,7 @@ print(json.dumps({
     "runner_adapter": adapter_for("throwaway").kind.name,
     "replay_profiles": [p.name for p in REPLAY_PROFILES],
     "live_profiles": {p.name: [p.model, list(p.required_env)] for p in LIVE_PROFILES},
-    "cells": [c.execution_id for c in CATALOG.cells() if c.profile.agent_cli == "throwaway"],
+    "cells": [c.execution_id for c in catalog().cells() if c.profile.agent_cli == "throwaway"],
     "pins": manifest()["dependencies"],
     "scripts": manifest()["allowScripts"],
     "kind": kind_of(["/opt/throwaway/bin/throwaway-agent", "run"]),
@@ -113,7 +115,7 @@ def test_the_built_in_lists_are_the_registry_s() -> None:
     assert {type(cli).__module__.rpartition(".")[2] for cli in registered().values()} == modules
     assert {profile.agent_cli for profile in REPLAY_PROFILES} == set(registered())
     assert {profile.agent_cli for profile in LIVE_PROFILES} == set(registered())
-    assert {cell.profile.agent_cli for cell in CATALOG.cells()} - {None} == set(registered())
+    assert {cell.profile.agent_cli for cell in catalog().cells()} - {None} == set(registered())
 
 
 def test_a_name_is_registered_once_and_scripted_is_the_runner_s_own() -> None:
