@@ -23,6 +23,7 @@ reproduces, 0 once it does not, 2 when it could not run at all.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import pwd
@@ -170,7 +171,11 @@ class Paperclip:
         made = self.root / "onboarded"
         for folder in ("home", "tmp", "data"):
             (made / folder).mkdir(parents=True, exist_ok=True)
-        env = self.env() | {"HOME": str(made / "home"), "TMPDIR": str(made / "tmp"), "PAPERCLIP_HOME": str(made / "data")}
+        env = self.env() | {
+            "HOME": str(made / "home"),
+            "TMPDIR": str(made / "tmp"),
+            "PAPERCLIP_HOME": str(made / "data"),
+        }
         env["PAPERCLIP_CONFIG"] = str(made / "data" / "instances" / "default" / "config.json")
         cli = self.install / "node_modules" / ".bin" / "paperclipai"
         with open(self.root / "onboard.log", "wb") as out:
@@ -277,9 +282,9 @@ class Paperclip:
         while our_processes(marker) and time.monotonic() < deadline:
             time.sleep(0.2)
         for pid, pgid in our_processes(marker):
-            for kill in (lambda: os.killpg(pgid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+            for ending in (functools.partial(os.killpg, pgid), functools.partial(os.kill, pid)):
                 try:
-                    kill()
+                    ending(signal.SIGKILL)
                 except ProcessLookupError:
                     pass
         self.http.close()
@@ -312,7 +317,11 @@ class Paperclip:
 
     def process_agent(self, name: str, script: str, grace_sec: int = 2) -> str:
         """A ``process`` agent running ``sh -c <script>`` (its ``$0`` names this instance's folder)."""
-        config: dict[str, Any] = {"command": "sh", "args": ["-c", script, str(self.root)], "cwd": str(self.root / "work")}
+        config: dict[str, Any] = {
+            "command": "sh",
+            "args": ["-c", script, str(self.root)],
+            "cwd": str(self.root / "work"),
+        }
         config["graceSec"] = grace_sec
         payload = {"name": name, "role": "engineer", "adapterType": "process", "adapterConfig": config}
         return str(self.post(f"/api/companies/{self.company_id}/agents", payload)["id"])
@@ -329,6 +338,23 @@ class Paperclip:
 
     def run(self, run_id: str) -> dict[str, Any]:
         return self.get(f"/api/heartbeat-runs/{run_id}")  # type: ignore[no-any-return]
+
+    def started_run(self, issue_id: str, run_id: str | None = None) -> dict[str, Any]:
+        """Wait until the issue's first run (or run ``run_id``) has a process, and return it."""
+
+        def probe() -> dict[str, Any] | None:
+            return next((r for r in self.runs(issue_id) if r["processPid"] and run_id in (None, r["id"])), None)
+
+        return wait_for(f"a run of issue {issue_id} with a process", probe)  # type: ignore[no-any-return]
+
+    def ended_run(self, run_id: str) -> dict[str, Any]:
+        """Wait until the run is in a terminal status, and return it."""
+
+        def probe() -> dict[str, Any] | None:
+            run = self.run(run_id)
+            return run if run["status"] in TERMINAL else None
+
+        return wait_for(f"run {run_id} to end", probe)  # type: ignore[no-any-return]
 
     def events(self, run_id: str) -> list[dict[str, Any]]:
         return self.get(f"/api/heartbeat-runs/{run_id}/events")  # type: ignore[no-any-return]

@@ -24,7 +24,7 @@ import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from isolated_paperclip import TERMINAL, Paperclip, main, pid_alive, summary, wait_for  # noqa: E402
+from isolated_paperclip import Paperclip, main, pid_alive, summary, wait_for  # noqa: E402
 
 # $0 is the instance folder. Each run waits for its own go-ahead file (which names the issue), then delivers a ZIP
 # with its run token and marks the issue done, as a finished agent does; what Paperclip answered (HTTP status of the
@@ -60,7 +60,7 @@ def reproduce(paperclip: Paperclip) -> tuple[bool, str]:
         archive.writestr("result.txt", "the work\n")
     agent = paperclip.process_agent("Builder", AGENT)
     issue = paperclip.assign_issue("Build the thing and attach it as a ZIP", agent)
-    run = wait_for("the run's process", lambda: next((r for r in paperclip.runs(issue) if r["processPid"]), None))
+    run = paperclip.started_run(issue)
     pid = run["processPid"]
     print(f"run {run['id']} is running as pid {pid}")
 
@@ -76,9 +76,9 @@ def reproduce(paperclip: Paperclip) -> tuple[bool, str]:
     # Paperclip may start a new run for the issue (the retry of the "lost" one): it does the work first.
     for other in [r for r in paperclip.runs(issue) if r["id"] != run["id"]]:
         print(f"Paperclip started another run for the issue: {other['id']}")
-        wait_for("the other run's process", lambda: paperclip.run(other["id"])["processPid"])
+        paperclip.started_run(issue, other["id"])
         deliver(paperclip, other["id"], issue)
-        ended = wait_for("the other run to end", lambda: (r := paperclip.run(other["id"]))["status"] in TERMINAL and r)
+        ended = paperclip.ended_run(other["id"])
         print(f"  it ended: {summary(ended)}")
     print(f"the reaped run's process {pid} now delivers")
     late = deliver(paperclip, run["id"], issue)

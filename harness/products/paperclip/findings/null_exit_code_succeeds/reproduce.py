@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from isolated_paperclip import TERMINAL, Paperclip, main, summary, wait_for  # noqa: E402
+from isolated_paperclip import Paperclip, main, summary  # noqa: E402
 
 AGENT = "exec sleep 600"  # the work a signal cuts short; `exec`, so the run's pid is the sleeping process
 
@@ -28,10 +28,10 @@ def reproduce(paperclip: Paperclip) -> tuple[bool, str]:
     for sig in (signal.SIGTERM, signal.SIGKILL):
         agent = paperclip.process_agent(f"Sleeper {sig.name}", AGENT)
         issue = paperclip.assign_issue(f"Work that a {sig.name} cuts short", agent)
-        run = wait_for("the run's process", lambda: next((r for r in paperclip.runs(issue) if r["processPid"]), None))
+        run = paperclip.started_run(issue)
         os.kill(run["processPid"], sig)
         print(f"killed the run's process {run['processPid']} with {sig.name}")
-        ended = wait_for("the run to end", lambda: (r := paperclip.run(run["id"]))["status"] in TERMINAL and r)
+        ended = paperclip.ended_run(run["id"])
         print(f"  run {ended['id']}: {summary(ended)}")
         outcomes[sig.name] = ended["status"]
     succeeded = sorted(name for name, status in outcomes.items() if status == "succeeded")
