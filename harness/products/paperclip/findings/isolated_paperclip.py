@@ -72,7 +72,7 @@ def server_entry(install: Path) -> Path:
         raise CannotRun(
             f"needs paperclipai {PINNED_VERSION} in {install} (set PAPERCLIP_INSTALL, or run `make paperclip`), but {found}"
         )
-    return entry
+    return entry.resolve()  # the server starts only when its own (real) path is argv[1] (its isMainModule)
 
 
 def free_port() -> int:
@@ -177,6 +177,7 @@ class Paperclip:
             "PAPERCLIP_HOME": str(made / "data"),
         }
         env["PAPERCLIP_CONFIG"] = str(made / "data" / "instances" / "default" / "config.json")
+        env["PORT"] = str(free_port())  # the server onboarding starts must not hold the port this instance will use
         cli = self.install / "node_modules" / ".bin" / "paperclipai"
         with open(self.root / "onboard.log", "wb") as out:
             onboard = subprocess.Popen(
@@ -196,7 +197,7 @@ class Paperclip:
             os.killpg(onboard.pid, signal.SIGTERM)
             onboard.wait(60)
         if not config.is_file():
-            raise CannotRun(f"`paperclipai onboard` wrote no config; see {self.root / 'onboard.log'}")
+            raise CannotRun(f"`paperclipai onboard` wrote no config: {(self.root / 'onboard.log').read_text()[-2000:]}")
         shutil.rmtree(config.parent / "db", ignore_errors=True)  # a half-made cluster; the first start makes it
         return made
 
@@ -243,14 +244,18 @@ class Paperclip:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.server.poll() is not None:
-                raise CannotRun(f"the Paperclip server exited with {self.server.returncode}; see {self.log}")
+                raise CannotRun(f"the Paperclip server exited with {self.server.returncode}: {self._log_tail()}")
             if READY_LINE in self.log.read_text(errors="replace")[offset:] and self._healthy():
                 break
             time.sleep(0.1)
         else:
-            raise CannotRun(f"the Paperclip server was not ready after {timeout} s; see {self.log}")
+            raise CannotRun(f"the Paperclip server was not ready after {timeout} s: {self._log_tail()}")
         if not self.company_id:
             self.company_id = self.post("/api/companies", {"name": "Reproduction"})["id"]
+
+    def _log_tail(self) -> str:
+        """The end of the server's output (the instance folder, with its log, is removed on the way out)."""
+        return "\n" + self.log.read_text(errors="replace")[-2000:] if self.log.exists() else "(no output)"
 
     def _secret(self) -> str:
         return (self.config_path.parent / ".env").read_text().split("=", 1)[1].strip()
