@@ -48,6 +48,9 @@ REPRODUCED, NOT_REPRODUCED, CANNOT_RUN = 1, 0, 2
 READY_LINE = "startup reap of orphaned heartbeat runs complete"
 POSTGRES_USER = "postgres"  # as root, Paperclip's embedded Postgres runs as this user, which must own its data
 TERMINAL = {"succeeded", "failed", "cancelled", "timed_out", "interrupted"}
+# An agent's ten minutes of work: the shell becomes the working process (so the run's pid is what a kill ends), and
+# "$0", the instance folder, stays on its command line for teardown.
+LONG_WORK = "exec python3 -c 'import time; time.sleep(600)' \"$0\""
 
 
 class CannotRun(Exception):

@@ -1,6 +1,6 @@
 """After a board operator's Cancel, Paperclip starts a new run of the stopped agent on the same issue.
 
-Steps (public API only): a `process` agent runs `exec sleep 600`; an issue is
+Steps (public API only): a `process` agent works for ten minutes; an issue is
 assigned to it, so Paperclip starts a run; the board cancels the run
 (`POST /api/heartbeat-runs/:id/cancel`, what the UI's Cancel does); the issue
 is watched for 10 s.
@@ -28,14 +28,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from isolated_paperclip import Paperclip, main, summary  # noqa: E402
+from isolated_paperclip import LONG_WORK, Paperclip, main, summary  # noqa: E402
 
-AGENT = "exec sleep 600"
 SETTLE_S = 10  # how long after the Cancel the issue is watched for a run nobody asked for
 
 
 def reproduce(paperclip: Paperclip) -> tuple[bool, str]:
-    agent = paperclip.process_agent("Worker", AGENT)
+    agent = paperclip.process_agent("Worker", LONG_WORK)
     issue = paperclip.assign_issue("Long work the operator will cancel", agent)
     run = paperclip.started_run(issue)
     print(f"run {run['id']} is running as pid {run['processPid']}; the board cancels it")

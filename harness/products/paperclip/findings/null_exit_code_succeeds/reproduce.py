@@ -1,7 +1,7 @@
 """A `process` run whose process is killed by a signal is recorded `succeeded`.
 
-Steps (public API and plain OS process control only): a `process` agent runs
-`exec sleep 600`; an issue is assigned to it, so Paperclip starts a run; the
+Steps (public API and plain OS process control only): a `process` agent works
+for ten minutes; an issue is assigned to it, so Paperclip starts a run; the
 run's process (its `processPid`) is killed, once with SIGTERM and once with
 SIGKILL, as an operator, a supervisor or the kernel's OOM killer would. A
 process killed by a signal did not finish its work: the run must not be
@@ -18,15 +18,13 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from isolated_paperclip import Paperclip, main, summary  # noqa: E402
-
-AGENT = "exec sleep 600"  # the work a signal cuts short; `exec`, so the run's pid is the sleeping process
+from isolated_paperclip import LONG_WORK, Paperclip, main, summary  # noqa: E402
 
 
 def reproduce(paperclip: Paperclip) -> tuple[bool, str]:
     outcomes = {}
     for sig in (signal.SIGTERM, signal.SIGKILL):
-        agent = paperclip.process_agent(f"Sleeper {sig.name}", AGENT)
+        agent = paperclip.process_agent(f"Sleeper {sig.name}", LONG_WORK)
         issue = paperclip.assign_issue(f"Work that a {sig.name} cuts short", agent)
         run = paperclip.started_run(issue)
         os.kill(run["processPid"], sig)
