@@ -5,11 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
+from harness.core.catalog import KnownFinding
 from harness.products.paperclip import install
+from harness.products.paperclip.declaration import PRODUCT
 from harness.products.paperclip.findings import isolated_paperclip
 from harness.products.paperclip.findings.runner import FINDINGS_DIR, explained, reproductions, run_all
 
@@ -74,22 +75,23 @@ def test_a_declared_reproduction_without_its_folder_is_an_error(
 
 def test_explains_lists_each_known_finding_naming_the_folder() -> None:
     findings = [
-        SimpleNamespace(case="recover-controller", checks=("lifecycle.runs-succeeded",), reproduction="null_exit"),
-        SimpleNamespace(case="stop-redirect", checks=("stop.a", "stop.b"), reproduction="null_exit"),
-        SimpleNamespace(case="delegate-feedback", checks=("x",), reproduction=None),
+        KnownFinding(
+            case="recover-controller", checks=("lifecycle.runs-succeeded",), what="w", reproduction="null_exit"
+        ),
+        KnownFinding(case="stop-redirect", checks=("stop.a", "stop.b"), what="w", reproduction="null_exit"),
+        KnownFinding(case="recover-controller-sigkill", checks=("restart.same-run",), what="w", reproduction="reaper"),
     ]
-    assert explained(findings) == {  # type: ignore[arg-type]
-        "null_exit": "recover-controller: lifecycle.runs-succeeded; stop-redirect: stop.a, stop.b"
+    assert explained(findings) == {
+        "null_exit": "recover-controller: lifecycle.runs-succeeded; stop-redirect: stop.a, stop.b",
+        "reaper": "recover-controller-sigkill: restart.same-run",
     }
 
 
-def test_the_real_reproductions_are_found_and_pin_the_version_the_harness_installs() -> None:
-    assert {p.name for p in reproductions(FINDINGS_DIR)} >= {
-        "null_exit_code_succeeds",
-        "reaper_ignores_live_pid",
-        "cancel_starts_new_run",
-    }
-    assert all((p / "REPORT.md").is_file() for p in reproductions(FINDINGS_DIR))
+def test_every_paperclip_known_finding_has_its_reproduction_and_bug_report_pinned_as_the_harness_installs() -> None:
+    declared = {finding.reproduction for finding in PRODUCT.known_findings}
+    folders = {p.name: p for p in reproductions(FINDINGS_DIR)}
+    assert declared and declared <= set(folders), f"declared without a folder: {sorted(declared - set(folders))}"
+    assert all((folders[name] / "REPORT.md").is_file() for name in declared)
     assert isolated_paperclip.PINNED_VERSION == install.PINNED_VERSION
 
 

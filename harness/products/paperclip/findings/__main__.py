@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.core.catalog import PAPERCLIP_FINDINGS
+from harness.products.paperclip.declaration import PRODUCT
 from harness.products.paperclip.findings.runner import FINDINGS_DIR, explained, run_all
 
 
@@ -14,7 +14,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Run each standalone reproduction of a known Paperclip finding against the pinned Paperclip.",
     )
     parser.parse_args(argv)
-    return run_all(FINDINGS_DIR, explained(PAPERCLIP_FINDINGS))
+    return run_all(FINDINGS_DIR, explained(PRODUCT.known_findings))
 
 
 if __name__ == "__main__":

@@ -43,9 +43,7 @@ def explained(findings: Iterable[KnownFinding]) -> dict[str, str]:
     """Folder name -> the cells and checks its reproduction explains (``case: check, check``; ``; `` between cells)."""
     found: dict[str, list[str]] = {}
     for finding in findings:
-        folder = getattr(finding, "reproduction", None)
-        if folder:
-            found.setdefault(str(folder), []).append(f"{finding.case}: {', '.join(finding.checks)}")
+        found.setdefault(finding.reproduction, []).append(f"{finding.case}: {', '.join(finding.checks)}")
     return {folder: "; ".join(cells) for folder, cells in found.items()}
 
 
