@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .credentials import CredentialBox
 from .db import Database, now, record_activity
-from .defects import hooks as defects
+from .failpoints import failpoint
 from .issued_secrets import record_run_token
 from .supervisor import Identity, RunnerSpec, Supervisor
 
@@ -74,8 +74,8 @@ class Controller:
         (self.data_dir / "logs").mkdir(exist_ok=True)
         self.db = Database(self.data_dir / "testbed.sqlite3")
         self.credentials = CredentialBox(self.data_dir)
-        defects.seed_company(self.db, self.credentials.seal)
-        self.instance_id = defects.controller_instance_id(self.data_dir, self.instance_id)
+        failpoint("controller.opened", db=self.db, seal=self.credentials.seal)
+        self.instance_id = failpoint("controller.instance-id", self.instance_id, data_dir=self.data_dir)
 
     def workspace(self, task_id: int) -> Path:
         return self.data_dir / "workspaces" / f"task-{task_id}"
@@ -92,7 +92,7 @@ class Controller:
         with self.db.transaction() as conn:
             for row in conn.execute(PENDING_TASKS_SQL).fetchall():
                 assignee = conn.execute("SELECT * FROM agents WHERE id = ?", (row["assignee_id"],)).fetchone()
-                agent = defects.run_agent(conn, row["id"], assignee)
+                agent = failpoint("run.agent", assignee, conn=conn, task_id=row["id"])
                 cursor = conn.execute(
                     "INSERT INTO runs (task_id, agent_id, adapter, model, status, queued_at) "
                     "VALUES (?, ?, ?, ?, 'queued', ?)",
@@ -130,7 +130,7 @@ class Controller:
             )
             conn.execute(
                 "UPDATE tasks SET status = ?, updated_at = ? WHERE id = ? AND status != 'cancelled'",
-                (defects.started_status("in_progress"), now(), run["task_id"]),
+                (failpoint("run.start.task-status", "in_progress"), now(), run["task_id"]),
             )
         spec = RunnerSpec(
             run_id=run_id,
@@ -165,16 +165,15 @@ class Controller:
 
     def recover(self) -> None:
         """On start-up: re-adopt runners whose pid and start time still match; the rest are lost."""
-        defects.recovering_questions(self)
+        failpoint("controller.recover", db=self.db)
         for row in self.db.all("SELECT * FROM runs WHERE status = 'running' ORDER BY id"):
-            if defects.recovering(self, row):
-                continue
+            failpoint("restart.recovering-run", db=self.db, run=row)
             identity = self._identity(row)
             if identity is None:
                 identity = self._adopt_unrecorded(row)
                 if identity is None:
                     continue
-            if self.supervisor.is_alive(identity):
+            if failpoint("restart.runner-alive", self.supervisor.is_alive(identity), db=self.db, run=row):
                 log.info("run %s re-adopted: pid %s start %s", row["id"], identity.pid, identity.start_time)
                 with self.db.transaction() as conn:
                     record_activity(
@@ -250,10 +249,9 @@ class Controller:
 
     def end_stopped(self, run_id: int, group_gone: bool | None = None) -> bool:
         """Record a run the user stopped, whichever path sees it end first (Stop itself or the monitor)."""
-        if not defects.stop_recorded():
-            return False
-        status, error_code = defects.stopped_outcome("cancelled", "stopped_by_user")
-        return self.end_run(
+        status, error_code = failpoint("stop.outcome", ("cancelled", "stopped_by_user"))
+        record_end = failpoint("stop.record-end", self.end_run)
+        return record_end(
             run_id, status, error_code=error_code, terminal={"reason": "stopped by user"}, group_gone=group_gone
         )
 
@@ -269,11 +267,11 @@ class Controller:
         if identity is None:
             gone = True
         else:
-            gone = self.supervisor.stop_group(identity) if defects.stop_signals_runner() else True
+            gone = failpoint("stop.signal", self.supervisor.stop_group)(identity)
         if not self.end_stopped(run_id, group_gone=gone):
             with self.db.transaction() as conn:
                 conn.execute("UPDATE runs SET process_group_gone = ? WHERE id = ?", (gone, run_id))
-        defects.after_stop(self, row)
+        failpoint("stop.after", db=self.db, run=row)
         return gone
 
 
@@ -296,8 +294,7 @@ def end_run_in(
         "process_group_gone = COALESCE(?, process_group_gone) WHERE id = ?",
         (status, now(), error_code, json.dumps(record), cost_cents, group_gone, run_id),
     )
-    if defects.run_end_moves_task():
-        _move_task_on(conn, run, status)
+    failpoint("run.end.move-task", _move_task_on)(conn, run, status)
     if status == "succeeded" and run["settle_status"] != "done":
         # A person answered this run's request while it still ran, and it ended without settling its task:
         # the answer wakes a continuation, as it would have had the run ended first (interactions.decide).
@@ -308,6 +305,7 @@ def end_run_in(
         )
     suffix = f" ({error_code})" if error_code else ""
     record_activity(conn, f"run_{status}", f"Run {run_id} {status}{suffix}", run["task_id"], run_id)
+    failpoint("run.ended", conn=conn, run=run, status=status)
     return True
 
 
@@ -315,7 +313,7 @@ def _move_task_on(conn: sqlite3.Connection, run: sqlite3.Row, status: str) -> No
     """A run that succeeds applies the Done its agent declared; one that ends without the agent
     settling its task leaves it for review (success) or blocked (failure, Stop); a task the
     agent already settled otherwise keeps its status."""
-    declared = defects.settled_status(conn, run, run["settle_status"])
+    declared = failpoint("run.end.declared-status", run["settle_status"], conn=conn, run=run)
     if status == "succeeded" and declared:
         conn.execute("UPDATE tasks SET status = ?, updated_at = ? WHERE id = ?", (declared, now(), run["task_id"]))
     else:
