@@ -79,13 +79,17 @@ class EvidenceRecorder:
         self.timeline.append(TimelineEvent(step=step, detail=detail))
 
     def check(self, check_id: str, passed: bool, detail: str = "", evidence: list[str] | None = None) -> CheckRecord:
-        record = CheckRecord(id=check_id, passed=passed, detail=detail, evidence=evidence or [])
+        return self.keep(CheckRecord(id=check_id, passed=passed, detail=detail, evidence=evidence or []))
+
+    def keep(self, record: CheckRecord) -> CheckRecord:
+        """Keep a check decided elsewhere (or found not observable), as it is."""
         self.checks.append(record)
-        self.note(f"check {check_id}", "passed" if passed else f"FAILED: {detail}")
+        outcome = "passed" if record.passed else "not observable" if record.unobservable else "FAILED"
+        self.note(f"check {record.id}", outcome if record.passed else f"{outcome}: {record.detail}")
         return record
 
     def failed_checks(self) -> list[CheckRecord]:
-        return [check for check in self.checks if not check.passed]
+        return [check for check in self.checks if check.failed]
 
     def screenshot_path(self, step: str) -> Path:
         """A fresh, ordered file name for the screenshot of a decision point."""
