@@ -346,7 +346,7 @@ def assign(db: Database, run: sqlite3.Row, event_id: str, assignee_name: str) ->
     def update() -> dict[str, Any]:
         assignee = agent_named(conn, assignee_name)
         conn.execute(
-            "UPDATE tasks SET assignee_id = ?, wake = 1, status = 'todo', updated_at = ? WHERE id = ?",
+            "UPDATE tasks SET assignee_id = ?, wake = 1, wake_cause = 'handoff', status = 'todo', updated_at = ? WHERE id = ?",
             (assignee["id"], now(), run["task_id"]),
         )
         record_activity(

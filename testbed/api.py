@@ -150,8 +150,8 @@ def insert_task(conn: sqlite3.Connection, payload: TaskCreate, created_by_run_id
     require_row(conn, "tasks", payload.parent_id, "parent_id")
     stamp = now()
     cursor = conn.execute(
-        "INSERT INTO tasks (title, body, status, assignee_id, parent_id, created_by_run_id, wake, created_at, updated_at) "
-        "VALUES (?, ?, 'todo', ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO tasks (title, body, status, assignee_id, parent_id, created_by_run_id, wake, wake_cause, created_at, "
+        "updated_at) VALUES (?, ?, 'todo', ?, ?, ?, ?, 'assignment', ?, ?)",
         (
             payload.title,
             payload.body,

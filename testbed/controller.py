@@ -31,16 +31,25 @@ log = logging.getLogger("testbed.controller")
 # cancelled run: Stop and crashes must not restart work on their own, and a
 # new message then carries every earlier unconsumed one into the next run.
 PENDING_TASKS_SQL = """
-SELECT t.id, t.assignee_id, t.wake FROM tasks t
-WHERE t.assignee_id IS NOT NULL AND t.status != 'cancelled'
-  AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.task_id = t.id AND r.status IN ('queued', 'running'))
-  AND (t.wake = 1 OR EXISTS (
+SELECT * FROM (
+  SELECT t.id, t.assignee_id, t.wake, t.wake_cause, EXISTS (
         SELECT 1 FROM comments c
         WHERE c.task_id = t.id AND c.author_kind = 'user' AND c.consumed_by_run_id IS NULL
           AND c.created_at > COALESCE((SELECT MAX(r2.ended_at) FROM runs r2
-                                       WHERE r2.task_id = t.id AND r2.status IN ('failed', 'cancelled')), '')))
-ORDER BY t.id
+                                       WHERE r2.task_id = t.id AND r2.status IN ('failed', 'cancelled')), '')
+  ) AS message_waiting FROM tasks t
+  WHERE t.assignee_id IS NOT NULL AND t.status != 'cancelled'
+    AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.task_id = t.id AND r.status IN ('queued', 'running'))
+) WHERE wake = 1 OR message_waiting
+ORDER BY id
 """
+
+
+def run_cause(pending: sqlite3.Row) -> str | None:
+    """Why a pending task gets a run: what woke it, else a waiting user message; None when nothing asked."""
+    if pending["wake"] and pending["wake_cause"]:
+        return str(pending["wake_cause"])
+    return "user_message" if pending["message_waiting"] else None
 
 
 # A recognisable prefix lets secret scanners find run tokens wherever they leak.
@@ -94,11 +103,11 @@ class Controller:
                 assignee = conn.execute("SELECT * FROM agents WHERE id = ?", (row["assignee_id"],)).fetchone()
                 agent = failpoint("run.agent", assignee, conn=conn, task_id=row["id"])
                 cursor = conn.execute(
-                    "INSERT INTO runs (task_id, agent_id, adapter, model, status, queued_at) "
-                    "VALUES (?, ?, ?, ?, 'queued', ?)",
-                    (row["id"], agent["id"], agent["adapter"], agent["model"], now()),
+                    "INSERT INTO runs (task_id, agent_id, adapter, model, status, queued_at, cause) "
+                    "VALUES (?, ?, ?, ?, 'queued', ?, ?)",
+                    (row["id"], agent["id"], agent["adapter"], agent["model"], now(), run_cause(row)),
                 )
-                conn.execute("UPDATE tasks SET wake = 0 WHERE id = ?", (row["id"],))
+                conn.execute("UPDATE tasks SET wake = 0, wake_cause = NULL WHERE id = ?", (row["id"],))
                 run_id = int(cursor.lastrowid or 0)
                 record_activity(conn, "run_queued", f"Run {run_id} queued for {agent['name']}", row["id"], run_id)
                 queued.append(run_id)
@@ -201,7 +210,10 @@ class Controller:
         log.warning("run %s never started: the controller died while spawning it", row["id"])
         if self.end_run(row["id"], "failed", error_code="spawn_interrupted", terminal={"at": "restart"}):
             with self.db.transaction() as conn:
-                conn.execute("UPDATE tasks SET wake = 1 WHERE id = ? AND status != 'cancelled'", (row["task_id"],))
+                conn.execute(
+                    "UPDATE tasks SET wake = 1, wake_cause = 'recovery' WHERE id = ? AND status != 'cancelled'",
+                    (row["task_id"],),
+                )
         return None
 
     def monitor(self) -> None:
@@ -299,7 +311,7 @@ def end_run_in(
         # A person answered this run's request while it still ran, and it ended without settling its task:
         # the answer wakes a continuation, as it would have had the run ended first (interactions.decide).
         conn.execute(
-            "UPDATE tasks SET wake = 1 WHERE id = ? AND status != 'cancelled' AND EXISTS "
+            "UPDATE tasks SET wake = 1, wake_cause = 'user_decision' WHERE id = ? AND status != 'cancelled' AND EXISTS "
             "(SELECT 1 FROM interactions WHERE run_id = ? AND status != 'pending')",
             (run["task_id"], run_id),
         )

@@ -206,7 +206,7 @@ def decide(
                 )
             # A run that ended while it waited is continued by a new run that reads the decision.
             conn.execute(
-                "UPDATE tasks SET wake = 1 WHERE id = ? AND NOT EXISTS "
+                "UPDATE tasks SET wake = 1, wake_cause = 'user_decision' WHERE id = ? AND NOT EXISTS "
                 "(SELECT 1 FROM runs WHERE id = ? AND status IN ('queued', 'running'))",
                 (row["task_id"], row["run_id"]),
             )

@@ -114,6 +114,7 @@ def _run(db: Database, row: sqlite3.Row, with_receipts: bool) -> Run:
         error_code=row["error_code"],
         terminal=terminal,
         process_group_gone=None if gone is None else bool(gone),
+        cause=row["cause"],
         spend=spend(db, "run_id", row["id"]),
         agent_reported_cost_usd=(terminal or {}).get("agent_reported_cost_usd"),
         receipts=_receipts(db, row["id"]) if with_receipts else [],

@@ -25,7 +25,7 @@ log = logging.getLogger("testbed.defects")
 def taken_for_lost(alive: bool, *, db: Database, run: sqlite3.Row, **_: Any) -> bool:
     log.warning("defect restart-second-run: run %s not re-adopted; starting another", run["id"])
     with db.transaction() as conn:
-        conn.execute("UPDATE tasks SET wake = 1 WHERE id = ?", (run["task_id"],))
+        conn.execute("UPDATE tasks SET wake = 1, wake_cause = 'recovery' WHERE id = ?", (run["task_id"],))
     return False
 
 

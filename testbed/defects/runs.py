@@ -42,13 +42,14 @@ def last_run_active(pointer: int | None, *, runs: list[Run], **_: Any) -> int | 
 @defect(
     "finished-task-runs-again",
     at="run.ended",
-    summary="a task whose run finished it (Done) is run once more, with nothing asking for it",
+    summary="the first run that finishes its task (Done) has it queued once more, under that run's own cause:"
+    " a run nobody asked for",
 )
 def wakes_finished_task(_: None, *, conn: sqlite3.Connection, run: sqlite3.Row, **__: Any) -> None:
-    finished = conn.execute("SELECT status FROM tasks WHERE id = ?", (run["task_id"],)).fetchone()
-    woken_before = conn.execute(
+    task = conn.execute("SELECT status FROM tasks WHERE id = ?", (run["task_id"],)).fetchone()
+    finished_before = conn.execute(
         "SELECT 1 FROM runs WHERE task_id = ? AND id < ? AND status = 'succeeded' AND settle_status = 'done'",
         (run["task_id"], run["id"]),
     ).fetchone()
-    if finished is not None and finished["status"] == "done" and woken_before is None:
-        conn.execute("UPDATE tasks SET wake = 1 WHERE id = ?", (run["task_id"],))
+    if task is not None and task["status"] == "done" and finished_before is None:
+        conn.execute("UPDATE tasks SET wake = 1, wake_cause = ? WHERE id = ?", (run["cause"], run["task_id"]))
