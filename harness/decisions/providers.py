@@ -49,6 +49,10 @@ def question_page(journey: Journey) -> ProviderQuestionView:
 # ---- the Arcade gateway ----------------------------------------------------------------------------
 
 
+# A provider story expects two runs of the lead: it asks and ends its run; the person's answer starts the next.
+PROVIDER_RUNS = 2
+
+
 @dataclass(frozen=True)
 class InstalledGateway:
     fixture: ArcadeGateway
