@@ -285,12 +285,13 @@ def runs_have_a_cause(facts: LifecycleFacts) -> CheckRecord:
     wanted, and a bound on the number of runs hides it. The cause the product
     gives must hold in its own records: an assignment is one its agent has
     not already done (no earlier run of it on the task succeeded); a user
-    message is one the run consumed or was woken with; a recovery follows a
-    run on the task that failed (a user's Stop is not a fault). A person's
-    decision, a child's result and a documented hand-off are taken as the
-    product states them. A run whose cause the product does not say is not
-    judged (a product that says it for none leaves the check
-    not observable, never failed).
+    message is one on its task that woke the run or that no earlier run had
+    consumed (whether this run got it is lifecycle.messages-consumed's
+    question); a recovery follows a run on the task that failed (a user's
+    Stop is not a fault). A person's decision, a child's result and a
+    documented hand-off are taken as the product states them. A run whose
+    cause the product does not say is not judged (a product that says it
+    for none leaves the check not observable, never failed).
     """
     check_id = "lifecycle.runs-have-a-cause"
     stated = [run for run in facts.runs if run.cause is not None]
@@ -320,12 +321,13 @@ def _cause_problem(run: RunFacts, earlier: list[RunFacts], facts: LifecycleFacts
         done = [r.id for r in earlier if r.agent_id == run.agent_id and r.status == "succeeded"]
         return f"started as an assignment, but its agent had already done the task (run {done[-1]})" if done else None
     if run.cause == "user_message":
-        handed = [
+        before = {r.id for r in earlier}
+        waiting = [
             m.id
             for m in facts.messages
-            if m.task_id == run.task_id and (m.consumed_by_run_id == run.id or run.id in m.woke_run_ids)
+            if m.task_id == run.task_id and (run.id in m.woke_run_ids or m.consumed_by_run_id not in before)
         ]
-        return None if handed or run.received_message_ids else "started for a user message, but it was handed none"
+        return None if waiting or run.received_message_ids else "started for a user message, but none was waiting"
     if run.cause == "recovery":
         failed = [r.id for r in earlier if r.status == "failed"]
         return None if failed else "started as a recovery, but no earlier run on its task failed"

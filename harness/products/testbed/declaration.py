@@ -37,5 +37,5 @@ PRODUCT = ProductDeclaration(
         "hiring",
         "skills",
     ),
-    observes=("message-read", "runner-identity", "receipts", "process-group-gone"),
+    observes=("message-read", "runner-identity", "receipts", "process-group-gone", "run-cause"),
 )
