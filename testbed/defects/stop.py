@@ -30,7 +30,10 @@ def says_gone(stop_group: Callable[..., bool], **_: Any) -> Callable[..., bool]:
 )
 def wakes_task(_: None, *, db: Database, run: sqlite3.Row, **__: Any) -> None:
     with db.transaction() as conn:
-        conn.execute("UPDATE tasks SET wake = 1 WHERE id = ? AND status != 'cancelled'", (run["task_id"],))
+        conn.execute(
+            "UPDATE tasks SET wake = 1, wake_cause = 'recovery' WHERE id = ? AND status != 'cancelled'",
+            (run["task_id"],),
+        )
 
 
 @defect(
