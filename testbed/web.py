@@ -13,8 +13,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
+from agents.adapters import adapter_names
+
 from . import email_setup, interactions, providers, records, services, skills
-from .adapters import ADAPTERS
 from .api import PathId, controller_of, create_agent, create_task, post_comment, stop_run
 from .failpoints import failpoint
 from .models import AgentCreate, CommentCreate, TaskCreate
@@ -52,7 +53,7 @@ def render_index(
         "tasks": records.tasks(db),
         "agents": (agents := records.agents(db)),
         "managers": failpoint("hire-form.managers", agents),
-        "adapters": sorted(ADAPTERS),
+        "adapters": adapter_names(),
         "company": records.company(db),
         "error": error,
         "agent_error": agent_error,
@@ -95,7 +96,7 @@ def create_agent_form(
             "reports_to": reports_to or None,
             "connection_ids": connection_ids or [],
         }
-        payload = AgentCreate.model_validate(failpoint("hire-form.fields", fields, runners=sorted(ADAPTERS)))
+        payload = AgentCreate.model_validate(failpoint("hire-form.fields", fields, runners=adapter_names()))
         failpoint("hire-form.create", create_agent)(payload, request)
     except (ValidationError, HTTPException) as error:
         return form_failure(request, error, "agent_error")
