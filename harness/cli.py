@@ -107,10 +107,25 @@ def add_run_settings_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_settings(args: argparse.Namespace) -> RunSettings:
-    """The one validated settings object of a `harness run` command line (raises ValidationError)."""
+    """The one validated settings object of a `harness run` command line (raises ValidationError).
+
+    ``--resume CAMPAIGN`` takes the campaign's own plan (its cells and settings);
+    flags named beside it (``--attempts``, ``--max-parallel``, ...) change only what they name.
+    """
     given = {name: getattr(args, name) for name in run_flags() if getattr(args, name) is not None}
-    cells = tuple(cell.execution_id for cell in select(**selection_kwargs(args)))
-    return RunSettings.model_validate({"cells": cells, **given})
+    if args.resume is None:
+        cells = tuple(cell.execution_id for cell in select(**selection_kwargs(args)))
+        return RunSettings.model_validate({"cells": cells, **given})
+    from harness.results.plan import PlanError, read_plan
+
+    if any(selection_kwargs(args).values()) or "campaign" in given:
+        raise UsageError("--resume runs the campaign's own cells: name no selection and no --campaign beside it")
+    checked = RunSettings.model_validate(given)  # the flags alone, so a bad value is named as typed
+    try:
+        plan = read_plan(checked.results, checked.resume or "")
+    except PlanError as error:
+        raise UsageError(str(error)) from error
+    return RunSettings.model_validate({**plan.model_dump(), **given, "campaign": checked.resume})
 
 
 def _settings_error(error: ValidationError) -> str:
