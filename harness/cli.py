@@ -217,13 +217,32 @@ def _cmd_promote(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from harness.results.compare import CompareError, compare, record_comparison, table
+
+    try:
+        comparison = compare(args.base, args.candidate, results=args.results)
+    except CompareError as error:
+        raise UsageError(str(error)) from error
+    path = record_comparison(comparison, args.results)
+    print(comparison.model_dump_json(indent=2) if args.json else f"{table(comparison)}\nrecorded: {path}")
+    return 0
+
+
 def _cmd_schema(args: argparse.Namespace) -> int:
     from harness.core.schema import write_schema
 
     problem = args.out and not args.out.is_dir() and file_problem(args.out)
     if problem:
         raise UsageError(f"--out {problem}")
-    text = write_schema(args.out)
+    if args.of == "comparison":
+        from harness.results.compare import comparison_schema_text
+
+        text = comparison_schema_text()
+        if args.out is not None:
+            (args.out / "comparison.schema.json" if args.out.is_dir() else args.out).write_text(text)
+    else:
+        text = write_schema(args.out)
     if args.out is None:
         print(text, end="")
     return 0
@@ -301,9 +320,21 @@ def _add_report_commands(commands: argparse._SubParsersAction) -> None:
     )
     promote.set_defaults(func=_cmd_promote)
 
-    schema = commands.add_parser("schema", help="print (or write) the JSON Schema of attempt.json")
-    schema.add_argument("--out", type=Path, help="write here (a folder gets attempt.schema.json)")
+    schema = commands.add_parser("schema", help="print (or write) the JSON Schema of attempt.json (or of a comparison)")
+    schema.add_argument("--out", type=Path, help="write here (a folder gets <of>.schema.json)")
+    schema.add_argument(
+        "--of", choices=("attempt", "comparison"), default="attempt", help="which record (default attempt)"
+    )
     schema.set_defaults(func=_cmd_schema)
+
+    compare = commands.add_parser(
+        "compare", help="pair two campaigns by cell: rates, transitions, directions and an exact paired test"
+    )
+    compare.add_argument("base", metavar="BASE", help="the base campaign: its folder, or its id under --results")
+    compare.add_argument("candidate", metavar="CANDIDATE", help="the candidate campaign, the same way")
+    compare.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR", help="default results/")
+    compare.add_argument("--json", action="store_true", help="print the comparison as JSON (harness schema --of comparison)")
+    compare.set_defaults(func=_cmd_compare)
 
     summary = commands.add_parser("summary", help="print the machine-readable summary of every campaign as JSON")
     _add_results_argument(summary)
