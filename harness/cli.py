@@ -118,8 +118,8 @@ def run_settings(args: argparse.Namespace) -> RunSettings:
         return RunSettings.model_validate({"cells": cells, **given})
     from harness.results.plan import PlanError, read_plan
 
-    if any(selection_kwargs(args).values()) or "campaign" in given:
-        raise UsageError("--resume runs the campaign's own cells: name no selection and no --campaign beside it")
+    if any(selection_kwargs(args).values()) or given.get("campaign", args.resume) != args.resume:
+        raise UsageError("--resume runs the campaign's own cells: name no selection and no other --campaign beside it")
     checked = RunSettings.model_validate(given)  # the flags alone, so a bad value is named as typed
     try:
         plan = read_plan(checked.results, checked.resume or "")
@@ -333,7 +333,9 @@ def _add_report_commands(commands: argparse._SubParsersAction) -> None:
     compare.add_argument("base", metavar="BASE", help="the base campaign: its folder, or its id under --results")
     compare.add_argument("candidate", metavar="CANDIDATE", help="the candidate campaign, the same way")
     compare.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR", help="default results/")
-    compare.add_argument("--json", action="store_true", help="print the comparison as JSON (harness schema --of comparison)")
+    compare.add_argument(
+        "--json", action="store_true", help="print the comparison as JSON (harness schema --of comparison)"
+    )
     compare.set_defaults(func=_cmd_compare)
 
     summary = commands.add_parser("summary", help="print the machine-readable summary of every campaign as JSON")

@@ -124,7 +124,9 @@ def _provenance(folder: Path, records: Sequence[AttemptRecord]) -> dict[str, lis
 
 
 def _side(folder: Path, records: Sequence[AttemptRecord]) -> Side:
-    return Side(campaign=folder.name, folder=str(folder), attempts=len(records), provenance=_provenance(folder, records))
+    return Side(
+        campaign=folder.name, folder=str(folder), attempts=len(records), provenance=_provenance(folder, records)
+    )
 
 
 def _cell(execution_id: str, base: Sequence[AttemptRecord], candidate: Sequence[AttemptRecord]) -> CellComparison:
@@ -171,7 +173,9 @@ def compare(base_reference: str, candidate_reference: str, results: Path = Path(
     candidate_folder = campaign_folder(candidate_reference, results)
     base_records, candidate_records = _records(base_folder), _records(candidate_folder)
     base_cells, candidate_cells = by_cell(base_records), by_cell(candidate_records)
-    cells = [_cell(cell, base_cells[cell], candidate_cells[cell]) for cell in sorted(set(base_cells) & set(candidate_cells))]
+    cells = [
+        _cell(cell, base_cells[cell], candidate_cells[cell]) for cell in sorted(set(base_cells) & set(candidate_cells))
+    ]
     counts = Counter(cell.direction for cell in cells)
     worse = sum(1 for cell in cells if cell.pass_to_fail > cell.fail_to_pass)
     better = sum(1 for cell in cells if cell.fail_to_pass > cell.pass_to_fail)

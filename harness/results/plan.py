@@ -39,7 +39,9 @@ def read_plan(results: Path, campaign: str) -> RunSettings:
     try:
         return RunSettings.model_validate_json(path.read_bytes())
     except FileNotFoundError:
-        raise PlanError(f"{results / campaign} has no {PLAN_FILE}: it was not started by a harness that can resume it")
+        raise PlanError(
+            f"{results / campaign} has no {PLAN_FILE}: it was not started by a harness that can resume it"
+        ) from None
     except (OSError, ValidationError, ValueError) as error:
         raise PlanError(f"{path} is unreadable: {str(error).splitlines()[0]}") from error
 

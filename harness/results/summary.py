@@ -114,6 +114,9 @@ def summarize(attempts: Sequence[LoadedAttempt]) -> ResultsSummary:
     for attempt in attempts:
         by_campaign[attempt.campaign].append(attempt)
     return ResultsSummary(
-        campaigns=[summarize_campaign(name, by_campaign[name], planned_cells({a.results for a in by_campaign[name]}, name)) for name in sorted(by_campaign)],
+        campaigns=[
+            summarize_campaign(name, by_campaign[name], planned_cells({a.results for a in by_campaign[name]}, name))
+            for name in sorted(by_campaign)
+        ],
         overall=summarize_campaign("*", attempts, per_cell=False),
     )

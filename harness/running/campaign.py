@@ -128,8 +128,10 @@ def run_cells(settings: RunSettings, extra: Sequence[str] = ()) -> int:
     """Run the settings' cells through pytest, then print and write the campaign's summary."""
     results, campaign = settings.results, settings.campaign
     write_plan(settings)
-    doing = f"resuming campaign {campaign}: {len(settings.cells)} cell(s)" if settings.resume else (
-        f"running {len(settings.cells)} cell(s) in campaign {campaign}"
+    doing = (
+        f"resuming campaign {campaign}: {len(settings.cells)} cell(s)"
+        if settings.resume
+        else (f"running {len(settings.cells)} cell(s) in campaign {campaign}")
     )
     times = f", {settings.epochs} attempt(s) each" if settings.epochs > 1 else ""
     print(f"{doing}{times}; evidence under {results / campaign}")
