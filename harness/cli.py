@@ -207,6 +207,7 @@ def _cmd_promote(args: argparse.Namespace) -> int:
         results=_roots(args),
         campaigns=tuple(args.campaigns),
         min_independent=args.min_attempts,
+        baseline=args.baseline,
     )
     if path is None:
         print(f"{PROG} promote: refusing to promote {args.suite}, {len(decision.reasons)} reason(s):", file=sys.stderr)
@@ -317,6 +318,11 @@ def _add_report_commands(commands: argparse._SubParsersAction) -> None:
         default=3,
         metavar="N",
         help="independent attempts per local cell (default 3)",
+    )
+    promote.add_argument(
+        "--baseline",
+        metavar="CAMPAIGN",
+        help="refuse when the one --campaign counted is worse than this campaign on any cell (harness compare's rule)",
     )
     promote.set_defaults(func=_cmd_promote)
 
