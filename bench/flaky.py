@@ -51,7 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", type=output_folder, default=Path("results"), metavar="DIR")
     parser.add_argument("--max-parallel", type=count, default=1, metavar="N")
     args = parser.parse_args(argv)
-    cells = select(ids=tuple(args.ids)) if args.ids else select(profiles=(FREE_SCRIPTED_PROFILE,), environments=(TESTBED_ENVIRONMENT,))
+    cells = (
+        select(ids=tuple(args.ids))
+        if args.ids
+        else select(profiles=(FREE_SCRIPTED_PROFILE,), environments=(TESTBED_ENVIRONMENT,))
+    )
     campaign = f"flaky-{new_campaign_id()}"
     command = [sys.executable, "-m", "harness.cli", "run", "--results", str(args.results), "--campaign", campaign]
     command += ["--attempts", str(args.attempts), "--max-parallel", str(args.max_parallel)]

@@ -77,3 +77,16 @@ def test_bad_sides_are_one_line_and_exit_2(results: Path, side: str, capsys: pyt
     assert main(["compare", "base", side, "--results", str(results)]) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and side in error
+
+
+def test_the_report_shows_the_figures_and_a_page_per_comparison(results: Path, tmp_path: Path) -> None:
+    from harness.results.compare import record_comparison
+    from harness.results.report.build import build_report
+
+    record_comparison(compare("base", "cand", results), results)
+    built = build_report([results], tmp_path / "site")
+    index = built.index.read_text()
+    # cell a on the base: 3 of 3, Wilson [44%, 100%]; on the candidate 1 of 3, pass^2 = C(1,2)/C(3,2) = 0
+    assert "100% [44%, 100%]" in index and "33% [6%, 79%]" in index
+    page = (tmp_path / "site" / "comparisons" / "base--cand.html").read_text()
+    assert "regressed" in page and "harness_digest" in page and "only in the base" in page
