@@ -72,3 +72,16 @@ def recorded_in(cell_folder: Path) -> list[AttemptRecord]:
 def complete_epochs(cell_folder: Path) -> int:
     """Epochs of a cell a resume keeps."""
     return sum(1 for record in epoch_ends(recorded_in(cell_folder)) if is_complete(record))
+
+
+def counted_ends(ends: Sequence[AttemptRecord], wanted: int) -> list[AttemptRecord]:
+    """The epochs that stand as a cell's result when it was asked for ``wanted``: the latest complete ones, topped up
+    with the latest that ended otherwise (never an interrupted one) when there are too few; oldest first.
+
+    What a resume played again (an infrastructure failure, an interruption) is
+    thereby replaced by what replaced it, and judged no more.
+    """
+    complete = [end for end in ends if is_complete(end)][-wanted:]
+    others = [end for end in ends if not end.interrupted and not is_complete(end)]
+    kept = complete + (others[-(wanted - len(complete)) :] if len(complete) < wanted else [])
+    return sorted(kept, key=lambda record: record.timing.started_at)

@@ -18,7 +18,7 @@ from harness.core.catalog import Cell, KnownFinding
 from harness.core.outcomes import is_known_finding, unexpected
 from harness.core.records import AttemptRecord
 from harness.core.settings import SETTINGS_OPTION, RunSettings
-from harness.results.epochs import by_cell, epoch_ends, figures
+from harness.results.epochs import by_cell, counted_ends, ending, epoch_ends, figures
 from harness.results.packages import LoadedAttempt, campaign_package_folders, catalog_cells, read_package
 from harness.results.plan import write_plan
 from harness.results.statistics import CellFigures
@@ -82,19 +82,21 @@ def figures_line(figures: CellFigures) -> str:
     return text + (f"  (beside: {beside})" if beside else "")
 
 
-def summary(records: Sequence[AttemptRecord], cells: Sequence[Cell], results: Path, campaign: str) -> str:
-    """One screen: each cell's latest verdict and evidence; with several attempts its figures and failed checks;
-    every selected cell that has no attempt is listed as not run."""
+def summary(
+    records: Sequence[AttemptRecord], cells: Sequence[Cell], results: Path, campaign: str, epochs: int = 1
+) -> str:
+    """One screen: each cell's latest counted verdict and evidence; with several attempts its figures (over every
+    attempt, what was not decisive beside) and failed checks; every selected cell without an attempt as not run."""
     findings = _findings(cells)
     ends = by_cell(records)
     many = any(len(cell_ends) > 1 for cell_ends in ends.values())
     lines = [f"campaign {campaign}: {len(ends)} cell(s)" + (f", {len(epoch_ends(records))} attempt(s)" if many else "")]
     for execution_id, cell_ends in ends.items():
-        record = cell_ends[-1]
+        record = (counted_ends(cell_ends, epochs) or cell_ends)[-1]
         mode = record.provenance.evidence_mode.value
         reason = f"  {record.reason}" if record.reason else ""
         known = " (known finding)" if is_known_finding(record, findings.get(execution_id)) else ""
-        lines.append(f"  {record.verdict.value + known:<22} [{mode}] {execution_id}{reason}")
+        lines.append(f"  {ending(record) + known:<22} [{mode}] {execution_id}{reason}")
         if many:
             cell_figures = figures(cell_ends)
             lines.append(f"      {figures_line(cell_figures)}")
@@ -110,16 +112,17 @@ def summary(records: Sequence[AttemptRecord], cells: Sequence[Cell], results: Pa
     return "\n".join(lines)
 
 
-def exit_status(records: Sequence[AttemptRecord], cells: Sequence[Cell]) -> int:
-    """0 only when every selected cell has a record and each of its attempts is what the catalog expects.
+def exit_status(records: Sequence[AttemptRecord], cells: Sequence[Cell], epochs: int = 1) -> int:
+    """0 only when every selected cell has a counted attempt and each is what the catalog expects.
 
     Expected: passed or skipped, or failed exactly as the cell's known finding
     declares (see `harness.core.outcomes`). An attempt is counted once, by the
-    last of its automatic retries.
+    last of its automatic retries; the attempts counted are ``counted_ends``
+    (so what a resume replaced is judged no more, and an interruption never).
     """
     findings = _findings(cells)
-    ends = by_cell(records)
-    if any(cell.execution_id not in ends for cell in cells):
+    ends = {cell: counted_ends(found, epochs) for cell, found in by_cell(records).items()}
+    if any(not ends.get(cell.execution_id) for cell in cells):
         return 1
     return 1 if any(unexpected(end, findings.get(cell)) for cell, found in ends.items() for end in found) else 0
 
@@ -148,10 +151,10 @@ def run_cells(settings: RunSettings, extra: Sequence[str] = ()) -> int:
     records = [attempt.record for attempt in attempts if attempt.record]
     print()
     cells = [catalog_cells()[execution_id] for execution_id in settings.cells]
-    print(summary(records, cells, results, campaign))
+    print(summary(records, cells, results, campaign, settings.epochs))
     (results / campaign / "summary.json").write_text(
         summarize_campaign(campaign, attempts, planned=settings.cells).model_dump_json(indent=2) + "\n"
     )
     if pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not records:
         return int(pytest_status) or 1
-    return exit_status(records, cells)
+    return exit_status(records, cells, settings.epochs)

@@ -66,3 +66,22 @@ def test_a_resume_that_cannot_be_is_one_line(
     assert main(["run", "--results", str(tmp_path), *args]) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and says in error
+
+
+def test_what_a_resume_replaced_is_judged_no_more(tmp_path: Path) -> None:
+    from harness.results.epochs import counted_ends
+    from harness.running.campaign import exit_status
+    from harness.running.selection import select
+
+    _write(tmp_path, "1-a", Verdict.PASSED, 1)
+    _write(tmp_path, "2-a", Verdict.INFRASTRUCTURE_FAILED, 2, interrupted=True)
+    _write(tmp_path, "3-a", Verdict.INFRASTRUCTURE_FAILED, 3)
+    records = [AttemptRecord.model_validate_json(p.read_text()) for p in tmp_path.glob("c/*/*/attempt.json")]
+    cell = select(ids=(CELL,))
+    # Asked for two: one complete, topped up by the infrastructure failure (never the interruption).
+    assert [end.attempt for end in counted_ends(epoch_ends(records), 2)] == ["1-a", "3-a"]
+    assert exit_status(records, cell, epochs=2) == 1
+    _write(tmp_path, "4-a", Verdict.PASSED, 4)  # the resume played the missing attempt again
+    records = [AttemptRecord.model_validate_json(p.read_text()) for p in tmp_path.glob("c/*/*/attempt.json")]
+    assert [end.attempt for end in counted_ends(epoch_ends(records), 2)] == ["1-a", "4-a"]
+    assert exit_status(records, cell, epochs=2) == 0
