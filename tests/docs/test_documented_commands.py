@@ -200,3 +200,11 @@ def test_only_sh_blocks_are_commands() -> None:
         "```sh\nmake story ID=build-revise  # one cell\n\n.venv/bin/harness list --all\n```\n```text\nmake nope\n```\n"
     )
     assert documented_commands(text) == ["make story ID=build-revise", ".venv/bin/harness list --all"]
+
+
+def test_readme_links_lead_to_files() -> None:
+    """The README sits outside the site, so the strict build does not check its links: this does."""
+    targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", (ROOT / "README.md").read_text(encoding="utf-8"))
+    local = [target for target in targets if "://" not in target]
+    assert local, "the README links into docs/"
+    assert [target for target in local if not (ROOT / target).is_file()] == []
