@@ -35,6 +35,7 @@ from typing import Any
 
 from harness.products.http import product_answer, product_client, product_json
 from harness.products.paperclip.agent_clis import claude_local_config, codex_local_config
+from harness.products.paperclip.apps import PaperclipApps
 from harness.products.records import (
     Activity,
     Agent,
@@ -96,7 +97,7 @@ def _epoch(value: str | None) -> float | None:
     return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() if value else None
 
 
-class PaperclipApi:
+class PaperclipApi(PaperclipApps):
     def __init__(
         self,
         base_url: str,
@@ -113,6 +114,8 @@ class PaperclipApi:
         # A finished run's log no longer grows: its receipts are read once. Its status is read every time:
         # Paperclip reports a run it is still cancelling as succeeded first (seen with 2026.824.1).
         self._final_receipts: dict[str, list[dict[str, Any]]] = {}
+        self._service_urls: dict[str, str] = {}  # an app's URL, until its connection is added (see .apps)
+        self._interaction_issues: dict[str, str] = {}  # a card's issue, as last read (its routes name both)
 
     def close(self) -> None:
         self.http.close()

@@ -28,9 +28,8 @@ PRODUCT = ProductDeclaration(
     environments=(PAPERCLIP_LOCAL,),
     suites=ProductSuites(scripted="everyday-workflows-paperclip", replay="everyday-workflows-paperclip-replay"),
     replay_clis=("codex", "claude"),
-    capabilities=("delegation", "controller-restart", "stop"),
+    capabilities=("delegation", "controller-restart", "stop", "services"),
     lacks={
-        "services": "the driver does not wire Paperclip's Ask-first apps (tool connections and approval cards) yet",
         "hiring": "the driver does not wire Paperclip's New agent page and its Apps access bindings yet",
         "skills": "the driver does not wire Paperclip's company skills and Skill Studio yet",
         "providers": f"{NOT_IN_RELEASE}: no aggregator routing or provider catalog",
