@@ -94,7 +94,6 @@ class PaperclipApps:
             json={
                 "enabledCatalogEntryIds": [e["id"] for e in catalog],
                 "askFirstCatalogEntryIds": writes if policy == "ask_first" else [],
-                "reviewedCatalogEntryIds": [e["id"] for e in catalog],
                 "access": {"agentIds": [str(a) for a in agent_ids]},
             },
         )
