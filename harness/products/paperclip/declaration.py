@@ -43,6 +43,8 @@ PRODUCT = ProductDeclaration(
         "replay-*.delegate-feedback": "the replay decides to delegate from the testbed's briefing",
         "replay-*.recover-controller": "the replay's pause is not yet served as model thinking time",
         "replay-*.stop-redirect": "the replay's pause is not yet served as model thinking time",
+        "replay-*.service-*": "the CLIs' tool server on Paperclip does not offer the service tools (its connections,"
+        " a service call through the tool gateway, the decision) yet",
     },
     known_findings=(
         KnownFinding(
