@@ -20,7 +20,9 @@ mapping says what stands in for it:
 - a run *re-adopted* after a controller restart is one whose
   ``resultJson.hotRestart.adopted`` Paperclip set, shown as ``run_adopted`` activity;
 - the *workspace* is the folder the harness gave the scripted agent (Paperclip
-  has no workspace API for ``process`` agents), read from disk.
+  has no workspace API for ``process`` agents), read from disk;
+- services, connections and their approval cards are Paperclip's Apps and
+  tool-action cards (:mod:`.apps`).
 """
 
 from __future__ import annotations

@@ -137,8 +137,9 @@ class PaperclipInstance:
         return self.workspaces
 
     def issued_secrets(self) -> dict[str, str]:
-        """The agent JWT secret this harness gave the instance, and each run token our agent-side programs
-        received (Paperclip mints them; the scripted runner and the CLIs' tool server list them)."""
+        """The agent JWT and tool-action signing secrets this harness gave the instance, and each run token our
+        agent-side programs received (Paperclip mints them; the scripted runner and the CLIs' tool server list
+        them)."""
         tokens = issued_secrets.read(self.root / issued_secrets.LEDGER_NAME, proxy_keys=False)
         return {
             "Paperclip agent JWT secret issued to the instance": self.jwt_secret,
