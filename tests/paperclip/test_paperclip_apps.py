@@ -121,3 +121,13 @@ def test_the_card_as_shown_names_the_action_service_agent_and_buttons_but_no_con
     assert (decided.status, decided.buttons) == ("approved", {})
     other = _decision_card("2", "CONFIRMATION\n/\nAWAITING APPROVAL\nPlan review\nApprove plan", ["Approve plan"], "")
     assert other.kind == "" and other.buttons == {"approve": "Approve plan"}
+
+
+def test_a_run_whose_context_a_decision_reached_does_not_say_why_it_started() -> None:
+    """Paperclip merges a card decision's wake (reason ``issue_commented``) into the asking run's context."""
+    from harness.products.paperclip.api import _cause
+
+    assert _cause({"wakeReason": "issue_assigned", "source": "issue.create"}) == "assignment"
+    assert _cause({"wakeReason": "issue_commented", "source": "issue.interaction.accept"}) is None
+    assert _cause({"wakeReason": "issue_commented", "source": "issue.interaction.reject"}) is None
+    assert _cause({"wakeReason": "issue_commented", "source": "issue.comment"}) == "user_message"

@@ -292,7 +292,7 @@ class PaperclipApi(PaperclipApps):
             else None,
             process_group_gone=None,
             receipts=[Receipt.model_validate(r) for r in raw.get("receipts", [])],
-            cause=WAKE_CAUSES.get(str((raw.get("contextSnapshot") or {}).get("wakeReason"))),
+            cause=_cause(raw.get("contextSnapshot") or {}),
         )
 
     @staticmethod
@@ -531,6 +531,20 @@ def _error_code(run: dict[str, Any]) -> str | None:
     if run["status"] in ("interrupted", "timed_out"):
         return run.get("errorCode") or run["status"]  # keep Paperclip's reason; the status alone maps to failed
     return run.get("errorCode")  # type: ignore[no-any-return]
+
+
+def _cause(context: dict[str, Any]) -> RunCause | None:
+    """Why Paperclip started the run, from the wake reason in its context (``WAKE_CAUSES``); None: it does not say.
+
+    A person's decision on a card wakes the agent with Paperclip's generic
+    reason ``issue_commented`` (source ``issue.interaction.accept`` or
+    ``.reject``), and when the agent's run is still going Paperclip merges
+    that wake's context into the run's, replacing the reason the run started
+    for. Such a context says what last reached the run, not why it started.
+    """
+    if str(context.get("source", "")).startswith("issue.interaction."):
+        return None
+    return WAKE_CAUSES.get(str(context.get("wakeReason")))
 
 
 def _is_zip(attachment: dict[str, Any]) -> bool:
