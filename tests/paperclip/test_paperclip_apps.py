@@ -1,4 +1,5 @@
-"""Paperclip's tool-action cards in harness records: as its API stores them and as its page shows them.
+"""Paperclip's tool-action cards in harness records: as its API stores them, as its page shows them, and what a
+decision on one does to the record of the run that asked.
 
 The inputs are what the pinned release (2026.824.1) answered and rendered
 for an Ask-first ``create_document`` call of the document service fixture;
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from harness.products.paperclip.api import _cause
 from harness.products.paperclip.apps import _interaction, service_text
 from harness.products.paperclip.pages import _decision_card
 
@@ -125,8 +127,6 @@ def test_the_card_as_shown_names_the_action_service_agent_and_buttons_but_no_con
 
 def test_a_run_whose_context_a_decision_reached_does_not_say_why_it_started() -> None:
     """Paperclip merges a card decision's wake (reason ``issue_commented``) into the asking run's context."""
-    from harness.products.paperclip.api import _cause
-
     assert _cause({"wakeReason": "issue_assigned", "source": "issue.create"}) == "assignment"
     assert _cause({"wakeReason": "issue_commented", "source": "issue.interaction.accept"}) is None
     assert _cause({"wakeReason": "issue_commented", "source": "issue.interaction.reject"}) is None
