@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 ID ?= build-revise
 ARGS ?=
 
-.PHONY: help lint venv bytecode agents engine browser oracle-image paperclip prerequisites test story calibrate bench bench-report soak testbed report clean
+.PHONY: help lint venv bytecode agents engine browser oracle-image paperclip findings prerequisites test story calibrate bench bench-report soak testbed report clean
 
 help:
 	@echo "make story ID=build-revise   run one cell (short case id or full execution id)"
@@ -18,6 +18,7 @@ help:
 	@echo "make agents                  install every registered agent CLI (agents/clis/) at its pin into .agents/"
 	@echo "make testbed                 start the reference product on http://127.0.0.1:8765"
 	@echo "make paperclip               install the pinned Paperclip and prepare its template data folder"
+	@echo "make findings                run each known Paperclip finding's standalone reproduction; exit 0 only if all still reproduce"
 
 # The template plug-in (plugins/example) is installed beside the project, as an outside package would be.
 $(VENV)/.installed: pyproject.toml plugins/example/pyproject.toml
@@ -47,6 +48,10 @@ oracle-image: venv engine
 # Paperclip (npm, pinned in harness/products/paperclip/install.py) into .cache/paperclip (as root: /var/cache/everyday-evals/paperclip), plus its template data folder.
 paperclip: venv
 	$(PY) -m harness.products.paperclip install
+
+# Each known Paperclip finding's standalone reproduction (harness/products/paperclip/findings/), one after the other.
+findings: venv paperclip
+	$(PY) -m harness.products.paperclip.findings
 
 # The project's own bytecode, as any install of a package writes it. With PYTHONDONTWRITEBYTECODE
 # set (as on these machines) nothing else would, and every process (a product's controller, each
