@@ -40,5 +40,5 @@ PRODUCT = ProductDeclaration(
         "skills",
     ),
     defects=tuple(DEFECTS),
-    observes=("message-read", "runner-identity", "receipts", "process-group-gone"),
+    observes=("message-read", "runner-identity", "receipts", "process-group-gone", "run-cause"),
 )
