@@ -76,6 +76,7 @@ class Reply(BaseModel):
 
     text: str
     tool_call: ToolCall | None
+    think_s: float = 0  # how long the server holds the answer: the model's thinking time
     input_tokens: int
     cached_tokens: int
     output_tokens: int
@@ -150,6 +151,7 @@ def reply(script: Script, conversation: Conversation) -> Reply:
     return Reply(
         text=turn.text,
         tool_call=call,
+        think_s=turn.think_s,
         input_tokens=max(input_tokens, 1),
         cached_tokens=cached,
         output_tokens=output_chars // 4 + 16,

@@ -9,6 +9,7 @@ prove what reached the "provider", e.g. nothing after a budget stop.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable, Iterator
 
@@ -62,7 +63,7 @@ def create_app(default_script: str = "build", pace_s: float = STORY_PACE_S) -> F
         bearer = request.headers.get("authorization", "")
         return request.headers.get("x-api-key") or (bearer.removeprefix("Bearer ") if bearer else None)
 
-    def play(
+    async def play(
         raw: bytes,
         path: str,
         key: str | None,
@@ -91,6 +92,7 @@ def create_app(default_script: str = "build", pace_s: float = STORY_PACE_S) -> F
                 include_usage=(getattr(request, "stream_options", None) or {}).get("include_usage"),
             )
         )
+        await asyncio.sleep(answer.think_s)  # the model thinks: paced scripts' window for a person to act in
         if request.stream:
             return StreamingResponse(
                 render_stream(answer, request.model), media_type="text/event-stream", headers=SSE_HEADERS
@@ -101,7 +103,7 @@ def create_app(default_script: str = "build", pace_s: float = STORY_PACE_S) -> F
 
         @app.post(prefix + "/v1/responses")
         async def post_responses(request: Request, name: str | None = None):
-            return play(
+            return await play(
                 await request.body(),
                 request.url.path,
                 presented_key(request),
@@ -114,7 +116,7 @@ def create_app(default_script: str = "build", pace_s: float = STORY_PACE_S) -> F
 
         @app.post(prefix + "/v1/messages")
         async def post_messages(request: Request, name: str | None = None):
-            return play(
+            return await play(
                 await request.body(),
                 request.url.path,
                 presented_key(request),
@@ -131,7 +133,7 @@ def create_app(default_script: str = "build", pace_s: float = STORY_PACE_S) -> F
 
         @app.post(prefix + "/v1/chat/completions")
         async def post_chat(request: Request, name: str | None = None):
-            return play(
+            return await play(
                 await request.body(),
                 request.url.path,
                 presented_key(request),

@@ -54,15 +54,14 @@ def wrap_up(summary: str) -> list[Step]:
 
 
 def paced(steps: list[Step], pace_s: float) -> list[Step]:
-    """A pause after each file written: a person (or a story) can act while the agent works."""
-    if not pace_s:
-        return steps
-    out: list[Step] = []
-    for step in steps:
-        out.append(step)
-        if step.kind == "write":
-            out.append(shell(f"sleep {pace_s:g}"))
-    return out
+    """A pause after each file written: a person (or a story) can act while the agent works.
+
+    The pause is the model thinking before its next step (the server holds
+    that answer), not a command the agent runs: a CLI may refuse a long
+    foreground ``sleep`` (Claude Code does), and a real agent's pauses are
+    its model's time anyway.
+    """
+    return [step.model_copy(update={"pause_after_s": pace_s}) if step.kind == "write" else step for step in steps]
 
 
 def write_and_deliver(

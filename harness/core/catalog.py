@@ -507,6 +507,22 @@ TESTBED_CASES: tuple[Case, ...] = (
     )
 )
 
+# ---- Paperclip's promises (harness/products/paperclip/promises.py) ----------------------------------------------
+# A plain SIGTERM is a graceful drain on Paperclip, for every adapter: its scripted process-adapter cell is held to
+# that contract here. recover-controller is held to its hot restart ("active runs preserved"), which Paperclip
+# promises only for its sessioned local adapters: the replay cells (codex_local, claude_local), not `process`.
+RECOVER_CONTROLLER_DRAIN = Case(
+    name="recover-controller-drain",
+    story="stories.recover_controller_drain",
+    scripted_deadline_s=180,
+    scripted_pace_s=0.3,
+    description="The controller gets a plain SIGTERM mid-run (a drain): the run ends interrupted, a retry finishes"
+    " the work and reads the late message, nothing is delivered twice.",
+)
+PAPERCLIP_SCRIPTED_CASES = tuple(case for case in CASES if case.name != "recover-controller") + (
+    RECOVER_CONTROLLER_DRAIN,
+)
+
 MANUAL_SUITE = "everyday-workflows"
 SCRIPTED_SUITE = "everyday-workflows-scripted"
 REPLAY_SUITE = "everyday-workflows-replay"
@@ -528,14 +544,10 @@ PAPERCLIP_REPLAY_SUITE = "everyday-workflows-paperclip-replay"
 # Real CLIs on Paperclip's own local adapters, pointed at the replay server (issue 10): codex_local and claude_local
 # (Paperclip's opencode_local is not wired).
 PAPERCLIP_REPLAY_PROFILES = tuple(profile for profile in REPLAY_PROFILES if profile.agent_cli in ("codex", "claude"))
-# Paperclip's replay cells: build-revise so far. The fault stories' cells are wired (the tool server beside a CLI
-# keeps its write receipts, budgets go through Paperclip's budgets routes, the replay's pace and the deadline scale
-# with the environment) but have no stable verdict yet (runs of 2026-11-30 at load 20-26): Paperclip's UI missed
-# 5 s waits (expect.task-page-shown, infrastructure_failed on a page heading), and claude runs ended before the
-# fault (unexercised): Claude Code refuses a long foreground sleep, the replay's paced pause. delegate-feedback cannot be judged with the replay: it decides to delegate
-# from the testbed's briefing ("Your task #N ... Your teammates"), and Paperclip's wake prompt does not carry the
-# issue's text, so the "model" built the tool itself (expect.child-task-created, a verdict on our replay).
-PAPERCLIP_REPLAY_CASES = ("build-revise",)
+# Paperclip's replay cells: every story of CASES. The replay serves its paced pause as model thinking time (the server
+# delays its answer: Claude Code refuses a long foreground sleep), and reads the request from Paperclip's issue through
+# the tool server where the wake prompt carries only the title (delegate-feedback decides to delegate from it).
+PAPERCLIP_REPLAY_CASES = tuple(case.name for case in CASES)
 # What the stories found in Paperclip 2026.824.1 (README, "What the stories find in Paperclip"): each cell fails
 # under these checks on every run; a race inside Paperclip decides the may-also ones.
 PAPERCLIP_FINDINGS = (
@@ -543,17 +555,6 @@ PAPERCLIP_FINDINGS = (
         case="delegate-feedback",
         checks=("lifecycle.messages-handed-once",),
         what="the teammate's running run read the late comment, then Paperclip woke a second run for it",
-    ),
-    KnownFinding(
-        case="recover-controller",
-        checks=(
-            "restart.runner-kept-going",
-            "restart.same-run",
-            "restart.message-survived",
-            "restart.message-received",
-        ),
-        may_also_fail=("lifecycle.*",),
-        what="its shutdown ends the process adapter's runner; the run is recorded succeeded or failed by a race",
     ),
     KnownFinding(
         case="recover-controller-sigkill",
@@ -604,7 +605,7 @@ CATALOG = Catalog(
             description="The same everyday workflows against the real Paperclip, with the free scripted agent.",
             profiles=(SCRIPTED,),
             environments=(PAPERCLIP_LOCAL,),
-            cases=CASES,
+            cases=PAPERCLIP_SCRIPTED_CASES,
             known_findings=PAPERCLIP_FINDINGS,
         ),
         Suite(

@@ -143,12 +143,18 @@ def test_the_story_script_builds_revises_delegates_or_replies_from_the_briefing(
     )
     reply = script("story", resume_prompt([{"body": nonce_request("N1A2B3C4D5")}]))
     assert reply.name == "story-reply" and "N1A2B3C4D5" in reply.steps[0].arguments["body"]
+    # The pace is the model's thinking time after each file it wrote (the server holds its next answer), never a
+    # command the agent runs: a CLI may refuse a long foreground sleep.
     paced = script("story-paced", _briefing(BUILD_TASK))
-    assert [s.command for s in paced.steps if s.kind == "shell"][:1] == ["sleep 2"]
+    assert {s.pause_after_s for s in paced.steps if s.kind == "write"} == {2}
+    assert not [s for s in paced.steps if "sleep" in s.command]
+    turns = list(paced.turns())
+    first_write = next(n for n, t in enumerate(turns) if t.action and t.action.kind == "write")
+    assert turns[first_write].think_s == 0 and turns[first_write + 1].think_s == 2
     # A slower product's UI gets a longer window (the harness scales it by the environment's fault window).
     slower = script("story-paced", _briefing(BUILD_TASK), pace_s=30)
-    assert [s.command for s in slower.steps if s.kind == "shell"][:1] == ["sleep 30"]
-    assert not [s for s in script("story", _briefing(BUILD_TASK), pace_s=30).steps if s.command == "sleep 30"]
+    assert {s.pause_after_s for s in slower.steps if s.kind == "write"} == {30}
+    assert not [t for t in script("story", _briefing(BUILD_TASK), pace_s=30).turns() if t.think_s]
 
 
 def test_a_qa_request_gets_the_slugify_tests_reference_suite_and_a_delegated_one_goes_to_the_teammate():

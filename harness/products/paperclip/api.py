@@ -33,6 +33,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from harness.checks.lifecycle import SHUTDOWN_ERROR
 from harness.products.http import product_answer, product_client, product_json
 from harness.products.paperclip.agent_clis import claude_local_config, codex_local_config
 from harness.products.records import (
@@ -74,6 +75,8 @@ RUN_STATUSES = {
 }
 # "interrupted": a graceful shutdown's drain (or a lease released mid-run) cut the run short.
 TERMINAL_RUN_STATUSES = {"succeeded", "failed", "cancelled", "timed_out", "interrupted"}
+# A run its graceful-shutdown drain cut short (heartbeat.js: drainRunningRunsForShutdown), in the harness's words.
+SHUTDOWN_DRAIN_ERROR = "server_shutdown_interrupted"
 PAPERCLIP_ROLES = {
     "ceo",
     "cto",
@@ -506,6 +509,8 @@ def _error_code(run: dict[str, Any]) -> str | None:
     result = run.get("resultJson") or {}
     if run["status"] == "cancelled" and result.get("cancelledByActorType") == "user":
         return "stopped_by_user"
+    if run.get("errorCode") == SHUTDOWN_DRAIN_ERROR:
+        return SHUTDOWN_ERROR
     if run["status"] in ("interrupted", "timed_out"):
         return run.get("errorCode") or run["status"]  # keep Paperclip's reason; the status alone maps to failed
     return run.get("errorCode")  # type: ignore[no-any-return]
