@@ -75,7 +75,7 @@ def create_app(default_script: str = "build", pace_s: float = STORY_PACE_S) -> F
     ):
         request = parse(raw)
         conversation = read(request, len(raw))
-        chosen: Script = script(name or default_script, conversation.user_text, pace_s)
+        chosen: Script = script(name or default_script, conversation.user_text, pace_s, conversation.first_tool_result)
         answer = reply(chosen, conversation)
         log.add(
             Call(

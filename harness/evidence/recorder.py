@@ -78,8 +78,16 @@ class EvidenceRecorder:
     def note(self, step: str, detail: str = "") -> None:
         self.timeline.append(TimelineEvent(step=step, detail=detail))
 
-    def check(self, check_id: str, passed: bool, detail: str = "", evidence: list[str] | None = None) -> CheckRecord:
-        record = CheckRecord(id=check_id, passed=passed, detail=detail, evidence=evidence or [])
+    def check(
+        self,
+        check_id: str,
+        passed: bool,
+        detail: str = "",
+        evidence: list[str] | None = None,
+        promise: str | None = None,
+    ) -> CheckRecord:
+        """Keep one decided check; ``promise`` names the product's documented promise it holds the product to."""
+        record = CheckRecord(id=check_id, passed=passed, detail=detail, evidence=evidence or [], promise=promise)
         self.checks.append(record)
         self.note(f"check {check_id}", "passed" if passed else f"FAILED: {detail}")
         return record

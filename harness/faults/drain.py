@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pydantic import BaseModel
 
 from harness.core.records import CheckRecord
+from harness.core.verdicts import StoryFailed
 from harness.faults.restart import RestartSnapshot, replaced_check, snapshot, start_controller, stop_controller
 from harness.products.records import Run, Task
 from harness.running.journey import Journey, PendingMessage
@@ -62,7 +63,7 @@ def drain_controller(journey: Journey, run: Run, once_stored: PendingMessage) ->
         "drain", f"controller SIGTERM (no restart request); run {run.id} {after.run.status}; runner gone: {runner_gone}"
     )
     journey.screenshot("after SIGTERM drain")
-    return DrainRecord(
+    record = DrainRecord(
         before=before,
         after=after,
         signalled_at=signalled_at,
@@ -70,6 +71,15 @@ def drain_controller(journey: Journey, run: Run, once_stored: PendingMessage) ->
         promise=promise,
         evidence=[before_path, after_path],
     )
+    task = journey.api.task(run.task_id)
+    if not any(r.active for r in task.runs):  # a drain queues its retry before the controller exits
+        require_drained(journey, task, record)
+        raise StoryFailed(
+            f"after the SIGTERM drain nothing runs or waits on task {task.id}: run {run.id} is recorded "
+            f"{after.run.status} ({after.run.error_code}) and no retry was queued"
+            + (f" (held to the product's promise {promise})" if promise else "")
+        )
+    return record
 
 
 def require_drained(journey: Journey, task: Task, record: DrainRecord) -> None:
@@ -92,7 +102,7 @@ def drain_checks(record: DrainRecord, task: Task) -> list[CheckRecord]:
     drained = next((r for r in task.runs if r.id == record.before.run.id), None)
     retries = [r for r in task.runs if r.id != record.before.run.id and _after(r.queued_at, record.signalled_at)]
     finished = [r for r in retries if r.status == "succeeded"]
-    late = record.before.message.id if record.before.message else None
+    late = str(record.before.message.id) if record.before.message else None  # read steps list ids as text
     return [
         replaced_check(record.before, record.after),
         _interrupted_check(record, drained),

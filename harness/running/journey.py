@@ -196,7 +196,7 @@ class Journey:
     def record_checks(self, checks: list[CheckRecord], evidence: list[str]) -> None:
         """Keep checks decided elsewhere (a fault module's rules), each linked to its evidence."""
         for check in checks:
-            self.evidence.check(check.id, check.passed, check.detail, evidence)
+            self.evidence.check(check.id, check.passed, check.detail, evidence, check.promise)
 
     def create_task(self, title: str, body: str, assignee: Agent | None = None) -> Task:
         """Open the product, fill the new-task form and land on the task's page."""
