@@ -29,7 +29,7 @@ class Step(BaseModel):
     text: str = ""
     tool: str = ""  # a product tool (MCP), by its own name: each CLI qualifies it its own way
     arguments: dict = {}  # string values may hold ``{last_sha256}``: filled from the latest tool result
-    pause_after_s: float = 0  # seconds the model "thinks" once this step's result is back: the server holds its next answer
+    pause_after_s: float = 0  # seconds the model thinks once this step's result is back (the server holds its answer)
 
 
 class Turn(BaseModel):

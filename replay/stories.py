@@ -279,7 +279,10 @@ def from_issue(issue: str, pace_s: float) -> Script:
             description="Reads its issue, finds it done, ends its turn.",
             steps=[read, finish("The issue is done; nothing is left for me to do.")],
         )
-    title, body = field(issue, "title", newest=False), field(issue, "body", newest=False)  # the issue's, not a comment's
+    title, body = (
+        field(issue, "title", newest=False),
+        field(issue, "body", newest=False),
+    )  # the issue's, not a comment's
     chosen = for_request(title, body, pace_s, teammates_listed=True)
     return chosen.model_copy(update={"steps": [read, *chosen.steps]})
 

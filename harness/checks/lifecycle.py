@@ -273,7 +273,9 @@ def messages_acted_once(facts: LifecycleFacts) -> CheckRecord:
         receivers = {m.consumed_by_run_id, *m.woke_run_ids} | {
             r.id for r in facts.runs if m.id in (r.received_message_ids or [])
         }
-        delivering = sorted({d.run_id for d in facts.deliveries if d.task_id == m.task_id and d.run_id in receivers})
+        delivering = sorted(
+            {d.run_id for d in facts.deliveries if d.task_id == m.task_id and d.run_id and d.run_id in receivers}
+        )
         if len(delivering) > 1:
             problems.append(f"message {m.id} was received and answered with a delivery by runs {delivering}")
     return _check("lifecycle.messages-acted-once", problems, "every message answered by at most one delivering run")

@@ -206,9 +206,14 @@ def _request_restart(journey: Journey, sig: signal.Signals) -> DrivenRestart:
         except InstanceError as error:
             raise InfrastructureFailed(f"could not request the product's hot restart: {error}") from None
         return DrivenRestart(
-            signal=sig.name, promise=instance.hot_restart_promise, mechanism=instance.hot_restart_mechanism, intent=intent
+            signal=sig.name,
+            promise=instance.hot_restart_promise,
+            mechanism=instance.hot_restart_mechanism,
+            intent=intent,
         )
-    return DrivenRestart(signal=sig.name, mechanism=f"{sig.name} to the controller, then started again on the same data")
+    return DrivenRestart(
+        signal=sig.name, mechanism=f"{sig.name} to the controller, then started again on the same data"
+    )
 
 
 def _ended_before(run: Run, moment: datetime) -> bool:

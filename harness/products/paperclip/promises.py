@@ -97,7 +97,7 @@ COMMENT_WAKE = ProductPromise(
     statement="a comment on an issue reaches its assignee's work: it wakes the assignee with the comment ('New "
     "comments in order'); one that arrives while the assignee's run is running gets a new run boundary (a "
     "follow-up run once the running one ends) instead of joining that run",
-    source=f"{SERVER}/services/heartbeat.js: shouldDeferFollowupWakeForSameIssue (\"A comment follow-up ... needs "
+    source=f'{SERVER}/services/heartbeat.js: shouldDeferFollowupWakeForSameIssue ("A comment follow-up ... needs '
     'a new run boundary"); @paperclipai/adapter-utils/dist/server-utils.js: renderPaperclipWakePrompt',
     checks=("lifecycle.messages-acted-once", "delegate.feedback-in-child"),
     contradicts=("lifecycle.messages-handed-once",),
