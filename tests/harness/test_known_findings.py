@@ -20,7 +20,9 @@ STOP = KnownFinding(
     may_also_fail=("stop.*", "lifecycle.messages-handed-once"),
     what="a run carries on the stopped work",
 )
-PAPERCLIP_STOP = next(c for c in CATALOG.cells() if c.execution_id.endswith("paperclip-local.stop-redirect"))
+PAPERCLIP_STOP = next(
+    c for c in CATALOG.cells() if c.execution_id == "everyday-workflows-paperclip.scripted.paperclip-local.stop-redirect"
+)
 TESTBED_STOP = next(
     c for c in CATALOG.cells() if c.execution_id == "everyday-workflows-scripted.scripted.local.stop-redirect"
 )
