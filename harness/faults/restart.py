@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import signal
+import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol, cast, runtime_checkable
@@ -21,9 +22,12 @@ from harness.core.records import CheckRecord
 from harness.core.verdicts import InfrastructureFailed, StoryFailed, Unexercised
 from harness.products.base import InstanceError, ServicesApi
 from harness.products.records import Comment, Interaction, ProviderQuestionCard, Receipt, RecordId, Run, Task
-from harness.running.journey import Journey, PendingMessage
+from harness.running.journey import FINISHED_STATUSES, Journey, PendingMessage
 
 REPLACED = "restart.controller-replaced"
+# How long a task may sit unfinished with nothing running or queued on it before the restart counts as having lost
+# the work (a product queues its own retry within seconds of starting again).
+STALL_S = 30.0
 
 Moment = Literal["before", "after", "final"]
 
@@ -222,6 +226,38 @@ def _ended_before(run: Run, moment: datetime) -> bool:
         return False
     ended = datetime.fromisoformat(run.ended_at.replace("Z", "+00:00"))
     return (ended if ended.tzinfo else ended.replace(tzinfo=UTC)) < moment
+
+
+def wait_until_work_done(journey: Journey, task: Task, record: RestartRecord, what: str) -> Task:
+    """Wait for the work after the restart; a task left unfinished with nothing running or queued is decided at once.
+
+    A product whose restart lost the run (adopted, then gone, no retry)
+    leaves the task in progress for ever: the restart's checks name that as
+    soon as nothing has been running or waiting on it for ``STALL_S``,
+    instead of the attempt timing out on ``expect.task-finished``.
+    """
+    idle_since: list[float] = []
+
+    def done_or_stalled() -> Task | None:
+        current = journey.api.task(task.id)
+        if any(run.active for run in current.runs):
+            idle_since.clear()
+            return None
+        if current.status in FINISHED_STATUSES:
+            return current
+        idle_since[:1] = idle_since[:1] or [time.monotonic()]
+        return current if time.monotonic() - idle_since[0] > STALL_S else None
+
+    current = journey.wait(done_or_stalled, f"{what} on task {task.id}", "task-finished")
+    if current.status not in FINISHED_STATUSES:
+        require_recovered(journey, current, record)
+        promise = record.driven.promise if record.driven else None
+        raise StoryFailed(
+            f"after the {record.before.signal} restart task {task.id} is {current.status} with nothing running or "
+            f"queued on it: run {record.before.run.id} is {journey.api.run(record.before.run.id).status} and "
+            f"nothing carries on its work" + (f" (held to the product's promise {promise})" if promise else "")
+        )
+    return journey.wait_until_finished(task, what)
 
 
 def require_recovered(journey: Journey, task: Task, record: RestartRecord) -> None:
