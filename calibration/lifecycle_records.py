@@ -228,13 +228,13 @@ LIFECYCLE_CASES: tuple[LifecycleCase, ...] = (
 def failing_checks(case: LifecycleCase) -> list[str]:
     facts = healthy()
     case.breaks(facts)
-    return [check.id for check in grade_lifecycle(facts) if not check.passed]
+    return [check.id for check in grade_lifecycle(facts) if check.failed]
 
 
 def row_for(case: LifecycleCase) -> Row:
     facts = healthy()
     case.breaks(facts)
-    failed = [check for check in grade_lifecycle(facts) if not check.passed]
+    failed = [check for check in grade_lifecycle(facts) if check.failed]
     ids = [check.id for check in failed]
     ok = ids == ([] if case.expected_check is None else [case.expected_check])
     return Row(

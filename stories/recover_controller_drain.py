@@ -10,9 +10,22 @@ nothing may be delivered twice.
 
 from __future__ import annotations
 
+from harness.core.catalog import Case
 from harness.faults.drain import drain_controller, require_drained
 from harness.running.journey import Journey
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, SOURCE_FILE
+
+CASE = Case(
+    name="recover-controller-drain",
+    needs=("graceful-drain",),
+    # Held on the scripted agent's process adapter, which no hot restart covers; the replay's sessioned adapters
+    # are held to the hot restart by recover-controller.
+    replay=False,
+    scripted_deadline_s=180,
+    scripted_pace_s=0.3,
+    description="The controller gets a plain SIGTERM mid-run (a drain): the run ends interrupted, a retry finishes"
+    " the work and reads the late message, nothing is delivered twice.",
+)
 
 
 def story(journey: Journey) -> None:

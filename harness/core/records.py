@@ -21,7 +21,12 @@ def utc_now() -> datetime:
 
 
 class CheckRecord(BaseModel):
-    """One named requirement, its outcome and what it was decided on."""
+    """One named requirement, its outcome and what it was decided on.
+
+    A check whose fact neither the product exposes nor the harness can observe
+    itself is *not observable*: it carries the reason in ``unobservable``, is
+    never ``passed`` (no evidence, no pass) and never fails the attempt.
+    """
 
     id: str
     passed: bool
@@ -32,6 +37,21 @@ class CheckRecord(BaseModel):
         description="the product's documented promise this check holds it to (its id in the driver's promises);"
         " None: a requirement of the story itself",
     )
+    unobservable: str | None = Field(
+        None, description="why this check's fact could not be observed (on this product); None when it was decided"
+    )
+
+    @classmethod
+    def not_observable(cls, check_id: str, reason: str, evidence: list[str] | None = None) -> CheckRecord:
+        """A check nobody could decide: recorded with its reason, neither a pass nor a failure."""
+        return cls(
+            id=check_id, passed=False, detail=f"not observable: {reason}", unobservable=reason, evidence=evidence or []
+        )
+
+    @property
+    def failed(self) -> bool:
+        """Decided, and not met: the only checks that fail an attempt or name a finding."""
+        return not self.passed and self.unobservable is None
 
 
 class TimelineEvent(BaseModel):
@@ -125,4 +145,4 @@ class AttemptRecord(BaseModel):
 
     def failed_check_ids(self) -> list[str]:
         """The ids of the checks that failed, in the order they were decided."""
-        return [check.id for check in self.checks if not check.passed]
+        return [check.id for check in self.checks if check.failed]

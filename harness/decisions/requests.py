@@ -68,7 +68,7 @@ def require_pending_request(journey: Journey, task: Task, expected: ExpectedRequ
     snapshot = journey.evidence.snapshot("interactions-before-decision", {"stored": stored, "shown": cards})
     checks = request_checks(stored, expected, cards, journey.lead.name)
     journey.record_checks(checks, [journey.evidence.screenshots[-1], snapshot])
-    failed = [check for check in checks if not check.passed]
+    failed = [check for check in checks if check.failed]
     if failed:
         raise StoryFailed(f"{failed[0].id}: {failed[0].detail}; nothing was clicked")
     return stored[0]

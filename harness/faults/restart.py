@@ -164,7 +164,11 @@ def restart_controller(
     if isinstance(journey.instance, HotRestartable) and driven.intent is not None:
         driven.report = journey.instance.hot_restart_report()
     journey.evidence.note("restart driven", f"{driven.promise or 'no product promise'}: {driven.mechanism}")
-    adopted = any(a.kind == "run_adopted" and a.run_id == run.id and a.id not in seen for a in journey.api.activity())
+    # The product's activity, or its own restart report (what `paperclipai service restart` prints), says so.
+    reported = [str(i) for i in (driven.report or {}).get("adoptedRunIds", [])]
+    adopted = str(run.id) in reported or any(
+        a.kind == "run_adopted" and a.run_id == run.id and a.id not in seen for a in journey.api.activity()
+    )
     after_run = journey.api.run(run.id)
     after = snapshot(journey, "after", sig, after_run, message_id)
     after_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-after", after)

@@ -165,12 +165,10 @@ class Journey:
 
         For a story whose later steps would only repeat the same miss.
         """
-        if not check.passed:
+        if check.failed:
             self.fail_check(check.id, check.detail, records)
         self.screenshot(step)
-        self.evidence.check(
-            check.id, True, check.detail, [self.evidence.screenshots[-1], *([records] if records else [])]
-        )
+        self.record_checks([check], [self.evidence.screenshots[-1], *([records] if records else [])])
 
     def fail_check(self, check_id: str, detail: str, records: str | None = None) -> NoReturn:
         """A named check fails with the screen as it is (and the records it read); the story ends as failed."""
@@ -196,7 +194,7 @@ class Journey:
     def record_checks(self, checks: list[CheckRecord], evidence: list[str]) -> None:
         """Keep checks decided elsewhere (a fault module's rules), each linked to its evidence."""
         for check in checks:
-            self.evidence.check(check.id, check.passed, check.detail, evidence, check.promise)
+            self.evidence.keep(check.model_copy(update={"evidence": [*check.evidence, *evidence]}))
 
     def create_task(self, title: str, body: str, assignee: Agent | None = None) -> Task:
         """Open the product, fill the new-task form and land on the task's page."""
@@ -469,7 +467,7 @@ class Journey:
         stored = task.user_messages()
         shown = [message.id for message in stored for _ in page.user_messages_with(message.body)]
         check = thread_matches_records([message.id for message in stored], shown)
-        self.evidence.check(check.id, check.passed, check.detail, [self.evidence.screenshots[-1]])
+        self.record_checks([check], [self.evidence.screenshots[-1]])
 
     def _final_evidence(self) -> list[Run]:
         """The final screen, the invariants watched, the persisted records and the lifecycle checks; returns every run."""
@@ -489,12 +487,11 @@ class Journey:
         facts = lifecycle_facts(
             tasks, self.sent_messages, self.interrupted_run_ids, self.lead.id, self.cell.case.max_run_records
         )
-        for check in grade_lifecycle(facts):
-            self.evidence.check(check.id, check.passed, check.detail, [records])
+        self.record_checks(grade_lifecycle(facts), [records])
         runs = [run for task in tasks for run in task.runs]
         if self.model_server is not None and self.driver.meters_model_calls:
             check = calls_metered(self.model_server.model_calls(), sum(run.spend.calls for run in runs))
-            self.evidence.check(check.id, check.passed, check.detail, [records])
+            self.record_checks([check], [records])
         return runs
 
     def conclude(self) -> Conclusion:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from harness.faults.drain import DrainRecord, drain_checks
 from harness.faults.late_feedback import cites_delivery, delegation_checks
 from harness.faults.restart import MessageState, ReceiptDigest, RestartRecord, RestartSnapshot, RunState, restart_checks
-from harness.faults.stop import ShortReplyView, StopRecord, changed_paths, stop_checks
+from harness.faults.stop import ShortReplyView, StopRecord, changed_paths, process_group_gone, stop_checks
 from harness.products.records import Agent, Receipt, Run, Task
 
 SHA_EARLY, SHA_FINAL = "e" * 64, "f" * 64
@@ -357,3 +359,22 @@ def test_a_run_queued_by_stop_itself_is_uninvited_even_when_it_answers() -> None
     assert failed(stop_checks(record, asked_for, REQUEST, "N123456", view, {}, {})) == []
     on_its_own = answered_by("2026-11-30T10:00:01.000000Z")
     assert failed(stop_checks(record, on_its_own, REQUEST, "N123456", view, {}, {})) == ["stop.nothing-ran-after-stop"]
+
+
+@pytest.mark.parametrize(
+    ("pid", "product_says", "harness_saw", "passed"),
+    [
+        (500, True, True, True),
+        (500, None, True, True),  # a product that does not report it is judged on the harness's own look
+        (500, None, False, False),
+        (500, False, True, False),  # the product's own word that it is not gone
+        (500, True, False, False),  # the product's word against the process table
+        (None, None, False, False),  # no pid: no group was looked for, which is not a group gone
+    ],
+)
+def test_process_group_gone_is_the_harness_look_and_the_product_word_where_it_has_one(
+    pid: int | None, product_says: bool | None, harness_saw: bool, passed: bool
+) -> None:
+    record = StopRecord(run_id=1, pid=pid, product_says_group_gone=product_says, harness_saw_group_gone=harness_saw)
+    check = process_group_gone(record)
+    assert check.passed is passed and check.id == "stop.process-group-gone"
