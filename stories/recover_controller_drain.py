@@ -18,9 +18,6 @@ from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQ
 CASE = Case(
     name="recover-controller-drain",
     needs=("graceful-drain",),
-    # Held on the scripted agent's process adapter, which no hot restart covers; the replay's sessioned adapters
-    # are held to the hot restart by recover-controller.
-    replay=False,
     scripted_deadline_s=180,
     scripted_pace_s=0.3,
     description="The controller gets a plain SIGTERM mid-run (a drain): the run ends interrupted, a retry finishes"

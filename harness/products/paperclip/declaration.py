@@ -42,6 +42,10 @@ PRODUCT = ProductDeclaration(
     # No "process-group-gone": its API says a run was cancelled, not that its processes exited.
     observes=("message-wakes", "runner-identity", "receipts"),
     promises=PROMISES,
+    not_yet={
+        "replay-*.recover-controller-drain": "the drain is held on the process adapter's scripted cell; the sessioned"
+        " adapters' runs are held to the hot restart (recover-controller)",
+    },
     not_promised={
         "scripted.recover-controller": f"its hot restart ({HOT_RESTART.id}) keeps only its sessioned local adapters'"
         " runs, not the process adapter's (recover-controller-drain holds that cell to the SIGTERM drain)",
