@@ -238,13 +238,20 @@ def wait_until_work_done(journey: Journey, task: Task, record: RestartRecord, wh
     A product whose restart lost the run (adopted, then gone, no retry)
     leaves the task in progress for ever: the restart's checks name that as
     soon as nothing has been running or waiting on it for ``STALL_S``,
-    instead of the attempt timing out on ``expect.task-finished``.
+    instead of the attempt timing out on ``expect.task-finished``. A run the
+    product still records as running whose process the harness sees gone
+    (it watches the process table itself) runs nothing.
     """
     idle_since: list[float] = []
 
+    def working(run: Run) -> bool:
+        if run.status != "running" or not run.identity.pid:
+            return run.active
+        return journey.instance.process_alive(run.identity.pid, run.identity.process_start_time or 0)
+
     def done_or_stalled() -> Task | None:
         current = journey.api.task(task.id)
-        if any(run.active for run in current.runs):
+        if any(working(run) for run in current.runs):
             idle_since.clear()
             return None
         if current.status in FINISHED_STATUSES:
@@ -253,13 +260,14 @@ def wait_until_work_done(journey: Journey, task: Task, record: RestartRecord, wh
         return current if time.monotonic() - idle_since[0] > STALL_S else None
 
     current = journey.wait(done_or_stalled, f"{what} on task {task.id}", "task-finished")
-    if current.status not in FINISHED_STATUSES:
+    if current.status not in FINISHED_STATUSES or any(run.active for run in current.runs):
         require_recovered(journey, current, record)
         promise = record.driven.promise if record.driven else None
         raise StoryFailed(
             f"after the {record.before.signal} restart task {task.id} is {current.status} with nothing running or "
-            f"queued on it: run {record.before.run.id} is {journey.api.run(record.before.run.id).status} and "
-            f"nothing carries on its work" + (f" (held to the product's promise {promise})" if promise else "")
+            f"queued on it: run {record.before.run.id} is recorded {journey.api.run(record.before.run.id).status}, its "
+            f"process gone, and nothing carries on its work"
+            + (f" (held to the product's promise {promise})" if promise else "")
         )
     return journey.wait_until_finished(task, what)
 
