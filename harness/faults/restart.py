@@ -263,10 +263,16 @@ def wait_until_work_done(journey: Journey, task: Task, record: RestartRecord, wh
     if current.status not in FINISHED_STATUSES or any(run.active for run in current.runs):
         require_recovered(journey, current, record)
         promise = record.driven.promise if record.driven else None
+        state = journey.api.run(record.before.run.id).status
+        why = (
+            f"task {task.id} is {current.status}, but run {record.before.run.id} is still recorded {state} though its"
+            f" process is gone"
+            if current.status in FINISHED_STATUSES
+            else f"task {task.id} is {current.status} with nothing running or queued on it: run {record.before.run.id}"
+            f" is recorded {state} and nothing carries on its work"
+        )
         raise StoryFailed(
-            f"after the {record.before.signal} restart task {task.id} is {current.status} with nothing running or "
-            f"queued on it: run {record.before.run.id} is recorded {journey.api.run(record.before.run.id).status}, its "
-            f"process gone, and nothing carries on its work"
+            f"after the {record.before.signal} restart {why}"
             + (f" (held to the product's promise {promise})" if promise else "")
         )
     return journey.wait_until_finished(task, what)
