@@ -65,6 +65,7 @@ lint: venv
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy harness oracle calibration stories testbed replay bench plugins/example/everyday_example
+	$(VENV)/bin/lint-imports --no-cache
 
 # Four pytest workers on 2 cores: most tests wait on a product, a browser or a container. On a
 # clean clone three kept the 2 cores 1.3 busy and took 814 s; four keep them 1.6 busy and take

@@ -15,7 +15,7 @@ import re
 
 from . import reference
 from .conversation import field
-from .scripts import Script, Step, finish, say, shell, use, write
+from .steps import Script, Step, finish, say, shell, use, write
 
 NEW_MESSAGES = re.compile(
     r"New messages from the user[^\n]*:\n(?P<messages>.*?)(?:\n\n(?:Act on them|You work in)|\Z)", re.DOTALL

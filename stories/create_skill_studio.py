@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from harness.core.catalog import Case
 from harness.running.journey import Journey
-from harness.running.skills import SkillLibrary
+from harness.skills.steps import SkillLibrary
 
 CASE = Case(
     name="create-skill-studio",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from harness.core.catalog import REPLAY_DEADLINE_S, Case
 from harness.decisions.service import install_document_service
-from harness.running.hiring import Team, Work
+from harness.hiring.steps import Team, Work
 from harness.running.journey import Journey
 from oracle.tasks.slugify.contract import DELEGATE_TASK_TITLE, delegation_task
 from oracle.tasks.slugify_tests.contract import QA_DELEGATE_TASK_TITLE, qa_delegation_task

@@ -25,12 +25,11 @@ from pydantic import BaseModel, Field
 
 from harness.core.catalog import MAX_RUN_RECORDS
 from harness.core.records import CheckRecord
+from harness.products.records import SHUTDOWN_ERROR
 
 EXECUTED_STATUSES = {"running", "succeeded", "failed", "cancelled"}
 ACTIVE_STATUSES = {"queued", "running"}
 USER_STOP_ERRORS = {None, "stopped_by_user"}
-# A run a product's graceful shutdown drained (a story's SIGTERM where the product promises a drain, not a restart).
-SHUTDOWN_ERROR = "interrupted_by_shutdown"
 # A run the product ended for a hard limit is named by that limit's own check, not by runs-succeeded.
 BUDGET_ERROR = "budget_exceeded"
 TIME_LIMIT_ERROR = "deadline_exceeded"

@@ -19,6 +19,8 @@ RecordId = int | str
 TaskStatus = Literal["todo", "in_progress", "in_review", "blocked", "done", "cancelled"]
 RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 ACTIVE_RUN_STATUSES: tuple[RunStatus, ...] = ("queued", "running")
+# A run a product's graceful-shutdown drain cut short, in the harness's words (a driver maps its own code to it).
+SHUTDOWN_ERROR = "interrupted_by_shutdown"
 
 
 class Record(BaseModel):

@@ -119,6 +119,8 @@ class LoadedAttempt(BaseModel):
             return f"marked diagnostic: {marked}" if isinstance(marked, str) else "marked diagnostic"
         if extra.get("scripted_persona"):
             return f"calibration run with the faulty persona {extra['scripted_persona']}"
+        if extra.get("product_defect"):
+            return f"calibration run with the product defect {extra['product_defect']}"
         return None
 
 

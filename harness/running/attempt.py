@@ -251,7 +251,7 @@ def _finish(
         ),
         downloads=recorder.downloads,
         screenshots=recorder.screenshots,
-        extra={"scripted_persona": settings.scripted_persona} if settings.scripted_persona else {},
+        extra=settings.calibration_marks(),
     )
     path = recorder.write(record)
     published = product_driver(cell.environment.product).published_assets()

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import httpx
 
-from harness.checks.decisions import (
+from harness.decisions.contract import explains_refusal
+from harness.decisions.rules import (
     CaptureCounts,
     DecisionRecord,
     DeclineGradeInput,
@@ -22,7 +23,6 @@ from harness.checks.decisions import (
     outcome_checks,
     request_checks,
 )
-from harness.decisions.contract import explains_refusal
 from harness.decisions.service import InstalledService
 from harness.fixtures.documents import DocumentService
 from harness.products.records import Connection, DecisionCard, EmailCard, Interaction, Service

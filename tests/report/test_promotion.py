@@ -154,6 +154,7 @@ def test_failures_need_review_notes_then_promote(results: Path) -> None:
 def test_diagnostics_stay_out_of_the_gate(results: Path) -> None:
     write_attempt(results, "c5", BUILD, "1-dddd", Verdict.FAILED, extra={"scripted_persona": "trailing-separator"})
     write_attempt(results, "c5", BUILD, "2-dddd", Verdict.FAILED, extra={"diagnostic": "exploratory"})
+    write_attempt(results, "c5", BUILD, "3-dddd", Verdict.FAILED, extra={"product_defect": "download-other-bytes"})
     write_attempt(
         results,
         "c5",

@@ -33,10 +33,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from harness.checks.lifecycle import SHUTDOWN_ERROR
 from harness.products.http import product_answer, product_client, product_json
 from harness.products.paperclip.agent_clis import claude_local_config, codex_local_config
 from harness.products.records import (
+    SHUTDOWN_ERROR,
     Activity,
     Agent,
     Comment,

@@ -3,7 +3,7 @@
 The hire goes through the product's hire form in the browser, filled the
 way a person copies the lead's settings: reporting to the lead, on the
 lead's runner, with the lead's connections ticked. What the product stored
-is then read back and judged by :mod:`harness.checks.hiring`; a hire rule
+is then read back and judged by :mod:`harness.hiring.rules`; a hire rule
 that fails ends the story under its own check id (work given to a wrong
 hire would only repeat the miss). Each piece of work is asked of the lead,
 who must hand it to the hire through one child task; the hire's delivery is
@@ -16,8 +16,8 @@ from typing import Literal, cast
 
 from pydantic import BaseModel
 
-from harness.checks import hiring as rules
 from harness.decisions.requests import services_api
+from harness.hiring import rules
 from harness.products.base import HiringDriver
 from harness.products.records import Agent, Hire, Task
 from harness.running.journey import Journey
