@@ -57,7 +57,7 @@ PRODUCT = ProductDeclaration(
             checks=("restart.same-run", "restart.message-received", "lifecycle.runs-succeeded"),
             may_also_fail=("restart.records-once",),
             what="the new server reaps the live run process_lost and a new run redoes the work",
-            reproduction="reaper-ignores-live-pid",
+            reproduction="reaper_ignores_live_pid",
         ),
         KnownFinding(
             case="stop-redirect",
@@ -66,7 +66,7 @@ PRODUCT = ProductDeclaration(
             may_also_fail=("stop.reply-has-nonce", "stop.workspace-unchanged", "stop.run-cancelled"),
             what="Cancel kills the process before recording the cancellation: the run ends succeeded and a corrective"
             " run carries on the stopped work",
-            reproduction="cancel-recorded-after-kill",
+            reproduction="cancel_starts_new_run",
         ),
     ),
 )

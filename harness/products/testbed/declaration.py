@@ -7,6 +7,7 @@ findings (a story failing on it is ours to fix).
 
 from __future__ import annotations
 
+from agents.registry import registered
 from harness.core.catalog import (
     LOCAL,
     MANUAL_SUITE,
@@ -16,6 +17,7 @@ from harness.core.catalog import (
     ProductDeclaration,
     ProductSuites,
 )
+from testbed.defects import REGISTRY as DEFECTS
 
 PRODUCT = ProductDeclaration(
     name="testbed",
@@ -25,7 +27,7 @@ PRODUCT = ProductDeclaration(
         Environment(name=LOCAL, description="Runners are processes on this machine, spawned by the testbed."),
     ),
     suites=ProductSuites(scripted=SCRIPTED_SUITE, replay=REPLAY_SUITE, live=MANUAL_SUITE),
-    replay_clis=("codex", "claude", "opencode"),
+    replay_clis=tuple(registered()),  # its runners run every registered agent CLI
     capabilities=(
         "delegation",
         "controller-restart",
@@ -38,5 +40,6 @@ PRODUCT = ProductDeclaration(
         "skills",
     ),
     lacks={"graceful-drain": "its runners outlive a SIGTERM of the controller: it promises no drain to hold it to"},
+    defects=tuple(DEFECTS),
     observes=("message-read", "runner-identity", "receipts", "process-group-gone"),
 )

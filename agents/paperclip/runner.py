@@ -1,0 +1,273 @@
+"""``python -m agents.paperclip.runner``: the scripted agent, run by Paperclip's ``process`` adapter.
+
+The behaviour is :class:`agents.scripted.agent.ScriptedAgent`, unchanged;
+this module is only the thin client that lets it act through Paperclip's
+agent API (``PAPERCLIP_API_URL`` with the per-run ``PAPERCLIP_API_KEY``)
+instead of the testbed's. It answers the same calls with the same shapes:
+
+- the task is the issue whose active run is this run (``inbox-lite``), checked out first;
+- "new" messages are the user comments after the agent's own latest comment
+  (those that woke this run), then each one not seen before;
+- tool receipts are JSON lines on stdout, which Paperclip keeps as the run log;
+- a delivery is a ZIP attachment on the issue.
+
+Writes retry while the server is down (a restart is a fault the stories
+inject), so the run carries on once it is back. ``--instance`` only marks the
+command line, so teardown can find this process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from ..issued_secrets import LEDGER_NAME, record_run_token
+from ..scripted.agent import ScriptedAgent
+from ..session import AgentSession
+
+log = logging.getLogger("agents.paperclip.runner")
+RECEIPT_MARK = "EVERYDAY-RECEIPT "
+# A CLI's run log is the CLI's own stream, so our tool server beside it keeps its receipts in the instance's folder:
+# <instance>/receipts/<run id>.jsonl, one receipt a line (read with the log's by the driver).
+RECEIPTS_FOLDER = "receipts"
+RETRY_FOR_SECONDS = 10 * 60
+OPEN_STATUSES = ["backlog", "todo", "in_progress", "in_review", "blocked", "done"]
+
+
+class PaperclipAgentClient:
+    """The calls :class:`ScriptedAgent` makes, over Paperclip's agent API, answering in the testbed's shapes."""
+
+    def __init__(
+        self, base_url: str, token: str, run_id: str, agent_id: str, company_id: str, workspaces: Path
+    ) -> None:
+        self.run_id = run_id
+        self.workspaces = workspaces
+        self.session: AgentSession | None = None
+        self.agent_id = agent_id
+        self.company_id = company_id
+        self._http = httpx.Client(
+            base_url=base_url,
+            timeout=10.0,
+            headers={"Authorization": f"Bearer {token}", "X-Paperclip-Run-Id": run_id},
+        )
+        self._seq = 0
+        self._seen: set[str] = set()
+        self.issue_id = ""
+
+    # ---- transport ----------------------------------------------------------
+
+    def _request(self, method: str, path: str, **kwargs: Any) -> Any:
+        """Until the server answers: connection errors and 5xx are retried (a restart may be under way)."""
+        deadline = time.monotonic() + RETRY_FOR_SECONDS
+        backoff = 0.1
+        while True:
+            try:
+                response = self._http.request(method, path, **kwargs)
+                if response.status_code < 500:
+                    if response.status_code >= 400:
+                        raise RuntimeError(f"{method} {path} -> {response.status_code}: {response.text[:500]}")
+                    return response.json() if response.content else None
+                log.warning("%s %s -> %s; retrying", method, path, response.status_code)
+            except httpx.TransportError as error:
+                log.warning("%s %s failed (%s); retrying", method, path, error)
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"Paperclip unreachable for {RETRY_FOR_SECONDS} s")
+            time.sleep(backoff)
+            backoff = min(backoff * 2, 2.0)
+
+    # ---- reading -------------------------------------------------------------
+
+    def _agents(self) -> list[dict[str, Any]]:
+        return self._request("GET", f"/api/companies/{self.company_id}/agents")  # type: ignore[no-any-return]
+
+    def _comments(self, issue_id: str) -> list[dict[str, Any]]:
+        comments = self._request("GET", f"/api/issues/{issue_id}/comments")
+        return sorted(comments, key=lambda c: c["createdAt"])
+
+    def _task(self, issue_id: str) -> dict[str, Any]:
+        issue = self._request("GET", f"/api/issues/{issue_id}")
+        names = {a["id"]: a["name"] for a in self._agents()}
+        comments = [
+            {
+                "id": c["id"],
+                "author_kind": "user" if c["authorType"] == "user" else "agent",
+                "agent_id": c.get("authorAgentId"),
+                "body": c["body"],
+            }
+            for c in self._comments(issue_id)
+        ]
+        attachments = sorted(self._request("GET", f"/api/issues/{issue_id}/attachments"), key=lambda a: a["createdAt"])
+        issues = self._request("GET", f"/api/companies/{self.company_id}/issues")
+        children = [
+            {"id": i["id"], "assignee_name": names.get(i.get("assigneeAgentId") or "")}
+            for i in sorted(issues, key=lambda i: i["createdAt"])
+            if i.get("parentId") == issue_id
+        ]
+        runs = self._request("GET", f"/api/issues/{issue_id}/runs")
+        # Paperclip lists the run that created a child under the child too: only the assignee's runs count.
+        active = next(
+            (
+                r["runId"]
+                for r in runs
+                if r["status"] in ("queued", "running") and r["agentId"] == issue.get("assigneeAgentId")
+            ),
+            None,
+        )
+        last_agent = max((n for n, c in enumerate(comments) if c["author_kind"] == "agent"), default=-1)
+        waiting = sum(1 for c in comments[last_agent + 1 :] if c["author_kind"] == "user")
+        return {
+            "id": issue["id"],
+            "title": issue["title"],
+            "body": issue.get("description") or "",
+            "status": issue["status"],
+            "comments": comments,
+            "children": children,
+            "active_run_id": active,
+            "unconsumed_user_messages": waiting,
+            "deliveries": [
+                {"id": a["id"], "sha256": a["sha256"]} for a in attachments if a["originalFilename"].endswith(".zip")
+            ],
+        }
+
+    def context(self) -> dict[str, Any]:
+        """The issue this run was woken for, checked out to it, and the agent itself."""
+        inbox = self._request("GET", "/api/agents/me/inbox-lite")
+        mine = [i for i in inbox if (i.get("activeRun") or {}).get("id") == self.run_id] or inbox
+        if not mine:
+            raise RuntimeError("no issue in the inbox for this run")
+        self.issue_id = mine[0]["id"]
+        self._request(
+            "POST",
+            f"/api/issues/{self.issue_id}/checkout",
+            json={"agentId": self.agent_id, "expectedStatuses": OPEN_STATUSES},
+        )
+        me = self._request("GET", "/api/agents/me")
+        task = self._task(self.issue_id)
+        last_agent = max((n for n, c in enumerate(task["comments"]) if c["author_kind"] == "agent"), default=-1)
+        self._unread = [c for c in task["comments"][last_agent + 1 :] if c["author_kind"] == "user"]
+        self._seen = {c["id"] for c in task["comments"]} - {c["id"] for c in self._unread}
+        task["comments"] = [c for c in task["comments"] if c["id"] in self._seen]
+        if self.session is not None:  # the workspace is known only once the issue is: one folder per issue
+            self.session.workspace = self.workspaces / self.issue_id
+            self.session.workspace.mkdir(parents=True, exist_ok=True)
+        return {"task": task, "agent": {"id": me["id"], "name": me["name"]}}
+
+    def read_task(self, task_id: str) -> dict[str, Any]:
+        return self._task(task_id)
+
+    def inbox(self) -> list[dict[str, Any]]:
+        """User comments this agent has not read yet."""
+        fresh = [
+            {"id": c["id"], "body": c["body"]}
+            for c in self._comments(self.issue_id)
+            if c["authorType"] == "user" and c["id"] not in self._seen
+        ]
+        self._seen.update(c["id"] for c in fresh)
+        return fresh
+
+    # ---- acting --------------------------------------------------------------
+
+    def comment(self, body: str) -> None:
+        self._request("POST", f"/api/issues/{self.issue_id}/comments", json={"body": body})
+
+    def new_receipt(self, tool: str, target: str = "", ok: bool = True, detail: str = "") -> dict[str, Any]:
+        """The next receipt of this run, in the one shape every reader of receipts parses."""
+        seq, self._seq = self._seq, self._seq + 1
+        return {
+            "id": f"{self.run_id}-{seq}-{uuid.uuid4().hex[:8]}",
+            "seq": seq,
+            "tool": tool,
+            "target": target,
+            "ok": ok,
+            "detail": detail,
+            "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        }
+
+    def receipt(self, tool: str, target: str = "", ok: bool = True, detail: str = "") -> str:
+        """A tool receipt as one stdout line; Paperclip stores it in the run log (lost if the server is gone)."""
+        record = self.new_receipt(tool, target, ok, detail)
+        try:
+            print(RECEIPT_MARK + json.dumps(record), flush=True)
+        except (BrokenPipeError, OSError):
+            log.warning("stdout is gone (the server that read it stopped); receipt %s not kept", record["id"])
+        return str(record["id"])
+
+    def set_status(self, status: str) -> None:
+        self._request("PATCH", f"/api/issues/{self.issue_id}", json={"status": status})
+
+    def create_child(self, title: str, body: str, assignee_name: str) -> str:
+        assignee = next(a["id"] for a in self._agents() if a["name"].lower() == assignee_name.lower())
+        payload = {
+            "title": title,
+            "description": body,
+            "parentId": self.issue_id,
+            "assigneeAgentId": assignee,
+            "status": "todo",
+        }
+        return str(self._request("POST", f"/api/companies/{self.company_id}/issues", json=payload)["id"])
+
+    def assign(self, assignee_name: str) -> None:
+        assignee = next(a["id"] for a in self._agents() if a["name"].lower() == assignee_name.lower())
+        self._request("PATCH", f"/api/issues/{self.issue_id}", json={"assigneeAgentId": assignee})
+
+    def deliver(self, data: bytes) -> None:
+        self._request(
+            "POST",
+            f"/api/companies/{self.company_id}/issues/{self.issue_id}/attachments",
+            files={"file": ("delivery.zip", data, "application/zip")},
+        )
+
+    def flush(self) -> None:
+        """Every write above is synchronous."""
+
+    def finish(self, outcome: str, summary: str = "", error_code: str | None = None, cost_cents: int = 0) -> None:
+        """Paperclip ends the run when this process exits; the outcome is the exit code."""
+        self.outcome = outcome
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m agents.paperclip.runner")
+    parser.add_argument("--instance", required=True, help="the instance folder: marks this process for teardown")
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"
+    )
+    env = os.environ
+    # The harness cannot see the token Paperclip minted for this run; our agent tells it, for its evidence scan.
+    record_run_token(Path(args.instance) / LEDGER_NAME, env["PAPERCLIP_RUN_ID"], env["PAPERCLIP_API_KEY"])
+    client = PaperclipAgentClient(
+        env["PAPERCLIP_API_URL"],
+        env.pop("PAPERCLIP_API_KEY"),
+        env["PAPERCLIP_RUN_ID"],
+        env["PAPERCLIP_AGENT_ID"],
+        env["PAPERCLIP_COMPANY_ID"],
+        Path(env["EVERYDAY_WORKSPACES"]),
+    )
+    session = AgentSession(
+        client=client,  # type: ignore[arg-type]  # the same calls as the testbed's client, over Paperclip's API
+        workspace=client.workspaces,
+        model=env.get("EVERYDAY_MODEL", "default"),
+        pace=float(env.get("EVERYDAY_PACE", "0.05")),
+        run_id=env["PAPERCLIP_RUN_ID"],
+    )
+    client.session = session
+    log.info("run %s: pid %s model %s", session.run_id, os.getpid(), session.model)
+    try:
+        ScriptedAgent().run(session)
+    except Exception:
+        log.exception("agent failed")
+        return 1
+    return 0 if getattr(client, "outcome", "succeeded") == "succeeded" else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
