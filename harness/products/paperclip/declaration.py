@@ -61,7 +61,6 @@ PRODUCT = ProductDeclaration(
         ),
         KnownFinding(
             case="stop-redirect",
-            profiles=("scripted",),
             checks=("stop.nothing-ran-after-stop",),
             may_also_fail=("stop.reply-has-nonce", "stop.workspace-unchanged", "stop.run-cancelled"),
             what="Cancel kills the process before recording the cancellation: the run ends succeeded and a corrective"
