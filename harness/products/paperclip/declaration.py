@@ -40,7 +40,8 @@ PRODUCT = ProductDeclaration(
     },
     # No "message-read": Paperclip records which runs a comment woke, never that a run read it.
     # No "process-group-gone": its API says a run was cancelled, not that its processes exited.
-    observes=("message-wakes", "runner-identity", "receipts"),
+    # "run-cause": the reason Paperclip woke the agent for each run (api.py: WAKE_CAUSES).
+    observes=("message-wakes", "runner-identity", "receipts", "run-cause"),
     promises=PROMISES,
     not_yet={
         "replay-*.recover-controller-drain": "the drain is held on the process adapter's scripted cell; the sessioned"
