@@ -1,0 +1,1 @@
+"""Page objects (work in progress)."""
