@@ -27,8 +27,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from everyday_vibe_kanban import delivery
 from harness.products.http import ProductApiError, product_client, product_json
 from harness.products.records import (
@@ -295,8 +293,11 @@ class VibeKanbanApi:
                 comments += self._comments(task_id, process, run)
             deliveries += self._deliveries(task_id, attempt, processes)
         active = next((run.id for run in runs if run.active), None)
+        assignee = runs[0].agent_id if runs else None  # the profile the task was started with
         return Task(
-            **self._summary(raw).model_dump(),
+            **self._summary(raw).model_dump(exclude={"assignee_id", "assignee_name"}),
+            assignee_id=assignee,
+            assignee_name=str(assignee).title() if assignee else None,
             body=raw.get("description") or "",
             comments=comments,
             runs=runs,
@@ -415,6 +416,3 @@ def _persona(command: str) -> str:
     """The ``--model`` of an agent command line (the scripted persona)."""
     words = shlex.split(command)
     return words[words.index("--model") + 1] if "--model" in words else "default"
-
-
-__all__ = ["VibeKanbanApi", "httpx"]

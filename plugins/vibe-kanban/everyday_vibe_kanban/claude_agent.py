@@ -59,9 +59,7 @@ class StreamJsonClient:
         emit({"type": role, "message": {"role": role, "content": content}, "session_id": self.session_id})
 
     def context(self) -> dict[str, Any]:
-        earlier = [
-            {"id": n, "author_kind": "user", "body": body} for n, body in enumerate(self.prompts[1:-1], start=1)
-        ]
+        earlier = [{"id": n, "author_kind": "user", "body": body} for n, body in enumerate(self.prompts[1:-1], start=1)]
         return {
             "task": {
                 "id": self.session_id,

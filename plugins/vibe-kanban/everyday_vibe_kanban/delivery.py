@@ -30,8 +30,9 @@ def _git(repo: Path, *args: str) -> str:
 
 def branch_commits(repo: Path, base: str, branch: str) -> list[BranchCommit]:
     """The commits on ``branch`` since ``base``, oldest first (none when the branch does not exist yet)."""
-    exists = subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", "-q", f"refs/heads/{branch}"],
-                            capture_output=True)
+    exists = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "--verify", "-q", f"refs/heads/{branch}"], capture_output=True
+    )
     if exists.returncode != 0:
         return []
     out = _git(repo, "log", "--reverse", "--format=%H%x00%ct%x00%s", f"{base}..{branch}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,6 +19,9 @@ class VibeKanbanDriver:
     # vibe-kanban issues no credentials of its own: nothing of its shape can leak.
     secret_patterns: dict[str, re.Pattern[bytes]] = {}
     meters_model_calls = False
+
+    def __init__(self) -> None:
+        self._instances: weakref.WeakValueDictionary[str, VibeKanbanInstance] = weakref.WeakValueDictionary()
 
     def version(self) -> str | None:
         return install.installed_version()
@@ -45,17 +49,27 @@ class VibeKanbanDriver:
         if model_upstream or agent_time_limit_s:
             raise InstanceError("the vibe-kanban driver runs only the scripted agent (no replay, no time limit)")
         instance = VibeKanbanInstance(pace=pace_s)
+        self._instances[instance.base_url] = instance
         try:
             return instance.start()
         except BaseException:
             instance.close()
             raise
 
+    def _instance(self, base_url: str) -> VibeKanbanInstance:
+        """The running instance at ``base_url``: its project and repository are where its pages lead."""
+        found = self._instances.get(base_url.rstrip("/"))
+        if found is None:
+            raise InstanceError(f"no vibe-kanban instance of this driver runs at {base_url}")
+        return found
+
     def task_list(self, page: Any, base_url: str) -> BoardPage:
-        return BoardPage(page, base_url)
+        instance = self._instance(base_url)
+        return BoardPage(page, base_url, instance.api.project["id"], instance.repo)
 
     def task_page(self, page: Any, base_url: str, task_id: RecordId) -> TaskPanel:
-        return TaskPanel(page, base_url, str(task_id))
+        instance = self._instance(base_url)
+        return TaskPanel(page, base_url, str(task_id), instance.api.project["id"], instance.repo)
 
 
 DRIVER = VibeKanbanDriver()

@@ -51,14 +51,18 @@ def require_installed() -> Path:
     version = installed_version()
     if version != PINNED_VERSION or not BINARY.is_file():
         found = f"version {version} is installed" if version else "it is not installed"
-        raise NotInstalled(f"vibe-kanban {PINNED_VERSION} is needed in {INSTALL_DIR} but {found}: run `make vibe-kanban`")
+        raise NotInstalled(
+            f"vibe-kanban {PINNED_VERSION} is needed in {INSTALL_DIR} but {found}: run `make vibe-kanban`"
+        )
     return BINARY
 
 
 def _platform_dir() -> str:
     machine = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine().lower())
     if platform.system() != "Linux" or machine is None:
-        raise InstallFailed(f"vibe-kanban {PINNED_VERSION} ships a server for Linux x64/arm64, not {platform.machine()}")
+        raise InstallFailed(
+            f"vibe-kanban {PINNED_VERSION} ships a server for Linux x64/arm64, not {platform.machine()}"
+        )
     return f"linux-{machine}"
 
 

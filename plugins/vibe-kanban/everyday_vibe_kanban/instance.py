@@ -116,8 +116,18 @@ class VibeKanbanInstance:
         (self.home / ".gitconfig").write_text(GIT_IDENTITY)
         self.repo.mkdir()
         _git(self.repo, "init", "-q", "-b", "main")
-        _git(self.repo, "-c", "user.name=Everyday Evals", "-c", "user.email=everyday-evals@localhost",
-             "commit", "-q", "--allow-empty", "-m", "Start")
+        _git(
+            self.repo,
+            "-c",
+            "user.name=Everyday Evals",
+            "-c",
+            "user.email=everyday-evals@localhost",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "Start",
+        )
 
     def _environment(self) -> dict[str, str]:
         """A cleared environment: nothing of the harness's reaches vibe-kanban or its agents."""
@@ -140,7 +150,11 @@ class VibeKanbanInstance:
         began = time.monotonic()
         with (self.root / "server.log").open("ab") as log:
             self.process = subprocess.Popen(
-                [str(binary)], cwd=self.root, env=self._environment(), stdout=log, stderr=subprocess.STDOUT,
+                [str(binary)],
+                cwd=self.root,
+                env=self._environment(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
         self._wait_healthy(began)

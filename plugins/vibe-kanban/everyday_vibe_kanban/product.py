@@ -17,6 +17,7 @@ VIBE_KANBAN_LOCAL = Environment(
     fault_window_scale=5.0,
     shown_wait_s=30.0,
     scripted_deadline_scale=3.0,
+    done_statuses=("in_review",),
     description="The real vibe-kanban (pinned npm release 0.0.71) on this machine; its Claude Code profile runs the"
     " scripted agent, speaking Claude Code's stream-json.",
 )
