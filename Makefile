@@ -82,7 +82,7 @@ lint: venv
 # run does not end on one worker's backlog. ARGS='-m "not e2e"' is the fast inner loop (no
 # product, browser, engine or agent CLI started).
 TEST_WORKERS ?= 4
-test: lint prerequisites agents paperclip
+test: lint prerequisites agents paperclip vibe-kanban
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15 $(ARGS)
 
 # A Paperclip or vibe-kanban cell (its execution id names the product's environment), or --all, which holds them, installs the product first.

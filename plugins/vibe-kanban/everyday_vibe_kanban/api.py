@@ -375,6 +375,25 @@ class VibeKanbanApi:
         attempt = self._call("GET", f"/api/task-attempts/{process['task_attempt_id']}")
         return self._run(attempt["task_id"], process)
 
+    def create_task(self, title: str, body: str) -> TaskSummary:
+        """A task on the board (the API's counterpart of the dialog's Create Task)."""
+        raw = self._call(
+            "POST", "/api/tasks", json={"project_id": self.project["id"], "title": title, "description": body}
+        )
+        return self._summary(raw)
+
+    def start_attempt(self, task_id: RecordId, agent_id: RecordId) -> dict[str, Any]:
+        """An attempt of the task by the hired agent's profile, from ``main`` (Create & Start's second half)."""
+        return self._call(  # type: ignore[no-any-return]
+            "POST",
+            "/api/task-attempts",
+            json={
+                "task_id": str(task_id),
+                "executor_profile_id": {"executor": EXECUTOR, "variant": str(agent_id)},
+                "base_branch": "main",
+            },
+        )
+
     def latest_attempt(self, task_id: RecordId) -> dict[str, Any] | None:
         attempts = self.attempts(task_id)
         return attempts[-1] if attempts else None

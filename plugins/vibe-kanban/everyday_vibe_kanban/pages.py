@@ -93,7 +93,10 @@ class TaskPanel:
         return f"{self.base_url}/projects/{self.project_id}/tasks/{self.task_id}"
 
     def _loaded(self) -> TaskPanel:
+        """The header and the conversation's first entry (the task's prompt: every task here was started),
+        which the panel loads after the rest, so a reading right after a reload finds the thread."""
         expect(self._header).to_be_visible(timeout=ms(DEFAULT_TIMEOUT_S))
+        expect(self.page.locator(ENTRY).first).to_be_visible(timeout=ms(DEFAULT_TIMEOUT_S))
         return self
 
     def open(self) -> TaskPanel:
