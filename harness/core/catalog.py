@@ -110,7 +110,7 @@ class Environment(_Frozen):
         default=("done",),
         min_length=1,
         description="the statuses in which a task's work is over for its agent (lifecycle.tasks-done): a product"
-        " whose agents hand their work to a person for review and merge, as vibe-kanban's do, ends it in_review",
+        " whose agents hand their work to a person for review and merge ends it in_review",
     )
     description: str = ""
 
