@@ -14,10 +14,10 @@ from pathlib import Path
 
 import psutil
 import pytest
-from playwright.sync_api import Page
-
 from everyday_vibe_kanban.instance import VibeKanbanInstance
 from everyday_vibe_kanban.pages import BoardPage
+from playwright.sync_api import Page
+
 from harness.core.waiting import wait_for
 from harness.products.records import Task
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR

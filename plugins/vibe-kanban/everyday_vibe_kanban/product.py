@@ -39,9 +39,10 @@ PRODUCT = ProductDeclaration(
         "chat-connectors": "vibe-kanban has no chat connectors or email card",
         "connection-requests": "vibe-kanban has no connections an agent could ask for",
         "skills": "vibe-kanban has no skill library",
-        "controller-restart": "the driver does not restart vibe-kanban's server yet (its executions would be orphaned:"
-        " not yet measured)",
-        "stop": "the driver does not wire the attempt's Stop button yet",
+        "controller-restart": "not wired yet: its story's premise is a running run's process (pid and start time),"
+        " which vibe-kanban does not expose",
+        "stop": "not wired yet: its story's premise is a running run's process (pid and start time), which"
+        " vibe-kanban does not expose (the panel's Stop and POST .../stop exist)",
     },
     # A follow-up message is the prompt of the execution process it starts: the product records which run it
     # handed the message to (message-wakes) and that run's own request carries it (message-read).
