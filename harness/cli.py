@@ -22,6 +22,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from harness.core import registry
+from harness.core.catalog import SCRIPTED, Cell
 from harness.core.output_paths import file_problem, folder_problem, os_error_line
 from harness.core.settings import RunSettings, run_flags
 from harness.running.selection import SelectionError, not_applicable, select
@@ -107,10 +109,30 @@ def add_run_settings_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_settings(args: argparse.Namespace) -> RunSettings:
-    """The one validated settings object of a `harness run` command line (raises ValidationError)."""
+    """The one validated settings object of a `harness run` command line (raises ValidationError or UsageError)."""
     given = {name: getattr(args, name) for name in run_flags() if getattr(args, name) is not None}
-    cells = tuple(cell.execution_id for cell in select(**selection_kwargs(args)))
-    return RunSettings.model_validate({"cells": cells, **given})
+    cells = select(**selection_kwargs(args))
+    settings = RunSettings.model_validate({"cells": tuple(cell.execution_id for cell in cells), **given})
+    _require_known_calibration_names(settings, cells)
+    return settings
+
+
+def _require_known_calibration_names(settings: RunSettings, cells: Sequence[Cell]) -> None:
+    """A faulty persona or a product defect the selected cells cannot have is refused before anything starts."""
+    from agents.scripted.agent import PERSONAS
+
+    persona, defect = settings.scripted_persona, settings.product_defect
+    if persona is not None:
+        if persona not in PERSONAS:
+            raise UsageError(f"--scripted-persona: unknown persona {persona!r}; known: {', '.join(PERSONAS)}")
+        if others := sorted({cell.profile.name for cell in cells} - {SCRIPTED.name}):
+            raise UsageError(f"--scripted-persona applies to the scripted profile only, not {', '.join(others)}")
+    if defect is not None:
+        for name in sorted({cell.environment.product for cell in cells}):
+            known = registry.product(name).defects
+            if defect not in known:
+                offer = f"known: {', '.join(known)}" if known else "it has none to switch on"
+                raise UsageError(f"--product-defect: {name} has no defect {defect!r}; {offer}")
 
 
 def _settings_error(error: ValidationError) -> str:

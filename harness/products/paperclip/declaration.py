@@ -39,7 +39,8 @@ PRODUCT = ProductDeclaration(
     },
     # No "message-read": Paperclip records which runs a comment woke, never that a run read it.
     # No "process-group-gone": its API says a run was cancelled, not that its processes exited.
-    observes=("message-wakes", "runner-identity", "receipts"),
+    # "run-cause": the reason Paperclip woke the agent for each run (api.py: WAKE_CAUSES).
+    observes=("message-wakes", "runner-identity", "receipts", "run-cause"),
     not_yet={
         "replay-*.delegate-feedback": "the replay decides to delegate from the testbed's briefing",
         "replay-*.recover-controller": "the replay's pause is not yet served as model thinking time",

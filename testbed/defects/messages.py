@@ -1,0 +1,55 @@
+"""Defects in how user messages are stored and handed to the agent."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from ..models import Comment
+from .registry import declarer
+from .sql import store_user_message
+
+defect = declarer("messages")
+
+
+@defect("message-stored-twice", at="message.stored", summary="a user message is stored twice")
+def stored_again(_: None, *, conn: sqlite3.Connection, task_id: int, body: str, **__: Any) -> None:
+    store_user_message(conn, task_id, body)
+
+
+@defect(
+    "feedback-copied-to-parent",
+    at="message.stored",
+    summary="a user message on a child task is also posted to its parent's thread",
+)
+def copied_to_parent(_: None, *, conn: sqlite3.Connection, task_id: int, body: str, **__: Any) -> None:
+    parent = conn.execute("SELECT parent_id FROM tasks WHERE id = ?", (task_id,)).fetchone()
+    if parent is not None and parent["parent_id"] is not None:
+        store_user_message(conn, parent["parent_id"], body)
+
+
+@defect(
+    "message-stored-crlf",
+    at="message.body",
+    summary="a user message is stored with CRLF line breaks: the page shows it as typed, the API answers other text",
+)
+def crlf(body: str, **_: Any) -> str:
+    return body.replace("\n", "\r\n")
+
+
+@defect(
+    "message-lost",
+    at="inbox.handed",
+    summary="the inbox marks messages consumed by the run but hands the agent none of them",
+)
+def none_handed(ids: list[int], **_: Any) -> list[int]:
+    return []
+
+
+@defect(
+    "read-still-unread",
+    at="task.unread-count",
+    summary="messages marked read by a run stay in the task's unread counter",
+)
+def all_unread(counted: int, *, thread: list[Comment], **_: Any) -> int:
+    return len([c for c in thread if c.author_kind == "user"])
