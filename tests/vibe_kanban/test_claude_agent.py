@@ -43,6 +43,6 @@ def test_it_builds_then_resumes_its_session_for_the_follow_up(tmp_path: Path) ->
 
 
 def test_a_missing_unzip_is_one_line_saying_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(install.shutil, "which", lambda name: None)
+    monkeypatch.setattr(install.shutil, "which", lambda name: None if name == "unzip" else f"/usr/bin/{name}")
     with pytest.raises(install.InstallFailed, match="`unzip` is missing"):
         install.install()

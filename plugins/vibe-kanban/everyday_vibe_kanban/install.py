@@ -69,6 +69,8 @@ def _platform_dir() -> str:
 def install() -> float:
     """Install the pinned version and unpack its server (idempotent); returns the seconds it took."""
     started = time.monotonic()
+    if shutil.which("npm") is None:
+        raise InstallFailed("vibe-kanban installs from npm and `npm` is missing: install Node.js 20 with npm")
     if shutil.which("unzip") is None:
         raise InstallFailed("vibe-kanban's server binary is a ZIP and `unzip` is missing: apt-get install unzip")
     if installed_version() != PINNED_VERSION:
