@@ -282,7 +282,7 @@ class DecisionCard(Record):
     kind: str
     action: str
     service: str
-    connection_id: str
+    connection_id: str | None = Field(description="the connection the card names; None: the product's card shows none")
     provider: str = ""
     agent: str
     addressed_to: str = ""

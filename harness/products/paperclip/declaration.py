@@ -28,9 +28,8 @@ PRODUCT = ProductDeclaration(
     environments=(PAPERCLIP_LOCAL,),
     suites=ProductSuites(scripted="everyday-workflows-paperclip", replay="everyday-workflows-paperclip-replay"),
     replay_clis=("codex", "claude"),
-    capabilities=("delegation", "controller-restart", "stop"),
+    capabilities=("delegation", "controller-restart", "stop", "services"),
     lacks={
-        "services": "the driver does not wire Paperclip's Ask-first apps (tool connections and approval cards) yet",
         "hiring": "the driver does not wire Paperclip's New agent page and its Apps access bindings yet",
         "skills": "the driver does not wire Paperclip's company skills and Skill Studio yet",
         "providers": f"{NOT_IN_RELEASE}: no aggregator routing or provider catalog",
@@ -45,6 +44,8 @@ PRODUCT = ProductDeclaration(
         "replay-*.delegate-feedback": "the replay decides to delegate from the testbed's briefing",
         "replay-*.recover-controller": "the replay's pause is not yet served as model thinking time",
         "replay-*.stop-redirect": "the replay's pause is not yet served as model thinking time",
+        "replay-*.service-*": "the CLIs' tool server on Paperclip does not offer the service tools (its connections,"
+        " a service call through the tool gateway, the decision) yet",
     },
     known_findings=(
         KnownFinding(

@@ -39,8 +39,12 @@ COMPANY_NAME = "Everyday Evals"
 START_TIME_TOLERANCE_S = 1.0
 
 
-def paperclip_env(root: Path, port: int, jwt_secret: str | None) -> dict[str, str]:
-    """A cleared environment: nothing of the harness's (no keys) reaches Paperclip or its agents."""
+def paperclip_env(root: Path, port: int, jwt_secret: str | None, signing_secret: str | None = None) -> dict[str, str]:
+    """A cleared environment: nothing of the harness's (no keys) reaches Paperclip or its agents.
+
+    ``signing_secret``: what Paperclip signs the stored arguments of an Ask-first tool call with (without it an
+    approval answers 500, ``signing_secret_unconfigured``).
+    """
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "LANG": "C.UTF-8",
@@ -58,6 +62,8 @@ def paperclip_env(root: Path, port: int, jwt_secret: str | None) -> dict[str, st
     }
     if jwt_secret is not None:
         env["PAPERCLIP_AGENT_JWT_SECRET"] = jwt_secret
+    if signing_secret is not None:
+        env["PAPERCLIP_TOOL_ACTION_SIGNING_SECRET"] = signing_secret
     return env
 
 
@@ -99,6 +105,7 @@ class PaperclipInstance:
         self.postgres_port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.jwt_secret = secrets.token_hex(32)
+        self.signing_secret = secrets.token_hex(32)
         self.company_id: str | None = None
         self.database_dir = self.instance_dir / "db"  # where the config puts Postgres' data (set again by _prepare)
         self.process: subprocess.Popen[bytes] | None = None
@@ -130,10 +137,15 @@ class PaperclipInstance:
         return self.workspaces
 
     def issued_secrets(self) -> dict[str, str]:
-        """The agent JWT secret this harness gave the instance, and each run token our agent-side programs
-        received (Paperclip mints them; the scripted runner and the CLIs' tool server list them)."""
+        """The agent JWT and tool-action signing secrets this harness gave the instance, and each run token our
+        agent-side programs received (Paperclip mints them; the scripted runner and the CLIs' tool server list
+        them)."""
         tokens = issued_secrets.read(self.root / issued_secrets.LEDGER_NAME, proxy_keys=False)
-        return {"Paperclip agent JWT secret issued to the instance": self.jwt_secret, **tokens}
+        return {
+            "Paperclip agent JWT secret issued to the instance": self.jwt_secret,
+            "Paperclip tool action signing secret issued to the instance": self.signing_secret,
+            **tokens,
+        }
 
     @property
     def server_log(self) -> Path:
@@ -225,7 +237,7 @@ class PaperclipInstance:
         with open(self.server_log, "ab") as out:
             self.process = subprocess.Popen(
                 command,
-                env=paperclip_env(self.root, self.port, self.jwt_secret),
+                env=paperclip_env(self.root, self.port, self.jwt_secret, self.signing_secret),
                 cwd=self.root,
                 stdin=subprocess.DEVNULL,
                 stdout=out,
