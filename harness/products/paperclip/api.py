@@ -41,6 +41,7 @@ from harness.products.http import product_answer, product_client, product_json
 from harness.products.paperclip.agent_clis import claude_local_config, codex_local_config
 from harness.products.paperclip.apps import PaperclipApps
 from harness.products.records import (
+    SHUTDOWN_ERROR,
     Activity,
     Agent,
     Comment,
@@ -93,6 +94,8 @@ WAKE_CAUSES: dict[str, RunCause] = {
     "retry_failed_run": "recovery",
 }
 TERMINAL_RUN_STATUSES = {"succeeded", "failed", "cancelled", "timed_out", "interrupted"}
+# A run its graceful-shutdown drain cut short (heartbeat.js: drainRunningRunsForShutdown), in the harness's words.
+SHUTDOWN_DRAIN_ERROR = "server_shutdown_interrupted"
 PAPERCLIP_ROLES = {
     "ceo",
     "cto",
@@ -528,6 +531,8 @@ def _error_code(run: dict[str, Any]) -> str | None:
     result = run.get("resultJson") or {}
     if run["status"] == "cancelled" and result.get("cancelledByActorType") == "user":
         return "stopped_by_user"
+    if run.get("errorCode") == SHUTDOWN_DRAIN_ERROR:
+        return SHUTDOWN_ERROR
     if run["status"] in ("interrupted", "timed_out"):
         return run.get("errorCode") or run["status"]  # keep Paperclip's reason; the status alone maps to failed
     return run.get("errorCode")  # type: ignore[no-any-return]

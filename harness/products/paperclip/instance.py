@@ -19,6 +19,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 
@@ -29,6 +30,7 @@ from agents import issued_secrets
 from harness.products.base import InstanceError
 from harness.products.paperclip import install
 from harness.products.paperclip.api import PaperclipApi
+from harness.products.paperclip.promises import HOT_RESTART, SIGTERM_DRAIN
 from harness.products.processes import free_port, kill_groups, marked_processes, process_group_alive, stop_process
 from harness.products.processes import process_alive as _process_alive
 
@@ -37,6 +39,9 @@ __all__ = ["PaperclipInstance", "free_port", "paperclip_env"]
 COMPANY_NAME = "Everyday Evals"
 # Paperclip stamps a run's process start itself, a little after the spawn; a recycled pid is still minutes away.
 START_TIME_TOLERANCE_S = 1.0
+# Where Paperclip reads a hot-restart request and writes what its adoption pass did (services/hot-restart.js).
+HOT_RESTART_INTENT = "hot-restart-intent.json"
+HOT_RESTART_REPORT = "hot-restart-report.json"
 
 
 def paperclip_env(root: Path, port: int, jwt_secret: str | None, signing_secret: str | None = None) -> dict[str, str]:
@@ -322,6 +327,53 @@ class PaperclipInstance:
     def stop_controller(self, sig: signal.Signals = signal.SIGTERM, timeout: float = 30.0) -> None:
         """Stop the server process only; runs it spawned (own sessions) keep going, Postgres goes on SIGTERM."""
         stop_process(self.process, sig, timeout, "the Paperclip server")
+
+    # ---- Paperclip's own hot restart (promises.HOT_RESTART) ------------------------
+
+    hot_restart_promise = HOT_RESTART.id
+    drain_promise = SIGTERM_DRAIN.id  # a plain SIGTERM, without a restart request
+    hot_restart_mechanism = (
+        "Paperclip's hot-restart intent written as `paperclipai service restart` writes it (restartManagedService,"
+        " writeHotRestartIntent: <instance>/hot-restart-intent.json naming the running server's pid), then SIGTERM to"
+        " that server as its service manager's restart sends it, then the server started again on the same data"
+    )
+
+    @property
+    def hot_restart_intent_path(self) -> Path:
+        return self.instance_dir / HOT_RESTART_INTENT
+
+    def request_hot_restart(self) -> dict[str, object]:
+        """Write Paperclip's hot-restart intent for the running server, exactly as its CLI does; returns it.
+
+        ``paperclipai service restart`` needs a service manager (systemd or
+        launchd) to send the signal and start the server again, and this
+        machine has none: the caller sends the signal (``stop_controller``)
+        and starts the server (``start``), the two steps the manager's restart
+        is. The fields are the CLI's: version 1, when, the server's pid, its
+        version from /api/health, no drain, no requesting run.
+        """
+        if self.process is None or self.process.poll() is not None:
+            raise InstanceError("no running Paperclip server to hot-restart")
+        health = httpx.get(f"{self.base_url}/api/health", timeout=5).raise_for_status().json()
+        intent: dict[str, object] = {
+            "version": 1,
+            "requestedAt": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "previousServerPid": self.process.pid,
+            "previousServerVersion": health.get("serverVersion") or health.get("version"),
+            "drainRequired": False,
+            "requestedByRunId": None,
+        }
+        (self.instance_dir / HOT_RESTART_REPORT).unlink(missing_ok=True)
+        self.hot_restart_intent_path.write_text(json.dumps(intent, indent=2) + "\n")
+        return intent
+
+    def hot_restart_report(self) -> dict[str, object] | None:
+        """The report the new server wrote on its adoption pass (adopted, skipped, lost runs), if any."""
+        try:
+            report: dict[str, object] = json.loads((self.instance_dir / HOT_RESTART_REPORT).read_text())
+        except FileNotFoundError:
+            return None
+        return report
 
     def restart(self, sig: signal.Signals = signal.SIGTERM) -> None:
         self.stop_controller(sig)
