@@ -57,6 +57,8 @@ paperclip: venv
 # vibe-kanban (npm, pinned in plugins/vibe-kanban/everyday_vibe_kanban/install.py) into .cache/vibe-kanban
 # (as root: /var/cache/everyday-evals/vibe-kanban). The product comes in from an outside package (plugins/vibe-kanban).
 vibe-kanban: venv
+	@command -v unzip >/dev/null 2>&1 || ! { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; } \
+		|| { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q unzip >/dev/null; }
 	$(PY) -m everyday_vibe_kanban install
 
 # Each known Paperclip finding's standalone reproduction (harness/products/paperclip/findings/), one after the other.
