@@ -130,6 +130,9 @@ class Case(_Frozen):
     replay: bool = Field(
         default=True, description="the model replay scripts this story, so the replay profiles make cells for it"
     )
+    products: tuple[str, ...] = Field(
+        default=(), description="the products the story is written for (empty: every product with what it needs)"
+    )
     scripted_deadline_s: int = Field(gt=0)
     live_deadline_s: int = Field(default=LIVE_DEADLINE_S, gt=0)
     replay_deadline_s: int = Field(
@@ -273,6 +276,8 @@ class ProductDeclaration(_Frozen):
 
     def why_not(self, case: Case, profile: Profile) -> str | None:
         """Why ``case`` has no cell for ``profile`` on this product; None when it has one."""
+        if case.products and self.name not in case.products:
+            return f"the story is written for {', '.join(case.products)} only"
         if missing := [need for need in case.needs if need not in self.capabilities]:
             return "; ".join(
                 f"{self.title} lacks {need}: {self.lacks.get(need, 'its driver does not declare it')}"

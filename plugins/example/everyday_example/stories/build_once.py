@@ -12,6 +12,7 @@ CASE = Case(
     name="build-once",
     needs=(),
     replay=False,
+    products=("example",),
     scripted_deadline_s=120,
     description="Hand the lead the slugify task, download the ZIP, grade it.",
 )
