@@ -17,7 +17,7 @@ from harness.running.campaign import exit_status, summary
 STOP = KnownFinding(
     case="stop-redirect",
     checks=("stop.process-group-gone",),
-    may_also_fail=("stop.*", "lifecycle.messages-handed-once"),
+    may_also_fail=("stop.reply-has-nonce", "lifecycle.messages-handed-once"),
     what="a run carries on the stopped work",
 )
 PAPERCLIP_STOP = next(c for c in CATALOG.cells() if c.execution_id.endswith("paperclip-local.stop-redirect"))
@@ -56,10 +56,19 @@ def record(
         (set(), False),  # the declared check passed
         ({"stop.reply-has-nonce"}, False),  # only a may-also check
         ({"stop.process-group-gone", "lifecycle.runs-succeeded"}, False),  # something new failed beside it
+        ({"stop.process-group-gone", "stop.run-cancelled"}, False),  # a new regression in a family a check is in
     ],
 )
 def test_a_finding_explains_its_checks_and_nothing_else(failed: set[str], explained: bool) -> None:
     assert STOP.explains(failed) is explained
+
+
+@pytest.mark.parametrize("pattern", ["stop.*", "lifecycle.messages-*", "stop.[a-z]*", "stop", "Stop.run-cancelled"])
+def test_a_finding_names_exact_checks_never_a_pattern(pattern: str) -> None:
+    with pytest.raises(ValidationError):
+        KnownFinding(case="stop-redirect", checks=("stop.process-group-gone",), may_also_fail=(pattern,), what="w")
+    with pytest.raises(ValidationError):
+        KnownFinding(case="stop-redirect", checks=(pattern,), what="w")
 
 
 def test_a_cell_failing_as_its_finding_declares_is_expected_and_marked_in_the_summary() -> None:
