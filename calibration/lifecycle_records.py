@@ -188,6 +188,13 @@ LIFECYCLE_CASES: tuple[LifecycleCase, ...] = (
         breaks=_set("messages.0.woke_run_ids", ["101", "102"]),
     ),
     LifecycleCase(
+        name="consumed-feedback-handed-to-another-run",
+        expected_check="lifecycle.messages-handed-once",
+        breaks=lambda f: f.runs.append(
+            executed("102", "11", MATE, ended=13).model_copy(update={"received_message_ids": ["50"]})
+        ),
+    ),
+    LifecycleCase(
         name="unread-counter-left",
         expected_check="lifecycle.no-pending-bookkeeping",
         breaks=_set("tasks.1.unconsumed_messages", 1),

@@ -306,6 +306,7 @@ def end_run_in(
             "(SELECT 1 FROM interactions WHERE run_id = ? AND status != 'pending')",
             (run["task_id"], run_id),
         )
+    defects.after_run_end(conn, run, status)
     suffix = f" ({error_code})" if error_code else ""
     record_activity(conn, f"run_{status}", f"Run {run_id} {status}{suffix}", run["task_id"], run_id)
     return True

@@ -247,7 +247,10 @@ def messages_handed_once(facts: LifecycleFacts) -> CheckRecord:
 
     A product that starts another run for a message already consumed makes
     the agent act on it twice (a second session, a second reply, with a real
-    model a second bill).
+    model a second bill). Two facts show it: a wake the product records for
+    the message (``woke_run_ids``), and the read receipts of another run on
+    the message's task naming it (the runner's own word, which every driver
+    reports).
     """
     problems = [
         f"message {m.id} was consumed by run {m.consumed_by_run_id}, then the product woke run {run_id} for it again"
@@ -255,6 +258,16 @@ def messages_handed_once(facts: LifecycleFacts) -> CheckRecord:
         if m.consumed_by_run_id is not None
         for run_id in m.woke_run_ids
         if run_id != m.consumed_by_run_id
+    ]
+    problems += [
+        f"message {m.id} was consumed by run {m.consumed_by_run_id}, then handed to run {r.id} again (its reads say so)"
+        for m in facts.messages
+        if m.consumed_by_run_id is not None
+        for r in facts.runs
+        if r.task_id == m.task_id
+        and r.id != m.consumed_by_run_id
+        and r.id not in m.woke_run_ids
+        and m.id in (r.received_message_ids or [])
     ]
     return _check("lifecycle.messages-handed-once", problems, "no consumed message woke another run")
 

@@ -564,6 +564,50 @@ DEFECTS += (
         summary="Not now on a native connector's card opens a provider question for the same provider",
     ),
     Defect(
+        name="deliveries-hidden-after-agents-second",
+        area="downloads",
+        hook="records.deliveries -> hooks.listed_deliveries",
+        summary="a task lists its deliveries only while their agent has delivered once in all (a count over the"
+        " agent's deliveries, not the task's): a revision, or an agent's second piece of work, lists none",
+    ),
+    Defect(
+        name="consumed-message-woken-again",
+        area="messages",
+        hook="controller.end_run_in -> hooks.after_run_end; agent_api.inbox -> hooks.handed_to_agent",
+        summary="a run that read a message wakes its task once more when it ends, and the new run is handed the"
+        " message again, though the first run consumed it",
+    ),
+    Defect(
+        name="run-recorded-per-step",
+        area="runs",
+        hook="agent_api.receipt -> hooks.after_receipt",
+        summary="every receipt of a run leaves a finished copy of the run's record behind: dozens of run records",
+    ),
+    Defect(
+        name="run-identity-not-served",
+        area="runs",
+        hook="records.task -> hooks.runs_as_recorded",
+        summary="a task's runs are served without their runner's instance id, pid and start time",
+    ),
+    Defect(
+        name="parent-run-recorded-as-teammate",
+        area="delegation",
+        hook="records.task -> hooks.runs_as_recorded",
+        summary="the lead's runs on a parent task are filed under the teammate its child belongs to",
+    ),
+    Defect(
+        name="sidebar-lists-skill-twice",
+        area="skills",
+        hook="skills.task_skills -> hooks.sidebar_entries",
+        summary="a task's sidebar lists the skill it created twice (once as created, once as used)",
+    ),
+    Defect(
+        name="sidebar-links-same-heading",
+        area="skills",
+        hook="skills.task_skills -> hooks.sidebar_entries",
+        summary="the sidebar's link resolves its skill by heading, and an archived import of the same heading wins",
+    ),
+    Defect(
         name="model-call-admission-skipped",
         area="bookkeeping",
         hook="agent_ops.record_call -> hooks.skips_model_call",

@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..db import Database, now
 from ..deliveries import blob_path
-from ..models import AgentCreate, Comment, Connection, Delivery, Interaction, Run, Task
+from ..models import AgentCreate, Comment, Connection, Delivery, Interaction, Run, RunIdentity, Task
 from . import active
 
 T = TypeVar("T")
 
 if TYPE_CHECKING:
     from ..controller import Controller
-    from ..skills import SkillCard
+    from ..skills import SkillCard, TaskSkill
 
 log = logging.getLogger("testbed.defects")
 
@@ -53,11 +53,23 @@ def served_bytes(db: Database, data_dir: Path, item: Delivery) -> bytes | None:
     return None
 
 
-def listed_deliveries(items: list[Delivery]) -> list[Delivery]:
+def listed_deliveries(db: Database, items: list[Delivery]) -> list[Delivery]:
     """A task's deliveries as its records list them (oldest first, by contract)."""
     if active("deliveries-not-listed"):
         return []
+    if active("deliveries-hidden-after-agents-second") and items and _agent_deliveries(db, items[-1].run_id) > 1:
+        return []
     return items[::-1] if active("deliveries-newest-first") else items
+
+
+def _agent_deliveries(db: Database, run_id: int | None) -> int:
+    """How many deliveries the agent of run ``run_id`` has made, on any task."""
+    row = db.one(
+        "SELECT COUNT(*) AS n FROM deliveries d JOIN runs r ON r.id = d.run_id"
+        " WHERE r.agent_id = (SELECT agent_id FROM runs WHERE id = ?)",
+        run_id,
+    )
+    return 0 if row is None else int(row["n"])
 
 
 def _repacked(data: bytes) -> bytes:
@@ -106,7 +118,24 @@ def handed_to_agent(controller: Controller, run: sqlite3.Row, ids: list[int]) ->
         return []
     if active("restart-inbox-lost") and run["pid"] is not None and not controller.supervisor.spawned(run["pid"]):
         return []  # a runner this controller re-adopted after a restart
+    if active("consumed-message-woken-again"):  # the inbox hands what earlier runs of the task consumed, again
+        earlier = controller.db.all(
+            "SELECT id FROM comments WHERE task_id = ? AND author_kind = 'user' AND consumed_by_run_id != ?",
+            run["task_id"],
+            run["id"],
+        )
+        return sorted({*ids, *(row["id"] for row in earlier)})
     return ids
+
+
+def after_run_end(conn: sqlite3.Connection, run: sqlite3.Row, status: str) -> None:
+    """Called when a run ends, inside the same transaction."""
+    if active("consumed-message-woken-again") and status == "succeeded":
+        read = conn.execute(
+            "SELECT 1 FROM comments WHERE consumed_by_run_id = ? AND author_kind = 'user' LIMIT 1", (run["id"],)
+        ).fetchone()
+        if read is not None:  # the messages it read wake the task once more, as if still unread
+            conn.execute("UPDATE tasks SET wake = 1 WHERE id = ?", (run["task_id"],))
 
 
 def unread_count(thread: list[Comment], counted: int) -> int:
@@ -133,6 +162,14 @@ def active_run_pointer(runs: list[Run], pointer: int | None) -> int | None:
 
 def after_receipt(conn: sqlite3.Connection, run: sqlite3.Row) -> None:
     """Called after a run's receipt is stored, inside the same transaction."""
+    if active("run-recorded-per-step"):  # a retry bookkeeping bug: each step leaves a finished copy of its run
+        conn.execute(
+            "INSERT INTO runs (task_id, agent_id, adapter, model, status, runner_instance_id, pid, process_start_time,"
+            " queued_at, started_at, ended_at)"
+            " SELECT task_id, agent_id, adapter, model, 'succeeded', runner_instance_id, pid, process_start_time,"
+            " queued_at, started_at, ? FROM runs WHERE id = ?",
+            (now(), run["id"]),
+        )
     if active("runner-identity-changes"):
         conn.execute("UPDATE runs SET runner_instance_id = ? WHERE id = ?", (uuid.uuid4().hex, run["id"]))
     adopted_at = _adopted_at(conn, run) if active("restart-receipt-lost") else None
@@ -163,6 +200,20 @@ def _adopted_at(conn: sqlite3.Connection, run: sqlite3.Row) -> str | None:
         "SELECT MIN(at) AS at FROM activity WHERE kind = 'run_adopted' AND run_id = ?", (run["id"],)
     ).fetchone()
     return None if row is None else row["at"]  # type: ignore[no-any-return]
+
+
+def runs_as_recorded(db: Database, task_parent_id: int | None, runs: list[Run]) -> list[Run]:
+    """A task's runs as its record serves them (the stored rows, oldest first)."""
+    if active("run-identity-not-served"):
+        blank = RunIdentity(runner_instance_id=None, pid=None, process_start_time=None)
+        runs = [run.model_copy(update={"identity": blank}) for run in runs]
+    if active("parent-run-recorded-as-teammate") and task_parent_id is None and runs:
+        teammate = db.one(
+            "SELECT assignee_id FROM tasks WHERE parent_id = ? AND assignee_id IS NOT NULL LIMIT 1", runs[0].task_id
+        )
+        if teammate is not None:  # a join on the child's assignee files the parent's runs under the teammate
+            runs = [run.model_copy(update={"agent_id": teammate["assignee_id"]}) for run in runs]
+    return runs
 
 
 # ---- task status during runs ------------------------------------------------------------
@@ -576,6 +627,26 @@ def card_skill(conn: sqlite3.Connection, skill_id: int, name: str, insert: Calla
     if active("card-links-same-heading"):
         return insert(conn, name, f"# {name}\n\n(archived import)\n", None, archived=True)
     return skill_id
+
+
+def sidebar_entries(db: Database, entries: list[TaskSkill]) -> list[TaskSkill]:
+    """The skills a task's sidebar lists, each with the skill its link opens (normally itself)."""
+    if active("sidebar-lists-skill-twice"):  # a read of the skill just created lists it again, as used
+        entries = [*entries, *(e.model_copy(update={"relation": "used"}) for e in entries if e.relation == "created")]
+    if active("sidebar-links-same-heading"):
+        entries = [e.model_copy(update={"link_id": _same_heading_import(db, e.skill.name)}) for e in entries]
+    return entries
+
+
+def _same_heading_import(db: Database, name: str) -> int:
+    """The archived import with heading ``name`` the sidebar resolves its link to (stored on first need)."""
+    with db.transaction() as conn:
+        row = conn.execute("SELECT id FROM skills WHERE name = ? AND archived = 1", (name,)).fetchone()
+        if row is not None:
+            return int(row["id"])
+        from ..skills import _insert_skill
+
+        return _insert_skill(conn, name, f"# {name}\n\n(archived import)\n", None, archived=True)
 
 
 def cards_shown(cards: list[SkillCard]) -> list[SkillCard]:

@@ -56,6 +56,8 @@ def _break(facts: LifecycleFacts, how: str) -> LifecycleFacts:
         facts.messages[0].consumed_by_run_id = None
     elif how == "woke-again":  # Paperclip: a comment read by the running run, then a deferred wake for it
         facts.messages[0].woke_run_ids = ["11", "12"]
+    elif how == "handed-again":  # no wake recorded, but a later run's own reads name the consumed message
+        facts.runs.append(RunFacts(id="12", task_id="1", status="succeeded", received_message_ids=["5"], **IDENTITY))
     elif how == "too-many-runs":
         facts.runs += [RunFacts(id=str(100 + n), task_id="1", status="succeeded", **IDENTITY) for n in range(11)]
     return facts
@@ -70,6 +72,7 @@ def _break(facts: LifecycleFacts, how: str) -> LifecycleFacts:
         ("duplicate-message", ["lifecycle.messages-stored-once"]),
         ("unconsumed", ["lifecycle.messages-consumed"]),
         ("woke-again", ["lifecycle.messages-handed-once"]),
+        ("handed-again", ["lifecycle.messages-handed-once"]),
         ("too-many-runs", ["lifecycle.bounded-runs"]),
     ],
 )

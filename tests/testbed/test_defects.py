@@ -158,7 +158,13 @@ def build_and_revise(instance: TestbedInstance) -> Symptoms:
     unread = sum(1 for c in final.user_messages() if c.consumed_by_run_id is None)
     if final.unconsumed_user_messages != unread:  # with one message read, both counter defects look alike
         seen |= {"read-still-unread", "unread-off-by-one"}
+    if len(final.runs) > 2:
+        seen.add("run-recorded-per-step")
+    if any(run.identity.pid is None for run in final.runs):
+        seen.add("run-identity-not-served")
     for run in final.runs:
+        if not (instance.log_dir / f"run-{run.id}.log").exists():
+            continue  # a run record no runner was started for
         started_as = (instance.log_dir / f"run-{run.id}.log").read_text()
         if f"runner {run.identity.runner_instance_id} " not in started_as:
             seen.add("runner-identity-changes")
@@ -253,6 +259,8 @@ def delegate(instance: TestbedInstance) -> Symptoms:
     parent = api.wait_for_task(parent.id, lambda t: bool(t.children), 30, "a child task")
     if parent.children[0].assignee_id != mate.id:
         seen.add("child-assigned-to-lead")
+    if any(run.agent_id != lead.id for run in parent.runs):
+        seen.add("parent-run-recorded-as-teammate")
     if f'href="/tasks/{parent.children[0].id}"' not in httpx.get(f"{instance.base_url}/tasks/{parent.id}/live").text:
         seen.add("child-link-opens-parent")
     feedback = api.send_message(parent.children[0].id, "Also keep the README short.")
@@ -298,8 +306,27 @@ def hire_and_reuse(instance: TestbedInstance) -> Symptoms:
                 seen.add("delegation-hires-copy")
             if child.runs[0].agent_id != hired.id:
                 seen.add("child-run-by-delegator")
+            ended = api.wait_for_task(child.id, all_ended, 60, "the child's runs to end")
+            if any(r.tool == "deliver" for run in ended.runs for r in run.receipts) and not ended.deliveries:
+                return seen | {"deliveries-hidden-after-agents-second"}  # the lead waits for ever on the delivery
             api.wait_until_done(parent.id)
     return seen
+
+
+def read_and_rest(instance: TestbedInstance) -> Symptoms:
+    """A revision read by its run; the task then rests: no later run is handed the message again."""
+    api = instance.api
+    task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=api.create_agent(name=unique("Lead")).id)
+    api.wait_until_done(task.id)
+    message = api.send_message(task.id, REVISION_SEPARATOR)
+    read = api.wait_for_task(task.id, lambda t: t.settled and bool(t.user_messages()[0].consumed_by_run_id), 60)
+    reader = read.user_messages()[0].consumed_by_run_id
+    try:  # a further run would start at once; a resting task has none
+        later = api.wait_for_task(task.id, lambda t: len(t.runs) > 2 and all_ended(t), 5, "a further run")
+    except TimeoutError:
+        return set()
+    again = [run.id for run in later.runs if run.id != reader and message.id in received_ids(later, run.id)]
+    return {"consumed-message-woken-again"} if again else set()
 
 
 def read_after_success(instance: TestbedInstance) -> Symptoms:
@@ -459,6 +486,10 @@ def skill_and_edit(instance: TestbedInstance) -> Symptoms:
         seen.add("skill-card-missing")
     elif f'data-testid="skill-card" data-skill-id="{created.id}"' not in live:
         seen.add("card-links-same-heading")
+    if live.count(f'data-testid="task-skill-link" data-skill-id="{created.id}"') > 1:
+        seen.add("sidebar-lists-skill-twice")
+    if f'href="/skills/{created.id}" data-testid="task-skill-link"' not in live:
+        seen.add("sidebar-links-same-heading")
     api.request("POST", f"/api/skills/{created.id}/versions", json={"body": "# Edited body"}).raise_for_status()
     if api.skill(created.id).body != "# Edited body":
         seen.add("skill-edit-not-saved")
@@ -523,6 +554,7 @@ FLOWS: dict[str, tuple[Callable[[TestbedInstance], Symptoms], float]] = {
     "hire": (hire_and_reuse, 0.05),
     "decisions": (decide_on_services, 0.05),
     "read-after-success": (read_after_success, 0.05),
+    "read-and-rest": (read_and_rest, 0.05),
     "providers": (reach_providers, 0.05),
     "metering": (meter_a_call, 0.5),
 }
@@ -549,6 +581,11 @@ FLOW_OF: dict[str, str] = {
     "task-read-not-json": "read-after-success",
     "task-read-hangs": "read-after-success",
     "deliveries-not-listed": "read-after-success",
+    "consumed-message-woken-again": "read-and-rest",
+    "parent-run-recorded-as-teammate": "delegate",
+    "deliveries-hidden-after-agents-second": "hire",
+    "sidebar-lists-skill-twice": "skill",
+    "sidebar-links-same-heading": "skill",
     "stop-end-not-recorded": "stop",
     "stop-result-hidden": "stop",
     "child-link-opens-parent": "delegate",
@@ -604,7 +641,7 @@ def test_an_unknown_defect_is_refused_at_start(instance_with: Callable[..., Test
 def test_every_defect_has_a_calibration_case_and_every_case_a_defect() -> None:
     assert missing_cases() == [], "defects without a product-defect calibration case"
     assert unknown_defects() == [], "calibration cases naming no testbed defect"
-    assert len({case.defect for case in DEFECT_CASES}) == len(DEFECT_CASES), "a defect calibrated twice"
+    assert len({case.label for case in DEFECT_CASES}) == len(DEFECT_CASES), "a defect calibrated twice in one story"
 
 
 def test_the_registry_spreads_over_every_kind_of_miss() -> None:
