@@ -51,7 +51,10 @@ def healthy() -> LifecycleFacts:
             TaskFacts(id="10", title="parent", status="done", assignee_id=LEAD),
             TaskFacts(id="11", title="child", status="done", assignee_id=MATE, parent_id="10"),
         ],
-        runs=[executed("100", "10", LEAD, ended=20), executed("101", "11", MATE, ended=12)],
+        runs=[
+            executed("100", "10", LEAD, ended=20),
+            executed("101", "11", MATE, ended=12).model_copy(update={"received_message_ids": ["50"]}),
+        ],
         messages=[MessageFacts(id="50", task_id="11", body=FEEDBACK, consumed_by_run_id="101")],
         deliveries=[DeliveryFacts(id="7", task_id="11", run_id="101", sha256="a" * 64, created_at=at(11))],
         sent_messages=[FEEDBACK],
@@ -65,6 +68,11 @@ class LifecycleCase(BaseModel):
     name: str
     expected_check: str | None  # None: every check must pass
     breaks: Callable[[LifecycleFacts], None]
+
+
+def _stored_twice(f: LifecycleFacts) -> None:
+    f.messages.append(MessageFacts(id="51", task_id="11", body=FEEDBACK, consumed_by_run_id="101"))
+    f.runs[1].received_message_ids = ["50", "51"]
 
 
 def _contention_before_work(f: LifecycleFacts) -> None:
@@ -173,9 +181,7 @@ LIFECYCLE_CASES: tuple[LifecycleCase, ...] = (
     LifecycleCase(
         name="feedback-stored-twice",
         expected_check="lifecycle.messages-stored-once",
-        breaks=lambda f: f.messages.append(
-            MessageFacts(id="51", task_id="11", body=FEEDBACK, consumed_by_run_id="101")
-        ),
+        breaks=_stored_twice,
     ),
     LifecycleCase(
         name="feedback-never-consumed",

@@ -239,6 +239,19 @@ def messages_consumed(facts: LifecycleFacts) -> CheckRecord:
         and readers[m.consumed_by_run_id].received_message_ids is not None
         and m.id not in (readers[m.consumed_by_run_id].received_message_ids or [])
     ]
+    unconfirmed = sorted(
+        {
+            m.consumed_by_run_id
+            for m in facts.messages
+            if m.consumed_by_run_id in readers and readers[m.consumed_by_run_id].received_message_ids is None
+        }
+    )
+    if unconfirmed and not problems:  # the product's word alone is no evidence that the runner got them
+        return CheckRecord.not_observable(
+            "lifecycle.messages-consumed",
+            f"run(s) {', '.join(unconfirmed)} reported no read receipts, so their receiving the messages the product"
+            " marks them as having read cannot be confirmed",
+        )
     return _check("lifecycle.messages-consumed", problems, "every user message consumed by a successful run")
 
 
