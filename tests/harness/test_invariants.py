@@ -7,9 +7,9 @@ from pathlib import Path
 import httpx
 
 from harness.checks.invariants import NAMES, violations
+from harness.checks.lifecycle import LifecycleFacts, MessageFacts, RunFacts, TaskFacts
 from harness.evidence.recorder import EvidenceRecorder
 from harness.running.watch import InvariantWatch
-from harness.checks.lifecycle import LifecycleFacts, MessageFacts, RunFacts, TaskFacts
 
 
 def facts(
