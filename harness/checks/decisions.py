@@ -9,14 +9,16 @@ selector or a product's JSON.
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Mapping
+from urllib.parse import quote
 from typing import Literal
 
 from pydantic import BaseModel
 
 from harness.core.records import CheckRecord
-from harness.decisions.contract import explains_refusal
+from harness.decisions.contract import AGENTMAIL_KEY_PAGE, explains_refusal
 from harness.products.records import DecisionCard, EmailCard, Interaction, RecordId
 
 DOCUMENT_ID = re.compile(r"\bDOC-[0-9A-F]{8}\b")
@@ -222,11 +224,21 @@ def _action_of(outcome: ServiceOutcome, interaction_id: RecordId) -> str | None:
     return next((i.action for i in outcome.interactions if str(i.id) == str(interaction_id)), None)
 
 
+def encoded_forms(secret: str) -> set[bytes]:
+    """The credential as a page or an answer could carry it: plain, base64 (standard or URL-safe, padded or not),
+    URL-encoded, and hex in either case. A leak in any of them is a leak."""
+    raw = secret.encode()
+    forms = {raw, quote(secret, safe="").encode(), raw.hex().encode(), raw.hex().upper().encode()}
+    for encoded in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
+        forms |= {encoded, encoded.rstrip(b"=")}
+    return forms
+
+
 def credential_checks(secret: str, api_answers: Mapping[str, bytes], pages: Mapping[str, str]) -> list[CheckRecord]:
     """The connection's credential in no API answer and on no page (the detail names where, never the value)."""
-    needle = secret.encode()
-    in_api = sorted(path for path, body in api_answers.items() if needle in body)
-    on_pages = sorted(name for name, html in pages.items() if secret in html)
+    needles = encoded_forms(secret)
+    in_api = sorted(path for path, body in api_answers.items() if any(n in body for n in needles))
+    on_pages = sorted(name for name, html in pages.items() if any(n in html.encode() for n in needles))
     return [
         CheckRecord(
             id="credential.not-in-api",
@@ -297,8 +309,8 @@ def email_card_checks(first: EmailCard, after_reload: EmailCard) -> list[CheckRe
         ),
         CheckRecord(
             id="email.key-link",
-            passed=bool(after_reload.key_link) and str(after_reload.key_link).startswith("https://"),
-            detail=f"link to make a key: {after_reload.key_link or 'none'}",
+            passed=after_reload.key_link == AGENTMAIL_KEY_PAGE,
+            detail=f"link to make a key: {after_reload.key_link or 'none'} (documented: {AGENTMAIL_KEY_PAGE})",
         ),
         CheckRecord(
             id="email.no-access-selectors-or-modal",

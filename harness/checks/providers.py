@@ -155,7 +155,7 @@ def outcome_checks(outcome: ProviderOutcome) -> list[CheckRecord]:
         ),
         CheckRecord(
             id="gateway.reply-has-marker",
-            passed=gateway.marker in mentioned and gateway.marker in gateway.markers_returned,
+            passed=mentioned == [gateway.marker] and gateway.marker in gateway.markers_returned,
             detail=f"the replies after the choice name {mentioned or 'no record'}; "
             f"this attempt's gateway returned {gateway.markers_returned or 'nothing'}",
         ),

@@ -45,6 +45,8 @@ def notes_task(provider: str = NOTION) -> str:
 
 
 AGENTMAIL = "AgentMail"
+AGENTMAIL_KEY_PAGE = "https://console.agentmail.to/"
+"""Where AgentMail documents its API keys are made: the card's link must lead exactly there."""
 EMAIL_TASK_TITLE = "An email address for you"
 EMAIL_TASK = "Please get yourself an email address, so that people outside the company can write to you."
 

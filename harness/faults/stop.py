@@ -108,7 +108,7 @@ def _stopped(journey: Journey, page: TaskView, run: Run, requests_for_work: int)
         page.wait_for_stop_result(run.id, timeout=journey.shown_budget())
     final = journey.api.run(run.id)
     pid = run.identity.pid
-    group_gone = pid is None or not journey.instance.process_group_alive(pid)
+    group_gone = pid is not None and not journey.instance.process_group_alive(pid)  # no pid: nothing seen gone
     journey.excuse_interruption(run)
     record = StopRecord(
         run_id=run.id,

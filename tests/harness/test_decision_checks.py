@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
+from urllib.parse import quote
 
 import httpx
 
@@ -22,7 +24,7 @@ from harness.checks.decisions import (
     outcome_checks,
     request_checks,
 )
-from harness.decisions.contract import explains_refusal
+from harness.decisions.contract import AGENTMAIL_KEY_PAGE, explains_refusal
 from harness.decisions.service import InstalledService
 from harness.fixtures.documents import DocumentService
 from harness.products.records import Connection, DecisionCard, EmailCard, Interaction, Service
@@ -159,6 +161,15 @@ def test_the_credential_is_found_wherever_it_leaks_and_never_named() -> None:
     leaked = credential_checks(secret, {"/api/connections": secret.encode()}, {"services": f'<li data-x="{secret}">'})
     assert verdicts(leaked) == {"credential.not-in-api": False, "credential.not-rendered": False}
     assert all(secret not in check.detail for check in leaked)
+    for encoded in (
+        base64.b64encode(secret.encode()).decode(),
+        base64.urlsafe_b64encode(secret.encode()).decode().rstrip("="),
+        quote(secret + "/+", safe=""),
+        secret.encode().hex(),
+        secret.encode().hex().upper(),
+    ):
+        near = credential_checks(secret + ("/+" if "%2F" in encoded else ""), {"/a": encoded.encode()}, {"p": encoded})
+        assert verdicts(near) == {"credential.not-in-api": False, "credential.not-rendered": False}, encoded
 
 
 def test_an_unauthenticated_call_is_refused_by_the_service_and_never_counted(tmp_path: Path) -> None:
@@ -185,18 +196,20 @@ def test_an_unauthenticated_call_is_refused_by_the_service_and_never_counted(tmp
 
 
 def test_an_email_card_must_stay_the_same_with_one_password_field_a_key_link_and_nothing_else() -> None:
-    good = EmailCard(password_fields=1, key_link="https://keys.example/", access_selectors=0, modals=0, text="card")
+    good = EmailCard(password_fields=1, key_link=AGENTMAIL_KEY_PAGE, access_selectors=0, modals=0, text="card")
     assert all(verdicts(email_card_checks(good, good)).values())
     bad = {
         "email.card-durable": good.model_copy(update={"text": "another card"}),
         "email.one-password-field": good.model_copy(update={"password_fields": 2}),
         "email.key-link": good.model_copy(update={"key_link": None}),
+        "email.key-link ": good.model_copy(update={"key_link": "https://console.agentmail.to.keys.example/"}),
+        "email.key-link  ": good.model_copy(update={"key_link": "https://phish.example/agentmail"}),
         "email.no-access-selectors-or-modal": good.model_copy(update={"modals": 1}),
     }
     for check, after in bad.items():
         assert not verdicts(
             email_card_checks(after, after) if check != "email.card-durable" else email_card_checks(good, after)
-        )[check], check
+        )[check.strip()], check
 
 
 def test_after_not_now_nothing_is_connected_and_nothing_asked_twice() -> None:

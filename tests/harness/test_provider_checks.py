@@ -154,6 +154,10 @@ def test_after_arcade_one_call_after_the_choice_and_its_marker_in_the_reply() ->
     assert no_call_before_choice(0).passed and not no_call_before_choice(1).passed
     never = good.model_copy(update={"gateway": gateway(0, 0, [])})
     assert failed(outcome_checks(never)) == ["gateway.one-call-after-choice", "gateway.reply-has-marker"]
+    invented = [f"{reply[0]} Also HS-FFFFFFFFFF."]
+    assert failed(outcome_checks(good.model_copy(update={"replies_after_choice": invented}))) == [
+        "gateway.reply-has-marker"
+    ], "the real marker plus an invented one"
     forgot = good.model_copy(update={"replies_after_choice": ["Found the HubSpot contact Dana Reyes."]})
     assert failed(outcome_checks(forgot)) == ["gateway.reply-has-marker"]
     duplicated = good.model_copy(update={"connections_after": [*gateway_only, "2 Arcade/Arcade gateway (route)"]})
