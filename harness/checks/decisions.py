@@ -12,8 +12,8 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Mapping
-from urllib.parse import quote
 from typing import Literal
+from urllib.parse import quote
 
 from pydantic import BaseModel
 
