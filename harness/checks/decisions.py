@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from typing import Literal
 from urllib.parse import quote
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from harness.core.records import CheckRecord
-from harness.decisions.contract import AGENTMAIL_KEY_PAGE, explains_refusal
+from harness.decisions.contract import AGENTMAIL_KEY_PAGE, explains_decline
 from harness.products.records import DecisionCard, EmailCard, Interaction, RecordId
 
 DOCUMENT_ID = re.compile(r"\bDOC-[0-9A-F]{8}\b")
@@ -114,6 +114,7 @@ class DecisionRecord(BaseModel):
     saved_as: str
     calls_before_decision: int | None = None  # accepted calls of a service action before the click (None: no service)
     decided_by: str | None
+    decider: str = Field(default="user", description="who the request was addressed to: the person who must decide")
     decided_at: str | None
     replay_status: int
     replay_changed: list[str]
@@ -148,11 +149,12 @@ def decision_saved_checks(record: DecisionRecord) -> list[CheckRecord]:
             id="decision.saved-once",
             passed=record.saved_as == _SAVED[record.decision]
             and record.saved_choice == record.choice
-            and bool(record.decided_by)
+            and record.decided_by == record.decider
             and bool(record.decided_at)
             and not record.replay_changed,
             detail=(f"{record.choice} chosen, saved as {record.saved_choice}; " if record.choice else "")
-            + f"{record.decision} saved as {record.saved_as} by {record.decided_by or '(nobody)'} at {record.decided_at or '(never)'}; "
+            + f"{record.decision} saved as {record.saved_as} by {record.decided_by or '(nobody)'}"
+            f" (asked of {record.decider}) at {record.decided_at or '(never)'}; "
             f"a replayed decision answered {record.replay_status}"
             + (f" and changed {', '.join(record.replay_changed)}" if record.replay_changed else " and changed nothing"),
         )
@@ -209,13 +211,13 @@ def outcome_checks(outcome: ServiceOutcome) -> list[CheckRecord]:
 
 
 def explanation_check(grade: DeclineGradeInput | None) -> CheckRecord:
-    """A new reply, by the final successful run, after the decision, that says the work could not be done."""
-    ok = grade is not None and grade.reply is not None and explains_refusal(grade.reply)
+    """A new reply, by the final successful run, after the decision: it names the decision, says the work could
+    not be done, and claims nothing that did not happen (no id of a document or record)."""
+    ok, missing = (False, "") if grade is None or grade.reply is None else explains_decline(grade.reply)
     detail = (
         "no reply after the decision"
         if grade is None or grade.reply is None
-        else f"reply of run {grade.reply_run_id}: {grade.reply[:160]!r}"
-        + ("" if ok else " (does not say the action was declined or could not be done)")
+        else f"reply of run {grade.reply_run_id}: {grade.reply[:160]!r}" + ("" if ok else f" ({missing})")
     )
     return CheckRecord(id="decision.explanation-after-decline", passed=ok, detail=detail)
 

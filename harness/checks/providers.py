@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from harness.checks.decisions import DecisionRecord, DeclineGradeInput, explanation_check
 from harness.core.records import CheckRecord
-from harness.decisions.contract import PROVIDER_OPTIONS, discloses
+from harness.decisions.contract import PROVIDER_OPTIONS, claimed_ids, discloses
 from harness.fixtures.gateway import MARKER
 from harness.products.records import Interaction, ProviderQuestionCard
 
@@ -123,7 +123,7 @@ def outcome_checks(outcome: ProviderOutcome) -> list[CheckRecord]:
     ]
     if outcome.decision.decision == "decline":
         new = sorted(set(outcome.connections_after) - set(outcome.connections_before))
-        made_up = sorted({m for reply in outcome.replies_after_choice for m in MARKER.findall(reply)})
+        made_up = sorted({m for reply in outcome.replies_after_choice for m in claimed_ids(reply)})
         checks += [
             CheckRecord(
                 id="connection.none-created",
