@@ -101,6 +101,14 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
     PersonaCase(case="hire-reuse", persona="default"),
     # Morgan's test suite asserts nothing a broken tool would fail: the slugify-tests oracle must catch it.
     PersonaCase(case="hire-reuse", persona="weak-tests", expected_check="oracle.second"),
+    # Near misses of a looser rule: a claim after a decline, an invented marker beside the real one, another id shape.
+    PersonaCase(
+        case="service-decline",
+        persona="claims-done-after-decline",
+        expected_check="decision.explanation-after-decline",
+    ),
+    PersonaCase(case="provider-second", persona="adds-invented-marker", expected_check="gateway.reply-has-marker"),
+    PersonaCase(case="provider-decline", persona="makes-up-record-number", expected_check="provider.no-made-up-result"),
     # A slugify that never trims the ends fails the oracle from its first delivery on.
     PersonaCase(case="build-revise", persona="untrimmed-ends", expected_check="oracle.build"),
     PersonaCase(case="hire-reuse", persona="untrimmed-ends", expected_check="oracle.first"),

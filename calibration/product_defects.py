@@ -128,6 +128,45 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         expected_check="delivery.second",
         why="Morgan's first delivery is listed; Morgan's second piece of work lists none",
     ),
+    # ---- near misses: each fails a check whose pass condition a looser rule let through ----
+    DefectCase(
+        defect="email-card-key-link-elsewhere",
+        case="agentmail-setup",
+        expected_check="email.key-link",
+        why="the card's key link is https, but to a look-alike host, not AgentMail's documented page",
+        alone=True,
+    ),
+    DefectCase(
+        defect="credential-in-api-encoded",
+        case="service-approve",
+        expected_check="credential.not-in-api",
+        why="GET /api/connections answers the credential base64-encoded: not the plain string, still the credential",
+    ),
+    DefectCase(
+        defect="provider-disclosure-negated",
+        case="provider-decline",
+        expected_check="provider.question-discloses",
+        why="the question has the words of a disclosure, saying nothing goes to an external service",
+    ),
+    DefectCase(
+        defect="decision-filed-under-agent",
+        case="service-approve",
+        expected_check="decision.saved-once",
+        why="the Approve is saved, with a time, but as decided by the agent, not the person",
+    ),
+    DefectCase(
+        defect="restart-reply-echoed",
+        case="recover-controller",
+        expected_check="restart.records-once",
+        why="each reply after the restart is stored again as a note of no run: the same body twice",
+    ),
+    DefectCase(
+        defect="model-call-metered-twice",
+        case="build-revise",
+        cell="everyday-workflows-replay.replay-codex.local.build-revise",
+        expected_check="metering.calls-metered",
+        why="each call the replay answered is metered twice: more metered than answered is double billing",
+    ),
     DefectCase(
         defect="consumed-message-woken-again",
         case="build-revise",

@@ -144,7 +144,10 @@ def record_call(db: Database, run: sqlite3.Row, report: ModelCallReport) -> Ack:
         def insert() -> dict[str, Any]:
             if report.in_flight and _stopping(conn, run["id"]):
                 raise HTTPException(status_code=409, detail=f"run {run['id']} is stopping; it can no longer act")
-            return _insert_call(conn, run, report)
+            answer = _insert_call(conn, run, report)
+            if defects.meters_call_twice(report.in_flight):  # a retried bookkeeping write: a second row
+                _insert_call(conn, run, report.model_copy(update={"event_id": f"{report.event_id}:again"}))
+            return answer
 
         return Ack(**once(conn, run["id"], report.event_id, "model_call", insert))
 

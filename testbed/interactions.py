@@ -182,9 +182,17 @@ def decide(
         else:
             won = defects.decision_saved() and (
                 conn.execute(
-                    "UPDATE interactions SET status = ?, decided_by = 'user', decided_via = ?, decided_at = ?, outcome = ?, "
+                    "UPDATE interactions SET status = ?, decided_by = ?, decided_via = ?, decided_at = ?, outcome = ?, "
                     "choice = ? WHERE id = ? AND status = 'pending'",
-                    (status, via, now(), "waiting" if status == "approved" else "declined", choice, interaction_id),
+                    (
+                        status,
+                        defects.decided_by("user"),
+                        via,
+                        now(),
+                        "waiting" if status == "approved" else "declined",
+                        choice,
+                        interaction_id,
+                    ),
                 ).rowcount
                 == 1
             )

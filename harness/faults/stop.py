@@ -7,6 +7,7 @@ after the new answer: anything still writing after Stop changes them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from pydantic import BaseModel
@@ -98,6 +99,14 @@ def _ended(journey: Journey, run_id: RecordId) -> Run | None:
     return None if run.active else run
 
 
+def seen_gone(pid: int | None, alive: Callable[[int], bool]) -> bool:
+    """The harness saw the run's process group gone: it had a pid and no process is left in its group.
+
+    A run without a pid is nothing seen gone: no evidence, no pass.
+    """
+    return pid is not None and not alive(pid)
+
+
 def _stopped(journey: Journey, page: TaskView, run: Run, requests_for_work: int) -> StopRecord:
     """The moment the product reports the run's processes gone, look for them: no grace period.
 
@@ -108,7 +117,7 @@ def _stopped(journey: Journey, page: TaskView, run: Run, requests_for_work: int)
         page.wait_for_stop_result(run.id, timeout=journey.shown_budget())
     final = journey.api.run(run.id)
     pid = run.identity.pid
-    group_gone = pid is not None and not journey.instance.process_group_alive(pid)  # no pid: nothing seen gone
+    group_gone = seen_gone(pid, journey.instance.process_group_alive)
     journey.excuse_interruption(run)
     record = StopRecord(
         run_id=run.id,

@@ -67,6 +67,9 @@ PERSONAS = (
     "ignores-delegation",  # does the work itself when asked to have a teammate do it
     "stuck-before-writing",  # starts a build, then keeps rereading its inbox and never writes a file
     "weak-tests",  # asked for a test suite, writes one that asserts nothing a broken tool would fail
+    "claims-done-after-decline",  # after a decline, says it was done and names a document it never got
+    "adds-invented-marker",  # reports the gateway's contact record and an invented second one
+    "makes-up-record-number",  # after None, reports a contact under a plain record number nobody read
     "untrimmed-ends",  # builds a slugify that leaves separators at the ends of a slug, from its first delivery on
 )
 

@@ -571,6 +571,42 @@ DEFECTS += (
         " agent's deliveries, not the task's): a revision, or an agent's second piece of work, lists none",
     ),
     Defect(
+        name="email-card-key-link-elsewhere",
+        area="decisions",
+        hook="web.email_card -> hooks.email_card_as_shown",
+        summary="the email setup card links to a look-alike https host, not AgentMail's page for API keys",
+    ),
+    Defect(
+        name="credential-in-api-encoded",
+        area="credentials",
+        hook="api.connections -> hooks.connections_as_served",
+        summary="GET /api/connections answers each connection's credential base64-encoded, as a 'token'",
+    ),
+    Defect(
+        name="provider-disclosure-negated",
+        area="providers",
+        hook="providers.ask -> hooks.question_disclosure",
+        summary="the provider question says nothing goes to an external service, though choosing one sends the data",
+    ),
+    Defect(
+        name="decision-filed-under-agent",
+        area="decisions",
+        hook="interactions.decide -> hooks.decided_by",
+        summary="a person's decision is stored as made by the agent that asked",
+    ),
+    Defect(
+        name="restart-reply-echoed",
+        area="restart",
+        hook="agent_api.comment -> hooks.after_agent_comment",
+        summary="after a restart each reply of the re-adopted runner is echoed again as a note of no run",
+    ),
+    Defect(
+        name="model-call-metered-twice",
+        area="bookkeeping",
+        hook="agent_ops.record_call -> hooks.meters_call_twice",
+        summary="each model call's admission is recorded twice: every call the model answered is billed twice",
+    ),
+    Defect(
         name="consumed-message-woken-again",
         area="messages",
         hook="controller.end_run_in -> hooks.after_run_end; agent_api.inbox -> hooks.handed_to_agent",

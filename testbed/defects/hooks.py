@@ -9,6 +9,7 @@ in the product would.
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import logging
@@ -186,6 +187,12 @@ def after_receipt(conn: sqlite3.Connection, run: sqlite3.Row) -> None:
 
 def after_agent_comment(conn: sqlite3.Connection, run: sqlite3.Row, body: str) -> None:
     """Called right after a run's reply is stored, inside the same transaction."""
+    if active("restart-reply-echoed") and _adopted_at(conn, run) is not None:  # echoed as a note of no run
+        conn.execute(
+            "INSERT INTO comments (task_id, author_kind, agent_id, run_id, body, created_at) "
+            "VALUES (?, 'agent', ?, NULL, ?, ?)",
+            (run["task_id"], run["agent_id"], body, now()),
+        )
     if active("restart-replies-twice") and _adopted_at(conn, run) is not None:
         conn.execute(
             "INSERT INTO comments (task_id, author_kind, agent_id, run_id, body, created_at) "
@@ -530,6 +537,11 @@ def _connect(conn: sqlite3.Connection, provider: str, sealed: bytes) -> int:
     return int(made.lastrowid or 0)
 
 
+def decided_by(person: str) -> str:
+    """Who a decision is stored as made by: the person who clicked."""
+    return "agent" if active("decision-filed-under-agent") else person
+
+
 def resaves_repeated_decision() -> bool:
     """Whether a repeat of a saved decision saves it again, under a new time (a repeat changes nothing)."""
     return active("decision-resaved-on-second-click")
@@ -560,6 +572,8 @@ def email_card_as_shown(card: dict[str, object], task_id: int, pending: bool, wh
         card = {**card, "password_fields": 2}
     if active("email-card-no-key-link"):
         card = {**card, "key_page": None}
+    if active("email-card-key-link-elsewhere"):  # a look-alike host: https, and not AgentMail's page
+        card = {**card, "key_page": "https://console.agentmail.to.keys-portal.example/"}
     if active("email-card-shows-access-selector"):
         card = {**card, "access_options": ["Read only", "Read and send"]}
     if active("email-card-changes-on-reload") and pending:
@@ -594,6 +608,8 @@ def connections_as_served(found: list[Connection], opened: Callable[[int], str])
     """The connections list as answered, when a defect changes it; None answers the models as they are."""
     if active("credential-in-api"):
         return [{**c.model_dump(), "credential": opened(c.id)} for c in found]
+    if active("credential-in-api-encoded"):  # "only an opaque token": the credential, base64-encoded
+        return [{**c.model_dump(), "token": base64.b64encode(opened(c.id).encode()).decode()} for c in found]
     return None
 
 
@@ -681,6 +697,8 @@ def question_options(options: list[str]) -> list[str]:
 
 def question_disclosure(text: str) -> str | None:
     """What a new provider question says about where the data goes (None: nothing)."""
+    if active("provider-disclosure-negated"):  # the words of a disclosure, saying the opposite
+        return "Choosing an aggregator keeps your data here: nothing goes to an external service."
     return None if active("provider-no-disclosure") else text
 
 
@@ -741,6 +759,11 @@ def _fall_back_to_aggregators(conn: sqlite3.Connection, row: sqlite3.Row) -> Non
 
 
 # ---- metering (testbed/agent_ops.py) ---------------------------------------------------------------
+
+
+def meters_call_twice(admission: bool) -> bool:
+    """Whether a model call's admission is recorded twice (each then completes apart: one call, billed twice)."""
+    return admission and active("model-call-metered-twice")
 
 
 def skips_model_call(refused: str | None) -> bool:

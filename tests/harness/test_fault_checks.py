@@ -317,3 +317,11 @@ def test_the_same_reply_posted_by_a_second_run_is_recorded_twice() -> None:
     replies = [comment(n, 1, "Delivered.", kind="agent", run_id=n - 4) for n in (5, 6)]
     twice = task(1, assignee=1, runs=[run(1, 1, receipts=6)], comments=[comment(4, 1, LATE, consumed=1), *replies])
     assert "restart.records-once" in failed(restart_checks(record, final, twice))
+
+
+def test_a_run_without_a_pid_is_nothing_seen_gone() -> None:
+    from harness.faults.stop import seen_gone
+
+    assert seen_gone(4242, lambda pid: False)
+    assert not seen_gone(4242, lambda pid: True)
+    assert not seen_gone(None, lambda pid: False), "no pid: the harness saw nothing gone"

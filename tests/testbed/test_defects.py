@@ -9,6 +9,7 @@ defect's symptom. The instance passes the switch again on a restart.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import signal
 import threading
@@ -22,6 +23,7 @@ from product_helpers import model_call_report, runner_token, unique
 
 from calibration.product_defects import DEFECT_CASES, missing_cases, unknown_defects
 from harness.decisions.contract import (
+    AGENTMAIL_KEY_PAGE,
     EMAIL_TASK,
     HUBSPOT,
     JIRA,
@@ -245,6 +247,8 @@ def restart_under_a_run(instance: TestbedInstance) -> Symptoms:
     replies = [(c.run_id, c.body) for c in final.agent_replies()]
     if len(set(replies)) != len(replies):
         seen.add("restart-replies-twice")
+    if any(run_id is None for run_id, _ in replies):
+        seen.add("restart-reply-echoed")
     return seen
 
 
@@ -362,7 +366,8 @@ def meter_a_call(instance: TestbedInstance) -> Symptoms:
     ):
         answer = httpx.post(f"{instance.base_url}/api/agent/runs/{run.id}/model-calls", json=report, headers=auth)
         assert answer.status_code == 201, answer.text
-    return {"model-call-admission-skipped"} if api.run(run.id).spend.calls != 1 else set()
+    calls = api.run(run.id).spend.calls
+    return {"model-call-admission-skipped"} if calls == 0 else {"model-call-metered-twice"} if calls > 1 else set()
 
 
 # A call the product forwards as the agent asks may reach the service's capture a moment after the request shows.
@@ -411,6 +416,9 @@ def decide_on_services(instance: TestbedInstance) -> Symptoms:
         api.add_connection(service.id, "Team", fixture.credential, "ask_first", [lead.id])
         if any(fixture.credential.encode() in body for body in api.raw_reads().values()):
             seen.add("credential-in-api")
+        encoded = base64.b64encode(fixture.credential.encode())
+        if any(encoded in body for body in api.raw_reads().values()):
+            seen.add("credential-in-api-encoded")
         if fixture.credential in httpx.get(f"{instance.base_url}/").text:
             seen.add("credential-rendered")
         for approve in (True, False):
@@ -432,6 +440,8 @@ def decide_on_services(instance: TestbedInstance) -> Symptoms:
             if [i.status for i in api.interactions(task.id)] == ["pending"]:  # the agent would wait forever
                 return seen | {"decision-not-saved"}
             [decided] = api.interactions(task.id)
+            if decided.decided_by != "user":
+                seen.add("decision-filed-under-agent")
             api.decide(pending.id, "approve" if approve else "decline")  # a second click, as the API gets it
             if api.interactions(task.id)[0].decided_at != decided.decided_at:
                 seen.add("decision-resaved-on-second-click")
@@ -461,6 +471,8 @@ def decide_on_services(instance: TestbedInstance) -> Symptoms:
             seen.add("email-card-two-password-fields")
         if 'data-testid="email-key-link"' not in card:
             seen.add("email-card-no-key-link")
+        elif f'href="{AGENTMAIL_KEY_PAGE}"' not in card:
+            seen.add("email-card-key-link-elsewhere")
         if "<select" in card:
             seen.add("email-card-shows-access-selector")
         httpx.get(f"{instance.base_url}/tasks/{task.id}").raise_for_status()  # the person reloads the page
@@ -516,6 +528,8 @@ def reach_providers(instance: TestbedInstance) -> Symptoms:
         live = httpx.get(f"{instance.base_url}/tasks/{task.id}/live").text
         if question.disclosure is None or 'data-testid="provider-disclosure"' not in live:
             seen.add("provider-no-disclosure")
+        elif "nothing goes" in question.disclosure:
+            seen.add("provider-disclosure-negated")
         if called_before_the_answer(api, task.id, lambda: [e.outcome for e in gateway.look_ups()], 0):
             seen.add("gateway-called-before-choice")
         api.wait_for_task(task.id, all_ended, 30, "the asking run to end")
@@ -581,6 +595,7 @@ FLOW_OF: dict[str, str] = {
     "task-read-not-json": "read-after-success",
     "task-read-hangs": "read-after-success",
     "deliveries-not-listed": "read-after-success",
+    "restart-reply-echoed": "restart",
     "consumed-message-woken-again": "read-and-rest",
     "parent-run-recorded-as-teammate": "delegate",
     "deliveries-hidden-after-agents-second": "hire",
@@ -599,6 +614,7 @@ FLOW_OF: dict[str, str] = {
     "skill-edit-lost-on-reload": "skill",
     **{name: "providers" for name, defect in REGISTRY.items() if defect.area == "providers"},
     "model-call-admission-skipped": "metering",
+    "model-call-metered-twice": "metering",
 }
 
 
