@@ -117,6 +117,13 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         why="Morgan delivered, but the child task lists no delivery to download",
     ),
     DefectCase(
+        defect="delivery-store-fails",
+        case="build-revise",
+        expected_check="stall.run-retrying-errors",
+        why="every delivery upload answers 500; the runner retries it for minutes: named within seconds, not by the"
+        " deadline",
+    ),
+    DefectCase(
         defect="deliveries-hidden-after-agents-second",
         case="build-revise",
         expected_check="delivery.revision",

@@ -564,6 +564,12 @@ DEFECTS += (
         summary="Not now on a native connector's card opens a provider question for the same provider",
     ),
     Defect(
+        name="delivery-store-fails",
+        area="downloads",
+        hook="agent_ops.deliver -> hooks.before_delivery_stored",
+        summary="storing a delivery fails (a full disk): the agent API answers 500 and the runner retries for minutes",
+    ),
+    Defect(
         name="deliveries-hidden-after-agents-second",
         area="downloads",
         hook="records.deliveries -> hooks.listed_deliveries",

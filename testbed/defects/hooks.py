@@ -54,6 +54,12 @@ def served_bytes(db: Database, data_dir: Path, item: Delivery) -> bytes | None:
     return None
 
 
+def before_delivery_stored() -> None:
+    """Called before a delivery's bytes are stored; ``delivery-store-fails`` fails it as a full disk would."""
+    if active("delivery-store-fails"):
+        raise OSError(28, "No space left on device")
+
+
 def listed_deliveries(db: Database, items: list[Delivery]) -> list[Delivery]:
     """A task's deliveries as its records list them (oldest first, by contract)."""
     if active("deliveries-not-listed"):
