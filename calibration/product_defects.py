@@ -156,6 +156,13 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         why="the question has the words of a disclosure, saying nothing goes to an external service",
     ),
     DefectCase(
+        defect="decision-wakes-nothing",
+        case="provider-decline",
+        expected_check="stall.task-never-woken",
+        why="None is saved after the asking run ended, and no run ever reads it: named in seconds, not by the"
+        " deadline",
+    ),
+    DefectCase(
         defect="decision-filed-under-agent",
         case="service-approve",
         expected_check="decision.saved-once",

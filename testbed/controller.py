@@ -298,7 +298,7 @@ def end_run_in(
     )
     if defects.run_end_moves_task():
         _move_task_on(conn, run, status)
-    if status == "succeeded" and run["settle_status"] != "done":
+    if status == "succeeded" and run["settle_status"] != "done" and defects.wakes_after_decision():
         # A person answered this run's request while it still ran, and it ended without settling its task:
         # the answer wakes a continuation, as it would have had the run ended first (interactions.decide).
         conn.execute(

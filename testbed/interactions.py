@@ -214,11 +214,12 @@ def decide(
                     "UPDATE interactions SET outcome = ?, result = ? WHERE id = ?", (outcome, result, interaction_id)
                 )
             # A run that ended while it waited is continued by a new run that reads the decision.
-            conn.execute(
-                "UPDATE tasks SET wake = 1 WHERE id = ? AND NOT EXISTS "
-                "(SELECT 1 FROM runs WHERE id = ? AND status IN ('queued', 'running'))",
-                (row["task_id"], row["run_id"]),
-            )
+            if defects.wakes_after_decision():
+                conn.execute(
+                    "UPDATE tasks SET wake = 1 WHERE id = ? AND NOT EXISTS "
+                    "(SELECT 1 FROM runs WHERE id = ? AND status IN ('queued', 'running'))",
+                    (row["task_id"], row["run_id"]),
+                )
     if won and status == "approved" and row["kind"] == "service_action":
         if interaction(db, interaction_id).result is not None:  # fetched already (a defect forwarded it early)
             with db.transaction() as conn:

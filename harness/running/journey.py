@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal, NoReturn
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from harness.checks.facts import lifecycle_facts
 from harness.checks.lifecycle import grade_lifecycle
 from harness.checks.metering import calls_metered
-from harness.checks.stalls import retrying_errors
+from harness.checks.stalls import never_woken, retrying_errors
 from harness.checks.ui import thread_matches_records
 from harness.core.records import CheckRecord, DownloadRecord
 from harness.core.verdicts import ExpectationUnmet, InfrastructureFailed, StoryFailed, Unexercised
@@ -153,11 +153,15 @@ class Journey:
             self.unmet(expectation, str(error))
 
     def _name_a_stall(self) -> None:
-        """Fail the story under the stall the product's records show (a run retrying server errors), if any."""
+        """Fail the story under the stall the product's records show (a run retrying server errors, a task no run
+        took up after a person's decision), if any."""
         self._stall_checked_at = time.monotonic()
+        interactions = getattr(self.api, "interactions", None)  # a product where a person decides on requests
         try:
-            runs = [run for summary in self.api.tasks() for run in self.api.task(summary.id).runs]
-            stall = retrying_errors(runs, self.api.activity())
+            tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
+            stall = retrying_errors([run for task in tasks for run in task.runs], self.api.activity())
+            if stall is None and interactions is not None:
+                stall = never_woken(tasks, interactions(), datetime.now(UTC))
         except UNREADABLE:  # a product restarting under a fault: look again at the next wait
             return
         if stall is not None:

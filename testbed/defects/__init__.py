@@ -595,6 +595,12 @@ DEFECTS += (
         summary="the provider question says nothing goes to an external service, though choosing one sends the data",
     ),
     Defect(
+        name="decision-wakes-nothing",
+        area="decisions",
+        hook="interactions.decide -> hooks.wakes_after_decision",
+        summary="a decision is saved, but its task is never woken: no run reads the answer, the task waits for ever",
+    ),
+    Defect(
         name="decision-filed-under-agent",
         area="decisions",
         hook="interactions.decide -> hooks.decided_by",

@@ -543,6 +543,11 @@ def _connect(conn: sqlite3.Connection, provider: str, sealed: bytes) -> int:
     return int(made.lastrowid or 0)
 
 
+def wakes_after_decision() -> bool:
+    """Whether a decision wakes its task for a new run to read it (when the run that asked has ended)."""
+    return not active("decision-wakes-nothing")
+
+
 def decided_by(person: str) -> str:
     """Who a decision is stored as made by: the person who clicked."""
     return "agent" if active("decision-filed-under-agent") else person

@@ -1,11 +1,19 @@
-"""A run retrying server errors is named as stuck once its records show it lasting, never on one error."""
+"""Stalls are named from the records once they last: a run retrying server errors, a decision no run took up."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from harness.checks.stalls import MIN_ERRORS, RUN_REQUEST_FAILED, RUN_RETRYING_ERRORS, retrying_errors
-from harness.products.records import Activity, Run
+from harness.checks.stalls import (
+    MIN_ERRORS,
+    NEVER_WOKEN_S,
+    RUN_REQUEST_FAILED,
+    RUN_RETRYING_ERRORS,
+    TASK_NEVER_WOKEN,
+    never_woken,
+    retrying_errors,
+)
+from harness.products.records import Activity, Interaction, Run, Task
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
@@ -69,3 +77,64 @@ def test_a_few_errors_a_short_burst_progress_since_or_an_ended_run_are_no_stall(
     assert retrying_errors([run(status="succeeded")], errors(1, 2, 4, 7)) is None
     assert retrying_errors([run()], errors(1, 2, 4, 7, run_id=2)) is None  # another run's errors
     assert retrying_errors([run(last_step_s=None)], errors(1, 2, 4, 7)) is not None  # no step at all
+
+
+def interaction(status: str = "declined", decided_s: float | None = 10.0, run_id: int = 1) -> Interaction:
+    return Interaction.model_validate(
+        {
+            "id": 7,
+            "task_id": 1,
+            "run_id": run_id,
+            "agent_id": 1,
+            "kind": "connection_intent",
+            "action": "connect",
+            "agent_name": "Lead",
+            "status": status,
+            "outcome": "declined",
+            "decided_at": None if decided_s is None else at(decided_s),
+            "created_at": at(1),
+        }
+    )
+
+
+def task_with(*runs: Run, status: str = "blocked") -> Task:
+    return Task.model_validate(
+        {
+            "id": 1,
+            "title": "Notes",
+            "status": status,
+            "assignee_id": 1,
+            "assignee_name": "Lead",
+            "parent_id": None,
+            "created_at": at(0),
+            "updated_at": at(0),
+            "body": "",
+            "comments": [],
+            "runs": [r.model_dump() for r in runs],
+            "deliveries": [],
+            "children": [],
+            "active_run_id": None,
+            "unconsumed_user_messages": 0,
+        }
+    )
+
+
+def ended(run_id: int, queued_s: float, ended_s: float) -> Run:
+    return run(status="succeeded").model_copy(update={"id": run_id, "queued_at": at(queued_s), "ended_at": at(ended_s)})
+
+
+def test_a_decision_no_run_took_up_is_named_once_it_has_waited() -> None:
+    tasks = [task_with(ended(1, 0, 5))]
+    found = never_woken(tasks, [interaction()], T0 + timedelta(seconds=10 + NEVER_WOKEN_S))
+    assert found is not None and found.id == TASK_NEVER_WOKEN and found.failed
+    assert "request 7 on task 1 was declined" in found.detail
+
+
+def test_a_decision_taken_up_pending_recent_or_read_by_the_asking_run_is_no_stall() -> None:
+    later = T0 + timedelta(seconds=60)
+    assert never_woken([task_with(ended(1, 0, 5), ended(2, 11, 20))], [interaction()], later) is None  # woken
+    assert never_woken([task_with(ended(1, 0, 5))], [interaction(status="pending", decided_s=None)], later) is None
+    assert never_woken([task_with(ended(1, 0, 5))], [interaction()], T0 + timedelta(seconds=12)) is None  # too soon
+    assert never_woken([task_with(ended(1, 0, 30), status="done")], [interaction()], later) is None  # asker read it
+    assert never_woken([task_with(ended(1, 0, 30))], [interaction()], later) is not None  # ended after, unsettled
+    assert never_woken([task_with(run())], [interaction()], later) is None  # a run is still active

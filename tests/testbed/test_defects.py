@@ -540,7 +540,12 @@ def reach_providers(instance: TestbedInstance) -> Symptoms:
         if api.interactions(task.id) != [question]:
             seen.add("question-lost-on-restart")
             return seen
+        asked = len(api.task(task.id).runs)
         api.choose(question.id, GATEWAY_NAME).raise_for_status()
+        try:  # the run that asked has ended: only a new run can read the answer
+            api.wait_for_task(task.id, lambda t: len(t.runs) > asked, 15, "a run to read the answer")
+        except TimeoutError:
+            return seen | {"decision-wakes-nothing"}
         api.wait_until_done(task.id)
         if len([c for c in api.connections() if c.service_id == service.id]) != 1:
             seen.add("provider-choice-duplicates-connection")
@@ -597,6 +602,7 @@ FLOW_OF: dict[str, str] = {
     "task-read-not-json": "read-after-success",
     "task-read-hangs": "read-after-success",
     "deliveries-not-listed": "read-after-success",
+    "decision-wakes-nothing": "providers",
     "delivery-store-fails": "read-after-success",
     "restart-reply-echoed": "restart",
     "consumed-message-woken-again": "read-and-rest",
