@@ -159,8 +159,7 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         defect="decision-wakes-nothing",
         case="provider-decline",
         expected_check="stall.task-never-woken",
-        why="None is saved after the asking run ended, and no run ever reads it: named in seconds, not by the"
-        " deadline",
+        why="None is saved after the asking run ended, and no run ever reads it: named in seconds, not by the deadline",
     ),
     DefectCase(
         defect="decision-filed-under-agent",
