@@ -19,10 +19,11 @@ help:
 	@echo "make testbed                 start the reference product on http://127.0.0.1:8765"
 	@echo "make paperclip               install the pinned Paperclip and prepare its template data folder"
 
-$(VENV)/.installed: pyproject.toml
+# The template plug-in (plugins/example) is installed beside the project, as an outside package would be.
+$(VENV)/.installed: pyproject.toml plugins/example/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[dev]' -e plugins/example
 	touch $@
 
 venv: $(VENV)/.installed
@@ -56,14 +57,15 @@ paperclip: venv
 # `python -m oracle grade`) would compile its modules again: 0.1 s of CPU at each start.
 # Up-to-date files are skipped, so this costs nothing when nothing changed.
 bytecode: venv
-	$(PY) -m compileall -q harness oracle calibration stories testbed replay bench
+	$(PY) -m compileall -q harness oracle calibration stories testbed replay bench plugins
 
 prerequisites: venv bytecode engine browser oracle-image
 
 lint: venv
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy harness oracle calibration stories testbed replay bench
+	$(VENV)/bin/mypy harness oracle calibration stories testbed replay bench plugins/example/everyday_example
+	$(VENV)/bin/lint-imports --no-cache
 
 # Four pytest workers on 2 cores: most tests wait on a product, a browser or a container. On a
 # clean clone three kept the 2 cores 1.3 busy and took 814 s; four keep them 1.6 busy and take

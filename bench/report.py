@@ -24,7 +24,7 @@ from pathlib import Path
 
 from bench.arguments import count, output_folder
 from bench.entry import run_benchmark
-from harness.core.catalog import CATALOG
+from harness.core import registry
 from harness.core.verdicts import Verdict
 from harness.results.report.build import build_report
 from harness.results.report.fixtures import EPOCH, write_attempt
@@ -38,7 +38,7 @@ VERDICT_CYCLE = (
 
 
 def fixture_cells() -> list[str]:
-    cells = [cell.execution_id for cell in CATALOG.cells()]
+    cells = [cell.execution_id for cell in registry.catalog().cells()]
     return cells + [f"everyday-workflows-scripted.scripted.local.{case}" for case in RETIRED_CASES]
 
 

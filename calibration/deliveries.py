@@ -10,34 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pydantic import BaseModel
-
 from calibration import sources
+from calibration.delivery_case import Case, HostTraps
 from calibration.sources import gated, variant, with_main_prelude
+from calibration.suite_deliveries import suite_cases
 from calibration.zips import incompressible, lying_size_zip, zip_bytes
 from oracle import checks as engine
-from oracle.tasks import DEFAULT_TASK
 from oracle.tasks.slugify import checks as ids
 from oracle.tasks.slugify import reference
 from oracle.tasks.slugify.contract import MODES
-
-
-class HostTraps(BaseModel):
-    """What the runner plants on the host for escape attempts to find: a secret file and a loopback service."""
-
-    secret_path: str
-    secret: str
-    loopback_port: int
-
-
-class Case(BaseModel):
-    """One calibration delivery: how to build its ZIP, which task and mode grade it, which check must decide it."""
-
-    name: str
-    task: str = DEFAULT_TASK
-    mode: str
-    expected: str | None  # None: must pass
-    build: Callable[[HostTraps], bytes]
 
 
 def project(
@@ -80,8 +61,6 @@ FLOOD = 'for _ in range(20000):\n    sys.stdout.write("flood " * 1000)\n'
 
 def cases() -> list[Case]:
     """Every oracle calibration case of every task: the slugify task's, then the slugify-tests task's."""
-    from calibration.suite_deliveries import suite_cases  # here: that module builds its cases on this one's Case
-
     return slugify_cases() + suite_cases()
 
 

@@ -18,7 +18,8 @@ from typing import Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
-from calibration.deliveries import Case, cases
+from calibration.deliveries import cases
+from calibration.delivery_case import Case
 from calibration.traps import host_traps
 from harness.core.records import AttemptRecord
 from harness.core.settings import RunSettings

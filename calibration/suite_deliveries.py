@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from calibration.deliveries import Case, HostTraps
+from calibration.delivery_case import Case, HostTraps
 from calibration.zips import zip_bytes
 from oracle import checks as engine
 from oracle.tasks.slugify_tests import checks as ids

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from calibration.deliveries import HostTraps
+from calibration.delivery_case import HostTraps
 
 
 def _handler(secret: str) -> type[BaseHTTPRequestHandler]:

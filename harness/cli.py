@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from harness.core.output_paths import file_problem, folder_problem, os_error_line
 from harness.core.settings import RunSettings, run_flags
-from harness.running.selection import SelectionError, select
+from harness.running.selection import SelectionError, not_applicable, select
 
 PROG = "harness"
 # Exit status for a command line the harness cannot honour (argparse uses the same).
@@ -76,6 +76,11 @@ def list_cells(**selectors: Any) -> list[str]:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
+    if args.not_applicable:
+        selectors = {k: v for k, v in selection_kwargs(args).items() if k not in ("ids", "shard")}
+        for cell, reason in not_applicable(**selectors):
+            print(f"{cell.execution_id}  not applicable: {reason}")
+        return 0
     for execution_id in list_cells(**selection_kwargs(args)):
         print(execution_id)
     return 0
@@ -304,6 +309,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     list_parser = commands.add_parser("list", help="print the execution ids a selection names, one per line")
     add_selector_arguments(list_parser)
+    list_parser.add_argument(
+        "--not-applicable",
+        action="store_true",
+        help="print instead the cells the selection names that do not exist, each with the reason",
+    )
     list_parser.set_defaults(func=_cmd_list)
 
     run_parser = commands.add_parser("run", help="run the selected cells and print a verdict summary")

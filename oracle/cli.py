@@ -26,6 +26,7 @@ import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import NoReturn
 
 from oracle.tasks import DEFAULT_TASK
@@ -94,6 +95,17 @@ def _stop_signals_held() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
+def _zip_path(text: str) -> Path:
+    """A path the command can grade: a file. A missing path or a folder is the command's mistake (exit 2), not a
+    failed delivery (exit 1): a delivery that exists but cannot be read is graded, and fails intake."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder, not a delivered ZIP")
+    if not path.exists():
+        raise argparse.ArgumentTypeError(f"no file at {text}")
+    return path
+
+
 def _grade(args: argparse.Namespace) -> int:
     """Start the first ZIP's container, then import the grader while the engine starts it (see oracle.sandbox)."""
     from oracle import image
@@ -147,6 +159,7 @@ def parser() -> argparse.ArgumentParser:
     grade.add_argument(
         "zips",
         nargs="+",
+        type=_zip_path,
         metavar="ZIP",
         help="path of a delivered ZIP (several: graded in parallel, results in this order)",
     )

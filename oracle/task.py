@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from oracle.checks import Check, CheckRegistry
-from oracle.tasks import UnknownMode
+from oracle.task_errors import UnknownMode
 
 
 class OracleTask(ABC):

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel
 
-from .scripts import Script, Step, Turn, write_as_shell
+from .steps import Script, Step, Turn, write_as_shell
 
 # The shell tool of each CLI and the arguments it takes: codex (exec_command,
 # or the older `shell`), Claude Code (Bash), OpenCode (bash).

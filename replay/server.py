@@ -18,7 +18,8 @@ from pydantic import BaseModel
 
 from .conversation import Conversation, Reply, reply
 from .protocols import chat, messages, responses
-from .scripts import STORY_PACE_S, Script, script
+from .scripts import STORY_PACE_S, script
+from .steps import Script
 
 SSE_HEADERS = {"cache-control": "no-cache"}
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from . import reference
-from .scripts import Script, Step, finish, say, shell, use, write
+from .steps import Script, Step, finish, say, shell, use, write
 
 NEW_MESSAGES = re.compile(
     r"New messages from the user[^\n]*:\n(?P<messages>.*?)(?:\n\n(?:Act on them|You work in)|\Z)", re.DOTALL

@@ -1,1 +1,1 @@
-"""stories package."""
+"""The built-in stories: each module declares its CASE and plays story(journey), as the user would."""

@@ -10,10 +10,18 @@ again.
 
 from __future__ import annotations
 
+from harness.core.catalog import Case
 from harness.decisions.contract import EMAIL_TASK, EMAIL_TASK_TITLE
 from harness.decisions.email import enable_chat_connectors, require_email_card, require_email_outcome
 from harness.decisions.requests import decide
 from harness.running.journey import Journey
+
+CASE = Case(
+    name="agentmail-setup",
+    needs=("chat-connectors",),
+    scripted_deadline_s=90,
+    description="Chat connectors on, an email address asked for: one durable AgentMail card, declined, nothing made.",
+)
 
 
 def story(journey: Journey) -> None:

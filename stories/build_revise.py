@@ -8,8 +8,15 @@ delivery still downloads with exactly its original bytes.
 
 from __future__ import annotations
 
+from harness.core.catalog import Case
 from harness.running.journey import Journey
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR
+
+CASE = Case(
+    name="build-revise",
+    scripted_deadline_s=120,
+    description="Build a tool, grade the ZIP, ask for a revision, grade the second ZIP.",
+)
 
 
 def story(journey: Journey) -> None:

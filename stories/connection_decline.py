@@ -9,10 +9,18 @@ the task is done.
 
 from __future__ import annotations
 
+from harness.core.catalog import Case
 from harness.decisions.connection import require_intent_outcome, require_no_connections, require_pending_intent
 from harness.decisions.contract import NOTES_TASK_TITLE, NOTION, notes_task
 from harness.decisions.requests import decide
 from harness.running.journey import Journey
+
+CASE = Case(
+    name="connection-decline",
+    needs=("connection-requests",),
+    scripted_deadline_s=90,
+    description="Not now on an agent's request to connect Notion: saved, no connection, asked once, explained.",
+)
 
 
 def story(journey: Journey) -> None:

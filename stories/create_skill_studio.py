@@ -11,8 +11,16 @@ after a reload too.
 
 from __future__ import annotations
 
+from harness.core.catalog import Case
 from harness.running.journey import Journey
-from harness.running.skills import SkillLibrary
+from harness.skills.steps import SkillLibrary
+
+CASE = Case(
+    name="create-skill-studio",
+    needs=("skills",),
+    scripted_deadline_s=120,
+    description="The lead creates a company skill; opened from its card and the task's sidebar, it is edited in Studio.",
+)
 
 SKILL_TASK_TITLE = "Write down how we write release notes"
 SKILL_REQUEST = (

@@ -9,9 +9,18 @@ it, and the lead may only report back once that final delivery exists.
 
 from __future__ import annotations
 
+from harness.core.catalog import Case
 from harness.faults.late_feedback import require_arrived_while_active, require_delegation
 from harness.running.journey import Journey
 from oracle.tasks.slugify.contract import DELEGATE_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, SOURCE_FILE, delegation_task
+
+CASE = Case.delegation(
+    name="delegate-feedback",
+    needs=("delegation",),
+    scripted_deadline_s=120,
+    scripted_pace_s=0.3,
+    description="A teammate builds through a child task; late feedback in the child's composer is consumed once.",
+)
 
 
 def story(journey: Journey) -> None:

@@ -13,11 +13,21 @@ again, and the ZIP passes the slugify-tests oracle task.
 
 from __future__ import annotations
 
+from harness.core.catalog import REPLAY_DEADLINE_S, Case
 from harness.decisions.service import install_document_service
-from harness.running.hiring import Team, Work
+from harness.hiring.steps import Team, Work
 from harness.running.journey import Journey
 from oracle.tasks.slugify.contract import DELEGATE_TASK_TITLE, delegation_task
 from oracle.tasks.slugify_tests.contract import QA_DELEGATE_TASK_TITLE, qa_delegation_task
+
+CASE = Case.delegation(
+    name="hire-reuse",
+    needs=("hiring", "services", "delegation"),
+    scripted_deadline_s=150,
+    # Four CLI runs in two delegations (a lead and Morgan each time).
+    replay_deadline_s=2 * REPLAY_DEADLINE_S,
+    description="Hire Morgan (QA) through the hire form like the lead; Morgan delivers the tool, then its test suite.",
+)
 
 TEAMMATE, ROLE = "Morgan", "QA"
 

@@ -12,15 +12,26 @@ could not do the work, and the task is done.
 
 from __future__ import annotations
 
+from harness.core.catalog import Case
 from harness.decisions.connection import require_no_connections
 from harness.decisions.contract import CONTACT_TASK_TITLE, HUBSPOT, NO_PROVIDER, contact_task
 from harness.decisions.providers import (
+    PROVIDER_RUNS,
     choose,
     require_choice_outcome,
     require_question,
     restart_with_question_pending,
 )
 from harness.running.journey import Journey
+
+CASE = Case(
+    name="provider-decline",
+    needs=("providers", "controller-restart"),
+    replay=False,
+    scripted_deadline_s=120,
+    max_run_records=PROVIDER_RUNS,
+    description="HubSpot only through aggregators: one disclosed question, kept across a restart; None, nothing made up.",
+)
 
 
 def story(journey: Journey) -> None:

@@ -10,11 +10,21 @@ could not do the work, and the task is done.
 
 from __future__ import annotations
 
+from harness.core.catalog import Case
 from harness.decisions.connection import require_intent_outcome, require_no_connections, require_pending_intent
 from harness.decisions.contract import ISSUES_TASK_TITLE, JIRA, issues_task
-from harness.decisions.providers import require_native_outcome
+from harness.decisions.providers import PROVIDER_RUNS, require_native_outcome
 from harness.decisions.requests import decide
 from harness.running.journey import Journey
+
+CASE = Case(
+    name="provider-native",
+    needs=("providers",),
+    replay=False,
+    scripted_deadline_s=90,
+    max_run_records=PROVIDER_RUNS,
+    description="Jira has a native connector: its card directly, no provider question; Not now, nothing made.",
+)
 
 
 def story(journey: Journey) -> None:

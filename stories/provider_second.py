@@ -12,9 +12,11 @@ connection may appear, and the task is done.
 
 from __future__ import annotations
 
+from harness.core.catalog import Case
 from harness.decisions.connection import connection_names
 from harness.decisions.contract import CONTACT_TASK_TITLE, HUBSPOT, contact_task
 from harness.decisions.providers import (
+    PROVIDER_RUNS,
     choose,
     install_gateway,
     require_choice_outcome,
@@ -23,6 +25,15 @@ from harness.decisions.providers import (
 )
 from harness.fixtures.gateway import GATEWAY_NAME
 from harness.running.journey import Journey
+
+CASE = Case(
+    name="provider-second",
+    needs=("providers", "controller-restart"),
+    replay=False,
+    scripted_deadline_s=120,
+    max_run_records=PROVIDER_RUNS,
+    description="Arcade chosen after a restart: no gateway call before, one after, its fresh marker reported.",
+)
 
 
 def story(journey: Journey) -> None:

@@ -11,9 +11,18 @@ from __future__ import annotations
 
 import signal
 
+from harness.core.catalog import Case
 from harness.faults.restart import require_recovered, restart_controller
 from harness.running.journey import Journey
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, SOURCE_FILE
+
+CASE = Case(
+    name="recover-controller",
+    needs=("controller-restart",),
+    scripted_deadline_s=180,
+    scripted_pace_s=0.3,
+    description="The controller restarts (SIGTERM) mid-run; the runner survives and the task still finishes.",
+)
 
 
 def recover(journey: Journey, sig: signal.Signals) -> None:

@@ -8,8 +8,18 @@ from __future__ import annotations
 
 import signal
 
+from harness.core.catalog import Case
 from harness.running.journey import Journey
 from stories.recover_controller import recover
+
+CASE = Case(
+    name="recover-controller-sigkill",
+    needs=("controller-restart",),
+    replay=False,
+    scripted_deadline_s=180,
+    scripted_pace_s=0.3,
+    description="The controller is killed (SIGKILL) mid-run and started again; the runner survives.",
+)
 
 
 def story(journey: Journey) -> None:

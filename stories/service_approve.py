@@ -11,9 +11,17 @@ returned, and the task is done.
 
 from __future__ import annotations
 
+from harness.core.catalog import Case
 from harness.decisions.contract import DOCUMENT_TASK_TITLE, SERVICE_NAME, document_task
 from harness.decisions.service import decide, install_document_service, require_pending_request, require_service_outcome
 from harness.running.journey import Journey
+
+CASE = Case(
+    name="service-approve",
+    needs=("services",),
+    scripted_deadline_s=90,
+    description="Approve an agent's protected service action: no call before, exactly one after, its document reported.",
+)
 
 
 def decide_on_document(journey: Journey, title: str, approve: bool) -> None:

@@ -9,8 +9,16 @@ work, and the task is done.
 
 from __future__ import annotations
 
+from harness.core.catalog import Case
 from harness.running.journey import Journey
 from stories.service_approve import decide_on_document
+
+CASE = Case(
+    name="service-decline",
+    needs=("services",),
+    scripted_deadline_s=90,
+    description="Decline an agent's protected service action: no call at all, no repeated request, an explanation.",
+)
 
 
 def story(journey: Journey) -> None:

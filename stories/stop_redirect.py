@@ -9,9 +9,18 @@ running, and the workspace exactly as it was when Stop took effect.
 
 from __future__ import annotations
 
+from harness.core.catalog import Case
 from harness.faults.stop import require_short_reply, stop_active_work
 from harness.running.journey import Journey
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR, SOURCE_FILE, nonce_request
+
+CASE = Case(
+    name="stop-redirect",
+    needs=("stop",),
+    scripted_deadline_s=120,
+    scripted_pace_s=0.3,
+    description="The user presses Stop and redirects the agent to a short reply; nothing writes after Stop.",
+)
 
 
 def story(journey: Journey) -> None:

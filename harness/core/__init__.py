@@ -1,1 +1,1 @@
-"""core."""
+"""The vocabulary every layer shares: the catalog and its doors, settings, verdicts, records, deadlines."""

@@ -1,13 +1,16 @@
-"""The catalog: which suites, profiles, environments and cases exist, and the cells they make.
+"""The catalog's schema: suites, profiles, environments, cases, products, and the cells they make.
 
 A *cell* is suite x profile x environment x case; its execution ID
 ``<suite>.<profile>.<environment>.<case>`` is what users type, what results are
-filed under and what shards split. Everything here is data plus a few derived
-facts, so selection, the runner and the report all read the same truth.
+filed under and what shards split. The members come in through doors
+(:mod:`harness.core.registry`): each story module declares its ``CASE``, each
+product package its ``PRODUCT`` (environments, suites, capabilities, the facts
+it exposes, its documented promises and its known findings); the agent
+profiles are declared below. A cell exists only where its product has what its
+story needs; elsewhere it is listed as not applicable, with the reason.
 
-Paid (live) profiles live only in the manual-only suite ``everyday-workflows``;
-the free ``scripted`` profile runs the same cases in ``everyday-workflows-scripted``
-so that ``--all`` never spends money.
+Paid (live) profiles live only in manual-only suites, so ``--all`` never spends
+money.
 """
 
 from __future__ import annotations
@@ -19,14 +22,14 @@ import os
 import re
 import shutil
 from collections.abc import Callable, Mapping
+from fnmatch import fnmatchcase
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
+from harness.core.observable import Fact, unobservable_reason
 from harness.core.verdicts import EvidenceMode
 
-# A check id: a family and a name, dot-separated, nothing a pattern could match more than itself with.
-CheckId = Annotated[str, Field(pattern=r"^[a-z]+(\.[a-z0-9][a-z0-9-]*)+$")]
 # Dots separate the parts of an execution ID, so no name may contain one.
 NAME_PATTERN = r"[a-z0-9][a-z0-9-]*"
 Name = Annotated[str, Field(pattern=rf"^{NAME_PATTERN}$")]
@@ -105,10 +108,20 @@ class Environment(_Frozen):
 
 
 class Case(_Frozen):
-    """One story and the bounds an attempt of it must stay within."""
+    """One story, what it needs from a product, and the bounds an attempt of it must stay within.
+
+    A story module declares its case as ``CASE``; the registry fills ``story``
+    with the module's name when it is left empty.
+    """
 
     name: Name
-    story: str = Field(description="importable module of the story, e.g. stories.build_revise")
+    story: str = Field(default="", description="importable module of the story, e.g. stories.build_revise")
+    needs: tuple[str, ...] = Field(
+        default=(), description="capabilities a product must declare for this story's cells to exist there"
+    )
+    replay: bool = Field(
+        default=True, description="the model replay scripts this story, so the replay profiles make cells for it"
+    )
     scripted_deadline_s: int = Field(gt=0)
     live_deadline_s: int = Field(default=LIVE_DEADLINE_S, gt=0)
     replay_deadline_s: int = Field(
@@ -144,21 +157,109 @@ class KnownFinding(_Frozen):
     into a pass. It changes only what the campaign's exit status means: a cell
     that fails exactly as declared is an expected result (like pytest's strict
     xfail), while one that fails on anything else, or passes, ends the run
-    non-zero, so a fix or a new defect is noticed the same day.
+    non-zero, so a fix or a new defect is noticed the same day. Check ids are
+    exact: a family pattern would let a new regression pass as the finding.
     """
 
     case: Name
-    checks: tuple[CheckId, ...] = Field(min_length=1, description="checks that fail on every run")
-    may_also_fail: tuple[CheckId, ...] = Field(
-        default=(),
-        description="exact check ids a race inside the product decides, run by run: never a family or pattern, so a"
-        " new regression in the same family is not taken for the finding",
+    profiles: tuple[Name, ...] = Field(default=(), description="the profiles it shows on (empty: every profile)")
+    checks: tuple[str, ...] = Field(min_length=1, description="checks that fail on every run")
+    may_also_fail: tuple[str, ...] = Field(
+        default=(), description="exact checks that a race inside the product decides, run by run"
     )
     what: str = Field(min_length=1, description="what the product did, as the closing note and README report it")
+    reproduction: str = Field(
+        min_length=1,
+        description="the folder, beside the product's driver, of the standalone reproduction and its bug report",
+    )
+
+    @model_validator(mode="after")
+    def _exact_check_ids(self) -> KnownFinding:
+        if patterns := [c for c in (*self.checks, *self.may_also_fail) if any(ch in c for ch in "*?[")]:
+            raise ValueError(f"known finding for {self.case}: check ids must be exact, not patterns: {patterns}")
+        return self
+
+    def applies_to(self, case: str, profile: str) -> bool:
+        return self.case == case and (not self.profiles or profile in self.profiles)
 
     def explains(self, failed_checks: set[str]) -> bool:
         """The failure is this finding: every declared check failed, and nothing outside the declared set."""
         return set(self.checks) <= failed_checks <= {*self.checks, *self.may_also_fail}
+
+
+class Promise(_Frozen):
+    """Something a product documents it does, which a story holds it to; with where it says so."""
+
+    id: Name
+    statement: str = Field(min_length=1, description="the promise in the product's own terms")
+    source: str = Field(min_length=1, description="where the product documents it: a file and function, a doc page")
+    applies_to: tuple[str, ...] = Field(default=(), description="the parts it covers (adapters, ...); empty: all")
+
+
+class ProductSuites(_Frozen):
+    """The suite a product's cells go in, per kind of profile; None where the product has no such cells."""
+
+    scripted: Name | None = None
+    replay: Name | None = None
+    live: Name | None = Field(default=None, description="manual-only: paid cells run only when it is named")
+
+
+class ProductDeclaration(_Frozen):
+    """What a product driver brings through its door: where it runs, what it can do, what it exposes, what it promises.
+
+    ``driver`` is the import path (``module:attribute``) of its
+    :class:`harness.products.base.ProductDriver`, loaded only when a cell of
+    the product runs; everything here is data, so listing cells starts nothing.
+    """
+
+    name: Name
+    title: str = Field(min_length=1, description="the product's name as people write it")
+    driver: str = Field(pattern=r"^[\w.]+:\w+$")
+    environments: tuple[Environment, ...] = Field(min_length=1)
+    suites: ProductSuites
+    replay_clis: tuple[str, ...] = Field(default=(), description="agent CLIs the product runs against the replay")
+    capabilities: tuple[str, ...] = Field(default=(), description="what its driver can do for a story")
+    lacks: dict[str, str] = Field(
+        default_factory=dict, description="capabilities it does not have, each with the reason people read"
+    )
+    observes: tuple[Fact, ...] = Field(default=(), description="facts the product exposes to the harness")
+    promises: tuple[Promise, ...] = ()
+    known_findings: tuple[KnownFinding, ...] = ()
+    not_yet: dict[str, str] = Field(
+        default_factory=dict,
+        description="cells not yet wired, by ``<profile>.<case>`` (a shell pattern), with the reason",
+    )
+
+    @field_validator("capabilities", "observes", mode="after")
+    @classmethod
+    def _sorted(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        """Sorted and unique, so the suite definition hash is the same in every process."""
+        return tuple(sorted(set(names)))
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ProductDeclaration:
+        if both := sorted(set(self.capabilities) & set(self.lacks)):
+            raise ValueError(f"product {self.name}: capabilities both declared and lacking: {both}")
+        for finding in self.known_findings:
+            for check in (*finding.checks, *finding.may_also_fail):
+                if reason := unobservable_reason(check, self.observes, self.name):
+                    raise ValueError(
+                        f"product {self.name}: known finding for {finding.case} names {check}, which is not"
+                        f" observable here ({reason})"
+                    )
+        return self
+
+    def why_not(self, case: Case, profile: Profile) -> str | None:
+        """Why ``case`` has no cell for ``profile`` on this product; None when it has one."""
+        if missing := [need for need in case.needs if need not in self.capabilities]:
+            return "; ".join(
+                f"{self.title} lacks {need}: {self.lacks.get(need, 'its driver does not declare it')}"
+                for need in missing
+            )
+        cell = f"{profile.name}.{case.name}"
+        return next(
+            (f"not yet on {self.title}: {why}" for key, why in self.not_yet.items() if fnmatchcase(cell, key)), None
+        )
 
 
 class Suite(_Frozen):
@@ -171,16 +272,29 @@ class Suite(_Frozen):
     environments: tuple[Environment, ...]
     cases: tuple[Case, ...]
     known_findings: tuple[KnownFinding, ...] = ()
+    product: ProductDeclaration | None = Field(
+        default=None, description="the product its environments run (None: a suite built by hand, all cells apply)"
+    )
 
     @model_validator(mode="after")
-    def _findings_name_its_cases(self) -> Suite:
+    def _findings_name_its_cells(self) -> Suite:
         cases = {case.name for case in self.cases}
         named = [finding.case for finding in self.known_findings]
         if unknown := sorted(set(named) - cases):
             raise ValueError(f"suite {self.name}: known findings for cases it does not hold: {unknown}")
-        if len(named) != len(set(named)):
-            raise ValueError(f"suite {self.name}: more than one known finding for a case")
+        for profile in self.profiles:
+            for case in cases:
+                if sum(finding.applies_to(case, profile.name) for finding in self.known_findings) > 1:
+                    raise ValueError(f"suite {self.name}: more than one known finding for {profile.name}.{case}")
         return self
+
+    def why_not(self, profile: Profile, case: Case) -> str | None:
+        """Why this suite has no cell for ``profile`` x ``case``; None when it has one."""
+        if profile.only_cases and case.name not in profile.only_cases:
+            return f"profile {profile.name} runs only {', '.join(profile.only_cases)}"
+        if profile.model_server == "replay" and not case.replay:
+            return "the model replay has no script for this story"
+        return self.product.why_not(case, profile) if self.product else None
 
     @model_validator(mode="after")
     def _paid_profiles_only_in_manual_suites(self) -> Suite:
@@ -209,10 +323,15 @@ class Cell(_Frozen):
         """A live profile calls a real model and costs money."""
         return self.profile.live
 
+    def unobservable(self, check_id: str) -> str | None:
+        """Why ``check_id`` cannot be judged on this cell's product; None when every fact it needs is exposed."""
+        product = self.suite.product
+        return unobservable_reason(check_id, product.observes, product.title) if product else None
+
     @property
     def known_finding(self) -> KnownFinding | None:
         """The product defect this cell is declared to show, if any."""
-        return next((f for f in self.suite.known_findings if f.case == self.case.name), None)
+        return next((f for f in self.suite.known_findings if f.applies_to(self.case.name, self.profile.name)), None)
 
     @property
     def manual(self) -> bool:
@@ -276,13 +395,19 @@ class Catalog(_Frozen):
 
     def cells(self) -> list[Cell]:
         """Every cell, sorted by execution ID."""
-        cells = [
-            Cell(suite=suite, profile=profile, environment=environment, case=case)
+        return [cell for cell, reason in self._all_cells() if reason is None]
+
+    def not_applicable(self) -> list[tuple[Cell, str]]:
+        """The combinations that make no cell, each with the reason (a product lacking what the story needs)."""
+        return [(cell, reason) for cell, reason in self._all_cells() if reason is not None]
+
+    def _all_cells(self) -> list[tuple[Cell, str | None]]:
+        combinations = [
+            (Cell(suite=suite, profile=profile, environment=environment, case=case), suite.why_not(profile, case))
             for suite in self.suites
             for profile, environment, case in itertools.product(suite.profiles, suite.environments, suite.cases)
-            if not profile.only_cases or case.name in profile.only_cases
         ]
-        return sorted(cells, key=lambda cell: cell.execution_id)
+        return sorted(combinations, key=lambda pair: pair[0].execution_id)
 
     def names(self, dimension: str) -> list[str]:
         """Sorted valid names of one dimension: ``suites``, ``profiles``, ``environments`` or ``cases``."""
@@ -371,274 +496,19 @@ REPLAY_PROFILES = (
     replay_profile("claude", "claude-sonnet-4-5"),
     replay_profile("opencode", "gpt-5-mini"),
 )
+LIVE_PROFILES = (RUNNER_CODEX, RUNNER_CLAUDE, RUNNER_CODEX_MINI, RUNNER_OPENCODE)
 
-LOCAL = Environment(name="local", description="Runners are processes on this machine, spawned by the testbed.")
-PAPERCLIP_LOCAL = Environment(
-    name="paperclip-local",
-    product="paperclip",
-    # Creating an issue in the UI, typing in its composer and a full-page screenshot take 2-16 s here on a loaded
-    # machine (well under a second on the testbed): at 0.3 s a step the agent delivered before the late message or
-    # the Stop could land (runs of 2026-11-30, premise missed). At 5x (a 15 s think after saving the source) a
-    # delegation at load 11 still missed it: opening the child issue took 19 s and sending the message 8 s, 28 s
-    # after the save, while the run ended 24 s after it. 15x gives a 45 s think and about 63 s from the save to the
-    # run's end, twice what the person needed there; the deadline grows with it (the agent thinks again after the
-    # late message).
-    fault_window_scale=15.0,
-    shown_wait_s=30.0,
-    scripted_deadline_scale=3.0,
-    description="The real Paperclip (pinned npm release) on this machine; its process adapter runs the scripted agent.",
-)
 
-CASES: tuple[Case, ...] = (
-    Case(
-        name="build-revise",
-        story="stories.build_revise",
-        scripted_deadline_s=120,
-        description="Build a tool, grade the ZIP, ask for a revision, grade the second ZIP.",
-    ),
-    Case.delegation(
-        name="delegate-feedback",
-        story="stories.delegate_feedback",
-        scripted_deadline_s=120,
-        scripted_pace_s=0.3,
-        description="A teammate builds through a child task; late feedback in the child's composer is consumed once.",
-    ),
-    Case(
-        name="recover-controller",
-        story="stories.recover_controller",
-        scripted_deadline_s=180,
-        scripted_pace_s=0.3,
-        description="The controller restarts (SIGTERM) mid-run; the runner survives and the task still finishes.",
-    ),
-    Case(
-        name="recover-controller-sigkill",
-        story="stories.recover_controller_sigkill",
-        scripted_deadline_s=180,
-        scripted_pace_s=0.3,
-        description="The controller is killed (SIGKILL) mid-run and started again; the runner survives.",
-    ),
-    Case(
-        name="stop-redirect",
-        story="stories.stop_redirect",
-        scripted_deadline_s=120,
-        scripted_pace_s=0.3,
-        description="The user presses Stop and redirects the agent to a short reply; nothing writes after Stop.",
-    ),
-)
+def replay_profiles(clis: tuple[str, ...]) -> tuple[Profile, ...]:
+    """The replay profiles of the agent CLIs a product runs against the replay."""
+    return tuple(profile for profile in REPLAY_PROFILES if profile.agent_cli in clis)
 
-# The decision stories need a product with installed services and decisions (the testbed's driver today).
-DECISION_CASES: tuple[Case, ...] = (
-    Case(
-        name="service-approve",
-        story="stories.service_approve",
-        scripted_deadline_s=90,
-        description="Approve an agent's protected service action: no call before, exactly one after, its document reported.",
-    ),
-    Case(
-        name="service-decline",
-        story="stories.service_decline",
-        scripted_deadline_s=90,
-        description="Decline an agent's protected service action: no call at all, no repeated request, an explanation.",
-    ),
-    Case(
-        name="connection-decline",
-        story="stories.connection_decline",
-        scripted_deadline_s=90,
-        description="Not now on an agent's request to connect Notion: saved, no connection, asked once, explained.",
-    ),
-    Case(
-        name="agentmail-setup",
-        story="stories.agentmail_setup",
-        scripted_deadline_s=90,
-        description="Chat connectors on, an email address asked for: one durable AgentMail card, declined, nothing made.",
-    ),
-)
 
-# The provider stories need a product with a provider catalog and provider questions (the testbed's driver today).
-# Each expects two runs of the lead (it asks and ends its run; the person's answer starts the next) and bounds the
-# attempt there; the question waits across a controller restart, so the scripted deadline allows for one.
-PROVIDER_RUNS = 2
-PROVIDER_CASES: tuple[Case, ...] = (
-    Case(
-        name="provider-native",
-        story="stories.provider_native",
-        scripted_deadline_s=90,
-        max_run_records=PROVIDER_RUNS,
-        description="Jira has a native connector: its card directly, no provider question; Not now, nothing made.",
-    ),
-    Case(
-        name="provider-decline",
-        story="stories.provider_decline",
-        scripted_deadline_s=120,
-        max_run_records=PROVIDER_RUNS,
-        description="HubSpot only through aggregators: one disclosed question, kept across a restart; None, nothing made up.",
-    ),
-    Case(
-        name="provider-second",
-        story="stories.provider_second",
-        scripted_deadline_s=120,
-        max_run_records=PROVIDER_RUNS,
-        description="Arcade chosen after a restart: no gateway call before, one after, its fresh marker reported.",
-    ),
-)
-
-# Cases only the testbed's driver wires so far (services, connections and decisions; provider questions; the hire
-# form and its bindings; the skill library and Studio): paid, scripted and replay cells on the testbed, none on Paperclip (its
-# driver raises NotImplementedError naming the story).
-TESTBED_CASES: tuple[Case, ...] = (
-    DECISION_CASES
-    + PROVIDER_CASES
-    + (
-        Case.delegation(
-            name="hire-reuse",
-            story="stories.hire_reuse",
-            scripted_deadline_s=150,
-            # Four CLI runs in two delegations (a lead and Morgan each time): OpenCode took 5 min at a load of 3 cells.
-            replay_deadline_s=2 * REPLAY_DEADLINE_S,
-            description="Hire Morgan (QA) through the hire form like the lead; Morgan delivers the tool, then its test suite.",
-        ),
-        Case(
-            name="create-skill-studio",
-            story="stories.create_skill_studio",
-            scripted_deadline_s=120,
-            description="The lead creates a company skill; opened from its card and the task's sidebar, it is edited in Studio.",
-        ),
-    )
-)
-
+# The default product's suites: a short ``--id`` names a case's cell in SCRIPTED_SUITE on LOCAL.
 MANUAL_SUITE = "everyday-workflows"
 SCRIPTED_SUITE = "everyday-workflows-scripted"
 REPLAY_SUITE = "everyday-workflows-replay"
-# The cases the replay profiles are proven on so far (the rest of issue 12 adds the fault stories).
-REPLAY_CASES = (
-    "build-revise",
-    "delegate-feedback",
-    "recover-controller",
-    "stop-redirect",
-    "service-approve",
-    "service-decline",
-    "connection-decline",
-    "agentmail-setup",
-    "hire-reuse",
-    "create-skill-studio",
-)
-PAPERCLIP_SUITE = "everyday-workflows-paperclip"
-PAPERCLIP_REPLAY_SUITE = "everyday-workflows-paperclip-replay"
-# Real CLIs on Paperclip's own local adapters, pointed at the replay server (issue 10): codex_local and claude_local
-# (Paperclip's opencode_local is not wired).
-PAPERCLIP_REPLAY_PROFILES = tuple(profile for profile in REPLAY_PROFILES if profile.agent_cli in ("codex", "claude"))
-# Paperclip's replay cells: build-revise so far. The fault stories' cells are wired (the tool server beside a CLI
-# keeps its write receipts, budgets go through Paperclip's budgets routes, the replay's pace and the deadline scale
-# with the environment) but have no stable verdict yet (runs of 2026-11-30 at load 20-26): Paperclip's UI missed
-# 5 s waits (expect.task-page-shown, infrastructure_failed on a page heading), and claude runs ended before the
-# fault (unexercised): Claude Code refuses a long foreground sleep, the replay's paced pause. delegate-feedback cannot be judged with the replay: it decides to delegate
-# from the testbed's briefing ("Your task #N ... Your teammates"), and Paperclip's wake prompt does not carry the
-# issue's text, so the "model" built the tool itself (expect.child-task-created, a verdict on our replay).
-PAPERCLIP_REPLAY_CASES = ("build-revise",)
-# What the stories found in Paperclip 2026.824.1 (README, "What the stories find in Paperclip"): each cell fails
-# under these checks on every run; a race inside Paperclip decides the may-also ones.
-PAPERCLIP_FINDINGS = (
-    KnownFinding(
-        case="delegate-feedback",
-        checks=("lifecycle.messages-handed-once",),
-        what="the teammate's running run read the late comment, then Paperclip woke a second run for it",
-    ),
-    KnownFinding(
-        case="recover-controller",
-        checks=(
-            "restart.runner-kept-going",
-            "restart.same-run",
-            "restart.message-survived",
-            "restart.message-received",
-        ),
-        may_also_fail=(
-            "lifecycle.tasks-done",
-            "lifecycle.settled",
-            "lifecycle.runner-identity",
-            "lifecycle.runs-succeeded",
-            "lifecycle.within-budget",
-            "lifecycle.within-time-limit",
-            "lifecycle.bounded-runs",
-            "lifecycle.parent-owned-by-lead",
-            "lifecycle.messages-stored-once",
-            "lifecycle.messages-consumed",
-            "lifecycle.messages-handed-once",
-            "lifecycle.no-pending-bookkeeping",
-            "lifecycle.parent-after-child",
-        ),
-        what="its shutdown ends the process adapter's runner; the run is recorded succeeded or failed by a race",
-    ),
-    KnownFinding(
-        case="recover-controller-sigkill",
-        checks=("restart.same-run", "restart.message-received", "lifecycle.runs-succeeded"),
-        may_also_fail=("restart.records-once",),
-        what="the new server reaps the live run process_lost and a new run redoes the work",
-    ),
-    KnownFinding(
-        case="stop-redirect",
-        checks=("stop.process-group-gone",),
-        may_also_fail=(
-            "stop.run-cancelled",
-            "stop.workspace-unchanged",
-            "stop.nothing-ran-after-stop",
-            "stop.request-stored-once",
-            "stop.no-earlier-run-active",
-            "stop.reply-has-nonce",
-            "lifecycle.messages-handed-once",
-        ),
-        what="within a second of Cancel it starts a run that carries on the stopped work",
-    ),
-)
-
-CATALOG = Catalog(
-    suites=(
-        Suite(
-            name=MANUAL_SUITE,
-            manual_only=True,
-            description="Everyday workflows with real (paid) agents; runs only when named explicitly.",
-            profiles=(RUNNER_CODEX, RUNNER_CLAUDE, RUNNER_CODEX_MINI, RUNNER_OPENCODE),
-            environments=(LOCAL,),
-            cases=CASES + TESTBED_CASES,
-        ),
-        Suite(
-            name=SCRIPTED_SUITE,
-            manual_only=False,
-            description="The same everyday workflows with the free scripted agent.",
-            profiles=(SCRIPTED,),
-            environments=(LOCAL,),
-            cases=CASES + TESTBED_CASES,
-        ),
-        Suite(
-            name=REPLAY_SUITE,
-            manual_only=False,
-            description="Real agent CLIs against the local model replay (free): proves the adapter and product paths, never a model.",
-            profiles=REPLAY_PROFILES,
-            environments=(LOCAL,),
-            cases=tuple(case for case in CASES + TESTBED_CASES if case.name in REPLAY_CASES),
-        ),
-        Suite(
-            name=PAPERCLIP_SUITE,
-            # Free, so part of --all (issue 10): its fault cells give the same named verdict on a quiet and a busy
-            # machine (README, "Running the stories against Paperclip"), declared as its known findings; Paperclip missing
-            # fails them, never skips.
-            manual_only=False,
-            description="The same everyday workflows against the real Paperclip, with the free scripted agent.",
-            profiles=(SCRIPTED,),
-            environments=(PAPERCLIP_LOCAL,),
-            cases=CASES,
-            known_findings=PAPERCLIP_FINDINGS,
-        ),
-        Suite(
-            name=PAPERCLIP_REPLAY_SUITE,
-            manual_only=False,
-            description="Real agent CLIs on Paperclip's own local adapters against the local model replay (free):"
-            " proves the adapters, our tools on Paperclip's API and Paperclip, never a model.",
-            profiles=PAPERCLIP_REPLAY_PROFILES,
-            environments=(PAPERCLIP_LOCAL,),
-            cases=tuple(case for case in CASES if case.name in PAPERCLIP_REPLAY_CASES),
-        ),
-    )
-)
+LOCAL = "local"
 
 
 def suite_definition_hash(suite: Suite) -> str:

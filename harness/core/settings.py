@@ -138,6 +138,12 @@ class RunSettings(BaseModel):
             raise ValueError(problem)
         return junitxml
 
+    def calibration_marks(self) -> dict[str, str]:
+        """What makes an attempt a calibration diagnostic, kept out of the matrix and of promotion: its faulty
+        persona, its product defect (recorded in the attempt's ``extra``)."""
+        marks = {"scripted_persona": self.scripted_persona, "product_defect": self.product_defect}
+        return {name: value for name, value in marks.items() if value}
+
     @property
     def product_defects(self) -> tuple[str, ...]:
         """The product defects a driver switches on: none in every normal run, one in a calibration cell."""

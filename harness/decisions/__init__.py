@@ -2,5 +2,5 @@
 
 Like a fault module, each module here is a set of functions that take the
 journey and return their own records; the rules that judge those records
-live in :mod:`harness.checks.decisions`.
+live in :mod:`harness.decisions.rules`.
 """

@@ -10,16 +10,16 @@ ever typed: nothing reaches the real provider.
 
 from __future__ import annotations
 
-from harness.checks.decisions import (
+from harness.decisions import requests
+from harness.decisions.connection import connection_names
+from harness.decisions.contract import AGENTMAIL
+from harness.decisions.rules import (
     DecisionRecord,
     ExpectedRequest,
     IntentOutcome,
     email_card_checks,
     intent_outcome_checks,
 )
-from harness.decisions import requests
-from harness.decisions.connection import connection_names
-from harness.decisions.contract import AGENTMAIL
 from harness.products.records import Interaction, Task
 from harness.running.journey import Journey
 

@@ -18,8 +18,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, cast
 
-from harness.checks.decisions import DecisionRecord, ExpectedRequest, credential_checks
-from harness.checks.providers import (
+from harness.core.verdicts import StoryFailed
+from harness.decisions import requests
+from harness.decisions.connection import connection_names
+from harness.decisions.contract import NO_PROVIDER
+from harness.decisions.provider_rules import (
     GatewayCounts,
     ProviderOutcome,
     no_call_before_choice,
@@ -28,10 +31,7 @@ from harness.checks.providers import (
     question_checks,
     question_survived_check,
 )
-from harness.core.verdicts import StoryFailed
-from harness.decisions import requests
-from harness.decisions.connection import connection_names
-from harness.decisions.contract import NO_PROVIDER
+from harness.decisions.rules import DecisionRecord, ExpectedRequest, credential_checks
 from harness.faults.restart import PendingRestart, keep_final_pending, restart_while_pending
 from harness.fixtures.gateway import GATEWAY_NAME, ArcadeGateway
 from harness.products.base import ProviderQuestionView
@@ -47,6 +47,10 @@ def question_page(journey: Journey) -> ProviderQuestionView:
 
 
 # ---- the Arcade gateway ----------------------------------------------------------------------------
+
+
+# A provider story expects two runs of the lead: it asks and ends its run; the person's answer starts the next.
+PROVIDER_RUNS = 2
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,9 @@ from typing import Literal, cast
 
 from pydantic import BaseModel
 
-from harness.checks.decisions import (
+from harness.core.verdicts import StoryFailed
+from harness.core.waiting import WaitTimeout, wait_for
+from harness.decisions.rules import (
     CheckRecord,
     DecisionRecord,
     DeclineGradeInput,
@@ -25,8 +27,6 @@ from harness.checks.decisions import (
     decision_saved_checks,
     request_checks,
 )
-from harness.core.verdicts import StoryFailed
-from harness.core.waiting import WaitTimeout, wait_for
 from harness.products.base import DecisionView, ProvidersApi, RenderedPage, ServicesApi
 from harness.products.records import Interaction, Task
 from harness.running.journey import Journey

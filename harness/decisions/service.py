@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from harness.checks.decisions import (
+from harness.decisions import requests
+from harness.decisions.contract import CONNECTION_NAME, SERVICE_NAME
+from harness.decisions.rules import (
     CaptureCounts,
     DecisionRecord,
     ExpectedRequest,
@@ -20,8 +22,6 @@ from harness.checks.decisions import (
     no_call_before_decision,
     outcome_checks,
 )
-from harness.decisions import requests
-from harness.decisions.contract import CONNECTION_NAME, SERVICE_NAME
 from harness.fixtures.documents import PROTECTED_ACTION, DocumentService
 from harness.products.records import Connection, Interaction, Service, Task
 from harness.running.journey import Journey

@@ -1,1 +1,1 @@
-"""evidence."""
+"""An attempt's evidence package as it is written: recorder, screenshots' thumbnails, secret scan, provenance."""

@@ -12,7 +12,7 @@ import json
 import re
 import shutil
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,8 +44,10 @@ def _jsonable(data: Any) -> Any:
 class EvidenceRecorder:
     """Collects one attempt's evidence on disk as it happens, so a crash loses nothing."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, unobservable: Callable[[str], str | None] = lambda check_id: None) -> None:
+        """``unobservable`` says why a check id cannot be judged on this attempt's product (None: it can)."""
         self.folder = folder
+        self.unobservable = unobservable
         for name in SUBFOLDERS:
             (folder / name).mkdir(parents=True, exist_ok=True)
         self.checks: list[CheckRecord] = []
@@ -82,7 +84,13 @@ class EvidenceRecorder:
         return self.keep(CheckRecord(id=check_id, passed=passed, detail=detail, evidence=evidence or []))
 
     def keep(self, record: CheckRecord) -> CheckRecord:
-        """Keep a check decided elsewhere (or found not observable), as it is."""
+        """Keep a check decided elsewhere, as it is; one whose fact the product does not expose, as not observable.
+
+        Neither its pass nor its failure would be evidence of anything: it was
+        decided on a value the product never gave.
+        """
+        if record.unobservable is None and (reason := self.unobservable(record.id)):
+            record = CheckRecord.not_observable(record.id, reason, record.evidence)
         self.checks.append(record)
         outcome = "passed" if record.passed else "not observable" if record.unobservable else "FAILED"
         self.note(f"check {record.id}", outcome if record.passed else f"{outcome}: {record.detail}")

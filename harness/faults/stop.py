@@ -7,7 +7,6 @@ after the new answer: anything still writing after Stop changes them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 
 from pydantic import BaseModel
@@ -28,7 +27,7 @@ class StopRecord(BaseModel):
 
     run_id: RecordId
     pid: int | None
-    product_says_group_gone: bool
+    product_says_group_gone: bool | None = None  # None: the product does not expose the fact
     harness_saw_group_gone: bool
     requests_for_work: int = 0
 
@@ -99,14 +98,6 @@ def _ended(journey: Journey, run_id: RecordId) -> Run | None:
     return None if run.active else run
 
 
-def seen_gone(pid: int | None, alive: Callable[[int], bool]) -> bool:
-    """The harness saw the run's process group gone: it had a pid and no process is left in its group.
-
-    A run without a pid is nothing seen gone: no evidence, no pass.
-    """
-    return pid is not None and not alive(pid)
-
-
 def _stopped(journey: Journey, page: TaskView, run: Run, requests_for_work: int) -> StopRecord:
     """The moment the product reports the run's processes gone, look for them: no grace period.
 
@@ -117,12 +108,12 @@ def _stopped(journey: Journey, page: TaskView, run: Run, requests_for_work: int)
         page.wait_for_stop_result(run.id, timeout=journey.shown_budget())
     final = journey.api.run(run.id)
     pid = run.identity.pid
-    group_gone = seen_gone(pid, journey.instance.process_group_alive)
+    group_gone = pid is not None and not journey.instance.process_group_alive(pid)
     journey.excuse_interruption(run)
     record = StopRecord(
         run_id=run.id,
         pid=pid,
-        product_says_group_gone=bool(final.process_group_gone),
+        product_says_group_gone=final.process_group_gone,
         harness_saw_group_gone=group_gone,
         requests_for_work=requests_for_work,
     )
@@ -162,6 +153,29 @@ def _earlier(moment: str, than: str | None) -> bool:
         return False
 
 
+def process_group_gone(record: StopRecord) -> CheckRecord:
+    """The stopped run's process group had exited the moment the product said the run stopped.
+
+    The harness looks in the process table itself; where the product also
+    reports the fact, its word must agree. A product that does not report it
+    is judged on the harness's look alone, and a run without a pid has no
+    group to look for, which is not the same as a group gone.
+    """
+    seen = "no process left in its group" if record.harness_saw_group_gone else "its process group still ran"
+    if record.pid is None:
+        seen = "the run carries no pid, so no group could be looked for"
+    said = (
+        "the product does not report it"
+        if record.product_says_group_gone is None
+        else f"the product says gone={record.product_says_group_gone}"
+    )
+    return CheckRecord(
+        id="stop.process-group-gone",
+        passed=record.harness_saw_group_gone and record.product_says_group_gone is not False,
+        detail=f"run {record.run_id} (pid {record.pid}): {seen}; {said}",
+    )
+
+
 def changed_paths(before: dict[str, str], after: dict[str, str]) -> list[str]:
     return sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
 
@@ -184,12 +198,7 @@ def stop_checks(
     changed = changed_paths(workspace_after_stop, workspace_now)
     uninvited = _uninvited(task, stopped, answering, stored[0].created_at if stored else None)
     return [
-        CheckRecord(
-            id="stop.process-group-gone",
-            passed=record.product_says_group_gone and record.harness_saw_group_gone,
-            detail=f"run {record.run_id} (pid {record.pid}): product says gone={record.product_says_group_gone}, "
-            f"no process left in its group={record.harness_saw_group_gone}",
-        ),
+        process_group_gone(record),
         CheckRecord(
             id="stop.run-cancelled",
             passed=stopped is not None and stopped.status == "cancelled" and stopped.error_code == "stopped_by_user",

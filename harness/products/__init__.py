@@ -1,17 +1,20 @@
-"""Product drivers, looked up by name: ``harness.products.<name>`` exposes ``DRIVER``.
+"""Product drivers, looked up by name through the product door (:mod:`harness.core.registry`).
 
-Adding a product is adding one package here; nothing else in the harness
-names a product. The protocol a driver implements is in :mod:`.base`.
+A product comes in as one package that declares itself (a
+:class:`~harness.core.catalog.ProductDeclaration` registered in the
+``everyday_evals.products`` entry-point group) and names its driver; nothing
+else in the harness names a product. The protocol a driver implements is in
+:mod:`.base`.
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 import sys
 from collections.abc import Iterable
 from functools import cache
 
+from harness.core.registry import RegistryError, product, products
 from harness.products.base import InstanceError, ProductDriver
 
 __all__ = [
@@ -30,27 +33,33 @@ class UnknownProduct(LookupError):
 
 
 def known_products() -> list[str]:
-    """The names of the driver packages beside this module."""
-    return sorted(module.name for module in pkgutil.iter_modules(__path__) if module.ispkg)
+    """The names of every declared product."""
+    return [declaration.name for declaration in products()]
+
+
+def _driver_module(name: str) -> str:
+    return product(name).driver.split(":")[0]
 
 
 @cache
 def product_driver(name: str) -> ProductDriver:
     """The driver of product ``name``, imported on first use."""
-    if name not in known_products():
-        raise UnknownProduct(f"no product driver {name!r}; known: {', '.join(known_products())}")
-    driver: ProductDriver = importlib.import_module(f"harness.products.{name}").DRIVER
+    try:
+        module, attribute = product(name).driver.split(":")
+    except RegistryError as error:
+        raise UnknownProduct(str(error)) from None
+    driver: ProductDriver = getattr(importlib.import_module(module), attribute)
     return driver
 
 
-def warm_up(products: Iterable[str], many_instances: bool) -> None:
+def warm_up(products_: Iterable[str], many_instances: bool) -> None:
     """Begin each named product's background start-up (``ProductDriver.warm_up``), once per product."""
-    for name in sorted(set(products)):
+    for name in sorted(set(products_)):
         product_driver(name).warm_up(many_instances)
 
 
 def cool_down() -> None:
     """End every loaded driver's background helpers (``ProductDriver.cool_down``); a driver never loaded began none."""
     for name in known_products():
-        if f"{__name__}.{name}" in sys.modules:
+        if _driver_module(name) in sys.modules:
             product_driver(name).cool_down()

@@ -289,10 +289,19 @@ class ProductDriver(Protocol):
 
     def task_list(self, page: Any, base_url: str) -> TaskListView: ...
     def task_page(self, page: Any, base_url: str, task_id: RecordId) -> TaskView: ...
+
+
+class SkillsDriver(ProductDriver, Protocol):
+    """A driver whose product declares the ``skills`` capability (a company skill library and its editor)."""
+
     def task_skills(self, page: Any, base_url: str, task_id: RecordId) -> TaskSkillsView:
-        """The skills part of an open task page (story create-skill-studio); NotImplementedError without a library."""
+        """The skills part of an open task page."""
         ...
 
+
+class HiringDriver(ProductDriver, Protocol):
+    """A driver whose product declares the ``hiring`` capability (a hire form)."""
+
     def hire_form(self, page: Any, base_url: str) -> HireFormView:
-        """Where a person hires an agent (story hire-reuse); NotImplementedError where it is not wired."""
+        """Where a person hires an agent."""
         ...

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from harness.core.catalog import CATALOG, Cell
+from harness.core import registry
+from harness.core.catalog import Cell
 from harness.core.records import ATTEMPT_SCHEMA_VERSION, AttemptRecord
 from harness.results.review import ReviewFile, read_reviews
 
@@ -37,7 +38,7 @@ class PackageState(str, Enum):
 
 @cache
 def catalog_cells() -> dict[str, Cell]:
-    return {cell.execution_id: cell for cell in CATALOG.cells()}
+    return {cell.execution_id: cell for cell in registry.catalog().cells()}
 
 
 class LoadedAttempt(BaseModel):
@@ -118,6 +119,8 @@ class LoadedAttempt(BaseModel):
             return f"marked diagnostic: {marked}" if isinstance(marked, str) else "marked diagnostic"
         if extra.get("scripted_persona"):
             return f"calibration run with the faulty persona {extra['scripted_persona']}"
+        if extra.get("product_defect"):
+            return f"calibration run with the product defect {extra['product_defect']}"
         return None
 
 

@@ -27,7 +27,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from harness.core.catalog import CATALOG, Catalog, suite_definition_hash
+from harness.core import registry
+from harness.core.catalog import Catalog, suite_definition_hash
 from harness.core.records import utc_now
 from harness.results.calibration_record import CalibrationRecord, calibration_path, read_calibration
 from harness.results.packages import LoadedAttempt, load_attempts
@@ -139,9 +140,10 @@ def evaluate(
     results: Sequence[Path] = (Path("results"),),
     campaigns: Sequence[str] = (),
     min_independent: int = MIN_INDEPENDENT_ATTEMPTS,
-    catalog: Catalog = CATALOG,
+    catalog: Catalog | None = None,
 ) -> Decision:
     """Every reason the suite cannot be promoted from these results (none: it can)."""
+    catalog = catalog or registry.catalog()
     definitions = {s.name: s for s in catalog.suites}
     if suite not in definitions:
         return Decision(

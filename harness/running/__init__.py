@@ -1,1 +1,1 @@
-"""running."""
+"""Orchestration only: selecting cells, the pytest plugin, campaigns, attempts, the journey a story plays through."""

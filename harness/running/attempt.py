@@ -162,7 +162,7 @@ def run_attempt(
 ) -> AttemptRecord:
     cell_folder = settings.results / settings.campaign / cell.execution_id
     attempt_id = new_attempt_id(cell_folder)
-    recorder = EvidenceRecorder(cell_folder / attempt_id)
+    recorder = EvidenceRecorder(cell_folder / attempt_id, unobservable=cell.unobservable)
     started = utc_now()
     deadline = Deadline(settings.deadline_s or cell.deadline_s)
     conclusion = Conclusion()
@@ -251,7 +251,7 @@ def _finish(
         ),
         downloads=recorder.downloads,
         screenshots=recorder.screenshots,
-        extra={"scripted_persona": settings.scripted_persona} if settings.scripted_persona else {},
+        extra=settings.calibration_marks(),
     )
     path = recorder.write(record)
     published = product_driver(cell.environment.product).published_assets()

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from harness.core.catalog import CATALOG, LOCAL, SCRIPTED, SCRIPTED_SUITE, Catalog, Cell
+from harness.core import registry
+from harness.core.catalog import LOCAL, SCRIPTED, SCRIPTED_SUITE, Catalog, Cell
 
 SELECTOR_FLAGS = "--all, --suite, --profile, --environment, --case or --id"
 
@@ -29,10 +30,10 @@ class SelectionError(ValueError):
 
 def resolve_short_id(
     text: str,
-    catalog: Catalog = CATALOG,
+    catalog: Catalog | None = None,
     suite: str = SCRIPTED_SUITE,
     profile: str = SCRIPTED.name,
-    environment: str = LOCAL.name,
+    environment: str = LOCAL,
 ) -> Cell:
     """The cell an ``--id`` names: a full execution ID exactly, or a case name as the free local cell.
 
@@ -40,14 +41,34 @@ def resolve_short_id(
     suites and profiles, and they resolve to the scripted cell so that a short
     ID can never spend money.
     """
+    catalog = catalog or registry.catalog()
     by_id = {cell.execution_id: cell for cell in catalog.cells()}
     if text in by_id:
         return by_id[text]
     short = f"{suite}.{profile}.{environment}.{text}"
     if "." not in text and short in by_id:
         return by_id[short]
+    for cell, reason in catalog.not_applicable():
+        if text in (cell.execution_id, short):
+            raise SelectionError(f"{cell.execution_id} is not applicable: {reason}")
     valid = [*catalog.names("cases"), *sorted(by_id)]
     raise SelectionError(f"unknown id '{text}'; valid ids: {', '.join(valid)}")
+
+
+def not_applicable(
+    all: bool = False,  # noqa: A002 - mirrors the --all flag one to one
+    suites: Sequence[str] = (),
+    profiles: Sequence[str] = (),
+    environments: Sequence[str] = (),
+    cases: Sequence[str] = (),
+    catalog: Catalog | None = None,
+) -> list[tuple[Cell, str]]:
+    """The combinations the same selectors name that make no cell, each with why (manual suites included)."""
+    dimensions = {"suites": suites, "profiles": profiles, "environments": environments, "cases": cases}
+    if not all and not any(dimensions.values()):
+        raise SelectionError(f"nothing selected; pass {SELECTOR_FLAGS.removesuffix(' or --id')} or --all")
+    catalog = catalog or registry.catalog()
+    return [(cell, reason) for cell, reason in catalog.not_applicable() if _matches(cell, **dimensions)]
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -108,7 +129,7 @@ def select(
     cases: Sequence[str] = (),
     ids: Sequence[str] = (),
     shard: str | None = None,
-    catalog: Catalog = CATALOG,
+    catalog: Catalog | None = None,
 ) -> list[Cell]:
     """The cells a selection names, sorted by execution ID, optionally cut to one shard.
 
@@ -116,6 +137,7 @@ def select(
     other selectors, for unknown names, and when the selectors match nothing
     (an empty run that exits 0 would look like a pass).
     """
+    catalog = catalog or registry.catalog()
     dimensions = {
         "suites": tuple(suites),
         "profiles": tuple(profiles),

@@ -4,7 +4,9 @@
 Only the task asked for is imported, never all of them. A task's name may
 hold hyphens (`slugify-tests`, as `--task` says it) while a package name
 cannot, so the folder is the name with `_` for `-`: `folder()` is the one
-place that mapping lives.
+place that mapping lives. An installed package adds a task through the
+entry-point group `everyday_evals.oracle_tasks` (name = the task's name,
+value = its module, which exposes `TASK`), the same door as a folder here.
 """
 
 from __future__ import annotations
@@ -12,25 +14,17 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from functools import cache
+from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from oracle.task import OracleTask
 
+from oracle.task_errors import UnknownMode, UnknownTask
+
 DEFAULT_TASK = "slugify"
 
-
-class UnknownTask(ValueError):
-    """A task name with no folder under oracle/tasks: a usage error, not a failed delivery."""
-
-
-class UnknownMode(ValueError):
-    """A mode the task does not have: a usage error, not a failed delivery.
-
-    Here beside UnknownTask, not in oracle.task: the command line catches
-    both around every command, and importing oracle.task pulls in pydantic,
-    which a grade imports only after its container is on its way.
-    """
+__all__ = ["DEFAULT_TASK", "UnknownMode", "UnknownTask", "folder", "known", "load"]
 
 
 def folder(name: str) -> str:
@@ -38,9 +32,18 @@ def folder(name: str) -> str:
     return name.replace("-", "_")
 
 
+ENTRY_POINTS = "everyday_evals.oracle_tasks"
+
+
+def _modules() -> dict[str, str]:
+    """Each task's name and the module that exposes its `TASK`: the folders here, then installed plug-ins."""
+    built_in = {m.name.replace("_", "-"): f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__) if m.ispkg}
+    return {**{ep.name: ep.value for ep in entry_points(group=ENTRY_POINTS)}, **built_in}
+
+
 def known() -> list[str]:
-    """Names of every task (its folder with `-` for `_`), sorted."""
-    return sorted(m.name.replace("_", "-") for m in pkgutil.iter_modules(__path__) if m.ispkg)
+    """Names of every task, sorted."""
+    return sorted(_modules())
 
 
 @cache
@@ -50,7 +53,8 @@ def load(name: str = DEFAULT_TASK) -> OracleTask:
         raise UnknownTask(f"unknown oracle task {name!r}; known: {', '.join(known())}")
     from oracle.task import OracleTask  # here, not at the top: `oracle.tasks.DEFAULT_TASK` stays free to import
 
-    task = getattr(importlib.import_module(f"{__name__}.{folder(name)}"), "TASK", None)
+    module = _modules()[name]
+    task = getattr(importlib.import_module(module), "TASK", None)
     if not isinstance(task, OracleTask) or task.name != name:
-        raise UnknownTask(f"oracle/tasks/{folder(name)} does not expose TASK, an OracleTask named {name!r}")
+        raise UnknownTask(f"{module} does not expose TASK, an OracleTask named {name!r}")
     return task

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.catalog import CATALOG
+from harness.core import registry
 
 
 def harness(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -60,7 +60,7 @@ def test_bad_command_line_is_one_clear_line_and_changes_nothing(tmp_path: Path, 
 
 
 def test_a_broken_attempt_in_a_cell_folder_can_still_be_reviewed(tmp_path: Path) -> None:
-    cell = CATALOG.cells()[0].execution_id
+    cell = registry.catalog().cells()[0].execution_id
     broken = tmp_path / "results" / "camp" / cell / "1-abcd"
     broken.mkdir(parents=True)
     done = harness("review", str(broken), "--note", "the run died before writing its record", cwd=tmp_path)

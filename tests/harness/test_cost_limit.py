@@ -5,12 +5,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.core.catalog import CATALOG
+from harness.core import registry
 from harness.core.settings import RunSettings
 from harness.running.cost_limit import campaign_spent_cents, cost_limit_reason
 
-PAID = next(c for c in CATALOG.cells() if c.execution_id == "everyday-workflows.runner-codex.local.build-revise")
-FREE = next(c for c in CATALOG.cells() if c.execution_id == "everyday-workflows-replay.replay-codex.local.build-revise")
+PAID = next(
+    c for c in registry.catalog().cells() if c.execution_id == "everyday-workflows.runner-codex.local.build-revise"
+)
+FREE = next(
+    c
+    for c in registry.catalog().cells()
+    if c.execution_id == "everyday-workflows-replay.replay-codex.local.build-revise"
+)
 
 
 def record(results: Path, cell_id: str, cents: int, simulated: float = 0.0) -> None:

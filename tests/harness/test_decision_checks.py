@@ -8,7 +8,8 @@ from urllib.parse import quote
 
 import httpx
 
-from harness.checks.decisions import (
+from harness.decisions.contract import AGENTMAIL_KEY_PAGE, explains_refusal
+from harness.decisions.rules import (
     CaptureCounts,
     DecisionRecord,
     DeclineGradeInput,
@@ -24,7 +25,6 @@ from harness.checks.decisions import (
     outcome_checks,
     request_checks,
 )
-from harness.decisions.contract import AGENTMAIL_KEY_PAGE, explains_refusal
 from harness.decisions.service import InstalledService
 from harness.fixtures.documents import DocumentService
 from harness.products.records import Connection, DecisionCard, EmailCard, Interaction, Service

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from harness.faults.late_feedback import cites_delivery, delegation_checks
 from harness.faults.restart import MessageState, ReceiptDigest, RestartRecord, RestartSnapshot, RunState, restart_checks
-from harness.faults.stop import ShortReplyView, StopRecord, changed_paths, stop_checks
+from harness.faults.stop import ShortReplyView, StopRecord, changed_paths, process_group_gone, stop_checks
 from harness.products.records import Agent, Receipt, Run, Task
 
 SHA_EARLY, SHA_FINAL = "e" * 64, "f" * 64
@@ -319,9 +321,20 @@ def test_the_same_reply_posted_by_a_second_run_is_recorded_twice() -> None:
     assert "restart.records-once" in failed(restart_checks(record, final, twice))
 
 
-def test_a_run_without_a_pid_is_nothing_seen_gone() -> None:
-    from harness.faults.stop import seen_gone
-
-    assert seen_gone(4242, lambda pid: False)
-    assert not seen_gone(4242, lambda pid: True)
-    assert not seen_gone(None, lambda pid: False), "no pid: the harness saw nothing gone"
+@pytest.mark.parametrize(
+    ("pid", "product_says", "harness_saw", "passed"),
+    [
+        (500, True, True, True),
+        (500, None, True, True),  # a product that does not report it is judged on the harness's own look
+        (500, None, False, False),
+        (500, False, True, False),  # the product's own word that it is not gone
+        (500, True, False, False),  # the product's word against the process table
+        (None, None, False, False),  # no pid: no group was looked for, which is not a group gone
+    ],
+)
+def test_process_group_gone_is_the_harness_look_and_the_product_word_where_it_has_one(
+    pid: int | None, product_says: bool | None, harness_saw: bool, passed: bool
+) -> None:
+    record = StopRecord(run_id=1, pid=pid, product_says_group_gone=product_says, harness_saw_group_gone=harness_saw)
+    check = process_group_gone(record)
+    assert check.passed is passed and check.id == "stop.process-group-gone"

@@ -9,8 +9,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from harness.checks.decisions import DecisionRecord, DeclineGradeInput
-from harness.checks.providers import (
+from harness.decisions.contract import PROVIDER_OPTIONS, discloses
+from harness.decisions.provider_rules import (
     GatewayCounts,
     ProviderOutcome,
     no_call_before_choice,
@@ -19,7 +19,7 @@ from harness.checks.providers import (
     question_checks,
     question_survived_check,
 )
-from harness.decisions.contract import PROVIDER_OPTIONS, discloses
+from harness.decisions.rules import DecisionRecord, DeclineGradeInput
 from harness.fixtures.gateway import LOOK_UP_ACTION, MARKER, ArcadeGateway
 from harness.products.records import Interaction, ProviderQuestionCard
 from testbed.providers import disclosure

@@ -56,3 +56,9 @@ def test_the_command_line_becomes_one_settings_object_and_pytest_gets_it_whole()
 def test_the_campaign_id_is_drawn_once_where_the_settings_are_built() -> None:
     settings = RunSettings(cells=("a",))
     assert RunSettings.model_validate_json(settings.model_dump_json()).campaign == settings.campaign
+
+
+def test_calibration_settings_mark_an_attempt_diagnostic_and_normal_runs_carry_no_mark() -> None:
+    assert RunSettings(cells=("c",)).calibration_marks() == {}
+    marked = RunSettings(cells=("c",), scripted_persona="forgets-nonce", product_defect="download-other-bytes")
+    assert marked.calibration_marks() == {"scripted_persona": "forgets-nonce", "product_defect": "download-other-bytes"}

@@ -2,26 +2,34 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
-from harness.core.catalog import CATALOG, MANUAL_SUITE, PAPERCLIP_REPLAY_SUITE, SCRIPTED_SUITE
-from harness.running.selection import SelectionError, parse_shard, resolve_short_id, select, shard_cells
+from harness.core.catalog import MANUAL_SUITE, SCRIPTED_SUITE
+from harness.running import selection
+from harness.running.selection import SelectionError, parse_shard, shard_cells
+from tests.built_in import built_in_catalog
+
+BUILT_IN = built_in_catalog()
+select = partial(selection.select, catalog=BUILT_IN)
+resolve_short_id = partial(selection.resolve_short_id, catalog=BUILT_IN)
 
 PAID_ID = "everyday-workflows.runner-codex.local.build-revise"
 FREE_ID = "everyday-workflows-scripted.scripted.local.build-revise"
 REPLAY_IDS = [f"everyday-workflows-replay.replay-{cli}.local.build-revise" for cli in ("claude", "codex", "opencode")]
-REPLAY_CELLS = [c.execution_id for c in CATALOG.cells() if c.suite.name == "everyday-workflows-replay"]
-PAPERCLIP_CELLS = [c.execution_id for c in CATALOG.cells() if c.environment.product == "paperclip"]
+REPLAY_CELLS = [c.execution_id for c in BUILT_IN.cells() if c.suite.name == "everyday-workflows-replay"]
+PAPERCLIP_CELLS = [c.execution_id for c in BUILT_IN.cells() if c.environment.product == "paperclip"]
 PAPERCLIP_ID = "everyday-workflows-paperclip.scripted.paperclip-local.{}"
 
 
 def suite_cells(name: str) -> list[str]:
-    return [c.execution_id for c in CATALOG.cells() if c.suite.name == name]
+    return [c.execution_id for c in BUILT_IN.cells() if c.suite.name == name]
 
 
 # Counts come from the catalog's suites, so a new case or profile needs no edit here; the rules are what is tested.
-PAPERCLIP_REPLAY_CELLS = suite_cells(PAPERCLIP_REPLAY_SUITE)
-MANUAL_CASES = [case.name for suite in CATALOG.suites if suite.name == MANUAL_SUITE for case in suite.cases]
+PAPERCLIP_REPLAY_CELLS = suite_cells("everyday-workflows-paperclip-replay")
+MANUAL_CASES = [case.name for suite in BUILT_IN.suites if suite.name == MANUAL_SUITE for case in suite.cases]
 
 
 def ids(**selectors) -> list[str]:
@@ -30,7 +38,7 @@ def ids(**selectors) -> list[str]:
 
 def test_all_selects_every_free_cell_and_no_paid_one() -> None:
     cells = select(all=True)
-    assert [cell.execution_id for cell in cells] == [c.execution_id for c in CATALOG.cells() if not c.manual]
+    assert [cell.execution_id for cell in cells] == [c.execution_id for c in BUILT_IN.cells() if not c.manual]
     assert not any(cell.paid or cell.manual for cell in cells)
     assert sorted(PAPERCLIP_CELLS) == [c.execution_id for c in cells if c.environment.name == "paperclip-local"]
 
@@ -189,5 +197,5 @@ def test_malformed_shard_is_a_selection_error(text: str) -> None:
 def test_order_is_sorted_by_execution_id() -> None:
     cells = select(suites=["everyday-workflows"])
     assert [c.execution_id for c in cells] == sorted(
-        c.execution_id for c in CATALOG.cells() if c.suite.name == "everyday-workflows"
+        c.execution_id for c in BUILT_IN.cells() if c.suite.name == "everyday-workflows"
     )

@@ -48,10 +48,13 @@ def test_unreadable_archive_exits_1_without_traceback(client, tmp_path: Path) ->
     assert result["passed"] is False and result["checks"][0]["id"] == engine.INTAKE_READABLE
 
 
-def test_missing_zip_exits_1_with_clear_detail(client, tmp_path: Path) -> None:
-    done = _oracle("grade", "--mode", "base", str(tmp_path / "absent.zip"))
-    assert done.returncode == 1
-    assert "no file at" in json.loads(done.stdout)["checks"][0]["detail"]
+@pytest.mark.parametrize("name", ["absent.zip", "."])
+def test_a_missing_path_or_a_folder_is_a_usage_error_exit_2_in_one_line(tmp_path: Path, name: str) -> None:
+    done = _oracle("grade", "--mode", "base", str(tmp_path / name))
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("oracle: argument ZIP: ") and (
+        "no file at" in done.stderr or "is a folder" in done.stderr
+    )
 
 
 def test_missing_image_exits_2_with_one_line_hint(client, good_zip: Path) -> None:

@@ -8,7 +8,8 @@ import httpx
 import pytest
 
 from replay import reference
-from replay.scripts import SCRIPTS, script, write, write_as_shell
+from replay.scripts import SCRIPTS, script
+from replay.steps import write, write_as_shell
 
 
 def test_build_plays_the_reference_files_then_runs_the_tests_then_finishes():

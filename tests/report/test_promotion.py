@@ -10,14 +10,15 @@ import pytest
 from calibration.record import record_calibration
 from calibration.runner import Row
 from harness.cli import main
-from harness.core.catalog import CATALOG, SCRIPTED_SUITE
+from harness.core import registry
+from harness.core.catalog import SCRIPTED_SUITE
 from harness.core.verdicts import Verdict
 from harness.results.calibration_record import CalibrationRecord, write_calibration
 from harness.results.promotion import evaluate, promote
 from harness.results.report.build import build_report
 from harness.results.report.fixtures import DIGEST, REVISION, write_attempt, write_broken
 
-CELLS = [c.execution_id for c in CATALOG.cells() if c.suite.name == SCRIPTED_SUITE]
+CELLS = [c.execution_id for c in registry.catalog().cells() if c.suite.name == SCRIPTED_SUITE]
 BUILD = CELLS[0]
 
 
@@ -153,6 +154,7 @@ def test_failures_need_review_notes_then_promote(results: Path) -> None:
 def test_diagnostics_stay_out_of_the_gate(results: Path) -> None:
     write_attempt(results, "c5", BUILD, "1-dddd", Verdict.FAILED, extra={"scripted_persona": "trailing-separator"})
     write_attempt(results, "c5", BUILD, "2-dddd", Verdict.FAILED, extra={"diagnostic": "exploratory"})
+    write_attempt(results, "c5", BUILD, "3-dddd", Verdict.FAILED, extra={"product_defect": "download-other-bytes"})
     write_attempt(
         results,
         "c5",

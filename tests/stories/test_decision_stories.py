@@ -11,7 +11,7 @@ import pytest
 
 from calibration.personas import PERSONA_CASES
 from calibration.product_defects import DEFECT_CASES
-from harness.core.catalog import CATALOG
+from harness.core import registry
 from harness.core.deadline import Deadline
 from harness.core.records import AttemptRecord
 from harness.core.settings import RunSettings
@@ -91,7 +91,7 @@ def test_decision_story_passes_and_keeps_its_decision_evidence(case: str, tmp_pa
 
 
 def test_the_credential_is_in_no_package_trace_or_agent_environment(browser: Any, tmp_path: Path) -> None:
-    cell = next(c for c in CATALOG.cells() if c.execution_id.endswith("scripted.local.service-approve"))
+    cell = next(c for c in registry.catalog().cells() if c.execution_id.endswith("scripted.local.service-approve"))
     folder = tmp_path / "attempt"
     context = AttemptContext(
         cell=cell,

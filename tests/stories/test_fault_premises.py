@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from harness.core.catalog import CATALOG
+from harness.core import registry
 from harness.core.deadline import Deadline
 from harness.core.settings import RunSettings
 from harness.core.verdicts import Unexercised
@@ -29,7 +29,9 @@ from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION
 @pytest.fixture
 def journey(browser: Any, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Journey]:
     case = request.param
-    cell = next(c for c in CATALOG.cells() if c.execution_id == f"everyday-workflows-scripted.scripted.local.{case}")
+    cell = next(
+        c for c in registry.catalog().cells() if c.execution_id == f"everyday-workflows-scripted.scripted.local.{case}"
+    )
     context = AttemptContext(
         cell=cell,
         settings=RunSettings(campaign="t", results=tmp_path),

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from calibration.replay_scripts import REPLAY_CASES, row_for, run_replay_case
-from harness.checks import hiring
 from harness.core.catalog import DELEGATION_HARD_STOP_CENTS
 from harness.core.verdicts import Verdict
+from harness.hiring import rules as hiring
 from tests.stories.harness_runs import attempts, harness_run, processes_of
 
 CHECKS = [

@@ -12,7 +12,7 @@ import pytest
 
 from calibration.personas import PERSONA_CASES
 from calibration.product_defects import DEFECT_CASES
-from harness.core.catalog import CATALOG
+from harness.core import registry
 from harness.core.deadline import Deadline
 from harness.core.records import AttemptRecord
 from harness.core.settings import RunSettings
@@ -82,7 +82,7 @@ def test_provider_story_passes_and_keeps_its_evidence(case: str, tmp_path: Path)
 
 def test_a_question_answered_before_the_restart_leaves_the_attempt_unexercised(browser: Any, tmp_path: Path) -> None:
     """The restart step must land while the question is pending; a question answered first leaves nothing to test."""
-    cell = next(c for c in CATALOG.cells() if c.execution_id.endswith("scripted.local.provider-decline"))
+    cell = next(c for c in registry.catalog().cells() if c.execution_id.endswith("scripted.local.provider-decline"))
     context = AttemptContext(
         cell=cell,
         settings=RunSettings(campaign="t", results=tmp_path),

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.catalog import CASES, REPLAY_CASES, REPLAY_PROFILES
+from harness.core import registry
+from harness.core.catalog import REPLAY_PROFILES
 from harness.core.verdicts import Verdict
 from tests.stories.harness_runs import attempts, harness_run, processes_of
 from tests.stories.story_expectations import BUILD_REVISE_CHECKS, FAULT_STORIES
@@ -51,5 +52,13 @@ def test_a_real_cli_passes_the_story_against_the_replay(cli: str, case: str, tmp
 
 
 def test_every_everyday_replay_story_and_every_cli_is_covered() -> None:
-    assert {case for _, case in CELLS} == {case.name for case in CASES if case.name in REPLAY_CASES}
+    everyday = {
+        "build-revise",
+        "delegate-feedback",
+        "recover-controller",
+        "recover-controller-sigkill",
+        "stop-redirect",
+    }
+    replayed = {case.name for case in registry.cases() if case.replay and case.name in everyday}
+    assert {case for _, case in CELLS} == replayed
     assert {cli for cli, _ in CELLS} == {profile.agent_cli for profile in REPLAY_PROFILES}

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.catalog import CATALOG
+from harness.core import registry
 from harness.core.deadline import Deadline
 from harness.core.settings import RunSettings
 from harness.core.verdicts import Verdict
@@ -60,7 +60,7 @@ def test_a_key_left_in_an_agents_workspace_fails_the_attempt_by_file_and_kind(tm
         (f"agent workspace {folder}/backup/old.zip!notes.txt", "github token"),
     ]
 
-    cell = next(c for c in CATALOG.cells() if c.execution_id.endswith("scripted.local.build-revise"))
+    cell = next(c for c in registry.catalog().cells() if c.execution_id.endswith("scripted.local.build-revise"))
     record = _finish(
         recorder,
         cell,

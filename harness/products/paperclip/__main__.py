@@ -6,7 +6,7 @@ import argparse
 import shutil
 import time
 
-from harness.products.paperclip import install
+from harness.products.paperclip import install, template
 
 
 def _size(path: str) -> int:
@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("Paperclip needs node and npm on PATH")
     took = install.install()
     started = time.monotonic()
-    install.template()
+    template.prepare()
     print(
         f"paperclip {install.PINNED_VERSION} in {install.INSTALL_DIR} "
         f"({_size(str(install.MODULES)) / 2**30:.2f} GiB; npm {took:.0f} s; template {time.monotonic() - started:.1f} s)"

@@ -61,13 +61,3 @@ class PaperclipDriver:
 
     def task_page(self, page: Any, base_url: str, task_id: RecordId) -> IssuePage:
         return IssuePage(page, base_url, str(task_id))
-
-    def task_skills(self, page: Any, base_url: str, task_id: RecordId) -> Any:
-        raise NotImplementedError(
-            "create-skill-studio: skill cards, the skills sidebar and Skill Studio are not wired for Paperclip"
-        )
-
-    def hire_form(self, page: Any, base_url: str) -> Any:
-        raise NotImplementedError(
-            "hire-reuse: Paperclip's hire form and its connection bindings are not wired (it has no services here)"
-        )

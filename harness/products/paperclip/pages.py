@@ -20,9 +20,9 @@ import httpx
 from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from harness.core.catalog import PAPERCLIP_LOCAL
 from harness.products.controls import download, press, read_all
 from harness.products.http import product_json
+from harness.products.paperclip.declaration import PAPERCLIP_LOCAL
 
 DEFAULT_TIMEOUT_S = 60.0
 # How long a page may take to show what Paperclip already has (the environment's own figure). Playwright's default

@@ -16,9 +16,9 @@ from typing import TypeVar
 from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from harness.core.catalog import LOCAL
 from harness.products.controls import download, press, read_all
 from harness.products.records import DecisionCard, EmailCard, Hire, ProviderQuestionCard
+from harness.products.testbed.declaration import PRODUCT
 
 DEFAULT_TIMEOUT_S = 60.0
 # The status a task page's badge shows (null without a badge).
@@ -308,7 +308,7 @@ class TaskPage:
         ended = self.page.locator(
             f'[data-testid="run-row"][data-run-id="{run_id}"]:not([data-status="queued"]):not([data-status="running"])'
         )
-        expect(button.or_(ended).first).to_be_visible(timeout=ms(LOCAL.shown_wait_s))
+        expect(button.or_(ended).first).to_be_visible(timeout=ms(PRODUCT.environments[0].shown_wait_s))
         try:
             button.click(timeout=ms(timeout))
         except PlaywrightTimeoutError:

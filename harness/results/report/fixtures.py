@@ -17,7 +17,8 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from harness.core.catalog import CATALOG, suite_definition_hash
+from harness.core import registry
+from harness.core.catalog import suite_definition_hash
 from harness.core.records import Accounting, AttemptRecord, CellIdentity, Provenance, Timing
 from harness.core.verdicts import EvidenceMode, Verdict
 from harness.evidence.recorder import EvidenceRecorder
@@ -138,7 +139,7 @@ def _identity(execution_id: str) -> CellIdentity:
 
 
 def _suite_hash(suite: str) -> str:
-    found = [s for s in CATALOG.suites if s.name == suite]
+    found = [s for s in registry.catalog().suites if s.name == suite]
     return suite_definition_hash(found[0]) if found else "0" * 64
 
 

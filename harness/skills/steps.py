@@ -2,7 +2,7 @@
 
 Each step drives the driver's page objects (the task page's skill cards and
 sidebar, Skill Studio), reads the library through the product's API, keeps a
-screenshot, and decides one named rule of :mod:`harness.checks.skills`. A
+screenshot, and decides one named rule of :mod:`harness.skills.rules`. A
 rule that fails ends the story as ``failed`` under its own check id: the
 steps after it would only repeat the same miss.
 """
@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import cast
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from harness.checks import skills as rules
-from harness.products.base import StudioView, TaskSkillsView
+from harness.products.base import SkillsDriver, StudioView, TaskSkillsView
 from harness.products.records import SkillEntry, Task
 from harness.running.journey import Journey
+from harness.skills import rules
 
 
 class SkillLibrary:
@@ -38,7 +39,9 @@ class SkillLibrary:
             self.journey.fail_check(check_id, f"{what}: {first}")
 
     def _panel(self, task: Task) -> TaskSkillsView:
-        return self.journey.driver.task_skills(self.journey.page, self.journey.instance.base_url, task.id)
+        return cast(SkillsDriver, self.journey.driver).task_skills(
+            self.journey.page, self.journey.instance.base_url, task.id
+        )
 
     # ---- the steps ------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@
 The hire goes through the product's hire form in the browser, filled the
 way a person copies the lead's settings: reporting to the lead, on the
 lead's runner, with the lead's connections ticked. What the product stored
-is then read back and judged by :mod:`harness.checks.hiring`; a hire rule
+is then read back and judged by :mod:`harness.hiring.rules`; a hire rule
 that fails ends the story under its own check id (work given to a wrong
 hire would only repeat the miss). Each piece of work is asked of the lead,
 who must hand it to the hire through one child task; the hire's delivery is
@@ -12,12 +12,13 @@ downloaded from the child's page and graded by the oracle task named.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, cast
 
 from pydantic import BaseModel
 
-from harness.checks import hiring as rules
 from harness.decisions.requests import services_api
+from harness.hiring import rules
+from harness.products.base import HiringDriver
 from harness.products.records import Agent, Hire, Task
 from harness.running.journey import Journey
 
@@ -60,7 +61,7 @@ class Team:
             model=lead.model,
             connection_ids=rules.bound_to(lead.id, connections),
         )
-        form = journey.driver.hire_form(journey.page, journey.instance.base_url)
+        form = cast(HiringDriver, journey.driver).hire_form(journey.page, journey.instance.base_url)
         with journey.expecting("hire-form-shown", f"filling the hire form for {name}"):
             form.open().fill(hire)
         journey.screenshot("hire form filled")

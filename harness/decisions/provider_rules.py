@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from harness.checks.decisions import DecisionRecord, DeclineGradeInput, explanation_check
 from harness.core.records import CheckRecord
 from harness.decisions.contract import PROVIDER_OPTIONS, claimed_ids, discloses
+from harness.decisions.rules import DecisionRecord, DeclineGradeInput, explanation_check
 from harness.fixtures.gateway import MARKER
 from harness.products.records import Interaction, ProviderQuestionCard
 

@@ -1,0 +1,41 @@
+"""What the testbed brings through the product door: its environment, suites, capabilities and exposed facts.
+
+The testbed is ours: it has every capability a story needs and exposes every
+fact the checks are decided on that it records, and it declares no known
+findings (a story failing on it is ours to fix).
+"""
+
+from __future__ import annotations
+
+from harness.core.catalog import (
+    LOCAL,
+    MANUAL_SUITE,
+    REPLAY_SUITE,
+    SCRIPTED_SUITE,
+    Environment,
+    ProductDeclaration,
+    ProductSuites,
+)
+
+PRODUCT = ProductDeclaration(
+    name="testbed",
+    title="the testbed",
+    driver="harness.products.testbed:DRIVER",
+    environments=(
+        Environment(name=LOCAL, description="Runners are processes on this machine, spawned by the testbed."),
+    ),
+    suites=ProductSuites(scripted=SCRIPTED_SUITE, replay=REPLAY_SUITE, live=MANUAL_SUITE),
+    replay_clis=("codex", "claude", "opencode"),
+    capabilities=(
+        "delegation",
+        "controller-restart",
+        "stop",
+        "services",
+        "connection-requests",
+        "chat-connectors",
+        "providers",
+        "hiring",
+        "skills",
+    ),
+    observes=("message-read", "runner-identity", "receipts", "process-group-gone"),
+)

@@ -1,0 +1,1 @@
+"""A template outside package: one product declaration with its driver, and one story, plugged in by entry points."""
