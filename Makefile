@@ -15,7 +15,7 @@ help:
 	@echo "make bench                   print the speed figures (oracle, harness overhead, report, parallel cells, metering proxy)"
 	@echo "make soak                    kill the testbed controller at random during real work; print lost/duplicated/stuck"
 	@echo "make oracle-image            build or verify the oracle's container image"
-	@echo "make agents                  install the pinned agent CLIs (codex, claude, opencode) into .agents/"
+	@echo "make agents                  install every registered agent CLI (agents/clis/) at its pin into .agents/"
 	@echo "make testbed                 start the reference product on http://127.0.0.1:8765"
 	@echo "make paperclip               install the pinned Paperclip and prepare its template data folder"
 
@@ -28,16 +28,12 @@ $(VENV)/.installed: pyproject.toml plugins/example/pyproject.toml
 
 venv: $(VENV)/.installed
 
-# The agent CLIs, pinned exactly in testbed/adapters/npm (install scripts allowed there:
-# Claude Code's postinstall links its native binary). Reinstalled only when the pins change.
+# The agent CLIs, pinned exactly by their registry entries (agents/clis/: one module per CLI), which
+# write the npm manifest (install scripts allowed only where an entry says so: Claude Code's postinstall
+# links its native binary). npm runs only when the pins changed or a CLI is missing.
 AGENTS := .agents
-$(AGENTS)/.installed: testbed/adapters/npm/package.json
-	mkdir -p $(AGENTS)
-	cp testbed/adapters/npm/package.json $(AGENTS)/
-	cd $(AGENTS) && npm install --no-package-lock --no-audit --no-fund --loglevel=error
-	touch $@
-
-agents: $(AGENTS)/.installed
+agents: venv
+	$(PY) -m agents.install $(AGENTS)
 
 engine:
 	@bash scripts/ensure-docker-engine.sh
@@ -57,14 +53,14 @@ paperclip: venv
 # `python -m oracle grade`) would compile its modules again: 0.1 s of CPU at each start.
 # Up-to-date files are skipped, so this costs nothing when nothing changed.
 bytecode: venv
-	$(PY) -m compileall -q harness oracle calibration stories testbed replay bench plugins
+	$(PY) -m compileall -q harness oracle calibration stories testbed agents replay bench plugins
 
 prerequisites: venv bytecode engine browser oracle-image
 
 lint: venv
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy harness oracle calibration stories testbed replay bench plugins/example/everyday_example
+	$(VENV)/bin/mypy harness oracle calibration stories testbed agents replay bench plugins/example/everyday_example
 	$(VENV)/bin/lint-imports --no-cache
 
 # Four pytest workers on 2 cores: most tests wait on a product, a browser or a container. On a

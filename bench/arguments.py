@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from agents.arguments import number, seconds
 from harness.core.output_paths import folder_problem
-from testbed.arguments import number, seconds
 
 __all__ = ["cell_id", "count", "output_folder", "seconds"]
 

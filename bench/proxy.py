@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> None:
         for label, (provider, path, body) in CALLS.items():
             proxy_argv = [
                 "-m",
-                "testbed.metering",
+                "agents.metering",
                 "--upstream",
                 replay,
                 "--provider",

@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 import httpx
 from pydantic import BaseModel
 
+from agents.receipts import ids_in
 from bench.arguments import count, seconds
 
 # The one import of the product's instance: it is moving to harness.products.testbed.instance.
 from bench.entry import run_benchmark
 from harness.products.testbed import TestbedInstance
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
-from testbed.read_receipts import ids_in
 
 SIGNALS = (signal.SIGKILL, signal.SIGTERM)
 

@@ -20,10 +20,10 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from agents.issued_secrets import PROXY_KEY_LABEL, RUN_TOKEN_LABEL
 from calibration.runner import Row, play_cell, played_rows
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
-from testbed.issued_secrets import PROXY_KEY_LABEL, RUN_TOKEN_LABEL
 
 SECRET_SCAN = "secret scan"
 

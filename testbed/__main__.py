@@ -7,8 +7,9 @@ from pathlib import Path
 
 import uvicorn
 
+from agents.arguments import port_number, seconds
+
 from .app import configure_logging, create_app
-from .arguments import port_number, seconds
 from .defects import REGISTRY
 
 GRACEFUL_SHUTDOWN_S = 3

@@ -18,15 +18,16 @@ from typing import Any
 
 from fastapi import HTTPException
 
+from agents.metering.usage import Usage
+from agents.receipts import ids_in, read_detail
+
 from . import faults, records
 from .api import insert_task
 from .controller import Controller
 from .db import Database, now, record_activity
 from .defects import hooks as defects
 from .deliveries import DeliveryError, store
-from .metering.usage import Usage
 from .models import Ack, AgentRunContext, Comment, Delivery, ModelCallReport, ReceiptCreate, Spend, Task, TaskCreate
-from .read_receipts import ids_in, read_detail
 
 
 def ended(run: sqlite3.Row) -> HTTPException:

@@ -101,11 +101,11 @@ def list_agents(request: Request) -> list[Agent]:
 
 @router.post("/agents", status_code=201)
 def create_agent(payload: AgentCreate, request: Request) -> Agent:
-    from .adapters import ADAPTERS
+    from agents.adapters import adapter_names
 
-    if payload.adapter not in ADAPTERS:
+    if payload.adapter not in adapter_names():
         raise HTTPException(
-            status_code=400, detail=f"adapter: unknown adapter {payload.adapter!r}; known: {sorted(ADAPTERS)}"
+            status_code=400, detail=f"adapter: unknown adapter {payload.adapter!r}; known: {adapter_names()}"
         )
     db = controller_of(request).db
     with db.transaction() as conn:

@@ -47,7 +47,7 @@ def create_app(
 ) -> FastAPI:
     """The controller's app; ``defects`` (calibration only) switches on named product defects;
     ``model_upstream`` is where live agents' metering proxies send model calls (a replay server);
-    ``issued_secrets`` is the harness's ledger of the run tokens it mints (see testbed.issued_secrets)."""
+    ``issued_secrets`` is the harness's ledger of the run tokens it mints (see agents.issued_secrets)."""
     product_defects.configure(defects)
     controller = Controller(
         data_dir=data_dir,

@@ -17,10 +17,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agents.issued_secrets import record_run_token
+
 from .credentials import CredentialBox
 from .db import Database, now, record_activity
 from .defects import hooks as defects
-from .issued_secrets import record_run_token
 from .supervisor import Identity, RunnerSpec, Supervisor
 
 SCRIPTED_ADAPTER = "scripted"
@@ -60,7 +61,7 @@ class Controller:
         None  # where live agents' metering proxies send model calls (the replay server); None: the providers
     )
     agent_time_limit_s: float = 600.0
-    issued_secrets: Path | None = None  # the harness's ledger of minted run tokens (see testbed.issued_secrets)
+    issued_secrets: Path | None = None  # the harness's ledger of minted run tokens (see agents.issued_secrets)
     db: Database = field(init=False)
     credentials: CredentialBox = field(init=False)
     supervisor: Supervisor = field(default_factory=Supervisor)

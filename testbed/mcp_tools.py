@@ -22,9 +22,10 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import ValidationError
 
+from agents.workspace import DeliveryError, zip_workspace
+
 from . import agent_ops, skills
 from .controller import Controller
-from .deliveries import DeliveryError, zip_workspace
 from .mcp_mount import bearer, run_of
 from .models import Task
 from .skills import SkillCreate

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .metering.usage import Usage
+from agents.metering.usage import Usage
 
 TaskStatus = Literal["todo", "in_progress", "in_review", "blocked", "done", "cancelled"]
 RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]

@@ -14,9 +14,10 @@ import os
 import sys
 from pathlib import Path
 
-from .adapters import AgentSession, adapter_for
-from .agent_client import AgentClient, RunEnded
-from .supervisor import PROVIDER_KEY_VARIABLES
+from agents.adapters import adapter_for
+from agents.client import AgentClient, RunEnded
+from agents.metering.providers import OPERATOR_VARIABLES
+from agents.session import AgentSession
 
 log = logging.getLogger("testbed.runner")
 
@@ -41,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.INFO, stream=sys.stdout, format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"
     )
     token = os.environ.pop("TESTBED_RUN_TOKEN", "")
-    provider_keys = {name: os.environ.pop(name) for name in PROVIDER_KEY_VARIABLES if name in os.environ}
+    provider_keys = {name: os.environ.pop(name) for name in OPERATOR_VARIABLES if name in os.environ}
     if not token:
         log.error("TESTBED_RUN_TOKEN is not set")
         return 2

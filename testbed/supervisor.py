@@ -18,7 +18,8 @@ from pathlib import Path
 
 import psutil
 
-from .environment import minimal_environment
+from agents.environment import minimal_environment
+from agents.metering.providers import OPERATOR_VARIABLES
 
 START_TIME_TOLERANCE = 0.05
 
@@ -40,11 +41,6 @@ class RunnerSpec:
     time_limit_s: float = 600.0
 
 
-# Provider keys and API base URLs a live agent's metering proxy may need. They travel to the
-# runner in its environment (never argv) and the runner hands them to its proxy only.
-PROVIDER_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
-
-
 @dataclass(frozen=True)
 class Identity:
     pid: int
@@ -62,7 +58,7 @@ class Supervisor:
         spec.workspace.mkdir(parents=True, exist_ok=True)
         keys = {
             name: os.environ[name]
-            for name in PROVIDER_KEY_VARIABLES
+            for name in OPERATOR_VARIABLES  # to the runner in its environment (never argv), for its proxy only
             if os.environ.get(name) and spec.adapter != "scripted"
         }
         env = minimal_environment(TESTBED_RUN_TOKEN=spec.token, **keys)

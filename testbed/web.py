@@ -13,8 +13,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
+from agents.adapters import adapter_names
+
 from . import email_setup, interactions, providers, records, services, skills
-from .adapters import ADAPTERS
 from .api import PathId, controller_of, create_agent, create_task, post_comment, stop_run
 from .defects import hooks as defects
 from .models import AgentCreate, CommentCreate, TaskCreate
@@ -49,7 +50,7 @@ def render_index(
         "tasks": records.tasks(db),
         "agents": (agents := records.agents(db)),
         "managers": defects.hire_form_managers(agents),
-        "adapters": sorted(ADAPTERS),
+        "adapters": adapter_names(),
         "company": records.company(db),
         "error": error,
         "agent_error": agent_error,

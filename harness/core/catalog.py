@@ -27,6 +27,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
+from agents.install import MissingCli, locate
+from agents.registry import AgentCli, LiveProfile, registered
 from harness.core.observable import Fact, unobservable_reason
 from harness.core.verdicts import EvidenceMode
 
@@ -426,77 +428,40 @@ SCRIPTED = Profile(
 )
 
 
-def live_profile(
-    name: str, cli: str, model: str, key: str, description: str, only_cases: tuple[str, ...] = ()
-) -> Profile:
+def live_profile(cli: AgentCli, live: LiveProfile) -> Profile:
     """A real agent CLI with a real model, through the metering proxy to the provider: paid, manual-only."""
     return Profile(
-        name=name,
-        adapter=cli,
-        model=model,
+        name=live.name,
+        adapter=cli.name,
+        model=live.model,
         live=True,
         evidence_mode="live",
-        required_env=(key,),
-        required_binary=cli,
+        required_env=(cli.key_variable,),
+        required_binary=cli.name,
         model_server="provider",
-        agent_cli=cli,
-        only_cases=only_cases,
-        description=description,
+        agent_cli=cli.name,
+        only_cases=live.only_cases,
+        description=live.description,
     )
 
 
-RUNNER_CODEX = live_profile(
-    "runner-codex",
-    "codex",
-    "gpt-5-codex",
-    "OPENAI_API_KEY",
-    "The Codex command-line agent (gpt-5-codex) through the metering proxy to the real provider.",
-)
-# Same adapter, binary and credentials as runner-codex; only the model differs.
-RUNNER_CODEX_MINI = live_profile(
-    "runner-codex-mini",
-    "codex",
-    "gpt-5-mini",
-    "OPENAI_API_KEY",
-    "The Codex command-line agent with a smaller model (gpt-5-mini).",
-)
-RUNNER_CLAUDE = live_profile(
-    "runner-claude",
-    "claude",
-    "claude-sonnet-4-5",
-    "ANTHROPIC_API_KEY",
-    "Claude Code (claude-sonnet-4-5) through the metering proxy to the real provider.",
-)
-RUNNER_OPENCODE = live_profile(
-    "runner-opencode",
-    "opencode",
-    "gpt-5-mini",
-    "OPENAI_API_KEY",
-    "OpenCode (gpt-5-mini over Chat Completions) through the metering proxy; delegation and hiring only.",
-    only_cases=("delegate-feedback", "hire-reuse"),
-)
-
-
-def replay_profile(cli: str, model: str) -> Profile:
+def replay_profile(cli: AgentCli) -> Profile:
     """A real agent CLI against the local model replay: free, deterministic, evidence mode scripted."""
     return Profile(
-        name=f"replay-{cli}",
-        adapter=cli,
-        model=model,
+        name=f"replay-{cli.name}",
+        adapter=cli.name,
+        model=cli.replay_model,
         live=False,
         evidence_mode="scripted",
         model_server="replay",
-        agent_cli=cli,
-        description=f"The real {cli} CLI, its MCP tools and the metering proxy, against the local model replay (free).",
+        agent_cli=cli.name,
+        description=f"The real {cli.name} CLI, its MCP tools and the metering proxy, against the local model replay (free).",
     )
 
 
-REPLAY_PROFILES = (
-    replay_profile("codex", "gpt-5-codex"),
-    replay_profile("claude", "claude-sonnet-4-5"),
-    replay_profile("opencode", "gpt-5-mini"),
-)
-LIVE_PROFILES = (RUNNER_CODEX, RUNNER_CLAUDE, RUNNER_CODEX_MINI, RUNNER_OPENCODE)
+# One of each per registered agent CLI (agents.registry): a new CLI's module brings its profiles.
+REPLAY_PROFILES = tuple(replay_profile(cli) for cli in registered().values())
+LIVE_PROFILES = tuple(live_profile(cli, live) for cli in registered().values() for live in cli.live_profiles)
 
 
 def replay_profiles(clis: tuple[str, ...]) -> tuple[Profile, ...]:
@@ -524,11 +489,9 @@ def suite_definition_hash(suite: Suite) -> str:
 
 def installed_agent_cli(name: str) -> str | None:
     """Where an agent CLI is: the project's pinned install (``make agents``), else PATH."""
-    from testbed.adapters.agent_clis import PACKAGES, MissingCli, locate
-
-    if name in PACKAGES:
+    if name in registered():
         try:
-            return str(locate(name))  # type: ignore[arg-type]
+            return str(locate(name).binary)
         except MissingCli:
             return None
     return shutil.which(name)

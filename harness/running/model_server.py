@@ -38,10 +38,10 @@ def agent_cli_versions(profile: Profile) -> dict[str, str]:
     """``{"codex": "@openai/codex@0.171.0"}`` for the profile's CLI (provenance); raises if it is missing."""
     if profile.agent_cli is None:
         return {}
-    from testbed.adapters.agent_clis import MissingCli, locate
+    from agents.install import MissingCli, locate
 
     try:
-        cli = locate(profile.agent_cli)  # type: ignore[arg-type]
+        cli = locate(profile.agent_cli)
     except MissingCli as error:
         raise InfrastructureFailed(str(error)) from None
     return {cli.name: f"{cli.package}@{cli.version}"}
@@ -59,9 +59,9 @@ def model_server(cell: Cell, override: str | None = None) -> Iterator[ModelServe
     if cell.profile.model_server != "replay":
         yield None
         return
+    from agents.loopback import LoopbackServer
     from replay.scripts import STORY_PACE_S
     from replay.server import create_app
-    from testbed.loopback import LoopbackServer
 
     script = override or (PACED_SCRIPT if cell.case.scripted_pace_s else REPLAY_SCRIPT)
     # The paced script's pause after each file, as long as a person needs to act on this product's UI.

@@ -344,9 +344,9 @@ def hired_reports_to(reports_to: int | None) -> int | None:
 
 def hired_adapter(chosen: str) -> str:
     """The runner the hire form stores, given the one the person chose."""
-    from ..adapters import ADAPTERS
+    from agents.adapters import adapter_names
 
-    return sorted(ADAPTERS)[0] if active("hire-runner-ignored") else chosen
+    return adapter_names()[0] if active("hire-runner-ignored") else chosen
 
 
 def hired_manager(chosen: str) -> str:

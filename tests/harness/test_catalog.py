@@ -71,9 +71,9 @@ def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
 def test_manual_suite_holds_only_paid_live_cells() -> None:
     manual = suite(MANUAL_SUITE)
     assert manual.manual_only
-    assert [p.name for p in manual.profiles] == [
-        "runner-codex",
+    assert [p.name for p in manual.profiles] == [  # by CLI name, each CLI's in the order its entry declares them
         "runner-claude",
+        "runner-codex",
         "runner-codex-mini",
         "runner-opencode",
     ]

@@ -30,9 +30,7 @@ def test_codex_on_paperclip_talks_only_to_the_replay_with_a_dummy_key(tmp_path: 
     assert config["cwd"] == str(tmp_path / "avery") and (tmp_path / "avery").is_dir()
     # the tool server names the instance folder, so teardown finds it; it gets the run's variables, nothing else secret
     args = " ".join(config["extraArgs"])
-    assert (
-        str(tmp_path / "instance") in args and "PAPERCLIP_API_KEY" in args and "testbed.adapters.paperclip_mcp" in args
-    )
+    assert str(tmp_path / "instance") in args and "PAPERCLIP_API_KEY" in args and "agents.paperclip.tool_server" in args
 
 
 def test_claude_on_paperclip_talks_only_to_the_replay_through_our_pinned_cli_and_tools(tmp_path: Path) -> None:
@@ -49,7 +47,7 @@ def test_claude_on_paperclip_talks_only_to_the_replay_through_our_pinned_cli_and
     assert (allow, tools) == ("--allowedTools", "mcp__everyday"), "as root Paperclip's own list has no MCP tool"
     assert not Path(path).is_relative_to(tmp_path / "avery"), "a delivery zips the workspace: no config in it"
     [server] = json.loads(Path(path).read_text())["mcpServers"].values()
-    assert server["type"] == "stdio" and "testbed.adapters.paperclip_mcp" in server["args"]
+    assert server["type"] == "stdio" and "agents.paperclip.tool_server" in server["args"]
     assert str(tmp_path / "instance") in server["args"] and "PAPERCLIP_API_KEY" not in json.dumps(server)
 
 

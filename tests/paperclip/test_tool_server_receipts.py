@@ -7,12 +7,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from agents.loopback import LoopbackServer
+from agents.paperclip.runner import RECEIPTS_FOLDER
+from agents.paperclip.tool_server import StderrReceipts
+from agents.workspace_watch import WorkspaceWatch
 from harness.products.paperclip.api import PaperclipApi
 from harness.products.records import Receipt
-from testbed.adapters.paperclip_mcp import StderrReceipts
-from testbed.adapters.paperclip_runner import RECEIPTS_FOLDER
-from testbed.adapters.workspace_watch import WorkspaceWatch
-from testbed.loopback import LoopbackServer
 
 
 async def no_log(scope, receive, send) -> None:  # type: ignore[no-untyped-def]

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from agents.loopback import LoopbackServer
 from replay.server import Call, create_app
-from testbed.loopback import LoopbackServer
 
 
 class Replay:

@@ -6,12 +6,13 @@ import subprocess
 
 import pytest
 
-from testbed.adapters.agent_clis import PACKAGES, MissingCli, locate, pinned_versions, provenance
+from agents.install import MissingCli, locate, pinned_versions, provenance
+from agents.registry import registered
 
 pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
 
 
-@pytest.mark.parametrize("name", sorted(PACKAGES))
+@pytest.mark.parametrize("name", sorted(registered()))
 def test_each_cli_is_installed_at_its_pin_and_runs(name, tmp_path):
     """Run with a home of its own: a CLI writes its state there on first start, and none may stay behind."""
     cli = locate(name)
@@ -27,7 +28,7 @@ def test_each_cli_is_installed_at_its_pin_and_runs(name, tmp_path):
 
 
 def test_provenance_names_every_cli_with_its_version():
-    assert provenance() == {name: f"{package}@{pinned_versions()[package]}" for name, (package, _) in PACKAGES.items()}
+    assert provenance() == {name: f"{cli.package}@{cli.version}" for name, cli in registered().items()}
 
 
 def test_a_missing_cli_names_the_command_that_installs_it(tmp_path, monkeypatch):

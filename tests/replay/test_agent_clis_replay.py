@@ -10,19 +10,16 @@ from __future__ import annotations
 
 import pytest
 
+from agents.cli_agent import last
+from agents.install import locate
+from agents.launch import LaunchRequest, RunOutcome, run
+from agents.metering.proxy import CallReport, ProxyConfig, start_proxy
+from agents.registry import registered
 from replay import reference
-from testbed.adapters import claude_cli, codex_cli, opencode_cli
-from testbed.adapters.agent_clis import locate
-from testbed.adapters.cli_launch import LaunchRequest, RunOutcome, run
-from testbed.metering.proxy import CallReport, ProxyConfig, start_proxy
 
 pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
 
-CLIS = {
-    "codex": (codex_cli, "openai", "gpt-5-codex"),
-    "claude": (claude_cli, "anthropic", "claude-sonnet-4-5"),
-    "opencode": (opencode_cli, "openai", "gpt-5-mini"),
-}
+CLIS = registered()
 PROMPT = "Write slugify.py (a command-line slug tool), a README and tests, run the tests, then say what you did."
 THROWAWAY_KEY = "proxy-only-throwaway-key"
 
@@ -36,11 +33,15 @@ def run_cli(
     prompt: str = PROMPT,
     resume_session: str | None = None,
 ) -> tuple[RunOutcome, list[CallReport]]:
-    module, provider, model = CLIS[name]
+    cli = CLIS[name]
     reports: list[CallReport] = []
     _, proxy = start_proxy(
         ProxyConfig(
-            upstream=upstream, provider=provider, client_key=THROWAWAY_KEY, simulated=True, budget_cents=budget_cents
+            upstream=upstream,
+            provider=cli.provider,
+            client_key=THROWAWAY_KEY,
+            simulated=True,
+            budget_cents=budget_cents,
         ),
         reports.append,
     )
@@ -52,11 +53,11 @@ def run_cli(
             prompt=prompt,
             proxy_url=proxy.url,
             proxy_key=THROWAWAY_KEY,
-            model=model,
+            model=cli.replay_model,
             timeout_seconds=timeout,
             resume_session=resume_session,
         )
-        outcome = run(module.launch(request))
+        outcome = run(cli.launch(request))
     finally:
         proxy.stop()
     return outcome, reports
@@ -73,6 +74,7 @@ def test_cli_builds_the_reference_project_through_the_proxy(name, tmp_path, repl
     assert not outcome.timed_out
     metered = [report for report in reports if report.usage]
     assert len(metered) >= 6 and all(report.simulated for report in metered)
+    assert {report.protocol for report in metered} == {CLIS[name].protocol}  # the wire protocol its entry declares
     assert sum(report.cost_cents for report in metered) > 0
     assert not [report for report in reports if report.refused]
     # Every model call went through the proxy, and nothing else reached the "provider".
@@ -96,12 +98,12 @@ def test_budget_stop_ends_the_cli_and_nothing_more_reaches_upstream(name, tmp_pa
 @pytest.mark.parametrize("name", sorted(CLIS))
 def test_an_environment_dump_shows_a_cleared_environment_without_the_real_key(name, tmp_path, replay, monkeypatch):
     monkeypatch.setenv("RUNNER_ONLY_CANARY", "runner-environment-leaked")
-    module, provider, model = CLIS[name]
+    cli = CLIS[name]
     reports: list[CallReport] = []
     _, proxy = start_proxy(
         ProxyConfig(
             upstream=replay.url + "/scripts/environment-dump",
-            provider=provider,
+            provider=cli.provider,
             client_key=THROWAWAY_KEY,
             upstream_key="real-provider-key-held-by-the-proxy",
             simulated=True,
@@ -116,10 +118,10 @@ def test_an_environment_dump_shows_a_cleared_environment_without_the_real_key(na
             prompt=PROMPT,
             proxy_url=proxy.url,
             proxy_key=THROWAWAY_KEY,
-            model=model,
+            model=cli.replay_model,
             timeout_seconds=120,
         )
-        outcome = run(module.launch(request))
+        outcome = run(cli.launch(request))
     finally:
         proxy.stop()
     dump = tmp_path / "workspace" / "environment.txt"
@@ -170,24 +172,18 @@ def test_the_late_message_script_delivers_without_the_late_requirement(name, tmp
 
 def test_the_proxy_prices_claude_calls_as_claude_code_itself_does(tmp_path, replay):
     """Claude Code prices its own usage (total_cost_usd): the same tokens at the table's prices must agree."""
-    import json
-
     outcome, reports = run_cli("claude", tmp_path, replay.url)
-    result = next(
-        json.loads(line)
-        for line in reversed(outcome.stdout.splitlines())
-        if line.startswith("{") and json.loads(line).get("type") == "result"
-    )
+    reported_usd = last(CLIS["claude"].reported_cost_usd, outcome.stdout)  # its entry's cost parser
     proxy_cents = sum(report.cost_cents for report in reports)
-    assert proxy_cents > 0
-    assert proxy_cents == pytest.approx(result["total_cost_usd"] * 100, rel=0.01)
+    assert proxy_cents > 0 and reported_usd is not None
+    assert proxy_cents == pytest.approx(reported_usd * 100, rel=0.01)
 
 
 @pytest.mark.parametrize("name", sorted(CLIS))
 def test_a_resumed_session_brings_the_new_message_with_the_whole_history(name, tmp_path, replay):
     """How a late message will reach an agent whose turn has ended: the same session, resumed."""
     first, _ = run_cli(name, tmp_path, replay.url)
-    session = CLIS[name][0].session_id(first.stdout)
+    session = CLIS[name].session_id(first.stdout)
     assert session, f"{name} printed no session id"
     calls_before = len(replay.calls())
     late = "A late message from the user: also support --max-length N."

@@ -112,7 +112,7 @@ def test_a_script_is_chosen_by_path_and_unknown_paths_are_logged(replay):
 
 
 def _briefing(body: str, teammates: str = "", news: str = "") -> str:
-    from testbed.adapters.instructions import TOOLS
+    from agents.instructions import TOOLS
 
     parts = ["You are Avery, lead engineer.", f"Your task #1: Build it\n\n{body}"]
     if teammates:
@@ -123,9 +123,9 @@ def _briefing(body: str, teammates: str = "", news: str = "") -> str:
 
 
 def test_the_story_script_builds_revises_delegates_or_replies_from_the_briefing():
+    from agents.instructions import resume_prompt
     from oracle.tasks.slugify.contract import BUILD_TASK, REVISION_SEPARATOR, delegation_task, nonce_request
     from replay.scripts import script
-    from testbed.adapters.instructions import resume_prompt
 
     build = script("story", _briefing(BUILD_TASK))
     assert build.name == "story-build" and [s.tool for s in build.steps if s.kind == "tool"] == [

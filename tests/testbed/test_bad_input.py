@@ -17,12 +17,12 @@ import pytest
 from fastapi.routing import APIRoute
 from product_helpers import new_agent, raw_exchange, runner_token
 
+from agents.environment import minimal_environment
 from harness.products.testbed import ApiClient, TestbedInstance
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
 from testbed import agent_api, models, web
 from testbed import api as public_api
 from testbed.body_deadline import ENV as BODY_TIMEOUT_ENV
-from testbed.environment import minimal_environment
 
 HUGE = 2**63
 INT_BODY_FIELDS = {  # every integer a request body carries, by route
@@ -337,7 +337,7 @@ def test_the_agents_test_subprocess_environment_is_the_allow_list(monkeypatch: p
 
 
 SERVE = ["testbed", "serve", "--data", "data", "--port", "0"]
-METERING = ["testbed.metering", "--upstream", "http://127.0.0.1:9", "--provider", "openai", "--client-key", "k"]
+METERING = ["agents.metering", "--upstream", "http://127.0.0.1:9", "--provider", "openai", "--client-key", "k"]
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,7 @@ import httpx
 import pytest
 from product_helpers import model_call_report, runner_token, unique
 
+from agents.receipts import ids_in
 from calibration.product_defects import DEFECT_CASES, missing_cases, unknown_defects
 from harness.decisions.contract import (
     AGENTMAIL_KEY_PAGE,
@@ -47,7 +48,6 @@ from oracle.tasks.slugify.contract import (
 )
 from stories.create_skill_studio import SKILL_REQUEST, SKILL_TASK_TITLE
 from testbed.defects import REGISTRY, Area
-from testbed.read_receipts import ids_in
 
 pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
 

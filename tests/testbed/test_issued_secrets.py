@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from agents import issued_secrets
 from harness.evidence.recorder import EvidenceRecorder
 from harness.products.testbed import TestbedInstance
 from harness.products.testbed.secrets import SECRET_PATTERNS
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
-from testbed import issued_secrets
 
 
 def test_the_ledger_lists_each_token_once_with_its_proxy_key_and_skips_a_cut_line(tmp_path: Path) -> None:

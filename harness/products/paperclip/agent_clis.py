@@ -22,7 +22,7 @@ Measured with paperclipai 2026.824.1 and codex-cli 0.171.0 (``make agents``):
   replay cells on both products run the same CLI;
 - ``extraArgs`` follow Paperclip's own ``exec --json`` arguments: ``-c``
   overrides add the agent's work tools as a stdio MCP server
-  (``testbed.adapters.paperclip_mcp``), which gets the run's Paperclip
+  (``agents.paperclip.tool_server``), which gets the run's Paperclip
   variables through ``env_vars`` and acts as the run through Paperclip's agent API.
 
 ``claude_local`` (same releases, Claude Code 2.1.332): its ``env`` reaches the
@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
-MCP_MODULE = "testbed.adapters.paperclip_mcp"
+MCP_MODULE = "agents.paperclip.tool_server"
 MCP_NAME = "everyday"  # the tool server's name in each CLI's config: its tools are mcp__everyday__deliver and so on
 PROVIDER = "everyday_replay"
 KEY_VARIABLE = "OPENAI_API_KEY"  # the variable Paperclip's credential gate looks for (codex_local)
@@ -97,8 +97,8 @@ def tool_server_args(settings: dict[str, str]) -> list[str]:
 
 def codex_local_config(name: str, model: str, settings: dict[str, str]) -> dict[str, Any]:
     """``adapterConfig`` for a codex agent whose model is the harness's replay server."""
-    from testbed.adapters.agent_clis import locate
-    from testbed.adapters.codex_cli import MCP_WAIT
+    from agents.clis.codex import MCP_WAIT
+    from agents.install import locate
 
     upstream = model_upstream("codex", settings)
     workspace = agent_workspace(Path(settings["workspaces"]), name)
@@ -153,8 +153,8 @@ def codex_local_config(name: str, model: str, settings: dict[str, str]) -> dict[
 
 def claude_local_config(name: str, model: str, settings: dict[str, str]) -> dict[str, Any]:
     """``adapterConfig`` for a Claude Code agent whose model is the harness's replay server."""
-    from testbed.adapters.agent_clis import locate
-    from testbed.adapters.claude_cli import OFFLINE_ENV
+    from agents.clis.claude import OFFLINE_ENV
+    from agents.install import locate
 
     upstream = model_upstream("claude", settings)
     workspace = agent_workspace(Path(settings["workspaces"]), name)

@@ -33,6 +33,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from agents.paperclip.runner import RECEIPT_MARK, RECEIPTS_FOLDER
 from harness.products.http import product_answer, product_client, product_json
 from harness.products.paperclip.agent_clis import claude_local_config, codex_local_config
 from harness.products.records import (
@@ -51,7 +52,6 @@ from harness.products.records import (
     Task,
     TaskSummary,
 )
-from testbed.adapters.paperclip_runner import RECEIPT_MARK, RECEIPTS_FOLDER
 
 TASK_STATUSES = {
     "backlog": "todo",
@@ -88,7 +88,7 @@ PAPERCLIP_ROLES = {
     "researcher",
     "general",
 }
-SCRIPTED_MODULE = "testbed.adapters.paperclip_runner"
+SCRIPTED_MODULE = "agents.paperclip.runner"
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 
 

@@ -25,12 +25,12 @@ from types import TracebackType
 import httpx
 import psutil
 
+from agents import issued_secrets
 from harness.products.base import InstanceError
 from harness.products.paperclip import install
 from harness.products.paperclip.api import PaperclipApi
 from harness.products.processes import free_port, kill_groups, marked_processes, process_group_alive, stop_process
 from harness.products.processes import process_alive as _process_alive
-from testbed import issued_secrets
 
 __all__ = ["PaperclipInstance", "free_port", "paperclip_env"]
 

@@ -7,6 +7,7 @@ findings (a story failing on it is ours to fix).
 
 from __future__ import annotations
 
+from agents.registry import registered
 from harness.core.catalog import (
     LOCAL,
     MANUAL_SUITE,
@@ -25,7 +26,7 @@ PRODUCT = ProductDeclaration(
         Environment(name=LOCAL, description="Runners are processes on this machine, spawned by the testbed."),
     ),
     suites=ProductSuites(scripted=SCRIPTED_SUITE, replay=REPLAY_SUITE, live=MANUAL_SUITE),
-    replay_clis=("codex", "claude", "opencode"),
+    replay_clis=tuple(registered()),  # its runners run every registered agent CLI
     capabilities=(
         "delegation",
         "controller-restart",

@@ -14,15 +14,17 @@ from harness.products.testbed.pages import HireFormPage, TaskListPage, TaskPage
 from harness.products.testbed.secrets import SECRET_PATTERNS
 from harness.products.testbed.skill_pages import TaskSkillsPanel
 
-TESTBED_SOURCES = Path(__file__).resolve().parents[3] / "testbed"
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
+# The product and the agent runtime its runners run (the scripted agent, the CLI runner, the metering proxy).
+TESTBED_SOURCES = (PROJECT_ROOT / "testbed", PROJECT_ROOT / "agents")
 
 
 @cache
 def testbed_digest() -> str:
-    """sha256 over the testbed's Python sources (names and bytes)."""
+    """sha256 over the Python sources of the testbed and of the agents its runners run (names and bytes)."""
     digest = hashlib.sha256()
-    for path in sorted(TESTBED_SOURCES.rglob("*.py")):
-        digest.update(str(path.relative_to(TESTBED_SOURCES)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in sorted(path for folder in TESTBED_SOURCES for path in folder.rglob("*.py")):
+        digest.update(str(path.relative_to(PROJECT_ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -34,7 +36,7 @@ class TestbedDriver:
     meters_model_calls = True  # every run's metering proxy has each call recorded before it forwards it
 
     def version(self) -> str:
-        """The testbed ships with the harness: its version is a digest of its own sources."""
+        """The testbed ships with the harness: its version is a digest of its sources and its runners' agents."""
         return f"src-{testbed_digest()[:12]}"
 
     def published_assets(self) -> frozenset[str]:

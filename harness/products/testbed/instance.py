@@ -23,6 +23,7 @@ from types import TracebackType
 import httpx
 import psutil
 
+from agents import issued_secrets
 from harness.products.base import InstanceError
 from harness.products.processes import (
     free_port,
@@ -32,7 +33,6 @@ from harness.products.processes import (
     process_group_alive,
     stop_process,
 )
-from testbed import issued_secrets
 
 from .api import ApiClient
 from .forked import ForkedController

@@ -11,6 +11,6 @@ import re
 
 SECRET_PATTERNS: dict[str, re.Pattern[bytes]] = {
     "testbed run token": re.compile(rb"tbrun_[A-Za-z0-9_\-]{20,}"),
-    # The key a live agent CLI gets for its run's metering proxy (testbed.adapters.cli_agent).
+    # The key a live agent CLI gets for its run's metering proxy (agents.cli_agent).
     "metering proxy key": re.compile(rb"throwaway-[A-Za-z0-9_\-]{24,}"),
 }

@@ -6,16 +6,16 @@ import io
 import zipfile
 from pathlib import Path
 
-from oracle.tasks.slugify.contract import BUILD_TASK, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
-from oracle.tasks.slugify_tests.contract import QA_TASK, qa_delegation_task
-from testbed.adapters.scripted import (
+from agents.scripted.agent import (
     DELEGATION,
     nonce_in,
     strip_delegation,
     suite_request,
     zip_workspace,
 )
-from testbed.adapters.slugify_project import Requirements
+from agents.scripted.slugify_project import Requirements
+from oracle.tasks.slugify.contract import BUILD_TASK, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
+from oracle.tasks.slugify_tests.contract import QA_TASK, qa_delegation_task
 
 
 def test_requirements_come_from_keywords_in_the_contract_texts() -> None:

@@ -1,4 +1,4 @@
-"""Launching Codex CLI (``@openai/codex``) against the metering proxy.
+"""Codex CLI (``@openai/codex``): its registry entry, and how it is launched against the metering proxy.
 
 Measured with codex-cli 0.171.0:
 - it ignores ``OPENAI_BASE_URL``; a custom provider in ``$CODEX_HOME/config.toml``
@@ -21,8 +21,10 @@ Measured with codex-cli 0.171.0:
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from .cli_launch import LaunchRequest, LaunchSpec, base_env, first_json_field
+from ..launch import LaunchRequest, LaunchSpec, base_env
+from ..registry import AgentCli, LiveProfile, agent_cli
 
 PROVIDER = "metered"
 KEY_VARIABLE = "METERED_API_KEY"
@@ -68,32 +70,60 @@ def mcp_table(request: LaunchRequest) -> list[str]:
     ]
 
 
-def launch(request: LaunchRequest) -> LaunchSpec:
-    codex_home = request.home / ".codex"
-    env = base_env(request.home) | {"CODEX_HOME": str(codex_home), KEY_VARIABLE: request.proxy_key}
-    if request.mcp is not None:
-        env[MCP_TOKEN_VARIABLE] = request.mcp.token
-    options = [
-        "--json",
-        "--skip-git-repo-check",
-        "--dangerously-bypass-approvals-and-sandbox",
-        "--disable",
-        "plugins",
-        "-c",
-        "analytics.enabled=false",
-    ]
-    if request.resume_session:
-        argv = [str(request.cli.binary), "exec", "resume", *options, request.resume_session, request.prompt]
-    else:
-        argv = [str(request.cli.binary), "exec", *options, "-C", str(request.workspace), request.prompt]
-    return LaunchSpec(
-        argv=argv,
-        env=env,
-        cwd=request.workspace,
-        files={codex_home / "config.toml": config_toml(request)},
-        timeout_seconds=request.timeout_seconds,
+@agent_cli
+class Codex(AgentCli):
+    name = "codex"
+    package = "@openai/codex"
+    version = "0.171.0"
+    binary = "codex"
+    provider = "openai"
+    protocol = "responses"
+    session_field = "thread_id"
+    replay_model = "gpt-5-codex"
+    live_profiles = (
+        LiveProfile(
+            name="runner-codex",
+            model="gpt-5-codex",
+            description="The Codex command-line agent (gpt-5-codex) through the metering proxy to the real provider.",
+        ),
+        # Same adapter, binary and credentials as runner-codex; only the model differs.
+        LiveProfile(
+            name="runner-codex-mini",
+            model="gpt-5-mini",
+            description="The Codex command-line agent with a smaller model (gpt-5-mini).",
+        ),
     )
 
+    def launch(self, request: LaunchRequest) -> LaunchSpec:
+        """The argv, environment and ``config.toml`` of one turn (``exec``, or ``exec resume`` with a session)."""
+        codex_home = request.home / ".codex"
+        env = base_env(request.home) | {"CODEX_HOME": str(codex_home), KEY_VARIABLE: request.proxy_key}
+        if request.mcp is not None:
+            env[MCP_TOKEN_VARIABLE] = request.mcp.token
+        options = [
+            "--json",
+            "--skip-git-repo-check",
+            "--dangerously-bypass-approvals-and-sandbox",
+            "--disable",
+            "plugins",
+            "-c",
+            "analytics.enabled=false",
+        ]
+        if request.resume_session:
+            argv = [str(request.cli.binary), "exec", "resume", *options, request.resume_session, request.prompt]
+        else:
+            argv = [str(request.cli.binary), "exec", *options, "-C", str(request.workspace), request.prompt]
+        return LaunchSpec(
+            argv=argv,
+            env=env,
+            cwd=request.workspace,
+            files={codex_home / "config.toml": config_toml(request)},
+            timeout_seconds=request.timeout_seconds,
+        )
 
-def session_id(stdout: str) -> str | None:
-    return first_json_field(stdout, "thread_id")
+    def final_text(self, event: dict[str, Any]) -> str | None:
+        item = event.get("item") or {}
+        text = item.get("text")
+        if event.get("type") == "item.completed" and item.get("type") == "agent_message" and isinstance(text, str):
+            return text
+        return None

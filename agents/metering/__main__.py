@@ -1,4 +1,4 @@
-"""``python -m testbed.metering --upstream URL --provider openai --client-key K``: a proxy in its own process.
+"""``python -m agents.metering --upstream URL --provider openai --client-key K``: a proxy in its own process.
 
 The real key, if any, is read from ``$METERING_UPSTREAM_KEY`` (never an
 argument: arguments are visible to every process). Each call's report is
@@ -19,7 +19,7 @@ from .proxy import CallReport, MeteringProxy, ProxyConfig
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m testbed.metering", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m agents.metering", description=__doc__)
     parser.add_argument("--upstream", required=True)
     parser.add_argument("--provider", choices=["openai", "anthropic"], required=True)
     parser.add_argument("--client-key", required=True)

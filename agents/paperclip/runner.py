@@ -1,6 +1,6 @@
-"""``python -m testbed.adapters.paperclip_runner``: the scripted agent, run by Paperclip's ``process`` adapter.
+"""``python -m agents.paperclip.runner``: the scripted agent, run by Paperclip's ``process`` adapter.
 
-The behaviour is :class:`testbed.adapters.scripted.ScriptedAgent`, unchanged;
+The behaviour is :class:`agents.scripted.agent.ScriptedAgent`, unchanged;
 this module is only the thin client that lets it act through Paperclip's
 agent API (``PAPERCLIP_API_URL`` with the per-run ``PAPERCLIP_API_KEY``)
 instead of the testbed's. It answers the same calls with the same shapes:
@@ -31,10 +31,10 @@ from typing import Any
 import httpx
 
 from ..issued_secrets import LEDGER_NAME, record_run_token
-from . import AgentSession
-from .scripted import ScriptedAgent
+from ..scripted.agent import ScriptedAgent
+from ..session import AgentSession
 
-log = logging.getLogger("testbed.paperclip_runner")
+log = logging.getLogger("agents.paperclip.runner")
 RECEIPT_MARK = "EVERYDAY-RECEIPT "
 # A CLI's run log is the CLI's own stream, so our tool server beside it keeps its receipts in the instance's folder:
 # <instance>/receipts/<run id>.jsonl, one receipt a line (read with the log's by the driver).
@@ -235,7 +235,7 @@ class PaperclipAgentClient:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m testbed.adapters.paperclip_runner")
+    parser = argparse.ArgumentParser(prog="python -m agents.paperclip.runner")
     parser.add_argument("--instance", required=True, help="the instance folder: marks this process for teardown")
     args = parser.parse_args(argv)
     logging.basicConfig(

@@ -1,21 +1,20 @@
-"""Agent adapters: what actually does the work inside a runner process.
+"""What an agent adapter gets for one run, and what it must do with it.
 
-An adapter gets an :class:`AgentSession` (its workspace, pace and the agent
-API client) and returns when its run is over, having reported ``finish``.
-Real agent CLIs (``codex``, ``claude``, ``opencode``) plug in through
-:mod:`cli_agent`; each is one entry here.
+An adapter (the scripted agent, a registered CLI through
+:mod:`agents.cli_agent`) gets an :class:`AgentSession` (its workspace, pace
+and the product's agent API client) and returns when its run is over, having
+reported ``finish``.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from ..agent_client import AgentClient
+    from .client import AgentClient
 
 
 THINK_STEPS = 10
@@ -53,31 +52,3 @@ class AgentSession:
 
 class Adapter(Protocol):
     def run(self, session: AgentSession) -> None: ...
-
-
-def _scripted() -> Adapter:
-    from .scripted import ScriptedAgent
-
-    return ScriptedAgent()
-
-
-def _cli(name: str) -> Callable[[], Adapter]:
-    def make() -> Adapter:
-        from .cli_agent import adapter
-
-        return adapter(name)
-
-    return make
-
-
-ADAPTERS: dict[str, Callable[[], Adapter]] = {
-    "scripted": _scripted,
-    **{name: _cli(name) for name in ("codex", "claude", "opencode")},
-}
-
-
-def adapter_for(name: str) -> Adapter:
-    try:
-        return ADAPTERS[name]()
-    except KeyError:
-        raise ValueError(f"unknown adapter {name!r}; known: {sorted(ADAPTERS)}") from None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from testbed.adapters.cli_agent import Turn, reported_cost_of_run
+from agents.cli_agent import Turn, reported_cost_of_run
 
 
 def turn(session: str | None, cost: float | None) -> Turn:

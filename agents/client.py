@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-log = logging.getLogger("testbed.runner.client")
+log = logging.getLogger("agents.client")
 
 # The runner's wall-clock limit for waiting on an unreachable controller.
 RETRY_FOR_SECONDS = 15 * 60

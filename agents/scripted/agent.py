@@ -30,10 +30,10 @@ import subprocess
 import sys
 from typing import Any
 
-from ..deliveries import zip_workspace
 from ..environment import minimal_environment
-from ..read_receipts import ids_of, read_detail
-from . import AgentSession
+from ..receipts import ids_of, read_detail
+from ..session import AgentSession
+from ..workspace import zip_workspace
 from .provider_requests import catalog_entry, reach_provider
 from .service_requests import (
     connect_provider,
@@ -46,7 +46,7 @@ from .service_requests import (
 from .slugify_project import Requirements, project, source
 from .slugify_suite import suite
 
-log = logging.getLogger("testbed.runner.scripted")
+log = logging.getLogger("agents.scripted")
 
 PERSONAS = (
     "default",
@@ -355,7 +355,7 @@ class ScriptedAgent:
     def _start_background_writer(self) -> subprocess.Popen[bytes]:
         """A detached process in a NEW session, so killing the runner's process group misses it."""
         return subprocess.Popen(
-            [sys.executable, "-m", "testbed.adapters.background_writer", str(self.s.workspace), str(os.getpid())],
+            [sys.executable, "-m", "agents.scripted.background_writer", str(self.s.workspace), str(os.getpid())],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

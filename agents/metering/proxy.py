@@ -25,7 +25,6 @@ import re
 import threading
 import uuid
 from collections.abc import AsyncIterator, Callable
-from typing import Literal
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -36,9 +35,8 @@ from starlette.routing import Route
 
 from ..loopback import LoopbackServer
 from .prices import UnpricedModel, price_table
+from .providers import Provider
 from .usage import Protocol, Usage, UsageReader, protocol_of
-
-Provider = Literal["openai", "anthropic"]
 
 # Headers that describe one hop, or the key: never forwarded in either direction.
 HOP_HEADERS = {

@@ -1,4 +1,4 @@
-"""``python -m testbed.adapters.paperclip_mcp``: the agent's work tools on Paperclip, as a stdio MCP server.
+"""``python -m agents.paperclip.tool_server``: the agent's work tools on Paperclip, as a stdio MCP server.
 
 A real agent CLI on the testbed works through the testbed's MCP tools
 (``testbed/mcp_tools.py``); on Paperclip, whose ``codex_local`` adapter
@@ -7,7 +7,7 @@ Paperclip's agent API instead, with the run's own credentials: the CLI
 starts this server and hands it ``PAPERCLIP_API_URL``, ``PAPERCLIP_API_KEY``
 (the run's token) and the run, agent and company ids, which Paperclip put
 in the CLI's environment. It is the CLI agent's counterpart of
-``paperclip_runner`` (the scripted agent's) and reuses its client.
+``runner`` (the scripted agent's) and reuses its client.
 
 Stdout is the MCP channel, so nothing else may print there: the client's
 tool receipts are logged to stderr, which the CLI keeps, not to the run log.
@@ -27,12 +27,12 @@ from typing import Any, Literal
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from ..deliveries import DeliveryError, zip_workspace
 from ..issued_secrets import LEDGER_NAME, record_run_token
-from .paperclip_runner import RECEIPTS_FOLDER, PaperclipAgentClient
-from .workspace_watch import WorkspaceWatch
+from ..workspace import DeliveryError, zip_workspace
+from ..workspace_watch import WorkspaceWatch
+from .runner import RECEIPTS_FOLDER, PaperclipAgentClient
 
-log = logging.getLogger("testbed.paperclip_mcp")
+log = logging.getLogger("agents.paperclip.tool_server")
 SERVER_NAME = "everyday"
 INSTRUCTIONS = """\
 Tools for the Paperclip issue you were woken for: read it and the user's new
@@ -133,7 +133,7 @@ def create_server(client: StderrReceipts, workspace: Path) -> MCPServer:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m testbed.adapters.paperclip_mcp")
+    parser = argparse.ArgumentParser(prog="python -m agents.paperclip.tool_server")
     parser.add_argument("--instance", required=True, help="the instance folder: marks this process for teardown")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s %(message)s")

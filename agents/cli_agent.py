@@ -1,4 +1,4 @@
-"""A real agent CLI (Codex, Claude Code, OpenCode) as a runner adapter.
+"""A registered agent CLI (Codex, Claude Code, OpenCode, ...) as a runner adapter.
 
 One run: a fresh private home, a cleared environment, the task's workspace
 as working folder, the product's MCP tools, and a metering proxy on loopback
@@ -23,47 +23,28 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from ..agent_client import AgentApiError, RunEnded
-from ..issued_secrets import proxy_key
-from ..metering.proxy import CallNotAdmitted, CallReport, ProxyConfig, start_proxy
-from ..read_receipts import read_detail
-from . import AgentSession, claude_cli, codex_cli, instructions, opencode_cli
-from .agent_clis import CliName, locate
-from .cli_launch import LaunchRequest, McpServer, end_group, start
+from . import instructions
+from .client import AgentApiError, RunEnded
+from .install import locate
+from .issued_secrets import proxy_key
+from .launch import InstalledCli, LaunchRequest, McpServer, end_group, start
+from .metering.providers import BASE_URL_VARIABLE, KEY_VARIABLE
+from .metering.proxy import CallNotAdmitted, CallReport, ProxyConfig, start_proxy
+from .receipts import read_detail
+from .registry import AgentCli, cli
+from .session import AgentSession
 from .workspace_watch import WorkspaceWatch
 
-log = logging.getLogger("testbed.runner.cli")
+log = logging.getLogger("agents.cli")
 
 POLL_SECONDS = 0.2
-# The provider's key and where its API lives (the proxy appends the CLI's request path) come from the
-# operator's environment, under the names the providers' own SDKs read; the code names no host.
-PROVIDER_KEY_VARIABLE = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
-PROVIDER_BASE_URL_VARIABLE = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
-
-
-class CliKind(BaseModel):
-    """How one CLI plugs in: its launch module and whose wire protocol (and prices) it speaks."""
-
-    name: CliName
-    provider: str
-
-    @property
-    def module(self) -> ModuleType:
-        return {"codex": codex_cli, "claude": claude_cli, "opencode": opencode_cli}[self.name]
-
-
-CLI_KINDS: dict[str, CliKind] = {
-    "codex": CliKind(name="codex", provider="openai"),
-    "claude": CliKind(name="claude", provider="anthropic"),
-    "opencode": CliKind(name="opencode", provider="openai"),
-}
+T = TypeVar("T")
 
 
 class Turn(BaseModel):
@@ -79,15 +60,15 @@ class Turn(BaseModel):
 class Meter:
     """The run's metering proxy: forwards, prices, reports each call, and trips the budget stop."""
 
-    def __init__(self, session: AgentSession, kind: CliKind) -> None:
+    def __init__(self, session: AgentSession, kind: AgentCli) -> None:
         self.session = session
         if not session.token:  # a key derived from nothing would be the same for every run
             raise RuntimeError("a metered run needs its run token: its proxy key is derived from it")
         self.client_key = proxy_key(session.token)  # derived, so the harness that knows the token knows it too
-        upstream = session.model_upstream or session.provider_keys.get(PROVIDER_BASE_URL_VARIABLE[kind.provider])
-        real_key = session.provider_keys.get(PROVIDER_KEY_VARIABLE[kind.provider])
+        upstream = session.model_upstream or session.provider_keys.get(BASE_URL_VARIABLE[kind.provider])
+        real_key = session.provider_keys.get(KEY_VARIABLE[kind.provider])
         if not session.model_upstream and not (real_key and upstream):
-            needed = f"{PROVIDER_KEY_VARIABLE[kind.provider]} and {PROVIDER_BASE_URL_VARIABLE[kind.provider]}"
+            needed = f"{KEY_VARIABLE[kind.provider]} and {BASE_URL_VARIABLE[kind.provider]}"
             raise RuntimeError(f"a live run needs {needed} for the real provider (no model upstream configured)")
         self.config = ProxyConfig(
             upstream=upstream,
@@ -141,7 +122,7 @@ def read_inbox(session: AgentSession) -> list[dict[str, Any]]:
 
 
 class CliAgent:
-    def __init__(self, kind: CliKind) -> None:
+    def __init__(self, kind: AgentCli) -> None:
         self.kind = kind
 
     def run(self, session: AgentSession) -> None:
@@ -179,7 +160,14 @@ class CliAgent:
         self._finish(session, meter, turns)
 
     def _turn(
-        self, session: AgentSession, cli, home: Path, meter: Meter, prompt: str, resume: str | None, deadline: float
+        self,
+        session: AgentSession,
+        cli: InstalledCli,
+        home: Path,
+        meter: Meter,
+        prompt: str,
+        resume: str | None,
+        deadline: float,
     ) -> Turn:
         request = LaunchRequest(
             cli=cli,
@@ -193,7 +181,7 @@ class CliAgent:
             resume_session=resume,
             mcp=McpServer(url=session.controller_url.rstrip("/") + "/mcp/", token=session.token),
         )
-        spec = self.kind.module.launch(request)
+        spec = self.kind.launch(request)
         out_path = home / f"turn-{time.monotonic_ns()}.jsonl"
         started = time.monotonic()
 
@@ -224,13 +212,13 @@ class CliAgent:
         for line in output.splitlines()[-40:]:
             log.info("%s| %s", cli.name, line[:400])
         return Turn(
-            session=self.kind.module.session_id(output) or resume,
+            session=self.kind.session_id(output) or resume,
             seconds=round(time.monotonic() - started, 3),
             exit_code=None if timed_out or stopped else process.returncode,
             timed_out=timed_out,
             stopped_for_budget=stopped or meter.refused.is_set(),
-            final_text=_final_text(output),
-            reported_cost_usd=_reported_cost_usd(output),
+            final_text=(last(self.kind.final_text, output) or "").strip(),
+            reported_cost_usd=last(self.kind.reported_cost_usd, output),
         )
 
     def _finish(self, session: AgentSession, meter: Meter, turns: list[Turn]) -> None:
@@ -273,32 +261,19 @@ def _events(output: str) -> Iterator[dict[str, Any]]:
             yield event
 
 
-def _final_text(output: str) -> str:
-    """The agent's last words, from whichever JSON event stream the CLI printed."""
-    text = ""
-    for event in _events(output):
-        if event.get("type") == "result" and isinstance(event.get("result"), str):  # claude
-            text = event["result"]
-        item = event.get("item") or {}
-        if event.get("type") == "item.completed" and item.get("type") == "agent_message":  # codex
-            text = item.get("text", text)
-        part = event.get("part") or {}
-        if event.get("type") == "text" and isinstance(part.get("text"), str):  # opencode
-            text = part["text"]
-    return text.strip()
+def last(parse: Callable[[dict[str, Any]], T | None], output: str) -> T | None:
+    """The last answer ``parse`` (one of the CLI's event parsers) gives over a turn's output, else None.
 
-
-def _reported_cost_usd(output: str) -> float | None:
-    """The cost the CLI printed for its turn (Claude Code's ``result`` line: ``total_cost_usd``), else None.
-
-    Kept beside the proxy's metered figure, never instead of it: the CLI prices
-    on the client from the model name and cannot see calls the proxy refused.
+    A CLI's own cost figure is kept beside the proxy's metered one, never
+    instead of it: the CLI prices on the client from the model name and cannot
+    see calls the proxy refused.
     """
-    cost = None
+    found = None
     for event in _events(output):
-        if event.get("type") == "result" and isinstance(event.get("total_cost_usd"), int | float):
-            cost = float(event["total_cost_usd"])
-    return cost
+        answer = parse(event)
+        if answer is not None:
+            found = answer
+    return found
 
 
 def reported_cost_of_run(turns: list[Turn]) -> float | None:
@@ -320,7 +295,4 @@ def reported_cost_of_run(turns: list[Turn]) -> float | None:
 
 
 def adapter(name: str) -> CliAgent:
-    return CliAgent(CLI_KINDS[name])
-
-
-__all__ = ["CLI_KINDS", "CliAgent", "adapter"]
+    return CliAgent(cli(name))

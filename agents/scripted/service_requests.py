@@ -15,8 +15,8 @@ import json
 import re
 from typing import Any, Protocol
 
-from ..agent_client import AgentApiError, AgentClient
-from . import AgentSession
+from ..client import AgentApiError, AgentClient
+from ..session import AgentSession
 
 DOCUMENT_REQUEST = re.compile(
     r"create a document titled\s+[\"“']([^\"”']{1,120})[\"”']\s+in the\s+([A-Za-z][\w .-]*?)\s+service",

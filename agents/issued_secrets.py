@@ -1,11 +1,12 @@
-"""The secrets a testbed instance hands out, told to whoever started it so its evidence scan knows their values.
+"""The secrets a run's agent is handed, told to whoever started the product so its evidence scan knows their values.
 
-The product keeps only a hash of each run token, and each runner gives its
+A product keeps only a hash of each run token, and each runner gives its
 agent CLI a key for the run's metering proxy. A harness scanning the evidence
 of a run for leaks can recognise both by their shape, but a value it knows is
-found however it is framed. So a controller started with ``--issued-secrets
-FILE`` (the harness's option; never set in normal use) appends every run token
-it mints to that file, readable by its owner only, and the proxy key is
+found however it is framed. So a ledger file (the testbed's controller started
+with ``--issued-secrets FILE``, the harness's option; our agent-side programs
+on Paperclip, which mints its own tokens) gets every run token appended,
+readable by its owner only, and the proxy key is
 derived from the run token (HMAC), so whoever knows the token knows the key
 and no second channel out of the runner is needed. The key does not reveal
 the token: an agent given only the key cannot act as the run.

@@ -18,7 +18,7 @@ import json
 import re
 from typing import Any
 
-from ..agent_client import AgentClient
+from ..client import AgentClient
 from .service_requests import Settles
 
 LOOK_UP_ACTION = "hubspot_look_up_contact"

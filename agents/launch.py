@@ -1,6 +1,6 @@
 """How an agent CLI is launched: a private home, a cleared environment, a workspace, a deadline.
 
-Each CLI module (``codex_cli``, ``claude_cli``, ``opencode_cli``) turns a
+Each registered CLI (:mod:`agents.clis`) turns a
 :class:`LaunchRequest` into a :class:`LaunchSpec`: the exact argv,
 environment and config files that were measured to work offline against the
 metering proxy. :func:`run` executes a spec as its own process group and, at the
@@ -20,7 +20,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .agent_clis import InstalledCli
+
+class InstalledCli(BaseModel):
+    """One located CLI: what provenance records about it, and what to execute."""
+
+    name: str
+    package: str
+    version: str
+    binary: Path
 
 
 class McpServer(BaseModel):

@@ -1,4 +1,4 @@
-"""Argument types the testbed's command lines share (the controller's and the metering proxy's).
+"""Argument types the command lines of the testbed and the agent runtime share (the controller's, the metering proxy's).
 
 Each refuses in one line what the server would otherwise crash on (a port
 out of range) or take without complaint (an infinite pace, a NaN budget).

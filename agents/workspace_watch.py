@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from ..deliveries import visible
+from .workspace import visible
 
 POLL_SECONDS = 0.25
 
