@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 ID ?= build-revise
 ARGS ?=
 
-.PHONY: help lint venv bytecode agents engine browser oracle-image paperclip prerequisites test story calibrate bench bench-report soak testbed report clean
+.PHONY: help lint venv bytecode agents engine browser oracle-image paperclip findings prerequisites test story calibrate bench bench-report soak flaky testbed report clean
 
 help:
 	@echo "make story ID=build-revise   run one cell (short case id or full execution id)"
@@ -13,11 +13,13 @@ help:
 	@echo "make lint                    ruff (format and lint) and mypy"
 	@echo "make calibrate               prove the oracle and the stories catch every bad delivery"
 	@echo "make bench                   print the speed figures (oracle, harness overhead, report, parallel cells, metering proxy)"
+	@echo "make flaky [K=10]            run every free scripted cell K times; print the cells whose verdicts differ"
 	@echo "make soak                    kill the testbed controller at random during real work; print lost/duplicated/stuck"
 	@echo "make oracle-image            build or verify the oracle's container image"
 	@echo "make agents                  install every registered agent CLI (agents/clis/) at its pin into .agents/"
 	@echo "make testbed                 start the reference product on http://127.0.0.1:8765"
 	@echo "make paperclip               install the pinned Paperclip and prepare its template data folder"
+	@echo "make findings                run each known Paperclip finding's standalone reproduction; exit 0 only if all still reproduce"
 
 # The template plug-in (plugins/example) is installed beside the project, as an outside package would be.
 $(VENV)/.installed: pyproject.toml plugins/example/pyproject.toml
@@ -47,6 +49,10 @@ oracle-image: venv engine
 # Paperclip (npm, pinned in harness/products/paperclip/install.py) into .cache/paperclip (as root: /var/cache/everyday-evals/paperclip), plus its template data folder.
 paperclip: venv
 	$(PY) -m harness.products.paperclip install
+
+# Each known Paperclip finding's standalone reproduction (harness/products/paperclip/findings/), one after the other.
+findings: venv paperclip
+	$(PY) -m harness.products.paperclip.findings
 
 # The project's own bytecode, as any install of a package writes it. With PYTHONDONTWRITEBYTECODE
 # set (as on these machines) nothing else would, and every process (a product's controller, each
@@ -96,6 +102,10 @@ bench: prerequisites
 
 soak: venv
 	$(PY) -m bench.soak $(ARGS)
+
+# Every free scripted testbed cell K times (default 10); ARGS="--id CELL" narrows it.
+flaky: prerequisites
+	$(PY) -m bench.flaky --attempts $(or $(K),10) $(ARGS)
 
 testbed: venv
 	$(PY) -m testbed serve --data .cache/testbed --port 8765

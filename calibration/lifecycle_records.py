@@ -28,10 +28,17 @@ def at(seconds: float) -> datetime:
 
 
 def executed(
-    run_id: str, task_id: str, agent_id: str, ended: float, status: str = "succeeded", error: str | None = None
+    run_id: str,
+    task_id: str,
+    agent_id: str,
+    ended: float,
+    status: str = "succeeded",
+    error: str | None = None,
+    cause: str | None = None,
 ) -> RunFacts:
-    """A run that really executed: runner id, pid and process start time, and an end time."""
+    """A run that really executed: runner id, pid and process start time, an end time; ``cause``: what asked for it."""
     return RunFacts(
+        cause=cause,
         id=run_id,
         task_id=task_id,
         agent_id=agent_id,
@@ -52,8 +59,10 @@ def healthy() -> LifecycleFacts:
             TaskFacts(id="11", title="child", status="done", assignee_id=MATE, parent_id="10"),
         ],
         runs=[
-            executed("100", "10", LEAD, ended=20),
-            executed("101", "11", MATE, ended=12).model_copy(update={"received_message_ids": ["50"]}),
+            executed("100", "10", LEAD, ended=20, cause="assignment"),
+            executed("101", "11", MATE, ended=12, cause="assignment").model_copy(
+                update={"received_message_ids": ["50"]}
+            ),
         ],
         messages=[MessageFacts(id="50", task_id="11", body=FEEDBACK, consumed_by_run_id="101")],
         deliveries=[DeliveryFacts(id="7", task_id="11", run_id="101", sha256="a" * 64, created_at=at(11))],
@@ -209,6 +218,21 @@ LIFECYCLE_CASES: tuple[LifecycleCase, ...] = (
         name="stale-active-run-pointer",
         expected_check="lifecycle.no-pending-bookkeeping",
         breaks=_set("tasks.0.active_run_id", "100"),
+    ),
+    LifecycleCase(
+        name="finished-task-run-again",
+        expected_check="lifecycle.runs-have-a-cause",
+        breaks=lambda f: f.runs.append(executed("102", "11", MATE, ended=14, cause="assignment")),
+    ),
+    LifecycleCase(
+        name="run-for-a-message-it-never-got",
+        expected_check="lifecycle.runs-have-a-cause",
+        breaks=lambda f: f.runs.append(executed("102", "10", LEAD, ended=22, cause="user_message")),
+    ),
+    LifecycleCase(
+        name="recovery-with-nothing-lost",
+        expected_check="lifecycle.runs-have-a-cause",
+        breaks=lambda f: f.runs.append(executed("102", "11", MATE, ended=14, cause="recovery")),
     ),
     LifecycleCase(
         name="parent-finished-before-child",

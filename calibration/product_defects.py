@@ -744,6 +744,14 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         expected_check="metering.calls-metered",
         why="the real CLI's model calls are answered by the replay, but the product records none of them",
     ),
+    DefectCase(
+        defect="finished-task-runs-again",
+        case="build-revise",
+        expected_check="lifecycle.runs-have-a-cause",
+        why="the build's task, once Done, is run again under the build's own assignment: a run nobody asked for,"
+        " which every other check lets through",
+        alone=True,
+    ),
 )
 
 

@@ -22,6 +22,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from harness.core import registry
+from harness.core.catalog import SCRIPTED, Cell
 from harness.core.output_paths import file_problem, folder_problem, os_error_line
 from harness.core.settings import RunSettings, run_flags
 from harness.running.selection import SelectionError, not_applicable, select
@@ -107,10 +109,45 @@ def add_run_settings_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_settings(args: argparse.Namespace) -> RunSettings:
-    """The one validated settings object of a `harness run` command line (raises ValidationError)."""
+    """The one validated settings object of a `harness run` command line (raises ValidationError or UsageError).
+
+    ``--resume CAMPAIGN`` takes the campaign's own plan (its cells and settings);
+    flags named beside it (``--attempts``, ``--max-parallel``, ...) change only what they name.
+    """
     given = {name: getattr(args, name) for name in run_flags() if getattr(args, name) is not None}
-    cells = tuple(cell.execution_id for cell in select(**selection_kwargs(args)))
-    return RunSettings.model_validate({"cells": cells, **given})
+    if args.resume is None:
+        cells = select(**selection_kwargs(args))
+        settings = RunSettings.model_validate({"cells": tuple(cell.execution_id for cell in cells), **given})
+        _require_known_calibration_names(settings, cells)
+        return settings
+    from harness.results.plan import PlanError, read_plan
+
+    if any(selection_kwargs(args).values()) or given.get("campaign", args.resume) != args.resume:
+        raise UsageError("--resume runs the campaign's own cells: name no selection and no other --campaign beside it")
+    checked = RunSettings.model_validate(given)  # the flags alone, so a bad value is named as typed
+    try:
+        plan = read_plan(checked.results, checked.resume or "")
+    except PlanError as error:
+        raise UsageError(str(error)) from error
+    return RunSettings.model_validate({**plan.model_dump(), **given, "campaign": checked.resume})
+
+
+def _require_known_calibration_names(settings: RunSettings, cells: Sequence[Cell]) -> None:
+    """A faulty persona or a product defect the selected cells cannot have is refused before anything starts."""
+    from agents.scripted.agent import PERSONAS
+
+    persona, defect = settings.scripted_persona, settings.product_defect
+    if persona is not None:
+        if persona not in PERSONAS:
+            raise UsageError(f"--scripted-persona: unknown persona {persona!r}; known: {', '.join(PERSONAS)}")
+        if others := sorted({cell.profile.name for cell in cells} - {SCRIPTED.name}):
+            raise UsageError(f"--scripted-persona applies to the scripted profile only, not {', '.join(others)}")
+    if defect is not None:
+        for name in sorted({cell.environment.product for cell in cells}):
+            known = registry.product(name).defects
+            if defect not in known:
+                offer = f"known: {', '.join(known)}" if known else "it has none to switch on"
+                raise UsageError(f"--product-defect: {name} has no defect {defect!r}; {offer}")
 
 
 def _settings_error(error: ValidationError) -> str:
@@ -192,6 +229,7 @@ def _cmd_promote(args: argparse.Namespace) -> int:
         results=_roots(args),
         campaigns=tuple(args.campaigns),
         min_independent=args.min_attempts,
+        baseline=args.baseline,
     )
     if path is None:
         print(f"{PROG} promote: refusing to promote {args.suite}, {len(decision.reasons)} reason(s):", file=sys.stderr)
@@ -202,13 +240,32 @@ def _cmd_promote(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from harness.results.compare import CompareError, compare, record_comparison, table
+
+    try:
+        comparison = compare(args.base, args.candidate, results=args.results)
+    except CompareError as error:
+        raise UsageError(str(error)) from error
+    path = record_comparison(comparison, args.results)
+    print(comparison.model_dump_json(indent=2) if args.json else f"{table(comparison)}\nrecorded: {path}")
+    return 0
+
+
 def _cmd_schema(args: argparse.Namespace) -> int:
     from harness.core.schema import write_schema
 
     problem = args.out and not args.out.is_dir() and file_problem(args.out)
     if problem:
         raise UsageError(f"--out {problem}")
-    text = write_schema(args.out)
+    if args.of == "comparison":
+        from harness.results.compare import comparison_schema_text
+
+        text = comparison_schema_text()
+        if args.out is not None:
+            (args.out / "comparison.schema.json" if args.out.is_dir() else args.out).write_text(text)
+    else:
+        text = write_schema(args.out)
     if args.out is None:
         print(text, end="")
     return 0
@@ -284,11 +341,30 @@ def _add_report_commands(commands: argparse._SubParsersAction) -> None:
         metavar="N",
         help="independent attempts per local cell (default 3)",
     )
+    promote.add_argument(
+        "--baseline",
+        metavar="CAMPAIGN",
+        help="refuse when the one --campaign counted is worse than this campaign on any cell (harness compare's rule)",
+    )
     promote.set_defaults(func=_cmd_promote)
 
-    schema = commands.add_parser("schema", help="print (or write) the JSON Schema of attempt.json")
-    schema.add_argument("--out", type=Path, help="write here (a folder gets attempt.schema.json)")
+    schema = commands.add_parser("schema", help="print (or write) the JSON Schema of attempt.json (or of a comparison)")
+    schema.add_argument("--out", type=Path, help="write here (a folder gets <of>.schema.json)")
+    schema.add_argument(
+        "--of", choices=("attempt", "comparison"), default="attempt", help="which record (default attempt)"
+    )
     schema.set_defaults(func=_cmd_schema)
+
+    compare = commands.add_parser(
+        "compare", help="pair two campaigns by cell: rates, transitions, directions and an exact paired test"
+    )
+    compare.add_argument("base", metavar="BASE", help="the base campaign: its folder, or its id under --results")
+    compare.add_argument("candidate", metavar="CANDIDATE", help="the candidate campaign, the same way")
+    compare.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR", help="default results/")
+    compare.add_argument(
+        "--json", action="store_true", help="print the comparison as JSON (harness schema --of comparison)"
+    )
+    compare.set_defaults(func=_cmd_compare)
 
     summary = commands.add_parser("summary", help="print the machine-readable summary of every campaign as JSON")
     _add_results_argument(summary)

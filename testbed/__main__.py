@@ -20,7 +20,7 @@ def defect_name(name: str) -> str:
     """A registered defect's name; anything else is refused in one short line (the registry is too long to list)."""
     if name not in REGISTRY:
         raise argparse.ArgumentTypeError(
-            f"invalid choice: {name!r} (not one of the {len(REGISTRY)} defects in testbed/defects/__init__.py)"
+            f"invalid choice: {name!r} (not one of the {len(REGISTRY)} defects in testbed/defects/)"
         )
     return name
 

@@ -25,8 +25,8 @@ from . import faults, records
 from .api import insert_task
 from .controller import Controller
 from .db import Database, now, record_activity
-from .defects import hooks as defects
 from .deliveries import DeliveryError, store
+from .failpoints import failpoint
 from .models import Ack, AgentRunContext, Comment, Delivery, ModelCallReport, ReceiptCreate, Spend, Task, TaskCreate
 
 
@@ -131,8 +131,6 @@ def record_call(db: Database, run: sqlite3.Row, report: ModelCallReport) -> Ack:
     estimate as the charge: a call cut by a Stop is never charged zero. A
     refusal (budget, unpriced model) is one report, as before.
     """
-    if defects.skips_model_call(report.refused):
-        return Ack(id=None)
     with db.transaction() as conn:
         in_flight = conn.execute(  # completed or one-report calls fall through: their retries get the stored answer
             "SELECT id FROM model_calls WHERE event_id = ? AND run_id = ? AND in_flight = 1",
@@ -145,10 +143,7 @@ def record_call(db: Database, run: sqlite3.Row, report: ModelCallReport) -> Ack:
         def insert() -> dict[str, Any]:
             if report.in_flight and _stopping(conn, run["id"]):
                 raise HTTPException(status_code=409, detail=f"run {run['id']} is stopping; it can no longer act")
-            answer = _insert_call(conn, run, report)
-            if defects.meters_call_twice(report.in_flight):  # a retried bookkeeping write: a second row
-                _insert_call(conn, run, report.model_copy(update={"event_id": f"{report.event_id}:again"}))
-            return answer
+            return failpoint("model-call.insert", _insert_call)(conn, run, report)
 
         return Ack(**once(conn, run["id"], report.event_id, "model_call", insert))
 
@@ -267,7 +262,7 @@ def consume_inbox(controller: Controller, run: sqlite3.Row, event_id: str) -> li
     with db.transaction() as conn:
         ids = once(conn, run["id"], event_id, "inbox", consume)["ids"]
     faults.after_inbox_commit(first_read)
-    handed = defects.handed_to_agent(controller, run, ids)
+    handed = failpoint("inbox.handed", ids, db=db, run=run)
     return records.comments_by_ids(db, handed)
 
 
@@ -294,7 +289,7 @@ def comment(db: Database, run: sqlite3.Row, event_id: str, body: str) -> Ack:
             (run["task_id"], run["agent_id"], run["id"], body, now()),
         )
         comment_id = cursor.lastrowid
-        defects.after_agent_comment(conn, run, body)
+        failpoint("reply.stored", conn=conn, run=run, body=body)
         return {"id": comment_id}
 
     with db.transaction() as conn:
@@ -309,7 +304,7 @@ def receipt(db: Database, run: sqlite3.Row, payload: ReceiptCreate) -> Ack:
             "INSERT INTO receipts (id, run_id, seq, tool, target, ok, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (payload.event_id, run["id"], payload.seq, payload.tool, payload.target, payload.ok, payload.detail, now()),
         )
-        defects.after_receipt(conn, run)
+        failpoint("receipt.stored", conn=conn, run=run)
         return {"id": payload.event_id}
 
     with db.transaction() as conn:
@@ -338,7 +333,7 @@ def create_child(db: Database, run: sqlite3.Row, event_id: str, title: str, body
     """Delegate: a child task of the run's task, assigned to a named agent."""
 
     def insert() -> dict[str, Any]:
-        assignee = defects.child_assignee(conn, run, agent_named(conn, assignee_name))
+        assignee = failpoint("child.assignee", agent_named(conn, assignee_name), conn=conn, run=run)
         child = TaskCreate(title=title, body=body, assignee_id=assignee["id"], parent_id=run["task_id"])
         return {"id": insert_task(conn, child, created_by_run_id=run["id"])}
 
@@ -352,7 +347,7 @@ def assign(db: Database, run: sqlite3.Row, event_id: str, assignee_name: str) ->
     def update() -> dict[str, Any]:
         assignee = agent_named(conn, assignee_name)
         conn.execute(
-            "UPDATE tasks SET assignee_id = ?, wake = 1, status = 'todo', updated_at = ? WHERE id = ?",
+            "UPDATE tasks SET assignee_id = ?, wake = 1, wake_cause = 'handoff', status = 'todo', updated_at = ? WHERE id = ?",
             (assignee["id"], now(), run["task_id"]),
         )
         record_activity(
@@ -366,9 +361,8 @@ def assign(db: Database, run: sqlite3.Row, event_id: str, assignee_name: str) ->
 
 def deliver(controller: Controller, run: sqlite3.Row, event_id: str, data: bytes) -> Delivery:
     """Store a workspace ZIP (content-addressed) as a new immutable delivery of the run's task."""
-    defects.before_delivery_stored()
     try:
-        digest, names = store(controller.data_dir, data)
+        digest, names = failpoint("delivery.store", store)(controller.data_dir, data)
     except DeliveryError as error:
         raise HTTPException(status_code=400, detail=f"file: {error}") from error
 

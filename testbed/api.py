@@ -10,18 +10,16 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-import time
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
-from fastapi.responses import FileResponse, HTMLResponse, Response
+from fastapi.responses import Response
 
 from . import records
 from .controller import SCRIPTED_ADAPTER, Controller
 from .db import now, record_activity
-from .defects import active_names
-from .defects import hooks as defects
 from .deliveries import blob_path
+from .failpoints import failpoint
 from .models import (
     SQLITE_INT_MAX,
     Activity,
@@ -58,7 +56,9 @@ def require_row(conn: sqlite3.Connection, table: str, ident: int | None, field: 
 
 @router.get("/health")
 def health(request: Request) -> Health:
-    return Health(ok=True, instance_id=controller_of(request).instance_id, pid=os.getpid(), defects=active_names())
+    return Health(
+        ok=True, instance_id=controller_of(request).instance_id, pid=os.getpid(), defects=request.app.state.defects
+    )
 
 
 @router.get("/company")
@@ -117,7 +117,7 @@ def create_agent(payload: AgentCreate, request: Request) -> Agent:
             (
                 payload.name,
                 payload.role,
-                defects.hired_reports_to(payload.reports_to),
+                failpoint("hire.reports-to", payload.reports_to),
                 payload.adapter,
                 payload.model,
                 payload.budget_cents,
@@ -150,8 +150,8 @@ def insert_task(conn: sqlite3.Connection, payload: TaskCreate, created_by_run_id
     require_row(conn, "tasks", payload.parent_id, "parent_id")
     stamp = now()
     cursor = conn.execute(
-        "INSERT INTO tasks (title, body, status, assignee_id, parent_id, created_by_run_id, wake, created_at, updated_at) "
-        "VALUES (?, ?, 'todo', ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO tasks (title, body, status, assignee_id, parent_id, created_by_run_id, wake, wake_cause, created_at, "
+        "updated_at) VALUES (?, ?, 'todo', ?, ?, ?, ?, 'assignment', ?, ?)",
         (
             payload.title,
             payload.body,
@@ -179,14 +179,7 @@ def create_task(payload: TaskCreate, request: Request) -> Task:
 @router.get("/tasks/{task_id}", response_model=Task)
 def get_task(task_id: PathId, request: Request) -> Task | Response:
     db = controller_of(request).db
-    fault = defects.task_read_fault(db, task_id)
-    if fault == "error":
-        raise HTTPException(status_code=500, detail="internal error: the task's run history could not be serialized")
-    if fault == "not-json":
-        return HTMLResponse("<html><body><h1>Something went wrong</h1></body></html>")
-    if fault == "hang":
-        time.sleep(defects.HANG_S)
-    return records.task(db, task_id)
+    return failpoint("api.task-read", records.task)(db, task_id)
 
 
 @router.post("/tasks/{task_id}/comments", status_code=201)
@@ -201,10 +194,10 @@ def post_comment(task_id: PathId, payload: CommentCreate, request: Request) -> C
             raise HTTPException(status_code=409, detail=f"task {task_id} is cancelled")
         cursor = conn.execute(
             "INSERT INTO comments (task_id, author_kind, body, created_at) VALUES (?, 'user', ?, ?)",
-            (task_id, defects.stored_message_body(payload.body), now()),
+            (task_id, failpoint("message.body", payload.body), now()),
         )
         comment_id = int(cursor.lastrowid or 0)
-        defects.after_user_message(conn, task_id, payload.body)
+        failpoint("message.stored", conn=conn, task_id=task_id, body=payload.body)
         record_activity(conn, "user_message", f"User message {comment_id} on task {task_id}", task_id)
     return records.comments_by_ids(db, [comment_id])[0]
 
@@ -264,17 +257,15 @@ def download_delivery(delivery_id: PathId, request: Request) -> Response:
     controller = controller_of(request)
     item = records.delivery(controller.db, delivery_id)
     filename = f"task-{item.task_id}-delivery-{item.id}.zip"
-    served = defects.served_bytes(controller.db, controller.data_dir, item)
-    if served is not None:
-        disposition = f'attachment; filename="{filename}"'
-        headers = {"X-Content-SHA256": item.sha256, "Content-Disposition": disposition}
-        return Response(served, media_type="application/zip", headers=headers)
-    return FileResponse(
-        blob_path(controller.data_dir, item.sha256),
-        media_type="application/zip",
-        filename=filename,
-        headers={"X-Content-SHA256": item.sha256},
+    data = failpoint(
+        "download.bytes",
+        blob_path(controller.data_dir, item.sha256).read_bytes(),
+        db=controller.db,
+        data_dir=controller.data_dir,
+        delivery=item,
     )
+    headers = {"X-Content-SHA256": item.sha256, "Content-Disposition": f'attachment; filename="{filename}"'}
+    return Response(data, media_type="application/zip", headers=headers)
 
 
 @router.get("/activity")

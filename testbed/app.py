@@ -15,7 +15,7 @@ from . import agent_api, api, services_api, skills_api, web
 from . import defects as product_defects
 from .body_deadline import BodyDeadline, configured_seconds
 from .controller import Controller
-from .defects import hooks as defect_hooks
+from .failpoints import failpoint
 from .mcp_mount import PATH as TOOLS_PATH
 from .mcp_mount import ToolServerMount
 from .scheduler import Scheduler
@@ -48,7 +48,7 @@ def create_app(
     """The controller's app; ``defects`` (calibration only) switches on named product defects;
     ``model_upstream`` is where live agents' metering proxies send model calls (a replay server);
     ``issued_secrets`` is the harness's ledger of the run tokens it mints (see agents.issued_secrets)."""
-    product_defects.configure(defects)
+    switched_on = product_defects.configure(defects)
     controller = Controller(
         data_dir=data_dir,
         url=url,
@@ -71,11 +71,12 @@ def create_app(
         yield
         await tools.close()
         scheduler.stop()
-        defect_hooks.shutting_down(controller)
+        failpoint("controller.shutdown", db=controller.db, supervisor=controller.supervisor)
         logging.getLogger("testbed").info("controller %s stopped; runners keep going", controller.instance_id)
 
     app = FastAPI(title="testbed", version="1", lifespan=lifespan)
     app.state.controller = controller
+    app.state.defects = switched_on
     app.add_middleware(BodyDeadline, seconds=configured_seconds())
     app.add_exception_handler(RequestValidationError, unprocessable)
     app.add_exception_handler(Exception, server_error)

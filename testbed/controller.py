@@ -21,7 +21,7 @@ from agents.issued_secrets import record_run_token
 
 from .credentials import CredentialBox
 from .db import Database, now, record_activity
-from .defects import hooks as defects
+from .failpoints import failpoint
 from .supervisor import Identity, RunnerSpec, Supervisor
 
 SCRIPTED_ADAPTER = "scripted"
@@ -32,16 +32,25 @@ log = logging.getLogger("testbed.controller")
 # cancelled run: Stop and crashes must not restart work on their own, and a
 # new message then carries every earlier unconsumed one into the next run.
 PENDING_TASKS_SQL = """
-SELECT t.id, t.assignee_id, t.wake FROM tasks t
-WHERE t.assignee_id IS NOT NULL AND t.status != 'cancelled'
-  AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.task_id = t.id AND r.status IN ('queued', 'running'))
-  AND (t.wake = 1 OR EXISTS (
+SELECT * FROM (
+  SELECT t.id, t.assignee_id, t.wake, t.wake_cause, EXISTS (
         SELECT 1 FROM comments c
         WHERE c.task_id = t.id AND c.author_kind = 'user' AND c.consumed_by_run_id IS NULL
           AND c.created_at > COALESCE((SELECT MAX(r2.ended_at) FROM runs r2
-                                       WHERE r2.task_id = t.id AND r2.status IN ('failed', 'cancelled')), '')))
-ORDER BY t.id
+                                       WHERE r2.task_id = t.id AND r2.status IN ('failed', 'cancelled')), '')
+  ) AS message_waiting FROM tasks t
+  WHERE t.assignee_id IS NOT NULL AND t.status != 'cancelled'
+    AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.task_id = t.id AND r.status IN ('queued', 'running'))
+) WHERE wake = 1 OR message_waiting
+ORDER BY id
 """
+
+
+def run_cause(pending: sqlite3.Row) -> str | None:
+    """Why a pending task gets a run: what woke it, else a waiting user message; None when nothing asked."""
+    if pending["wake"] and pending["wake_cause"]:
+        return str(pending["wake_cause"])
+    return "user_message" if pending["message_waiting"] else None
 
 
 # A recognisable prefix lets secret scanners find run tokens wherever they leak.
@@ -75,8 +84,8 @@ class Controller:
         (self.data_dir / "logs").mkdir(exist_ok=True)
         self.db = Database(self.data_dir / "testbed.sqlite3")
         self.credentials = CredentialBox(self.data_dir)
-        defects.seed_company(self.db, self.credentials.seal)
-        self.instance_id = defects.controller_instance_id(self.data_dir, self.instance_id)
+        failpoint("controller.opened", db=self.db, seal=self.credentials.seal)
+        self.instance_id = failpoint("controller.instance-id", self.instance_id, data_dir=self.data_dir)
 
     def workspace(self, task_id: int) -> Path:
         return self.data_dir / "workspaces" / f"task-{task_id}"
@@ -93,13 +102,13 @@ class Controller:
         with self.db.transaction() as conn:
             for row in conn.execute(PENDING_TASKS_SQL).fetchall():
                 assignee = conn.execute("SELECT * FROM agents WHERE id = ?", (row["assignee_id"],)).fetchone()
-                agent = defects.run_agent(conn, row["id"], assignee)
+                agent = failpoint("run.agent", assignee, conn=conn, task_id=row["id"])
                 cursor = conn.execute(
-                    "INSERT INTO runs (task_id, agent_id, adapter, model, status, queued_at) "
-                    "VALUES (?, ?, ?, ?, 'queued', ?)",
-                    (row["id"], agent["id"], agent["adapter"], agent["model"], now()),
+                    "INSERT INTO runs (task_id, agent_id, adapter, model, status, queued_at, cause) "
+                    "VALUES (?, ?, ?, ?, 'queued', ?, ?)",
+                    (row["id"], agent["id"], agent["adapter"], agent["model"], now(), run_cause(row)),
                 )
-                conn.execute("UPDATE tasks SET wake = 0 WHERE id = ?", (row["id"],))
+                conn.execute("UPDATE tasks SET wake = 0, wake_cause = NULL WHERE id = ?", (row["id"],))
                 run_id = int(cursor.lastrowid or 0)
                 record_activity(conn, "run_queued", f"Run {run_id} queued for {agent['name']}", row["id"], run_id)
                 queued.append(run_id)
@@ -131,7 +140,7 @@ class Controller:
             )
             conn.execute(
                 "UPDATE tasks SET status = ?, updated_at = ? WHERE id = ? AND status != 'cancelled'",
-                (defects.started_status("in_progress"), now(), run["task_id"]),
+                (failpoint("run.start.task-status", "in_progress"), now(), run["task_id"]),
             )
         spec = RunnerSpec(
             run_id=run_id,
@@ -166,16 +175,15 @@ class Controller:
 
     def recover(self) -> None:
         """On start-up: re-adopt runners whose pid and start time still match; the rest are lost."""
-        defects.recovering_questions(self)
+        failpoint("controller.recover", db=self.db)
         for row in self.db.all("SELECT * FROM runs WHERE status = 'running' ORDER BY id"):
-            if defects.recovering(self, row):
-                continue
+            failpoint("restart.recovering-run", db=self.db, run=row)
             identity = self._identity(row)
             if identity is None:
                 identity = self._adopt_unrecorded(row)
                 if identity is None:
                     continue
-            if self.supervisor.is_alive(identity):
+            if failpoint("restart.runner-alive", self.supervisor.is_alive(identity), db=self.db, run=row):
                 log.info("run %s re-adopted: pid %s start %s", row["id"], identity.pid, identity.start_time)
                 with self.db.transaction() as conn:
                     record_activity(
@@ -203,7 +211,10 @@ class Controller:
         log.warning("run %s never started: the controller died while spawning it", row["id"])
         if self.end_run(row["id"], "failed", error_code="spawn_interrupted", terminal={"at": "restart"}):
             with self.db.transaction() as conn:
-                conn.execute("UPDATE tasks SET wake = 1 WHERE id = ? AND status != 'cancelled'", (row["task_id"],))
+                conn.execute(
+                    "UPDATE tasks SET wake = 1, wake_cause = 'recovery' WHERE id = ? AND status != 'cancelled'",
+                    (row["task_id"],),
+                )
         return None
 
     def monitor(self) -> None:
@@ -251,10 +262,9 @@ class Controller:
 
     def end_stopped(self, run_id: int, group_gone: bool | None = None) -> bool:
         """Record a run the user stopped, whichever path sees it end first (Stop itself or the monitor)."""
-        if not defects.stop_recorded():
-            return False
-        status, error_code = defects.stopped_outcome("cancelled", "stopped_by_user")
-        return self.end_run(
+        status, error_code = failpoint("stop.outcome", ("cancelled", "stopped_by_user"))
+        record_end = failpoint("stop.record-end", self.end_run)
+        return record_end(
             run_id, status, error_code=error_code, terminal={"reason": "stopped by user"}, group_gone=group_gone
         )
 
@@ -270,11 +280,11 @@ class Controller:
         if identity is None:
             gone = True
         else:
-            gone = self.supervisor.stop_group(identity) if defects.stop_signals_runner() else True
+            gone = failpoint("stop.signal", self.supervisor.stop_group)(identity)
         if not self.end_stopped(run_id, group_gone=gone):
             with self.db.transaction() as conn:
                 conn.execute("UPDATE runs SET process_group_gone = ? WHERE id = ?", (gone, run_id))
-        defects.after_stop(self, row)
+        failpoint("stop.after", db=self.db, run=row)
         return gone
 
 
@@ -297,19 +307,18 @@ def end_run_in(
         "process_group_gone = COALESCE(?, process_group_gone) WHERE id = ?",
         (status, now(), error_code, json.dumps(record), cost_cents, group_gone, run_id),
     )
-    if defects.run_end_moves_task():
-        _move_task_on(conn, run, status)
-    if status == "succeeded" and run["settle_status"] != "done" and defects.wakes_after_decision():
+    failpoint("run.end.move-task", _move_task_on)(conn, run, status)
+    if status == "succeeded" and run["settle_status"] != "done" and failpoint("decision.wakes-task", True):
         # A person answered this run's request while it still ran, and it ended without settling its task:
         # the answer wakes a continuation, as it would have had the run ended first (interactions.decide).
         conn.execute(
-            "UPDATE tasks SET wake = 1 WHERE id = ? AND status != 'cancelled' AND EXISTS "
+            "UPDATE tasks SET wake = 1, wake_cause = 'user_decision' WHERE id = ? AND status != 'cancelled' AND EXISTS "
             "(SELECT 1 FROM interactions WHERE run_id = ? AND status != 'pending')",
             (run["task_id"], run_id),
         )
-    defects.after_run_end(conn, run, status)
     suffix = f" ({error_code})" if error_code else ""
     record_activity(conn, f"run_{status}", f"Run {run_id} {status}{suffix}", run["task_id"], run_id)
+    failpoint("run.ended", conn=conn, run=run, status=status)
     return True
 
 
@@ -317,7 +326,7 @@ def _move_task_on(conn: sqlite3.Connection, run: sqlite3.Row, status: str) -> No
     """A run that succeeds applies the Done its agent declared; one that ends without the agent
     settling its task leaves it for review (success) or blocked (failure, Stop); a task the
     agent already settled otherwise keeps its status."""
-    declared = defects.settled_status(conn, run, run["settle_status"])
+    declared = failpoint("run.end.declared-status", run["settle_status"], conn=conn, run=run)
     if status == "succeeded" and declared:
         conn.execute("UPDATE tasks SET status = ?, updated_at = ? WHERE id = ?", (declared, now(), run["task_id"]))
     else:

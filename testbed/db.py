@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS tasks (
     parent_id INTEGER REFERENCES tasks(id),
     created_by_run_id INTEGER,
     wake INTEGER NOT NULL DEFAULT 0,
+    wake_cause TEXT,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
 );
@@ -77,7 +78,8 @@ CREATE TABLE IF NOT EXISTS runs (
     terminal_json TEXT,
     process_group_gone INTEGER,
     stop_requested_at TEXT,
-    settle_status TEXT
+    settle_status TEXT,
+    cause TEXT
 );
 CREATE TABLE IF NOT EXISTS receipts (
     id TEXT PRIMARY KEY,
@@ -278,6 +280,8 @@ ADDED_COLUMNS = {
     "company": {"chat_connectors": "INTEGER NOT NULL DEFAULT 0"},
     "interactions": {"options_json": "TEXT NOT NULL DEFAULT '[]'", "disclosure": "TEXT", "choice": "TEXT"},
     "model_calls": {"in_flight": "INTEGER NOT NULL DEFAULT 0"},
+    "tasks": {"wake_cause": "TEXT"},
+    "runs": {"cause": "TEXT"},
 }
 
 

@@ -19,7 +19,7 @@ from . import providers
 from .agent_ops import once
 from .controller import Controller
 from .db import now, record_activity
-from .defects import hooks as defects
+from .failpoints import failpoint
 from .models import ConnectionRequestCreate, ServiceCallResult
 
 ANSWER = {"pending": "pending", "declined": "declined", "approved": "completed"}
@@ -37,12 +37,15 @@ def request_connection(controller: Controller, run: sqlite3.Row, payload: Connec
         return providers.ask(controller, run, payload, found)
 
     def ask() -> dict[str, Any]:
-        earlier = conn.execute(
-            "SELECT id, status FROM interactions WHERE kind = 'connection_intent' AND task_id = ? AND agent_id = ? "
-            "AND lower(provider) = lower(?) ORDER BY id DESC LIMIT 1",
-            (run["task_id"], run["agent_id"], payload.provider),
-        ).fetchone()
-        if earlier is not None and not defects.asks_again_after_not_now(earlier["status"]):
+        earlier = failpoint(
+            "intent.earlier",
+            conn.execute(
+                "SELECT id, status FROM interactions WHERE kind = 'connection_intent' AND task_id = ? AND agent_id = ? "
+                "AND lower(provider) = lower(?) ORDER BY id DESC LIMIT 1",
+                (run["task_id"], run["agent_id"], payload.provider),
+            ).fetchone(),
+        )
+        if earlier is not None:
             return ServiceCallResult(status=ANSWER[earlier["status"]], interaction_id=earlier["id"]).model_dump()  # type: ignore[arg-type]
         cursor = conn.execute(
             "INSERT INTO interactions (kind, task_id, run_id, agent_id, provider, action, arguments_json, status, "

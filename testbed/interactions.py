@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from functools import partial
 from typing import Any
 
 from fastapi import HTTPException
@@ -22,7 +23,7 @@ from . import email_setup, providers
 from .agent_ops import once
 from .controller import Controller
 from .db import Database, now, record_activity
-from .defects import hooks as defects
+from .failpoints import failpoint
 from .models import Interaction, ServiceCallCreate, ServiceCallResult
 from .records import not_found, row_or_404
 from .service_client import ServiceError, call_action
@@ -84,7 +85,7 @@ def request_action(controller: Controller, run: sqlite3.Row, payload: ServiceCal
     if seen is not None:
         return ServiceCallResult.model_validate_json(seen["response_json"])
     connection = _bound_connection(db.connection(), run, payload)
-    if not defects.asks_first(_protected(connection, payload.action)):
+    if not failpoint("action.asks-first", _protected(connection, payload.action)):
         ok, text = forward(controller, connection["id"], connection["url"], payload.action, payload.arguments)
         result = ServiceCallResult(status="completed" if ok else "failed", result=text)
         with db.transaction() as conn:
@@ -128,8 +129,8 @@ def request_action(controller: Controller, run: sqlite3.Row, payload: ServiceCal
         answer = ServiceCallResult.model_validate(
             once(conn, run["id"], payload.event_id, "service_call", open_interaction)
         )
-    if answer.interaction_id is not None and defects.forwards_before_decision():
-        _execute(controller, answer.interaction_id)
+    if answer.interaction_id is not None:
+        failpoint("action.asked", forward=partial(_execute, controller, answer.interaction_id))
     return answer
 
 
@@ -175,18 +176,15 @@ def decide(
                     + f" at {row['decided_at']}",
                 )
             won = False
-            if defects.resaves_repeated_decision():
-                conn.execute(
-                    "UPDATE interactions SET decided_via = ?, decided_at = ? WHERE id = ?", (via, now(), interaction_id)
-                )
+            failpoint("decision.repeated", conn=conn, interaction_id=interaction_id, via=via)
         else:
-            won = defects.decision_saved() and (
+            won = (
                 conn.execute(
                     "UPDATE interactions SET status = ?, decided_by = ?, decided_via = ?, decided_at = ?, outcome = ?, "
                     "choice = ? WHERE id = ? AND status = 'pending'",
                     (
                         status,
-                        defects.decided_by("user"),
+                        failpoint("decision.decided-by", "user"),
                         via,
                         now(),
                         "waiting" if status == "approved" else "declined",
@@ -195,6 +193,9 @@ def decide(
                     ),
                 ).rowcount
                 == 1
+            )
+            won = failpoint(
+                "decision.saved", won, conn=conn, interaction=row, status=status, seal=controller.credentials.seal
             )
             record_activity(
                 conn,
@@ -206,28 +207,31 @@ def decide(
             )
             if won and status == "approved" and row["kind"] == "email_setup" and api_key:
                 email_setup.keep_key(conn, controller, row, api_key)
-            if status == "declined" and row["kind"] == "connection_intent":
-                defects.after_not_now(conn, row, controller.credentials.seal(""))
             if won and status == "approved" and row["kind"] == "provider_question" and choice:
                 outcome, result = providers.route(conn, row, choice)
                 conn.execute(
                     "UPDATE interactions SET outcome = ?, result = ? WHERE id = ?", (outcome, result, interaction_id)
                 )
             # A run that ended while it waited is continued by a new run that reads the decision.
-            if defects.wakes_after_decision():
+            if failpoint("decision.wakes-task", True):
                 conn.execute(
-                    "UPDATE tasks SET wake = 1 WHERE id = ? AND NOT EXISTS "
+                    "UPDATE tasks SET wake = 1, wake_cause = 'user_decision' WHERE id = ? AND NOT EXISTS "
                     "(SELECT 1 FROM runs WHERE id = ? AND status IN ('queued', 'running'))",
                     (row["task_id"], row["run_id"]),
                 )
     if won and status == "approved" and row["kind"] == "service_action":
-        if interaction(db, interaction_id).result is not None:  # fetched already (a defect forwarded it early)
+        if interaction(db, interaction_id).result is not None:  # its call has a result already: never forwarded twice
             with db.transaction() as conn:
                 conn.execute("UPDATE interactions SET outcome = 'completed' WHERE id = ?", (interaction_id,))
-        for _ in range(defects.forwards_on_approval() if interaction(db, interaction_id).outcome == "waiting" else 0):
-            _execute(controller, interaction_id)
-    if won and status == "declined" and row["kind"] == "service_action" and defects.forwards_on_decline():
-        _execute(controller, interaction_id, keep_outcome=True)
+        if interaction(db, interaction_id).outcome == "waiting":
+            failpoint("decision.forward", _execute)(controller, interaction_id)
+    failpoint(
+        "decision.answered",
+        saved=won,
+        status=status,
+        kind=row["kind"],
+        forward=partial(_execute, controller, interaction_id),
+    )
     return interaction(db, interaction_id)
 
 
@@ -269,7 +273,7 @@ def _execute(controller: Controller, interaction_id: int, keep_outcome: bool = F
 def forward(
     controller: Controller, connection_id: int, url: str, action: str, arguments: dict[str, str]
 ) -> tuple[bool, str]:
-    credential = defects.forwarding_credential(open_credential(controller.db, controller.credentials, connection_id))
+    credential = failpoint("action.credential", open_credential(controller.db, controller.credentials, connection_id))
     try:
         return call_action(url, credential, action, arguments)
     except ServiceError as error:

@@ -14,6 +14,9 @@ from agents.metering.usage import Usage
 
 TaskStatus = Literal["todo", "in_progress", "in_review", "blocked", "done", "cancelled"]
 RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+RunCause = Literal["assignment", "user_message", "user_decision", "handoff", "recovery"]
+"""Why the scheduler queued a run: its task was assigned, a user message or a person's decision waited for it,
+another run handed the task on, or a run lost to a fault is started again."""
 AuthorKind = Literal["user", "agent"]
 
 # SQLite stores signed 64-bit integers; a larger number must be a 422 naming
@@ -212,6 +215,7 @@ class Run(BaseModel):
     error_code: str | None
     terminal: dict[str, Any] | None
     process_group_gone: bool | None
+    cause: RunCause | None = Field(None, description="why the run was queued (see RunCause); None: nothing asked")
     spend: Spend = Spend()
     agent_reported_cost_usd: float | None = None  # the CLI's own figure (Claude Code), beside the metered spend
     receipts: list[Receipt] = []

@@ -27,7 +27,7 @@ from fastapi import HTTPException
 from .agent_ops import once
 from .controller import Controller
 from .db import now, record_activity
-from .defects import hooks as defects
+from .failpoints import failpoint
 from .models import ConnectionRequestCreate, ProviderEntry, ServiceCallResult
 
 AGGREGATORS = ("Composio", "Arcade", "Zapier")
@@ -64,14 +64,17 @@ def ask(
     """One question per provider on a task: a repeated ask gets the saved answer (or the pending question)."""
 
     def open_question() -> dict[str, Any]:
-        earlier = conn.execute(
-            "SELECT id, status FROM interactions WHERE kind = 'provider_question' AND task_id = ? AND agent_id = ? "
-            "AND lower(provider) = lower(?) ORDER BY id DESC LIMIT 1",
-            (run["task_id"], run["agent_id"], found.name),
-        ).fetchone()
-        if earlier is not None and not defects.asks_provider_again(earlier["status"]):
+        earlier = failpoint(
+            "provider-question.earlier",
+            conn.execute(
+                "SELECT id, status FROM interactions WHERE kind = 'provider_question' AND task_id = ? AND agent_id = ? "
+                "AND lower(provider) = lower(?) ORDER BY id DESC LIMIT 1",
+                (run["task_id"], run["agent_id"], found.name),
+            ).fetchone(),
+        )
+        if earlier is not None:
             return ServiceCallResult(status=ANSWER[earlier["status"]], interaction_id=earlier["id"]).model_dump()  # type: ignore[arg-type]
-        options = defects.question_options([*found.aggregators, NONE])
+        options = failpoint("provider-question.options", [*found.aggregators, NONE])
         cursor = conn.execute(
             "INSERT INTO interactions (kind, task_id, run_id, agent_id, provider, action, arguments_json, status, "
             "outcome, options_json, disclosure, created_at) "
@@ -84,7 +87,7 @@ def ask(
                 ACTION,
                 json.dumps({"reason": payload.reason} if payload.reason else {}),
                 json.dumps(options),
-                defects.question_disclosure(disclosure(found.name, found.aggregators)),
+                failpoint("provider-question.disclosure", disclosure(found.name, found.aggregators)),
                 now(),
             ),
         )
@@ -102,22 +105,7 @@ def ask(
         answer = ServiceCallResult.model_validate(
             once(conn, run["id"], payload.event_id, "connection_request", open_question)
         )
-    if answer.status == "pending" and defects.warms_route():
-        _warm_route(controller, found)
-    return answer
-
-
-def _warm_route(controller: Controller, found: ProviderEntry) -> None:
-    """Call each installed aggregator's read-only actions once (the defect that checks a route before anyone chose)."""
-    from .interactions import forward
-
-    for service_name in found.aggregators:
-        gateway = _gateway(controller.db.connection(), service_name)
-        if gateway is None:
-            continue
-        for action in json.loads(gateway["actions_json"]):
-            if action["read_only"]:
-                forward(controller, gateway["id"], gateway["url"], action["name"], {})
+    return failpoint("provider-question.answered", answer, controller=controller, provider=found)
 
 
 # ---- the person chooses --------------------------------------------------------------------------
@@ -141,10 +129,10 @@ def route(conn: sqlite3.Connection, row: sqlite3.Row, choice: str) -> tuple[str,
     connection the agent now has, or ``failed`` when the company has not
     installed that aggregator.
     """
-    gateway = _gateway(conn, choice)
-    if gateway is None:
+    found = gateway(conn, choice)
+    if found is None:
         return "failed", f"{choice} is not installed in this company, so {row['provider']} cannot be reached through it"
-    connection_id = defects.route_connection(conn, gateway, row["agent_id"])
+    connection_id = failpoint("provider.route-connection", int(found["id"]), conn=conn, gateway=found)
     conn.execute(
         "INSERT OR IGNORE INTO connection_agents (connection_id, agent_id) VALUES (?, ?)",
         (connection_id, row["agent_id"]),
@@ -158,11 +146,11 @@ def route(conn: sqlite3.Connection, row: sqlite3.Row, choice: str) -> tuple[str,
         row["agent_id"],
     )
     return "completed", json.dumps(
-        {"aggregator": choice, "service": gateway["service_name"], "connection_id": connection_id}
+        {"aggregator": choice, "service": found["service_name"], "connection_id": connection_id}
     )
 
 
-def _gateway(conn: sqlite3.Connection, service_name: str) -> sqlite3.Row | None:
+def gateway(conn: sqlite3.Connection, service_name: str) -> sqlite3.Row | None:
     """The company's (first) connection to the installed service named like the aggregator, with its service."""
     return conn.execute(  # type: ignore[no-any-return]
         "SELECT c.*, s.name AS service_name, s.url, s.actions_json FROM connections c "

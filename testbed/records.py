@@ -13,7 +13,7 @@ import sqlite3
 from fastapi import HTTPException
 
 from .db import ACTIVE_RUN_STATUSES, Database
-from .defects import hooks as defects
+from .failpoints import failpoint
 from .models import (
     Activity,
     Agent,
@@ -114,6 +114,7 @@ def _run(db: Database, row: sqlite3.Row, with_receipts: bool) -> Run:
         error_code=row["error_code"],
         terminal=terminal,
         process_group_gone=None if gone is None else bool(gone),
+        cause=row["cause"],
         spend=spend(db, "run_id", row["id"]),
         agent_reported_cost_usd=(terminal or {}).get("agent_reported_cost_usd"),
         receipts=_receipts(db, row["id"]) if with_receipts else [],
@@ -172,7 +173,7 @@ def delivery(db: Database, delivery_id: int) -> Delivery:
 
 def deliveries(db: Database, task_id: int) -> list[Delivery]:
     items = [_delivery(r) for r in db.all("SELECT * FROM deliveries WHERE task_id = ? ORDER BY id", task_id)]
-    return defects.listed_deliveries(db, items)
+    return failpoint("task.deliveries", items, db=db)
 
 
 TASK_SQL = "SELECT t.*, a.name AS assignee_name FROM tasks t LEFT JOIN agents a ON a.id = t.assignee_id"
@@ -190,7 +191,7 @@ def tasks(db: Database, parent_id: int | None = None) -> list[TaskSummary]:
 
 def task(db: Database, task_id: int) -> Task:
     row = row_or_404(db, TASK_SQL + " WHERE t.id = ?", "task", task_id)
-    task_runs = defects.runs_as_recorded(db, row["parent_id"], runs(db, task_id))
+    task_runs = failpoint("task.runs", runs(db, task_id), db=db, parent_id=row["parent_id"])
     active = [r.id for r in task_runs if r.status in ACTIVE_RUN_STATUSES]
     thread = comments(db, task_id)
     return Task(
@@ -200,9 +201,11 @@ def task(db: Database, task_id: int) -> Task:
         runs=task_runs,
         deliveries=deliveries(db, task_id),
         children=tasks(db, parent_id=task_id),
-        active_run_id=defects.active_run_pointer(task_runs, active[-1] if active else None),
-        unconsumed_user_messages=defects.unread_count(
-            thread, sum(1 for c in thread if c.author_kind == "user" and c.consumed_by_run_id is None)
+        active_run_id=failpoint("task.active-run", active[-1] if active else None, runs=task_runs),
+        unconsumed_user_messages=failpoint(
+            "task.unread-count",
+            sum(1 for c in thread if c.author_kind == "user" and c.consumed_by_run_id is None),
+            thread=thread,
         ),
         spend=spend(db, "task_id", task_id),
     )

@@ -9,12 +9,11 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import JSONResponse
 
 from . import interactions, providers, records, services
 from .api import PathId, controller_of
 from .db import record_activity
-from .defects import hooks as defects
+from .failpoints import failpoint
 from .models import (
     SQLITE_INT_MAX,
     Company,
@@ -53,11 +52,11 @@ def add_connection(service_id: PathId, payload: ConnectionCreate, request: Reque
 @router.get("/connections", response_model=list[Connection])
 def list_connections(request: Request) -> Any:
     controller = controller_of(request)
-    found = services.connections(controller.db)
-    served = defects.connections_as_served(
-        found, lambda ident: services.open_credential(controller.db, controller.credentials, ident)
+    return failpoint(
+        "connections.listed",
+        services.connections(controller.db),
+        open_credential=lambda ident: services.open_credential(controller.db, controller.credentials, ident),
     )
-    return JSONResponse(served) if served is not None else found
 
 
 @router.get("/connections/{connection_id}")

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field, field_validator
 from . import records
 from .agent_ops import once
 from .db import Database, now, record_activity
-from .defects import hooks as defects
+from .failpoints import failpoint
 from .models import Ack, AgentEvent, Comment, Strict
 
 SkillRelation = Literal["created", "used"]
@@ -153,7 +153,7 @@ def task_skills(db: Database, task_id: int) -> list[TaskSkill]:
     rows = db.all("SELECT * FROM task_skills WHERE task_id = ? ORDER BY rowid", task_id)
     found = {r["id"]: r for r in db.all("SELECT * FROM skills")}
     entries = [TaskSkill(skill=_summary(db, found[r["skill_id"]]), relation=r["relation"]) for r in rows]
-    return defects.sidebar_entries(db, entries)
+    return failpoint("task.skills", entries, db=db, insert_skill=_insert_skill)
 
 
 def page_context(db: Database, task_id: int, comments: Sequence[Comment]) -> dict[str, Any]:
@@ -162,7 +162,7 @@ def page_context(db: Database, task_id: int, comments: Sequence[Comment]) -> dic
     ``cards_before`` maps a comment id to the cards created before it (and after the comment before
     it); ``cards_last`` holds the cards newer than every comment.
     """
-    shown = defects.cards_shown(cards(db, task_id))
+    shown = cards(db, task_id)
     before: dict[int, list[SkillCard]] = {}
     rest = list(shown)
     for comment in comments:
@@ -197,22 +197,33 @@ def _insert_skill(conn: sqlite3.Connection, name: str, body: str, run_id: int | 
     return skill_id
 
 
+def _add_card(conn: sqlite3.Connection, run: sqlite3.Row, skill_id: int) -> None:
+    """The thread card of a skill the run added."""
+    conn.execute(
+        "INSERT INTO skill_cards (task_id, skill_id, run_id, created_at) VALUES (?, ?, ?, ?)",
+        (run["task_id"], skill_id, run["id"], now()),
+    )
+
+
+def _store_version(conn: sqlite3.Connection, skill_id: int, version: int, body: str) -> None:
+    conn.execute(
+        "INSERT INTO skill_versions (skill_id, version, body, author_kind, created_at) VALUES (?, ?, ?, 'user', ?)",
+        (skill_id, version, body, now()),
+    )
+    record_activity(conn, "skill_version", f"Skill {skill_id} saved as version {version}")
+
+
 def create_skill(db: Database, run: sqlite3.Row, payload: SkillCreate) -> Ack:
     """An agent adds a skill: one library entry, one card on its task, one sidebar row; applied once per event."""
 
     def insert() -> dict[str, Any]:
-        skill_id = _insert_skill(conn, payload.name, payload.body, run["id"])
-        defects.after_skill_created(conn, run, payload.name, payload.body, _insert_skill)
+        skill_id = failpoint("skill.insert", _insert_skill)(conn, payload.name, payload.body, run["id"])
         conn.execute(
             "INSERT OR IGNORE INTO task_skills (task_id, skill_id, relation) VALUES (?, ?, 'created')",
             (run["task_id"], skill_id),
         )
-        card_target = defects.card_skill(conn, skill_id, payload.name, _insert_skill)
-        if card_target is not None:
-            conn.execute(
-                "INSERT INTO skill_cards (task_id, skill_id, run_id, created_at) VALUES (?, ?, ?, ?)",
-                (run["task_id"], card_target, run["id"], now()),
-            )
+        card_target = failpoint("skill.card-target", skill_id, conn=conn, name=payload.name, insert_skill=_insert_skill)
+        failpoint("skill.card", _add_card)(conn, run, card_target)
         record_activity(conn, "skill_created", f"Skill {skill_id} {payload.name!r}", run["task_id"], run["id"])
         return {"id": skill_id}
 
@@ -243,12 +254,7 @@ def save_version(db: Database, skill_id: int, payload: SkillVersionCreate) -> Sk
         if conn.execute("SELECT 1 FROM skills WHERE id = ?", (skill_id,)).fetchone() is None:
             raise records.not_found("skill", skill_id)
         latest = conn.execute("SELECT MAX(version) FROM skill_versions WHERE skill_id = ?", (skill_id,)).fetchone()[0]
-        if defects.version_stored(skill_id):
-            conn.execute(
-                "INSERT INTO skill_versions (skill_id, version, body, author_kind, created_at) VALUES (?, ?, ?, 'user', ?)",
-                (skill_id, (latest or 0) + 1, payload.body, now()),
-            )
-            record_activity(conn, "skill_version", f"Skill {skill_id} saved as version {(latest or 0) + 1}")
+        failpoint("skill.save-version", _store_version)(conn, skill_id, (latest or 0) + 1, payload.body)
     return skill(db, skill_id)
 
 

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from . import records, skills
 from .agent_api import ActiveRunRow, RunRow
 from .api import PathId, controller_of
-from .defects import hooks as defects
+from .failpoints import failpoint
 from .models import Ack, AgentEvent
 from .origin import same_origin_if_browser, same_origin_required
 from .skills import Skill, SkillCreate, SkillSummary, SkillVersionCreate, TaskSkill
@@ -76,7 +76,8 @@ def render_studio(request: Request, skill_id: int, error: str | None = None, sav
     db = controller_of(request).db
     skill = skills.skill(db, skill_id)
     revalidating = "max-age=0" in request.headers.get("cache-control", "")
-    body = defects.studio_body(revalidating, [v.body for v in skill.versions]) if skill.versions else ""
+    versions = [v.body for v in skill.versions]
+    body = failpoint("studio.body", versions[-1], versions=versions, revalidating=revalidating) if versions else ""
     context = {"skill": skill, "body": body, "error": error, "saved": saved}
     return templates.TemplateResponse(request, "studio.html", context, status_code=422 if error else 200)
 

@@ -17,7 +17,7 @@ from agents.adapters import adapter_names
 
 from . import email_setup, interactions, providers, records, services, skills
 from .api import PathId, controller_of, create_agent, create_task, post_comment, stop_run
-from .defects import hooks as defects
+from .failpoints import failpoint
 from .models import AgentCreate, CommentCreate, TaskCreate
 from .origin import same_origin_required
 
@@ -44,12 +44,15 @@ def render_index(
     context = {
         "services": services.services(db),
         "connections": connections,
-        "debug_credentials": defects.rendered_credentials(
-            connections, lambda ident: services.open_credential(db, controller.credentials, ident)
+        "debug_credentials": failpoint(
+            "services-page.credentials",
+            {},
+            connections=connections,
+            open_credential=lambda ident: services.open_credential(db, controller.credentials, ident),
         ),
         "tasks": records.tasks(db),
         "agents": (agents := records.agents(db)),
-        "managers": defects.hire_form_managers(agents),
+        "managers": failpoint("hire-form.managers", agents),
         "adapters": adapter_names(),
         "company": records.company(db),
         "error": error,
@@ -85,19 +88,16 @@ def create_agent_form(
 ) -> HTMLResponse | RedirectResponse:
     """The hire form: who the agent is, whom it reports to, the runner it works on and the connections it may use."""
     try:  # pydantic converts (or rejects, naming the field) the ids the form sends as text
-        payload = AgentCreate.model_validate(
-            {
-                "name": name,
-                "role": role,
-                "adapter": defects.hired_adapter(adapter),
-                "model": model,
-                "reports_to": defects.hired_manager(reports_to) or None,
-                "connection_ids": defects.hired_connections(defects.hire_form_connection_values(connection_ids or [])),
-            }
-        )
-        create_agent(payload, request)
-        for copy in defects.hire_form_copies(payload):
-            create_agent(copy, request)
+        fields = {
+            "name": name,
+            "role": role,
+            "adapter": adapter,
+            "model": model,
+            "reports_to": reports_to or None,
+            "connection_ids": connection_ids or [],
+        }
+        payload = AgentCreate.model_validate(failpoint("hire-form.fields", fields, runners=adapter_names()))
+        failpoint("hire-form.create", create_agent)(payload, request)
     except (ValidationError, HTTPException) as error:
         return form_failure(request, error, "agent_error")
     return RedirectResponse("/", status_code=303)
@@ -115,25 +115,32 @@ def create_task_form(
         task = create_task(payload, request)
     except (ValidationError, HTTPException) as error:
         return form_failure(request, error, "error")
-    return RedirectResponse(defects.created_task_url(task.id), status_code=303)
+    return RedirectResponse(failpoint("task-form.redirect", f"/tasks/{task.id}"), status_code=303)
 
 
 def thread_context(request: Request, task_id: int, whole_page: bool = False) -> dict[str, object]:
     """What the task's live part shows (``whole_page``: drawn in a page load, not a refresh of that part)."""
     db = controller_of(request).db
-    task = defects.as_shown(records.task(db, task_id))
-    shown = defects.interactions_as_shown(interactions.interactions(db, task_id))
+    task = failpoint("task-page.task", records.task(db, task_id))
+    shown = failpoint("task-page.interactions", interactions.interactions(db, task_id))
     email_pending = any(i.kind == "email_setup" and i.status == "pending" for i in shown)
     active = next((r for r in task.runs if r.id == task.active_run_id), None)
     stopped = [r for r in task.runs if r.status == "cancelled"]
     context: dict[str, object] = {
         "task": task,
         "active": active,
-        "last_stopped": defects.stop_result_as_shown(stopped[-1] if stopped else None),
-        "child_links": {child.id: defects.child_link(task_id, child.id) for child in task.children},
+        "last_stopped": failpoint("task-page.last-stopped", stopped[-1] if stopped else None),
+        "child_links": {
+            child.id: failpoint("task-page.child-link", f"/tasks/{child.id}", parent_id=task_id)
+            for child in task.children
+        },
         "interactions": shown,
-        "email_card": defects.email_card_as_shown(
-            {"key_page": email_setup.KEY_PAGE, "password_fields": 1}, task_id, email_pending, whole_page
+        "email_card": failpoint(
+            "task-page.email-card",
+            {"key_page": email_setup.KEY_PAGE, "password_fields": 1},
+            task_id=task_id,
+            pending=email_pending,
+            whole_page=whole_page,
         ),
     }
     context.update(skills.page_context(db, task_id, task.comments))  # skill cards in the thread; skills sidebar

@@ -60,6 +60,7 @@ def lifecycle_facts(
                 process_started_at=r.identity.process_start_time,
                 ended_at=_time(r.ended_at),
                 received_message_ids=_received(r),
+                cause=r.cause,
             )
             for t in tasks
             for r in t.runs

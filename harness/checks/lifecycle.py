@@ -61,6 +61,9 @@ class RunFacts(BaseModel):
     received_message_ids: list[str] | None = Field(
         None, description="the messages the runner's own read steps say it received; None when it reported no reads"
     )
+    cause: str | None = Field(
+        None, description="why the product says it started the run (harness.products.records.RunCause); None: unsaid"
+    )
 
     @property
     def has_identity(self) -> bool:
@@ -300,6 +303,73 @@ def no_pending_bookkeeping(facts: LifecycleFacts) -> CheckRecord:
     return _check("lifecycle.no-pending-bookkeeping", problems, "no unread counters or stale active-run pointers")
 
 
+def runs_have_a_cause(facts: LifecycleFacts) -> CheckRecord:
+    """Every run is explained by what asked for it, and the records bear the explanation out.
+
+    A product that starts a run nobody asked for (a finished task run again,
+    a stopped one taken up by itself) spends the user's money on work no one
+    wanted, and a bound on the number of runs hides it. The cause the product
+    gives must hold in its own records: an assignment is one its agent has
+    not already done (no earlier run of it on the task succeeded); a user
+    message is one on its task that woke the run or that no earlier run had
+    consumed (whether this run got it is lifecycle.messages-consumed's
+    question); a recovery follows a run on the task that failed (a user's
+    Stop is not a fault). A person's decision, a child's result and a
+    documented hand-off are taken as the product states them. A run whose
+    cause the product does not say is not judged (a product that says it
+    for none leaves the check not observable, never failed).
+    """
+    check_id = "lifecycle.runs-have-a-cause"
+    stated = [run for run in facts.runs if run.cause is not None]
+    if facts.runs and not stated:
+        return CheckRecord.not_observable(check_id, "the product says for none of its runs why it started it")
+    problems = [f"run {run.id} on task {run.task_id} ({_did(run, facts)}): {why}" for run, why in _unexplained(facts)]
+    unsaid = len(facts.runs) - len(stated)
+    ok = f"each of the {len(stated)} runs with a stated cause is borne out by the records" + (
+        f" ({unsaid} without one not judged)" if unsaid else ""
+    )
+    return _check(check_id, problems, ok)
+
+
+def _unexplained(facts: LifecycleFacts) -> list[tuple[RunFacts, str]]:
+    found: list[tuple[RunFacts, str]] = []
+    for index, run in enumerate(facts.runs):
+        earlier = [r for r in facts.runs[:index] if r.task_id == run.task_id]
+        why = None if run.cause is None else _cause_problem(run, earlier, facts)
+        if why is not None:
+            found.append((run, why))
+    return found
+
+
+def _cause_problem(run: RunFacts, earlier: list[RunFacts], facts: LifecycleFacts) -> str | None:
+    """Why ``run``'s stated cause does not hold (``earlier``: the runs before it on its task, oldest first); None if it does."""
+    if run.cause == "assignment":
+        done = [r.id for r in earlier if r.agent_id == run.agent_id and r.status == "succeeded"]
+        return f"started as an assignment, but its agent had already done the task (run {done[-1]})" if done else None
+    if run.cause == "user_message":
+        before = {r.id for r in earlier}
+        waiting = [
+            m.id
+            for m in facts.messages
+            if m.task_id == run.task_id and (run.id in m.woke_run_ids or m.consumed_by_run_id not in before)
+        ]
+        return None if waiting or run.received_message_ids else "started for a user message, but none was waiting"
+    if run.cause == "recovery":
+        failed = [r.id for r in earlier if r.status == "failed"]
+        return None if failed else "started as a recovery, but no earlier run on its task failed"
+    if run.cause in ("user_decision", "child_result", "handoff"):
+        return None
+    return f"started for {run.cause!r}, which is none of the causes a run may have"
+
+
+def _did(run: RunFacts, facts: LifecycleFacts) -> str:
+    """What the run did, as its records show: how it ended, what it delivered, the cause the product gave."""
+    error = f" ({run.error})" if run.error else ""
+    delivered = [d.id for d in facts.deliveries if d.run_id == run.id]
+    made = f", delivered {', '.join(delivered)}" if delivered else ", delivered nothing"
+    return f"{run.status}{error}{made}, cause {run.cause}"
+
+
 def parent_after_child(facts: LifecycleFacts) -> CheckRecord:
     """A parent may finish only after each child's last run and final delivery."""
     problems = []
@@ -345,6 +415,7 @@ LIFECYCLE_CHECKS: tuple[Callable[[LifecycleFacts], CheckRecord], ...] = (
     messages_handed_once,
     no_pending_bookkeeping,
     parent_after_child,
+    runs_have_a_cause,
 )
 CHECK_IDS: tuple[str, ...] = tuple(f"lifecycle.{check.__name__.replace('_', '-')}" for check in LIFECYCLE_CHECKS)
 

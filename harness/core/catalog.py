@@ -227,6 +227,10 @@ class ProductDeclaration(_Frozen):
     observes: tuple[Fact, ...] = Field(default=(), description="facts the product exposes to the harness")
     promises: tuple[Promise, ...] = ()
     known_findings: tuple[KnownFinding, ...] = ()
+    defects: tuple[str, ...] = Field(
+        default=(),
+        description="product defects its driver can switch on for calibration (only a product of ours has any)",
+    )
     not_yet: dict[str, str] = Field(
         default_factory=dict,
         description="cells not yet wired, by ``<profile>.<case>`` (a shell pattern), with the reason",

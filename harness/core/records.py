@@ -129,6 +129,11 @@ class AttemptRecord(BaseModel):
     verdict: Verdict
     reason: str = ""
     retry_of: str | None = None
+    interrupted: bool = Field(
+        False,
+        description="a Ctrl-C (or kill) cut the attempt short: its verdict is not the cell's result, and a resume"
+        " runs it again",
+    )
     checks: list[CheckRecord] = Field(default_factory=list)
     timeline: list[TimelineEvent] = Field(default_factory=list)
     timing: Timing

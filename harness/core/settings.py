@@ -68,6 +68,23 @@ class RunSettings(BaseModel):
             "--max-automatic-retries", "retry a cell once after an infrastructure failure only (0 or 1, default 0)", "N"
         ),
     )
+    attempts: Annotated[int, Field(ge=1)] | None = Field(
+        default=None,
+        json_schema_extra=flag(
+            "--attempts",
+            "independent attempts per cell (epochs, not retries; default 1); paid cells repeat only when it is named",
+            "K",
+        ),
+    )
+    resume: str | None = Field(
+        default=None,
+        json_schema_extra=flag(
+            "--resume",
+            "run only what campaign CAMPAIGN is missing: cells, attempts short of K, attempts that ended in an"
+            " infrastructure failure or were interrupted",
+            "CAMPAIGN",
+        ),
+    )
     headed: bool = Field(default=False, json_schema_extra=flag("--headed", "show the browser"))
     junitxml: Path | None = Field(default=None, json_schema_extra=flag("--junitxml", "write junit XML here"))
     scripted_persona: str | None = Field(
@@ -115,10 +132,10 @@ class RunSettings(BaseModel):
         default=None, json_schema_extra=flag("--pace", "seconds per scripted agent step (> 0)", "SECONDS")
     )
 
-    @field_validator("campaign")
+    @field_validator("campaign", "resume")
     @classmethod
-    def _campaign_is_a_plain_name(cls, campaign: str) -> str:
-        if not CAMPAIGN_ID.fullmatch(campaign):
+    def _campaign_is_a_plain_name(cls, campaign: str | None) -> str | None:
+        if campaign is not None and not CAMPAIGN_ID.fullmatch(campaign):
             raise ValueError("a campaign id is one name of letters, digits, '.', '_' and '-' (not a path)")
         return campaign
 
@@ -143,6 +160,11 @@ class RunSettings(BaseModel):
         persona, its product defect (recorded in the attempt's ``extra``)."""
         marks = {"scripted_persona": self.scripted_persona, "product_defect": self.product_defect}
         return {name: value for name, value in marks.items() if value}
+
+    @property
+    def epochs(self) -> int:
+        """Independent attempts per cell: only what ``--attempts`` names, so no default ever repeats a paid cell."""
+        return self.attempts or 1
 
     @property
     def product_defects(self) -> tuple[str, ...]:

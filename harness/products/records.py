@@ -19,6 +19,10 @@ RecordId = int | str
 TaskStatus = Literal["todo", "in_progress", "in_review", "blocked", "done", "cancelled"]
 RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 ACTIVE_RUN_STATUSES: tuple[RunStatus, ...] = ("queued", "running")
+RunCause = Literal["assignment", "user_message", "user_decision", "child_result", "handoff", "recovery"]
+"""Why a product started a run, in the harness's words: its task was assigned, a user message or a person's
+decision waited for it, a child task's result came back, another run handed the task on (a hand-off the product
+documents), or a run lost to a fault is tried again."""
 
 
 class Record(BaseModel):
@@ -114,6 +118,7 @@ class Run(Record):
     terminal: dict[str, Any] | None
     process_group_gone: bool | None
     receipts: list[Receipt]
+    cause: RunCause | None = Field(None, description="why the product started the run; None: it does not say")
     spend: Spend = Spend()
     agent_reported_cost_usd: float | None = None  # the agent CLI's own figure (Claude Code), beside the metered one
 

@@ -26,7 +26,7 @@ from harness.results.review import ReviewFile, read_reviews
 
 ATTEMPT_FILE = "attempt.json"
 # Folders under a results root that hold records about campaigns, not campaigns.
-RESERVED_FOLDERS = frozenset({"calibration", "promotions"})
+RESERVED_FOLDERS = frozenset({"calibration", "promotions", "comparisons"})
 BROKEN = "broken"
 
 

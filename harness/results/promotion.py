@@ -12,7 +12,10 @@ first, so a maintainer fixes them all in one pass. The rules (issue 6):
   failed); skipped, unexercised and infrastructure failures prove nothing
   about the product;
 - every counted attempt that did not pass (failed, infrastructure_failed,
-  unexercised, or a broken package) carries a review note.
+  unexercised, or a broken package) carries a review note;
+- when a baseline campaign is named, the candidate (the one counted
+  campaign) is not worse than it: no cell of the suite regressed under the
+  paired rule of ``harness compare`` (two pass->fail transitions, none back).
 
 Counted attempts are the suite's attempts that are not diagnostics
 (diagnostics stay in the report, out of the promoted matrix).
@@ -31,6 +34,7 @@ from harness.core import registry
 from harness.core.catalog import Catalog, suite_definition_hash
 from harness.core.records import utc_now
 from harness.results.calibration_record import CalibrationRecord, calibration_path, read_calibration
+from harness.results.compare import CompareError, compare
 from harness.results.packages import LoadedAttempt, load_attempts
 from harness.results.review import default_reviewer
 
@@ -141,6 +145,7 @@ def evaluate(
     campaigns: Sequence[str] = (),
     min_independent: int = MIN_INDEPENDENT_ATTEMPTS,
     catalog: Catalog | None = None,
+    baseline: str | None = None,
 ) -> Decision:
     """Every reason the suite cannot be promoted from these results (none: it can)."""
     catalog = catalog or registry.catalog()
@@ -192,7 +197,28 @@ def evaluate(
             reasons.append(
                 f"{attempt.key} is {attempt.verdict} and has no review note (harness review {attempt.folder} --note ...)"
             )
+    if baseline is not None:
+        reasons += baseline_reasons(suite, results, campaigns, baseline)
     return Decision(suite=suite, reasons=reasons, counted=counted, calibration=relied_on)
+
+
+def baseline_reasons(suite: str, results: Sequence[Path], campaigns: Sequence[str], baseline: str) -> list[str]:
+    """Why the candidate campaign is worse than the baseline on this suite's cells (none: it is not)."""
+    if len(campaigns) != 1:
+        return [f"a baseline ({baseline}) is compared with one candidate campaign: name exactly one --campaign"]
+    found = [(root / baseline, root / campaigns[0]) for root in results]
+    pairs = [(base, candidate) for base, candidate in found if base.is_dir() and candidate.is_dir()]
+    if not pairs:
+        return [f"no results folder holds both the baseline {baseline} and the candidate {campaigns[0]}"]
+    try:
+        comparison = compare(str(pairs[0][0]), str(pairs[0][1]))
+    except CompareError as error:
+        return [f"cannot compare with the baseline: {error}"]
+    return [
+        f"{cell.execution_id} regressed against the baseline {baseline}: {cell.pass_to_fail} pass->fail, no fail->pass"
+        for cell in comparison.cells
+        if cell.direction == "regressed" and cell.execution_id.split(".")[0] == suite
+    ]
 
 
 def promotion_record(decision: Decision, promoted_by: str | None = None) -> PromotionRecord:
@@ -233,9 +259,10 @@ def promote(
     campaigns: Sequence[str] = (),
     min_independent: int = MIN_INDEPENDENT_ATTEMPTS,
     promoted_by: str | None = None,
+    baseline: str | None = None,
 ) -> tuple[Decision, Path | None]:
     """Evaluate the gate; when it accepts, write the promotion record under the first results root."""
-    decision = evaluate(suite, results, campaigns, min_independent)
+    decision = evaluate(suite, results, campaigns, min_independent, baseline=baseline)
     if not decision.accepted:
         return decision, None
     record = promotion_record(decision, promoted_by)

@@ -16,8 +16,11 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from harness.core.records import utc_now
+from harness.core.records import AttemptRecord, utc_now
+from harness.results.epochs import by_cell, figures
 from harness.results.packages import LoadedAttempt
+from harness.results.plan import planned_cells
+from harness.results.statistics import CellFigures, SuiteFigures, suite_mean
 
 SUMMARY_SCHEMA_VERSION = 1
 VERDICT_ORDER = ("passed", "failed", "infrastructure_failed", "unexercised", "skipped", "broken")
@@ -32,6 +35,14 @@ class Durations(BaseModel):
 class CampaignSummary(BaseModel):
     campaign: str
     attempts: int
+    cells: dict[str, CellFigures] = Field(
+        default_factory=dict,
+        description="execution id -> figures over its independent attempts (decisive ones only; the rest beside)",
+    )
+    suites: dict[str, SuiteFigures] = Field(
+        default_factory=dict, description="suite -> the mean of its cells' pass rates, with its interval"
+    )
+    not_run: list[str] = Field(default_factory=list, description="cells the campaign selected that have no attempt")
     diagnostics: int = Field(description="attempts kept out of the promoted matrix (still counted by mode)")
     by_mode: dict[str, dict[str, int]] = Field(description="evidence mode -> verdict -> attempts")
     cost_cents: int
@@ -57,13 +68,33 @@ def count_by_mode(attempts: Sequence[LoadedAttempt]) -> dict[str, dict[str, int]
     return dict(sorted(counts.items()))
 
 
-def summarize_campaign(campaign: str, attempts: Sequence[LoadedAttempt]) -> CampaignSummary:
+def cell_and_suite_figures(
+    records: Sequence[AttemptRecord],
+) -> tuple[dict[str, CellFigures], dict[str, SuiteFigures]]:
+    """Per cell its figures over its epochs; per suite the mean of those cells' rates."""
+    cells = {cell: figures(ends) for cell, ends in by_cell(records).items()}
+    rates: dict[str, list[float]] = defaultdict(list)
+    suite_of = {record.cell.execution_id: record.cell.suite for record in records}
+    for cell, cell_figures in cells.items():
+        if cell_figures.rate is not None:
+            rates[suite_of[cell]].append(cell_figures.rate)
+    return cells, {suite: suite_mean(rates[suite]) for suite in sorted(set(suite_of.values()))}
+
+
+def summarize_campaign(
+    campaign: str, attempts: Sequence[LoadedAttempt], planned: Sequence[str] = (), per_cell: bool = True
+) -> CampaignSummary:
+    """One campaign's counts; with ``per_cell`` its cells' and suites' figures, and the planned cells not run."""
     records = [attempt.record for attempt in attempts if attempt.record]
+    cells, suites = cell_and_suite_figures(records) if per_cell else ({}, {})
     walls = [record.timing.wall_s for record in records if record.timing.wall_s is not None]
     ends = [record.timing.ended_at for record in records if record.timing.ended_at]
     return CampaignSummary(
         campaign=campaign,
         attempts=len(attempts),
+        cells=cells,
+        suites=suites,
+        not_run=[cell for cell in planned if cell not in {attempt.execution_id for attempt in attempts}],
         diagnostics=sum(1 for attempt in attempts if attempt.diagnostic_reason),
         by_mode=count_by_mode(attempts),
         cost_cents=sum(record.accounting.cost_cents for record in records),
@@ -83,6 +114,9 @@ def summarize(attempts: Sequence[LoadedAttempt]) -> ResultsSummary:
     for attempt in attempts:
         by_campaign[attempt.campaign].append(attempt)
     return ResultsSummary(
-        campaigns=[summarize_campaign(name, by_campaign[name]) for name in sorted(by_campaign)],
-        overall=summarize_campaign("*", attempts),
+        campaigns=[
+            summarize_campaign(name, by_campaign[name], planned_cells({a.results for a in by_campaign[name]}, name))
+            for name in sorted(by_campaign)
+        ],
+        overall=summarize_campaign("*", attempts, per_cell=False),
     )

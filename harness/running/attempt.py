@@ -29,6 +29,7 @@ from harness.evidence.recorder import EvidenceRecorder
 from harness.evidence.secret_scan import describe, secrets_from_environment
 from harness.products import product_driver
 from harness.products.http import ProductApiError
+from harness.results.epochs import complete_epochs
 from harness.running.cost_limit import cost_limit_reason
 from harness.running.interrupt import interrupted, stopped_by
 
@@ -68,7 +69,27 @@ def run_cell(
     open_journey: OpenJourney,
     secret_patterns: Mapping[str, re.Pattern[bytes]] | None = None,
 ) -> list[AttemptRecord]:
-    """All attempts of a cell: one, plus at most one retry after an infrastructure failure (none for a one-attempt case)."""
+    """Every attempt this run plays of a cell: the epochs still missing, each with its automatic retries.
+
+    A fresh run plays ``settings.attempts`` epochs; a resume only those the
+    campaign does not already hold complete on disk (an infrastructure
+    failure or an interruption is played again, nothing that ended otherwise is).
+    """
+    wanted = settings.epochs
+    done = complete_epochs(settings.results / settings.campaign / cell.execution_id) if settings.resume else 0
+    attempts: list[AttemptRecord] = []
+    for _ in range(max(0, wanted - done)):
+        attempts += run_epoch(cell, settings, open_journey, secret_patterns)
+    return attempts
+
+
+def run_epoch(
+    cell: Cell,
+    settings: RunSettings,
+    open_journey: OpenJourney,
+    secret_patterns: Mapping[str, re.Pattern[bytes]] | None = None,
+) -> list[AttemptRecord]:
+    """One independent attempt: one, plus at most one retry after an infrastructure failure (none for a one-attempt case)."""
     attempts: list[AttemptRecord] = []
     for _ in range(1 + cell.automatic_retries(settings.max_automatic_retries)):
         retry_of = attempts[-1].attempt if attempts else None
@@ -175,19 +196,20 @@ def run_attempt(
         try:
             verdict, reason, conclusion = _play(cell, context, open_journey)
         except KeyboardInterrupt:
-            verdict, reason = Verdict.INFRASTRUCTURE_FAILED, f"interrupted by the user ({stopped_by()})"
+            reason = f"interrupted by the user ({stopped_by()})"
             _finish(
                 recorder,
                 cell,
                 settings,
                 attempt_id,
                 retry_of,
-                verdict,
+                Verdict.INFRASTRUCTURE_FAILED,
                 reason,
                 started,
                 deadline,
                 conclusion,
                 secret_patterns,
+                interrupted=True,
             )
             raise
         verdict, reason = count_checks(verdict, reason, [check.id for check in recorder.failed_checks()])
@@ -208,6 +230,7 @@ def _finish(
     deadline: Deadline,
     conclusion: Conclusion,
     secret_patterns: Mapping[str, re.Pattern[bytes]] | None,
+    interrupted: bool = False,
 ) -> AttemptRecord:
     """Scan for secrets, then write attempt.json: a leak fails the attempt and names the file only."""
     known_secrets = {**secrets_from_environment(), **recorder.known_secrets}
@@ -226,6 +249,7 @@ def _finish(
         verdict=verdict,
         reason=reason,
         retry_of=retry_of,
+        interrupted=interrupted,
         checks=recorder.checks,
         timeline=recorder.timeline,
         timing=Timing(

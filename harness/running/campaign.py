@@ -18,7 +18,10 @@ from harness.core.catalog import Cell, KnownFinding
 from harness.core.outcomes import is_known_finding, unexpected
 from harness.core.records import AttemptRecord
 from harness.core.settings import SETTINGS_OPTION, RunSettings
+from harness.results.epochs import by_cell, counted_ends, ending, epoch_ends, figures
 from harness.results.packages import LoadedAttempt, campaign_package_folders, catalog_cells, read_package
+from harness.results.plan import write_plan
+from harness.results.statistics import CellFigures
 from harness.results.summary import summarize_campaign
 from harness.running.ownership import claim_run_folder, release_run_folder, remove_dead_owners
 
@@ -58,51 +61,83 @@ def campaign_attempts(results: Path, campaign: str) -> list[LoadedAttempt]:
     return [read_package(results, folder) for folder in campaign_package_folders(results / campaign)]
 
 
-def latest_records(attempts: Sequence[LoadedAttempt]) -> list[AttemptRecord]:
-    """The latest readable attempt of every cell (retries superseded by later ones)."""
-    latest: dict[str, AttemptRecord] = {}
-    for record in (attempt.record for attempt in attempts if attempt.record):
-        current = latest.get(record.cell.execution_id)
-        if current is None or record.timing.started_at > current.timing.started_at:
-            latest[record.cell.execution_id] = record
-    return [latest[key] for key in sorted(latest)]
-
-
 def _findings(cells: Sequence[Cell]) -> dict[str, KnownFinding | None]:
     return {cell.execution_id: cell.known_finding for cell in cells}
 
 
-def summary(records: Sequence[AttemptRecord], cells: Sequence[Cell], results: Path, campaign: str) -> str:
+def _percent(value: float) -> str:
+    return f"{100 * value:.0f}%"
+
+
+def figures_line(figures: CellFigures) -> str:
+    """n, the rate with its Wilson interval, pass@k and pass^k for k = 1..n, and what was not decisive."""
+    if figures.rate is None:
+        text = "no decisive attempt"
+    else:
+        low, high = _percent(figures.interval.low), _percent(figures.interval.high)
+        at_k = " ".join(_percent(value) for value in figures.pass_at_k.values())
+        hat_k = " ".join(_percent(value) for value in figures.pass_hat_k.values())
+        text = f"n={figures.n} rate {_percent(figures.rate)} [{low}, {high}] pass@k {at_k}  pass^k {hat_k}"
+    beside = ", ".join(f"{count} {ending}" for ending, count in figures.tally.beside().items())
+    return text + (f"  (beside: {beside})" if beside else "")
+
+
+def summary(
+    records: Sequence[AttemptRecord], cells: Sequence[Cell], results: Path, campaign: str, epochs: int = 1
+) -> str:
+    """One screen: each cell's latest counted verdict and evidence; with several attempts its figures (over every
+    attempt, what was not decisive beside) and failed checks; every selected cell without an attempt as not run."""
     findings = _findings(cells)
-    lines = [f"campaign {campaign}: {len(records)} cell(s)"]
-    for record in records:
+    ends = by_cell(records)
+    many = any(len(cell_ends) > 1 for cell_ends in ends.values())
+    lines = [f"campaign {campaign}: {len(ends)} cell(s)" + (f", {len(epoch_ends(records))} attempt(s)" if many else "")]
+    for execution_id, cell_ends in ends.items():
+        record = (counted_ends(cell_ends, epochs) or cell_ends)[-1]
         mode = record.provenance.evidence_mode.value
         reason = f"  {record.reason}" if record.reason else ""
-        known = " (known finding)" if is_known_finding(record, findings.get(record.cell.execution_id)) else ""
-        lines.append(f"  {record.verdict.value + known:<22} [{mode}] {record.cell.execution_id}{reason}")
-        lines.append(f"      evidence: {results / campaign / record.cell.execution_id / record.attempt}")
-    counts = Counter(record.verdict.value for record in records)
+        known = " (known finding)" if is_known_finding(record, findings.get(execution_id)) else ""
+        lines.append(f"  {ending(record) + known:<22} [{mode}] {execution_id}{reason}")
+        if many:
+            cell_figures = figures(cell_ends)
+            lines.append(f"      {figures_line(cell_figures)}")
+            if cell_figures.failed_checks:
+                checks = ", ".join(f"{check} x{count}" for check, count in cell_figures.failed_checks.items())
+                lines.append(f"      failed checks: {checks}")
+        lines.append(f"      evidence: {results / campaign / execution_id / record.attempt}")
+    for cell in cells:
+        if cell.execution_id not in ends:
+            lines.append(f"  {'not run':<22} [{cell.evidence_mode.value}] {cell.execution_id}")
+    counts = Counter(end.verdict.value for cell_ends in ends.values() for end in cell_ends)
     lines.append("verdicts: " + (", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items())) or "none"))
     return "\n".join(lines)
 
 
-def exit_status(records: Sequence[AttemptRecord], cells: Sequence[Cell]) -> int:
-    """0 only when every selected cell has a record and each is what the catalog expects.
+def exit_status(records: Sequence[AttemptRecord], cells: Sequence[Cell], epochs: int = 1) -> int:
+    """0 only when every selected cell has a counted attempt and each is what the catalog expects.
 
     Expected: passed or skipped, or failed exactly as the cell's known finding
-    declares (see `harness.core.outcomes`).
+    declares (see `harness.core.outcomes`). An attempt is counted once, by the
+    last of its automatic retries; the attempts counted are ``counted_ends``
+    (so what a resume replaced is judged no more, and an interruption never).
     """
     findings = _findings(cells)
-    if len(records) < len(cells):
+    ends = {cell: counted_ends(found, epochs) for cell, found in by_cell(records).items()}
+    if any(not ends.get(cell.execution_id) for cell in cells):
         return 1
-    return 1 if any(unexpected(record, findings.get(record.cell.execution_id)) for record in records) else 0
+    return 1 if any(unexpected(end, findings.get(cell)) for cell, found in ends.items() for end in found) else 0
 
 
 def run_cells(settings: RunSettings, extra: Sequence[str] = ()) -> int:
     """Run the settings' cells through pytest, then print and write the campaign's summary."""
     results, campaign = settings.results, settings.campaign
-    results.mkdir(parents=True, exist_ok=True)
-    print(f"running {len(settings.cells)} cell(s) in campaign {campaign}; evidence under {results / campaign}")
+    write_plan(settings)
+    doing = (
+        f"resuming campaign {campaign}: {len(settings.cells)} cell(s)"
+        if settings.resume
+        else (f"running {len(settings.cells)} cell(s) in campaign {campaign}")
+    )
+    times = f", {settings.epochs} attempt(s) each" if settings.epochs > 1 else ""
+    print(f"{doing}{times}; evidence under {results / campaign}")
     for leftover in remove_dead_owners():
         print(f"removed what a killed run left: {leftover.folder} ({leftover.processes} process(es) ended)")
     sys.stdout.flush()
@@ -113,14 +148,13 @@ def run_cells(settings: RunSettings, extra: Sequence[str] = ()) -> int:
         if ended := release_run_folder(run_folder):
             print(f"ended {ended} process(es) the run's cells left behind")
     attempts = campaign_attempts(results, campaign)
-    records = latest_records(attempts)
+    records = [attempt.record for attempt in attempts if attempt.record]
     print()
     cells = [catalog_cells()[execution_id] for execution_id in settings.cells]
-    print(summary(records, cells, results, campaign))
-    (results / campaign).mkdir(parents=True, exist_ok=True)
+    print(summary(records, cells, results, campaign, settings.epochs))
     (results / campaign / "summary.json").write_text(
-        summarize_campaign(campaign, attempts).model_dump_json(indent=2) + "\n"
+        summarize_campaign(campaign, attempts, planned=settings.cells).model_dump_json(indent=2) + "\n"
     )
     if pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not records:
         return int(pytest_status) or 1
-    return exit_status(records, cells)
+    return exit_status(records, cells, settings.epochs)

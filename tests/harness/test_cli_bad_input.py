@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.cli import main
 from harness.core import registry
 
 
@@ -84,3 +85,42 @@ def test_a_reader_that_went_away_gets_no_traceback(tmp_path: Path) -> None:
     finally:
         os.close(write_end)
     assert done.returncode == 120 and done.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (
+            ("--id", "build-revise", "--scripted-persona", "nope"),
+            "--scripted-persona: unknown persona 'nope'; known: default,",
+        ),
+        (
+            ("--id", "build-revise", "--product-defect", "nope"),
+            "--product-defect: testbed has no defect 'nope'; known: ",
+        ),
+        (
+            (
+                "--id",
+                "everyday-workflows-paperclip.scripted.paperclip-local.build-revise",
+                "--product-defect",
+                "message-lost",
+            ),
+            "--product-defect: paperclip has no defect 'message-lost'; it has none to switch on",
+        ),
+        (
+            (
+                "--id",
+                "everyday-workflows-replay.replay-codex.local.build-revise",
+                "--scripted-persona",
+                "forgets-nonce",
+            ),
+            "--scripted-persona applies to the scripted profile only, not replay-codex",
+        ),
+    ],
+)
+def test_calibration_names_a_cell_cannot_have_are_refused_before_anything_starts(
+    argv: tuple[str, ...], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"harness: {says}") and err.count("\n") == 1

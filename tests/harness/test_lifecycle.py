@@ -24,8 +24,16 @@ def healthy() -> LifecycleFacts:
     return LifecycleFacts(
         tasks=[TaskFacts(id="1", status="done", assignee_id="7")],
         runs=[
-            RunFacts(id="10", task_id="1", agent_id="7", status="succeeded", **IDENTITY),
-            RunFacts(id="11", task_id="1", agent_id="7", status="succeeded", received_message_ids=["5"], **IDENTITY),
+            RunFacts(id="10", task_id="1", agent_id="7", status="succeeded", cause="assignment", **IDENTITY),
+            RunFacts(
+                id="11",
+                task_id="1",
+                agent_id="7",
+                status="succeeded",
+                cause="user_message",
+                received_message_ids=["5"],
+                **IDENTITY,
+            ),
         ],
         messages=[MessageFacts(id="5", task_id="1", body="please revise", consumed_by_run_id="11")],
         sent_messages=["please revise"],

@@ -156,7 +156,9 @@ def test_a_malformed_zip_is_a_failed_intake_check_not_a_crash(client, tmp_path: 
     ],
 )
 def test_bad_task_or_mode_is_one_line_and_exit_2(tmp_path: Path, args: tuple[str, ...], says: str) -> None:
-    done = _oracle("grade", *args, str(tmp_path / "absent.zip"))
+    delivery = tmp_path / "delivery.zip"  # a path the command accepts: the task or mode is what is wrong
+    delivery.write_bytes(b"not graded")
+    done = _oracle("grade", *args, str(delivery))
     assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and says in done.stderr, done.stderr
 

@@ -59,7 +59,9 @@ def test_unknown_task_and_mode_are_usage_errors_before_any_engine(tmp_path: Path
 def test_cli_refuses_unknown_task_or_mode_with_exit_2_and_one_line(
     tmp_path: Path, args: tuple[str, ...], says: str
 ) -> None:
-    done = _oracle("grade", *args, str(tmp_path / "absent.zip"))
+    delivery = tmp_path / "delivery.zip"  # a path the command accepts: the task or mode is what is wrong
+    delivery.write_bytes(b"not graded")
+    done = _oracle("grade", *args, str(delivery))
     assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and says in done.stderr
 

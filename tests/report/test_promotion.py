@@ -174,3 +174,22 @@ def test_campaign_restriction_and_unknown_suite(results: Path) -> None:
     assert evaluate(SCRIPTED_SUITE, [results], campaigns=["c1", "c2", "c3"]).reasons == []
     assert evaluate("no-such-suite", [results]).reasons[0].startswith("unknown suite 'no-such-suite'; valid suites:")
     assert main(["review", str(results / "nowhere"), "--note", "x"]) == 2
+
+
+def _epochs(results: Path, campaign: str, verdicts: list[Verdict]) -> None:
+    for number, verdict in enumerate(verdicts, start=1):
+        write_attempt(results, campaign, BUILD, f"{number}-bbbb", verdict, screenshots=0, phases=())
+
+
+def test_a_candidate_worse_than_its_baseline_is_refused(tmp_path: Path) -> None:
+    _epochs(tmp_path, "base", [Verdict.PASSED] * 3)
+    _epochs(tmp_path, "same", [Verdict.PASSED, Verdict.FAILED, Verdict.PASSED])
+    _epochs(tmp_path, "worse", [Verdict.FAILED, Verdict.FAILED, Verdict.PASSED])
+
+    def regressions(candidate: str) -> list[str]:
+        reasons = evaluate(SCRIPTED_SUITE, [tmp_path], campaigns=[candidate], baseline="base").reasons
+        return [reason for reason in reasons if "baseline" in reason]
+
+    assert regressions("worse") == [f"{BUILD} regressed against the baseline base: 2 pass->fail, no fail->pass"]
+    assert regressions("same") == [], "one transition is not a regression"
+    assert evaluate(SCRIPTED_SUITE, [tmp_path], baseline="base").reasons[-1].endswith("name exactly one --campaign")

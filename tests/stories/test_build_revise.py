@@ -131,6 +131,6 @@ def test_ctrl_c_mid_story_tears_the_product_down_and_keeps_the_attempt(
     output = ctrl_c(harness, whole_group, sig)
     assert harness.returncode != 0, output
     [record] = attempts(tmp_path)
-    assert record.verdict is Verdict.INFRASTRUCTURE_FAILED and "interrupted" in record.reason
+    assert record.verdict is Verdict.INFRASTRUCTURE_FAILED and "interrupted" in record.reason and record.interrupted
     assert ("SIGTERM" in record.reason) is (sig is signal.SIGTERM), record.reason
     assert processes_naming(temp) == [], "processes of the product outlived Ctrl-C"

@@ -356,6 +356,19 @@ def read_after_success(instance: TestbedInstance) -> Symptoms:
     return {"deliveries-not-listed"} if delivered and not read.json()["deliveries"] else set()
 
 
+def finish_two_tasks(instance: TestbedInstance) -> Symptoms:
+    """Two short tasks in turn, each finished by the one run its assignment asked for; the first is not run again
+    by the time the second, created after it finished, has finished too (the scheduler has passed over it since)."""
+    api = instance.api
+    agent = api.create_agent(name=unique("Helper"))
+    tasks = []
+    for n in (1, 2):
+        tasks.append(api.create_task(f"Note {n}", "Just acknowledge this.", assignee_id=agent.id))
+        api.wait_for_task(tasks[-1].id, lambda t: t.status == "done" and all_ended(t), 30, f"note {n} done")
+    runs = api.runs(tasks[0].id)
+    return {"finished-task-runs-again"} if [r.cause for r in runs] != ["assignment"] else set()
+
+
 def meter_a_call(instance: TestbedInstance) -> Symptoms:
     """A run's proxy admits a model call and completes it, through the agent API as the proxy does: it is on record."""
     api = instance.api
@@ -578,6 +591,7 @@ FLOWS: dict[str, tuple[Callable[[TestbedInstance], Symptoms], float]] = {
     "read-and-rest": (read_and_rest, 0.05),
     "providers": (reach_providers, 0.05),
     "metering": (meter_a_call, 0.5),
+    "finish": (finish_two_tasks, 0.05),
 }
 FLOW_OF: dict[str, str] = {
     "stop-without-signal": "stop",
@@ -624,6 +638,7 @@ FLOW_OF: dict[str, str] = {
     **{name: "providers" for name, defect in REGISTRY.items() if defect.area == "providers"},
     "model-call-admission-skipped": "metering",
     "model-call-metered-twice": "metering",
+    "finished-task-runs-again": "finish",
 }
 
 

@@ -19,6 +19,7 @@ mapping says what stands in for it:
   ``resultJson.cancelledByActorType``);
 - a run *re-adopted* after a controller restart is one whose
   ``resultJson.hotRestart.adopted`` Paperclip set, shown as ``run_adopted`` activity;
+- a run's *cause* is the reason Paperclip woke the agent (``contextSnapshot.wakeReason``, see ``WAKE_CAUSES``);
 - the *workspace* is the folder the harness gave the scripted agent (Paperclip
   has no workspace API for ``process`` agents), read from disk.
 """
@@ -46,6 +47,7 @@ from harness.products.records import (
     Receipt,
     RecordId,
     Run,
+    RunCause,
     RunIdentity,
     Skill,
     SkillEntry,
@@ -73,6 +75,20 @@ RUN_STATUSES = {
     "interrupted": "failed",
 }
 # "interrupted": a graceful shutdown's drain (or a lease released mid-run) cut the run short.
+# Why Paperclip woke an agent (a run's ``contextSnapshot.wakeReason``), in the harness's words. A reason not
+# listed is left unsaid (the run's cause is then not judged), never guessed.
+WAKE_CAUSES: dict[str, RunCause] = {
+    "issue_assigned": "assignment",
+    "issue_commented": "user_message",
+    "issue_comment_mentioned": "user_message",
+    "issue_reopened_via_comment": "user_message",
+    "comment": "user_message",
+    "approval_approved": "user_decision",
+    "issue_children_completed": "child_result",
+    "issue_continuation_needed": "handoff",
+    "process_lost_retry": "recovery",
+    "retry_failed_run": "recovery",
+}
 TERMINAL_RUN_STATUSES = {"succeeded", "failed", "cancelled", "timed_out", "interrupted"}
 PAPERCLIP_ROLES = {
     "ceo",
@@ -271,6 +287,7 @@ class PaperclipApi:
             else None,
             process_group_gone=None,
             receipts=[Receipt.model_validate(r) for r in raw.get("receipts", [])],
+            cause=WAKE_CAUSES.get(str((raw.get("contextSnapshot") or {}).get("wakeReason"))),
         )
 
     @staticmethod

@@ -39,7 +39,8 @@ PRODUCT = ProductDeclaration(
     },
     # No "message-read": Paperclip records which runs a comment woke, never that a run read it.
     # No "process-group-gone": its API says a run was cancelled, not that its processes exited.
-    observes=("message-wakes", "runner-identity", "receipts"),
+    # "run-cause": the reason Paperclip woke the agent for each run (api.py: WAKE_CAUSES).
+    observes=("message-wakes", "runner-identity", "receipts", "run-cause"),
     not_yet={
         "replay-*.delegate-feedback": "the replay decides to delegate from the testbed's briefing",
         "replay-*.recover-controller": "the replay's pause is not yet served as model thinking time",
@@ -56,14 +57,14 @@ PRODUCT = ProductDeclaration(
             ),
             may_also_fail=("lifecycle.runs-succeeded", "lifecycle.tasks-done", "lifecycle.settled"),
             what="its shutdown ends the process adapter's runner; the run is recorded succeeded or failed by a race",
-            reproduction="null-exit-code-succeeds",
+            reproduction="null_exit_code_succeeds",
         ),
         KnownFinding(
             case="recover-controller-sigkill",
             checks=("restart.same-run", "restart.message-received", "lifecycle.runs-succeeded"),
             may_also_fail=("restart.records-once",),
             what="the new server reaps the live run process_lost and a new run redoes the work",
-            reproduction="reaper-ignores-live-pid",
+            reproduction="reaper_ignores_live_pid",
         ),
         KnownFinding(
             case="stop-redirect",
@@ -71,7 +72,7 @@ PRODUCT = ProductDeclaration(
             may_also_fail=("stop.reply-has-nonce", "stop.workspace-unchanged", "stop.run-cancelled"),
             what="Cancel kills the process before recording the cancellation: the run ends succeeded and a corrective"
             " run carries on the stopped work",
-            reproduction="cancel-recorded-after-kill",
+            reproduction="cancel_starts_new_run",
         ),
     ),
 )

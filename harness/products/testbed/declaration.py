@@ -17,6 +17,7 @@ from harness.core.catalog import (
     ProductDeclaration,
     ProductSuites,
 )
+from testbed.defects import REGISTRY as DEFECTS
 
 PRODUCT = ProductDeclaration(
     name="testbed",
@@ -38,5 +39,6 @@ PRODUCT = ProductDeclaration(
         "hiring",
         "skills",
     ),
-    observes=("message-read", "runner-identity", "receipts", "process-group-gone"),
+    defects=tuple(DEFECTS),
+    observes=("message-read", "runner-identity", "receipts", "process-group-gone", "run-cause"),
 )

@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from harness.core.records import ATTEMPT_SCHEMA_VERSION, utc_now
 from harness.core.schema import write_schema
 from harness.evidence.thumbnails import make_thumbnails, packaged_thumbnail, thumbnail_name
+from harness.results.compare import Comparison, read_comparisons
 from harness.results.packages import LoadedAttempt, PackageState, load_attempts
 from harness.results.promotion import read_promotions
 from harness.results.report import details, matrix
@@ -55,13 +56,15 @@ def href(target: Path, page_dir: Path) -> str:
 
 
 def _environment() -> Environment:
-    return Environment(
+    env = Environment(
         loader=PackageLoader("harness.results.report", "templates"),
         autoescape=select_autoescape(["html"]),
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.globals["pct"] = lambda value: f"{100 * value:.0f}%"
+    return env
 
 
 def _link_or_copy(source: str, target: str) -> None:
@@ -160,6 +163,7 @@ def build_report(
         if names:
             thumbs[attempt.key] = href(site.thumb(attempt, names[-1]), site.out)
     summary = summarize(attempts)
+    comparisons = _comparison_pages(env, site.out, results, common)
     index.write_text(
         env.get_template("index.html").render(
             **common,
@@ -178,6 +182,7 @@ def build_report(
             problems=[a for a in attempts if a.state is not PackageState.OK],
             duplicates=[a for a in attempts if a.duplicate > 1],
             promotions=read_promotions(results),
+            comparisons=comparisons,
         )
     )
     (site.out / "summary.json").write_text(summary.model_dump_json(indent=2) + "\n")
@@ -190,6 +195,21 @@ def build_report(
         seconds=round(time.perf_counter() - started, 3),
         thumbnail_errors={str(path): error for path, error in errors.items()},
     )
+
+
+def _comparison_pages(
+    env: Environment, out: Path, results: Sequence[Path], common: dict[str, str]
+) -> list[tuple[Path, Comparison | str, str]]:
+    """A page per comparison kept under the results folders: (path, comparison or why unreadable, page link)."""
+    listed: list[tuple[Path, Comparison | str, str]] = []
+    template = env.get_template("comparison.html")
+    for path, comparison in read_comparisons(results):
+        page = out / "comparisons" / f"{path.stem}.html"
+        if isinstance(comparison, Comparison):
+            page.parent.mkdir(parents=True, exist_ok=True)
+            page.write_text(template.render(**common, c=comparison, root="../"))
+        listed.append((path, comparison, href(page, out)))
+    return listed
 
 
 def _filters(attempts: Sequence[LoadedAttempt]) -> list[tuple[str, list[str]]]:

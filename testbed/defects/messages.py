@@ -1,0 +1,80 @@
+"""Defects in how user messages are stored and handed to the agent."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from ..db import Database
+from ..models import Comment
+from .registry import declarer
+from .sql import store_user_message
+
+defect = declarer("messages")
+
+
+@defect("message-stored-twice", at="message.stored", summary="a user message is stored twice")
+def stored_again(_: None, *, conn: sqlite3.Connection, task_id: int, body: str, **__: Any) -> None:
+    store_user_message(conn, task_id, body)
+
+
+@defect(
+    "feedback-copied-to-parent",
+    at="message.stored",
+    summary="a user message on a child task is also posted to its parent's thread",
+)
+def copied_to_parent(_: None, *, conn: sqlite3.Connection, task_id: int, body: str, **__: Any) -> None:
+    parent = conn.execute("SELECT parent_id FROM tasks WHERE id = ?", (task_id,)).fetchone()
+    if parent is not None and parent["parent_id"] is not None:
+        store_user_message(conn, parent["parent_id"], body)
+
+
+@defect(
+    "message-stored-crlf",
+    at="message.body",
+    summary="a user message is stored with CRLF line breaks: the page shows it as typed, the API answers other text",
+)
+def crlf(body: str, **_: Any) -> str:
+    return body.replace("\n", "\r\n")
+
+
+@defect(
+    "message-lost",
+    at="inbox.handed",
+    summary="the inbox marks messages consumed by the run but hands the agent none of them",
+)
+def none_handed(ids: list[int], **_: Any) -> list[int]:
+    return []
+
+
+@defect(
+    "read-still-unread",
+    at="task.unread-count",
+    summary="messages marked read by a run stay in the task's unread counter",
+)
+def all_unread(counted: int, *, thread: list[Comment], **_: Any) -> int:
+    return len([c for c in thread if c.author_kind == "user"])
+
+
+@defect(
+    "consumed-message-woken-again",
+    at="run.ended",
+    summary="a run that read a message wakes its task once more when it ends, and the new run is handed the"
+    " message again, though the first run consumed it",
+)
+def wakes_for_read_message(_: None, *, conn: sqlite3.Connection, run: sqlite3.Row, status: str, **__: Any) -> None:
+    read = conn.execute(
+        "SELECT 1 FROM comments WHERE consumed_by_run_id = ? AND author_kind = 'user' LIMIT 1", (run["id"],)
+    ).fetchone()
+    if status == "succeeded" and read is not None:  # the messages it read wake the task once more, as if unread
+        conn.execute("UPDATE tasks SET wake = 1, wake_cause = 'user_message' WHERE id = ?", (run["task_id"],))
+
+
+@defect("consumed-message-woken-again", at="inbox.handed")
+def hands_consumed_again(ids: list[int], *, db: Database, run: sqlite3.Row, **_: Any) -> list[int]:
+    earlier = db.all(
+        "SELECT id FROM comments WHERE task_id = ? AND author_kind = 'user' AND consumed_by_run_id != ?",
+        run["task_id"],
+        run["id"],
+    )
+    return sorted({*ids, *(row["id"] for row in earlier)})
