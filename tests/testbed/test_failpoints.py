@@ -82,3 +82,21 @@ def test_the_failpoint_module_imports_nothing_of_the_product() -> None:
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("testbed")
     ]
     assert relative == absolute == []
+
+
+def test_a_defect_of_two_steps_is_armed_at_both_points() -> None:
+    from testbed.defects.registry import declarer
+
+    defect = declarer("messages")
+    try:
+        defect("two-steps", at="p.one", summary="two steps")(lambda value, **_: value + 1)
+        defect("two-steps", at="p.two")(lambda value, **_: value * 10)
+        with pytest.raises(ValueError, match="one summary"):
+            defect("two-steps", at="p.three", summary="again")(lambda value, **_: value)
+        with pytest.raises(ValueError, match="one summary"):
+            defect("no-first-step", at="p.one")(lambda value, **_: value)
+        assert defects.REGISTRY["two-steps"].points == ["p.one", "p.two"]
+        defects.configure(["two-steps"])
+        assert (failpoint("p.one", 1), failpoint("p.two", 1)) == (2, 10)
+    finally:
+        defects.REGISTRY.pop("two-steps", None)
