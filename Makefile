@@ -5,12 +5,12 @@ PY := $(VENV)/bin/python
 ID ?= build-revise
 ARGS ?=
 
-.PHONY: help lint venv bytecode agents engine browser oracle-image paperclip findings prerequisites test story calibrate bench bench-report soak flaky testbed report clean
+.PHONY: help lint docs venv bytecode agents engine browser oracle-image paperclip findings prerequisites test story calibrate bench bench-report soak flaky testbed report clean
 
 help:
 	@echo "make story ID=build-revise   run one cell (short case id or full execution id)"
 	@echo "make test                    set up everything, run make lint, then every test"
-	@echo "make lint                    ruff (format and lint) and mypy"
+	@echo "make lint                    ruff (format and lint), mypy, import layers, docs in strict mode"
 	@echo "make calibrate               prove the oracle and the stories catch every bad delivery"
 	@echo "make bench                   print the speed figures (oracle, harness overhead, report, parallel cells, metering proxy)"
 	@echo "make flaky [K=10]            run every free scripted cell K times; print the cells whose verdicts differ"
@@ -20,6 +20,9 @@ help:
 	@echo "make testbed                 start the reference product on http://127.0.0.1:8765"
 	@echo "make paperclip               install the pinned Paperclip and prepare its template data folder"
 	@echo "make findings                run each known Paperclip finding's standalone reproduction; exit 0 only if all still reproduce"
+	@echo "make report                  build the static evidence report in report/ (open report/index.html)"
+	@echo "make docs                    build the documentation site into site/ (open site/index.html)"
+	@echo "make clean                   delete results/, report/, site/ and caches (asks first; FORCE=1 skips asking)"
 
 # The template plug-in (plugins/example) is installed beside the project, as an outside package would be.
 $(VENV)/.installed: pyproject.toml plugins/example/pyproject.toml
@@ -68,6 +71,12 @@ lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy harness oracle calibration stories testbed agents replay bench plugins/example/everyday_example
 	$(VENV)/bin/lint-imports --no-cache
+	@out=$$(mktemp -d) && NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir $$out/site >$$out/log 2>&1; \
+		status=$$?; [ $$status = 0 ] || grep -v '^INFO' $$out/log; rm -rf $$out; exit $$status
+
+# The documentation site (MkDocs, Material) into site/; strict, so a broken link or a page left out fails.
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 # Four pytest workers on 2 cores: most tests wait on a product, a browser or a container. On a
 # clean clone three kept the 2 cores 1.3 busy and took 814 s; four keep them 1.6 busy and take
@@ -116,5 +125,12 @@ report: venv
 bench-report: venv
 	$(PY) -m bench.report $(ARGS)
 
+# results/ is evidence: clean asks before deleting it (FORCE=1 skips the question, for scripts).
+FORCE ?=
 clean:
-	rm -rf results report .cache .pytest_cache
+	@if [ "$(FORCE)" != 1 ] && [ -d results ]; then \
+		printf 'delete results/ (%s attempt(s) of evidence), report/, site/ and caches? [y/N] ' \
+			"$$(find results -name attempt.json 2>/dev/null | wc -l)"; \
+		read answer && [ "$$answer" = y ] || { echo "nothing deleted"; exit 1; }; \
+	fi
+	rm -rf results report site .cache .pytest_cache

@@ -179,7 +179,7 @@ class CliAgent:
             model=session.model,
             timeout_seconds=max(1.0, deadline - time.monotonic()),
             resume_session=resume,
-            mcp=McpServer(url=session.controller_url.rstrip("/") + "/mcp/", token=session.token),
+            mcp=McpServer(url=session.tool_server_url, token=session.token) if session.tool_server_url else None,
         )
         spec = self.kind.launch(request)
         out_path = home / f"turn-{time.monotonic_ns()}.jsonl"

@@ -27,7 +27,7 @@ class AgentSession:
     model: str
     pace: float
     run_id: int | str  # opaque: Paperclip's runs have UUIDs
-    controller_url: str = ""
+    tool_server_url: str = ""  # the product's MCP tools for this run (streamable HTTP); "": the CLI's own only
     token: str = ""  # the run's token: the product's MCP tools act as this run
     model_upstream: str | None = (
         None  # the model server behind the metering proxy (the replay server); None: the real provider

@@ -122,6 +122,20 @@ def _two_interruptions(f: LifecycleFacts) -> None:
     f.interrupted_run_ids = ["97", "98"]
 
 
+def _drained_then_retried(f: LifecycleFacts) -> None:
+    """The story's graceful shutdown drained the teammate's first run; a retry finished the work."""
+    f.runs.insert(1, executed("98", "11", MATE, ended=6, status="failed", error="interrupted_by_shutdown"))
+    f.interrupted_run_ids = ["98"]
+
+
+def _follow_up_run_delivers_again(f: LifecycleFacts) -> None:
+    """A follow-up run received the feedback the first run had already answered, and delivered the work again."""
+    f.runs.append(
+        executed("102", "11", MATE, ended=13).model_copy(update={"received_message_ids": ["50"]}),
+    )
+    f.deliveries.append(DeliveryFacts(id="8", task_id="11", run_id="102", sha256="b" * 64, created_at=at(12.5)))
+
+
 def _failed_with(error: str) -> Callable[[LifecycleFacts], None]:
     """The teammate's first run ended failed by the product for ``error`` (a hard limit), then a retry succeeded."""
     return lambda f: f.runs.insert(1, executed("98", "11", MATE, ended=6, status="failed", error=error))
@@ -201,6 +215,12 @@ LIFECYCLE_CASES: tuple[LifecycleCase, ...] = (
         name="consumed-feedback-woke-another-run",
         expected_check="lifecycle.messages-handed-once",
         breaks=_set("messages.0.woke_run_ids", ["101", "102"]),
+    ),
+    LifecycleCase(name="drained-run-excused", expected_check=None, breaks=_drained_then_retried),
+    LifecycleCase(
+        name="follow-up-run-delivers-again",
+        expected_check="lifecycle.messages-acted-once",
+        breaks=_follow_up_run_delivers_again,
     ),
     LifecycleCase(
         name="consumed-feedback-handed-to-another-run",

@@ -32,6 +32,9 @@ class Conversation(BaseModel):
     request_chars: int
     answered_since_user_text: int | None = None  # tool results after the latest user message (None: same as all)
     last_tool_result: str = ""
+    # The first tool result after the latest user message: what the agent read first (its issue, where the
+    # product's prompt names it without its request).
+    first_tool_result: str = ""
 
     def step(self, per_message: bool) -> int:
         """Where the script stands: all answered calls, or (per message) those since the latest user message."""
@@ -76,6 +79,7 @@ class Reply(BaseModel):
 
     text: str
     tool_call: ToolCall | None
+    think_s: float = 0  # how long the server holds the answer: the model's thinking time
     input_tokens: int
     cached_tokens: int
     output_tokens: int
@@ -95,13 +99,14 @@ LAST_SHA256 = re.compile(r"sha256\W+([0-9a-f]{64})")
 LAST_FIELD = re.compile(r"\{last:([a-z_]+)\}")
 
 
-def _field(text: str, name: str) -> str:
-    """The newest ``"name": value`` in a tool result, as plain text. A CLI may hand the result back as JSON
-    inside JSON (and a tool's own result may hold JSON as a string), so each failed look unescapes one level."""
+def field(text: str, name: str, newest: bool = True) -> str:
+    """The newest (else the first) ``"name": value`` in a tool result, as plain text. A CLI may hand the result
+    back as JSON inside JSON (and a tool's own result may hold JSON as a string), so each failed look unescapes
+    one level."""
     for _ in range(4):
         found = re.findall(rf'"{name}"\s*:\s*("(?:[^"\\]|\\.)*"|[^,}}\]\s]+)', text)
         if found:
-            value = found[-1]
+            value = found[-1] if newest else found[0]
             return str(json.loads(value)) if value.startswith('"') else value
         text = text.replace("\\\\", "\0").replace('\\"', '"').replace("\0", "\\")
     return "unknown"
@@ -117,7 +122,7 @@ def filled(arguments: dict, last_tool_result: str) -> dict:
         if not isinstance(item, str):
             return item
         item = item.replace("{last_sha256}", value)
-        return LAST_FIELD.sub(lambda match: _field(last_tool_result, match.group(1)), item)
+        return LAST_FIELD.sub(lambda match: field(last_tool_result, match.group(1)), item)
 
     return {key: fill(item) for key, item in arguments.items()}
 
@@ -150,6 +155,7 @@ def reply(script: Script, conversation: Conversation) -> Reply:
     return Reply(
         text=turn.text,
         tool_call=call,
+        think_s=turn.think_s,
         input_tokens=max(input_tokens, 1),
         cached_tokens=cached,
         output_tokens=output_chars // 4 + 16,

@@ -9,6 +9,7 @@ prove what reached the "provider", e.g. nothing after a budget stop.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable, Iterator
 
@@ -63,7 +64,7 @@ def create_app(default_script: str = "build", pace_s: float = STORY_PACE_S) -> F
         bearer = request.headers.get("authorization", "")
         return request.headers.get("x-api-key") or (bearer.removeprefix("Bearer ") if bearer else None)
 
-    def play(
+    async def play(
         raw: bytes,
         path: str,
         key: str | None,
@@ -75,7 +76,7 @@ def create_app(default_script: str = "build", pace_s: float = STORY_PACE_S) -> F
     ):
         request = parse(raw)
         conversation = read(request, len(raw))
-        chosen: Script = script(name or default_script, conversation.user_text, pace_s)
+        chosen: Script = script(name or default_script, conversation.user_text, pace_s, conversation.first_tool_result)
         answer = reply(chosen, conversation)
         log.add(
             Call(
@@ -92,6 +93,7 @@ def create_app(default_script: str = "build", pace_s: float = STORY_PACE_S) -> F
                 include_usage=(getattr(request, "stream_options", None) or {}).get("include_usage"),
             )
         )
+        await asyncio.sleep(answer.think_s)  # the model thinks: paced scripts' window for a person to act in
         if request.stream:
             return StreamingResponse(
                 render_stream(answer, request.model), media_type="text/event-stream", headers=SSE_HEADERS
@@ -102,7 +104,7 @@ def create_app(default_script: str = "build", pace_s: float = STORY_PACE_S) -> F
 
         @app.post(prefix + "/v1/responses")
         async def post_responses(request: Request, name: str | None = None):
-            return play(
+            return await play(
                 await request.body(),
                 request.url.path,
                 presented_key(request),
@@ -115,7 +117,7 @@ def create_app(default_script: str = "build", pace_s: float = STORY_PACE_S) -> F
 
         @app.post(prefix + "/v1/messages")
         async def post_messages(request: Request, name: str | None = None):
-            return play(
+            return await play(
                 await request.body(),
                 request.url.path,
                 presented_key(request),
@@ -132,7 +134,7 @@ def create_app(default_script: str = "build", pace_s: float = STORY_PACE_S) -> F
 
         @app.post(prefix + "/v1/chat/completions")
         async def post_chat(request: Request, name: str | None = None):
-            return play(
+            return await play(
                 await request.body(),
                 request.url.path,
                 presented_key(request),

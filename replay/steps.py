@@ -27,6 +27,7 @@ class Step(BaseModel):
     text: str = ""
     tool: str = ""  # a product tool (MCP), by its own name: each CLI qualifies it its own way
     arguments: dict = {}  # string values may hold ``{last_sha256}``: filled from the latest tool result
+    pause_after_s: float = 0  # seconds the model thinks once this step's result is back (the server holds its answer)
 
 
 class Turn(BaseModel):
@@ -34,6 +35,7 @@ class Turn(BaseModel):
 
     text: str = ""
     action: Step | None = None  # None: the turn ends with `text` as the final message
+    think_s: float = 0  # how long the server holds this turn's answer (model thinking time)
 
 
 def shell(command: str) -> Step:
@@ -88,7 +90,7 @@ class Script(BaseModel):
 
     def turns(self) -> Iterator[Turn]:
         """Group the steps into turns: words ride along with the next tool call."""
-        index, pending = 0, []
+        index, pending, think = 0, [], 0.0
         while index < len(self.steps):
             step = self.steps[index]
             index += 1
@@ -96,13 +98,13 @@ class Script(BaseModel):
                 pending.append(step.text)
                 continue
             if step.kind == "finish":
-                yield Turn(text="\n\n".join([*pending, step.text]))
+                yield Turn(text="\n\n".join([*pending, step.text]), think_s=think)
                 return
-            yield Turn(text="\n\n".join(pending), action=step)
-            pending = []
+            yield Turn(text="\n\n".join(pending), action=step, think_s=think)
+            pending, think = [], step.pause_after_s
             if index == len(self.steps) and self.repeat_from is not None:
                 index = self.repeat_from
-        yield Turn(text="\n\n".join([*pending, "Done."]))
+        yield Turn(text="\n\n".join([*pending, "Done."]), think_s=think)
 
     def turn_after(self, tool_calls_answered: int) -> Turn:
         """The turn that follows `tool_calls_answered` answered tool calls (every turn but the last has one)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from . import reference
+from .conversation import field
 from .steps import Script, Step, finish, say, shell, use, write
 
 NEW_MESSAGES = re.compile(
@@ -32,6 +33,8 @@ PAPERCLIP_COMMENT = re.compile(
     r"^\d+\. comment \S+ at \S+ by (?P<author>user|agent)\b[^\n]*\n(?P<body>.*?)(?=\n\d+\. comment \S+ at |\n\n|\Z)",
     re.DOTALL | re.MULTILINE,
 )
+# Paperclip's wake prompt names the issue it woke the agent for ("- issue: PREFIX-1 title"), not its request.
+PAPERCLIP_WAKE = re.compile(r"^- issue: \S+", re.MULTILINE)
 NONCE = re.compile(r"\bnonce\b\W*(?:is\W+)?`?(?P<nonce>[A-Za-z0-9][A-Za-z0-9_-]{3,})`?", re.IGNORECASE)
 TESTS = "python3 -m unittest discover -s tests -v"
 # Requests that need a person's decision: a document in a connected service, a provider nobody connected,
@@ -54,15 +57,14 @@ def wrap_up(summary: str) -> list[Step]:
 
 
 def paced(steps: list[Step], pace_s: float) -> list[Step]:
-    """A pause after each file written: a person (or a story) can act while the agent works."""
-    if not pace_s:
-        return steps
-    out: list[Step] = []
-    for step in steps:
-        out.append(step)
-        if step.kind == "write":
-            out.append(shell(f"sleep {pace_s:g}"))
-    return out
+    """A pause after each file written: a person (or a story) can act while the agent works.
+
+    The pause is the model thinking before its next step (the server holds
+    that answer), not a command the agent runs: a CLI may refuse a long
+    foreground ``sleep`` (Claude Code does), and a real agent's pauses are
+    its model's time anyway.
+    """
+    return [step.model_copy(update={"pause_after_s": pace_s}) if step.kind == "write" else step for step in steps]
 
 
 def write_and_deliver(
@@ -237,11 +239,12 @@ def latest_user_message(user_text: str) -> str:
     return ""
 
 
-def for_message(user_text: str, pace_s: float = 0) -> Script:
+def for_message(user_text: str, pace_s: float = 0, first_read: str = "") -> Script:
     """The script a competent agent would follow for this briefing or these new messages.
 
     ``pace_s`` pauses after each file written, like the scripted agent's pace,
     so a story's fault (a late message, Stop, a restart) lands mid-work.
+    ``first_read`` is what the agent read first since then (see ``from_issue``).
     """
     latest = latest_user_message(user_text)
     if latest and (nonce := NONCE.search(latest)):
@@ -249,11 +252,47 @@ def for_message(user_text: str, pace_s: float = 0) -> Script:
     if latest:
         return revise(latest, pace_s)
     task = TASK.search(user_text)
-    teammate = TEAMMATE.search(task.group("body")) if task else None
-    if task and teammate and "Your teammates:" in user_text:
-        body = TEAMMATE.sub("", task.group("body"), count=1).strip()
-        return delegate(teammate.group("name"), task.group("title"), body)
-    body = task.group("body") if task else ""
+    if task is None and PAPERCLIP_WAKE.search(user_text):
+        return from_issue(first_read, pace_s)
+    title, body = (task.group("title"), task.group("body")) if task else ("", "")
+    return for_request(title, body, pace_s, teammates_listed="Your teammates:" in user_text)
+
+
+def from_issue(issue: str, pace_s: float) -> Script:
+    """Paperclip's wake names the issue, not its request: read it first (``read_task``), then do what it asks.
+
+    ``issue`` is that read's result (empty before it). An issue already done
+    (a lead woken again after it reported) leaves nothing to do.
+    """
+    read = use("read_task")
+    if not issue:
+        return Script(
+            name="story-read-issue",
+            per_message=True,
+            description="Reads the issue it was woken for: the wake prompt names it without its request.",
+            steps=[read, finish("I read the issue.")],
+        )
+    if field(issue, "status", newest=False) == "done":
+        return Script(
+            name="story-nothing-left",
+            per_message=True,
+            description="Reads its issue, finds it done, ends its turn.",
+            steps=[read, finish("The issue is done; nothing is left for me to do.")],
+        )
+    title, body = (
+        field(issue, "title", newest=False),
+        field(issue, "body", newest=False),
+    )  # the issue's, not a comment's
+    chosen = for_request(title, body, pace_s, teammates_listed=True)
+    return chosen.model_copy(update={"steps": [read, *chosen.steps]})
+
+
+def for_request(title: str, body: str, pace_s: float, teammates_listed: bool) -> Script:
+    """The script for a task's request: delegate to a teammate it names (when the product lists teammates),
+    ask for a person's decision, write a skill or a test suite, or build the tool."""
+    teammate = TEAMMATE.search(body)
+    if teammate and teammates_listed:
+        return delegate(teammate.group("name"), title, TEAMMATE.sub("", body, count=1).strip())
     if wanted := DOCUMENT.search(body):
         return document(wanted.group("title"), wanted.group("service"))
     if wanted := PROVIDER.search(body):

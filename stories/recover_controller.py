@@ -12,7 +12,7 @@ from __future__ import annotations
 import signal
 
 from harness.core.catalog import Case
-from harness.faults.restart import require_recovered, restart_controller
+from harness.faults.restart import require_recovered, restart_controller, wait_until_work_done
 from harness.running.journey import Journey
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, SOURCE_FILE
 
@@ -31,7 +31,7 @@ def recover(journey: Journey, sig: signal.Signals) -> None:
     late = journey.submit_message(LATE_REQUIREMENT_MAX_LENGTH)
     restart = restart_controller(journey, working, sig, once_stored=late)
 
-    journey.wait_until_finished(task, "the build after the restart")
+    wait_until_work_done(journey, task, restart, "the build after the restart")
     final = journey.download_latest_delivery(task, phase="final")
     journey.grade(final, mode="max-length")
     require_recovered(journey, task, restart)

@@ -9,7 +9,13 @@ instead of the testbed's. It answers the same calls with the same shapes:
 - "new" messages are the user comments after the agent's own latest comment
   (those that woke this run), then each one not seen before;
 - tool receipts are JSON lines on stdout, which Paperclip keeps as the run log;
-- a delivery is a ZIP attachment on the issue.
+- a delivery is a ZIP attachment on the issue;
+- services are the apps Paperclip's tool gateway offers this run (a session
+  bound to the issue): a call of an Ask-first action answers 409
+  ``approval_required`` with the card it posted, which is the pending
+  request; its decision and, once approved, what the service answered
+  Paperclip keeps on the card. The agent waits for it in its run (Paperclip
+  merges the decision's wake into a run that is still going).
 
 Writes retry while the server is down (a restart is a fault the stories
 inject), so the run carries on once it is back. ``--instance`` only marks the
@@ -62,6 +68,8 @@ class PaperclipAgentClient:
         self._seq = 0
         self._seen: set[str] = set()
         self.issue_id = ""
+        self._gateway: httpx.Client | None = None
+        self.base_url = base_url
 
     # ---- transport ----------------------------------------------------------
 
@@ -174,6 +182,56 @@ class PaperclipAgentClient:
         self._seen.update(c["id"] for c in fresh)
         return fresh
 
+    # ---- services (Paperclip's tool gateway) ------------------------------------
+
+    def _tools(self) -> list[dict[str, Any]]:
+        """The tools the gateway offers this run on its issue (a session is opened once)."""
+        if self._gateway is None:
+            session = self._request("POST", "/api/tool-gateway/sessions", json={"issueId": self.issue_id})
+            self._gateway = httpx.Client(
+                base_url=self.base_url, timeout=60.0, headers={"X-Paperclip-Tool-Gateway-Token": session["token"]}
+            )
+        answer = self._gateway.get("/api/tool-gateway/tools")
+        answer.raise_for_status()
+        return answer.json()  # type: ignore[no-any-return]
+
+    def connections(self) -> list[dict[str, Any]]:
+        """One entry per connection among the gateway's tools: its id and its app's name."""
+        found = {
+            t["connectionId"]: t.get("applicationDisplayName") or "" for t in self._tools() if t.get("connectionId")
+        }
+        return [{"id": cid, "service_name": name} for cid, name in found.items()]
+
+    def service_call(self, connection_id: str, action: str, arguments: dict[str, str]) -> dict[str, Any]:
+        """``{status: completed|pending|failed, interaction_id, result}``, as the testbed's service call answers."""
+        tool = next(
+            (
+                t
+                for t in self._tools()
+                if t.get("connectionId") == connection_id and t.get("upstreamToolName") == action
+            ),
+            None,
+        )
+        if tool is None or self._gateway is None:
+            return {"status": "failed", "interaction_id": None, "result": f"no tool {action} on connection"}
+        answer = self._gateway.post(
+            "/api/tool-gateway/tools/call", json={"tool": tool["name"], "parameters": arguments}
+        )
+        body = answer.json() if answer.content else {}
+        if answer.status_code == 409 and body.get("reasonCode") == "approval_required":
+            return {"status": "pending", "interaction_id": body["interactionId"], "result": None}
+        if answer.status_code >= 400:
+            return {"status": "failed", "interaction_id": None, "result": body.get("error") or answer.text[:300]}
+        return {"status": "completed", "interaction_id": None, "result": _service_text(body.get("result") or {})}
+
+    def interactions(self) -> list[dict[str, Any]]:
+        """The tool-action cards on this run's issue, in the testbed's shape."""
+        cards = self._request("GET", f"/api/issues/{self.issue_id}/interactions")
+        return [_card(c) for c in sorted(cards, key=lambda c: c["createdAt"]) if _tool_action(c)]
+
+    def interaction(self, interaction_id: str) -> dict[str, Any]:
+        return next(i for i in self.interactions() if i["id"] == interaction_id)
+
     # ---- acting --------------------------------------------------------------
 
     def comment(self, body: str) -> None:
@@ -232,6 +290,33 @@ class PaperclipAgentClient:
     def finish(self, outcome: str, summary: str = "", error_code: str | None = None, cost_cents: int = 0) -> None:
         """Paperclip ends the run when this process exits; the outcome is the exit code."""
         self.outcome = outcome
+
+
+def _tool_action(card: dict[str, Any]) -> dict[str, Any] | None:
+    return (card.get("payload") or {}).get("toolAction") if card["kind"] == "request_confirmation" else None
+
+
+def _card(card: dict[str, Any]) -> dict[str, Any]:
+    """A tool-action card as the scripted agent reads a request: kind, action, status, outcome, result."""
+    action = _tool_action(card) or {}
+    ran = (card.get("result") or {}).get("toolAction") or {}
+    status = {"pending": "pending", "accepted": "approved"}.get(card["status"], "declined")
+    outcome = {"executed": "completed", "failed": "failed"}.get(str(ran.get("status")), "waiting")
+    summary = ran.get("resultSummary") or ran.get("errorMessage")
+    return {
+        "id": card["id"],
+        "kind": "service_action",
+        "action": action.get("toolDisplayName"),
+        "status": status,
+        "outcome": outcome,
+        "result": _service_text(json.loads(summary)) if summary and summary.startswith("{") else summary,
+    }
+
+
+def _service_text(result: dict[str, Any]) -> str:
+    """The service's own text out of the gateway's result (``{"content": <text>, "data": ...}``)."""
+    content = result.get("content")
+    return content if isinstance(content, str) else json.dumps(result)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,10 +35,13 @@ from .runner import RECEIPTS_FOLDER, PaperclipAgentClient
 
 log = logging.getLogger("agents.paperclip.tool_server")
 SERVER_NAME = "everyday"
+# A wait ends before the CLIs' own limit on one tool call (codex: tool_timeout_sec 300; Claude Code: MCP_TOOL_TIMEOUT).
+WAIT_LIMIT_S = 290.0
+WAIT_POLL_S = 2.0
 INSTRUCTIONS = """\
 Tools for the Paperclip issue you were woken for: read it and the user's new
 comments, comment, deliver your work as a ZIP attachment, delegate to a
-teammate through a child issue, set the issue's status."""
+teammate through a child issue and wait for it, set the issue's status."""
 
 
 class StderrReceipts(PaperclipAgentClient):
@@ -121,6 +125,26 @@ def create_server(client: StderrReceipts, workspace: Path) -> MCPServer:
         issue()
         child = product(lambda: client.create_child(title, body, assignee_name))
         return f"child task {child} created for {assignee_name}"
+
+    @server.tool(structured_output=False)
+    def wait_for_task(task_id: str | None = None, max_seconds: float = WAIT_LIMIT_S) -> str:
+        """Wait until a child issue (by id; by default every child issue of yours) is done with nothing left
+        running or unread, then read it, its deliveries included (or give up after max_seconds)."""
+        own = issue()
+        deadline = time.monotonic() + min(max_seconds, WAIT_LIMIT_S)
+        while True:
+            ids = [task_id] if task_id else [c["id"] for c in product(lambda: client.read_task(own))["children"]]
+            children = [product(lambda child_id=child_id: client.read_task(child_id)) for child_id in ids]
+            finished = all(
+                child["status"] == "done"
+                and child["active_run_id"] is None
+                and child["unconsumed_user_messages"] == 0
+                and child["deliveries"]
+                for child in children
+            )
+            if (children and finished) or time.monotonic() > deadline:
+                return json.dumps(children, indent=1) if children else "you have no child issues"
+            time.sleep(WAIT_POLL_S)
 
     @server.tool(structured_output=False)
     def set_status(status: Literal["in_progress", "in_review", "blocked", "done"]) -> str:

@@ -9,8 +9,9 @@ feeds it synthetic records that each break exactly one rule.
 Two excuses exist, and both are narrow on purpose:
 
 - the one interruption the story caused (``interrupted_run_ids``): a run the
-  story stopped may end ``cancelled`` by the user, nothing else, and a story
-  may excuse only one;
+  story stopped may end ``cancelled`` by the user, or cut short by the
+  graceful shutdown the story sent the product (``interrupted_by_shutdown``),
+  nothing else, and a story may excuse only one;
 - a run cancelled for workspace contention before any provider work, and only
   when its persisted record proves it (``is_contention_exempt``).
 """
@@ -24,6 +25,7 @@ from pydantic import BaseModel, Field
 
 from harness.core.catalog import MAX_RUN_RECORDS
 from harness.core.records import CheckRecord
+from harness.products.records import SHUTDOWN_ERROR
 
 EXECUTED_STATUSES = {"running", "succeeded", "failed", "cancelled"}
 ACTIVE_STATUSES = {"queued", "running"}
@@ -123,13 +125,11 @@ def is_contention_exempt(run: RunFacts) -> bool:
 
 
 def _excused_interruption(run: RunFacts, facts: LifecycleFacts) -> bool:
-    """The story's one interruption is excused only as a user's Stop, never as a later crash or loss."""
-    return (
-        len(facts.interrupted_run_ids) == 1
-        and run.id in facts.interrupted_run_ids
-        and run.status == "cancelled"
-        and run.error in USER_STOP_ERRORS
-    )
+    """The story's one interruption is excused only as a user's Stop or the drain of the shutdown the story sent,
+    never as a later crash or loss."""
+    stopped = run.status == "cancelled" and run.error in USER_STOP_ERRORS
+    drained = run.status in ("failed", "cancelled") and run.error == SHUTDOWN_ERROR
+    return len(facts.interrupted_run_ids) == 1 and run.id in facts.interrupted_run_ids and (stopped or drained)
 
 
 def tasks_done(facts: LifecycleFacts) -> CheckRecord:
@@ -164,7 +164,7 @@ def runs_succeeded(facts: LifecycleFacts) -> CheckRecord:
             continue  # ended by a hard limit: lifecycle.within-budget or lifecycle.within-time-limit names it
         why = f"run {run.id} ended {run.status}" + (f" ({run.error})" if run.error else "")
         if run.id in facts.interrupted_run_ids:
-            why += ", though the story's interruption may only end as the user's Stop"
+            why += ", though the story's interruption may only end as the user's Stop or the shutdown's drain"
         elif run.status == "cancelled" and run.provider_work_started is False:
             why += ", claiming no provider work yet carrying a process, session or runner identity"
         problems.append(why)
@@ -286,6 +286,27 @@ def messages_handed_once(facts: LifecycleFacts) -> CheckRecord:
         and m.id in (r.received_message_ids or [])
     ]
     return _check("lifecycle.messages-handed-once", problems, "no consumed message woke another run")
+
+
+def messages_acted_once(facts: LifecycleFacts) -> CheckRecord:
+    """A message reaches the work once across the runs that received it: at most one of them delivers for it.
+
+    A product may hand one message to several runs (a follow-up run for a
+    comment that arrived mid-run is one's documented design), and each may
+    read it; the work must still answer it once. Two runs that both received
+    it and both delivered on its task did the requested work twice.
+    """
+    problems = []
+    for m in facts.messages:
+        receivers = {m.consumed_by_run_id, *m.woke_run_ids} | {
+            r.id for r in facts.runs if m.id in (r.received_message_ids or [])
+        }
+        delivering = sorted(
+            {d.run_id for d in facts.deliveries if d.task_id == m.task_id and d.run_id and d.run_id in receivers}
+        )
+        if len(delivering) > 1:
+            problems.append(f"message {m.id} was received and answered with a delivery by runs {delivering}")
+    return _check("lifecycle.messages-acted-once", problems, "every message answered by at most one delivering run")
 
 
 def no_pending_bookkeeping(facts: LifecycleFacts) -> CheckRecord:
@@ -413,6 +434,7 @@ LIFECYCLE_CHECKS: tuple[Callable[[LifecycleFacts], CheckRecord], ...] = (
     messages_stored_once,
     messages_consumed,
     messages_handed_once,
+    messages_acted_once,
     no_pending_bookkeeping,
     parent_after_child,
     runs_have_a_cause,

@@ -174,6 +174,11 @@ class KnownFinding(_Frozen):
         min_length=1,
         description="the folder, beside the product's driver, of the standalone reproduction and its bug report",
     )
+    intermittent: bool = Field(
+        default=False,
+        description="a race inside the product decides whether an attempt shows it: a pass is then no sign of a fix"
+        " (its reproduction, which forces the race, is: `make findings` fails once it no longer reproduces)",
+    )
 
     @model_validator(mode="after")
     def _exact_check_ids(self) -> KnownFinding:
@@ -235,6 +240,11 @@ class ProductDeclaration(_Frozen):
         default_factory=dict,
         description="cells not yet wired, by ``<profile>.<case>`` (a shell pattern), with the reason",
     )
+    not_promised: dict[str, str] = Field(
+        default_factory=dict,
+        description="cells whose premise the product does not promise (a fault it documents differently for that"
+        " profile's agents), by ``<profile>.<case>`` (a shell pattern), with the reason",
+    )
 
     @field_validator("capabilities", "observes", mode="after")
     @classmethod
@@ -263,9 +273,15 @@ class ProductDeclaration(_Frozen):
                 for need in missing
             )
         cell = f"{profile.name}.{case.name}"
-        return next(
-            (f"not yet on {self.title}: {why}" for key, why in self.not_yet.items() if fnmatchcase(cell, key)), None
-        )
+        reasons = [
+            *(f"not yet on {self.title}: {why}" for key, why in self.not_yet.items() if fnmatchcase(cell, key)),
+            *(
+                f"{self.title} does not promise it: {why}"
+                for key, why in self.not_promised.items()
+                if fnmatchcase(cell, key)
+            ),
+        ]
+        return reasons[0] if reasons else None
 
 
 class Suite(_Frozen):

@@ -41,6 +41,7 @@ CHECK_FACTS: dict[str, frozenset[Fact]] = {
     "restart.same-run": frozenset({"runner-identity"}),
     "restart.runner-kept-going": frozenset({"runner-identity", "receipts"}),
     "restart.message-received": frozenset({"receipts"}),
+    "drain.message-received": frozenset({"receipts"}),
 }
 
 

@@ -25,6 +25,8 @@ def unexpected(record: AttemptRecord, finding: KnownFinding | None) -> str | Non
     if finding is None:
         return None if record.verdict is Verdict.PASSED else f"{record.verdict.value}: {record.reason}"
     if record.verdict is Verdict.PASSED:
+        if finding.intermittent:
+            return None
         return (
             "passed, but the catalog declares a known finding for this cell"
             f" ({', '.join(finding.checks)}): remove it if the product was fixed"

@@ -32,6 +32,11 @@ class CheckRecord(BaseModel):
     passed: bool
     detail: str = ""
     evidence: list[str] = Field(default_factory=list, description="package-relative paths or record ids")
+    promise: str | None = Field(
+        None,
+        description="the product's documented promise this check holds it to (its id in the driver's promises);"
+        " None: a requirement of the story itself",
+    )
     unobservable: str | None = Field(
         None, description="why this check's fact could not be observed (on this product); None when it was decided"
     )

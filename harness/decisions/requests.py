@@ -27,7 +27,7 @@ from harness.decisions.rules import (
     decision_saved_checks,
     request_checks,
 )
-from harness.products.base import DecisionView, ProvidersApi, RenderedPage, ServicesApi
+from harness.products.base import DecisionView, ProvidersApi, ServicesApi, ServicesDriver
 from harness.products.records import Interaction, Task
 from harness.running.journey import Journey
 
@@ -210,10 +210,9 @@ def _decline_grade(journey: Journey, task: Task, record: DecisionRecord) -> Decl
 
 
 def services_page_html(journey: Journey) -> str:
-    """The product's start page (where services and connections are listed), opened in a page of its own."""
+    """The page listing the installed services and their connections, opened in a page of its own."""
     page = journey.browser_context.new_page()
     try:
-        listing = journey.driver.task_list(page, journey.instance.base_url).open()
-        return cast(RenderedPage, listing).rendered_html()
+        return cast(ServicesDriver, journey.driver).services_page(page, journey.instance.base_url).rendered_html()
     finally:
         page.close()

@@ -36,13 +36,23 @@ class ExpectedRequest(BaseModel):
     addressed_to: str = "user"
 
 
-# The words on a card's two buttons, by kind of request: what a person must be offered.
-BUTTONS = {
-    "service_action": {"approve": "Approve", "decline": "Decline"},
-    "connection_intent": {"approve": "Connect", "decline": "Not now"},
-    "email_setup": {"approve": "Save key", "decline": "Decline"},
+# The words on a card's two buttons, by kind of request: what a person must be offered. Each label starts with
+# one of its words (a product may say more: Paperclip's "Approve & run"), and a kind's yes and no are its own
+# (a service action is never answered "Connect" or "Not now").
+BUTTONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "service_action": {"approve": ("Approve",), "decline": ("Decline", "Reject")},
+    "connection_intent": {"approve": ("Connect",), "decline": ("Not now",)},
+    "email_setup": {"approve": ("Save key",), "decline": ("Decline",)},
     "provider_question": {},  # options, not yes and no: the provider checks read them
 }
+
+
+def offers_buttons(kind: str, buttons: Mapping[str, str]) -> bool:
+    """The card offers exactly the kind's yes and no, each worded as the kind's (see ``BUTTONS``)."""
+    wanted = BUTTONS.get(kind, {})
+    return set(buttons) == set(wanted) and all(
+        any(re.match(rf"{re.escape(word)}\b", buttons[name]) for word in words) for name, words in wanted.items()
+    )
 
 
 def request_checks(
@@ -74,16 +84,15 @@ def request_checks(
                 one.kind,
                 one.action,
                 one.service_name or "",
-                "" if one.connection_id is None else str(one.connection_id),
+                None if card.connection_id is None else "" if one.connection_id is None else str(one.connection_id),
                 one.provider or "",
                 agent_name,
                 one.addressed_to,
             )
             if view != want_view:
                 problems.append(f"the card shows {view}, the product stored {want_view}")
-            wanted = BUTTONS.get(one.kind, {})
-            if card.buttons != wanted:
-                problems.append(f"the card offers {card.buttons}, not {wanted}")
+            if not offers_buttons(one.kind, card.buttons):
+                problems.append(f"the card offers {card.buttons}, not {BUTTONS.get(one.kind, {})}")
     return [
         CheckRecord(
             id="decision.one-pending-request",

@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 import json
 import signal
+import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Literal, cast
+from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -21,9 +22,12 @@ from harness.core.records import CheckRecord
 from harness.core.verdicts import InfrastructureFailed, StoryFailed, Unexercised
 from harness.products.base import InstanceError, ServicesApi
 from harness.products.records import Comment, Interaction, ProviderQuestionCard, Receipt, RecordId, Run, Task
-from harness.running.journey import Journey, PendingMessage
+from harness.running.journey import FINISHED_STATUSES, Journey, PendingMessage
 
 REPLACED = "restart.controller-replaced"
+# How long a task may sit unfinished with nothing running or queued on it before the restart counts as having lost
+# the work (a product queues its own retry within seconds of starting again).
+STALL_S = 30.0
 
 Moment = Literal["before", "after", "final"]
 
@@ -96,6 +100,33 @@ class RestartSnapshot(BaseModel):
     workspace: dict[str, str]
 
 
+class DrivenRestart(BaseModel):
+    """How the controller was restarted: the product's promise it was held to and exactly what was driven."""
+
+    signal: str
+    promise: str | None = None  # the product's documented promise (its id); None: a plain signal, no promise of its own
+    mechanism: str
+    intent: dict[str, Any] | None = None  # the product's own restart request, as written
+    report: dict[str, Any] | None = None  # what the product's new controller says it did with the runs
+
+
+@runtime_checkable
+class HotRestartable(Protocol):
+    """A product instance with a documented restart that keeps runs alive (Paperclip's ``service restart``).
+
+    ``request_hot_restart`` writes the product's own restart request for the
+    running controller; the fault then sends the signal and starts the
+    controller again, as the product's service manager would.
+    """
+
+    hot_restart_promise: str
+    hot_restart_mechanism: str
+
+    def request_hot_restart(self) -> dict[str, Any]: ...
+
+    def hot_restart_report(self) -> dict[str, Any] | None: ...
+
+
 class RestartRecord(BaseModel):
     """What the restart step learned, for the checks at the end."""
 
@@ -103,6 +134,7 @@ class RestartRecord(BaseModel):
     after: RestartSnapshot
     runner_kept_going: bool
     adopted: bool
+    driven: DrivenRestart | None = None
     evidence: list[str] = []
 
 
@@ -122,15 +154,23 @@ def restart_controller(
     if current.status != "running":
         journey.ended_before(current, f"the {sig.name} restart")
     seen = {a.id for a in journey.api.activity()}
-    before = _snapshot(journey, "before", sig, current, message_id)
+    before = snapshot(journey, "before", sig, current, message_id)
     before_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-before", before)
     signalled_at = datetime.now(UTC)
+    driven = _request_restart(journey, sig)
     stop_controller(journey, sig, before.controller_pid)
     kept_going = journey.instance.process_alive(current.identity.pid or 0, current.identity.process_start_time or 0)
     start_controller(journey)
-    adopted = any(a.kind == "run_adopted" and a.run_id == run.id and a.id not in seen for a in journey.api.activity())
+    if isinstance(journey.instance, HotRestartable) and driven.intent is not None:
+        driven.report = journey.instance.hot_restart_report()
+    journey.evidence.note("restart driven", f"{driven.promise or 'no product promise'}: {driven.mechanism}")
+    # The product's activity, or its own restart report (what `paperclipai service restart` prints), says so.
+    reported = [str(i) for i in (driven.report or {}).get("adoptedRunIds", [])]
+    adopted = str(run.id) in reported or any(
+        a.kind == "run_adopted" and a.run_id == run.id and a.id not in seen for a in journey.api.activity()
+    )
     after_run = journey.api.run(run.id)
-    after = _snapshot(journey, "after", sig, after_run, message_id)
+    after = snapshot(journey, "after", sig, after_run, message_id)
     after_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-after", after)
     journey.evidence.note(
         "restart", f"controller {sig.name}, runner pid {current.identity.pid} alive meanwhile: {kept_going}"
@@ -141,16 +181,47 @@ def restart_controller(
         raise Unexercised(
             f"run {run.id} finished before the {sig.name} reached the controller; the restart hit no running job"
         )
+    driven_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-driven", driven)
     record = RestartRecord(
-        before=before, after=after, runner_kept_going=kept_going, adopted=adopted, evidence=[before_path, after_path]
+        before=before,
+        after=after,
+        runner_kept_going=kept_going,
+        adopted=adopted,
+        driven=driven,
+        evidence=[before_path, after_path, driven_path],
     )
     if not kept_going and not adopted and not after_run.active:
         require_recovered(journey, journey.api.task(run.task_id), record)
         raise StoryFailed(
             f"the {sig.name} restart ended run {run.id} ({after_run.status}, {after_run.terminal}) "
             f"instead of keeping it: its runner was gone and the new controller did not adopt it"
+            + (f" (held to the product's promise {driven.promise})" if driven.promise else "")
         )
     return record
+
+
+def _request_restart(journey: Journey, sig: signal.Signals) -> DrivenRestart:
+    """A graceful restart goes the way the product documents keeping runs alive across it, where it has one.
+
+    SIGTERM on a product with a hot restart: its own restart request first,
+    then the signal. Anything else is the plain signal, held to no promise
+    of the product's own (the story's requirement stands on its own).
+    """
+    instance = journey.instance
+    if sig is signal.SIGTERM and isinstance(instance, HotRestartable):
+        try:
+            intent = instance.request_hot_restart()
+        except InstanceError as error:
+            raise InfrastructureFailed(f"could not request the product's hot restart: {error}") from None
+        return DrivenRestart(
+            signal=sig.name,
+            promise=instance.hot_restart_promise,
+            mechanism=instance.hot_restart_mechanism,
+            intent=intent,
+        )
+    return DrivenRestart(
+        signal=sig.name, mechanism=f"{sig.name} to the controller, then started again on the same data"
+    )
 
 
 def _ended_before(run: Run, moment: datetime) -> bool:
@@ -161,11 +232,57 @@ def _ended_before(run: Run, moment: datetime) -> bool:
     return (ended if ended.tzinfo else ended.replace(tzinfo=UTC)) < moment
 
 
+def wait_until_work_done(journey: Journey, task: Task, record: RestartRecord, what: str) -> Task:
+    """Wait for the work after the restart; a task left unfinished with nothing running or queued is decided at once.
+
+    A product whose restart lost the run (adopted, then gone, no retry)
+    leaves the task in progress for ever: the restart's checks name that as
+    soon as nothing has been running or waiting on it for ``STALL_S``,
+    instead of the attempt timing out on ``expect.task-finished``. A run the
+    product still records as running whose process the harness sees gone
+    (it watches the process table itself) runs nothing.
+    """
+    idle_since: list[float] = []
+
+    def working(run: Run) -> bool:
+        if run.status != "running" or not run.identity.pid:
+            return run.active
+        return journey.instance.process_alive(run.identity.pid, run.identity.process_start_time or 0)
+
+    def done_or_stalled() -> Task | None:
+        current = journey.api.task(task.id)
+        if any(working(run) for run in current.runs):
+            idle_since.clear()
+            return None
+        if current.status in FINISHED_STATUSES:
+            return current
+        idle_since[:1] = idle_since[:1] or [time.monotonic()]
+        return current if time.monotonic() - idle_since[0] > STALL_S else None
+
+    current = journey.wait(done_or_stalled, f"{what} on task {task.id}", "task-finished")
+    if current.status not in FINISHED_STATUSES or any(run.active for run in current.runs):
+        require_recovered(journey, current, record)
+        promise = record.driven.promise if record.driven else None
+        state = journey.api.run(record.before.run.id).status
+        why = (
+            f"task {task.id} is {current.status}, but run {record.before.run.id} is still recorded {state} though its"
+            f" process is gone"
+            if current.status in FINISHED_STATUSES
+            else f"task {task.id} is {current.status} with nothing running or queued on it: run {record.before.run.id}"
+            f" is recorded {state} and nothing carries on its work"
+        )
+        raise StoryFailed(
+            f"after the {record.before.signal} restart {why}"
+            + (f" (held to the product's promise {promise})" if promise else "")
+        )
+    return journey.wait_until_finished(task, what)
+
+
 def require_recovered(journey: Journey, task: Task, record: RestartRecord) -> None:
     """After the work: the same run and runner all along, the message read once, nothing recorded twice."""
     sig = signal.Signals[record.before.signal]
     message_id = record.before.message.id if record.before.message else None
-    final = _snapshot(journey, "final", sig, journey.api.run(record.before.run.id), message_id)
+    final = snapshot(journey, "final", sig, journey.api.run(record.before.run.id), message_id)
     final_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-final", final)
     current = journey.api.task(task.id)
     message = next((c for c in current.comments if c.id == message_id), None)
@@ -173,10 +290,11 @@ def require_recovered(journey: Journey, task: Task, record: RestartRecord) -> No
     page.reload()
     shown = len(page.user_messages_with(message.body)) if message else 0
     checks = restart_checks(record, final, current, shown_in_thread=shown)
-    journey.record_checks(checks, [*record.evidence, final_path])
+    promise = record.driven.promise if record.driven else None
+    journey.record_checks([c.model_copy(update={"promise": promise}) for c in checks], [*record.evidence, final_path])
 
 
-def _snapshot(
+def snapshot(
     journey: Journey, moment: Moment, sig: signal.Signals, run: Run, message_id: RecordId | None
 ) -> RestartSnapshot:
     controller = journey.api.controller()

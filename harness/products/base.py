@@ -299,6 +299,14 @@ class SkillsDriver(ProductDriver, Protocol):
         ...
 
 
+class ServicesDriver(ProductDriver, Protocol):
+    """A driver whose product declares the ``services`` capability (installed services and their connections)."""
+
+    def services_page(self, page: Any, base_url: str) -> RenderedPage:
+        """Where a person sees the installed services and their connections, opened."""
+        ...
+
+
 class HiringDriver(ProductDriver, Protocol):
     """A driver whose product declares the ``hiring`` capability (a hire form)."""
 

@@ -19,6 +19,8 @@ RecordId = int | str
 TaskStatus = Literal["todo", "in_progress", "in_review", "blocked", "done", "cancelled"]
 RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 ACTIVE_RUN_STATUSES: tuple[RunStatus, ...] = ("queued", "running")
+# A run a product's graceful-shutdown drain cut short, in the harness's words (a driver maps its own code to it).
+SHUTDOWN_ERROR = "interrupted_by_shutdown"
 RunCause = Literal["assignment", "user_message", "user_decision", "child_result", "handoff", "recovery"]
 """Why a product started a run, in the harness's words: its task was assigned, a user message or a person's
 decision waited for it, a child task's result came back, another run handed the task on (a hand-off the product
@@ -282,7 +284,7 @@ class DecisionCard(Record):
     kind: str
     action: str
     service: str
-    connection_id: str
+    connection_id: str | None = Field(description="the connection the card names; None: the product's card shows none")
     provider: str = ""
     agent: str
     addressed_to: str = ""

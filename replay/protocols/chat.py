@@ -22,14 +22,15 @@ class ChatRequest(ModelRequest):
 
 
 def conversation(request: ChatRequest, request_chars: int) -> Conversation:
-    results, since, last_result = 0, 0, ""
+    results, since, last_result, first_result = 0, 0, "", ""
     for message in request.messages:
         if message.get("role") == "tool":
-            results, since = results + 1, since + 1
             content = message.get("content")
             last_result = content if isinstance(content, str) else text_of(content)
+            first_result = first_result if since else last_result
+            results, since = results + 1, since + 1
         elif message.get("role") == "user" and text_of(message.get("content")):
-            since = 0
+            since, first_result = 0, ""
     return Conversation(
         tools=[tool.get("function", {}).get("name", "") for tool in request.tools],
         tool_calls_answered=results,
@@ -37,6 +38,7 @@ def conversation(request: ChatRequest, request_chars: int) -> Conversation:
         request_chars=request_chars,
         answered_since_user_text=since,
         last_tool_result=last_result,
+        first_tool_result=first_result,
     )
 
 

@@ -27,17 +27,18 @@ def _blocks(message: dict) -> list[dict]:
 
 
 def conversation(request: MessagesRequest, request_chars: int) -> Conversation:
-    results, since, last_result, user_text = 0, 0, "", ""
+    results, since, last_result, first_result, user_text = 0, 0, "", "", ""
     for message in request.messages:
         if message.get("role") != "user":
             continue
         answered = [block for block in _blocks(message) if block.get("type") == "tool_result"]
         if answered:  # tool results (Claude Code may add reminders beside them: those are not the user's words)
+            texts = [c if isinstance(c := block.get("content"), str) else text_of(c) for block in answered]
+            first_result = first_result if since else texts[0]
             results, since = results + len(answered), since + len(answered)
-            content = answered[-1].get("content")
-            last_result = content if isinstance(content, str) else text_of(content)
+            last_result = texts[-1]
         elif text := text_of(message.get("content")):
-            since, user_text = 0, text
+            since, user_text, first_result = 0, text, ""
     return Conversation(
         tools=[tool.get("name", "") for tool in request.tools],
         tool_calls_answered=results,
@@ -45,6 +46,7 @@ def conversation(request: MessagesRequest, request_chars: int) -> Conversation:
         request_chars=request_chars,
         answered_since_user_text=since,
         last_tool_result=last_result,
+        first_tool_result=first_result,
     )
 
 

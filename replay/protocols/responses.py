@@ -39,14 +39,15 @@ def conversation(request: ResponsesRequest, request_chars: int) -> Conversation:
         for item in items
         if item.get("type") in ("function_call", "custom_tool_call", "local_shell_call")
     }
-    results, since, last_result = 0, 0, ""
+    results, since, last_result, first_result = 0, 0, "", ""
     for item in items:
         if item.get("type") in ("function_call_output", "custom_tool_call_output") and item.get("call_id") in calls:
-            results, since = results + 1, since + 1
             output = item.get("output")
             last_result = output if isinstance(output, str) else text_of(output, ("input_text", "output_text", "text"))
+            first_result = first_result if since else last_result
+            results, since = results + 1, since + 1
         elif item.get("role") == "user" and item.get("type", "message") == "message" and text_of(item.get("content")):
-            since = 0
+            since, first_result = 0, ""
     return Conversation(
         tools=tool_names(request.tools),
         tool_calls_answered=results,
@@ -54,6 +55,7 @@ def conversation(request: ResponsesRequest, request_chars: int) -> Conversation:
         request_chars=request_chars,
         answered_since_user_text=since,
         last_tool_result=last_result,
+        first_tool_result=first_result,
     )
 
 

@@ -88,10 +88,30 @@ def test_the_request_must_be_the_one_the_story_set_up_on_one_card() -> None:
     ]
     not_now = card(buttons={"approve": "Approve", "decline": "Not now"})
     assert not verdicts(request_checks([interaction()], EXPECTED, [not_now], "Avery"))["decision.request-matches-story"]
+    connect = card(buttons={"approve": "Connect", "decline": "Decline"})
+    assert not verdicts(request_checks([interaction()], EXPECTED, [connect], "Avery"))["decision.request-matches-story"]
+    spare = card(buttons={"approve": "Approved", "decline": "Decline"})  # a word that only starts alike
+    assert not verdicts(request_checks([interaction()], EXPECTED, [spare], "Avery"))["decision.request-matches-story"]
     two_cards = verdicts(request_checks([interaction()], EXPECTED, [card(), card()], "Avery"))
     assert two_cards == {"decision.one-pending-request": False, "decision.request-matches-story": False}
     two_requests = verdicts(request_checks([interaction(7), interaction(8)], EXPECTED, [card(7), card(8)], "Avery"))
     assert not any(two_requests.values())
+
+
+def test_a_product_words_the_buttons_its_own_way_and_may_show_no_connection() -> None:
+    """Paperclip's tool-action card: "Approve & run" and "Decline", and no connection id anywhere on it."""
+    paperclip = card(buttons={"approve": "Approve & run", "decline": "Decline"}, connection_id=None)
+    assert all(verdicts(request_checks([interaction()], EXPECTED, [paperclip], "Avery")).values())
+    rejects = card(buttons={"approve": "Approve action", "decline": "Reject action"}, connection_id=None)
+    assert all(verdicts(request_checks([interaction()], EXPECTED, [rejects], "Avery")).values())
+    hidden_but_wrong = card(connection_id=None, service="Other")  # what the card does show is still compared
+    assert not verdicts(request_checks([interaction()], EXPECTED, [hidden_but_wrong], "Avery"))[
+        "decision.request-matches-story"
+    ]
+    shown_empty = card(connection_id="")  # a card that shows a connection must show the stored one
+    assert not verdicts(request_checks([interaction()], EXPECTED, [shown_empty], "Avery"))[
+        "decision.request-matches-story"
+    ]
 
 
 def record(decision: str = "approve", **changes: object) -> DecisionRecord:

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from harness.faults.drain import DrainRecord, drain_checks
 from harness.faults.late_feedback import cites_delivery, delegation_checks
 from harness.faults.restart import MessageState, ReceiptDigest, RestartRecord, RestartSnapshot, RunState, restart_checks
 from harness.faults.stop import ShortReplyView, StopRecord, changed_paths, process_group_gone, stop_checks
@@ -155,6 +156,64 @@ def test_feedback_read_by_a_failed_child_run_or_sent_to_the_parent_fails() -> No
     assert "delegate.one-child-for-teammate" in failed(delegation_checks(parent, two, LEAD, MATE, LATE))
     stranger = MATE.model_copy(update={"reports_to": None})
     assert failed(delegation_checks(parent, [child], LEAD, stranger, LATE)) == ["delegate.teammate-reports-to-lead"]
+
+
+# ---- a graceful shutdown the product drains -------------------------------------------------------
+
+SIGNALLED = "2026-01-01T12:00:10Z"
+
+
+def drained_run(status: str = "failed", error: str | None = "interrupted_by_shutdown") -> dict[str, Any]:
+    return run(1, 1, status=status, receipts=2, error_code=error) | {"queued_at": "2026-01-01T12:00:00Z"}
+
+
+def retry(run_id: int = 2, reads_late: bool = True) -> dict[str, Any]:
+    read = receipt(0, tool="read_task", target="task 1") | {"detail": "new messages: ids 4" if reads_late else ""}
+    return run(run_id, 1, receipts=0, pid=600 + run_id) | {"queued_at": "2026-01-01T12:00:11Z", "receipts": [read]}
+
+
+def drain(runner_gone: bool = True) -> DrainRecord:
+    before = snapshot("before", 2)
+    before.message = MessageState(id=4, consumed_by_run_id=None)
+    return DrainRecord(
+        before=before,
+        after=snapshot("after", 2, status="failed", instance="B"),
+        signalled_at=SIGNALLED,  # type: ignore[arg-type]
+        runner_gone=runner_gone,
+    )
+
+
+def drained_task(runs: list[dict[str, Any]], deliveries: list[dict[str, Any]] | None = None) -> Task:
+    retried = delivery(9, 1, SHA_FINAL) | {"run_id": 2, "created_at": "2026-01-01T12:01:00Z"}
+    return task(1, assignee=1, runs=runs, comments=[comment(4, 1, LATE)], deliveries=deliveries or [retried])
+
+
+def test_a_drain_that_interrupts_the_run_and_retries_the_work_passes() -> None:
+    assert failed(drain_checks(drain(), drained_task([drained_run(), retry()]))) == []
+
+
+def test_a_drained_run_recorded_succeeded_and_never_retried_is_named() -> None:
+    """Paperclip 2026.824.1: the process adapter's child killed by the drain has a null exit code, read as 0."""
+    checks = drain_checks(drain(), drained_task([drained_run(status="succeeded", error=None)], deliveries=[]))
+    assert failed(checks) == [
+        "drain.run-interrupted",
+        "drain.work-retried",
+        "drain.message-received",
+        "drain.delivered-once",
+    ]
+
+
+def test_a_retry_that_never_read_the_message_a_runner_left_alive_or_a_second_delivery_is_named() -> None:
+    assert failed(drain_checks(drain(), drained_task([drained_run(), retry(reads_late=False)]))) == [
+        "drain.message-received"
+    ]
+    assert failed(drain_checks(drain(runner_gone=False), drained_task([drained_run(), retry()]))) == [
+        "drain.run-interrupted"
+    ]
+    late = delivery(8, 1, SHA_EARLY) | {"run_id": 1, "created_at": "2026-01-01T12:00:30Z"}
+    retried = delivery(9, 1, SHA_FINAL) | {"run_id": 2, "created_at": "2026-01-01T12:01:00Z"}
+    twice = drained_task([drained_run(), retry()], deliveries=[late, retried])
+    assert failed(drain_checks(drain(), twice)) == ["drain.delivered-once"]
 
 
 # ---- controller restart --------------------------------------------------------------------------

@@ -22,7 +22,11 @@ STOP = KnownFinding(
     what="a run carries on the stopped work",
     reproduction="cancel-recorded-after-kill",
 )
-PAPERCLIP_STOP = next(c for c in registry.catalog().cells() if c.execution_id.endswith("paperclip-local.stop-redirect"))
+PAPERCLIP_STOP = next(
+    c
+    for c in registry.catalog().cells()
+    if c.execution_id == "everyday-workflows-paperclip.scripted.paperclip-local.stop-redirect"
+)
 TESTBED_STOP = next(
     c
     for c in registry.catalog().cells()
@@ -135,3 +139,13 @@ def test_a_finding_names_exact_checks_never_a_family() -> None:
             {**STOP.model_dump(), "may_also_fail": ("stop.*",)}
         )
     assert not STOP.explains({"stop.process-group-gone", "stop.run-cancelled"})  # not declared: a new regression
+
+
+def test_an_intermittent_finding_expects_its_failure_or_a_pass_and_nothing_else() -> None:
+    racy = STOP.model_copy(update={"intermittent": True})
+    assert unexpected(record(PAPERCLIP_STOP.execution_id, Verdict.PASSED), racy) is None
+    as_declared = record(PAPERCLIP_STOP.execution_id, Verdict.FAILED, failed=("stop.process-group-gone",))
+    assert unexpected(as_declared, racy) is None
+    other = record(PAPERCLIP_STOP.execution_id, Verdict.FAILED, failed=("lifecycle.runs-succeeded",))
+    assert unexpected(other, racy) is not None
+    assert unexpected(record(PAPERCLIP_STOP.execution_id, Verdict.PASSED), STOP) is not None  # a steady one: fixed

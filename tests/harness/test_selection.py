@@ -29,7 +29,14 @@ def suite_cells(name: str) -> list[str]:
 
 # Counts come from the catalog's suites, so a new case or profile needs no edit here; the rules are what is tested.
 PAPERCLIP_REPLAY_CELLS = suite_cells("everyday-workflows-paperclip-replay")
-MANUAL_CASES = [case.name for suite in BUILT_IN.suites if suite.name == MANUAL_SUITE for case in suite.cases]
+# The manual suite's cases the testbed has what they need for (recover-controller-drain needs a product that drains).
+MANUAL_CASES = [
+    case.name
+    for suite in BUILT_IN.suites
+    if suite.name == MANUAL_SUITE
+    for case in suite.cases
+    if suite.why_not(suite.profiles[0], case) is None
+]
 
 
 def ids(**selectors) -> list[str]:
@@ -142,15 +149,16 @@ def test_id_stands_alone(selectors: dict) -> None:
         (
             {"cases": ["nope"]},
             "valid cases: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, hire-reuse, "
-            "provider-decline, provider-native, provider-second, recover-controller, recover-controller-sigkill, service-approve, service-decline, stop-redirect",
+            "provider-decline, provider-native, provider-second, recover-controller, recover-controller-drain, "
+            "recover-controller-sigkill, service-approve, service-decline, stop-redirect",
         ),
         (
             {"ids": ["nope"]},
             "valid ids: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, hire-reuse, "
-            "provider-decline, provider-native, provider-second, recover-controller, recover-controller-sigkill, "
-            "service-approve, service-decline, stop-redirect, "
+            "provider-decline, provider-native, provider-second, recover-controller, recover-controller-drain, "
+            "recover-controller-sigkill, service-approve, service-decline, stop-redirect, "
             "everyday-workflows-paperclip-replay.replay-claude.paperclip-local.build-revise, "
-            "everyday-workflows-paperclip-replay.replay-codex.paperclip-local.build-revise",
+            "everyday-workflows-paperclip-replay.replay-claude.paperclip-local.delegate-feedback",
         ),
     ],
 )

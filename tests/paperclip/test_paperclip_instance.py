@@ -7,10 +7,8 @@ a missing install fails these tests loudly, it never skips them.
 from __future__ import annotations
 
 import contextlib
-import json
 import signal
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 import psutil
@@ -88,8 +86,8 @@ def test_a_hot_restart_does_not_adopt_a_process_adapter_run_and_the_driver_says_
     """Paperclip adopts live runs only on its hot restart (what ``paperclipai service restart`` asks for).
 
     That command needs a service manager; here the same request is written
-    the way it writes it (an intent file naming the server pid), then the
-    server gets SIGTERM and starts again. With 2026.824.1 the ``process``
+    the way it writes it (``request_hot_restart``: an intent file naming the
+    server pid), then the server gets SIGTERM and starts again. With 2026.824.1 the ``process``
     adapter's run is skipped ("adapter_not_local_child_process") although its
     runner is alive, so the driver must show no ``run_adopted`` activity and
     the run must not stay running as if adopted.
@@ -103,19 +101,13 @@ def test_a_hot_restart_does_not_adopt_a_process_adapter_run_and_the_driver_says_
             assert time.monotonic() < deadline, "no running run saved slugify.py"
             time.sleep(0.1)
         assert instance.process is not None
-        intent = {
-            "version": 1,
-            "requestedAt": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
-            "previousServerPid": instance.process.pid,
-            "previousServerVersion": None,
-            "drainRequired": False,
-            "requestedByRunId": None,
-        }
-        (instance.instance_dir / "hot-restart-intent.json").write_text(json.dumps(intent) + "\n")
+        intent = instance.request_hot_restart()
+        assert (intent["previousServerPid"], intent["drainRequired"]) == (instance.process.pid, False)
         instance.stop_controller(signal.SIGTERM)
         assert instance.process_alive(running.identity.pid or 0, running.identity.process_start_time or 0)
         instance.start()
-        report = json.loads((instance.instance_dir / "hot-restart-report.json").read_text())
+        report = instance.hot_restart_report()
+        assert report is not None and report["requestedAt"] == intent["requestedAt"]
         assert [(r["runId"], r["classification"], r["reason"]) for r in report["runs"]] == [
             (running.id, "skipped", "adapter_not_local_child_process")
         ]

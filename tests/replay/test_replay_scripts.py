@@ -144,12 +144,18 @@ def test_the_story_script_builds_revises_delegates_or_replies_from_the_briefing(
     )
     reply = script("story", resume_prompt([{"body": nonce_request("N1A2B3C4D5")}]))
     assert reply.name == "story-reply" and "N1A2B3C4D5" in reply.steps[0].arguments["body"]
+    # The pace is the model's thinking time after each file it wrote (the server holds its next answer), never a
+    # command the agent runs: a CLI may refuse a long foreground sleep.
     paced = script("story-paced", _briefing(BUILD_TASK))
-    assert [s.command for s in paced.steps if s.kind == "shell"][:1] == ["sleep 2"]
+    assert {s.pause_after_s for s in paced.steps if s.kind == "write"} == {2}
+    assert not [s for s in paced.steps if "sleep" in s.command]
+    turns = list(paced.turns())
+    first_write = next(n for n, t in enumerate(turns) if t.action and t.action.kind == "write")
+    assert turns[first_write].think_s == 0 and turns[first_write + 1].think_s == 2
     # A slower product's UI gets a longer window (the harness scales it by the environment's fault window).
     slower = script("story-paced", _briefing(BUILD_TASK), pace_s=30)
-    assert [s.command for s in slower.steps if s.kind == "shell"][:1] == ["sleep 30"]
-    assert not [s for s in script("story", _briefing(BUILD_TASK), pace_s=30).steps if s.command == "sleep 30"]
+    assert {s.pause_after_s for s in slower.steps if s.kind == "write"} == {30}
+    assert not [t for t in script("story", _briefing(BUILD_TASK), pace_s=30).turns() if t.think_s]
 
 
 def test_a_qa_request_gets_the_slugify_tests_reference_suite_and_a_delegated_one_goes_to_the_teammate():
@@ -200,8 +206,32 @@ def test_the_story_script_reads_the_users_latest_comment_from_paperclips_wake_pr
     assert script("story", revision).name == "story-revise"
     reply = script("story", _paperclip_wake(("user local-board", nonce_request("N1A2B3C4D5"))))
     assert reply.name == "story-reply" and "N1A2B3C4D5" in reply.steps[0].arguments["body"]
-    assert script("story", _paperclip_wake(("agent a-1", "Delivered."))).name == "story-build"
     assert script("story", "You are agent Avery in Paperclip. Work on your assigned issue.").name == "story-build"
+
+
+def _issue_read(body: str, status: str = "todo", escaped: bool = False) -> str:
+    """What the tool server's read_task answers for an issue (as Claude hands it back; codex nests it in JSON)."""
+    view = {"id": "i-1", "title": "Build it", "body": body, "status": status, "comments": [{"body": "an old note"}]}
+    text = json.dumps(view, indent=1)
+    return json.dumps({"content": [{"type": "text", "text": text}]}) if escaped else text
+
+
+def test_woken_by_paperclip_without_the_request_the_story_script_reads_the_issue_first_and_acts_on_it():
+    """Paperclip's wake prompt names the issue ("- issue: PAP-1 Build it") but not its request."""
+    from oracle.tasks.slugify.contract import BUILD_TASK, delegation_task
+
+    wake = _paperclip_wake(("agent a-1", "Delivered."))
+    first = script("story", wake)
+    assert first.name == "story-read-issue" and first.turn_after(0).action.tool == "read_task"
+    built = script("story", wake, first_read=_issue_read(BUILD_TASK))
+    assert built.name == "story-build" and [s.tool for s in built.steps[:1]] == ["read_task"]
+    for escaped in (False, True):
+        delegated = script("story", wake, first_read=_issue_read(delegation_task("Blake"), escaped=escaped))
+        child = delegated.turn_after(1).action
+        assert delegated.name == "story-delegate" and child.tool == "create_child_task"
+        assert child.arguments["assignee_name"] == "Blake" and "slugify.py" in child.arguments["body"]
+    done = script("story", wake, first_read=_issue_read(delegation_task("Blake"), status="done"))
+    assert done.name == "story-nothing-left" and done.turn_after(1).action is None
 
 
 def test_product_tools_are_called_by_each_clis_own_name_for_them():

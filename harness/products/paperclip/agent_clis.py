@@ -18,6 +18,9 @@ Measured with paperclipai 2026.824.1 and codex-cli 0.171.0 (``make agents``):
   same provider is therefore also given as ``-c`` overrides in ``extraArgs``,
   which the CLI applies over any ``config.toml`` (found by this driver, see
   the README);
+- ``engine: "cli"`` pins the CLI lane (the ACP default needs Node 22.13, and
+  a run whose config does not name the CLI lane is drained, not adopted, by
+  Paperclip's hot restart);
 - ``command`` runs our pinned codex, not the copy Paperclip ships, so the
   replay cells on both products run the same CLI;
 - ``extraArgs`` follow Paperclip's own ``exec --json`` arguments: ``-c``
@@ -121,6 +124,10 @@ def codex_local_config(name: str, model: str, settings: dict[str, str]) -> dict[
     tool_env = tool_server_env(workspace)
     tool_env_toml = "{" + ", ".join(f"{key} = {json.dumps(value)}" for key, value in tool_env.items()) + "}"
     return {
+        # The CLI lane, named: left out, this release defaults to its ACP engine, falls back to the CLI on Node 20
+        # ("Codex ACP default unavailable"), and its hot restart then treats the run as bound to the server's stdio
+        # and drains it instead of adopting it (heartbeat.js: isServerStdioBoundHotRestartRun reads the config).
+        "engine": "cli",
         "command": str(locate("codex").binary),
         "model": model,
         "cwd": str(workspace),

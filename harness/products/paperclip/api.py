@@ -21,7 +21,9 @@ mapping says what stands in for it:
   ``resultJson.hotRestart.adopted`` Paperclip set, shown as ``run_adopted`` activity;
 - a run's *cause* is the reason Paperclip woke the agent (``contextSnapshot.wakeReason``, see ``WAKE_CAUSES``);
 - the *workspace* is the folder the harness gave the scripted agent (Paperclip
-  has no workspace API for ``process`` agents), read from disk.
+  has no workspace API for ``process`` agents), read from disk;
+- services, connections and their approval cards are Paperclip's Apps and
+  tool-action cards (:mod:`.apps`).
 """
 
 from __future__ import annotations
@@ -37,7 +39,9 @@ from typing import Any
 from agents.paperclip.runner import RECEIPT_MARK, RECEIPTS_FOLDER
 from harness.products.http import product_answer, product_client, product_json
 from harness.products.paperclip.agent_clis import claude_local_config, codex_local_config
+from harness.products.paperclip.apps import PaperclipApps
 from harness.products.records import (
+    SHUTDOWN_ERROR,
     Activity,
     Agent,
     Comment,
@@ -90,6 +94,8 @@ WAKE_CAUSES: dict[str, RunCause] = {
     "retry_failed_run": "recovery",
 }
 TERMINAL_RUN_STATUSES = {"succeeded", "failed", "cancelled", "timed_out", "interrupted"}
+# A run its graceful-shutdown drain cut short (heartbeat.js: drainRunningRunsForShutdown), in the harness's words.
+SHUTDOWN_DRAIN_ERROR = "server_shutdown_interrupted"
 PAPERCLIP_ROLES = {
     "ceo",
     "cto",
@@ -112,7 +118,7 @@ def _epoch(value: str | None) -> float | None:
     return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() if value else None
 
 
-class PaperclipApi:
+class PaperclipApi(PaperclipApps):
     def __init__(
         self,
         base_url: str,
@@ -129,6 +135,8 @@ class PaperclipApi:
         # A finished run's log no longer grows: its receipts are read once. Its status is read every time:
         # Paperclip reports a run it is still cancelling as succeeded first (seen with 2026.824.1).
         self._final_receipts: dict[str, list[dict[str, Any]]] = {}
+        self._service_urls: dict[str, str] = {}  # an app's URL, until its connection is added (see .apps)
+        self._interaction_issues: dict[str, str] = {}  # a card's issue, as last read (its routes name both)
 
     def close(self) -> None:
         self.http.close()
@@ -287,7 +295,7 @@ class PaperclipApi:
             else None,
             process_group_gone=None,
             receipts=[Receipt.model_validate(r) for r in raw.get("receipts", [])],
-            cause=WAKE_CAUSES.get(str((raw.get("contextSnapshot") or {}).get("wakeReason"))),
+            cause=_cause(raw.get("contextSnapshot") or {}),
         )
 
     @staticmethod
@@ -523,9 +531,25 @@ def _error_code(run: dict[str, Any]) -> str | None:
     result = run.get("resultJson") or {}
     if run["status"] == "cancelled" and result.get("cancelledByActorType") == "user":
         return "stopped_by_user"
+    if run.get("errorCode") == SHUTDOWN_DRAIN_ERROR:
+        return SHUTDOWN_ERROR
     if run["status"] in ("interrupted", "timed_out"):
         return run.get("errorCode") or run["status"]  # keep Paperclip's reason; the status alone maps to failed
     return run.get("errorCode")  # type: ignore[no-any-return]
+
+
+def _cause(context: dict[str, Any]) -> RunCause | None:
+    """Why Paperclip started the run, from the wake reason in its context (``WAKE_CAUSES``); None: it does not say.
+
+    A person's decision on a card wakes the agent with Paperclip's generic
+    reason ``issue_commented`` (source ``issue.interaction.accept`` or
+    ``.reject``), and when the agent's run is still going Paperclip merges
+    that wake's context into the run's, replacing the reason the run started
+    for. Such a context says what last reached the run, not why it started.
+    """
+    if str(context.get("source", "")).startswith("issue.interaction."):
+        return None
+    return WAKE_CAUSES.get(str(context.get("wakeReason")))
 
 
 def _is_zip(attachment: dict[str, Any]) -> bool:

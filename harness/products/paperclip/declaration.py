@@ -9,6 +9,7 @@ reproduction beside this module (:mod:`.findings`).
 from __future__ import annotations
 
 from harness.core.catalog import Environment, KnownFinding, ProductDeclaration, ProductSuites
+from harness.products.paperclip.promises import HOT_RESTART, PROMISES
 
 PAPERCLIP_LOCAL = Environment(
     name="paperclip-local",
@@ -28,9 +29,8 @@ PRODUCT = ProductDeclaration(
     environments=(PAPERCLIP_LOCAL,),
     suites=ProductSuites(scripted="everyday-workflows-paperclip", replay="everyday-workflows-paperclip-replay"),
     replay_clis=("codex", "claude"),
-    capabilities=("delegation", "controller-restart", "stop"),
+    capabilities=("delegation", "controller-restart", "graceful-drain", "stop", "services"),
     lacks={
-        "services": "the driver does not wire Paperclip's Ask-first apps (tool connections and approval cards) yet",
         "hiring": "the driver does not wire Paperclip's New agent page and its Apps access bindings yet",
         "skills": "the driver does not wire Paperclip's company skills and Skill Studio yet",
         "providers": f"{NOT_IN_RELEASE}: no aggregator routing or provider catalog",
@@ -41,26 +41,21 @@ PRODUCT = ProductDeclaration(
     # No "process-group-gone": its API says a run was cancelled, not that its processes exited.
     # "run-cause": the reason Paperclip woke the agent for each run (api.py: WAKE_CAUSES).
     observes=("message-wakes", "runner-identity", "receipts", "run-cause"),
+    promises=PROMISES,
     not_yet={
-        "replay-*.delegate-feedback": "the replay decides to delegate from the testbed's briefing",
-        "replay-*.recover-controller": "the replay's pause is not yet served as model thinking time",
-        "replay-*.stop-redirect": "the replay's pause is not yet served as model thinking time",
+        "replay-*.service-*": "the CLIs' tool server on Paperclip does not offer the service tools (its connections,"
+        " a service call through the tool gateway, the decision) yet",
+        "replay-*.recover-controller-drain": "the drain is held on the process adapter's scripted cell; the sessioned"
+        " adapters' runs are held to the hot restart (recover-controller)",
+    },
+    not_promised={
+        "scripted.recover-controller": f"its hot restart ({HOT_RESTART.id}) keeps only its sessioned local adapters'"
+        " runs, not the process adapter's (recover-controller-drain holds that cell to the SIGTERM drain)",
     },
     known_findings=(
         KnownFinding(
-            case="recover-controller",
-            checks=(
-                "restart.runner-kept-going",
-                "restart.same-run",
-                "restart.message-survived",
-                "restart.message-received",
-            ),
-            may_also_fail=("lifecycle.runs-succeeded", "lifecycle.tasks-done", "lifecycle.settled"),
-            what="its shutdown ends the process adapter's runner; the run is recorded succeeded or failed by a race",
-            reproduction="null_exit_code_succeeds",
-        ),
-        KnownFinding(
             case="recover-controller-sigkill",
+            profiles=("scripted",),  # found on the process adapter; the replay cells' verdicts are their own
             checks=("restart.same-run", "restart.message-received", "lifecycle.runs-succeeded"),
             may_also_fail=("restart.records-once",),
             what="the new server reaps the live run process_lost and a new run redoes the work",
@@ -69,10 +64,33 @@ PRODUCT = ProductDeclaration(
         KnownFinding(
             case="stop-redirect",
             checks=("stop.nothing-ran-after-stop",),
-            may_also_fail=("stop.reply-has-nonce", "stop.workspace-unchanged", "stop.run-cancelled"),
-            what="Cancel kills the process before recording the cancellation: the run ends succeeded and a corrective"
-            " run carries on the stopped work",
+            may_also_fail=(
+                "stop.reply-has-nonce",
+                "stop.workspace-unchanged",
+                "stop.run-cancelled",
+                "stop.no-earlier-run-active",
+            ),
+            what="after a board Cancel Paperclip starts a new run of the stopped agent on the same issue (its"
+            " success path's follow-up or its continuation recovery, whichever wins a race), which carries on the"
+            " stopped work",
             reproduction="cancel_starts_new_run",
+        ),
+        KnownFinding(
+            case="recover-controller-drain",
+            checks=("drain.work-retried",),
+            may_also_fail=(
+                "drain.run-interrupted",
+                "drain.message-received",
+                "drain.delivered-once",
+                "lifecycle.tasks-done",
+                "lifecycle.settled",
+                "lifecycle.no-pending-bookkeeping",
+                "lifecycle.runs-succeeded",
+            ),
+            intermittent=True,
+            what="a process run killed by the drain's SIGTERM has a null exit code, read as 0: when the run's own end"
+            " lands before the drain's, it is recorded succeeded and no retry is queued",
+            reproduction="null_exit_code_succeeds",
         ),
     ),
 )

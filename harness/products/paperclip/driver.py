@@ -8,7 +8,7 @@ from typing import Any
 from harness.products.base import InstanceError
 from harness.products.paperclip import install
 from harness.products.paperclip.instance import PaperclipInstance
-from harness.products.paperclip.pages import IssueListPage, IssuePage
+from harness.products.paperclip.pages import ConnectionsPage, IssueListPage, IssuePage
 from harness.products.paperclip.secrets import SECRET_PATTERNS
 from harness.products.records import RecordId
 
@@ -61,3 +61,6 @@ class PaperclipDriver:
 
     def task_page(self, page: Any, base_url: str, task_id: RecordId) -> IssuePage:
         return IssuePage(page, base_url, str(task_id))
+
+    def services_page(self, page: Any, base_url: str) -> ConnectionsPage:
+        return ConnectionsPage(page, base_url).open()

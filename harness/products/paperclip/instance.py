@@ -19,6 +19,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 
@@ -29,6 +30,7 @@ from agents import issued_secrets
 from harness.products.base import InstanceError
 from harness.products.paperclip import install
 from harness.products.paperclip.api import PaperclipApi
+from harness.products.paperclip.promises import HOT_RESTART, SIGTERM_DRAIN
 from harness.products.processes import free_port, kill_groups, marked_processes, process_group_alive, stop_process
 from harness.products.processes import process_alive as _process_alive
 
@@ -37,10 +39,17 @@ __all__ = ["PaperclipInstance", "free_port", "paperclip_env"]
 COMPANY_NAME = "Everyday Evals"
 # Paperclip stamps a run's process start itself, a little after the spawn; a recycled pid is still minutes away.
 START_TIME_TOLERANCE_S = 1.0
+# Where Paperclip reads a hot-restart request and writes what its adoption pass did (services/hot-restart.js).
+HOT_RESTART_INTENT = "hot-restart-intent.json"
+HOT_RESTART_REPORT = "hot-restart-report.json"
 
 
-def paperclip_env(root: Path, port: int, jwt_secret: str | None) -> dict[str, str]:
-    """A cleared environment: nothing of the harness's (no keys) reaches Paperclip or its agents."""
+def paperclip_env(root: Path, port: int, jwt_secret: str | None, signing_secret: str | None = None) -> dict[str, str]:
+    """A cleared environment: nothing of the harness's (no keys) reaches Paperclip or its agents.
+
+    ``signing_secret``: what Paperclip signs the stored arguments of an Ask-first tool call with (without it an
+    approval answers 500, ``signing_secret_unconfigured``).
+    """
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "LANG": "C.UTF-8",
@@ -58,6 +67,8 @@ def paperclip_env(root: Path, port: int, jwt_secret: str | None) -> dict[str, st
     }
     if jwt_secret is not None:
         env["PAPERCLIP_AGENT_JWT_SECRET"] = jwt_secret
+    if signing_secret is not None:
+        env["PAPERCLIP_TOOL_ACTION_SIGNING_SECRET"] = signing_secret
     return env
 
 
@@ -99,6 +110,7 @@ class PaperclipInstance:
         self.postgres_port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.jwt_secret = secrets.token_hex(32)
+        self.signing_secret = secrets.token_hex(32)
         self.company_id: str | None = None
         self.database_dir = self.instance_dir / "db"  # where the config puts Postgres' data (set again by _prepare)
         self.process: subprocess.Popen[bytes] | None = None
@@ -130,10 +142,15 @@ class PaperclipInstance:
         return self.workspaces
 
     def issued_secrets(self) -> dict[str, str]:
-        """The agent JWT secret this harness gave the instance, and each run token our agent-side programs
-        received (Paperclip mints them; the scripted runner and the CLIs' tool server list them)."""
+        """The agent JWT and tool-action signing secrets this harness gave the instance, and each run token our
+        agent-side programs received (Paperclip mints them; the scripted runner and the CLIs' tool server list
+        them)."""
         tokens = issued_secrets.read(self.root / issued_secrets.LEDGER_NAME, proxy_keys=False)
-        return {"Paperclip agent JWT secret issued to the instance": self.jwt_secret, **tokens}
+        return {
+            "Paperclip agent JWT secret issued to the instance": self.jwt_secret,
+            "Paperclip tool action signing secret issued to the instance": self.signing_secret,
+            **tokens,
+        }
 
     @property
     def server_log(self) -> Path:
@@ -225,7 +242,7 @@ class PaperclipInstance:
         with open(self.server_log, "ab") as out:
             self.process = subprocess.Popen(
                 command,
-                env=paperclip_env(self.root, self.port, self.jwt_secret),
+                env=paperclip_env(self.root, self.port, self.jwt_secret, self.signing_secret),
                 cwd=self.root,
                 stdin=subprocess.DEVNULL,
                 stdout=out,
@@ -310,6 +327,53 @@ class PaperclipInstance:
     def stop_controller(self, sig: signal.Signals = signal.SIGTERM, timeout: float = 30.0) -> None:
         """Stop the server process only; runs it spawned (own sessions) keep going, Postgres goes on SIGTERM."""
         stop_process(self.process, sig, timeout, "the Paperclip server")
+
+    # ---- Paperclip's own hot restart (promises.HOT_RESTART) ------------------------
+
+    hot_restart_promise = HOT_RESTART.id
+    drain_promise = SIGTERM_DRAIN.id  # a plain SIGTERM, without a restart request
+    hot_restart_mechanism = (
+        "Paperclip's hot-restart intent written as `paperclipai service restart` writes it (restartManagedService,"
+        " writeHotRestartIntent: <instance>/hot-restart-intent.json naming the running server's pid), then SIGTERM to"
+        " that server as its service manager's restart sends it, then the server started again on the same data"
+    )
+
+    @property
+    def hot_restart_intent_path(self) -> Path:
+        return self.instance_dir / HOT_RESTART_INTENT
+
+    def request_hot_restart(self) -> dict[str, object]:
+        """Write Paperclip's hot-restart intent for the running server, exactly as its CLI does; returns it.
+
+        ``paperclipai service restart`` needs a service manager (systemd or
+        launchd) to send the signal and start the server again, and this
+        machine has none: the caller sends the signal (``stop_controller``)
+        and starts the server (``start``), the two steps the manager's restart
+        is. The fields are the CLI's: version 1, when, the server's pid, its
+        version from /api/health, no drain, no requesting run.
+        """
+        if self.process is None or self.process.poll() is not None:
+            raise InstanceError("no running Paperclip server to hot-restart")
+        health = httpx.get(f"{self.base_url}/api/health", timeout=5).raise_for_status().json()
+        intent: dict[str, object] = {
+            "version": 1,
+            "requestedAt": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "previousServerPid": self.process.pid,
+            "previousServerVersion": health.get("serverVersion") or health.get("version"),
+            "drainRequired": False,
+            "requestedByRunId": None,
+        }
+        (self.instance_dir / HOT_RESTART_REPORT).unlink(missing_ok=True)
+        self.hot_restart_intent_path.write_text(json.dumps(intent, indent=2) + "\n")
+        return intent
+
+    def hot_restart_report(self) -> dict[str, object] | None:
+        """The report the new server wrote on its adoption pass (adopted, skipped, lost runs), if any."""
+        try:
+            report: dict[str, object] = json.loads((self.instance_dir / HOT_RESTART_REPORT).read_text())
+        except FileNotFoundError:
+            return None
+        return report
 
     def restart(self, sig: signal.Signals = signal.SIGTERM) -> None:
         self.stop_controller(sig)

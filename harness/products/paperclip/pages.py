@@ -23,6 +23,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from harness.products.controls import download, press, read_all
 from harness.products.http import product_json
 from harness.products.paperclip.declaration import PAPERCLIP_LOCAL
+from harness.products.records import DecisionCard, EmailCard
 
 DEFAULT_TIMEOUT_S = 60.0
 # How long a page may take to show what Paperclip already has (the environment's own figure). Playwright's default
@@ -105,6 +106,25 @@ class IssueListPage:
             dialog.get_by_role("button", name="Create Task").click()
         issue_id = created.value.json()["id"]
         return IssuePage(self.page, self.base_url, issue_id).open()
+
+
+class ConnectionsPage:
+    """Apps > Connections: the apps connected, their health and actions, as a person reaches it from the sidebar."""
+
+    def __init__(self, page: Page, base_url: str) -> None:
+        self.page = page
+        self.base_url = base_url.rstrip("/")
+
+    def open(self) -> ConnectionsPage:
+        self.page.goto(f"{self.base_url}/")
+        self.page.get_by_role("link", name="Apps", exact=True).click(timeout=ms(SHOWN_S))
+        self.page.get_by_role("link", name="Connections", exact=True).click(timeout=ms(SHOWN_S))
+        _wait_shown(self.page.get_by_role("main").get_by_role("heading", name="Connections"))
+        _wait_shown(self.page.get_by_role("main").get_by_role("row").nth(1))
+        return self
+
+    def rendered_html(self) -> str:
+        return self.page.content()
 
 
 class IssuePage:
@@ -278,6 +298,42 @@ class IssuePage:
         expect(self._run_status("cancelled")).to_be_visible(timeout=ms(timeout))
         self.open()
 
+    # ---- decision cards (Ask-first tool actions) ----------------------------------------
+
+    def decision_cards(self) -> list[DecisionCard]:
+        """Every card in the thread, all read in one look (see ``read_all``)."""
+        return [_decision_card(*row) for row in read_all(self.page, CARD, CARD_JS)]
+
+    def _card(self, interaction_id: str) -> Locator:
+        return self.page.locator(f'{CARD}[id="interaction-{interaction_id}"]')
+
+    def wait_for_decision_card(self, interaction_id: str, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        """Until the thread shows the card; a card posted while the page was open may need one reload."""
+        card = self._card(interaction_id).first
+        try:
+            expect(card).to_be_visible(timeout=ms(min(timeout, SHOWN_S) / 2))
+        except AssertionError:
+            self.reload()
+            expect(card).to_be_visible(timeout=ms(timeout))
+
+    def decide(self, interaction_id: str, approve: bool, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        """Approve & run, or Decline and confirm Decline (no reason given); wait until the card shows who decided."""
+        card = self._card(interaction_id)
+        if approve:
+            card.get_by_role("button", name=APPROVE).click(timeout=ms(timeout))
+        else:
+            card.get_by_role("button", name="Decline", exact=True).first.click(timeout=ms(timeout))
+            confirm = card.get_by_role("button", name="Decline", exact=True)
+            expect(confirm).to_have_count(2, timeout=ms(timeout))
+            confirm.last.click(timeout=ms(timeout))
+        expect(card.get_by_text(DECIDED).first).to_be_visible(timeout=ms(timeout))
+
+    def email_card(self, interaction_id: str) -> EmailCard:
+        raise NotImplementedError("Paperclip's pinned release has no email setup card")
+
+    def rendered_html(self) -> str:
+        return self.page.content()
+
     # ---- deliveries ----------------------------------------------------------------
 
     def download_delivery_id(self, delivery_id: str, timeout: float = DEFAULT_TIMEOUT_S) -> bytes:
@@ -301,3 +357,55 @@ class IssuePage:
 
     def _download(self, link: Locator, save_to: Path | None) -> bytes:
         return download(self.page, link, save_to)
+
+
+# A card in the thread; Paperclip anchors each at ``interaction-<id>`` (a link to it lands there).
+CARD = '[data-testid="task-chat-interaction"]'
+# One look at a card: its anchor, its text as shown (line by line), its buttons, its addressee badge.
+CARD_JS = """card => [
+    card.id.replace(/^interaction-/, ""),
+    card.innerText,
+    [...card.querySelectorAll("button")].map(b => b.innerText.trim()),
+    card.querySelector('[data-testid="interaction-addressee-badge"]')?.innerText.trim() ?? "",
+]"""
+APPROVE = re.compile(r"^Approve\b")
+DECLINE = re.compile(r"^(Decline|Reject)\b")
+# What a decided tool-action card says: "Executed · approved by You at ...", "Declined by You at ...".
+DECIDED = re.compile(r"(?:approved|Approved|Declined) by ")
+# The card's state badge (after the kind and a slash), as Paperclip words it.
+CARD_STATES = {
+    "awaiting approval": "pending",
+    "running…": "approved",
+    "executed": "approved",
+    "failed": "approved",
+    "declined": "declined",
+    "expired": "expired",
+}
+RISKS = ("WRITE", "DESTRUCTIVE")
+
+
+def _decision_card(interaction_id: str, text: str, buttons: list[str], addressee: str) -> DecisionCard:
+    """A card read as the person sees it.
+
+    A tool-action card shows the tool's name over its risk badge (WRITE or
+    DESTRUCTIVE), then ``<app> · <gateway tool name>``, and "proposed by
+    <agent>". It shows no connection id: ``connection_id`` is None (not
+    shown), which the checks do not compare.
+    """
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    risk = next((n for n, line in enumerate(lines) if line in RISKS and n > 0), None)
+    state = lines[2].lower() if len(lines) > 2 and lines[1] == "/" else ""
+    approve = [b for b in buttons if APPROVE.match(b)]
+    decline = [b for b in buttons if DECLINE.match(b)]
+    shown = {"approve": approve, "decline": decline[:1]}  # Decline opens a confirmation with a second Decline
+    return DecisionCard(
+        interaction_id=interaction_id,
+        kind="service_action" if risk is not None else "",
+        action=lines[risk - 1] if risk is not None else "",
+        service=lines[risk + 1].split(" · ")[0] if risk is not None and risk + 1 < len(lines) else "",
+        connection_id=None,
+        agent=next((line.removeprefix("proposed by ") for line in lines if line.startswith("proposed by ")), ""),
+        addressed_to=addressee.removeprefix("For ") or "user",
+        status=CARD_STATES.get(state, state),
+        buttons={name: labels[0] for name, labels in shown.items() if len(labels) == 1},
+    )

@@ -70,5 +70,9 @@ class TestbedDriver:
     def task_skills(self, page: Any, base_url: str, task_id: int) -> TaskSkillsPanel:
         return TaskSkillsPanel(page, base_url, task_id)
 
+    def services_page(self, page: Any, base_url: str) -> TaskListPage:
+        """The start page, which lists the services and their connections."""
+        return TaskListPage(page, base_url).open()
+
     def hire_form(self, page: Any, base_url: str) -> HireFormPage:
         return HireFormPage(page, base_url)

@@ -1,0 +1,157 @@
+"""A graceful shutdown under a running job, where the product promises to drain: the step and its checks.
+
+Some products do not keep a run alive across a plain SIGTERM; they promise a
+drain instead (Paperclip: the run is stopped and marked interrupted, and the
+work is retried once the server is back). A story holds such a product to
+that promise: the run under the signal ends interrupted (not a success it
+never finished), a retry finishes the work, the late message reaches that
+retry, and nothing is delivered twice.
+"""
+
+from __future__ import annotations
+
+import signal
+from datetime import UTC, datetime
+
+from pydantic import BaseModel
+
+from harness.core.records import CheckRecord
+from harness.core.verdicts import StoryFailed
+from harness.faults.restart import RestartSnapshot, replaced_check, snapshot, start_controller, stop_controller
+from harness.products.records import Run, Task
+from harness.running.journey import Journey, PendingMessage
+
+SIGNAL = signal.SIGTERM
+
+
+class DrainRecord(BaseModel):
+    """What the drain step learned: the run under the signal, before and after, and when the signal went."""
+
+    before: RestartSnapshot
+    after: RestartSnapshot
+    signalled_at: datetime
+    runner_gone: bool
+    promise: str | None = None
+    evidence: list[str] = []
+
+
+def drain_controller(journey: Journey, run: Run, once_stored: PendingMessage) -> DrainRecord:
+    """SIGTERM the controller under ``run`` as soon as the late message is stored, then start it again.
+
+    The product's instance names the drain it documents (``drain_promise``,
+    its id in the driver's promises), which the checks hold it to. The run
+    the drain interrupts is the story's own doing, so the lifecycle checks
+    excuse it.
+    """
+    promise: str | None = getattr(journey.instance, "drain_promise", None)
+    message_id = journey.wait_until_stored(once_stored).id
+    current = journey.api.run(run.id)
+    if current.status != "running":
+        journey.ended_before(current, "the SIGTERM drain")
+    before = snapshot(journey, "before", SIGNAL, current, message_id)
+    before_path = journey.evidence.snapshot("drain-before", before)
+    signalled_at = datetime.now(UTC)
+    stop_controller(journey, SIGNAL, before.controller_pid)
+    runner_gone = not journey.instance.process_alive(
+        current.identity.pid or 0, current.identity.process_start_time or 0
+    )
+    start_controller(journey)
+    journey.excuse_interruption(current)
+    after = snapshot(journey, "after", SIGNAL, journey.api.run(run.id), message_id)
+    after_path = journey.evidence.snapshot("drain-after", after)
+    journey.evidence.note(
+        "drain", f"controller SIGTERM (no restart request); run {run.id} {after.run.status}; runner gone: {runner_gone}"
+    )
+    journey.screenshot("after SIGTERM drain")
+    record = DrainRecord(
+        before=before,
+        after=after,
+        signalled_at=signalled_at,
+        runner_gone=runner_gone,
+        promise=promise,
+        evidence=[before_path, after_path],
+    )
+    task = journey.api.task(run.task_id)
+    if not any(r.active for r in task.runs):  # a drain queues its retry before the controller exits
+        require_drained(journey, task, record)
+        raise StoryFailed(
+            f"after the SIGTERM drain nothing runs or waits on task {task.id}: run {run.id} is recorded "
+            f"{after.run.status} ({after.run.error_code}) and no retry was queued"
+            + (f" (held to the product's promise {promise})" if promise else "")
+        )
+    return record
+
+
+def require_drained(journey: Journey, task: Task, record: DrainRecord) -> None:
+    """After the work: the drain's checks on the task as the product now records it."""
+    current = journey.api.task(task.id)
+    path = journey.evidence.snapshot("drain-final", current)
+    checks = drain_checks(record, current)
+    journey.record_checks([c.model_copy(update={"promise": record.promise}) for c in checks], [*record.evidence, path])
+
+
+def _after(moment: str | None, signalled_at: datetime) -> bool:
+    if moment is None:
+        return False
+    when = datetime.fromisoformat(moment.replace("Z", "+00:00"))
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)) >= signalled_at
+
+
+def drain_checks(record: DrainRecord, task: Task) -> list[CheckRecord]:
+    """The drain contract, decided on the run under the signal and the task once its work is done."""
+    drained = next((r for r in task.runs if r.id == record.before.run.id), None)
+    retries = [r for r in task.runs if r.id != record.before.run.id and _after(r.queued_at, record.signalled_at)]
+    finished = [r for r in retries if r.status == "succeeded"]
+    late = str(record.before.message.id) if record.before.message else None  # read steps list ids as text
+    return [
+        replaced_check(record.before, record.after),
+        _interrupted_check(record, drained),
+        CheckRecord(
+            id="drain.work-retried",
+            passed=bool(finished),
+            detail=f"runs started after the signal: {[f'{r.id} {r.status}' for r in retries] or 'none'}",
+        ),
+        _received_check(late, finished),
+        _delivered_once_check(record, task, finished),
+    ]
+
+
+def _interrupted_check(record: DrainRecord, drained: Run | None) -> CheckRecord:
+    """The run under the signal is stopped and recorded as cut short, never as a success it did not finish."""
+    if drained is None:
+        return CheckRecord(id="drain.run-interrupted", passed=False, detail=f"run {record.before.run.id} is gone")
+    cut_short = drained.status in ("failed", "cancelled")
+    return CheckRecord(
+        id="drain.run-interrupted",
+        passed=cut_short and record.runner_gone,
+        detail=f"run {drained.id} ended {drained.status} ({drained.error_code}; {drained.terminal}); its runner "
+        f"{'was' if record.runner_gone else 'was NOT'} stopped by the shutdown",
+    )
+
+
+def _received_check(late: str | None, finished: list[Run]) -> CheckRecord:
+    """The late message reached the run that finished the work: its own read steps list it."""
+    if late is None:
+        return CheckRecord(id="drain.message-received", passed=False, detail="no message was stored before the signal")
+    readers = [r.id for r in finished if any(late in receipt.received_message_ids for receipt in r.receipts)]
+    return CheckRecord(
+        id="drain.message-received",
+        passed=bool(readers),
+        detail=f"message {late} received by retried run {readers[0]}"
+        if readers
+        else f"no run that finished the work after the signal lists message {late} in its reads",
+    )
+
+
+def _delivered_once_check(record: DrainRecord, task: Task, finished: list[Run]) -> CheckRecord:
+    """One delivery for the work, by the run that finished it: the drained run delivers nothing after the signal."""
+    late = [d for d in task.deliveries if _after(d.created_at, record.signalled_at)]
+    by_drained = [d.id for d in late if d.run_id == record.before.run.id]
+    finishers = {r.id for r in finished}
+    passed = len(task.deliveries) == 1 and not by_drained and all(d.run_id in finishers for d in late)
+    return CheckRecord(
+        id="drain.delivered-once",
+        passed=passed,
+        detail=f"{len(task.deliveries)} delivery(ies), {len(late)} after the signal "
+        f"(by runs {sorted({str(d.run_id) for d in late})}); by the drained run after it: {by_drained or 'none'}",
+    )
