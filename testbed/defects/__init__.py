@@ -52,7 +52,7 @@ class UnknownDefect(ValueError):
 def configure(names: Iterable[str]) -> list[str]:
     """Switch on exactly ``names`` (plus any named in ``TESTBED_DEFECTS``) for this controller process; their names.
 
-    Every failpoint is disarmed first, then each defect's actions are armed at their points, in registry order.
+    Every failpoint is disarmed first, then each defect's action is armed at its point, in registry order.
     """
     from_env = [name.strip() for name in os.environ.get(ENV, "").split(",") if name.strip()]
     wanted = {*names, *from_env}
@@ -62,8 +62,7 @@ def configure(names: Iterable[str]) -> list[str]:
     failpoints.disarm_all()
     for defect in REGISTRY.values():
         if defect.name in wanted:
-            for act in defect.acts:
-                failpoints.arm(act.point, act.action)
+            failpoints.arm(defect.point, defect.action)
     if wanted:
         log.warning("PRODUCT DEFECTS ON (calibration only): %s", ", ".join(sorted(wanted)))
     return sorted(wanted)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from ..db import Database
 from ..models import Comment
 from .registry import declarer
 from .sql import store_user_message
@@ -56,25 +55,24 @@ def all_unread(counted: int, *, thread: list[Comment], **_: Any) -> int:
     return len([c for c in thread if c.author_kind == "user"])
 
 
+# Messages a run's end already counted unread again: a cache in the controller's memory (gone with the process).
+_unread_again: set[int] = set()
+
+
 @defect(
     "consumed-message-woken-again",
     at="run.ended",
-    summary="a run that read a message wakes its task once more when it ends, and the new run is handed the"
-    " message again, though the first run consumed it",
+    summary="a run that read a message counts it unread again when it ends: the task wakes once more and the new run"
+    " is handed the message again, though the first run consumed it",
 )
-def wakes_for_read_message(_: None, *, conn: sqlite3.Connection, run: sqlite3.Row, status: str, **__: Any) -> None:
-    read = conn.execute(
-        "SELECT 1 FROM comments WHERE consumed_by_run_id = ? AND author_kind = 'user' LIMIT 1", (run["id"],)
-    ).fetchone()
-    if status == "succeeded" and read is not None:  # the messages it read wake the task once more, as if unread
-        conn.execute("UPDATE tasks SET wake = 1, wake_cause = 'user_message' WHERE id = ?", (run["task_id"],))
-
-
-@defect("consumed-message-woken-again", at="inbox.handed")
-def hands_consumed_again(ids: list[int], *, db: Database, run: sqlite3.Row, **_: Any) -> list[int]:
-    earlier = db.all(
-        "SELECT id FROM comments WHERE task_id = ? AND author_kind = 'user' AND consumed_by_run_id != ?",
-        run["task_id"],
-        run["id"],
-    )
-    return sorted({*ids, *(row["id"] for row in earlier)})
+def unread_again(_: None, *, conn: sqlite3.Connection, run: sqlite3.Row, status: str, **__: Any) -> None:
+    read = [
+        row["id"]
+        for row in conn.execute(
+            "SELECT id FROM comments WHERE consumed_by_run_id = ? AND author_kind = 'user'", (run["id"],)
+        )
+        if row["id"] not in _unread_again
+    ]
+    if status == "succeeded" and read:  # in the same transaction as the end: the task never looks settled between
+        _unread_again.update(read)
+        conn.executemany("UPDATE comments SET consumed_by_run_id = NULL WHERE id = ?", [(i,) for i in read])

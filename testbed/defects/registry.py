@@ -4,9 +4,7 @@ An area module (``downloads``, ``messages``, ``stop``, ...) declares each of
 its defects with ``@defect(name, at=point, summary=...)`` on the action that
 breaks the product there. The point's name is the whole pointer: the product
 calls ``failpoint(point, ...)`` (:mod:`testbed.failpoints`), and switching the
-defect on arms its action at that point. A defect whose breakage takes two
-steps of the product declares a second action under the same name, at its own
-point and without a summary (``@defect(name, at=other_point)``).
+defect on arms its action at that point.
 """
 
 from __future__ import annotations
@@ -36,47 +34,29 @@ Area = Literal[
 A = TypeVar("A", bound=Callable[..., Any])
 
 
-class Act(BaseModel):
-    """One action of a defect and the failpoint it is armed at (see testbed.failpoints)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    point: str
-    action: Callable[..., Any] = Field(exclude=True, repr=False)
-
-
 class Defect(BaseModel):
-    """One named defect: the part of the product it breaks, the failpoints it acts at, what a user would see."""
+    """One named defect: the part of the product it breaks, the failpoint it acts at, what a user would see."""
 
     model_config = ConfigDict(frozen=True)
 
     name: str
     area: Area
+    point: str = Field(description="the failpoint the action is armed at (see testbed.failpoints)")
     summary: str
-    acts: tuple[Act, ...]
-
-    @property
-    def points(self) -> list[str]:
-        return [act.point for act in self.acts]
+    action: Callable[..., Any] = Field(exclude=True, repr=False)
 
 
 REGISTRY: dict[str, Defect] = {}
 
 
 def declarer(area: Area) -> Callable[..., Callable[[A], A]]:
-    """The ``defect`` decorator of one area module: ``@defect(name, at=point, summary=...)`` on its action;
-    ``@defect(name, at=point)`` on a further action of a defect declared just before in the same module."""
+    """The ``defect`` decorator of one area module: ``@defect(name, at=point, summary=...)`` on its action."""
 
-    def defect(name: str, *, at: str, summary: str | None = None) -> Callable[[A], A]:
+    def defect(name: str, *, at: str, summary: str) -> Callable[[A], A]:
         def declare(action: A) -> A:
-            act = Act(point=at, action=action)
-            earlier = REGISTRY.get(name)
-            if summary is not None and earlier is None:
-                REGISTRY[name] = Defect(name=name, area=area, summary=summary, acts=(act,))
-            elif summary is None and earlier is not None and earlier.area == area:
-                REGISTRY[name] = earlier.model_copy(update={"acts": (*earlier.acts, act)})
-            else:
-                raise ValueError(f"defect {name!r}: one summary, at its first declaration, in one area")
+            if name in REGISTRY:
+                raise ValueError(f"defect {name!r} is declared twice")
+            REGISTRY[name] = Defect(name=name, area=area, point=at, summary=summary, action=action)
             return action
 
         return declare

@@ -56,7 +56,7 @@ def test_an_unknown_defect_is_refused() -> None:
 
 def test_every_defect_acts_at_a_point_the_product_calls() -> None:
     called = {name for path in product_modules() for name in POINT_CALL.findall(path.read_text())}
-    declared = {point for defect in defects.REGISTRY.values() for point in defect.points}
+    declared = {defect.point for defect in defects.REGISTRY.values()}
     assert declared - called == set(), "defects armed at points no product code calls"
 
 
@@ -82,21 +82,3 @@ def test_the_failpoint_module_imports_nothing_of_the_product() -> None:
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("testbed")
     ]
     assert relative == absolute == []
-
-
-def test_a_defect_of_two_steps_is_armed_at_both_points() -> None:
-    from testbed.defects.registry import declarer
-
-    defect = declarer("messages")
-    try:
-        defect("two-steps", at="p.one", summary="two steps")(lambda value, **_: value + 1)
-        defect("two-steps", at="p.two")(lambda value, **_: value * 10)
-        with pytest.raises(ValueError, match="one summary"):
-            defect("two-steps", at="p.three", summary="again")(lambda value, **_: value)
-        with pytest.raises(ValueError, match="one summary"):
-            defect("no-first-step", at="p.one")(lambda value, **_: value)
-        assert defects.REGISTRY["two-steps"].points == ["p.one", "p.two"]
-        defects.configure(["two-steps"])
-        assert (failpoint("p.one", 1), failpoint("p.two", 1)) == (2, 10)
-    finally:
-        defects.REGISTRY.pop("two-steps", None)
