@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 ID ?= build-revise
 ARGS ?=
 
-.PHONY: help lint docs venv bytecode agents engine browser oracle-image paperclip findings prerequisites test story calibrate bench bench-report soak flaky testbed report clean
+.PHONY: help lint docs venv bytecode agents engine browser oracle-image paperclip vibe-kanban findings prerequisites test story calibrate bench bench-report soak flaky testbed report clean
 
 help:
 	@echo "make story ID=build-revise   run one cell (short case id or full execution id)"
@@ -19,16 +19,17 @@ help:
 	@echo "make agents                  install every registered agent CLI (agents/clis/) at its pin into .agents/"
 	@echo "make testbed                 start the reference product on http://127.0.0.1:8765"
 	@echo "make paperclip               install the pinned Paperclip and prepare its template data folder"
+	@echo "make vibe-kanban             install the pinned vibe-kanban (an outside plug-in's product, plugins/vibe-kanban)"
 	@echo "make findings                run each known Paperclip finding's standalone reproduction; exit 0 only if all still reproduce"
 	@echo "make report                  build the static evidence report in report/ (open report/index.html)"
 	@echo "make docs                    build the documentation site into site/ (open site/index.html)"
 	@echo "make clean                   delete results/, report/, site/ and caches (asks first; FORCE=1 skips asking)"
 
 # The template plug-in (plugins/example) is installed beside the project, as an outside package would be.
-$(VENV)/.installed: pyproject.toml plugins/example/pyproject.toml
+$(VENV)/.installed: pyproject.toml plugins/example/pyproject.toml plugins/vibe-kanban/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]' -e plugins/example
+	$(PY) -m pip install -q -e '.[dev]' -e plugins/example -e plugins/vibe-kanban
 	touch $@
 
 venv: $(VENV)/.installed
@@ -53,6 +54,13 @@ oracle-image: venv engine
 paperclip: venv
 	$(PY) -m harness.products.paperclip install
 
+# vibe-kanban (npm, pinned in plugins/vibe-kanban/everyday_vibe_kanban/install.py) into .cache/vibe-kanban
+# (as root: /var/cache/everyday-evals/vibe-kanban). The product comes in from an outside package (plugins/vibe-kanban).
+vibe-kanban: venv
+	@command -v unzip >/dev/null 2>&1 || ! { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; } \
+		|| { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q unzip >/dev/null; }
+	$(PY) -m everyday_vibe_kanban install
+
 # Each known Paperclip finding's standalone reproduction (harness/products/paperclip/findings/), one after the other.
 findings: venv paperclip
 	$(PY) -m harness.products.paperclip.findings
@@ -69,7 +77,7 @@ prerequisites: venv bytecode engine browser oracle-image
 lint: venv
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy harness oracle calibration stories testbed agents replay bench plugins/example/everyday_example
+	$(VENV)/bin/mypy harness oracle calibration stories testbed agents replay bench plugins/example/everyday_example plugins/vibe-kanban/everyday_vibe_kanban
 	$(VENV)/bin/lint-imports --no-cache
 	@out=$$(mktemp -d) && NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir $$out/site >$$out/log 2>&1; \
 		status=$$?; [ $$status = 0 ] || grep -v '^INFO' $$out/log; rm -rf $$out; exit $$status
@@ -86,11 +94,11 @@ docs: venv
 # run does not end on one worker's backlog. ARGS='-m "not e2e"' is the fast inner loop (no
 # product, browser, engine or agent CLI started).
 TEST_WORKERS ?= 4
-test: lint prerequisites agents paperclip
+test: lint prerequisites agents paperclip vibe-kanban
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15 $(ARGS)
 
-# A Paperclip cell (its execution id names the paperclip environment), or --all, which holds them, installs Paperclip first.
-story: prerequisites $(if $(findstring replay-,$(ID) $(ARGS))$(findstring runner-,$(ID) $(ARGS))$(findstring --all,$(ARGS)),agents) $(if $(findstring paperclip,$(ID) $(ARGS))$(findstring --all,$(ARGS)),paperclip)
+# A Paperclip or vibe-kanban cell (its execution id names the product's environment), or --all, which holds them, installs the product first.
+story: prerequisites $(if $(findstring replay-,$(ID) $(ARGS))$(findstring runner-,$(ID) $(ARGS))$(findstring --all,$(ARGS)),agents) $(if $(findstring paperclip,$(ID) $(ARGS))$(findstring --all,$(ARGS)),paperclip) $(if $(findstring vibe-kanban,$(ID) $(ARGS))$(findstring --all,$(ARGS)),vibe-kanban)
 	$(VENV)/bin/harness run --id $(ID) $(ARGS)
 
 calibrate: prerequisites agents

@@ -19,7 +19,7 @@ pytest_plugins = ["harness.running.plugin"]
 
 TESTS = Path(__file__).parent
 # Whole folders whose every test drives a real product, browser, engine or agent CLI.
-E2E_FOLDERS = frozenset({"calibration", "stories", "paperclip"})
+E2E_FOLDERS = frozenset({"calibration", "stories", "paperclip", "vibe_kanban"})
 # Fixtures that start one of those: a test that asks for any of them is end to end.
 E2E_FIXTURES = frozenset(
     {"page", "browser", "context", "client", "oracle_image", "testbed", "fresh_testbed", "testbed_with_env", "api"}

@@ -33,9 +33,11 @@ def lifecycle_facts(
     interrupted_run_ids: Sequence[RecordId],
     lead_agent_id: RecordId | None,
     max_runs: int,
+    done_statuses: Sequence[str] = ("done",),
 ) -> LifecycleFacts:
     """Everything the grader judges, read back through the public API after the story."""
     return LifecycleFacts(
+        done_statuses=list(done_statuses),
         tasks=[
             TaskFacts(
                 id=str(t.id),

@@ -108,6 +108,7 @@ class LifecycleFacts(BaseModel):
     )
     lead_agent_id: str | None = Field(None, description="the agent the story handed its top-level tasks to")
     max_runs: int = MAX_RUN_RECORDS
+    done_statuses: list[str] = Field(default_factory=lambda: ["done"], description="the product's finished statuses")
 
 
 def _check(check_id: str, problems: list[str], ok: str) -> CheckRecord:
@@ -133,8 +134,8 @@ def _excused_interruption(run: RunFacts, facts: LifecycleFacts) -> bool:
 
 
 def tasks_done(facts: LifecycleFacts) -> CheckRecord:
-    problems = [f"task {t.id} ({t.title!r}) is {t.status}" for t in facts.tasks if t.status != "done"]
-    return _check("lifecycle.tasks-done", problems, f"all {len(facts.tasks)} tasks done")
+    problems = [f"task {t.id} ({t.title!r}) is {t.status}" for t in facts.tasks if t.status not in facts.done_statuses]
+    return _check("lifecycle.tasks-done", problems, f"all {len(facts.tasks)} tasks {' or '.join(facts.done_statuses)}")
 
 
 def settled(facts: LifecycleFacts) -> CheckRecord:

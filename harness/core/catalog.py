@@ -106,6 +106,12 @@ class Environment(_Frozen):
         description="how many times a case's scripted deadline a cell may take here: the slower agent of"
         " fault_window_scale thinks longer, and once more for each late message it rebuilds for",
     )
+    done_statuses: tuple[Literal["done", "in_review"], ...] = Field(
+        default=("done",),
+        min_length=1,
+        description="the statuses in which a task's work is over for its agent (lifecycle.tasks-done): a product"
+        " whose agents hand their work to a person for review and merge ends it in_review",
+    )
     description: str = ""
 
 

@@ -507,7 +507,12 @@ class Journey:
         self.evidence.snapshot("company", self.api.company())
         self.evidence.snapshot("activity", self.api.activity())
         facts = lifecycle_facts(
-            tasks, self.sent_messages, self.interrupted_run_ids, self.lead.id, self.cell.case.max_run_records
+            tasks,
+            self.sent_messages,
+            self.interrupted_run_ids,
+            self.lead.id,
+            self.cell.case.max_run_records,
+            done_statuses=self.cell.environment.done_statuses,
         )
         self.record_checks(grade_lifecycle(facts), [records])
         runs = [run for task in tasks for run in task.runs]

@@ -102,3 +102,12 @@ def test_a_check_on_a_fact_the_product_does_not_expose_is_kept_not_observable(tm
     assert (kept.passed, kept.failed, kept.unobservable) == (False, False, "Paperclip does not expose message-read")
     assert not also.failed and also.detail.startswith("not observable: ")
     assert decided.failed and recorder.failed_checks() == [decided]
+
+
+def test_vibe_kanban_comes_in_from_its_own_package_and_the_harness_names_it_nowhere() -> None:
+    assert registry.product("vibe-kanban").driver == "everyday_vibe_kanban.driver:DRIVER"
+    ids = {c.execution_id for c in registry.catalog().cells() if c.environment.product == "vibe-kanban"}
+    assert "everyday-workflows-vibe-kanban.scripted.vibe-kanban-local.build-revise" in ids
+    assert not any(i.endswith((".delegate-feedback", ".service-approve")) for i in ids)  # it declares no team or apps
+    sources = [p.read_text() for p in Path("harness").rglob("*") if p.is_file() and p.suffix in (".py", ".md", ".toml")]
+    assert not any("vibe" in text.lower() for text in sources)

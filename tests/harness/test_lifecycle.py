@@ -89,6 +89,16 @@ def test_each_broken_record_fails_its_own_check(how: str, expected: list[str]) -
     assert failed_ids(_break(healthy(), how)) == expected
 
 
+def test_a_product_whose_agents_hand_work_over_for_review_is_done_in_review_and_only_there() -> None:
+    facts = _break(healthy(), "in-review")
+    facts.done_statuses = ["in_review"]
+    assert failed_ids(facts) == []
+    facts.tasks[0].status = "in_progress"
+    assert failed_ids(facts) == ["lifecycle.tasks-done"]
+    facts.tasks[0].status = "done"  # a person merged it: the product's own done is done too only when declared
+    assert failed_ids(facts) == ["lifecycle.tasks-done"]
+
+
 def test_a_run_still_running_is_not_settled() -> None:
     assert "lifecycle.settled" in failed_ids(_break(healthy(), "still-running"))
 

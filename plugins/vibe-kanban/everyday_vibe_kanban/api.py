@@ -1,0 +1,437 @@
+"""vibe-kanban's HTTP API, answered in :mod:`harness.products.records`.
+
+The mapping, one place for it:
+
+- the cell's *company* is the vibe-kanban project (one per instance, on the seeded repository);
+- an *agent* is a Claude Code executor profile variant (``CLAUDE_CODE:<NAME>``) whose
+  ``base_command_override`` runs our agent program; hiring one makes it the default
+  profile, so the board's Create & Start uses it;
+- a *task* is a vibe-kanban task; its *runs* are the coding-agent execution processes
+  of its attempts (setup and clean-up scripts are not the agent's runs);
+- a *user message* is a follow-up: the prompt of the execution process it started,
+  which is therefore the run the product handed it to;
+- an *agent reply* is an assistant message in a run's normalized logs (server-sent
+  JSON patches, read once the run has finished);
+- a *delivery* is a commit on the attempt's branch (:mod:`.delivery`).
+
+vibe-kanban has no budgets, activity log, or skill library: those reads answer
+empty and those writes are refused.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from everyday_vibe_kanban import delivery
+from harness.products.http import ProductApiError, product_client, product_json
+from harness.products.records import (
+    Activity,
+    Agent,
+    Comment,
+    Company,
+    Controller,
+    Delivery,
+    RecordId,
+    Run,
+    RunIdentity,
+    RunStatus,
+    Skill,
+    SkillEntry,
+    Task,
+    TaskStatus,
+    TaskSummary,
+)
+
+EXECUTOR = "CLAUDE_CODE"
+TASK_STATUSES: dict[str, TaskStatus] = {
+    "todo": "todo",
+    "inprogress": "in_progress",
+    "inreview": "in_review",
+    "done": "done",
+    "cancelled": "cancelled",
+}
+AGENT_RUN = "codingagent"
+LOG_READ_S = 30.0
+
+
+def _run_status(process: dict[str, Any]) -> RunStatus:
+    status = process["status"]
+    if status == "running":
+        return "running"
+    if status == "killed":
+        return "cancelled"
+    if status == "completed" and process.get("exit_code") in (0, None):
+        return "succeeded"
+    return "failed"
+
+
+def _epoch(stamp: str) -> float:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+def _stamp(epoch: int) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat()
+
+
+class VibeKanbanApi:
+    """One instance's API client; ``agent_command(model)`` is the command line a hired agent's profile runs."""
+
+    def __init__(
+        self,
+        base_url: str,
+        repo: Path,
+        agent_command: Callable[[str], str],
+        controller_identity: Callable[[], Controller],
+        timeout: float = 30.0,
+    ) -> None:
+        self.base_url = base_url
+        self.repo = repo
+        self._agent_command = agent_command
+        self._controller = controller_identity
+        self._http = product_client(base_url, timeout)
+        self._project: dict[str, Any] | None = None
+        self._roles: dict[str, str] = {}
+
+    def close(self) -> None:
+        self._http.close()
+
+    # ---- transport ------------------------------------------------------------
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        """vibe-kanban wraps every answer as ``{success, data, message}``; a refusal is the product's error."""
+        body = product_json(self._http.request, method, path, **kwargs)
+        if not isinstance(body, dict) or not body.get("success"):
+            raise ProductApiError(f"{method} {path} -> refused: {str(body)[:300]}")
+        return body.get("data")
+
+    # ---- first run and the project -----------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        return {"status": self._call("GET", "/api/health")}
+
+    def acknowledge_first_run(self) -> None:
+        """The disclaimer, onboarding, GitHub login and telemetry questions, answered as a person does once."""
+        config = self._call("GET", "/api/info")["config"]
+        config.update(
+            disclaimer_acknowledged=True,
+            onboarding_acknowledged=True,
+            github_login_acknowledged=True,
+            telemetry_acknowledged=True,
+            analytics_enabled=False,
+        )
+        self._call("PUT", "/api/config", json=config)
+
+    def create_project(self, name: str) -> dict[str, Any]:
+        """The project on the seeded repository (one per instance)."""
+        self._project = self._call(
+            "POST",
+            "/api/projects",
+            json={
+                "name": name,
+                "git_repo_path": str(self.repo),
+                "use_existing_repo": True,
+                "setup_script": None,
+                "dev_script": None,
+                "cleanup_script": None,
+                "copy_files": None,
+            },
+        )
+        return self._project
+
+    @property
+    def project(self) -> dict[str, Any]:
+        if self._project is None:
+            projects = self._call("GET", "/api/projects")
+            if not projects:
+                raise ProductApiError("vibe-kanban has no project")
+            self._project = projects[0]
+        return self._project
+
+    def controller(self) -> Controller:
+        return self._controller()
+
+    def company(self) -> Company:
+        return Company(name=self.project["name"], budget_cents=0, spend_cents=0)
+
+    # ---- agents: executor profiles ------------------------------------------------
+
+    def _profiles(self) -> dict[str, Any]:
+        return json.loads(self._call("GET", "/api/profiles")["content"])  # type: ignore[no-any-return]
+
+    def agents(self) -> list[Agent]:
+        variants = self._profiles()["executors"][EXECUTOR]
+        return [
+            Agent(
+                id=name,
+                name=name.title(),
+                role=self._roles.get(name, "coding agent"),
+                reports_to=None,
+                adapter="scripted",
+                model=_persona(config[EXECUTOR].get("base_command_override", "")),
+            )
+            for name, config in variants.items()
+            if name in self._roles
+        ]
+
+    def create_agent(
+        self,
+        name: str,
+        role: str = "coding agent",
+        reports_to: RecordId | None = None,
+        adapter: str = "scripted",
+        model: str = "default",
+    ) -> Agent:
+        """A Claude Code profile variant running the scripted agent, made the default profile.
+
+        The DEFAULT variant runs it too: a follow-up sent without a variant
+        falls back to DEFAULT, which would otherwise start the real CLI through npx.
+        """
+        if adapter != "scripted":
+            raise ProductApiError(f"the vibe-kanban driver runs only the scripted agent, not {adapter}")
+        variant = name.upper()
+        profiles = self._profiles()
+        claude = profiles["executors"][EXECUTOR]
+        command = self._agent_command(model)
+        claude[variant] = {EXECUTOR: {"dangerously_skip_permissions": True, "base_command_override": command}}
+        claude["DEFAULT"][EXECUTOR]["base_command_override"] = command
+        self._call("PUT", "/api/profiles", json=profiles)
+        config = self._call("GET", "/api/info")["config"]
+        config["executor_profile"] = {"executor": EXECUTOR, "variant": variant}
+        self._call("PUT", "/api/config", json=config)
+        self._roles[variant] = role
+        return next(agent for agent in self.agents() if agent.id == variant)
+
+    def set_company_budget(self, cents: int) -> Company:
+        raise NotImplementedError("vibe-kanban has no budgets")
+
+    def set_agent_budget(self, agent_id: RecordId, cents: int | None) -> Agent:
+        raise NotImplementedError("vibe-kanban has no budgets")
+
+    # ---- tasks, attempts and runs ---------------------------------------------------
+
+    def _summary(self, raw: dict[str, Any]) -> TaskSummary:
+        return TaskSummary(
+            id=raw["id"],
+            title=raw["title"],
+            status=TASK_STATUSES[raw["status"]],
+            assignee_id=None,
+            assignee_name=None,
+            parent_id=None,
+            updated_at=raw["updated_at"],
+        )
+
+    def tasks(self) -> list[TaskSummary]:
+        raw = self._call("GET", "/api/tasks", params={"project_id": self.project["id"]})
+        return [self._summary(t) for t in raw]
+
+    def attempts(self, task_id: RecordId) -> list[dict[str, Any]]:
+        attempts = self._call("GET", "/api/task-attempts", params={"task_id": str(task_id)})
+        return sorted(attempts, key=lambda a: a["created_at"])
+
+    def processes(self, attempt_id: str) -> list[dict[str, Any]]:
+        """The attempt's coding-agent runs, oldest first."""
+        found = self._call("GET", "/api/execution-processes", params={"task_attempt_id": attempt_id})
+        return sorted((p for p in found if p["run_reason"] == AGENT_RUN), key=lambda p: p["created_at"])
+
+    def _run(self, task_id: RecordId, process: dict[str, Any]) -> Run:
+        action = process["executor_action"]["typ"]
+        return Run(
+            id=process["id"],
+            task_id=task_id,
+            agent_id=action.get("executor_profile_id", {}).get("variant") or "DEFAULT",
+            status=_run_status(process),
+            identity=RunIdentity(runner_instance_id=None, pid=None, process_start_time=None),
+            queued_at=process["created_at"],
+            started_at=process["started_at"],
+            ended_at=process.get("completed_at"),
+            cost_cents=0,
+            error_code=None if _run_status(process) != "failed" else f"exit {process.get('exit_code')}",
+            terminal=None,
+            process_group_gone=None,
+            receipts=[],
+        )
+
+    def replies(self, process_id: str) -> list[str]:
+        """The assistant messages of a finished run's normalized logs, in order."""
+        entries: dict[str, Any] = {}
+        with self._http.stream(
+            "GET", f"/api/execution-processes/{process_id}/normalized-logs", timeout=LOG_READ_S
+        ) as response:
+            event = ""
+            for line in response.iter_lines():
+                if line.startswith("event:"):
+                    event = line.partition(":")[2].strip()
+                    if event == "finished":
+                        break
+                elif line.startswith("data:") and event == "json_patch":
+                    for op in json.loads(line.partition(":")[2]):
+                        if op["op"] in ("add", "replace"):
+                            entries[op["path"]] = op["value"]
+        ordered = sorted(entries.items(), key=lambda kv: int(kv[0].rsplit("/", 1)[-1]))
+        return [
+            value["content"]["content"]
+            for _, value in ordered
+            if value.get("type") == "NORMALIZED_ENTRY"
+            and value["content"]["entry_type"].get("type") == "assistant_message"
+        ]
+
+    def task(self, task_id: RecordId) -> Task:
+        raw = self._call("GET", f"/api/tasks/{task_id}")
+        runs: list[Run] = []
+        comments: list[Comment] = []
+        deliveries: list[Delivery] = []
+        for attempt in self.attempts(task_id):
+            processes = self.processes(attempt["id"])
+            for process in processes:
+                run = self._run(task_id, process)
+                runs.append(run)
+                comments += self._comments(task_id, process, run)
+            deliveries += self._deliveries(task_id, attempt, processes)
+        active = next((run.id for run in runs if run.active), None)
+        assignee = runs[0].agent_id if runs else None  # the profile the task was started with
+        return Task(
+            **self._summary(raw).model_dump(exclude={"assignee_id", "assignee_name"}),
+            assignee_id=assignee,
+            assignee_name=str(assignee).title() if assignee else None,
+            body=raw.get("description") or "",
+            comments=comments,
+            runs=runs,
+            deliveries=deliveries,
+            children=[],
+            active_run_id=active,
+            unconsumed_user_messages=0,
+        )
+
+    def _comments(self, task_id: RecordId, process: dict[str, Any], run: Run) -> list[Comment]:
+        action = process["executor_action"]["typ"]
+        comments = []
+        if action["type"] == "CodingAgentFollowUpRequest":
+            comments.append(
+                Comment(
+                    id=f"{process['id']}:prompt",
+                    task_id=task_id,
+                    author_kind="user",
+                    agent_id=None,
+                    author_name="you",
+                    run_id=None,
+                    body=action["prompt"],
+                    created_at=process["created_at"],
+                    consumed_by_run_id=process["id"],
+                    consumed_at=process["started_at"],
+                    woke_run_ids=[process["id"]],
+                )
+            )
+        if not run.active:
+            for n, text in enumerate(self.replies(process["id"])):
+                comments.append(
+                    Comment(
+                        id=f"{process['id']}:{n}",
+                        task_id=task_id,
+                        author_kind="agent",
+                        agent_id=run.agent_id,
+                        author_name=str(run.agent_id).title(),
+                        run_id=run.id,
+                        body=text,
+                        created_at=run.ended_at or run.started_at or run.queued_at,
+                        consumed_by_run_id=None,
+                        consumed_at=None,
+                    )
+                )
+        return comments
+
+    def _deliveries(
+        self, task_id: RecordId, attempt: dict[str, Any], processes: list[dict[str, Any]]
+    ) -> list[Delivery]:
+        """Each commit on the attempt's branch, credited to the last run that started before it."""
+        if not attempt.get("branch"):
+            return []
+        found = []
+        for commit in delivery.branch_commits(self.repo, attempt["base_branch"], attempt["branch"]):
+            started = [p for p in processes if int(_epoch(p["started_at"])) <= commit.committed_at]
+            if not started:
+                continue
+            data = delivery.zip_of(self.repo, commit.sha)
+            found.append(
+                Delivery(
+                    id=commit.sha,
+                    task_id=task_id,
+                    run_id=started[-1]["id"],
+                    sha256=delivery.sha256(data),
+                    size=len(data),
+                    files=delivery.files_of(self.repo, commit.sha),
+                    created_at=_stamp(commit.committed_at),
+                    download_url=f"branch {attempt['branch']} at {commit.sha}",
+                )
+            )
+        return found
+
+    def run(self, run_id: RecordId) -> Run:
+        process = self._call("GET", f"/api/execution-processes/{run_id}")
+        attempt = self._call("GET", f"/api/task-attempts/{process['task_attempt_id']}")
+        return self._run(attempt["task_id"], process)
+
+    def create_task(self, title: str, body: str) -> TaskSummary:
+        """A task on the board (the API's counterpart of the dialog's Create Task)."""
+        raw = self._call(
+            "POST", "/api/tasks", json={"project_id": self.project["id"], "title": title, "description": body}
+        )
+        return self._summary(raw)
+
+    def start_attempt(self, task_id: RecordId, agent_id: RecordId) -> dict[str, Any]:
+        """An attempt of the task by the hired agent's profile, from ``main`` (Create & Start's second half)."""
+        return self._call(  # type: ignore[no-any-return]
+            "POST",
+            "/api/task-attempts",
+            json={
+                "task_id": str(task_id),
+                "executor_profile_id": {"executor": EXECUTOR, "variant": str(agent_id)},
+                "base_branch": "main",
+            },
+        )
+
+    def latest_attempt(self, task_id: RecordId) -> dict[str, Any] | None:
+        attempts = self.attempts(task_id)
+        return attempts[-1] if attempts else None
+
+    def follow_up(self, attempt_id: str, prompt: str) -> dict[str, Any]:
+        return self._call(  # type: ignore[no-any-return]
+            "POST", f"/api/task-attempts/{attempt_id}/follow-up", json={"prompt": prompt, "variant": None}
+        )
+
+    def stop(self, attempt_id: str) -> None:
+        self._call("POST", f"/api/task-attempts/{attempt_id}/stop")
+
+    def activity(self) -> list[Activity]:
+        return []
+
+    def workspace_hashes(self, task_id: RecordId) -> dict[str, str]:
+        """sha256 of each file in the latest attempt's worktree (its ``.git`` link excluded)."""
+        attempt = self.latest_attempt(task_id)
+        if attempt is None or not attempt.get("container_ref"):
+            return {}
+        root = Path(attempt["container_ref"])
+        return {
+            str(p.relative_to(root)): delivery.sha256(p.read_bytes())
+            for p in sorted(root.rglob("*"))
+            if p.is_file() and ".git" not in p.relative_to(root).parts
+        }
+
+    def delivery_bytes(self, delivery_id: RecordId) -> bytes:
+        return delivery.zip_of(self.repo, str(delivery_id))
+
+    def skills(self) -> list[SkillEntry]:
+        raise NotImplementedError("vibe-kanban has no skill library")
+
+    def skill(self, skill_id: RecordId) -> Skill:
+        raise NotImplementedError("vibe-kanban has no skill library")
+
+
+def _persona(command: str) -> str:
+    """The ``--model`` of an agent command line (the scripted persona)."""
+    words = shlex.split(command)
+    return words[words.index("--model") + 1] if "--model" in words else "default"

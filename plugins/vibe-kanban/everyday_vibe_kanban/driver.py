@@ -1,0 +1,75 @@
+"""vibe-kanban's implementation of the product driver protocol (:class:`harness.products.base.ProductDriver`)."""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+from everyday_vibe_kanban import install
+from everyday_vibe_kanban.instance import VibeKanbanInstance
+from everyday_vibe_kanban.pages import BoardPage, TaskPanel
+from harness.products.base import InstanceError
+from harness.products.records import RecordId
+
+
+class VibeKanbanDriver:
+    name = "vibe-kanban"
+    # vibe-kanban issues no credentials of its own: nothing of its shape can leak.
+    secret_patterns: dict[str, re.Pattern[bytes]] = {}
+    meters_model_calls = False
+
+    def __init__(self) -> None:
+        self._instances: weakref.WeakValueDictionary[str, VibeKanbanInstance] = weakref.WeakValueDictionary()
+
+    def version(self) -> str | None:
+        return install.installed_version()
+
+    def published_assets(self) -> frozenset[str]:
+        """Its web UI is inside the server binary; nothing on disk to exempt."""
+        return frozenset()
+
+    def warm_up(self, many_instances: bool) -> None:
+        """Nothing to begin: each instance starts in about 4 s from the unpacked binary."""
+
+    def cool_down(self) -> None:
+        """Nothing to end: each instance stops whole."""
+
+    def start_instance(
+        self,
+        pace_s: float,
+        defects: Sequence[str] = (),
+        model_upstream: str | None = None,
+        agent_time_limit_s: float | None = None,
+    ) -> VibeKanbanInstance:
+        """vibe-kanban is judged as it ships: no defects to switch on, no model replay or time limit wired yet."""
+        if defects:
+            raise InstanceError(f"vibe-kanban has no product defects to switch on (asked for {', '.join(defects)})")
+        if model_upstream or agent_time_limit_s:
+            raise InstanceError("the vibe-kanban driver runs only the scripted agent (no replay, no time limit)")
+        instance = VibeKanbanInstance(pace=pace_s)
+        self._instances[instance.base_url] = instance
+        try:
+            return instance.start()
+        except BaseException:
+            instance.close()
+            raise
+
+    def _instance(self, base_url: str) -> VibeKanbanInstance:
+        """The running instance at ``base_url``: its project and repository are where its pages lead."""
+        found = self._instances.get(base_url.rstrip("/"))
+        if found is None:
+            raise InstanceError(f"no vibe-kanban instance of this driver runs at {base_url}")
+        return found
+
+    def task_list(self, page: Any, base_url: str) -> BoardPage:
+        instance = self._instance(base_url)
+        return BoardPage(page, base_url, instance.api.project["id"], instance.repo)
+
+    def task_page(self, page: Any, base_url: str, task_id: RecordId) -> TaskPanel:
+        instance = self._instance(base_url)
+        return TaskPanel(page, base_url, str(task_id), instance.api.project["id"], instance.repo)
+
+
+DRIVER = VibeKanbanDriver()

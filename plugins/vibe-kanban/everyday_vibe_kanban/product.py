@@ -1,0 +1,50 @@
+"""What vibe-kanban brings through the product door: its environment, what the driver can do, what it exposes.
+
+vibe-kanban is a kanban board whose tasks coding agents carry out in git
+worktrees: a task, its attempts (each a branch ``vk-<id>-...``), each
+attempt's execution processes (the agent's runs), follow-up messages that
+resume the agent's session, and Stop. It has no team of agents, no budgets,
+no outside services: each capability it lacks says why.
+"""
+
+from __future__ import annotations
+
+from harness.core.catalog import Environment, ProductDeclaration, ProductSuites
+
+VIBE_KANBAN_LOCAL = Environment(
+    name="vibe-kanban-local",
+    product="vibe-kanban",
+    fault_window_scale=5.0,
+    shown_wait_s=30.0,
+    scripted_deadline_scale=3.0,
+    done_statuses=("in_review",),
+    description="The real vibe-kanban (pinned npm release 0.0.71) on this machine; its Claude Code profile runs the"
+    " scripted agent, speaking Claude Code's stream-json.",
+)
+
+NO_TEAM = "vibe-kanban runs one coding agent per task attempt: no team, no delegation between agents"
+
+PRODUCT = ProductDeclaration(
+    name="vibe-kanban",
+    title="vibe-kanban",
+    driver="everyday_vibe_kanban.driver:DRIVER",
+    environments=(VIBE_KANBAN_LOCAL,),
+    suites=ProductSuites(scripted="everyday-workflows-vibe-kanban"),
+    capabilities=(),
+    lacks={
+        "delegation": NO_TEAM,
+        "hiring": f"{NO_TEAM}; an agent is an executor profile, not a hire",
+        "services": "vibe-kanban has no installed services, connections or approval cards",
+        "providers": "vibe-kanban has no provider catalog or aggregator routing",
+        "chat-connectors": "vibe-kanban has no chat connectors or email card",
+        "connection-requests": "vibe-kanban has no connections an agent could ask for",
+        "skills": "vibe-kanban has no skill library",
+        "controller-restart": "not wired yet: its story's premise is a running run's process (pid and start time),"
+        " which vibe-kanban does not expose",
+        "stop": "not wired yet: its story's premise is a running run's process (pid and start time), which"
+        " vibe-kanban does not expose (the panel's Stop and POST .../stop exist)",
+    },
+    # A follow-up message is the prompt of the execution process it starts: the product records which run it
+    # handed the message to (message-wakes) and that run's own request carries it (message-read).
+    observes=("message-read", "message-wakes"),
+)

@@ -1,0 +1,120 @@
+"""A real vibe-kanban instance (the outside plug-in's product): isolated, torn down without leftovers, its API
+and its scripted agent read into records, its board and task panel driven in real headless Chromium.
+
+Needs vibe-kanban installed (``make vibe-kanban``, which ``make test`` runs): a
+missing install fails these tests loudly, it never skips them.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+from everyday_vibe_kanban.instance import VibeKanbanInstance
+from everyday_vibe_kanban.pages import BoardPage
+from playwright.sync_api import Page
+
+from harness.core.waiting import wait_for
+from harness.products.records import Task
+from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR
+
+RUN_S = 120.0
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+@pytest.fixture
+def vibe_kanban() -> Iterator[VibeKanbanInstance]:
+    instance = VibeKanbanInstance(pace=0.05)
+    try:
+        yield instance.start()
+    finally:
+        instance.close()
+    assert not instance.root.exists()
+
+
+def _finished(instance: VibeKanbanInstance, task_id: str, runs: int) -> Task:
+    def done() -> Task | None:
+        task = instance.api.task(task_id)
+        return task if len(task.runs) == runs and not task.runs[-1].active and task.status == "in_review" else None
+
+    return wait_for(done, RUN_S, what=f"run {runs} of task {task_id} to end")
+
+
+def test_an_instance_answers_and_a_stop_leaves_no_process_folder_or_worktree() -> None:
+    instance = VibeKanbanInstance(pace=0.05)
+    try:
+        instance.start()
+        assert instance.api.health() == {"status": "OK"}
+        server = instance.api.controller().pid
+        assert server is not None and _alive(server)
+        lead = instance.api.create_agent("Avery", "lead engineer")
+        task = instance.api.create_task(BUILD_TASK_TITLE, BUILD_TASK)
+        instance.api.start_attempt(task.id, lead.id)
+        attempt = wait_for(lambda: instance.api.latest_attempt(task.id), what="the attempt")
+        worktree = Path(wait_for(lambda: instance.api.latest_attempt(task.id)["container_ref"], what="its worktree"))
+        assert attempt["task_id"] == task.id
+    finally:
+        instance.close()
+    assert not _alive(server), "the vibe-kanban server outlived its instance"
+    assert not instance.root.exists()
+    assert not worktree.exists(), "the attempt's worktree outlived the instance"
+
+
+def test_the_scripted_agent_builds_and_revises_through_the_api_and_each_run_is_a_commit_on_the_branch(
+    vibe_kanban: VibeKanbanInstance,
+) -> None:
+    api = vibe_kanban.api
+    lead = api.create_agent("Avery", "lead engineer")
+    assert [a.id for a in api.agents()] == ["AVERY"]
+    task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK)
+    attempt = api.start_attempt(task.id, lead.id)
+    built = _finished(vibe_kanban, str(task.id), 1)
+    assert [(r.agent_id, r.status) for r in built.runs] == [("AVERY", "succeeded")]
+    assert built.agent_replies() and "Delivered the slugify project" in built.agent_replies()[-1].body
+    assert len(built.deliveries) == 1
+    first = built.deliveries[0]
+    assert first.run_id == built.runs[0].id and "slugify.py" in first.files
+    data = api.delivery_bytes(first.id)
+    assert zipfile.ZipFile(io.BytesIO(data)).read("slugify.py").startswith(b'"""Turn text into a URL slug')
+
+    # A follow-up without a variant runs on the DEFAULT profile, which the hire pointed at the same agent.
+    api.follow_up(attempt["id"], REVISION_SEPARATOR)
+    revised = _finished(vibe_kanban, str(task.id), 2)
+    [message] = revised.user_messages()
+    assert message.body == REVISION_SEPARATOR and message.consumed_by_run_id == revised.runs[1].id
+    assert revised.runs[1].agent_id == "DEFAULT" and revised.runs[1].status == "succeeded"
+    assert len(revised.deliveries) == 2 and revised.deliveries[1].sha256 != first.sha256
+    assert b"--separator" in zipfile.ZipFile(io.BytesIO(api.delivery_bytes(revised.deliveries[1].id))).read(
+        "slugify.py"
+    )
+    assert api.delivery_bytes(first.id) == data, "a delivery's ZIP is the same bytes every time"
+
+
+def test_the_board_creates_and_starts_a_task_and_its_panel_shows_status_conversation_branch_and_follow_up(
+    vibe_kanban: VibeKanbanInstance, page: Page
+) -> None:
+    vibe_kanban.api.create_agent("Avery", "lead engineer")
+    board = BoardPage(page, vibe_kanban.base_url, vibe_kanban.api.project["id"], vibe_kanban.repo).open()
+    panel = board.create_task(BUILD_TASK_TITLE, BUILD_TASK)
+    built = _finished(vibe_kanban, panel.task_id, 1)
+    panel.wait_until_status("in_review", timeout=RUN_S)
+    assert panel.status() == "in_review"
+    assert panel.shown_branch() == vibe_kanban.api.latest_attempt(panel.task_id)["branch"]
+    reply = panel.latest_reply()
+    assert reply is not None and reply.body == built.agent_replies()[-1].body
+    assert panel.download_delivery_id(built.deliveries[0].id) == vibe_kanban.api.delivery_bytes(built.deliveries[0].id)
+    panel.send_message(REVISION_SEPARATOR, timeout=RUN_S)
+    revised = _finished(vibe_kanban, panel.task_id, 2)
+    assert revised.runs[1].agent_id == "AVERY", "the follow-up box sends the variant it shows"
+    assert len(panel.reload().user_messages_with(REVISION_SEPARATOR)) == 1
+    assert panel.download_delivery_id("0" * 40) == b"", "a commit not on the branch the panel names is no delivery"
