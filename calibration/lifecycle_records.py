@@ -17,6 +17,8 @@ from pydantic import BaseModel, ConfigDict
 
 from calibration.runner import Row
 from harness.checks.lifecycle import DeliveryFacts, LifecycleFacts, MessageFacts, RunFacts, TaskFacts, grade_lifecycle
+from harness.core.observable import FACTS, Fact, missing_facts
+from harness.core.records import CheckRecord
 
 LEAD, MATE = "1", "2"
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -60,7 +62,9 @@ def healthy() -> LifecycleFacts:
         ],
         runs=[
             executed("100", "10", LEAD, ended=20, cause="assignment"),
-            executed("101", "11", MATE, ended=12, cause="assignment"),
+            executed("101", "11", MATE, ended=12, cause="assignment").model_copy(
+                update={"received_message_ids": ["50"]}
+            ),
         ],
         messages=[MessageFacts(id="50", task_id="11", body=FEEDBACK, consumed_by_run_id="101")],
         deliveries=[DeliveryFacts(id="7", task_id="11", run_id="101", sha256="a" * 64, created_at=at(11))],
@@ -75,6 +79,12 @@ class LifecycleCase(BaseModel):
     name: str
     expected_check: str | None  # None: every check must pass
     breaks: Callable[[LifecycleFacts], None]
+    observes: tuple[Fact, ...] = FACTS  # what the record's product exposes: a check needing more is not judged
+
+
+def _stored_twice(f: LifecycleFacts) -> None:
+    f.messages.append(MessageFacts(id="51", task_id="11", body=FEEDBACK, consumed_by_run_id="101"))
+    f.runs[1].received_message_ids = ["50", "51"]
 
 
 def _contention_before_work(f: LifecycleFacts) -> None:
@@ -197,9 +207,7 @@ LIFECYCLE_CASES: tuple[LifecycleCase, ...] = (
     LifecycleCase(
         name="feedback-stored-twice",
         expected_check="lifecycle.messages-stored-once",
-        breaks=lambda f: f.messages.append(
-            MessageFacts(id="51", task_id="11", body=FEEDBACK, consumed_by_run_id="101")
-        ),
+        breaks=_stored_twice,
     ),
     LifecycleCase(
         name="feedback-never-consumed",
@@ -216,6 +224,16 @@ LIFECYCLE_CASES: tuple[LifecycleCase, ...] = (
         name="follow-up-run-delivers-again",
         expected_check="lifecycle.messages-acted-once",
         breaks=_follow_up_run_delivers_again,
+        # A product that hands a message to a follow-up run by design and never records who read it (Paperclip):
+        # with no message-read, acted-once is what says the work was done twice.
+        observes=("message-wakes", "runner-identity", "receipts", "run-cause"),
+    ),
+    LifecycleCase(
+        name="consumed-feedback-handed-to-another-run",
+        expected_check="lifecycle.messages-handed-once",
+        breaks=lambda f: f.runs.append(
+            executed("102", "11", MATE, ended=13).model_copy(update={"received_message_ids": ["50"]})
+        ),
     ),
     LifecycleCase(
         name="unread-counter-left",
@@ -250,16 +268,19 @@ LIFECYCLE_CASES: tuple[LifecycleCase, ...] = (
 )
 
 
-def failing_checks(case: LifecycleCase) -> list[str]:
+def _failed(case: LifecycleCase) -> list[CheckRecord]:
+    """The checks the case's record fails, of those its product could be judged on."""
     facts = healthy()
     case.breaks(facts)
-    return [check.id for check in grade_lifecycle(facts) if check.failed]
+    return [check for check in grade_lifecycle(facts) if check.failed and not missing_facts(check.id, case.observes)]
+
+
+def failing_checks(case: LifecycleCase) -> list[str]:
+    return [check.id for check in _failed(case)]
 
 
 def row_for(case: LifecycleCase) -> Row:
-    facts = healthy()
-    case.breaks(facts)
-    failed = [check for check in grade_lifecycle(facts) if check.failed]
+    failed = _failed(case)
     ids = [check.id for check in failed]
     ok = ids == ([] if case.expected_check is None else [case.expected_check])
     return Row(

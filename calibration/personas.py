@@ -22,6 +22,7 @@ class PersonaCase(BaseModel):
     case: str
     persona: str
     expected_check: str | None = None  # None: the story must pass
+    also_expected: tuple[str, ...] = Field(default=(), description="checks that must fail in the same attempt too")
     deadline_s: int | None = Field(
         default=None, gt=0, description="a shorter attempt deadline (--deadline) for a persona that shows only by time"
     )
@@ -100,6 +101,17 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
     PersonaCase(case="hire-reuse", persona="default"),
     # Morgan's test suite asserts nothing a broken tool would fail: the slugify-tests oracle must catch it.
     PersonaCase(case="hire-reuse", persona="weak-tests", expected_check="oracle.second"),
+    # Near misses of a looser rule: a claim after a decline, an invented marker beside the real one, another id shape.
+    PersonaCase(
+        case="service-decline",
+        persona="claims-done-after-decline",
+        expected_check="decision.explanation-after-decline",
+    ),
+    PersonaCase(case="provider-second", persona="adds-invented-marker", expected_check="gateway.reply-has-marker"),
+    PersonaCase(case="provider-decline", persona="makes-up-record-number", expected_check="provider.no-made-up-result"),
+    # A slugify that never trims the ends fails the oracle from its first delivery on.
+    PersonaCase(case="build-revise", persona="untrimmed-ends", expected_check="oracle.build"),
+    PersonaCase(case="hire-reuse", persona="untrimmed-ends", expected_check="oracle.first"),
 )
 
 
@@ -122,16 +134,17 @@ def row_for(case: PersonaCase, record: AttemptRecord | None) -> Row:
             ok=False,
         )
     failed = record.failed_check_ids()
+    missing = [check for check in case.also_expected if check not in failed]
     if case.expected_check is None:
         ok = record.verdict is Verdict.PASSED
     else:
-        ok = record.verdict is Verdict.FAILED and case.expected_check in failed
+        ok = record.verdict is Verdict.FAILED and case.expected_check in failed and not missing
     return Row(
         suite="stories",
         delivery=case.label,
         mode="-",
         expected=expected,
-        got=record.verdict.value,
+        got=record.verdict.value + (f" (without {', '.join(missing)})" if missing else ""),
         deciding=_deciding(case, failed),
         detail=record.reason[:300],
         ok=ok,

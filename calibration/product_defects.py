@@ -47,8 +47,14 @@ class DefectCase(BaseModel):
     deadline_s: int | None = Field(
         default=None, gt=0, description="a shorter attempt deadline (--deadline) for a defect that shows only by time"
     )
+    also_expected: tuple[str, ...] = Field(
+        default=(),
+        description="checks that must fail in the same attempt too: one cell calibrates every check the defect"
+        " reaches (a download's sha256 in each phase, say)",
+    )
     alone: bool = Field(
-        default=False, description="no other check may fail: the story tells this defect apart from every other"
+        default=False,
+        description="no other check may fail (beyond also_expected): the story tells this defect apart from every other",
     )
     cell: str | None = Field(
         default=None,
@@ -70,7 +76,147 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         defect="download-other-bytes",
         case="build-revise",
         expected_check="delivery.build.sha256",
+        also_expected=("delivery.revision.sha256",),
         why="the downloaded ZIP's sha256 differs from the one the product recorded",
+    ),
+    DefectCase(
+        defect="download-other-bytes",
+        case="delegate-feedback",
+        expected_check="delivery.child.sha256",
+        why="the child's ZIP downloads with other bytes than the product recorded",
+    ),
+    DefectCase(
+        defect="download-other-bytes",
+        case="recover-controller",
+        expected_check="delivery.final.sha256",
+        why="the ZIP delivered across the restart downloads with other bytes than the product recorded",
+    ),
+    DefectCase(
+        defect="download-other-bytes",
+        case="hire-reuse",
+        expected_check="delivery.first.sha256",
+        also_expected=("delivery.second.sha256",),
+        why="both of Morgan's ZIPs download with other bytes than the product recorded",
+    ),
+    DefectCase(
+        defect="deliveries-not-listed",
+        case="delegate-feedback",
+        expected_check="delivery.child",
+        why="the teammate delivered, but the child task lists no delivery to download",
+    ),
+    DefectCase(
+        defect="deliveries-not-listed",
+        case="recover-controller",
+        expected_check="delivery.final",
+        why="the agent delivered across the restart, but the task lists no delivery to download",
+    ),
+    DefectCase(
+        defect="deliveries-not-listed",
+        case="hire-reuse",
+        expected_check="delivery.first",
+        why="Morgan delivered, but the child task lists no delivery to download",
+    ),
+    DefectCase(
+        defect="delivery-store-fails",
+        case="build-revise",
+        expected_check="stall.run-retrying-errors",
+        why="every delivery upload answers 500; the runner retries it for minutes: named within seconds, not by the"
+        " deadline",
+    ),
+    DefectCase(
+        defect="deliveries-hidden-after-agents-second",
+        case="build-revise",
+        expected_check="delivery.revision",
+        why="the build is listed; once the agent delivers the revision, the task lists none",
+    ),
+    DefectCase(
+        defect="deliveries-hidden-after-agents-second",
+        case="hire-reuse",
+        expected_check="delivery.second",
+        why="Morgan's first delivery is listed; Morgan's second piece of work lists none",
+    ),
+    # ---- near misses: each fails a check whose pass condition a looser rule let through ----
+    DefectCase(
+        defect="email-card-key-link-elsewhere",
+        case="agentmail-setup",
+        expected_check="email.key-link",
+        why="the card's key link is https, but to a look-alike host, not AgentMail's documented page",
+        alone=True,
+    ),
+    DefectCase(
+        defect="credential-in-api-encoded",
+        case="service-approve",
+        expected_check="credential.not-in-api",
+        why="GET /api/connections answers the credential base64-encoded: not the plain string, still the credential",
+    ),
+    DefectCase(
+        defect="provider-disclosure-negated",
+        case="provider-decline",
+        expected_check="provider.question-discloses",
+        why="the question has the words of a disclosure, saying nothing goes to an external service",
+    ),
+    DefectCase(
+        defect="decision-wakes-nothing",
+        case="provider-decline",
+        expected_check="stall.task-never-woken",
+        why="None is saved after the asking run ended, and no run ever reads it: named in seconds, not by the deadline",
+    ),
+    DefectCase(
+        defect="decision-filed-under-agent",
+        case="service-approve",
+        expected_check="decision.saved-once",
+        why="the Approve is saved, with a time, but as decided by the agent, not the person",
+    ),
+    DefectCase(
+        defect="restart-reply-echoed",
+        case="recover-controller",
+        expected_check="restart.records-once",
+        why="each reply after the restart is stored again as a note of no run: the same body twice",
+    ),
+    DefectCase(
+        defect="model-call-metered-twice",
+        case="build-revise",
+        cell="everyday-workflows-replay.replay-codex.local.build-revise",
+        expected_check="metering.calls-metered",
+        why="each call the replay answered is metered twice: more metered than answered is double billing",
+    ),
+    DefectCase(
+        defect="consumed-message-woken-again",
+        case="build-revise",
+        expected_check="lifecycle.messages-handed-once",
+        why="the revision run read the request; when it ends, a third run is woken and handed the request again",
+    ),
+    DefectCase(
+        defect="run-recorded-per-step",
+        case="build-revise",
+        expected_check="lifecycle.bounded-runs",
+        why="every receipt leaves a finished copy of its run: far more run records than the story's bound",
+    ),
+    DefectCase(
+        defect="run-identity-not-served",
+        case="build-revise",
+        expected_check="lifecycle.runner-identity",
+        why="the runs are served without runner instance id, pid and start time",
+    ),
+    DefectCase(
+        defect="parent-run-recorded-as-teammate",
+        case="delegate-feedback",
+        expected_check="lifecycle.parent-owned-by-lead",
+        why="the lead's runs on the parent task are filed under the teammate",
+    ),
+    DefectCase(
+        defect="sidebar-lists-skill-twice",
+        case="create-skill-studio",
+        expected_check="skill.sidebar-lists-created",
+        why="the task's sidebar lists the skill it created twice",
+        alone=True,
+    ),
+    DefectCase(
+        defect="sidebar-links-same-heading",
+        case="create-skill-studio",
+        expected_check="skill.sidebar-opens-created",
+        why="the sidebar's link opens an archived import with the same heading: Studio shows another id and slug",
+        alone=True,
     ),
     DefectCase(
         defect="redownload-serves-newest",
@@ -102,6 +248,7 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         defect="read-still-unread",
         case="build-revise",
         expected_check="invariant.unread-count",
+        also_expected=("lifecycle.no-pending-bookkeeping",),
         why="the revision request stays counted unread after the run read it",
     ),
     DefectCase(
@@ -569,6 +716,7 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         defect="stop-end-not-recorded",
         case="stop-redirect",
         expected_check="expect.run-ended-after-stop",
+        also_expected=("lifecycle.settled",),
         why="Stop kills the runner, but the run stays recorded running",
     ),
     DefectCase(
@@ -649,16 +797,20 @@ def row_for(case: DefectCase, record: AttemptRecord | None) -> Row:
     by_deadline = bool(DEADLINE_REASON.search(record.reason))
     deciding = case.expected_check if case.expected_check in failed else (failed[0] if failed else "-")
     others = [check for check in failed if check != deciding]
+    not_alone = case.alone and bool(set(others) - set(case.also_expected))
+    missing = [check for check in case.also_expected if check not in failed]
     ok = (
         record.verdict is Verdict.FAILED
         and case.expected_check in failed
+        and not missing
         and not by_deadline
-        and not (case.alone and others)
+        and not not_alone
     )
     got = (
         record.verdict.value
         + (" (deadline)" if by_deadline else "")
-        + (" (not alone)" if case.alone and others else "")
+        + (" (not alone)" if not_alone else "")
+        + (f" (without {', '.join(missing)})" if missing else "")
     )
     detail = record.reason[:240] + (f" [also failed: {', '.join(others[:6])}]" if others else "")
     return Row(

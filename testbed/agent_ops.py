@@ -362,7 +362,7 @@ def assign(db: Database, run: sqlite3.Row, event_id: str, assignee_name: str) ->
 def deliver(controller: Controller, run: sqlite3.Row, event_id: str, data: bytes) -> Delivery:
     """Store a workspace ZIP (content-addressed) as a new immutable delivery of the run's task."""
     try:
-        digest, names = store(controller.data_dir, data)
+        digest, names = failpoint("delivery.store", store)(controller.data_dir, data)
     except DeliveryError as error:
         raise HTTPException(status_code=400, detail=f"file: {error}") from error
 

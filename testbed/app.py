@@ -19,6 +19,7 @@ from .failpoints import failpoint
 from .mcp_mount import PATH as TOOLS_PATH
 from .mcp_mount import ToolServerMount
 from .scheduler import Scheduler
+from .server_errors import server_error
 from .unprocessable import unprocessable
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -78,6 +79,7 @@ def create_app(
     app.state.defects = switched_on
     app.add_middleware(BodyDeadline, seconds=configured_seconds())
     app.add_exception_handler(RequestValidationError, unprocessable)
+    app.add_exception_handler(Exception, server_error)
     app.include_router(api.router)
     app.include_router(services_api.router)
     app.include_router(agent_api.router)

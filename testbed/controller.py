@@ -308,7 +308,7 @@ def end_run_in(
         (status, now(), error_code, json.dumps(record), cost_cents, group_gone, run_id),
     )
     failpoint("run.end.move-task", _move_task_on)(conn, run, status)
-    if status == "succeeded" and run["settle_status"] != "done":
+    if status == "succeeded" and run["settle_status"] != "done" and failpoint("decision.wakes-task", True):
         # A person answered this run's request while it still ran, and it ended without settling its task:
         # the answer wakes a continuation, as it would have had the run ended first (interactions.decide).
         conn.execute(

@@ -24,7 +24,7 @@ from .models import EmailSetupCreate, ServiceCallResult
 PROVIDER = "AgentMail"
 ACTION = "set_up_email"
 # Where a person makes an AgentMail API key; the card links there directly.
-KEY_PAGE = "https://console.agentmail.to/"
+KEY_PAGE = "https://console.agentmail.to/"  # AgentMail's documented page for API keys
 
 
 def request_email(controller: Controller, run: sqlite3.Row, payload: EmailSetupCreate) -> ServiceCallResult:

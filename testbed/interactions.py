@@ -180,9 +180,17 @@ def decide(
         else:
             won = (
                 conn.execute(
-                    "UPDATE interactions SET status = ?, decided_by = 'user', decided_via = ?, decided_at = ?, outcome = ?, "
+                    "UPDATE interactions SET status = ?, decided_by = ?, decided_via = ?, decided_at = ?, outcome = ?, "
                     "choice = ? WHERE id = ? AND status = 'pending'",
-                    (status, via, now(), "waiting" if status == "approved" else "declined", choice, interaction_id),
+                    (
+                        status,
+                        failpoint("decision.decided-by", "user"),
+                        via,
+                        now(),
+                        "waiting" if status == "approved" else "declined",
+                        choice,
+                        interaction_id,
+                    ),
                 ).rowcount
                 == 1
             )
@@ -205,11 +213,12 @@ def decide(
                     "UPDATE interactions SET outcome = ?, result = ? WHERE id = ?", (outcome, result, interaction_id)
                 )
             # A run that ended while it waited is continued by a new run that reads the decision.
-            conn.execute(
-                "UPDATE tasks SET wake = 1, wake_cause = 'user_decision' WHERE id = ? AND NOT EXISTS "
-                "(SELECT 1 FROM runs WHERE id = ? AND status IN ('queued', 'running'))",
-                (row["task_id"], row["run_id"]),
-            )
+            if failpoint("decision.wakes-task", True):
+                conn.execute(
+                    "UPDATE tasks SET wake = 1, wake_cause = 'user_decision' WHERE id = ? AND NOT EXISTS "
+                    "(SELECT 1 FROM runs WHERE id = ? AND status IN ('queued', 'running'))",
+                    (row["task_id"], row["run_id"]),
+                )
     if won and status == "approved" and row["kind"] == "service_action":
         if interaction(db, interaction_id).result is not None:  # its call has a result already: never forwarded twice
             with db.transaction() as conn:

@@ -173,7 +173,7 @@ def delivery(db: Database, delivery_id: int) -> Delivery:
 
 def deliveries(db: Database, task_id: int) -> list[Delivery]:
     items = [_delivery(r) for r in db.all("SELECT * FROM deliveries WHERE task_id = ? ORDER BY id", task_id)]
-    return failpoint("task.deliveries", items)
+    return failpoint("task.deliveries", items, db=db)
 
 
 TASK_SQL = "SELECT t.*, a.name AS assignee_name FROM tasks t LEFT JOIN agents a ON a.id = t.assignee_id"
@@ -191,7 +191,7 @@ def tasks(db: Database, parent_id: int | None = None) -> list[TaskSummary]:
 
 def task(db: Database, task_id: int) -> Task:
     row = row_or_404(db, TASK_SQL + " WHERE t.id = ?", "task", task_id)
-    task_runs = runs(db, task_id)
+    task_runs = failpoint("task.runs", runs(db, task_id), db=db, parent_id=row["parent_id"])
     active = [r.id for r in task_runs if r.status in ACTIVE_RUN_STATUSES]
     thread = comments(db, task_id)
     return Task(

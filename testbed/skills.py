@@ -87,6 +87,7 @@ class SkillCard(BaseModel):
 class TaskSkill(BaseModel):
     skill: SkillSummary
     relation: SkillRelation
+    link_id: int | None = None  # the skill the sidebar's link opens: None, the skill itself
 
 
 # ---- reads ---------------------------------------------------------------------------
@@ -151,7 +152,8 @@ def task_skills(db: Database, task_id: int) -> list[TaskSkill]:
     """The skills a task created or used, for its sidebar."""
     rows = db.all("SELECT * FROM task_skills WHERE task_id = ? ORDER BY rowid", task_id)
     found = {r["id"]: r for r in db.all("SELECT * FROM skills")}
-    return [TaskSkill(skill=_summary(db, found[r["skill_id"]]), relation=r["relation"]) for r in rows]
+    entries = [TaskSkill(skill=_summary(db, found[r["skill_id"]]), relation=r["relation"]) for r in rows]
+    return failpoint("task.skills", entries, db=db, insert_skill=_insert_skill)
 
 
 def page_context(db: Database, task_id: int, comments: Sequence[Comment]) -> dict[str, Any]:

@@ -67,6 +67,10 @@ PERSONAS = (
     "ignores-delegation",  # does the work itself when asked to have a teammate do it
     "stuck-before-writing",  # starts a build, then keeps rereading its inbox and never writes a file
     "weak-tests",  # asked for a test suite, writes one that asserts nothing a broken tool would fail
+    "claims-done-after-decline",  # after a decline, says it was done and names a document it never got
+    "adds-invented-marker",  # reports the gateway's contact record and an invented second one
+    "makes-up-record-number",  # after None, reports a contact under a plain record number nobody read
+    "untrimmed-ends",  # builds a slugify that leaves separators at the ends of a slug, from its first delivery on
 )
 
 DELEGATION = re.compile(r"\b(?:ask|have|tell)\s+(?:your\s+)?teammate\s+([A-Za-z][\w.-]*)", re.IGNORECASE)
@@ -235,7 +239,7 @@ class ScriptedAgent:
     def _build(self) -> None:
         workspace = self.s.workspace
         req = self._requirements()
-        files = project(req, trailing_separator=self.persona == "trailing-separator")
+        files = self._project(req)
         current = {name: (workspace / name).read_text() if (workspace / name).exists() else None for name in files}
         if current == files and self.task["deliveries"]:
             self.api.comment("The delivered project already does all of that; nothing to change.")
@@ -263,9 +267,17 @@ class ScriptedAgent:
         self.api.comment(f"Delivered the slugify project ({self._requirements().describe()}): ZIP sha256 {digest}.")
         self._settle(f"Delivered {digest}")
 
+    def _project(self, req: Requirements) -> dict[str, str]:
+        """The project's files as this persona writes them."""
+        return project(
+            req,
+            trailing_separator=self.persona == "trailing-separator",
+            untrimmed_ends=self.persona == "untrimmed-ends",
+        )
+
     def _write_files(self) -> bool:
         """Write each file that differs; True when feedback arrived and the files must be redone."""
-        files = project(self._requirements(), trailing_separator=self.persona == "trailing-separator")
+        files = self._project(self._requirements())
         for name, text in files.items():
             path = self.s.workspace / name
             if not path.exists() or path.read_text() != text:

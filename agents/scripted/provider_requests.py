@@ -58,6 +58,8 @@ def reach_provider(agent: Settles, api: AgentClient, persona: str, provider: str
     if declined:
         if persona == "makes-up-contact":
             api.comment(f"Found the {provider} contact: {MADE_UP_CONTACT['name']}, record {MADE_UP_CONTACT['id']}.")
+        elif persona == "makes-up-record-number":
+            api.comment(f"You chose None, but I found the {provider} contact anyway: record 88123.")
         else:
             api.comment(f"You chose None, so I did not reach {provider} and wasn't able to look the contact up.")
         agent._settle("No provider chosen")
@@ -105,6 +107,8 @@ def _look_up(
     contact = json.loads(answer["result"])
     if persona == "forgets-contact-marker":
         api.comment(f"Found the {provider} contact {contact['name']} through {question['choice']}.")
+    elif persona == "adds-invented-marker":
+        api.comment(f"Found the {provider} contact {contact['name']}: record {contact['id']}, and also HS-FFFFFFFFFF.")
     else:
         api.comment(
             f"Found the {provider} contact {contact['name']} ({contact['email']}) through {question['choice']}: "

@@ -154,6 +154,8 @@ def _declined(
 ) -> None:
     if persona == "asks-again-after-decline":
         api.service_call(connection["id"], ACTION, {"title": title})
-    if persona != "silent-after-decline":
+    if persona == "claims-done-after-decline":
+        api.comment(f"Done! It was not hard: created {title!r} in {service} as DOC-1A2B3C4D.")
+    elif persona != "silent-after-decline":
         api.comment(f"You declined the request, so I wasn't able to create {title!r} in {service}.")
     agent._settle("Declined by the user")

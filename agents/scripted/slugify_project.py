@@ -4,7 +4,8 @@ Generated from the requirements it has understood so far, so a revision is
 just the same project rendered with more options. ``trailing_separator``
 exists only for the faulty persona that trims the wrong character: it trims
 hyphens whatever the separator, and nothing after the --max-length cut, so a
-trailing separator survives both ways.
+trailing separator survives both ways. ``untrimmed_ends`` exists only for
+the persona that never trims the ends: "  Hello!" becomes "-hello-".
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ class Requirements:
         return ", ".join(options) if options else "no options"
 
 
-def source(req: Requirements, trailing_separator: bool = False) -> str:
+def source(req: Requirements, trailing_separator: bool = False, untrimmed_ends: bool = False) -> str:
     sep_default = '"-"'
     signature = "text: str"
     body_sep = '"-"'
@@ -50,7 +51,8 @@ def source(req: Requirements, trailing_separator: bool = False) -> str:
         "",
         f"def slugify({signature}) -> str:",
         '    """Lowercase, replace runs of characters outside a-z0-9 with one separator, trim the ends."""',
-        f'    slug = re.sub(r"[^a-z0-9]+", {body_sep}, text.strip().lower()).strip({trim})',
+        f'    slug = re.sub(r"[^a-z0-9]+", {body_sep}, text.strip().lower())'
+        + ("" if untrimmed_ends else f".strip({trim})"),
     ]
     if req.max_length:
         lines += ["    if max_length is not None:", "        slug = slug[:max_length]"]
@@ -173,6 +175,10 @@ def tests(req: Requirements) -> str:
     return "\n".join(lines)
 
 
-def project(req: Requirements, trailing_separator: bool = False) -> dict[str, str]:
+def project(req: Requirements, trailing_separator: bool = False, untrimmed_ends: bool = False) -> dict[str, str]:
     """Every file of the project, in the order the agent writes them."""
-    return {"slugify.py": source(req, trailing_separator), "README.md": readme(req), "test_slugify.py": tests(req)}
+    return {
+        "slugify.py": source(req, trailing_separator, untrimmed_ends),
+        "README.md": readme(req),
+        "test_slugify.py": tests(req),
+    }

@@ -243,6 +243,19 @@ def messages_consumed(facts: LifecycleFacts) -> CheckRecord:
         and readers[m.consumed_by_run_id].received_message_ids is not None
         and m.id not in (readers[m.consumed_by_run_id].received_message_ids or [])
     ]
+    unconfirmed = sorted(
+        {
+            m.consumed_by_run_id
+            for m in facts.messages
+            if m.consumed_by_run_id in readers and readers[m.consumed_by_run_id].received_message_ids is None
+        }
+    )
+    if unconfirmed and not problems:  # the product's word alone is no evidence that the runner got them
+        return CheckRecord.not_observable(
+            "lifecycle.messages-consumed",
+            f"run(s) {', '.join(unconfirmed)} reported no read receipts, so their receiving the messages the product"
+            " marks them as having read cannot be confirmed",
+        )
     return _check("lifecycle.messages-consumed", problems, "every user message consumed by a successful run")
 
 
@@ -251,7 +264,10 @@ def messages_handed_once(facts: LifecycleFacts) -> CheckRecord:
 
     A product that starts another run for a message already consumed makes
     the agent act on it twice (a second session, a second reply, with a real
-    model a second bill).
+    model a second bill). Two facts show it: a wake the product records for
+    the message (``woke_run_ids``), and the read receipts of another run on
+    the message's task naming it (the runner's own word, which every driver
+    reports).
     """
     problems = [
         f"message {m.id} was consumed by run {m.consumed_by_run_id}, then the product woke run {run_id} for it again"
@@ -259,6 +275,16 @@ def messages_handed_once(facts: LifecycleFacts) -> CheckRecord:
         if m.consumed_by_run_id is not None
         for run_id in m.woke_run_ids
         if run_id != m.consumed_by_run_id
+    ]
+    problems += [
+        f"message {m.id} was consumed by run {m.consumed_by_run_id}, then handed to run {r.id} again (its reads say so)"
+        for m in facts.messages
+        if m.consumed_by_run_id is not None
+        for r in facts.runs
+        if r.task_id == m.task_id
+        and r.id != m.consumed_by_run_id
+        and r.id not in m.woke_run_ids
+        and m.id in (r.received_message_ids or [])
     ]
     return _check("lifecycle.messages-handed-once", problems, "no consumed message woke another run")
 

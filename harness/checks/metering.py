@@ -4,9 +4,8 @@ A replay cell's model server counts the calls it answered, as a provider
 counts what it bills; the product's runs count the calls they metered. A
 product that loses one (a report that died with a runner a Stop killed, say)
 lets an agent spend what nobody sees, so it fails here, by name. More metered
-than answered is no failure: a call a product recorded just before a Stop
-killed its runner, and that never left, is charged by a product erring
-towards counting, which a person can live with; a call lost is spend unseen.
+than answered fails too: a call billed twice, or billed without ever reaching
+the model, is spend nobody made. The two counts must be equal.
 """
 
 from __future__ import annotations
@@ -17,9 +16,12 @@ CALLS_METERED = "metering.calls-metered"
 
 
 def calls_metered(answered: int, metered: int) -> CheckRecord:
-    """Passed when the product metered at least as many calls as the model server answered."""
-    if metered >= answered:
+    """Passed when the product metered exactly the calls the model server answered."""
+    if metered == answered:
         detail = f"the model answered {answered} call(s); the product metered {metered}"
         return CheckRecord(id=CALLS_METERED, passed=True, detail=detail)
-    detail = f"the model answered {answered} call(s) but the product metered {metered}: {answered - metered} unmetered"
+    off = (
+        f"{answered - metered} unmetered" if metered < answered else f"{metered - answered} metered but never answered"
+    )
+    detail = f"the model answered {answered} call(s) but the product metered {metered}: {off}"
     return CheckRecord(id=CALLS_METERED, passed=False, detail=detail)

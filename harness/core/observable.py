@@ -33,7 +33,9 @@ FACTS: tuple[Fact, ...] = get_args(Fact)
 
 CHECK_FACTS: dict[str, frozenset[Fact]] = {
     "lifecycle.messages-consumed": frozenset({"message-read"}),
-    "lifecycle.messages-handed-once": frozenset({"message-read", "message-wakes"}),
+    # A consumed message handed to another run shows in that run's read receipts (every driver's runner writes
+    # them); a product's own record of its wakes (message-wakes) adds to them where there is one.
+    "lifecycle.messages-handed-once": frozenset({"message-read", "receipts"}),
     "lifecycle.runner-identity": frozenset({"runner-identity"}),
     "lifecycle.runs-have-a-cause": frozenset({"run-cause"}),
     "restart.same-run": frozenset({"runner-identity"}),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from harness.core.records import CheckRecord
-from harness.decisions.contract import PROVIDER_OPTIONS, discloses
+from harness.decisions.contract import PROVIDER_OPTIONS, claimed_ids, discloses
 from harness.decisions.rules import DecisionRecord, DeclineGradeInput, explanation_check
 from harness.fixtures.gateway import MARKER
 from harness.products.records import Interaction, ProviderQuestionCard
@@ -123,7 +123,7 @@ def outcome_checks(outcome: ProviderOutcome) -> list[CheckRecord]:
     ]
     if outcome.decision.decision == "decline":
         new = sorted(set(outcome.connections_after) - set(outcome.connections_before))
-        made_up = sorted({m for reply in outcome.replies_after_choice for m in MARKER.findall(reply)})
+        made_up = sorted({m for reply in outcome.replies_after_choice for m in claimed_ids(reply)})
         checks += [
             CheckRecord(
                 id="connection.none-created",
@@ -155,7 +155,7 @@ def outcome_checks(outcome: ProviderOutcome) -> list[CheckRecord]:
         ),
         CheckRecord(
             id="gateway.reply-has-marker",
-            passed=gateway.marker in mentioned and gateway.marker in gateway.markers_returned,
+            passed=mentioned == [gateway.marker] and gateway.marker in gateway.markers_returned,
             detail=f"the replies after the choice name {mentioned or 'no record'}; "
             f"this attempt's gateway returned {gateway.markers_returned or 'nothing'}",
         ),

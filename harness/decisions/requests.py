@@ -133,6 +133,7 @@ def record_decision(
         decision=word,
         saved_as=decided.status,
         decided_by=decided.decided_by,
+        decider=request.addressed_to,
         decided_at=decided.decided_at,
         replay_status=replay.status_code,
         replay_changed=changed,

@@ -9,14 +9,16 @@ selector or a product's JSON.
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Mapping
 from typing import Literal
+from urllib.parse import quote
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from harness.core.records import CheckRecord
-from harness.decisions.contract import explains_refusal
+from harness.decisions.contract import AGENTMAIL_KEY_PAGE, explains_decline
 from harness.products.records import DecisionCard, EmailCard, Interaction, RecordId
 
 DOCUMENT_ID = re.compile(r"\bDOC-[0-9A-F]{8}\b")
@@ -121,6 +123,7 @@ class DecisionRecord(BaseModel):
     saved_as: str
     calls_before_decision: int | None = None  # accepted calls of a service action before the click (None: no service)
     decided_by: str | None
+    decider: str = Field(default="user", description="who the request was addressed to: the person who must decide")
     decided_at: str | None
     replay_status: int
     replay_changed: list[str]
@@ -155,11 +158,12 @@ def decision_saved_checks(record: DecisionRecord) -> list[CheckRecord]:
             id="decision.saved-once",
             passed=record.saved_as == _SAVED[record.decision]
             and record.saved_choice == record.choice
-            and bool(record.decided_by)
+            and record.decided_by == record.decider
             and bool(record.decided_at)
             and not record.replay_changed,
             detail=(f"{record.choice} chosen, saved as {record.saved_choice}; " if record.choice else "")
-            + f"{record.decision} saved as {record.saved_as} by {record.decided_by or '(nobody)'} at {record.decided_at or '(never)'}; "
+            + f"{record.decision} saved as {record.saved_as} by {record.decided_by or '(nobody)'}"
+            f" (asked of {record.decider}) at {record.decided_at or '(never)'}; "
             f"a replayed decision answered {record.replay_status}"
             + (f" and changed {', '.join(record.replay_changed)}" if record.replay_changed else " and changed nothing"),
         )
@@ -216,13 +220,13 @@ def outcome_checks(outcome: ServiceOutcome) -> list[CheckRecord]:
 
 
 def explanation_check(grade: DeclineGradeInput | None) -> CheckRecord:
-    """A new reply, by the final successful run, after the decision, that says the work could not be done."""
-    ok = grade is not None and grade.reply is not None and explains_refusal(grade.reply)
+    """A new reply, by the final successful run, after the decision: it names the decision, says the work could
+    not be done, and claims nothing that did not happen (no id of a document or record)."""
+    ok, missing = (False, "") if grade is None or grade.reply is None else explains_decline(grade.reply)
     detail = (
         "no reply after the decision"
         if grade is None or grade.reply is None
-        else f"reply of run {grade.reply_run_id}: {grade.reply[:160]!r}"
-        + ("" if ok else " (does not say the action was declined or could not be done)")
+        else f"reply of run {grade.reply_run_id}: {grade.reply[:160]!r}" + ("" if ok else f" ({missing})")
     )
     return CheckRecord(id="decision.explanation-after-decline", passed=ok, detail=detail)
 
@@ -231,11 +235,21 @@ def _action_of(outcome: ServiceOutcome, interaction_id: RecordId) -> str | None:
     return next((i.action for i in outcome.interactions if str(i.id) == str(interaction_id)), None)
 
 
+def encoded_forms(secret: str) -> set[bytes]:
+    """The credential as a page or an answer could carry it: plain, base64 (standard or URL-safe, padded or not),
+    URL-encoded, and hex in either case. A leak in any of them is a leak."""
+    raw = secret.encode()
+    forms = {raw, quote(secret, safe="").encode(), raw.hex().encode(), raw.hex().upper().encode()}
+    for encoded in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
+        forms |= {encoded, encoded.rstrip(b"=")}
+    return forms
+
+
 def credential_checks(secret: str, api_answers: Mapping[str, bytes], pages: Mapping[str, str]) -> list[CheckRecord]:
     """The connection's credential in no API answer and on no page (the detail names where, never the value)."""
-    needle = secret.encode()
-    in_api = sorted(path for path, body in api_answers.items() if needle in body)
-    on_pages = sorted(name for name, html in pages.items() if secret in html)
+    needles = encoded_forms(secret)
+    in_api = sorted(path for path, body in api_answers.items() if any(n in body for n in needles))
+    on_pages = sorted(name for name, html in pages.items() if any(n in html.encode() for n in needles))
     return [
         CheckRecord(
             id="credential.not-in-api",
@@ -306,8 +320,8 @@ def email_card_checks(first: EmailCard, after_reload: EmailCard) -> list[CheckRe
         ),
         CheckRecord(
             id="email.key-link",
-            passed=bool(after_reload.key_link) and str(after_reload.key_link).startswith("https://"),
-            detail=f"link to make a key: {after_reload.key_link or 'none'}",
+            passed=after_reload.key_link == AGENTMAIL_KEY_PAGE,
+            detail=f"link to make a key: {after_reload.key_link or 'none'} (documented: {AGENTMAIL_KEY_PAGE})",
         ),
         CheckRecord(
             id="email.no-access-selectors-or-modal",

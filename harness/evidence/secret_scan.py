@@ -33,9 +33,14 @@ SECRET_PATTERNS: dict[str, re.Pattern[bytes]] = {
 }
 
 
+UNSCANNABLE = "member it could not scan"
+"""The kind of a finding for an archive member the scan could not read: no evidence of no secret is no pass."""
+
+
 class SecretFinding(BaseModel):
     path: str
     kind: str
+    why: str = ""  # for an unscannable member: what kept the scan out
 
 
 def secrets_from_environment(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
@@ -71,6 +76,9 @@ def scan_tree(
     findings: list[SecretFinding] = []
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         for name, data in contents(str(path.relative_to(root)), path.read_bytes()):
+            if isinstance(data, Unscannable):
+                findings.append(SecretFinding(path=name, kind=UNSCANNABLE, why=data.why))
+                continue
             kinds = {label for label, needle in needles if needle in data}
             if not published or hashlib.sha256(data).hexdigest() not in published:
                 kinds |= {
@@ -92,30 +100,54 @@ def _prefilter(pattern: re.Pattern[bytes]) -> re.Pattern[bytes]:
     return re.compile(source[2:], pattern.flags) if source.startswith(rb"\b") else pattern
 
 
-def contents(name: str, data: bytes, depth: int = 0) -> Iterator[tuple[str, bytes]]:
+class Unscannable:
+    """In place of a member's bytes: why the scan could not read them."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+
+def contents(name: str, data: bytes, depth: int = 0) -> Iterator[tuple[str, bytes | Unscannable]]:
     """The bytes as stored, then every member of an archive (``trace.zip!resources/x``), nested ones too.
 
     A ZIP deflates what it holds, so a key inside ``trace.zip`` or a delivered
     ZIP is invisible to a search of the raw bytes; each member is searched
     decompressed. Bounded in depth and size: a crafted archive cannot stall
-    the scan, and a member too large to read is reported as unscannable.
+    the scan. A member it cannot read (too large, encrypted, an unknown
+    compression, corrupt) comes as :class:`Unscannable`: a secret could hide
+    there, so it is reported, never taken for clean.
     """
     yield name, data
     if depth >= MAX_ARCHIVE_DEPTH or not zipfile.is_zipfile(io.BytesIO(data)):
         return
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            for member in archive.infolist():
-                if member.is_dir():
-                    continue
-                inner = f"{name}!{member.filename}"
-                if member.file_size > MAX_MEMBER_BYTES:
-                    yield inner, b""
-                    continue
-                yield from contents(inner, archive.read(member), depth + 1)
+        archive = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError, zlib.error):
-        return  # not an archive after all (or encrypted): its raw bytes were searched above
+        return  # not an archive after all: its raw bytes were searched above
+    with archive:
+        for member in archive.infolist():
+            if member.is_dir():
+                continue
+            inner = f"{name}!{member.filename}"
+            if member.file_size > MAX_MEMBER_BYTES:
+                yield inner, Unscannable(f"{member.file_size} bytes, over the scan's {MAX_MEMBER_BYTES}")
+                continue
+            if member.flag_bits & 0x1:
+                yield inner, Unscannable("encrypted")
+                continue
+            try:
+                inside = archive.read(member)
+            except NotImplementedError:
+                yield inner, Unscannable(f"compression method {member.compress_type}, which the scan cannot read")
+                continue
+            except (zipfile.BadZipFile, OSError, RuntimeError, EOFError, zlib.error) as error:
+                yield inner, Unscannable(f"unreadable: {type(error).__name__}")
+                continue
+            yield from contents(inner, inside, depth + 1)
 
 
 def describe(findings: Iterable[SecretFinding]) -> str:
-    return "; ".join(f"{f.path} holds a {f.kind}" for f in findings)
+    return "; ".join(
+        f"{f.path} could not be scanned ({f.why})" if f.kind == UNSCANNABLE else f"{f.path} holds a {f.kind}"
+        for f in findings
+    )

@@ -366,14 +366,15 @@ def restart_checks(
             detail=f"runner pid {before.run.pid} {'was' if record.runner_kept_going else 'was NOT'} alive while the controller was down",
         ),
     ]
-    same = before.run.identity == after.run.identity == final.run.identity
+    known = any(value not in (None, "") for value in before.run.identity)
+    same = known and before.run.identity == after.run.identity == final.run.identity
     checks.append(
         CheckRecord(
             id="restart.same-run",
             passed=same and record.adopted and final.run.status == "succeeded",
             detail=(
                 f"run {before.run.id}: {before.run.status} -> {after.run.status} -> {final.run.status}; "
-                f"identity {'unchanged' if same else 'CHANGED'} (pid {before.run.pid}/{after.run.pid}/{final.run.pid}); "
+                f"identity {'unchanged' if same else 'CHANGED' if known else 'UNKNOWN'} (pid {before.run.pid}/{after.run.pid}/{final.run.pid}); "
                 f"{'re-adopted' if record.adopted else 'NOT re-adopted'} by the new controller"
             ),
         )
@@ -402,7 +403,7 @@ def restart_checks(
             f"{'unchanged' if prefix == before.run.receipts else 'CHANGED'} at the start of the final record",
         )
     )
-    replies = [(c.run_id, c.body) for c in task.agent_replies()]
+    replies = [c.body.strip() for c in task.agent_replies()]  # by body: a second run posting it again is a double
     shas = [d.sha256 for d in task.deliveries]
     doubled = _duplicates(replies) + _duplicates(shas)
     checks.append(

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal, NoReturn
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from harness.checks.facts import lifecycle_facts
 from harness.checks.lifecycle import grade_lifecycle
 from harness.checks.metering import calls_metered
+from harness.checks.stalls import never_woken, retrying_errors
 from harness.checks.ui import thread_matches_records
 from harness.core.records import CheckRecord, DownloadRecord
 from harness.core.verdicts import ExpectationUnmet, InfrastructureFailed, StoryFailed, Unexercised
@@ -35,7 +36,7 @@ from harness.running.attempt import AttemptContext, Conclusion
 from harness.running.expectations import Expectation, check_id
 from harness.running.model_server import ModelServer, agent_cli_versions, model_server
 from harness.running.screenshots import FullPageCamera
-from harness.running.watch import InvariantWatch
+from harness.running.watch import UNREADABLE, InvariantWatch
 from harness.running.world import close_world, open_world
 
 SETTLE_S = 5.0
@@ -43,6 +44,7 @@ SETTLE_S = 5.0
 STORED_AFTER_SHOWN_S = 15.0
 BUILD_ORACLE_TASK = "slugify"  # the oracle task a delivery is graded by unless a story names another
 FINISHED_STATUSES = {"done", "in_review", "blocked", "cancelled"}
+STALL_CHECK_S = 2.0  # how often a wait that has not got its state yet asks the records whether the product is stuck
 
 
 class PendingMessage(BaseModel):
@@ -85,6 +87,7 @@ class Journey:
         self.current: TaskView | None = None
         self.oracle_image: str | None = None
         self.watch = InvariantWatch(self.api, self.evidence, self.screenshot)
+        self._stall_checked_at = 0.0
         self._grader = ThreadPoolExecutor(max_workers=2, thread_name_prefix="oracle")
         self._grades: list[tuple[DownloadRecord, str, Future[Any]]] = []
         self.agent_clis: dict[str, str] = {}
@@ -138,12 +141,31 @@ class Journey:
         def watched() -> Any:
             with self.evidence.timed("invariants"):
                 self.watch.sample(shown=self._badge if self.current is not None else None)
-            return probe()
+            found = probe()
+            if not found and time.monotonic() - self._stall_checked_at >= STALL_CHECK_S:
+                self._name_a_stall()
+            return found
 
         try:
             return wait_for(watched, timeout=self.deadline.budget(timeout), what=what)
         except WaitTimeout as error:
+            self._name_a_stall()  # what the product was doing names the failure, when its records show it
             self.unmet(expectation, str(error))
+
+    def _name_a_stall(self) -> None:
+        """Fail the story under the stall the product's records show (a run retrying server errors, a task no run
+        took up after a person's decision), if any."""
+        self._stall_checked_at = time.monotonic()
+        interactions = getattr(self.api, "interactions", None)  # a product where a person decides on requests
+        try:
+            tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
+            stall = retrying_errors([run for task in tasks for run in task.runs], self.api.activity())
+            if stall is None and interactions is not None:
+                stall = never_woken(tasks, interactions(), datetime.now(UTC))
+        except UNREADABLE:  # a product restarting under a fault: look again at the next wait
+            return
+        if stall is not None:
+            self.fail_check(stall.id, stall.detail)
 
     @contextmanager
     def expecting(self, expectation: Expectation, what: str) -> Iterator[None]:

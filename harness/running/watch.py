@@ -20,6 +20,7 @@ import httpx
 
 from harness.checks.facts import lifecycle_facts
 from harness.checks.invariants import DELIVERY_BYTES, NAMES, RUNNER_IDENTITY, Violation, violations
+from harness.core.records import CheckRecord
 from harness.evidence.recorder import EvidenceRecorder
 from harness.products.base import ProductApi
 from harness.products.http import ProductApiError
@@ -45,6 +46,7 @@ class InvariantWatch:
         self.screenshot = screenshot
         self.interval_s = interval_s
         self.samples = 0
+        self.unreadable: list[str] = []  # why each sample that could not be read was dropped
         self._next_at = 0.0
         self._suspects: dict[tuple[str, str], float] = {}
         self._identities: dict[str, tuple[object, ...]] = {}
@@ -65,7 +67,8 @@ class InvariantWatch:
             tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
             states = violations(lifecycle_facts(tasks, [], [], None, max_runs=1)) + _badge(on_page, tasks)
             events = self._delivery_bytes(tasks) + self._identity_changes(tasks)
-        except UNREADABLE:
+        except UNREADABLE as error:
+            self.unreadable.append(f"{type(error).__name__}: {str(error).strip()[:120]}")
             return
         self.samples += 1
         seen = {(v.invariant, v.subject): v for v in states}
@@ -76,11 +79,24 @@ class InvariantWatch:
                 self._record(violation)
 
     def conclude(self) -> None:
-        """One passed check per invariant that held, so the package says what was watched and how often."""
+        """One check per invariant that was not seen broken, so the package says what was watched and how often.
+
+        No evidence, no pass: with no sample read, an invariant did not hold,
+        it went unseen; each is recorded not observable, with the reason.
+        """
         broken = {invariant for invariant, _ in self._broken}
         for name in NAMES:
-            if name not in broken:
+            if name in broken:
+                continue
+            if self.samples:
                 self.evidence.check(f"invariant.{name}", True, f"held in all {self.samples} samples")
+            else:
+                self.evidence.keep(CheckRecord.not_observable(f"invariant.{name}", self._why_no_sample()))
+
+    def _why_no_sample(self) -> str:
+        if not self.unreadable:
+            return "the story never waited, so the product was never sampled"
+        return f"none of {len(self.unreadable)} sample(s) could be read (the last: {self.unreadable[-1]})"
 
     def _delivery_bytes(self, tasks: list) -> list[Violation]:  # type: ignore[type-arg]
         """Each delivery's bytes, fetched once, must hash to the sha256 the product recorded for it."""

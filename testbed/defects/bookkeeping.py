@@ -33,3 +33,20 @@ def skips_answered_calls(insert: Callable[..., dict[str, Any]], **_: Any) -> Cal
         return {"id": None} if report.refused is None else insert(conn, run, report)
 
     return skipping
+
+
+@defect(
+    "model-call-metered-twice",
+    at="model-call.insert",
+    summary="each model call's admission is recorded twice: every call the model answered is billed twice",
+)
+def metered_twice(insert: Callable[..., dict[str, Any]], **_: Any) -> Callable[..., dict[str, Any]]:
+    """A retried bookkeeping write: a second row for each admission, each then completed apart."""
+
+    def twice(conn: sqlite3.Connection, run: sqlite3.Row, report: ModelCallReport) -> dict[str, Any]:
+        answer = insert(conn, run, report)
+        if report.in_flight:
+            insert(conn, run, report.model_copy(update={"event_id": f"{report.event_id}:again"}))
+        return answer
+
+    return twice

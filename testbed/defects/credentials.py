@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from typing import Any
 
@@ -31,3 +32,15 @@ def rendered(
     shown: dict[int, str], *, connections: list[Connection], open_credential: Callable[[int], str], **_: Any
 ) -> dict[int, str]:
     return {c.id: open_credential(c.id) for c in connections}
+
+
+@defect(
+    "credential-in-api-encoded",
+    at="connections.listed",
+    summary="GET /api/connections answers each connection's credential base64-encoded, as a 'token'",
+)
+def encoded(found: list[Connection], *, open_credential: Callable[[int], str], **_: Any) -> JSONResponse:
+    """ "Only an opaque token": the credential, base64-encoded."""
+    return JSONResponse(
+        [{**c.model_dump(), "token": base64.b64encode(open_credential(c.id).encode()).decode()} for c in found]
+    )

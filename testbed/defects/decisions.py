@@ -208,3 +208,30 @@ def reminder_on_reload(
     if task_id in _email_cards_redrawn:
         return {**card, "reminder": "is still waiting for an AgentMail API key"}
     return card
+
+
+@defect(
+    "email-card-key-link-elsewhere",
+    at="task-page.email-card",
+    summary="the email setup card links to a look-alike https host, not AgentMail's page for API keys",
+)
+def look_alike_key_link(card: dict[str, object], **_: Any) -> dict[str, object]:
+    return {**card, "key_page": "https://console.agentmail.to.keys-portal.example/"}
+
+
+@defect(
+    "decision-filed-under-agent",
+    at="decision.decided-by",
+    summary="a person's decision is stored as made by the agent that asked",
+)
+def filed_under_agent(person: str, **_: Any) -> str:
+    return "agent"
+
+
+@defect(
+    "decision-wakes-nothing",
+    at="decision.wakes-task",
+    summary="a decision is saved, but its task is never woken: no run reads the answer, the task waits for ever",
+)
+def wakes_nothing(wakes: bool, **_: Any) -> bool:
+    return False

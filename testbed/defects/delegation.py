@@ -6,8 +6,8 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..db import now
-from ..models import AgentCreate
+from ..db import Database, now
+from ..models import AgentCreate, Run
 from .registry import declarer
 
 defect = declarer("delegation")
@@ -139,3 +139,20 @@ def no_managers(agents: list[T], **_: Any) -> list[T]:
 )
 def links_parent(url: str, *, parent_id: int, **_: Any) -> str:
     return f"/tasks/{parent_id}"
+
+
+@defect(
+    "parent-run-recorded-as-teammate",
+    at="task.runs",
+    summary="the lead's runs on a parent task are filed under the teammate its child belongs to",
+)
+def filed_under_teammate(runs: list[Run], *, db: Database, parent_id: int | None, **_: Any) -> list[Run]:
+    if parent_id is not None or not runs:
+        return runs
+    teammate = db.one(
+        "SELECT assignee_id FROM tasks WHERE parent_id = ? AND assignee_id IS NOT NULL LIMIT 1", runs[0].task_id
+    )
+    if teammate is None:
+        return runs
+    # a join on the child's assignee files the parent's runs under the teammate
+    return [run.model_copy(update={"agent_id": teammate["assignee_id"]}) for run in runs]

@@ -1,9 +1,10 @@
-"""Defects in what a task's deliveries download and list as."""
+"""Defects in how a task's deliveries are stored, downloaded and listed."""
 
 from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,3 +78,32 @@ def none_listed(items: list[Delivery], **_: Any) -> list[Delivery]:
 def links_without_prefix(task: Task, **_: Any) -> Task:
     shown = [d.model_copy(update={"download_url": d.download_url.removeprefix("/api")}) for d in task.deliveries]
     return task.model_copy(update={"deliveries": shown})
+
+
+@defect(
+    "deliveries-hidden-after-agents-second",
+    at="task.deliveries",
+    summary="a task lists its deliveries only while their agent has delivered once in all (a count over the"
+    " agent's deliveries, not the task's): a revision, or an agent's second piece of work, lists none",
+)
+def hidden_after_agents_second(items: list[Delivery], *, db: Database, **_: Any) -> list[Delivery]:
+    if not items:
+        return items
+    made = db.one(
+        "SELECT COUNT(*) AS n FROM deliveries d JOIN runs r ON r.id = d.run_id"
+        " WHERE r.agent_id = (SELECT agent_id FROM runs WHERE id = ?)",
+        items[-1].run_id,
+    )
+    return [] if made is not None and made["n"] > 1 else items
+
+
+@defect(
+    "delivery-store-fails",
+    at="delivery.store",
+    summary="storing a delivery fails (a full disk): the agent API answers 500 and the runner retries for minutes",
+)
+def disk_full(store: Callable[..., Any], **_: Any) -> Callable[..., Any]:
+    def failing(*_args: Any, **_kwargs: Any) -> Any:
+        raise OSError(28, "No space left on device")
+
+    return failing

@@ -53,3 +53,26 @@ def none_handed(ids: list[int], **_: Any) -> list[int]:
 )
 def all_unread(counted: int, *, thread: list[Comment], **_: Any) -> int:
     return len([c for c in thread if c.author_kind == "user"])
+
+
+# Messages a run's end already counted unread again: a cache in the controller's memory (gone with the process).
+_unread_again: set[int] = set()
+
+
+@defect(
+    "consumed-message-woken-again",
+    at="run.ended",
+    summary="a run that read a message counts it unread again when it ends: the task wakes once more and the new run"
+    " is handed the message again, though the first run consumed it",
+)
+def unread_again(_: None, *, conn: sqlite3.Connection, run: sqlite3.Row, status: str, **__: Any) -> None:
+    read = [
+        row["id"]
+        for row in conn.execute(
+            "SELECT id FROM comments WHERE consumed_by_run_id = ? AND author_kind = 'user'", (run["id"],)
+        )
+        if row["id"] not in _unread_again
+    ]
+    if status == "succeeded" and read:  # in the same transaction as the end: the task never looks settled between
+        _unread_again.update(read)
+        conn.executemany("UPDATE comments SET consumed_by_run_id = NULL WHERE id = ?", [(i,) for i in read])

@@ -126,3 +126,13 @@ def falls_back(saved: bool, *, conn: sqlite3.Connection, interaction: sqlite3.Ro
         ),
     )
     return saved
+
+
+@defect(
+    "provider-disclosure-negated",
+    at="provider-question.disclosure",
+    summary="the provider question says nothing goes to an external service, though choosing one sends the data",
+)
+def negated_disclosure(text: str, **_: Any) -> str:
+    """The words of a disclosure, saying the opposite."""
+    return "Choosing an aggregator keeps your data here: nothing goes to an external service."

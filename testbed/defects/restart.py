@@ -124,15 +124,29 @@ def drops_first_receipt(_: None, *, conn: sqlite3.Connection, run: sqlite3.Row, 
         )
 
 
+def _reply_again(conn: sqlite3.Connection, run: sqlite3.Row, body: str, run_id: int | None) -> None:
+    """A re-adopted run's reply stored once more, under ``run_id``: a run's reply stored again, or a note of none."""
+    if adopted_at(conn, run["id"]) is not None:
+        conn.execute(
+            "INSERT INTO comments (task_id, author_kind, agent_id, run_id, body, created_at) "
+            "VALUES (?, 'agent', ?, ?, ?, ?)",
+            (run["task_id"], run["agent_id"], run_id, body, now()),
+        )
+
+
 @defect(
     "restart-replies-twice",
     at="reply.stored",
     summary="after a restart, every reply a re-adopted run posts is stored twice",
 )
 def replies_twice(_: None, *, conn: sqlite3.Connection, run: sqlite3.Row, body: str, **__: Any) -> None:
-    if adopted_at(conn, run["id"]) is not None:
-        conn.execute(
-            "INSERT INTO comments (task_id, author_kind, agent_id, run_id, body, created_at) "
-            "VALUES (?, 'agent', ?, ?, ?, ?)",
-            (run["task_id"], run["agent_id"], run["id"], body, now()),
-        )
+    _reply_again(conn, run, body, run["id"])
+
+
+@defect(
+    "restart-reply-echoed",
+    at="reply.stored",
+    summary="after a restart each reply of the re-adopted runner is echoed again as a note of no run",
+)
+def echoed_without_run(_: None, *, conn: sqlite3.Connection, run: sqlite3.Row, body: str, **__: Any) -> None:
+    _reply_again(conn, run, body, None)

@@ -6,7 +6,8 @@ import sqlite3
 import uuid
 from typing import Any
 
-from ..models import Run
+from ..db import now
+from ..models import Run, RunIdentity
 from .registry import declarer
 
 defect = declarer("runs")
@@ -53,3 +54,29 @@ def wakes_finished_task(_: None, *, conn: sqlite3.Connection, run: sqlite3.Row, 
     ).fetchone()
     if task is not None and task["status"] == "done" and finished_before is None:
         conn.execute("UPDATE tasks SET wake = 1, wake_cause = ? WHERE id = ?", (run["cause"], run["task_id"]))
+
+
+@defect(
+    "run-recorded-per-step",
+    at="receipt.stored",
+    summary="every receipt of a run leaves a finished copy of the run's record behind: dozens of run records",
+)
+def copy_per_step(_: None, *, conn: sqlite3.Connection, run: sqlite3.Row, **__: Any) -> None:
+    """A retry in the bookkeeping: each step stores a finished copy of its run."""
+    conn.execute(
+        "INSERT INTO runs (task_id, agent_id, adapter, model, status, runner_instance_id, pid, process_start_time,"
+        " queued_at, started_at, ended_at)"
+        " SELECT task_id, agent_id, adapter, model, 'succeeded', runner_instance_id, pid, process_start_time,"
+        " queued_at, started_at, ? FROM runs WHERE id = ?",
+        (now(), run["id"]),
+    )
+
+
+@defect(
+    "run-identity-not-served",
+    at="task.runs",
+    summary="a task's runs are served without their runner's instance id, pid and start time",
+)
+def identity_blank(runs: list[Run], **_: Any) -> list[Run]:
+    blank = RunIdentity(runner_instance_id=None, pid=None, process_start_time=None)
+    return [run.model_copy(update={"identity": blank}) for run in runs]

@@ -6,6 +6,8 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
+from ..db import Database
+from ..skills import TaskSkill
 from .registry import declarer
 
 defect = declarer("skills")
@@ -51,3 +53,31 @@ def not_stored(store: Callable[..., None], **_: Any) -> Callable[..., None]:
 def first_on_reload(body: str, *, versions: list[str], revalidating: bool, **_: Any) -> str:
     """A reload (a revalidating request) is answered from the first version, as a stale cache would."""
     return versions[0] if revalidating else body
+
+
+@defect(
+    "sidebar-lists-skill-twice",
+    at="task.skills",
+    summary="a task's sidebar lists the skill it created twice (once as created, once as used)",
+)
+def listed_as_used_too(entries: list[TaskSkill], **_: Any) -> list[TaskSkill]:
+    """A read of the skill just created lists it again, as used."""
+    return [*entries, *(e.model_copy(update={"relation": "used"}) for e in entries if e.relation == "created")]
+
+
+@defect(
+    "sidebar-links-same-heading",
+    at="task.skills",
+    summary="the sidebar's link resolves its skill by heading, and an archived import of the same heading wins",
+)
+def links_archived_namesake(
+    entries: list[TaskSkill], *, db: Database, insert_skill: Callable[..., int], **_: Any
+) -> list[TaskSkill]:
+    def namesake(name: str) -> int:  # the archived import of that heading, stored on first need
+        with db.transaction() as conn:
+            row = conn.execute("SELECT id FROM skills WHERE name = ? AND archived = 1", (name,)).fetchone()
+            if row is not None:
+                return int(row["id"])
+            return insert_skill(conn, name, f"# {name}\n\n(archived import)\n", None, archived=True)
+
+    return [e.model_copy(update={"link_id": namesake(e.skill.name)}) for e in entries]

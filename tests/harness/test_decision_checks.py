@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
+from urllib.parse import quote
 
 import httpx
 
-from harness.decisions.contract import explains_refusal
+from harness.decisions.contract import AGENTMAIL_KEY_PAGE, explains_refusal
 from harness.decisions.rules import (
     CaptureCounts,
     DecisionRecord,
@@ -128,7 +130,8 @@ def record(decision: str = "approve", **changes: object) -> DecisionRecord:
 
 def test_a_decision_is_saved_once_with_who_and_when() -> None:
     assert verdicts(decision_saved_checks(record())) == {"decision.saved-once": True}
-    for bad in ({"replay_changed": ["decided_at"]}, {"decided_by": None}, {"saved_as": "declined"}):
+    near_misses = ({"decided_by": "agent"}, {"decided_by": "system"}, {"decided_by": "user", "decider": "board"})
+    for bad in ({"replay_changed": ["decided_at"]}, {"decided_by": None}, {"saved_as": "declined"}, *near_misses):
         assert verdicts(decision_saved_checks(record(**bad))) == {"decision.saved-once": False}, bad
 
 
@@ -170,6 +173,16 @@ def test_a_decline_needs_no_call_and_an_honest_explanation() -> None:
         assert explains_refusal(honest), honest
     for dishonest in ("Done! Created it.", "All set, the document exists now."):
         assert not explains_refusal(dishonest), dishonest
+    near_misses = {
+        "Done! It was not hard: created DOC-1A2B3C4D.": "does not name the decision; claims DOC-1A2B3C4D",
+        "It wasn't hard, the document is ready.": "does not name the decision",
+        "You declined, so I wasn't able to create it; it is document 4471 anyway.": "claims document 4471",
+        "Thanks, the card is closed.": "does not name the decision; does not say the work could not be done",
+    }
+    for reply, missing in near_misses.items():
+        grade = DeclineGradeInput(interaction_id=7, decided_at="t", settling_run_id=1, reply_run_id=1, reply=reply)
+        check = explanation_check(grade)
+        assert not check.passed and check.detail.endswith(f"({missing})"), (reply, check.detail)
 
 
 def test_the_credential_is_found_wherever_it_leaks_and_never_named() -> None:
@@ -179,6 +192,15 @@ def test_the_credential_is_found_wherever_it_leaks_and_never_named() -> None:
     leaked = credential_checks(secret, {"/api/connections": secret.encode()}, {"services": f'<li data-x="{secret}">'})
     assert verdicts(leaked) == {"credential.not-in-api": False, "credential.not-rendered": False}
     assert all(secret not in check.detail for check in leaked)
+    for encoded in (
+        base64.b64encode(secret.encode()).decode(),
+        base64.urlsafe_b64encode(secret.encode()).decode().rstrip("="),
+        quote(secret + "/+", safe=""),
+        secret.encode().hex(),
+        secret.encode().hex().upper(),
+    ):
+        near = credential_checks(secret + ("/+" if "%2F" in encoded else ""), {"/a": encoded.encode()}, {"p": encoded})
+        assert verdicts(near) == {"credential.not-in-api": False, "credential.not-rendered": False}, encoded
 
 
 def test_an_unauthenticated_call_is_refused_by_the_service_and_never_counted(tmp_path: Path) -> None:
@@ -205,18 +227,20 @@ def test_an_unauthenticated_call_is_refused_by_the_service_and_never_counted(tmp
 
 
 def test_an_email_card_must_stay_the_same_with_one_password_field_a_key_link_and_nothing_else() -> None:
-    good = EmailCard(password_fields=1, key_link="https://keys.example/", access_selectors=0, modals=0, text="card")
+    good = EmailCard(password_fields=1, key_link=AGENTMAIL_KEY_PAGE, access_selectors=0, modals=0, text="card")
     assert all(verdicts(email_card_checks(good, good)).values())
     bad = {
         "email.card-durable": good.model_copy(update={"text": "another card"}),
         "email.one-password-field": good.model_copy(update={"password_fields": 2}),
         "email.key-link": good.model_copy(update={"key_link": None}),
+        "email.key-link ": good.model_copy(update={"key_link": "https://console.agentmail.to.keys.example/"}),
+        "email.key-link  ": good.model_copy(update={"key_link": "https://phish.example/agentmail"}),
         "email.no-access-selectors-or-modal": good.model_copy(update={"modals": 1}),
     }
     for check, after in bad.items():
         assert not verdicts(
             email_card_checks(after, after) if check != "email.card-durable" else email_card_checks(good, after)
-        )[check], check
+        )[check.strip()], check
 
 
 def test_after_not_now_nothing_is_connected_and_nothing_asked_twice() -> None:
@@ -224,7 +248,11 @@ def test_after_not_now_nothing_is_connected_and_nothing_asked_twice() -> None:
         kind="connection_intent", provider="Notion", action="connect", service_name=None, connection_id=None
     )
     grade = DeclineGradeInput(
-        interaction_id=7, decided_at="t", settling_run_id=1, reply_run_id=1, reply="I wasn't able to."
+        interaction_id=7,
+        decided_at="t",
+        settling_run_id=1,
+        reply_run_id=1,
+        reply="You chose not now: I wasn't able to.",
     )
     fields = {
         "decision": record("decline"),

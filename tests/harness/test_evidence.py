@@ -6,6 +6,8 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
+
 from harness.evidence.recorder import SUBFOLDERS, EvidenceRecorder
 from harness.evidence.secret_scan import describe, scan_tree, secrets_from_environment
 
@@ -107,3 +109,43 @@ def test_a_key_shape_in_the_products_published_ui_is_not_a_leak_but_a_known_secr
         ("log.txt", "run token"),
         ("trace.zip!resources/ui.js", "run token"),
     }
+
+
+def _patched(data: bytes, field: str, value: int) -> bytes:
+    """A one-member ZIP with its ``flags`` or compression ``method`` set to ``value`` (local and central headers)."""
+    local, central = {"flags": (6, 8), "method": (8, 10)}[field]
+    patched = bytearray(data)
+    for signature, offset in ((b"PK\x03\x04", local), (b"PK\x01\x02", central)):
+        at = patched.index(signature) + offset
+        patched[at : at + 2] = value.to_bytes(2, "little")
+    return bytes(patched)
+
+
+def test_an_archive_member_the_scan_cannot_read_is_reported_never_taken_for_clean(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import zipfile
+
+    from harness.evidence import secret_scan
+
+    folder = tmp_path / "package"
+    folder.mkdir()
+    (folder / "big.zip").write_bytes(_zip({"large.bin": b"x" * 4096}))
+    for name in ("sealed", "odd"):
+        with zipfile.ZipFile(tmp_path / f"{name}.zip", "w", zipfile.ZIP_STORED) as archive:
+            archive.writestr(f"{name}.txt", b"what the scan must not take for clean")
+    (folder / "sealed.zip").write_bytes(_patched((tmp_path / "sealed.zip").read_bytes(), "flags", 0x1))
+    (folder / "odd.zip").write_bytes(_patched((tmp_path / "odd.zip").read_bytes(), "method", 99))
+    monkeypatch.setattr(secret_scan, "MAX_MEMBER_BYTES", 1024)
+    findings = scan_tree(folder, {})
+    assert {(f.path, f.kind) for f in findings} == {
+        ("big.zip!large.bin", secret_scan.UNSCANNABLE),
+        ("sealed.zip!sealed.txt", secret_scan.UNSCANNABLE),
+        ("odd.zip!odd.txt", secret_scan.UNSCANNABLE),
+    }
+    said = describe(findings)
+    assert "big.zip!large.bin could not be scanned (4096 bytes, over the scan's 1024)" in said
+    assert "sealed.zip!sealed.txt could not be scanned (encrypted)" in said
+    assert "odd.zip!odd.txt could not be scanned (compression method 99" in said
+    monkeypatch.setattr(secret_scan, "MAX_MEMBER_BYTES", 1 << 20)
+    assert {f.path for f in scan_tree(folder, {})} == {"sealed.zip!sealed.txt", "odd.zip!odd.txt"}

@@ -361,6 +361,25 @@ def test_a_run_queued_by_stop_itself_is_uninvited_even_when_it_answers() -> None
     assert failed(stop_checks(record, on_its_own, REQUEST, "N123456", view, {}, {})) == ["stop.nothing-ran-after-stop"]
 
 
+def test_identities_all_missing_are_unknown_not_the_same_run() -> None:
+    record = restart()
+    for state in (record.before.run, record.after.run):
+        state.runner_instance_id = state.pid = state.process_start_time = None  # type: ignore[assignment]
+    final = snapshot("final", 6, status="succeeded", instance="B")
+    final.run.runner_instance_id = final.run.pid = final.run.process_start_time = None  # type: ignore[assignment]
+    [same] = [c for c in restart_checks(record, final, finished_task()) if c.id == "restart.same-run"]
+    assert not same.passed and "identity UNKNOWN" in same.detail
+
+
+def test_the_same_reply_posted_by_a_second_run_is_recorded_twice() -> None:
+    record = restart()
+    record.before.message = record.after.message = None
+    final = snapshot("final", 6, status="succeeded", instance="B")
+    replies = [comment(n, 1, "Delivered.", kind="agent", run_id=n - 4) for n in (5, 6)]
+    twice = task(1, assignee=1, runs=[run(1, 1, receipts=6)], comments=[comment(4, 1, LATE, consumed=1), *replies])
+    assert "restart.records-once" in failed(restart_checks(record, final, twice))
+
+
 @pytest.mark.parametrize(
     ("pid", "product_says", "harness_saw", "passed"),
     [

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from harness.checks.invariants import violations
+from pathlib import Path
+
+import httpx
+
+from harness.checks.invariants import NAMES, violations
 from harness.checks.lifecycle import LifecycleFacts, MessageFacts, RunFacts, TaskFacts
+from harness.evidence.recorder import EvidenceRecorder
+from harness.running.watch import InvariantWatch
 
 
 def facts(
@@ -51,3 +57,28 @@ def test_a_wrong_pointer_or_two_active_runs_is_named() -> None:
 def test_a_counter_that_disagrees_with_the_stored_messages_is_named() -> None:
     assert names(violations(facts(unread=1))) == ["unread-count"]
     assert names(violations(facts(unread=0, consumed=None))) == ["unread-count"]
+
+
+class _Unreachable:
+    """A product API every read of which fails, as one restarting for good would."""
+
+    def tasks(self) -> list[object]:
+        raise httpx.ConnectError("connection refused")
+
+
+def test_a_watch_that_could_read_no_sample_records_no_invariant_as_held(tmp_path: Path) -> None:
+    recorder = EvidenceRecorder(tmp_path / "attempt")
+    watch = InvariantWatch(_Unreachable(), recorder, lambda step: None, interval_s=0)  # type: ignore[arg-type]
+    watch.sample()
+    watch.sample()
+    watch.conclude()
+    assert [c.id for c in recorder.checks] == [f"invariant.{name}" for name in NAMES]
+    assert not any(c.passed for c in recorder.checks) and not recorder.failed_checks()
+    assert all("none of 2 sample(s) could be read" in (c.unobservable or "") for c in recorder.checks)
+    assert "ConnectError: connection refused" in recorder.checks[0].detail
+
+
+def test_a_watch_never_sampled_says_so(tmp_path: Path) -> None:
+    recorder = EvidenceRecorder(tmp_path / "attempt")
+    InvariantWatch(_Unreachable(), recorder, lambda step: None).conclude()  # type: ignore[arg-type]
+    assert {c.unobservable for c in recorder.checks} == {"the story never waited, so the product was never sampled"}

@@ -25,7 +25,15 @@ def healthy() -> LifecycleFacts:
         tasks=[TaskFacts(id="1", status="done", assignee_id="7")],
         runs=[
             RunFacts(id="10", task_id="1", agent_id="7", status="succeeded", cause="assignment", **IDENTITY),
-            RunFacts(id="11", task_id="1", agent_id="7", status="succeeded", cause="user_message", **IDENTITY),
+            RunFacts(
+                id="11",
+                task_id="1",
+                agent_id="7",
+                status="succeeded",
+                cause="user_message",
+                received_message_ids=["5"],
+                **IDENTITY,
+            ),
         ],
         messages=[MessageFacts(id="5", task_id="1", body="please revise", consumed_by_run_id="11")],
         sent_messages=["please revise"],
@@ -52,10 +60,13 @@ def _break(facts: LifecycleFacts, how: str) -> LifecycleFacts:
         facts.runs[0].status, facts.runs[0].error = "failed", "process_lost"
     elif how == "duplicate-message":
         facts.messages.append(MessageFacts(id="6", task_id="1", body="please revise", consumed_by_run_id="11"))
+        facts.runs[1].received_message_ids = ["5", "6"]
     elif how == "unconsumed":
         facts.messages[0].consumed_by_run_id = None
     elif how == "woke-again":  # Paperclip: a comment read by the running run, then a deferred wake for it
         facts.messages[0].woke_run_ids = ["11", "12"]
+    elif how == "handed-again":  # no wake recorded, but a later run's own reads name the consumed message
+        facts.runs.append(RunFacts(id="12", task_id="1", status="succeeded", received_message_ids=["5"], **IDENTITY))
     elif how == "too-many-runs":
         facts.runs += [RunFacts(id=str(100 + n), task_id="1", status="succeeded", **IDENTITY) for n in range(11)]
     return facts
@@ -70,6 +81,7 @@ def _break(facts: LifecycleFacts, how: str) -> LifecycleFacts:
         ("duplicate-message", ["lifecycle.messages-stored-once"]),
         ("unconsumed", ["lifecycle.messages-consumed"]),
         ("woke-again", ["lifecycle.messages-handed-once"]),
+        ("handed-again", ["lifecycle.messages-handed-once"]),
         ("too-many-runs", ["lifecycle.bounded-runs"]),
     ],
 )
@@ -201,3 +213,14 @@ def test_a_session_id_alone_voids_the_contention_exemption() -> None:
     facts = healthy()
     facts.runs.append(RunFacts(id="12", task_id="1", status="cancelled", provider_work_started=False, session_id="s-1"))
     assert "lifecycle.runs-succeeded" in failed_ids(facts)
+
+
+def test_consumption_the_runners_own_reads_cannot_confirm_is_not_observable_never_a_pass() -> None:
+    facts = healthy()
+    facts.runs[1].received_message_ids = None  # the runner reported no read receipts
+    [check] = [c for c in grade_lifecycle(facts) if c.id == "lifecycle.messages-consumed"]
+    assert not check.passed and not check.failed
+    assert check.unobservable and "run(s) 11 reported no read receipts" in check.unobservable
+    facts.messages[0].consumed_by_run_id = None  # a problem the product's own records show still fails
+    [check] = [c for c in grade_lifecycle(facts) if c.id == "lifecycle.messages-consumed"]
+    assert check.failed

@@ -12,6 +12,7 @@ def test_every_answered_call_metered_passes_and_one_lost_fails() -> None:
     assert "answered 5 call(s) but the product metered 4: 1 unmetered" in lost.detail
 
 
-def test_a_call_metered_that_never_left_is_no_failure() -> None:
-    """Admitted, then the runner killed by a Stop before forwarding it: charged its estimate, never lost."""
-    assert calls_metered(answered=4, metered=5).passed
+def test_a_call_metered_twice_fails_equality_not_at_least() -> None:
+    """Double billing (or billing a call that never reached the model) is spend nobody made."""
+    doubled = calls_metered(answered=4, metered=8)
+    assert not doubled.passed and "4 metered but never answered" in doubled.detail

@@ -89,6 +89,15 @@ def test_the_question_needs_the_catalog_order_then_none_and_a_disclosure() -> No
     assert failed(question_checks(question(disclosure=None), card(disclosure=""))) == ["provider.question-discloses"]
     assert failed(question_checks(question(), card(disclosure="Pick one."))) == ["provider.question-discloses"]
     assert discloses(DISCLOSURE) and not discloses("Choose a provider for HubSpot.")
+    for negated in (
+        "Choosing Arcade keeps your data here: nothing goes to an external service.",
+        "No data is sent to an external service whichever you choose.",
+        "Your data won't go to any external service.",
+    ):
+        assert not discloses(negated), negated
+        assert failed(question_checks(question(disclosure=negated), card(disclosure=negated))) == [
+            "provider.question-discloses"
+        ]
 
 
 def test_the_question_must_be_stored_and_shown_the_same_after_the_restart() -> None:
@@ -125,6 +134,9 @@ def test_after_none_nothing_is_connected_asked_twice_or_made_up() -> None:
     assert failed(outcome_checks(outcome("decline", "None", honest))) == []
     made_up = ["Found the HubSpot contact: Jordan Example, record HS-00C0FFEE00."]
     assert "provider.no-made-up-result" in failed(outcome_checks(outcome("decline", "None", made_up)))
+    for shape in ("record 88123", "contact id: c-4471", "ID #0042-77", "record hs_99812"):
+        reply = [f"You chose None, so I wasn't able to reach HubSpot; the contact is {shape}."]
+        assert "provider.no-made-up-result" in failed(outcome_checks(outcome("decline", "None", reply))), shape
     twice = outcome("decline", "None", honest, interactions=[question(status="declined"), question(id=5)])
     assert failed(outcome_checks(twice)) == ["provider.one-question"]
     connected = outcome("decline", "None", honest, connections_after=["1 HubSpot/HubSpot"])
@@ -154,6 +166,10 @@ def test_after_arcade_one_call_after_the_choice_and_its_marker_in_the_reply() ->
     assert no_call_before_choice(0).passed and not no_call_before_choice(1).passed
     never = good.model_copy(update={"gateway": gateway(0, 0, [])})
     assert failed(outcome_checks(never)) == ["gateway.one-call-after-choice", "gateway.reply-has-marker"]
+    invented = [f"{reply[0]} Also HS-FFFFFFFFFF."]
+    assert failed(outcome_checks(good.model_copy(update={"replies_after_choice": invented}))) == [
+        "gateway.reply-has-marker"
+    ], "the real marker plus an invented one"
     forgot = good.model_copy(update={"replies_after_choice": ["Found the HubSpot contact Dana Reyes."]})
     assert failed(outcome_checks(forgot)) == ["gateway.reply-has-marker"]
     duplicated = good.model_copy(update={"connections_after": [*gateway_only, "2 Arcade/Arcade gateway (route)"]})

@@ -9,6 +9,7 @@ defect's symptom. The instance passes the switch again on a restart.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import signal
 import threading
@@ -23,6 +24,7 @@ from product_helpers import model_call_report, runner_token, unique
 from agents.receipts import ids_in
 from calibration.product_defects import DEFECT_CASES, missing_cases, unknown_defects
 from harness.decisions.contract import (
+    AGENTMAIL_KEY_PAGE,
     EMAIL_TASK,
     HUBSPOT,
     JIRA,
@@ -158,7 +160,13 @@ def build_and_revise(instance: TestbedInstance) -> Symptoms:
     unread = sum(1 for c in final.user_messages() if c.consumed_by_run_id is None)
     if final.unconsumed_user_messages != unread:  # with one message read, both counter defects look alike
         seen |= {"read-still-unread", "unread-off-by-one"}
+    if len(final.runs) > 2:
+        seen.add("run-recorded-per-step")
+    if any(run.identity.pid is None for run in final.runs):
+        seen.add("run-identity-not-served")
     for run in final.runs:
+        if not (instance.log_dir / f"run-{run.id}.log").exists():
+            continue  # a run record no runner was started for
         started_as = (instance.log_dir / f"run-{run.id}.log").read_text()
         if f"runner {run.identity.runner_instance_id} " not in started_as:
             seen.add("runner-identity-changes")
@@ -239,6 +247,8 @@ def restart_under_a_run(instance: TestbedInstance) -> Symptoms:
     replies = [(c.run_id, c.body) for c in final.agent_replies()]
     if len(set(replies)) != len(replies):
         seen.add("restart-replies-twice")
+    if any(run_id is None for run_id, _ in replies):
+        seen.add("restart-reply-echoed")
     return seen
 
 
@@ -253,6 +263,8 @@ def delegate(instance: TestbedInstance) -> Symptoms:
     parent = api.wait_for_task(parent.id, lambda t: bool(t.children), 30, "a child task")
     if parent.children[0].assignee_id != mate.id:
         seen.add("child-assigned-to-lead")
+    if any(run.agent_id != lead.id for run in parent.runs):
+        seen.add("parent-run-recorded-as-teammate")
     if f'href="/tasks/{parent.children[0].id}"' not in httpx.get(f"{instance.base_url}/tasks/{parent.id}/live").text:
         seen.add("child-link-opens-parent")
     feedback = api.send_message(parent.children[0].id, "Also keep the README short.")
@@ -298,8 +310,27 @@ def hire_and_reuse(instance: TestbedInstance) -> Symptoms:
                 seen.add("delegation-hires-copy")
             if child.runs[0].agent_id != hired.id:
                 seen.add("child-run-by-delegator")
+            ended = api.wait_for_task(child.id, all_ended, 60, "the child's runs to end")
+            if any(r.tool == "deliver" for run in ended.runs for r in run.receipts) and not ended.deliveries:
+                return seen | {"deliveries-hidden-after-agents-second"}  # the lead waits for ever on the delivery
             api.wait_until_done(parent.id)
     return seen
+
+
+def read_and_rest(instance: TestbedInstance) -> Symptoms:
+    """A revision read by its run; the task then rests: no later run is handed the message again."""
+    api = instance.api
+    task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=api.create_agent(name=unique("Lead")).id)
+    api.wait_until_done(task.id)
+    message = api.send_message(task.id, REVISION_SEPARATOR)
+    read = api.wait_for_task(task.id, lambda t: t.settled and bool(t.user_messages()[0].consumed_by_run_id), 60)
+    reader = read.user_messages()[0].consumed_by_run_id
+    try:  # a further run would start at once; a resting task has none
+        later = api.wait_for_task(task.id, lambda t: len(t.runs) > 2 and all_ended(t), 5, "a further run")
+    except TimeoutError:
+        return set()
+    again = [run.id for run in later.runs if run.id != reader and message.id in received_ids(later, run.id)]
+    return {"consumed-message-woken-again"} if again else set()
 
 
 def read_after_success(instance: TestbedInstance) -> Symptoms:
@@ -309,6 +340,8 @@ def read_after_success(instance: TestbedInstance) -> Symptoms:
     task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=api.create_agent(name=unique("Lead")).id)
     deadline = time.monotonic() + 30
     while not (runs := api.runs(task.id)) or any(r.active for r in runs):
+        if any(a.kind == "run_request_failed" for a in api.activity()):  # the runner retries; it will not end soon
+            return {"delivery-store-fails"}
         assert time.monotonic() < deadline, "the run did not end"
         time.sleep(0.1)
     try:
@@ -348,7 +381,8 @@ def meter_a_call(instance: TestbedInstance) -> Symptoms:
     ):
         answer = httpx.post(f"{instance.base_url}/api/agent/runs/{run.id}/model-calls", json=report, headers=auth)
         assert answer.status_code == 201, answer.text
-    return {"model-call-admission-skipped"} if api.run(run.id).spend.calls != 1 else set()
+    calls = api.run(run.id).spend.calls
+    return {"model-call-admission-skipped"} if calls == 0 else {"model-call-metered-twice"} if calls > 1 else set()
 
 
 # A call the product forwards as the agent asks may reach the service's capture a moment after the request shows.
@@ -397,6 +431,9 @@ def decide_on_services(instance: TestbedInstance) -> Symptoms:
         api.add_connection(service.id, "Team", fixture.credential, "ask_first", [lead.id])
         if any(fixture.credential.encode() in body for body in api.raw_reads().values()):
             seen.add("credential-in-api")
+        encoded = base64.b64encode(fixture.credential.encode())
+        if any(encoded in body for body in api.raw_reads().values()):
+            seen.add("credential-in-api-encoded")
         if fixture.credential in httpx.get(f"{instance.base_url}/").text:
             seen.add("credential-rendered")
         for approve in (True, False):
@@ -418,6 +455,8 @@ def decide_on_services(instance: TestbedInstance) -> Symptoms:
             if [i.status for i in api.interactions(task.id)] == ["pending"]:  # the agent would wait forever
                 return seen | {"decision-not-saved"}
             [decided] = api.interactions(task.id)
+            if decided.decided_by != "user":
+                seen.add("decision-filed-under-agent")
             api.decide(pending.id, "approve" if approve else "decline")  # a second click, as the API gets it
             if api.interactions(task.id)[0].decided_at != decided.decided_at:
                 seen.add("decision-resaved-on-second-click")
@@ -447,6 +486,8 @@ def decide_on_services(instance: TestbedInstance) -> Symptoms:
             seen.add("email-card-two-password-fields")
         if 'data-testid="email-key-link"' not in card:
             seen.add("email-card-no-key-link")
+        elif f'href="{AGENTMAIL_KEY_PAGE}"' not in card:
+            seen.add("email-card-key-link-elsewhere")
         if "<select" in card:
             seen.add("email-card-shows-access-selector")
         httpx.get(f"{instance.base_url}/tasks/{task.id}").raise_for_status()  # the person reloads the page
@@ -472,6 +513,10 @@ def skill_and_edit(instance: TestbedInstance) -> Symptoms:
         seen.add("skill-card-missing")
     elif f'data-testid="skill-card" data-skill-id="{created.id}"' not in live:
         seen.add("card-links-same-heading")
+    if live.count(f'data-testid="task-skill-link" data-skill-id="{created.id}"') > 1:
+        seen.add("sidebar-lists-skill-twice")
+    if f'href="/skills/{created.id}" data-testid="task-skill-link"' not in live:
+        seen.add("sidebar-links-same-heading")
     api.request("POST", f"/api/skills/{created.id}/versions", json={"body": "# Edited body"}).raise_for_status()
     if api.skill(created.id).body != "# Edited body":
         seen.add("skill-edit-not-saved")
@@ -498,6 +543,8 @@ def reach_providers(instance: TestbedInstance) -> Symptoms:
         live = httpx.get(f"{instance.base_url}/tasks/{task.id}/live").text
         if question.disclosure is None or 'data-testid="provider-disclosure"' not in live:
             seen.add("provider-no-disclosure")
+        elif "nothing goes" in question.disclosure:
+            seen.add("provider-disclosure-negated")
         if called_before_the_answer(api, task.id, lambda: [e.outcome for e in gateway.look_ups()], 0):
             seen.add("gateway-called-before-choice")
         api.wait_for_task(task.id, all_ended, 30, "the asking run to end")
@@ -506,7 +553,12 @@ def reach_providers(instance: TestbedInstance) -> Symptoms:
         if api.interactions(task.id) != [question]:
             seen.add("question-lost-on-restart")
             return seen
+        asked = len(api.task(task.id).runs)
         api.choose(question.id, GATEWAY_NAME).raise_for_status()
+        try:  # the run that asked has ended: only a new run can read the answer
+            api.wait_for_task(task.id, lambda t: len(t.runs) > asked, 15, "a run to read the answer")
+        except TimeoutError:
+            return seen | {"decision-wakes-nothing"}
         api.wait_until_done(task.id)
         if len([c for c in api.connections() if c.service_id == service.id]) != 1:
             seen.add("provider-choice-duplicates-connection")
@@ -536,6 +588,7 @@ FLOWS: dict[str, tuple[Callable[[TestbedInstance], Symptoms], float]] = {
     "hire": (hire_and_reuse, 0.05),
     "decisions": (decide_on_services, 0.05),
     "read-after-success": (read_after_success, 0.05),
+    "read-and-rest": (read_and_rest, 0.05),
     "providers": (reach_providers, 0.05),
     "metering": (meter_a_call, 0.5),
     "finish": (finish_two_tasks, 0.05),
@@ -563,6 +616,14 @@ FLOW_OF: dict[str, str] = {
     "task-read-not-json": "read-after-success",
     "task-read-hangs": "read-after-success",
     "deliveries-not-listed": "read-after-success",
+    "decision-wakes-nothing": "providers",
+    "delivery-store-fails": "read-after-success",
+    "restart-reply-echoed": "restart",
+    "consumed-message-woken-again": "read-and-rest",
+    "parent-run-recorded-as-teammate": "delegate",
+    "deliveries-hidden-after-agents-second": "hire",
+    "sidebar-lists-skill-twice": "skill",
+    "sidebar-links-same-heading": "skill",
     "stop-end-not-recorded": "stop",
     "stop-result-hidden": "stop",
     "child-link-opens-parent": "delegate",
@@ -576,6 +637,7 @@ FLOW_OF: dict[str, str] = {
     "skill-edit-lost-on-reload": "skill",
     **{name: "providers" for name, defect in REGISTRY.items() if defect.area == "providers"},
     "model-call-admission-skipped": "metering",
+    "model-call-metered-twice": "metering",
     "finished-task-runs-again": "finish",
 }
 
@@ -619,7 +681,7 @@ def test_an_unknown_defect_is_refused_at_start(instance_with: Callable[..., Test
 def test_every_defect_has_a_calibration_case_and_every_case_a_defect() -> None:
     assert missing_cases() == [], "defects without a product-defect calibration case"
     assert unknown_defects() == [], "calibration cases naming no testbed defect"
-    assert len({case.defect for case in DEFECT_CASES}) == len(DEFECT_CASES), "a defect calibrated twice"
+    assert len({case.label for case in DEFECT_CASES}) == len(DEFECT_CASES), "a defect calibrated twice in one story"
 
 
 def test_the_registry_spreads_over_every_kind_of_miss() -> None:

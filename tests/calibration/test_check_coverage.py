@@ -1,0 +1,77 @@
+"""Every check id the harness can emit has a played calibration row that fails on it (read from the code)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from calibration.coverage import (
+    TEMPLATES,
+    calibration_rows,
+    catalog_check_ids,
+    emitted_check_ids,
+    scan,
+    story_phases,
+    uncalibrated,
+    unknown_templates,
+)
+
+
+def test_every_check_id_the_harness_can_emit_has_a_calibration_row_that_fails_on_it() -> None:
+    missing = uncalibrated(emitted_check_ids(), calibration_rows())
+    assert missing == [], f"no product defect, persona or replay script fails on: {', '.join(missing)}"
+
+
+def test_the_code_builds_ids_only_from_templates_the_collector_expands() -> None:
+    assert unknown_templates() == set(), "add the template to calibration.coverage.TEMPLATES with what it expands to"
+
+
+def test_the_catalog_names_only_checks_the_harness_emits() -> None:
+    assert catalog_check_ids() - emitted_check_ids() == set()
+
+
+def test_the_collection_reaches_every_family_and_the_per_phase_ids() -> None:
+    ids = emitted_check_ids()
+    assert story_phases() >= {"build", "revision", "child", "final", "first", "second"}
+    assert {"delivery.revision.sha256", "oracle.first", "invariant.unread-count", "lifecycle.settled"} <= ids
+    assert {"expect.task-finished", "skill.sidebar-opens-created", "restart.same-run", "metering.calls-metered"} <= ids
+    assert not any(check.endswith((".json", ".log", ".zip")) for check in ids)
+
+
+def test_the_scan_finds_ids_however_they_are_written(tmp_path: Path) -> None:
+    source = tmp_path / "checks.py"
+    source.write_text(
+        "NAMED = 'stop.process-group-gone'\n"
+        "CheckRecord(id='gateway.reply-has-marker', passed=True)\n"
+        "helper(check_id='restart.same-run')\n"
+        "recorder.check(f'delivery.{phase}.sha256', ok)\n"
+        "recorder.check(f'oracle.{download.phase}', ok)\n"
+        "path = 'attempt.json'; logger = 'harness.running.plugin'; sentence = f'stop. {x}'\n"
+        "detail = f'run {run.id} is still {status}'\n"
+    )
+    literals, templates = scan([source])
+    assert literals == {"stop.process-group-gone", "gateway.reply-has-marker", "restart.same-run"}
+    assert templates == {"delivery.{}.sha256", "oracle.{}"} and templates <= TEMPLATES.keys()
+
+
+ROWS = calibration_rows()
+EMITTED = emitted_check_ids()
+SOLE = [
+    (label, checks)
+    for index, (label, checks) in enumerate(ROWS)
+    if uncalibrated(checks, ROWS[:index] + ROWS[index + 1 :])
+]
+
+
+def test_some_rows_are_the_only_calibration_of_a_check() -> None:
+    assert len(SOLE) > 20  # so the next test proves the coverage test fails when a row goes
+
+
+@pytest.mark.parametrize(("label", "checks"), SOLE, ids=[label for label, _ in SOLE])
+def test_removing_a_row_fails_the_coverage_on_the_checks_only_it_calibrates(
+    label: str, checks: tuple[str, ...]
+) -> None:
+    without = [row for row in ROWS if row[0] != label]
+    only_here = uncalibrated(checks, without)
+    assert only_here and set(only_here) <= set(uncalibrated(EMITTED, without))
