@@ -211,6 +211,9 @@ class Promise(_Frozen):
     source: str = Field(min_length=1, description="where the product documents it: a file and function, a doc page")
     applies_to: tuple[str, ...] = Field(default=(), description="the parts it covers (adapters, ...); empty: all")
 
+    def covers(self, part: str) -> bool:
+        return not self.applies_to or part in self.applies_to
+
 
 class ProductSuites(_Frozen):
     """The suite a product's cells go in, per kind of profile; None where the product has no such cells."""
