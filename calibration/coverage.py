@@ -45,6 +45,7 @@ FAMILIES = frozenset(
         "decision",
         "delegate",
         "delivery",
+        "drain",
         "email",
         "expect",
         "gateway",
@@ -136,8 +137,13 @@ def scan(paths: Iterable[Path]) -> tuple[set[str], set[str]]:
 
 
 def source_files(root: Path = ROOT) -> list[Path]:
+    """The harness's and the stories' modules, without the standalone reproductions of findings (no harness code)."""
     files = [path for folder in SOURCES for path in sorted(root.joinpath(folder).rglob("*.py"))]
-    return [path for path in files if path.relative_to(root) not in NOT_EMITTING]
+    return [
+        path
+        for path in files
+        if path.relative_to(root) not in NOT_EMITTING and "findings" not in path.relative_to(root).parts[:-1]
+    ]
 
 
 def unknown_templates(root: Path = ROOT) -> set[str]:
@@ -184,7 +190,21 @@ def calibration_rows() -> list[Row]:
     return rows
 
 
+NOT_PLAYABLE_HERE: dict[str, str] = {
+    **{
+        f"drain.{name}": "only Paperclip's process adapter drains on SIGTERM; the testbed declares no graceful drain,"
+        " so no defect of ours can act on it (its unit tests fail each rule)"
+        for name in ("run-interrupted", "work-retried", "message-received", "delivered-once")
+    },
+    "lifecycle.messages-acted-once": "calibrated by the lifecycle records (follow-up-run-delivers-again), not yet"
+    " by a product defect",
+    "expect.task-finished": "the stall checks now name each defect that used to run to this deadline first; no row"
+    " of ours still reaches it",
+}
+"""Check ids no played row can fail yet, each with why: listed, so the gap is visible and the test names it."""
+
+
 def uncalibrated(ids: Iterable[str], rows: Iterable[Row]) -> list[str]:
-    """The ids no row fails on, sorted."""
+    """The ids no row fails on and that are not listed as not playable here, sorted."""
     calibrated = {check for _, checks in rows for check in checks}
-    return sorted(set(ids) - calibrated)
+    return sorted(set(ids) - calibrated - NOT_PLAYABLE_HERE.keys())

@@ -684,7 +684,7 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
     DefectCase(
         defect="run-end-keeps-task-in-progress",
         case="service-decline",
-        expected_check="expect.task-finished",
+        expected_check="stall.task-never-woken",
         why="after the decline the agent's run ends, but its task stays in progress; the shortest story to wait it out",
         deadline_s=45,
     ),
