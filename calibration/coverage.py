@@ -198,8 +198,6 @@ NOT_PLAYABLE_HERE: dict[str, str] = {
     },
     "lifecycle.messages-acted-once": "calibrated by the lifecycle records (follow-up-run-delivers-again), not yet"
     " by a product defect",
-    "expect.task-finished": "the stall checks now name each defect that used to run to this deadline first; no row"
-    " of ours still reaches it",
 }
 """Check ids no played row can fail yet, each with why: listed, so the gap is visible and the test names it."""
 

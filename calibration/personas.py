@@ -98,6 +98,10 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
         expected_check="expect.source-saved",
         deadline_s=45,
     ),
+    # The same agent on a story that waits only for the task to finish: that wait names it at the deadline.
+    PersonaCase(
+        case="build-revise", persona="stuck-before-writing", expected_check="expect.task-finished", deadline_s=45
+    ),
     PersonaCase(case="hire-reuse", persona="default"),
     # Morgan's test suite asserts nothing a broken tool would fail: the slugify-tests oracle must catch it.
     PersonaCase(case="hire-reuse", persona="weak-tests", expected_check="oracle.second"),
