@@ -89,13 +89,30 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from harness.running.campaign import run_cells  # imports pytest and playwright: only when running
-
     extra = args.pytest_args[1:] if args.pytest_args[:1] == ["--"] else args.pytest_args
     try:
         settings = run_settings(args)
     except ValidationError as error:
         raise UsageError(_settings_error(error)) from error
+    if settings.engine == "ray":
+        local_only = [
+            name
+            for name, given in (
+                ("--headed", settings.headed),
+                ("--junitxml", settings.junitxml),
+                ("pytest arguments", extra),
+            )
+            if given
+        ]
+        if local_only:
+            raise UsageError(
+                f"{', '.join(local_only)}: the local engine's only; --engine ray plays cells on other machines"
+            )
+        from harness.running.cluster.engine import run_on_ray  # imports Ray: only on a cluster
+
+        return run_on_ray(settings)
+    from harness.running.campaign import run_cells  # imports pytest and playwright: only when running
+
     return run_cells(settings, extra=extra)
 
 

@@ -106,6 +106,7 @@ class Provenance(BaseModel):
     product: str | None = None
     product_version: str | None = None
     agent_clis: dict[str, str] = {}  # CLI name -> "package@version" of every agent CLI the cell ran
+    node: str | None = None  # the cluster node that played the attempt (--engine ray); none on the local engine
 
 
 class DownloadRecord(BaseModel):

@@ -14,7 +14,7 @@ import re
 import secrets as random_tokens
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -130,6 +130,35 @@ class RunSettings(BaseModel):
     )
     pace_s: Annotated[float, Field(gt=0)] | None = Field(
         default=None, json_schema_extra=flag("--pace", "seconds per scripted agent step (> 0)", "SECONDS")
+    )
+
+    engine: Literal["local", "ray"] = Field(
+        default="local",
+        json_schema_extra=flag(
+            "--engine", "where cells run: local (this machine, default) or ray (one task per cell on a Ray cluster)"
+        ),
+    )
+    ray_address: str | None = Field(
+        default=None,
+        json_schema_extra=flag(
+            "--ray-address",
+            "the Ray cluster --engine ray joins (default: RAY_ADDRESS, else a running local one)",
+            "ADDR",
+        ),
+    )
+    node: str | None = Field(
+        default=None,
+        description="the cluster node that plays these cells (--engine ray sets it on the node; named in provenance)",
+    )
+    retry_of: str | None = Field(
+        default=None,
+        description="the attempt the first attempt played here retries (--engine ray: a cell a lost node held);"
+        " that retry is the epoch's one automatic retry",
+    )
+    spent_elsewhere_cents: Annotated[int, Field(ge=0)] = Field(
+        default=0,
+        description="real cents the campaign spent outside this results folder (--engine ray: the cluster's ledger),"
+        " counted by --max-cost-cents",
     )
 
     @field_validator("campaign", "resume")

@@ -89,10 +89,14 @@ def run_epoch(
     open_journey: OpenJourney,
     secret_patterns: Mapping[str, re.Pattern[bytes]] | None = None,
 ) -> list[AttemptRecord]:
-    """One independent attempt: one, plus at most one retry after an infrastructure failure (none for a one-attempt case)."""
+    """One independent attempt: one, plus at most one retry after an infrastructure failure (none for a one-attempt case).
+
+    With ``settings.retry_of`` the epoch began elsewhere (on a lost node): its first attempt here is that retry.
+    """
     attempts: list[AttemptRecord] = []
-    for _ in range(1 + cell.automatic_retries(settings.max_automatic_retries)):
-        retry_of = attempts[-1].attempt if attempts else None
+    retries = 0 if settings.retry_of else cell.automatic_retries(settings.max_automatic_retries)
+    for _ in range(1 + retries):
+        retry_of = attempts[-1].attempt if attempts else settings.retry_of
         attempts.append(run_attempt(cell, settings, open_journey, secret_patterns, retry_of))
         if attempts[-1].verdict is not Verdict.INFRASTRUCTURE_FAILED:
             break
@@ -272,6 +276,7 @@ def _finish(
             product=cell.environment.product,
             product_version=product_driver(cell.environment.product).version(),
             agent_clis=conclusion.agent_clis,
+            node=settings.node,
         ),
         downloads=recorder.downloads,
         screenshots=recorder.screenshots,

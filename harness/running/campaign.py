@@ -96,7 +96,8 @@ def summary(
         mode = record.provenance.evidence_mode.value
         reason = f"  {record.reason}" if record.reason else ""
         known = " (known finding)" if is_known_finding(record, findings.get(execution_id)) else ""
-        lines.append(f"  {ending(record) + known:<22} [{mode}] {execution_id}{reason}")
+        node = f" (node {record.provenance.node})" if record.provenance.node else ""
+        lines.append(f"  {ending(record) + known:<22} [{mode}] {execution_id}{node}{reason}")
         if many:
             cell_figures = figures(cell_ends)
             lines.append(f"      {figures_line(cell_figures)}")
@@ -127,17 +128,38 @@ def exit_status(records: Sequence[AttemptRecord], cells: Sequence[Cell], epochs:
     return 1 if any(unexpected(end, findings.get(cell)) for cell, found in ends.items() for end in found) else 0
 
 
-def run_cells(settings: RunSettings, extra: Sequence[str] = ()) -> int:
-    """Run the settings' cells through pytest, then print and write the campaign's summary."""
-    results, campaign = settings.results, settings.campaign
+def announce(settings: RunSettings, where: str = "") -> None:
+    """The run's first line (and the plan a resume reads): what runs, in which campaign, where its evidence goes."""
     write_plan(settings)
+    results, campaign = settings.results, settings.campaign
     doing = (
         f"resuming campaign {campaign}: {len(settings.cells)} cell(s)"
         if settings.resume
         else (f"running {len(settings.cells)} cell(s) in campaign {campaign}")
     )
     times = f", {settings.epochs} attempt(s) each" if settings.epochs > 1 else ""
-    print(f"{doing}{times}; evidence under {results / campaign}")
+    print(f"{doing}{times}{where}; evidence under {results / campaign}")
+    sys.stdout.flush()
+
+
+def conclude(settings: RunSettings) -> tuple[list[AttemptRecord], int]:
+    """Print and write the campaign's summary; its records and the exit status they give."""
+    results, campaign = settings.results, settings.campaign
+    attempts = campaign_attempts(results, campaign)
+    records = [attempt.record for attempt in attempts if attempt.record]
+    print()
+    cells = [catalog_cells()[execution_id] for execution_id in settings.cells]
+    print(summary(records, cells, results, campaign, settings.epochs))
+    (results / campaign).mkdir(parents=True, exist_ok=True)
+    (results / campaign / "summary.json").write_text(
+        summarize_campaign(campaign, attempts, planned=settings.cells).model_dump_json(indent=2) + "\n"
+    )
+    return records, exit_status(records, cells, settings.epochs)
+
+
+def run_cells(settings: RunSettings, extra: Sequence[str] = ()) -> int:
+    """Run the settings' cells through pytest, then print and write the campaign's summary."""
+    announce(settings)
     for leftover in remove_dead_owners():
         print(f"removed what a killed run left: {leftover.folder} ({leftover.processes} process(es) ended)")
     sys.stdout.flush()
@@ -147,14 +169,7 @@ def run_cells(settings: RunSettings, extra: Sequence[str] = ()) -> int:
     finally:
         if ended := release_run_folder(run_folder):
             print(f"ended {ended} process(es) the run's cells left behind")
-    attempts = campaign_attempts(results, campaign)
-    records = [attempt.record for attempt in attempts if attempt.record]
-    print()
-    cells = [catalog_cells()[execution_id] for execution_id in settings.cells]
-    print(summary(records, cells, results, campaign, settings.epochs))
-    (results / campaign / "summary.json").write_text(
-        summarize_campaign(campaign, attempts, planned=settings.cells).model_dump_json(indent=2) + "\n"
-    )
+    records, status = conclude(settings)
     if pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not records:
         return int(pytest_status) or 1
-    return exit_status(records, cells, settings.epochs)
+    return status

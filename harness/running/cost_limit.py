@@ -31,7 +31,7 @@ def cost_limit_reason(cell: Cell, settings: RunSettings) -> str | None:
     """Why a paid cell must not start (reported ``skipped``); None when it may."""
     if settings.max_cost_cents is None or not cell.paid:
         return None
-    spent = campaign_spent_cents(settings.results, settings.campaign)
+    spent = campaign_spent_cents(settings.results, settings.campaign) + settings.spent_elsewhere_cents
     if spent < settings.max_cost_cents:
         return None
     return f"campaign cost limit reached: {spent} of {settings.max_cost_cents} cents spent before this cell started"
