@@ -5,13 +5,15 @@ PY := $(VENV)/bin/python
 ID ?= build-revise
 ARGS ?=
 
-.PHONY: help lint docs venv bytecode agents engine browser oracle-image paperclip vibe-kanban findings prerequisites test story calibrate bench bench-report soak flaky testbed report clean
+.PHONY: help lint docs venv bytecode agents engine browser oracle-image paperclip vibe-kanban findings prerequisites test story calibrate bench bench-report soak flaky testbed report clean cluster-node cluster-demo
 
 help:
 	@echo "make story ID=build-revise   run one cell (short case id or full execution id)"
 	@echo "make test                    set up everything, run make lint, then every test"
 	@echo "make lint                    ruff (format and lint), mypy, import layers, docs in strict mode"
-	@echo "make calibrate               prove the oracle and the stories catch every bad delivery"
+	@echo "make calibrate [ENGINE=ray]  prove the oracle and the stories catch every bad delivery (ENGINE=ray: on a Ray cluster)"
+	@echo "make cluster-node [HEAD=ADDR] prepare this machine as a Ray node for --engine ray; join the cluster at ADDR"
+	@echo "make cluster-demo            a two-node Ray cluster on this machine runs the free scripted cells with --engine ray"
 	@echo "make bench                   print the speed figures (oracle, harness overhead, report, parallel cells, metering proxy)"
 	@echo "make flaky [K=10]            run every free scripted cell K times; print the cells whose verdicts differ"
 	@echo "make soak                    kill the testbed controller at random during real work; print lost/duplicated/stuck"
@@ -29,7 +31,7 @@ help:
 $(VENV)/.installed: pyproject.toml plugins/example/pyproject.toml plugins/vibe-kanban/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]' -e plugins/example -e plugins/vibe-kanban
+	$(PY) -m pip install -q -e '.[dev,cluster]' -e plugins/example -e plugins/vibe-kanban
 	touch $@
 
 venv: $(VENV)/.installed
@@ -101,8 +103,21 @@ test: lint prerequisites agents paperclip vibe-kanban
 story: prerequisites $(if $(findstring replay-,$(ID) $(ARGS))$(findstring runner-,$(ID) $(ARGS))$(findstring --all,$(ARGS)),agents) $(if $(findstring paperclip,$(ID) $(ARGS))$(findstring --all,$(ARGS)),paperclip) $(if $(findstring vibe-kanban,$(ID) $(ARGS))$(findstring --all,$(ARGS)),vibe-kanban)
 	$(VENV)/bin/harness run --id $(ID) $(ARGS)
 
+# ENGINE=ray: the story cells play on the Ray cluster at $$RAY_ADDRESS (else a two-node one started on this machine).
+ENGINE ?= local
 calibrate: prerequisites agents
-	$(PY) -m calibration $(ARGS)
+	$(PY) -m calibration --engine $(ENGINE) $(ARGS)
+
+# One command prepares a node: everything a cell needs here, its readiness checked as the driver will check it,
+# then (with HEAD=ADDR) `ray start` joins the cluster with one cell slot per core (SLOTS=N to change).
+HEAD ?=
+SLOTS ?= $(shell nproc)
+cluster-node: prerequisites agents paperclip vibe-kanban
+	$(PY) -m harness.running.cluster.readiness
+	$(if $(HEAD),$(VENV)/bin/ray start --address $(HEAD) --resources '{"harness_cell_slots": $(SLOTS)}',@echo "ready; join a cluster with: make cluster-node HEAD=<head address>")
+
+cluster-demo: prerequisites
+	$(PY) -m harness.running.cluster.demo $(ARGS)
 
 bench: prerequisites
 	$(PY) -m bench.oracle

@@ -51,6 +51,17 @@ def main(argv: list[str] | None = None) -> int:
         default=Path("results"),
         help="where the calibration record, and a wrong row's evidence, go",
     )
+    parser.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="where the story cells play: here (default), or on the Ray cluster at --ray-address",
+    )
+    parser.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="the cluster --engine ray plays on (default: RAY_ADDRESS, else a two-node one started on this machine)",
+    )
     args = parser.parse_args(argv)
     unknown = [name for name in args.suites if name not in SUITES]
     if unknown:
@@ -59,6 +70,15 @@ def main(argv: list[str] | None = None) -> int:
     if problem:  # found now, not after every suite has run
         parser.error(f"--results {problem}")
     interrupt.install()  # kill and a closed terminal stop calibration as Ctrl-C does
+    if args.engine == "ray":
+        from calibration.on_cluster import on_cluster
+
+        with on_cluster(args.ray_address) as refused:
+            return refused if refused is not None else _calibrate(args)
+    return _calibrate(args)
+
+
+def _calibrate(args: argparse.Namespace) -> int:
     started, machine = time.monotonic(), MachineCpu()
     kept = kept_evidence_path(args.results, utc_now())
     rows = []

@@ -23,7 +23,7 @@ from calibration.delivery_case import Case
 from calibration.traps import host_traps
 from harness.core.records import AttemptRecord
 from harness.core.settings import RunSettings
-from harness.running.cell_worker import CellWorkers
+from harness.running.cell_worker import CellWorkers, Played
 from harness.running.selection import select
 from oracle import GradeJob, GradeOptions, GradeResult, grade_batch
 
@@ -144,8 +144,30 @@ suite; five keep them 1.5 to 1.7 busy and take 277 to 298 s (four runs,
 run prints. A machine that is already busy gets less from the extra two.
 """
 
+
+class CellPlayer(Protocol):
+    """What plays calibration's story cells: local cell workers, or a Ray cluster (``--engine ray``)."""
+
+    @property
+    def stopping(self) -> bool: ...
+
+    def play(self, settings: RunSettings) -> Played: ...
+
+    def interrupt(self) -> None: ...
+
+
 CELL_WORKERS = CellWorkers(PARALLEL_CELLS)
 """Shared by every suite: a worker's Python, imports and Chromium serve many cells, not one each."""
+_PLAYERS: list[CellPlayer] = [CELL_WORKERS]
+
+
+def play_on(player: CellPlayer) -> None:
+    """Play every story cell from now on with ``player`` (``python -m calibration --engine ray``)."""
+    _PLAYERS[:] = [player]
+
+
+def cell_player() -> CellPlayer:
+    return _PLAYERS[0]
 
 
 class Stopped(Exception):
@@ -154,11 +176,11 @@ class Stopped(Exception):
 
 def stop_playing() -> None:
     """Ctrl-C: start no further case, and interrupt the cells being played (each ends as interrupted, cleaned up)."""
-    CELL_WORKERS.interrupt()
+    cell_player().interrupt()
 
 
 def play_cell(
-    case: str, results: Path, campaign: str, workers: CellWorkers = CELL_WORKERS, **flags: object
+    case: str, results: Path, campaign: str, workers: CellPlayer | None = None, **flags: object
 ) -> AttemptRecord | None:
     """Play one story cell (a case's scripted cell, or a full execution id) with calibration ``flags``; its last attempt.
 
@@ -166,8 +188,9 @@ def play_cell(
     ``deadline_s``...): the same settings `harness run` builds from its flags.
     """
     cells = tuple(cell.execution_id for cell in select(ids=(case,)))
-    played = workers.play(RunSettings(cells=cells, results=results, campaign=campaign, **flags))
-    if played.error and not workers.stopping:  # its row says "no attempt"; this says why
+    player = workers or cell_player()
+    played = player.play(RunSettings(cells=cells, results=results, campaign=campaign, **flags))
+    if played.error and not player.stopping:  # its row says "no attempt"; this says why
         print(f"calibration: {campaign} was not played: {played.error}", file=sys.stderr)
     records = sorted((results / campaign).glob("*/*/attempt.json"))
     return AttemptRecord.model_validate_json(records[-1].read_text()) if records else None
@@ -195,7 +218,7 @@ def rows_in_parallel(cases: Sequence[C], row: Callable[[C], Row]) -> list[Row]:
 
     def in_a_slot(case: C) -> Row:
         with _CELL_SLOTS:
-            if CELL_WORKERS.stopping:
+            if cell_player().stopping:
                 raise Stopped(f"not played: {case}")
             started = time.monotonic()
             found = row(case)

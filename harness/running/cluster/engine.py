@@ -142,11 +142,12 @@ def record_loss(settings: RunSettings, job: Job, node: Node, reason: str) -> Att
     return run_attempt(job.cell, here, journey, None, job.retry_of)
 
 
-def loss_reason(error: BaseException, node: Node) -> str:
+def loss_reason(error: BaseException, node: str) -> str:
+    """Why a cell's task ended without a package, naming the node."""
     if isinstance(error, NodeDiedError):
-        return f"node {node.name} died mid-cell; nothing of the attempt came home"
+        return f"node {node} died mid-cell; nothing of the attempt came home"
     first = (str(error).strip().splitlines() or [type(error).__name__])[0]
-    return f"node {node.name} lost the cell ({type(error).__name__}: {first})"
+    return f"node {node} lost the cell ({type(error).__name__}: {first})"
 
 
 class Campaign:
@@ -203,7 +204,7 @@ class Campaign:
                 self.free.pop(node.id, None)  # a dead node takes no further cell
             else:
                 self.free[node.id] += 1
-            self.lost(job, node, loss_reason(error, node))
+            self.lost(job, node, loss_reason(error, node.name))
             return
         self.free[node.id] += 1
         records = self.bring_home(result)

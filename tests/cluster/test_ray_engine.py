@@ -1,0 +1,192 @@
+"""`harness run --engine ray` on a real two-node Ray cluster on this machine, with real scripted cells.
+
+Each test starts its own cluster (``local_cluster``: real raylets, object
+stores and worker processes) and drives `harness run` as a person types it,
+in a subprocess, so a Ctrl-C and a dead node reach it as they would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from harness.core.records import AttemptRecord
+from harness.core.verdicts import Verdict
+from harness.results.epochs import by_cell
+from harness.running.cluster.local import local_cluster, node_arguments
+from harness.running.cluster.nodes import node_name
+
+pytestmark = pytest.mark.e2e
+
+SCRIPTED = "everyday-workflows-scripted.scripted.local."
+CELLS = tuple(SCRIPTED + case for case in ("stop-redirect", "build-revise", "service-decline", "provider-decline"))
+CAMPAIGN = "on-ray"
+
+
+@pytest.fixture
+def cluster() -> Iterator[Any]:
+    with local_cluster(nodes=2) as started:
+        yield started
+
+
+def harness_run(results: Path, cells: tuple[str, ...], *flags: str) -> subprocess.Popen[str]:
+    ids = [part for cell in cells for part in ("--id", cell)]
+    command = [sys.executable, "-m", "harness.cli", "run", *ids, "--results", str(results), "--campaign", CAMPAIGN]
+    return subprocess.Popen(
+        [*command, *flags], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ}
+    )
+
+
+def records(results: Path) -> list[AttemptRecord]:
+    return [
+        AttemptRecord.model_validate_json(p.read_text()) for p in sorted(results.glob(f"{CAMPAIGN}/*/*/attempt.json"))
+    ]
+
+
+def every_package_is_whole(results: Path) -> None:
+    for folder in (results / CAMPAIGN).glob("*/*"):
+        if folder.is_dir():
+            assert (folder / "attempt.json").is_file(), f"a half package came home: {folder}"
+
+
+def package_shape(record: AttemptRecord, results: Path) -> tuple[Any, ...]:
+    """What a package says, less what differs between any two runs (ids, times, the node)."""
+    folder = results / CAMPAIGN / record.cell.execution_id / record.attempt
+    entries = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and "logs" not in p.parts)
+    checks = sorted((check.id, check.passed) for check in record.checks)
+    return record.verdict, checks, [d.phase for d in record.downloads], entries
+
+
+def test_cells_spread_over_both_nodes_and_their_packages_match_a_local_run(cluster: Any, tmp_path: Path) -> None:
+    cells = CELLS[:3]
+    local, on_ray = tmp_path / "local", tmp_path / "ray"
+    ran = harness_run(on_ray, cells, "--engine", "ray", "--ray-address", cluster.address)
+    out, _ = ran.communicate()
+    assert ran.returncode == 0, out
+    here = harness_run(local, cells)
+    local_out, _ = here.communicate()
+    assert here.returncode == 0, local_out
+
+    found = records(on_ray)
+    assert sorted(r.cell.execution_id for r in found) == sorted(cells), "one attempt per cell, each recorded once"
+    nodes = {r.provenance.node for r in found}
+    assert len(nodes) == 2 and None not in nodes, f"both nodes played cells: {nodes}"
+    for node in nodes:
+        assert f"on {node}" in out and f"(node {node})" in out, "progress lines and the summary name the node"
+    assert "dispatch overhead per cell" in out
+    every_package_is_whole(on_ray)
+    by_id = {r.cell.execution_id: r for r in records(local)}
+    for record in found:
+        assert package_shape(record, on_ray) == package_shape(by_id[record.cell.execution_id], local)
+    summaries = [json.loads((root / CAMPAIGN / "summary.json").read_text()) for root in (local, on_ray)]
+    assert summaries[0]["cells"] == summaries[1]["cells"]
+    report = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "report", "--results", str(on_ray), "--out", str(tmp_path / "site")],
+        capture_output=True,
+        text=True,
+    )
+    assert report.returncode == 0 and "report of 3 attempt(s) (0 broken)" in report.stdout, (
+        report.stdout + report.stderr
+    )
+
+
+def test_a_node_killed_mid_cell_is_recorded_once_and_its_cell_retried_on_the_other(
+    cluster: Any, tmp_path: Path
+) -> None:
+    worker = next(iter(cluster.worker_nodes))
+    victim = node_name(worker.node_id, os.uname().nodename)
+    ran = harness_run(
+        tmp_path, CELLS, "--engine", "ray", "--ray-address", cluster.address, "--max-automatic-retries", "1"
+    )
+    assert ran.stdout is not None
+    lines = []
+    for line in ran.stdout:  # the first cell home: both nodes were busy, and the queue still holds cells
+        lines.append(line)
+        if line.startswith("[1/"):
+            break
+    cluster.remove_node(worker, allow_graceful=False)
+    rest, _ = ran.communicate()
+    out = "".join(lines) + rest
+    assert ran.returncode == 0, out
+
+    found = records(tmp_path)
+    lost = [r for r in found if r.verdict is Verdict.INFRASTRUCTURE_FAILED]
+    assert len(lost) == 1, out
+    assert f"node {victim} died mid-cell" in lost[0].reason and lost[0].provenance.node == victim
+    retry = [r for r in found if r.retry_of == lost[0].attempt]
+    assert len(retry) == 1 and retry[0].verdict is Verdict.PASSED and retry[0].provenance.node != victim
+    ends = by_cell(found)
+    assert sorted(ends) == sorted(CELLS)
+    assert all(len(cell_ends) == 1 and cell_ends[0].verdict is Verdict.PASSED for cell_ends in ends.values()), out
+    every_package_is_whole(tmp_path)
+
+
+def _cell_workers_and_what_they_started() -> list[psutil.Process]:
+    """Every cell worker a Ray worker of this machine started, and each process under it (products, browsers)."""
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        cmdline = " ".join(process.info["cmdline"] or [])
+        try:
+            parent = process.parent()
+            under_ray = parent is not None and parent.name().startswith("ray::")
+        except psutil.Error:
+            continue
+        if "harness.running.cell_worker" in cmdline and under_ray:
+            found += [process, *process.children(recursive=True)]
+    return found
+
+
+def _products(processes: list[psutil.Process]) -> list[psutil.Process]:
+    """The testbed controllers among them: each is forked from its cell worker's forkserver."""
+    found = []
+    for process in processes:
+        try:
+            parent = process.parent()
+            if parent is not None and "forkserver" in " ".join(parent.cmdline()):
+                found.append(process)
+        except psutil.Error:
+            continue
+    return found
+
+
+def test_ctrl_c_cancels_every_remote_cell_and_leaves_nothing_running(cluster: Any, tmp_path: Path) -> None:
+    ran = harness_run(tmp_path, CELLS[:2], "--engine", "ray", "--ray-address", cluster.address)
+    assert ran.stdout is not None
+    for line in ran.stdout:
+        if line.startswith("cluster:"):
+            break
+    started: list[psutil.Process] = []
+    while ran.poll() is None and len(_products(started)) < 2:  # both cells are playing, each with its product
+        time.sleep(0.5)
+        started = _cell_workers_and_what_they_started()
+    ran.send_signal(signal.SIGINT)
+    out, _ = ran.communicate()
+    assert ran.returncode == 130, out
+    assert "cancelling 2 remote cell(s)" in out
+    found = records(tmp_path)
+    assert found and all(r.interrupted for r in found), "what each node kept came home, marked interrupted"
+    every_package_is_whole(tmp_path)
+    _, alive = psutil.wait_procs(started, timeout=120)
+    assert not alive, f"left running: {[p.cmdline() for p in alive]}"
+
+
+def test_a_node_that_is_not_ready_takes_no_cell_and_the_run_says_why(tmp_path: Path) -> None:
+    with local_cluster(nodes=1) as cluster:
+        broken = cluster.add_node(**node_arguments(), env_vars={"EVERYDAY_ORACLE_IMAGE": "everyday-no-such-image:none"})
+        cluster.wait_for_nodes()
+        ran = harness_run(tmp_path, CELLS[:2], "--engine", "ray", "--ray-address", cluster.address)
+        out, _ = ran.communicate()
+    assert ran.returncode == 0, out
+    name = node_name(broken.node_id, os.uname().nodename)
+    assert f"node {name} is not ready and takes no cell: the oracle cannot grade: oracle image" in out
+    assert {r.provenance.node for r in records(tmp_path)} == {node_name(cluster.head_node.node_id, os.uname().nodename)}
