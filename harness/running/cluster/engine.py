@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import statistics
 import sys
 import time
@@ -54,6 +55,7 @@ from harness.running.selection import select
 
 READINESS_WAIT_S = 120.0
 """A node's first task starts a Ray worker and the readiness check starts Playwright's driver: seconds, not minutes."""
+CONNECT_PROBE_S = 5.0
 STOP_WAIT_S = 120.0
 """How long a Ctrl-C waits for the nodes to end their cells; within the 150 s the interrupt watchdog allows."""
 
@@ -81,9 +83,23 @@ class Dispatched:
     submitted: float
 
 
+def _answers(address: str) -> bool:
+    """Whether something listens at ``host:port``: Ray's own connect retries an address nobody answers for minutes."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        return True  # "auto", "ray://...": Ray says itself what is wrong with them
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_PROBE_S).close()
+    except OSError:
+        return False
+    return True
+
+
 def connect(address: str | None) -> None:
     """Join the cluster at ``address`` (else $RAY_ADDRESS, else the one running on this machine)."""
     target = address or os.environ.get("RAY_ADDRESS") or "auto"
+    if not _answers(target):
+        raise ClusterUnavailable(f"no Ray cluster at {target}: nothing answers there")
     try:
         ray.init(address=target, logging_level=logging.WARNING, log_to_driver=False, configure_logging=False)
     except (ConnectionError, RuntimeError, ValueError) as error:
