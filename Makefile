@@ -14,7 +14,7 @@ help:
 	@echo "make calibrate [ENGINE=ray]  prove the oracle and the stories catch every bad delivery (ENGINE=ray: on a Ray cluster)"
 	@echo "make cluster-node [HEAD=ADDR] prepare this machine as a Ray node for --engine ray; join the cluster at ADDR"
 	@echo "make cluster-demo            a two-node Ray cluster on this machine runs the free scripted cells with --engine ray"
-	@echo "make bench                   print the speed figures (oracle, harness overhead, report, parallel cells, metering proxy)"
+	@echo "make bench                   print the speed figures (oracle, harness overhead, report, parallel cells, metering proxy, Ray)"
 	@echo "make flaky [K=10]            run every free scripted cell K times; print the cells whose verdicts differ"
 	@echo "make soak                    kill the testbed controller at random during real work; print lost/duplicated/stuck"
 	@echo "make oracle-image            build or verify the oracle's container image"
@@ -129,6 +129,7 @@ bench: prerequisites
 	$(PY) -m bench.replay_cells
 	$(PY) -m bench.cell_worker
 	$(PY) -m bench.calibration
+	$(PY) -m bench.cluster
 	$(MAKE) paperclip
 	$(PY) -m bench.paperclip
 

@@ -218,7 +218,7 @@ class Campaign:
         except RayError as error:
             if isinstance(error, NodeDiedError):
                 self.free.pop(node.id, None)  # a dead node takes no further cell
-            else:
+            elif node.id in self.free:
                 self.free[node.id] += 1
             self.lost(job, node, loss_reason(error, node.name))
             return
@@ -284,13 +284,14 @@ class Campaign:
 def run_on_ray(settings: RunSettings) -> int:
     """`harness run --engine ray`: play the settings' cells on the cluster, then print and write the summary."""
     announce(settings, where=" on Ray")
-    interrupt.install()  # kill and a closed terminal cancel the remote cells as Ctrl-C does
     try:
         connect(settings.ray_address)
     except ClusterUnavailable as error:
         print(f"harness: {error}", file=sys.stderr)
         return 2
+    interrupt.install()  # after Ray's own set-up: kill and a closed terminal cancel the remote cells as Ctrl-C does
     interrupted = False
+    campaign: Campaign | None = None
     try:
         nodes = cluster_nodes()
         print(f"cluster: {len(nodes)} node(s) with cell slots: " + ", ".join(f"{n.name} ({n.slots})" for n in nodes))
@@ -300,13 +301,14 @@ def run_on_ray(settings: RunSettings) -> int:
         else:
             ledger = CostLedger.remote(campaign_spent_cents(settings.results, settings.campaign))  # type: ignore[attr-defined]
             campaign = Campaign(settings, ready, ledger)
-            try:
-                campaign.play()
-            except KeyboardInterrupt:
-                interrupted = True
-                campaign.cancel()
-            print(campaign.figures())
+            campaign.play()
+    except KeyboardInterrupt:
+        interrupted = True
+        if campaign is not None:
+            campaign.cancel()
     finally:
+        if campaign is not None:
+            print(campaign.figures())
         ray.shutdown()
     _, status = conclude(settings)
     return 130 if interrupted else status

@@ -48,8 +48,9 @@ _workers: list[CellWorker] = []
 
 
 def _cell_worker() -> CellWorker:
-    if not _workers or _workers[0].process is None and _workers[0]._stop.is_set():
-        _workers[:] = [CellWorker()]
+    """This process's cell worker (a new one after a cancel ended the last)."""
+    if not _workers:
+        _workers.append(CellWorker())
     return _workers[0]
 
 
