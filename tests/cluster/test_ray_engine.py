@@ -190,3 +190,42 @@ def test_a_node_that_is_not_ready_takes_no_cell_and_the_run_says_why(tmp_path: P
     name = node_name(broken.node_id, os.uname().nodename)
     assert f"node {name} is not ready and takes no cell: the oracle cannot grade: oracle image" in out
     assert {r.provenance.node for r in records(tmp_path)} == {node_name(cluster.head_node.node_id, os.uname().nodename)}
+
+
+def test_a_cost_cap_reached_through_one_node_stops_paid_cells_on_every_node(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ledger says a cell on some node spent 150 cents against a cap of 100: a paid cell starts on no node.
+
+    The key is a placeholder: a capped cell is skipped before anything could use it."""
+    import ray
+
+    from harness.core.settings import RunSettings
+    from harness.running.cluster.engine import _pinned
+    from harness.running.cluster.ledger import CostLedger
+    from harness.running.cluster.nodes import cluster_nodes
+    from harness.running.cluster.remote import play_cell
+    from harness.running.cluster.transfer import unpack_home
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "placeholder-never-sent")
+    paid = "everyday-workflows.runner-claude.local.build-revise"
+    settings = RunSettings(cells=(paid,), campaign=CAMPAIGN, results=tmp_path, max_cost_cents=100)
+    with local_cluster(nodes=2) as cluster:
+        ray.init(address=cluster.address, log_to_driver=False)
+        try:
+            ledger = CostLedger.remote(0)  # type: ignore[attr-defined]
+            ray.get(ledger.add.remote(150))
+            nodes = cluster_nodes()
+            refs = [
+                play_cell.options(scheduling_strategy=_pinned(node)).remote(settings.model_dump_json(), 0, ledger)
+                for node in nodes
+            ]
+            for result in ray.get(refs):
+                unpack_home(result.package, tmp_path / CAMPAIGN)
+        finally:
+            ray.shutdown()
+    found = records(tmp_path)
+    assert {r.provenance.node for r in found} == {node.name for node in nodes} and len(nodes) == 2
+    for record in found:
+        assert record.verdict is Verdict.SKIPPED
+        assert record.reason.startswith("campaign cost limit reached: 150 of 100 cents"), record.reason
