@@ -63,7 +63,7 @@ def package_shape(record: AttemptRecord, results: Path) -> tuple[Any, ...]:
     """What a package says, less what differs between any two runs (ids, times, the node)."""
     folder = results / CAMPAIGN / record.cell.execution_id / record.attempt
     entries = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and "logs" not in p.parts)
-    checks = sorted((check.id, check.passed) for check in record.checks)
+    checks = sorted({(check.id, check.passed) for check in record.checks})
     return record.verdict, checks, [d.phase for d in record.downloads], entries
 
 
