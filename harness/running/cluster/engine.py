@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import ray
-from ray.exceptions import NodeDiedError, RayError
+from ray.exceptions import NodeDiedError, RayError, TaskUnschedulableError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from harness.core.catalog import Cell
@@ -216,7 +216,7 @@ class Campaign:
         try:
             result: NodeResult = ray.get(ref)
         except RayError as error:
-            if isinstance(error, NodeDiedError):
+            if isinstance(error, NodeDiedError | TaskUnschedulableError):
                 self.free.pop(node.id, None)  # a dead node takes no further cell
             elif node.id in self.free:
                 self.free[node.id] += 1
