@@ -138,7 +138,8 @@ def _cell_workers_and_what_they_started() -> list[psutil.Process]:
         cmdline = " ".join(process.info["cmdline"] or [])
         try:
             parent = process.parent()
-            under_ray = parent is not None and parent.name().startswith("ray::")
+            above = " ".join(parent.cmdline()) if parent is not None else ""
+            under_ray = "ray::" in above or "default_worker.py" in above
         except psutil.Error:
             continue
         if "harness.running.cell_worker" in cmdline and under_ray:
