@@ -161,7 +161,8 @@ def _products(processes: list[psutil.Process]) -> list[psutil.Process]:
 
 
 def test_ctrl_c_cancels_every_remote_cell_and_leaves_nothing_running(cluster: Any, tmp_path: Path) -> None:
-    ran = harness_run(tmp_path, CELLS[:2], "--engine", "ray", "--ray-address", cluster.address)
+    # A slow scripted agent: both cells are still playing when Ctrl-C comes.
+    ran = harness_run(tmp_path, CELLS[:2], "--engine", "ray", "--ray-address", cluster.address, "--pace", "3")
     assert ran.stdout is not None
     for line in ran.stdout:
         if line.startswith("cluster:"):
@@ -175,7 +176,7 @@ def test_ctrl_c_cancels_every_remote_cell_and_leaves_nothing_running(cluster: An
     assert ran.returncode == 130, out
     assert "cancelling 2 remote cell(s)" in out
     found = records(tmp_path)
-    assert found and all(r.interrupted for r in found), "what each node kept came home, marked interrupted"
+    assert len(found) == 2 and all(r.interrupted for r in found), "what each node kept came home, marked interrupted"
     every_package_is_whole(tmp_path)
     _, alive = psutil.wait_procs(started, timeout=120)
     assert not alive, f"left running: {[p.cmdline() for p in alive]}"
@@ -185,12 +186,13 @@ def test_a_node_that_is_not_ready_takes_no_cell_and_the_run_says_why(tmp_path: P
     with local_cluster(nodes=1) as cluster:
         broken = cluster.add_node(**node_arguments(), env_vars={"EVERYDAY_ORACLE_IMAGE": "everyday-no-such-image:none"})
         cluster.wait_for_nodes()
+        head = node_name(cluster.head_node.node_id, os.uname().nodename)
         ran = harness_run(tmp_path, CELLS[:2], "--engine", "ray", "--ray-address", cluster.address)
         out, _ = ran.communicate()
     assert ran.returncode == 0, out
     name = node_name(broken.node_id, os.uname().nodename)
     assert f"node {name} is not ready and takes no cell: the oracle cannot grade: oracle image" in out
-    assert {r.provenance.node for r in records(tmp_path)} == {node_name(cluster.head_node.node_id, os.uname().nodename)}
+    assert {r.provenance.node for r in records(tmp_path)} == {head}
 
 
 def test_a_cost_cap_reached_through_one_node_stops_paid_cells_on_every_node(
