@@ -24,6 +24,18 @@ def require_arrived_while_active(journey: Journey, run: Run, message: Comment) -
     journey.evidence.note("feedback landed", f"message {message.id} stored while run {run.id} was {current.status}")
 
 
+def note_arrival(journey: Journey, run: Run, message: Comment) -> None:
+    """Say in the evidence whether the feedback reached the running run or came after it, as a follow-up.
+
+    Both are the product's way to take it; which one decides nothing (the
+    final delivery does), but a reader of the package should see which it was.
+    """
+    current = journey.api.run(run.id)
+    after = current.ended_at and datetime.fromisoformat(current.ended_at) < datetime.fromisoformat(message.created_at)
+    when = f"after run {run.id} ended {current.status} (a follow-up)" if after else f"while run {run.id} was running"
+    journey.evidence.note("feedback landed", f"message {message.id} stored {when}")
+
+
 def require_delegation(journey: Journey, parent: Task, teammate: Agent, feedback: str) -> None:
     """One child for the teammate, the feedback in the child only, and a true final report by the lead."""
     current = journey.api.task(parent.id)
