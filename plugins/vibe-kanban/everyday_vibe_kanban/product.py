@@ -42,6 +42,8 @@ PRODUCT = ProductDeclaration(
         "controller-restart": "vibe-kanban does not keep a run across a restart of its server: its agents are the"
         " server's children, and at start it marks every execution process left running as failed (its orphan"
         " clean-up), so the stories' premise (the same run goes on) is not something it offers",
+        "graceful-drain": "vibe-kanban has no drain: a server stopped by SIGTERM leaves its runs to be marked failed"
+        " at its next start, and nothing is retried",
     },
     # A follow-up message is the prompt of the execution process it starts: the product records which run it
     # handed the message to (message-wakes) and that run's own request carries it (message-read). It does not
