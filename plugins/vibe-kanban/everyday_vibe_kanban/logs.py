@@ -85,29 +85,34 @@ class ProcessLog:
 
     def receipts(self, at: str) -> list[Receipt]:
         """The tool steps read so far as receipts (``at``: when the run started; entries carry no time here)."""
-        found: list[Receipt] = []
-        for entry in self.entries():
-            kind = entry["entry_type"]
-            if kind.get("type") != "tool_use":
-                continue
-            action = kind.get("action_type") or {}
-            tool, target = kind.get("tool_name") or "tool", ""
-            if action.get("action") in FILE_WRITES:
-                tool, target = "write_file", str(action.get("path") or "")
-            else:
-                arguments = action.get("arguments") or {}
-                target = str(arguments.get("target") or action.get("path") or action.get("command") or "")
-            result = action.get("result") or {}
-            detail = result.get("value") if isinstance(result, dict) else None
-            found.append(
-                Receipt(
-                    id=f"{self.process_id}:{len(found) + 1}",
-                    seq=len(found) + 1,
-                    tool=tool,
-                    target=target,
-                    ok=True,
-                    detail=detail if isinstance(detail, str) else "",
-                    created_at=entry.get("timestamp") or at,
-                )
+        return receipts_of(self.entries(), self.process_id, at)
+
+
+def receipts_of(entries: list[dict[str, Any]], process_id: str, at: str) -> list[Receipt]:
+    """The tool uses among a process's normalized entries, as receipts in order."""
+    found: list[Receipt] = []
+    for entry in entries:
+        kind = entry["entry_type"]
+        if kind.get("type") != "tool_use":
+            continue
+        action = kind.get("action_type") or {}
+        tool = kind.get("tool_name") or "tool"
+        if action.get("action") in FILE_WRITES:
+            tool, target = "write_file", str(action.get("path") or "")
+        else:
+            arguments = action.get("arguments") or (entry.get("metadata") or {}).get("input") or {}
+            target = str(arguments.get("target") or action.get("path") or action.get("command") or "")
+        result = action.get("result")
+        detail = result.get("value") if isinstance(result, dict) else None
+        found.append(
+            Receipt(
+                id=f"{process_id}:{len(found) + 1}",
+                seq=len(found) + 1,
+                tool=tool,
+                target=target,
+                ok=True,
+                detail=detail if isinstance(detail, str) else "",
+                created_at=entry.get("timestamp") or at,
             )
-        return found
+        )
+    return found
