@@ -1,7 +1,9 @@
-"""Late feedback to a delegated worker: the step that proves it landed, and who did what with it.
+"""Late feedback: the step that proves it landed, and who did what with it.
 
-The feedback counts as late only if it was stored while the teammate's run
-was still going. The lead's final word counts only if it names the child's
+To a delegated worker, the feedback counts as late only if it was stored
+while the teammate's run was still going. To the one agent at work, the
+product may take it into the running run or only once the run has ended (a
+follow-up that resumes the session); the evidence says which. The lead's final word counts only if it names the child's
 *final* delivery (by sha256 or by delivery id): a lead that reports an
 earlier ZIP, or reports before the child is done, told the user something untrue.
 """
