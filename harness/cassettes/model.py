@@ -69,7 +69,9 @@ def load_cassette(where: Path) -> Cassette:
     """The cassette at ``where``: its file, or an attempt's package holding one."""
     path = where / CASSETTE_FILE if where.is_dir() else where
     if not path.is_file():
-        raise CassetteError(f"no cassette at {where} (give a cassette file or an attempt folder holding {CASSETTE_FILE})")
+        raise CassetteError(
+            f"no cassette at {where} (give a cassette file or an attempt folder holding {CASSETTE_FILE})"
+        )
     try:
         cassette = Cassette.model_validate_json(path.read_bytes())
     except (ValidationError, json.JSONDecodeError, UnicodeDecodeError) as error:

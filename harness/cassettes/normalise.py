@@ -24,6 +24,7 @@ COMMON_RULES = (
     r"(?:127\.0\.0\.1|localhost):\d+",  # loopback ports
     r"\b[0-9a-fA-F]{16,}\b",  # hex tokens and digests
     r"\b1\d{12}\b",  # times in epoch milliseconds
+    r"\b\d+\.\d+ ?(?:ms|s|sec|seconds)\b",  # how long a command took, as its output reports it
 )
 
 
@@ -45,12 +46,13 @@ class Normaliser:
         pairs: dict[str, str] = {}
         old_text, new_text = canonical(recorded_request), canonical(request)
         for rule in self.rules:
-            old, new = rule.findall(old_text), rule.findall(new_text)
-            if len(old) == len(new):
-                pairs.update((o, n) for o, n in zip(old, new, strict=True) if o != n and o not in pairs)
+            was = [m.group(0) for m in rule.finditer(old_text)]
+            now = [m.group(0) for m in rule.finditer(new_text)]
+            if len(was) == len(now):
+                pairs.update((w, n) for w, n in zip(was, now, strict=True) if w != n and w not in pairs)
             old_text, new_text = rule.sub(PLACEHOLDER, old_text), rule.sub(PLACEHOLDER, new_text)
-        for old in sorted(pairs, key=len, reverse=True):
-            answer = answer.replace(old, pairs[old])
+        for value in sorted(pairs, key=len, reverse=True):
+            answer = answer.replace(value, pairs[value])
         return answer
 
 

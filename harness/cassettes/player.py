@@ -71,12 +71,16 @@ class CassettePlayer:
     def _diverged(self, call: int, path: str, key: str) -> Divergence:
         with self._lock:
             same_path = [(e, k) for e, k in self._unplayed if e.path == path][:NEAREST_TRIED]
-        nearest = max(same_path, key=lambda pair: difflib.SequenceMatcher(None, pair[1], key).quick_ratio(), default=None)
+        nearest = max(
+            same_path, key=lambda pair: difflib.SequenceMatcher(None, pair[1], key).quick_ratio(), default=None
+        )
         recorded = nearest[1].splitlines() if nearest else []
         lines = list(difflib.unified_diff(recorded, key.splitlines(), "recorded", "this run", lineterm="", n=2))
         if len(lines) > DIFF_LINES:
             lines = [*lines[:DIFF_LINES], f"... {len(lines) - DIFF_LINES} more lines"]
-        divergence = Divergence(call=call, path=path, nearest=nearest[0].index if nearest else None, diff="\n".join(lines))
+        divergence = Divergence(
+            call=call, path=path, nearest=nearest[0].index if nearest else None, diff="\n".join(lines)
+        )
         with self._lock:
             self.divergences.append(divergence)
         return divergence

@@ -23,7 +23,7 @@ from harness.cassettes.model import Exchange, StreamedEvent
 
 EVENT_END = "\n\n"
 KEY_HEADERS = frozenset({"authorization", "x-api-key"})
-"""Forwarded, so a provider gets its key; never recorded (no header is).""" 
+"""Forwarded, so a provider gets its key; never recorded (no header is)."""
 
 
 class RecordingTap:

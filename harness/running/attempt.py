@@ -189,7 +189,9 @@ def run_attempt(
     conclusion = Conclusion()
 
     # A cassette stands in for the provider: a live cell replayed from one needs no key.
-    unavailable = (settings.cassette is None and live_cell_unavailable_reason(cell)) or cost_limit_reason(cell, settings)
+    unavailable = (settings.cassette is None and live_cell_unavailable_reason(cell)) or cost_limit_reason(
+        cell, settings
+    )
     if unavailable:
         verdict, reason = Verdict.SKIPPED, unavailable
     else:

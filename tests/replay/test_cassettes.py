@@ -149,7 +149,9 @@ def test_a_cassette_that_cannot_serve_is_refused_in_one_line(flags, said, capsys
 def test_recording_a_scripted_cell_and_replaying_another_story_are_refused(replay, tmp_path: Path, capsys) -> None:
     from harness.cli import main
 
-    scripted = CELL.execution_id.replace("everyday-workflows-replay.replay-codex", "everyday-workflows-scripted.scripted")
+    scripted = CELL.execution_id.replace(
+        "everyday-workflows-replay.replay-codex", "everyday-workflows-scripted.scripted"
+    )
     assert main(["run", "--id", scripted, "--record"]) == 2
     assert "makes no model calls to record" in capsys.readouterr().err
     _record(replay, tmp_path, calls=CALLS[:1], streams=(False,))

@@ -31,7 +31,9 @@ def _only_attempt(results: Path) -> tuple[AttemptRecord, Path]:
 
 
 @pytest.fixture(scope="module", params=CLIS)
-def recorded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, AttemptRecord, Path]:
+def recorded(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[str, AttemptRecord, Path]:
     """One recording per CLI, shared by the tests that replay it."""
     cli = request.param
     results = tmp_path_factory.mktemp(f"recorded-{cli}")
@@ -59,7 +61,9 @@ def test_the_cassette_replays_to_the_same_verdict_checks_and_cost(recorded, tmp_
 @pytest.mark.parametrize("recorded", ["codex"], indirect=True)  # the matching is the same for all three
 def test_a_product_changed_since_the_recording_never_replays_to_a_pass(recorded, tmp_path: Path) -> None:
     cli, _, folder = recorded
-    done = harness_run(tmp_path, "--id", _cell(cli), "--cassette", str(folder), "--product-defect", "message-stored-twice")
+    done = harness_run(
+        tmp_path, "--id", _cell(cli), "--cassette", str(folder), "--product-defect", "message-stored-twice"
+    )
     replayed, replay_folder = _only_attempt(tmp_path)
     assert replayed.verdict in (Verdict.UNEXERCISED, Verdict.FAILED), done.stdout[-2000:]
     if replayed.verdict is Verdict.UNEXERCISED:
