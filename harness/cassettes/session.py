@@ -19,7 +19,7 @@ from harness.cassettes.player import CassettePlayer, Divergence
 from harness.cassettes.tap import RecordingTap
 from harness.core.catalog import Cell
 from harness.core.story_inputs import DrawnInput
-from harness.evidence.secret_scan import MIN_SECRET_LENGTH
+from harness.evidence.secret_scan import MIN_SECRET_LENGTH, SECRET_PATTERNS
 
 DIVERGENCE_FILE = "cassette-divergence.txt"
 
@@ -48,14 +48,15 @@ class Recording:
         secrets: Mapping[str, str],
         patterns: Mapping[str, re.Pattern[bytes]],
     ) -> Path:
-        """The cassette, redacted of ``secrets`` (label: value) and of whatever ``patterns`` match, in ``folder``."""
+        """The cassette, redacted of ``secrets`` (label: value) and of every credential shape the secret scan knows
+        (its own and ``patterns``), in ``folder``."""
 
         def clean(text: str) -> str:
             for label, value in sorted(secrets.items(), key=lambda item: -len(item[1])):
                 if len(value) >= MIN_SECRET_LENGTH:
                     text = text.replace(value, f"[redacted: {label}]")
             data = text.encode()
-            for name, pattern in patterns.items():
+            for name, pattern in {**SECRET_PATTERNS, **patterns}.items():
                 data = pattern.sub(f"[redacted: {name}]".encode(), data)
             return data.decode("utf-8", "replace")
 

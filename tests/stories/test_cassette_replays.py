@@ -9,6 +9,7 @@ or as the failed check that names the change, never as a pass.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from harness.core.verdicts import Verdict
 from tests.stories.harness_runs import attempts, harness_run
 
 CLIS = ("codex", "claude", "opencode")
+CANARY = "sk-canary-" + "3" * 32
 
 
 def _cell(cli: str) -> str:
@@ -37,9 +39,12 @@ def recorded(
     """One recording per CLI, shared by the tests that replay it."""
     cli = request.param
     results = tmp_path_factory.mktemp(f"recorded-{cli}")
-    done = harness_run(results, "--id", _cell(cli), "--record")
+    # The operator's keys, as for a paid run: the proxies send them on every call, and none may land anywhere.
+    keys = {"OPENAI_API_KEY": CANARY, "ANTHROPIC_API_KEY": CANARY}
+    done = harness_run(results, "--id", _cell(cli), "--record", env={**os.environ, **keys})
     record, folder = _only_attempt(results)
     assert done.returncode == 0 and record.verdict is Verdict.PASSED, f"{record.reason}\n{done.stdout[-2000:]}"
+    assert CANARY not in (folder / CASSETTE_FILE).read_text()
     return cli, record, folder
 
 
