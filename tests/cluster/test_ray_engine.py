@@ -176,7 +176,10 @@ def test_ctrl_c_cancels_every_remote_cell_and_leaves_nothing_running(cluster: An
     assert ran.returncode == 130, out
     assert "cancelling 2 remote cell(s)" in out
     found = records(tmp_path)
-    assert len(found) == 2 and all(r.interrupted for r in found), "what each node kept came home, marked interrupted"
+    # What each node kept came home: the cell Ctrl-C cut short marked interrupted; one that had just ended before
+    # the signal reached its node keeps its own verdict.
+    assert len(found) == 2 and any(r.interrupted for r in found), out
+    assert all(r.interrupted or r.verdict is Verdict.PASSED for r in found), out
     every_package_is_whole(tmp_path)
     _, alive = psutil.wait_procs(started, timeout=120)
     assert not alive, f"left running: {[p.cmdline() for p in alive]}"
