@@ -238,7 +238,9 @@ def declined_stays_declined(later: ApprovalAfterDecline | None) -> CheckRecord:
     accepted = sorted(route for route, status in later.answers.items() if status < 400)
     passed = bool(later.answers) and not accepted and later.status_after == "declined"
     answered = ", ".join(f"{route} {status}" for route, status in later.answers.items()) or "no route"
-    detail = f"a later approval of declined request {later.interaction_id}: {answered}; it now reads {later.status_after}"
+    detail = (
+        f"a later approval of declined request {later.interaction_id}: {answered}; it now reads {later.status_after}"
+    )
     return CheckRecord(
         id=DECLINED_STAYS_DECLINED,
         passed=passed,

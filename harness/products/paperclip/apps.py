@@ -164,7 +164,11 @@ class PaperclipApps:
         the request is pending."""
         answers = {"card": self.decide(interaction_id, "approve").status_code}
         issue = self._interaction_issues[str(interaction_id)]
-        raw = next(i for i in self._apps_json("GET", f"/api/issues/{issue}/interactions") if str(i["id"]) == str(interaction_id))
+        raw = next(
+            i
+            for i in self._apps_json("GET", f"/api/issues/{issue}/interactions")
+            if str(i["id"]) == str(interaction_id)
+        )
         action = ((raw.get("payload") or {}).get("toolAction") or {}).get("actionRequestId")
         if action:
             answer = self.http.post(
