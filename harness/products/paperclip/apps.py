@@ -223,7 +223,8 @@ def _interaction(raw: dict[str, Any], names: dict[str, str], asked_by: dict[str,
         connection_id=tool.get("connectionId") if tool else None,
         action=tool["toolDisplayName"] if tool else raw.get("title") or raw["kind"],
         status=status,  # type: ignore[arg-type]
-        decided_by=raw.get("resolvedByUserId") or raw.get("resolvedByAgentId"),
+        # A board user deciding is the person the card was addressed to ("user", as ``addressed_to`` says).
+        decided_by="user" if raw.get("resolvedByUserId") else raw.get("resolvedByAgentId"),
         decided_at=raw.get("resolvedAt"),
         outcome=outcome,
         result=service_text(ran.get("resultSummary") or ran.get("errorMessage")),
