@@ -42,12 +42,6 @@ PRODUCT = ProductDeclaration(
     # "run-cause": the reason Paperclip woke the agent for each run (api.py: WAKE_CAUSES).
     observes=("message-wakes", "runner-identity", "receipts", "run-cause"),
     promises=PROMISES,
-    not_yet={
-        "replay-*.service-*": "the CLIs' tool server on Paperclip does not offer the service tools (its connections,"
-        " a service call through the tool gateway, the decision) yet",
-        "replay-*.recover-controller-drain": "the drain is held on the process adapter's scripted cell; the sessioned"
-        " adapters' runs are held to the hot restart (recover-controller)",
-    },
     not_promised={
         "scripted.recover-controller": f"its hot restart ({HOT_RESTART.id}) keeps only its sessioned local adapters'"
         " runs, not the process adapter's (recover-controller-drain holds that cell to the SIGTERM drain)",
