@@ -3,8 +3,9 @@
 Steps (public API, Paperclip's own hot-restart intent file, plain OS process
 control only): a `claude_local` agent (the CLI lane, `engine: "cli"`) whose
 `command` is a stand-in for the Claude Code CLI: it prints one stream-json
-line every half second, as the CLI does while it works, and notes in a file
-of its own whether each write went through. An issue is assigned to it, so
+line every half second, as the CLI does while it works, falls quiet after
+three (as a CLI does while its model thinks), and notes in a file of its own
+whether each write went through. An issue is assigned to it, so
 Paperclip starts a run. Then the hot restart `paperclipai service restart`
 drives, without a service manager (this reproduction has none): the CLI's
 intent file (`<instance>/hot-restart-intent.json`, the fields its
@@ -14,7 +15,11 @@ started again on the same data.
 
 Expected ("Hot-restart the service while preserving active agent runs"): the
 new server adopts the run and the run goes on working: its output still has
-somewhere to go, and its end is recorded.
+somewhere to go, and its end is recorded. Or Paperclip drains and retries it,
+as it does the runs it knows are bound to the server's stdio. Actual: adopted,
+the CLI's next write fails with EPIPE (its stdout was a pipe to the old
+server), the run is later terminalized by the recovery backstop and the issue
+is left in progress with nothing running. See REPORT.md.
 
 Run: `python reproduce.py` (exit 1: reproduced; 0: not reproduced; 2: could not run).
 """
