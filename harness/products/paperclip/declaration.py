@@ -48,6 +48,23 @@ PRODUCT = ProductDeclaration(
     },
     known_findings=(
         KnownFinding(
+            case="recover-controller",
+            profiles=("replay-codex", "replay-claude"),  # its hot restart is promised for these sessioned adapters
+            checks=("restart.same-run", "restart.message-received"),
+            may_also_fail=(
+                "restart.message-survived",
+                "invariant.done-while-active",
+                "lifecycle.tasks-done",
+                "lifecycle.settled",
+                "lifecycle.runs-succeeded",
+                "lifecycle.no-pending-bookkeeping",
+            ),
+            what="the hot restart adopts the CLI's run, but the CLI's stdout is a pipe to the old server: Codex dies at"
+            " its next write and the run is terminalized with no retry, the task left in progress; Claude Code carries"
+            " on and finishes, and the adopted run's end is never recorded",
+            reproduction="hot_restart_severs_cli_output",
+        ),
+        KnownFinding(
             case="recover-controller-sigkill",
             profiles=("scripted",),  # found on the process adapter; the replay cells' verdicts are their own
             checks=("restart.same-run", "restart.message-received", "lifecycle.runs-succeeded"),
