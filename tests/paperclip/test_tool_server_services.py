@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult
 
 from agents.paperclip.tool_server import StderrReceipts, create_server
 from replay.conversation import field
@@ -56,6 +57,7 @@ def call(client: GivenAnswers, name: str, arguments: dict[str, Any]) -> tuple[bo
         result = asyncio.run(create_server(client, client.workspaces).call_tool(name, arguments))
     except ToolError as error:
         return True, str(error)
+    assert isinstance(result, CallToolResult), result
     return bool(result.is_error), "".join(getattr(part, "text", "") for part in result.content)
 
 
