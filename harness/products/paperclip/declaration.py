@@ -43,6 +43,11 @@ PRODUCT = ProductDeclaration(
     observes=("message-wakes", "runner-identity", "receipts", "run-cause"),
     promises=PROMISES,
     not_promised={
+        "replay-*.recover-controller-sigkill": "a SIGKILL is a crash, across which it promises its sessioned"
+        " adapters' runs nothing: its start-up reaper leaves a run whose CLI still lives running, detached, with"
+        " nothing reading the CLI's output (heartbeat.js reapOrphanedRuns: 'Lost in-memory process handle, but child"
+        " pid N is still alive'), and only its periodic reaper, five minutes after the run's last update, ends it"
+        " (hot-restart-preserves-runs is held on recover-controller)",
         "scripted.recover-controller": f"its hot restart ({HOT_RESTART.id}) keeps only its sessioned local adapters'"
         " runs, not the process adapter's (recover-controller-drain holds that cell to the SIGTERM drain)",
     },
