@@ -71,7 +71,7 @@ PRODUCT = ProductDeclaration(
         ),
         KnownFinding(
             case="recover-controller-sigkill",
-            profiles=("scripted",),  # found on the process adapter; the replay cells' verdicts are their own
+            profiles=("scripted",),  # found on the process adapter (the replay cells are not promised)
             checks=("restart.same-run", "restart.message-received", "lifecycle.runs-succeeded"),
             may_also_fail=("restart.records-once",),
             what="the new server reaps the live run process_lost and a new run redoes the work",
