@@ -93,6 +93,9 @@ PRODUCT = ProductDeclaration(
         ),
         KnownFinding(
             case="recover-controller-drain",
+            # Where a signalled child's null exit code is read as 0: the process adapter and codex_local. A drained
+            # claude_local run that ends first is recorded failed (adapter_failed), a verdict of its own.
+            profiles=("scripted", "replay-codex"),
             checks=("drain.work-retried",),
             may_also_fail=(
                 "drain.run-interrupted",
