@@ -223,13 +223,21 @@ def _interaction(raw: dict[str, Any], names: dict[str, str], asked_by: dict[str,
         connection_id=tool.get("connectionId") if tool else None,
         action=tool["toolDisplayName"] if tool else raw.get("title") or raw["kind"],
         status=status,  # type: ignore[arg-type]
-        # A board user deciding is the person the card was addressed to ("user", as ``addressed_to`` says).
-        decided_by="user" if raw.get("resolvedByUserId") else raw.get("resolvedByAgentId"),
+        decided_by=_decider(raw, names),
         decided_at=raw.get("resolvedAt"),
         outcome=outcome,
         result=service_text(ran.get("resultSummary") or ran.get("errorMessage")),
         created_at=raw["createdAt"],
     )
+
+
+def _decider(raw: dict[str, Any], names: dict[str, str]) -> str | None:
+    """Who decided, in the words ``addressed_to`` uses: ``user`` for a person (a board user, whatever its id, such
+    as ``local-board`` in ``local_trusted`` mode), an agent by its name."""
+    if raw.get("resolvedByUserId"):
+        return "user"
+    agent = raw.get("resolvedByAgentId")
+    return names.get(agent, agent) if agent else None
 
 
 def service_text(summary: str | None) -> str | None:
