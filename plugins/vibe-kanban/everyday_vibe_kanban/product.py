@@ -39,6 +39,8 @@ PRODUCT = ProductDeclaration(
         "chat-connectors": "vibe-kanban has no chat connectors or email card",
         "connection-requests": "vibe-kanban has no connections an agent could ask for",
         "skills": "vibe-kanban has no skill library",
+        "hire-approval": f"{NO_TEAM}: no hires, so no board approval of them",
+        "agent-controls": f"{NO_TEAM}: no agent to pause, resume or terminate (an attempt is stopped, not its agent)",
         "controller-restart": "not wired yet: its story's premise is a running run's process (pid and start time),"
         " which vibe-kanban does not expose",
         "stop": "not wired yet: its story's premise is a running run's process (pid and start time), which"
