@@ -100,9 +100,10 @@ def _keep_request(conn: sqlite3.Connection, payload: AgentCreate) -> int:
     ).fetchone()
     if taken:
         raise HTTPException(status_code=409, detail=f"name: {payload.name!r} is taken or waiting for approval")
-    if payload.reports_to is not None and not conn.execute(
-        "SELECT 1 FROM agents WHERE id = ?", (payload.reports_to,)
-    ).fetchone():
+    if (
+        payload.reports_to is not None
+        and not conn.execute("SELECT 1 FROM agents WHERE id = ?", (payload.reports_to,)).fetchone()
+    ):
         raise HTTPException(status_code=400, detail=f"reports_to: no agent with id {payload.reports_to}")
     cursor = conn.execute(
         "INSERT INTO hire_approvals (name, role, reports_to, adapter, model, status, created_at)"

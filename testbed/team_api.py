@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from . import records, team
 from .api import PathId, controller_of
+from .failpoints import failpoint
 from .models import Agent, AgentCreate, Company
 from .origin import same_origin_if_browser, same_origin_required
 from .team import Control, HireApproval, HireRequested, HireSetting
@@ -82,5 +83,5 @@ def agent_page(agent_id: PathId, request: Request) -> HTMLResponse:
 def control_form(agent_id: PathId, action: Control, request: Request) -> RedirectResponse:
     """The agent page's Pause, Resume and Terminate buttons."""
     if records.agent(controller_of(request).db, agent_id).status in team.CONTROLS[action][0]:
-        team.control(controller_of(request), agent_id, action)
+        failpoint("agent-page.controls", team.control)(controller_of(request), agent_id, action)
     return RedirectResponse(f"/agents/{agent_id}", status_code=303)

@@ -53,7 +53,7 @@ def render_index(
         "tasks": records.tasks(db),
         "agents": (agents := records.agents(db)),
         "managers": failpoint("hire-form.managers", agents),
-        "approvals": team.approvals(db),
+        "approvals": failpoint("approvals-page.items", team.approvals(db)),
         "adapters": adapter_names(),
         "company": records.company(db),
         "error": error,

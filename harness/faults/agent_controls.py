@@ -66,7 +66,9 @@ def work_continued(task: Task, paused: Paused) -> CheckRecord:
     later = [r for r in task.runs if str(r.agent_id) == str(paused.agent_id) and r.id not in paused.known_run_ids]
     passed = any(r.status == "succeeded" for r in later)
     listed = ", ".join(f"run {r.id} ({r.status})" for r in later) or "none"
-    return CheckRecord(id=RESUME_CONTINUES, passed=passed, detail=f"runs of the agent on task {task.id} since: {listed}")
+    return CheckRecord(
+        id=RESUME_CONTINUES, passed=passed, detail=f"runs of the agent on task {task.id} since: {listed}"
+    )
 
 
 def no_work_taken(offered: Task | None, new: list[Run]) -> CheckRecord:
@@ -120,7 +122,9 @@ def resume(journey: Journey, task: Task, paused: Paused) -> None:
     try:
         wait_for(lambda: _new_runs(journey, paused), timeout=journey.shown_budget(), what="a run after Resume")
     except WaitTimeout:
-        journey.fail_check(RESUME_CONTINUES, f"no run of agent {paused.agent_id} started on task {task.id} after Resume")
+        journey.fail_check(
+            RESUME_CONTINUES, f"no run of agent {paused.agent_id} started on task {task.id} after Resume"
+        )
     finished = journey.wait_until_finished(task, "the resumed work")
     kept = journey.evidence.snapshot("resumed-work", finished)
     journey.require(work_continued(finished, paused), "the work continued", kept)
@@ -133,7 +137,9 @@ def terminate(journey: Journey, paused: Paused, title: str, body: str) -> None:
         page.open().terminate(timeout=journey.shown_budget())
     journey.evidence.note("terminated", f"agent {paused.agent_id} terminated")
     journey.screenshot("agent terminated")
-    known = Paused(agent_id=paused.agent_id, run_id=paused.run_id, known_run_ids=[r.id for r in _runs_of(journey, paused.agent_id)])
+    known = Paused(
+        agent_id=paused.agent_id, run_id=paused.run_id, known_run_ids=[r.id for r in _runs_of(journey, paused.agent_id)]
+    )
     offered = cast(ControlsApi, journey.api).offer_task(title, body, paused.agent_id)
     journey.evidence.note("work offered", "refused" if offered is None else f"task {offered.id} accepted")
     new = _watch_for_new_runs(journey, known)

@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness.core.records import CheckRecord
-from harness.products.records import Agent, HireApproval, Task
+from harness.products.records import Agent, HireApproval
 
 HIRE_WAITS = "approval.hire-waits"
 HIRE_APPROVED = "approval.hire-approved"
-HIRED_AGENT_WORKED = "approval.hired-agent-worked"
 REJECTED_NOTHING_CREATED = "approval.rejected-nothing-created"
 
 
@@ -33,9 +32,8 @@ def hire_waits(
     working = [a for a in team if a.name == name and a.status == "active"]
     passed = requested is not None and [str(a.id) for a in pending] == [str(requested.id)] and not working
     detail = (
-        ("the hire request made no approval (the product hired at once)" if requested is None else "")
-        or f"{len(pending)} approval(s) pending for {name!r}; agents named so: {_listed(team, name)}"
-    )
+        "the hire request made no approval (the product hired at once)" if requested is None else ""
+    ) or f"{len(pending)} approval(s) pending for {name!r}; agents named so: {_listed(team, name)}"
     return CheckRecord(id=HIRE_WAITS, passed=passed, detail=detail)
 
 
@@ -66,14 +64,3 @@ def rejected_nothing_created(
         f"; still on the team: {', '.join(f'{a.id} {a.name!r} ({a.status})' for a in kept)}" if kept else ""
     )
     return CheckRecord(id=REJECTED_NOTHING_CREATED, passed=passed, detail=detail)
-
-
-def hired_agent_worked(task: Task, hired: Agent) -> CheckRecord:
-    """The task given to the approved hire was run by the hire itself, to success, and by no other agent."""
-    mine = [r for r in task.runs if str(r.agent_id) == str(hired.id) and r.status == "succeeded"]
-    others = sorted({str(r.agent_id) for r in task.runs if str(r.agent_id) != str(hired.id)})
-    passed = bool(mine) and not others
-    detail = f"task {task.id}: {len(mine)} succeeded run(s) by {hired.name} (agent {hired.id})" + (
-        f"; runs by other agents: {', '.join(others)}" if others else ""
-    )
-    return CheckRecord(id=HIRED_AGENT_WORKED, passed=passed, detail=detail)

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from harness.hiring import approval_rules as rules
 from harness.products.base import ApprovalsDriver, ApprovalsView, TeamApi
-from harness.products.records import Agent, HireApproval, Task
+from harness.products.records import Agent, HireApproval
 from harness.running.journey import Journey
 
 
@@ -77,13 +77,6 @@ def _decide(journey: Journey, hire: WaitingHire, approve: bool) -> tuple[HireApp
     decided = next(a for a in api.hire_approvals() if str(a.id) == str(hire.approval.id))
     team = api.agents()
     return decided, team, journey.evidence.snapshot("hire-decided", {"approval": decided, "team": team})
-
-
-def require_worked(journey: Journey, task: Task, hired: Agent) -> None:
-    """The finished task was the approved hire's own work."""
-    current = journey.api.task(task.id)
-    kept = journey.evidence.snapshot("hired-agent-task", current)
-    journey.require(rules.hired_agent_worked(current, hired), f"{hired.name} did the work", kept)
 
 
 def _approvals(journey: Journey) -> ApprovalsView:
