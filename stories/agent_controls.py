@@ -33,4 +33,4 @@ def story(journey: Journey) -> None:
     resume(journey, task, paused)
     delivery = journey.download_latest_delivery(task, phase="build")
     journey.grade(delivery, mode="separator")
-    terminate(journey, paused, title="One more tool", body=BUILD_TASK)
+    terminate(journey, task, paused, title="One more tool", body=BUILD_TASK)

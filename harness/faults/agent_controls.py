@@ -130,8 +130,8 @@ def resume(journey: Journey, task: Task, paused: Paused) -> None:
     journey.require(work_continued(finished, paused), "the work continued", kept)
 
 
-def terminate(journey: Journey, paused: Paused, title: str, body: str) -> None:
-    """Press Terminate; then a task for the agent must be refused, and no run of it start."""
+def terminate(journey: Journey, task: Task, paused: Paused, title: str, body: str) -> None:
+    """Press Terminate; then a task for the agent must be refused, and no run of it start. Ends on ``task``'s page."""
     page = _agent_page(journey, paused.agent_id)
     with journey.expecting("agent-controlled", "terminating the agent"):
         page.open().terminate(timeout=journey.shown_budget())
@@ -144,6 +144,7 @@ def terminate(journey: Journey, paused: Paused, title: str, body: str) -> None:
     journey.evidence.note("work offered", "refused" if offered is None else f"task {offered.id} accepted")
     new = _watch_for_new_runs(journey, known)
     kept = journey.evidence.snapshot("after-terminate", {"offered": offered, "new_runs": new})
+    journey.open_task(task)
     journey.require(no_work_taken(offered, new), "the terminated agent took no work", kept)
 
 
