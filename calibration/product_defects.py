@@ -759,6 +759,61 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         " which every other check lets through",
         alone=True,
     ),
+    # ---- the team: hires the board decides on, and an agent's controls ----
+    DefectCase(
+        defect="hire-skips-approval",
+        case="hire-approval",
+        expected_check="approval.hire-waits",
+        why="the company requires approval, yet the hire is active at once and nothing waits in Approvals",
+    ),
+    DefectCase(
+        defect="approval-creates-no-agent",
+        case="hire-approval",
+        expected_check="approval.hire-approved",
+        why="the person approves the hire; it is recorded approved, but no Morgan joins the team",
+    ),
+    DefectCase(
+        defect="approvals-not-listed",
+        case="hire-approval",
+        expected_check="expect.approval-shown",
+        why="the hire waits for the board, but Approvals lists nothing to approve",
+    ),
+    DefectCase(
+        defect="rejected-hire-created",
+        case="hire-rejected",
+        expected_check="approval.rejected-nothing-created",
+        why="the person rejects the hire; it is recorded rejected, and Morgan is created anyway",
+    ),
+    DefectCase(
+        defect="pause-leaves-run-going",
+        case="agent-controls",
+        expected_check="controls.pause-settles",
+        why="the agent shows paused, but its run in progress goes on instead of being cancelled",
+    ),
+    DefectCase(
+        defect="paused-agent-starts",
+        case="agent-controls",
+        expected_check="controls.nothing-starts-while-paused",
+        why="the message left for the paused agent starts a run at once",
+    ),
+    DefectCase(
+        defect="resumed-agent-idle",
+        case="agent-controls",
+        expected_check="controls.resume-continues",
+        why="the resumed agent shows active, but its waiting work never gets a run",
+    ),
+    DefectCase(
+        defect="terminated-agent-assignable",
+        case="agent-controls",
+        expected_check="controls.terminated-takes-no-work",
+        why="a task for the terminated agent is accepted instead of refused",
+    ),
+    DefectCase(
+        defect="agent-controls-ignored",
+        case="agent-controls",
+        expected_check="expect.agent-controlled",
+        why="pressing Pause on the agent's page does nothing: the page never shows it paused",
+    ),
 )
 
 

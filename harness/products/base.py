@@ -34,6 +34,7 @@ from harness.products.records import (
     DecisionCard,
     EmailCard,
     Hire,
+    HireApproval,
     Interaction,
     ProviderEntry,
     ProviderQuestionCard,
@@ -110,6 +111,29 @@ class ProvidersApi(ServicesApi, Protocol):
     def providers(self) -> list[ProviderEntry]: ...
     def choose(self, interaction_id: RecordId, choice: str) -> Any:
         """Answer a provider question through the API, as a replayed click would; returns the raw answer."""
+        ...
+
+
+class TeamApi(ProductApi, Protocol):
+    """A product whose company can require the board's approval for new agents (capability ``hire-approval``)."""
+
+    def require_hire_approval(self, required: bool) -> None: ...
+    def request_hire(
+        self, name: str, role: str, reports_to: RecordId | None, adapter: str, model: str
+    ) -> HireApproval | None:
+        """Ask for a new agent, as the product's hire API takes it: the approval it waits for, or None when the
+        product hired it at once (then it is in ``agents``)."""
+        ...
+
+    def hire_approvals(self) -> list[HireApproval]: ...
+
+
+class ControlsApi(ProductApi, Protocol):
+    """A product whose agents can be paused, resumed and terminated (capability ``agent-controls``)."""
+
+    def offer_task(self, title: str, body: str, agent_id: RecordId) -> Task | None:
+        """Create a task for the agent through the API: the task, or None when the product refused it (an agent
+        that may take no work)."""
         ...
 
 
@@ -232,6 +256,28 @@ class HireFormView(Protocol):
         ...
 
 
+class ApprovalsView(Protocol):
+    """Where the board decides on hires waiting for approval (story hire-approval)."""
+
+    def open(self) -> ApprovalsView: ...
+    def wait_for(self, approval: HireApproval, timeout: float = ...) -> None:
+        """Until the page lists the hire as waiting for a decision."""
+        ...
+
+    def decide(self, approval: HireApproval, approve: bool, timeout: float = ...) -> None:
+        """Press Approve or Reject on the hire, and wait until the page no longer offers the decision."""
+        ...
+
+
+class AgentView(Protocol):
+    """An agent's page, with its controls (story agent-controls): each press waits until the page shows the result."""
+
+    def open(self) -> AgentView: ...
+    def pause(self, timeout: float = ...) -> None: ...
+    def resume(self, timeout: float = ...) -> None: ...
+    def terminate(self, timeout: float = ...) -> None: ...
+
+
 class ProductDriver(Protocol):
     """Everything product-specific a journey uses; one module per product implements it."""
 
@@ -319,3 +365,15 @@ class HiringDriver(ProductDriver, Protocol):
     def hire_form(self, page: Any, base_url: str) -> HireFormView:
         """Where a person hires an agent."""
         ...
+
+
+class ApprovalsDriver(ProductDriver, Protocol):
+    """A driver whose product declares the ``hire-approval`` capability (the board approves new agents)."""
+
+    def approvals_page(self, page: Any, base_url: str) -> ApprovalsView: ...
+
+
+class AgentControlsDriver(ProductDriver, Protocol):
+    """A driver whose product declares the ``agent-controls`` capability (pause, resume, terminate an agent)."""
+
+    def agent_page(self, page: Any, base_url: str, agent_id: RecordId) -> AgentView: ...

@@ -34,6 +34,7 @@ from . import (  # noqa: F401  (each area module registers its defects on import
     skills,
     stop,
     task_status,
+    team,
     ui,
 )
 from .registry import REGISTRY, Area, Defect

@@ -29,6 +29,7 @@ Area = Literal[
     "api",
     "skills",
     "providers",
+    "team",
 ]
 
 A = TypeVar("A", bound=Callable[..., Any])

@@ -29,7 +29,15 @@ PRODUCT = ProductDeclaration(
     environments=(PAPERCLIP_LOCAL,),
     suites=ProductSuites(scripted="everyday-workflows-paperclip", replay="everyday-workflows-paperclip-replay"),
     replay_clis=("codex", "claude"),
-    capabilities=("delegation", "controller-restart", "graceful-drain", "stop", "services"),
+    capabilities=(
+        "delegation",
+        "controller-restart",
+        "graceful-drain",
+        "stop",
+        "services",
+        "hire-approval",
+        "agent-controls",
+    ),
     lacks={
         "hiring": "the driver does not wire Paperclip's New agent page and its Apps access bindings yet",
         "skills": "the driver does not wire Paperclip's company skills and Skill Studio yet",

@@ -2,8 +2,9 @@
 
 Paperclip offers few hooks meant for tests, so these use roles, labels and
 text first, and Paperclip's own ``data-testid`` / ``data-author`` attributes
-where it ships them. Every selector for Paperclip lives in this file. An
-issue lives at ``/<PREFIX>/issues/<IDENTIFIER>``; its thread shows the
+where it ships them. Every selector for Paperclip lives in this file, or
+for its team pages (Approvals, an agent's page) in ``team_pages``. An issue
+lives at ``/<PREFIX>/issues/<IDENTIFIER>``; its thread shows the
 description and comments as chat bubbles, its deliveries under Artifacts.
 """
 
