@@ -56,6 +56,7 @@ FAMILIES = frozenset(
         "oracle",
         "product",
         "provider",
+        "readback",
         "restart",
         "reuse",
         "service",

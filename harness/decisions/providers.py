@@ -131,9 +131,10 @@ def choose(
     word: Literal["approve", "decline"] = "decline" if option == NO_PROVIDER else "approve"
 
     def click() -> DecisionRecord:
-        with journey.expecting("decision-saved", f"choosing {option} on interaction {question.id}"):
-            question_page(journey).choose(question.id, option, timeout=journey.shown_budget())
-        return requests.record_decision(journey, question, word, f"chose {option}", choice=option)
+        with journey.leaving_settings(f"choosing {option} on interaction {question.id}"):
+            with journey.expecting("decision-saved", f"choosing {option} on interaction {question.id}"):
+                question_page(journey).choose(question.id, option, timeout=journey.shown_budget())
+            return requests.record_decision(journey, question, word, f"chose {option}", choice=option)
 
     if gateway is None:
         return click()

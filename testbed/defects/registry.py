@@ -29,6 +29,7 @@ Area = Literal[
     "api",
     "skills",
     "providers",
+    "forms",
 ]
 
 A = TypeVar("A", bound=Callable[..., Any])
