@@ -164,6 +164,7 @@ def entered_decision(journey: Journey, request: Interaction, record: DecisionRec
 
     def shown(reload: bool) -> dict[str, str | None]:
         page = cast(DecisionView, journey.task_view(request.task_id, reload))
+        page.wait_for_decision_card(request.id, timeout=journey.shown_budget())
         cards = [card for card in page.decision_cards() if card.interaction_id == str(request.id)]
         fields = {"decision": cards[0].status if len(cards) == 1 else None}
         if record.choice:

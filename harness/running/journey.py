@@ -162,6 +162,19 @@ class Journey:
         self.api.set_company_budget(cents)
         self.api.set_agent_budget(self.lead.id, cents)
         self.evidence.note("hard stop", f"company and lead budget {cents} cents")
+        self.entered(
+            "budgets",
+            {"company budget_cents": str(cents), "lead budget_cents": str(cents)},
+            self._budgets,
+            lambda reload: {},  # set through the API: no page of the person's shows it
+        )
+
+    def _budgets(self) -> dict[str, str | None]:
+        lead = next((agent for agent in self.api.agents() if str(agent.id) == str(self.lead.id)), None)
+        return {
+            "company budget_cents": str(self.api.company().budget_cents),
+            "lead budget_cents": str(lead.budget_cents) if lead else None,
+        }
 
     def hire_teammate(self, name: str, role: str) -> Agent:
         return self._hire(name, role, reports_to=self.lead)
@@ -266,17 +279,17 @@ class Journey:
         """
         readback = ReadBack(entered=Entered(where=where, typed=dict(typed)))
         readback.stored[AT_STEP] = dict(stored())
-        readback.shown[AT_STEP] = self._shown(shown, reload=False)
+        readback.shown[AT_STEP] = self._shown(readback, shown, reload=False)
         self.entered_places.append(EnteredPlace(readback=readback, stored=stored, shown=shown))
 
     @staticmethod
-    def _shown(shown: Shown, reload: bool) -> dict[str, str | None]:
-        """What ``shown`` reads; a page that does not come shows nothing of it (and says why)."""
+    def _shown(readback: ReadBack, shown: Shown, reload: bool) -> dict[str, str | None]:
+        """What ``shown`` reads; a page that does not come shows, in each field, why."""
         try:
             return dict(shown(reload))
         except (PlaywrightTimeoutError, AssertionError, TimeoutError) as error:
             first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            return {"page": f"did not come: {first}"}
+            return dict.fromkeys(readback.entered.typed, f"(the page did not come: {first})")
 
     def entered_agent(self, hire: Hire, form: HireFormView | None) -> None:
         """An agent set up as ``hire`` says (through the API, or the hire form ``form`` as it stands now)."""
@@ -306,7 +319,7 @@ class Journey:
         """Read every entered value again (records, and each page opened afresh) and judge all of them."""
         for place in self.entered_places:
             place.readback.stored[AFTER_RELOAD] = dict(place.stored())
-            place.readback.shown[AFTER_RELOAD] = self._shown(place.shown, reload=True)
+            place.readback.shown[AFTER_RELOAD] = self._shown(place.readback, place.shown, reload=True)
         readbacks = [place.readback for place in self.entered_places]
         checks = []
         if readbacks:
