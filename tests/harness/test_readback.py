@@ -95,3 +95,18 @@ def test_untouched_fails_on_the_step_that_changed_a_setting() -> None:
     check = untouched_check(steps)
     assert check.failed and check.detail == "approve: c -> d"
     assert untouched_check(steps[:1]).passed
+
+
+def test_a_hire_reads_back_by_name_with_its_manager_by_name() -> None:
+    from harness.running.journey import _agent_fields
+
+    lead, hired = _agent(1, "Avery"), _agent(2, "Morgan").model_copy(update={"role": "QA", "reports_to": 1})
+    assert _agent_fields([lead, hired], "Morgan") == {
+        "name": "Morgan",
+        "role": "QA",
+        "reports_to": "Avery",
+        "adapter": "scripted",
+        "model": "default",
+    }
+    assert _agent_fields([lead], "Avery")["reports_to"] == ""
+    assert set(_agent_fields([hired, hired], "Morgan").values()) == {None}, "two agents of one name are not one hire"
