@@ -15,7 +15,8 @@ what the person did. These rules do, over plain text, for any product:
 - ``readback.untouched``: every setting (the company's, each agent's, each
   connection's) reads the same after a person's step as before it. What the
   step adds (a new agent, a new connection) is not compared, and neither are
-  references to it (a connection the new hire may use now lists the hire).
+  references to it (a connection the new hire may use now lists the hire),
+  nor the settings the step names as its own purpose.
 
 What counts as the same, and why: stored text is compared exactly, except
 the line endings and the whitespace around it (a browser submits a text
@@ -26,7 +27,7 @@ are layout, not content).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from pydantic import BaseModel
 
@@ -142,15 +143,19 @@ def _agent_ids(settings: Mapping[str, str]) -> set[str]:
     return {key.split(" ")[1] for key in settings if key.startswith("agent ")}
 
 
-def changed_settings(before: Mapping[str, str], after: Mapping[str, str]) -> list[str]:
+def changed_settings(before: Mapping[str, str], after: Mapping[str, str], about: Collection[str] = ()) -> list[str]:
     """Each setting that reads otherwise after the step than before it (a removed one included).
 
     A setting new since before belongs to a record the step added, and is
-    not compared; an agent list loses the agents added since before.
+    not compared; an agent list loses the agents added since before. The
+    settings the step is ``about`` (a provider chosen for an agent grants it
+    that provider's connection) are not compared either.
     """
     new_agents = _agent_ids(after) - _agent_ids(before)
     changes = []
     for key, was in before.items():
+        if key in about:
+            continue
         now = after.get(key)
         if now is not None and key.endswith(" agent_ids"):
             now = ",".join(a for a in now.split(",") if a and a not in new_agents)

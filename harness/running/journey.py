@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -305,11 +305,12 @@ class Journey:
         self.entered(f"agent {hire.name}", fields, lambda: _agent_fields(self.api.agents(), hire.name), shown)
 
     @contextmanager
-    def leaving_settings(self, step: str) -> Iterator[None]:
-        """A step of the person's that must change no setting it is not about: read every setting before and after."""
+    def leaving_settings(self, step: str, about: Collection[str] = ()) -> Iterator[None]:
+        """A step of the person's that must change no setting but those it is ``about`` (keys of
+        :func:`harness.checks.readback.settings_of`): read every setting before and after."""
         before = self._settings()
         yield
-        self.steps.append(StepChanges(step=step, changes=changed_settings(before, self._settings())))
+        self.steps.append(StepChanges(step=step, changes=changed_settings(before, self._settings(), about)))
 
     def _settings(self) -> Settings:
         connections = getattr(self.api, "connections", None)  # a product with installed services

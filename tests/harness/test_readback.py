@@ -110,3 +110,9 @@ def test_a_hire_reads_back_by_name_with_its_manager_by_name() -> None:
     }
     assert _agent_fields([lead], "Avery")["reports_to"] == ""
     assert set(_agent_fields([hired, hired], "Morgan").values()) == {None}, "two agents of one name are not one hire"
+
+
+def test_a_setting_the_step_is_about_is_not_compared() -> None:
+    before, after = _settings([_agent(1, "Avery")], bound=()), _settings([_agent(1, "Avery")], bound=(1,))
+    assert changed_settings(before, after) == ["connection 5 agent_ids '' -> '1'"]
+    assert changed_settings(before, after, about={"connection 5 agent_ids"}) == []
