@@ -41,7 +41,7 @@ WAIT_POLL_S = 2.0
 INSTRUCTIONS = """\
 Tools for the Paperclip issue you were woken for: read it and the user's new
 comments, comment, deliver your work as a ZIP attachment, delegate to a
-teammate through a child issue and wait for it, set the issue's status."""
+teammate through a child issue and wait for it, add a company skill, set the issue's status."""
 
 
 class StderrReceipts(PaperclipAgentClient):
@@ -145,6 +145,13 @@ def create_server(client: StderrReceipts, workspace: Path) -> MCPServer:
             if (children and finished) or time.monotonic() > deadline:
                 return json.dumps(children, indent=1) if children else "you have no child issues"
             time.sleep(WAIT_POLL_S)
+
+    @server.tool(structured_output=False)
+    def create_skill(name: str, body: str) -> str:
+        """Add a skill to the company library: a `name` (its heading) and a markdown `body`. Create each skill once."""
+        issue()
+        made = product(lambda: client.create_skill(name, body))
+        return f"skill {made} created"
 
     @server.tool(structured_output=False)
     def set_status(status: Literal["in_progress", "in_review", "blocked", "done"]) -> str:

@@ -69,7 +69,7 @@ def test_an_approved_card_carries_what_the_service_answered_and_a_declined_one_n
         "approved",
         "completed",
         SERVICE_ANSWER,
-        "local-board",
+        "user",  # a board user's decision is the person's, whom the card was addressed to
     )
     declined = _interaction(card("rejected", outcome="rejected"), {}, {})
     assert (declined.status, declined.outcome, declined.result) == ("declined", "declined", None)

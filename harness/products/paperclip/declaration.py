@@ -92,5 +92,13 @@ PRODUCT = ProductDeclaration(
             " lands before the drain's, it is recorded succeeded and no retry is queued",
             reproduction="null_exit_code_succeeds",
         ),
+        KnownFinding(
+            case="service-decline",
+            checks=("decision.declined-stays-declined",),
+            may_also_fail=("service.no-call-after-decline",),
+            what="rejecting an Approve tool action card leaves its action request pending in the Apps review queue,"
+            " which still approves it and runs the declined call",
+            reproduction="declined_action_still_approvable",
+        ),
     ),
 )
