@@ -814,6 +814,30 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         expected_check="expect.agent-controlled",
         why="pressing Pause on the agent's page does nothing: the page never shows it paused",
     ),
+    DefectCase(
+        defect="task-title-cut-short",
+        case="build-revise",
+        expected_check="readback.stored",
+        also_expected=("readback.shown",),
+        why="the task's title is stored (and so shown) cut short: only reading back what the person typed sees it",
+        alone=True,
+    ),
+    DefectCase(
+        defect="team-list-shows-default-role",
+        case="hire-reuse",
+        expected_check="readback.shown",
+        why="the team list shows Morgan as an engineer, hired as QA; the API has the role right",
+        alone=True,
+    ),
+    DefectCase(
+        defect="decision-allows-connection",
+        case="service-approve",
+        expected_check="readback.untouched",
+        also_expected=("readback.stored",),
+        why="approving one action also switches the connection to Allow: a setting the decision must leave alone"
+        " (read back at the end, the connection no longer has the policy it was set up with)",
+        alone=True,
+    ),
 )
 
 

@@ -170,7 +170,7 @@ def insert_task(conn: sqlite3.Connection, payload: TaskCreate, created_by_run_id
         "INSERT INTO tasks (title, body, status, assignee_id, parent_id, created_by_run_id, wake, wake_cause, created_at, "
         "updated_at) VALUES (?, ?, 'todo', ?, ?, ?, ?, 'assignment', ?, ?)",
         (
-            payload.title,
+            failpoint("task.title", payload.title),
             payload.body,
             payload.assignee_id,
             payload.parent_id,

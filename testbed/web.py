@@ -51,7 +51,7 @@ def render_index(
             open_credential=lambda ident: services.open_credential(db, controller.credentials, ident),
         ),
         "tasks": records.tasks(db),
-        "agents": (agents := records.agents(db)),
+        "agents": failpoint("team-list.agents", agents := records.agents(db)),
         "managers": failpoint("hire-form.managers", agents),
         "approvals": failpoint("approvals-page.items", team.approvals(db)),
         "adapters": adapter_names(),

@@ -159,14 +159,14 @@ class ServiceOutcome(BaseModel):
     approval_after_decline: ApprovalAfterDecline | None = None
 
 
-_SAVED = {"approve": "approved", "decline": "declined"}
+SAVED = {"approve": "approved", "decline": "declined"}
 
 
 def decision_saved_checks(record: DecisionRecord) -> list[CheckRecord]:
     return [
         CheckRecord(
             id="decision.saved-once",
-            passed=record.saved_as == _SAVED[record.decision]
+            passed=record.saved_as == SAVED[record.decision]
             and record.saved_choice == record.choice
             and record.decided_by == record.decider
             and bool(record.decided_at)

@@ -27,6 +27,7 @@ from . import (  # noqa: F401  (each area module registers its defects on import
     decisions,
     delegation,
     downloads,
+    forms,
     messages,
     providers,
     restart,

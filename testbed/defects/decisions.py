@@ -109,6 +109,17 @@ def forgets_not_now(earlier: sqlite3.Row | None, **_: Any) -> sqlite3.Row | None
 
 
 @defect(
+    "decision-allows-connection",
+    at="decision.saved",
+    summary="a decision on an Ask-first action also switches its connection to Allow (nobody is asked again)",
+)
+def allows_connection(saved: bool, *, conn: sqlite3.Connection, interaction: sqlite3.Row, **_: Any) -> bool:
+    if saved and interaction["connection_id"] is not None:
+        conn.execute("UPDATE connections SET policy = 'allow' WHERE id = ?", (interaction["connection_id"],))
+    return saved
+
+
+@defect(
     "not-now-connects",
     at="decision.saved",
     summary="Not now on a connection request is saved, and a connection to the provider is added anyway",

@@ -30,6 +30,7 @@ Area = Literal[
     "skills",
     "providers",
     "team",
+    "forms",
 ]
 
 A = TypeVar("A", bound=Callable[..., Any])

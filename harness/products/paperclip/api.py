@@ -246,7 +246,7 @@ class PaperclipApi(PaperclipApps):
         unconsumed = sum(1 for c in comments if c.author_kind == "user" and c.consumed_by_run_id is None)
         return Task(
             **self._summary(raw, names).model_dump(),
-            body=raw.get("description") or "",
+            body=markdown_text(raw.get("description") or ""),
             comments=comments,
             runs=runs,
             deliveries=deliveries,
@@ -544,7 +544,8 @@ MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|~<>])")
 
 
 def markdown_text(body: str) -> str:
-    """A comment as the person typed it: Paperclip's composer stores markdown, escaping ``_`` as ``\\_``."""
+    """A comment or a description as the person typed it: Paperclip's editors store markdown, escaping ``_`` as
+    ``\\_``."""
     return MARKDOWN_ESCAPE.sub(r"\1", body)
 
 

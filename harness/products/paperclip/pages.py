@@ -192,6 +192,20 @@ class IssuePage:
             self.page.get_by_role("main").get_by_role("button", name=f"Change status (current: {label})").first
         ).to_be_visible(timeout=ms(timeout))
 
+    def shown_fields(self) -> dict[str, str | None]:
+        """The issue's title (its heading) and description (the thread's first bubble).
+
+        The description is left out where the page shows no description bubble (a layout without the thread).
+        """
+        title = self.page.get_by_role("main").get_by_role("heading", level=2).first.inner_text()
+        body = self.page.evaluate(
+            """() => {
+                const brief = document.querySelector('[data-testid="task-chat-description-bubble"]');
+                return brief ? (brief.querySelector(".paperclip-markdown") ?? brief).innerText : null;
+            }"""
+        )
+        return {"title": title} | ({"body": body} if body is not None else {})
+
     # ---- thread --------------------------------------------------------------------
 
     def messages(self) -> list[MessageView]:
