@@ -56,6 +56,7 @@ FAMILIES = frozenset(
         "oracle",
         "product",
         "provider",
+        "readback",
         "restart",
         "reuse",
         "service",
@@ -196,8 +197,9 @@ NOT_PLAYABLE_HERE: dict[str, str] = {
         " so no defect of ours can act on it (its unit tests fail each rule)"
         for name in ("run-interrupted", "work-retried", "message-received", "delivered-once")
     },
-    "lifecycle.messages-acted-once": "calibrated by the lifecycle records (follow-up-run-delivers-again), not yet"
-    " by a product defect",
+    "lifecycle.messages-acted-once": "calibrated by the lifecycle records (follow-up-run-delivers-again), not by a"
+    " product defect: a testbed run handed a message again (consumed-message-woken-again) finds the project it"
+    " asks for already delivered and says so without delivering, so the work is never done twice",
 }
 """Check ids no played row can fail yet, each with why: listed, so the gap is visible and the test names it."""
 

@@ -101,35 +101,46 @@ def list_agents(request: Request) -> list[Agent]:
 
 @router.post("/agents", status_code=201)
 def create_agent(payload: AgentCreate, request: Request) -> Agent:
+    """Create an agent at once; 409 while the company requires approval for new agents (``POST /api/hires``)."""
+    controller = controller_of(request)
+    with controller.db.transaction() as conn:
+        if conn.execute("SELECT hire_approval FROM company WHERE id = 1").fetchone()["hire_approval"]:
+            raise HTTPException(
+                status_code=409, detail="new agents need the board's approval: request the hire (POST /api/hires)"
+            )
+        agent_id = insert_agent(conn, payload)
+    if payload.adapter != SCRIPTED_ADAPTER:
+        controller.live_agent_present()
+    return records.agent(controller.db, agent_id)
+
+
+def insert_agent(conn: sqlite3.Connection, payload: AgentCreate) -> int:
+    """Insert an agent and bind its connections in the caller's transaction; 400 or 409 on bad input (nothing kept)."""
     from agents.adapters import adapter_names
 
     if payload.adapter not in adapter_names():
         raise HTTPException(
             status_code=400, detail=f"adapter: unknown adapter {payload.adapter!r}; known: {adapter_names()}"
         )
-    db = controller_of(request).db
-    with db.transaction() as conn:
-        require_row(conn, "agents", payload.reports_to, "reports_to")
-        if conn.execute("SELECT 1 FROM agents WHERE name = ?", (payload.name,)).fetchone():
-            raise HTTPException(status_code=409, detail=f"name: an agent named {payload.name!r} already exists")
-        cursor = conn.execute(
-            "INSERT INTO agents (name, role, reports_to, adapter, model, budget_cents, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                payload.name,
-                payload.role,
-                failpoint("hire.reports-to", payload.reports_to),
-                payload.adapter,
-                payload.model,
-                payload.budget_cents,
-                now(),
-            ),
-        )
-        agent_id = int(cursor.lastrowid or 0)
-        bind_connections(conn, agent_id, payload.connection_ids)
-        record_activity(conn, "agent_created", f"Agent {payload.name} created", agent_id=agent_id)
-    if payload.adapter != SCRIPTED_ADAPTER:
-        controller_of(request).live_agent_present()
-    return records.agent(db, agent_id)
+    require_row(conn, "agents", payload.reports_to, "reports_to")
+    if conn.execute("SELECT 1 FROM agents WHERE name = ?", (payload.name,)).fetchone():
+        raise HTTPException(status_code=409, detail=f"name: an agent named {payload.name!r} already exists")
+    cursor = conn.execute(
+        "INSERT INTO agents (name, role, reports_to, adapter, model, budget_cents, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            payload.name,
+            payload.role,
+            failpoint("hire.reports-to", payload.reports_to),
+            payload.adapter,
+            payload.model,
+            payload.budget_cents,
+            now(),
+        ),
+    )
+    agent_id = int(cursor.lastrowid or 0)
+    bind_connections(conn, agent_id, payload.connection_ids)
+    record_activity(conn, "agent_created", f"Agent {payload.name} created", agent_id=agent_id)
+    return agent_id
 
 
 def bind_connections(conn: sqlite3.Connection, agent_id: int, connection_ids: list[int]) -> None:
@@ -145,15 +156,21 @@ def list_tasks(request: Request) -> list[TaskSummary]:
 
 
 def insert_task(conn: sqlite3.Connection, payload: TaskCreate, created_by_run_id: int | None = None) -> int:
-    """Insert a task; an assigned task wakes the scheduler. Shared by users and delegating agents."""
+    """Insert a task; an assigned task wakes the scheduler. Shared by users and delegating agents.
+
+    A terminated agent takes no work: a task for it is refused (409); a paused one's waits until it is resumed.
+    """
     require_row(conn, "agents", payload.assignee_id, "assignee_id")
+    assignee = conn.execute("SELECT name, status FROM agents WHERE id = ?", (payload.assignee_id,)).fetchone()
+    if assignee is not None and not failpoint("task.assignee-takes-work", assignee["status"] != "terminated"):
+        raise HTTPException(status_code=409, detail=f"assignee_id: {assignee['name']} is terminated")
     require_row(conn, "tasks", payload.parent_id, "parent_id")
     stamp = now()
     cursor = conn.execute(
         "INSERT INTO tasks (title, body, status, assignee_id, parent_id, created_by_run_id, wake, wake_cause, created_at, "
         "updated_at) VALUES (?, ?, 'todo', ?, ?, ?, ?, 'assignment', ?, ?)",
         (
-            payload.title,
+            failpoint("task.title", payload.title),
             payload.body,
             payload.assignee_id,
             payload.parent_id,

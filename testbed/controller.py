@@ -25,6 +25,8 @@ from .failpoints import failpoint
 from .supervisor import Identity, RunnerSpec, Supervisor
 
 SCRIPTED_ADAPTER = "scripted"
+# Why a person's action ended a run: their Stop, or their pausing or terminating its agent.
+STOPPED_BY_USER, PAUSED_BY_USER, TERMINATED_BY_USER = "stopped_by_user", "paused_by_user", "terminated_by_user"
 
 log = logging.getLogger("testbed.controller")
 
@@ -102,6 +104,9 @@ class Controller:
         with self.db.transaction() as conn:
             for row in conn.execute(PENDING_TASKS_SQL).fetchall():
                 assignee = conn.execute("SELECT * FROM agents WHERE id = ?", (row["assignee_id"],)).fetchone()
+                # A paused or terminated agent is given no run: its task keeps the work waiting (testbed/team.py).
+                if not failpoint("run.agent-may-work", assignee["status"] == "active", conn=conn, agent=assignee):
+                    continue
                 agent = failpoint("run.agent", assignee, conn=conn, task_id=row["id"])
                 cursor = conn.execute(
                     "INSERT INTO runs (task_id, agent_id, adapter, model, status, queued_at, cause) "
@@ -260,16 +265,19 @@ class Controller:
             log.info("run %s ended: %s %s", run_id, status, error_code or "")
         return ended
 
-    def end_stopped(self, run_id: int, group_gone: bool | None = None) -> bool:
+    def end_stopped(self, run_id: int, group_gone: bool | None = None, why: str = STOPPED_BY_USER) -> bool:
         """Record a run the user stopped, whichever path sees it end first (Stop itself or the monitor)."""
-        status, error_code = failpoint("stop.outcome", ("cancelled", "stopped_by_user"))
+        status, error_code = failpoint("stop.outcome", ("cancelled", why))
         record_end = failpoint("stop.record-end", self.end_run)
         return record_end(
-            run_id, status, error_code=error_code, terminal={"reason": "stopped by user"}, group_gone=group_gone
+            run_id, status, error_code=error_code, terminal={"reason": why.replace("_", " ")}, group_gone=group_gone
         )
 
-    def stop(self, run_id: int) -> bool:
-        """Kill the run's whole process group, then record it cancelled; returns whether the group is gone."""
+    def stop(self, run_id: int, why: str = STOPPED_BY_USER) -> bool:
+        """Kill the run's whole process group, then record it cancelled; returns whether the group is gone.
+
+        ``why``: the run's error code, the person's Stop or their pausing its agent (``PAUSED_BY_USER``).
+        """
         with self.db.transaction() as conn:
             conn.execute(
                 "UPDATE runs SET stop_requested_at = ? WHERE id = ? AND stop_requested_at IS NULL", (now(), run_id)
@@ -281,7 +289,7 @@ class Controller:
             gone = True
         else:
             gone = failpoint("stop.signal", self.supervisor.stop_group)(identity)
-        if not self.end_stopped(run_id, group_gone=gone):
+        if not self.end_stopped(run_id, group_gone=gone, why=why):
             with self.db.transaction() as conn:
                 conn.execute("UPDATE runs SET process_group_gone = ? WHERE id = ?", (gone, run_id))
         failpoint("stop.after", db=self.db, run=row)

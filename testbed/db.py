@@ -21,6 +21,7 @@ CREATE TABLE IF NOT EXISTS company (
     name TEXT NOT NULL,
     budget_cents INTEGER NOT NULL,
     chat_connectors INTEGER NOT NULL DEFAULT 0,
+    hire_approval INTEGER NOT NULL DEFAULT 0,
     created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS agents (
@@ -31,6 +32,7 @@ CREATE TABLE IF NOT EXISTS agents (
     adapter TEXT NOT NULL,
     model TEXT NOT NULL,
     budget_cents INTEGER,
+    status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active','paused','terminated')),
     created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS tasks (
@@ -222,6 +224,22 @@ CREATE TABLE IF NOT EXISTS task_skills (
 );
 """
 
+# Hires waiting for the board (testbed/team.py): the agent is created only when one is approved.
+SCHEMA += """
+CREATE TABLE IF NOT EXISTS hire_approvals (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    role TEXT NOT NULL,
+    reports_to INTEGER REFERENCES agents(id),
+    adapter TEXT NOT NULL,
+    model TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending','approved','rejected')),
+    agent_id INTEGER REFERENCES agents(id),
+    decided_at TEXT,
+    created_at TEXT NOT NULL
+);
+"""
+
 ACTIVE_RUN_STATUSES = ("queued", "running")
 
 
@@ -277,7 +295,8 @@ class Database:
 
 # Columns added after a table first shipped: a data folder made by an older controller gains them at start.
 ADDED_COLUMNS = {
-    "company": {"chat_connectors": "INTEGER NOT NULL DEFAULT 0"},
+    "company": {"chat_connectors": "INTEGER NOT NULL DEFAULT 0", "hire_approval": "INTEGER NOT NULL DEFAULT 0"},
+    "agents": {"status": "TEXT NOT NULL DEFAULT 'active'"},
     "interactions": {"options_json": "TEXT NOT NULL DEFAULT '[]'", "disclosure": "TEXT", "choice": "TEXT"},
     "model_calls": {"in_flight": "INTEGER NOT NULL DEFAULT 0"},
     "tasks": {"wake_cause": "TEXT"},

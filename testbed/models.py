@@ -154,6 +154,7 @@ class Company(BaseModel):
     name: str
     budget_cents: int
     chat_connectors: bool = False
+    hire_approval: bool = False  # a new agent waits for the board's approval (testbed/team.py)
     spend_cents: int  # real spend, rounded up to whole cents
     spend: Spend
 
@@ -166,6 +167,7 @@ class Agent(BaseModel):
     adapter: str
     model: str
     budget_cents: int | None = None
+    status: Literal["active", "paused", "terminated"] = "active"  # only an active agent is given runs
     spend: Spend = Spend()
     created_at: str
 

@@ -60,7 +60,7 @@ def spend(db: Database, column: str | None = None, ident: int | None = None) -> 
 
 
 def company(db: Database) -> Company:
-    row = db.one("SELECT name, budget_cents, chat_connectors FROM company WHERE id = 1")
+    row = db.one("SELECT name, budget_cents, chat_connectors, hire_approval FROM company WHERE id = 1")
     assert row is not None
     metered = spend(db)
     recorded = db.one("SELECT COALESCE(SUM(cost_cents), 0) AS s FROM runs")
@@ -69,6 +69,7 @@ def company(db: Database) -> Company:
         name=row["name"],
         budget_cents=row["budget_cents"],
         chat_connectors=bool(row["chat_connectors"]),
+        hire_approval=bool(row["hire_approval"]),
         spend_cents=real,
         spend=metered,
     )

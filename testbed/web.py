@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from agents.adapters import adapter_names
 
-from . import email_setup, interactions, providers, records, services, skills
+from . import email_setup, interactions, providers, records, services, skills, team
 from .api import PathId, controller_of, create_agent, create_task, post_comment, stop_run
 from .failpoints import failpoint
 from .models import AgentCreate, CommentCreate, TaskCreate
@@ -51,8 +51,9 @@ def render_index(
             open_credential=lambda ident: services.open_credential(db, controller.credentials, ident),
         ),
         "tasks": records.tasks(db),
-        "agents": (agents := records.agents(db)),
+        "agents": failpoint("team-list.agents", agents := records.agents(db)),
         "managers": failpoint("hire-form.managers", agents),
+        "approvals": failpoint("approvals-page.items", team.approvals(db)),
         "adapters": adapter_names(),
         "company": records.company(db),
         "error": error,
@@ -97,7 +98,10 @@ def create_agent_form(
             "connection_ids": connection_ids or [],
         }
         payload = AgentCreate.model_validate(failpoint("hire-form.fields", fields, runners=adapter_names()))
-        failpoint("hire-form.create", create_agent)(payload, request)
+        if records.company(controller_of(request).db).hire_approval:
+            team.request_hire(controller_of(request), payload)  # it waits in Approvals
+        else:
+            failpoint("hire-form.create", create_agent)(payload, request)
     except (ValidationError, HTTPException) as error:
         return form_failure(request, error, "agent_error")
     return RedirectResponse("/", status_code=303)

@@ -29,7 +29,7 @@ from harness.products.records import SHUTDOWN_ERROR
 
 EXECUTED_STATUSES = {"running", "succeeded", "failed", "cancelled"}
 ACTIVE_STATUSES = {"queued", "running"}
-USER_STOP_ERRORS = {None, "stopped_by_user"}
+USER_STOP_ERRORS = {None, "stopped_by_user", "paused_by_user"}  # a person's Stop, or their pausing the agent
 # A run the product ended for a hard limit is named by that limit's own check, not by runs-succeeded.
 BUDGET_ERROR = "budget_exceeded"
 TIME_LIMIT_ERROR = "deadline_exceeded"

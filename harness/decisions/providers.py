@@ -130,10 +130,16 @@ def choose(
     its look-ups before the click are judged once it is over (``requests.judged_after_the_click``)."""
     word: Literal["approve", "decline"] = "decline" if option == NO_PROVIDER else "approve"
 
+    # The choice is about one setting: the asking agent may now use the chosen aggregator's connection.
+    granted = {
+        f"connection {c.id} agent_ids" for c in requests.services_api(journey).connections() if c.service_name == option
+    }
+
     def click() -> DecisionRecord:
-        with journey.expecting("decision-saved", f"choosing {option} on interaction {question.id}"):
-            question_page(journey).choose(question.id, option, timeout=journey.shown_budget())
-        return requests.record_decision(journey, question, word, f"chose {option}", choice=option)
+        with journey.leaving_settings(f"choosing {option} on interaction {question.id}", about=granted):
+            with journey.expecting("decision-saved", f"choosing {option} on interaction {question.id}"):
+                question_page(journey).choose(question.id, option, timeout=journey.shown_budget())
+            return requests.record_decision(journey, question, word, f"chose {option}", choice=option)
 
     if gateway is None:
         return click()

@@ -20,6 +20,8 @@ from pydantic import BaseModel
 from harness.core.verdicts import StoryFailed
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.decisions.rules import (
+    SAVED,
+    ApprovalAfterDecline,
     CheckRecord,
     DecisionRecord,
     DeclineGradeInput,
@@ -27,7 +29,7 @@ from harness.decisions.rules import (
     decision_saved_checks,
     request_checks,
 )
-from harness.products.base import DecisionView, ProvidersApi, ServicesApi, ServicesDriver
+from harness.products.base import DecisionView, ProviderQuestionView, ProvidersApi, ServicesApi, ServicesDriver
 from harness.products.records import Interaction, Task
 from harness.running.journey import Journey
 
@@ -77,9 +79,10 @@ def require_pending_request(journey: Journey, task: Task, expected: ExpectedRequ
 def decide(journey: Journey, request: Interaction, approve: bool) -> DecisionRecord:
     """Click yes or no on the card, wait for the saved decision, then replay it through the API."""
     word: Literal["approve", "decline"] = "approve" if approve else "decline"
-    with journey.expecting("decision-saved", f"clicking {word} on interaction {request.id}"):
-        decision_page(journey).decide(request.id, approve, timeout=journey.shown_budget())
-    return record_decision(journey, request, word, f"{word}d")
+    with journey.leaving_settings(f"{word} on interaction {request.id}"):
+        with journey.expecting("decision-saved", f"clicking {word} on interaction {request.id}"):
+            decision_page(journey).decide(request.id, approve, timeout=journey.shown_budget())
+        return record_decision(journey, request, word, f"{word}d")
 
 
 def judged_after_the_click(
@@ -146,7 +149,30 @@ def record_decision(
         f"{choice or word} on interaction {request.id}, saved {decided.status} at {decided.decided_at}",
     )
     journey.record_checks(decision_saved_checks(record), [path, journey.evidence.screenshots[-1]])
+    entered_decision(journey, request, record)
     return record
+
+
+def entered_decision(journey: Journey, request: Interaction, record: DecisionRecord) -> None:
+    """The decision (and the option chosen), to be read back from the product's records and its card."""
+    typed = {"decision": SAVED[record.decision]} | ({"choice": record.choice} if record.choice else {})
+
+    def stored() -> dict[str, str | None]:
+        found = next(
+            (i for i in services_api(journey).interactions(request.task_id) if str(i.id) == str(request.id)), None
+        )
+        return {"decision": found.status, "choice": found.choice} if found else dict.fromkeys(typed)
+
+    def shown(reload: bool) -> dict[str, str | None]:
+        page = cast(DecisionView, journey.task_view(request.task_id, reload))
+        page.wait_for_decision_card(request.id, timeout=journey.shown_budget())
+        cards = [card for card in page.decision_cards() if card.interaction_id == str(request.id)]
+        fields = {"decision": cards[0].status if len(cards) == 1 else None}
+        if record.choice:
+            fields["choice"] = cast(ProviderQuestionView, page).provider_question(request.id).choice
+        return fields
+
+    journey.entered(f"interaction {request.id}", typed, stored, shown)
 
 
 def settle_after_decision(journey: Journey, task: Task, record: DecisionRecord) -> DeclineGradeInput | None:
@@ -207,6 +233,23 @@ def _decline_grade(journey: Journey, task: Task, record: DecisionRecord) -> Decl
         return wait_for(reply, timeout=journey.deadline.budget(REPLY_WAIT_S), what="a reply after the decision")
     except WaitTimeout:
         return empty
+
+
+def approve_after_decline(journey: Journey, task: Task, record: DecisionRecord) -> ApprovalAfterDecline:
+    """A colleague finds the declined request later and approves it wherever the product offers approval.
+
+    Tried once the agent has settled on the decline (its reply is already
+    graded), so only the product is judged: every route must refuse, and
+    what the service received is counted afterwards.
+    """
+    api = services_api(journey)
+    answers = api.approve_anywhere(record.interaction_id)
+    after = next((i for i in api.interactions(task.id) if str(i.id) == str(record.interaction_id)), None)
+    later = ApprovalAfterDecline(
+        interaction_id=record.interaction_id, answers=answers, status_after=after.status if after else None
+    )
+    journey.evidence.note("approval after decline", f"interaction {record.interaction_id}: {answers}")
+    return later
 
 
 def services_page_html(journey: Journey) -> str:

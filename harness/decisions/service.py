@@ -23,7 +23,7 @@ from harness.decisions.rules import (
     outcome_checks,
 )
 from harness.fixtures.documents import PROTECTED_ACTION, DocumentService
-from harness.products.records import Connection, Interaction, Service, Task
+from harness.products.records import Connection, Interaction, RecordId, Service, Task
 from harness.running.journey import Journey
 
 
@@ -53,11 +53,24 @@ def install_document_service(journey: Journey) -> InstalledService:
     api = requests.services_api(journey)
     service = api.install_service(SERVICE_NAME, fixture.url)
     connection = api.add_connection(service.id, CONNECTION_NAME, fixture.credential, "ask_first", [journey.lead.id])
+    journey.entered(
+        f"connection {connection.id}",
+        {"name": CONNECTION_NAME, "policy": "ask_first"},
+        lambda: _connection_fields(api.connections(), connection.id),
+        lambda reload: {},  # set through the API: the read-back of settings is the records'
+    )
     journey.evidence.note(
         "service installed",
         f"{service.name} at {fixture.url}; connection {connection.id} ({connection.policy}) for {journey.lead.name}",
     )
     return InstalledService(fixture=fixture, service=service, connection=connection)
+
+
+def _connection_fields(connections: list[Connection], connection_id: RecordId) -> dict[str, str | None]:
+    found = next((c for c in connections if str(c.id) == str(connection_id)), None)
+    if found is None:
+        return {"name": None, "policy": None}
+    return {"name": found.name, "policy": found.policy}
 
 
 def require_pending_request(journey: Journey, task: Task, installed: InstalledService) -> Interaction:
@@ -88,8 +101,10 @@ def decide(journey: Journey, installed: InstalledService, request: Interaction, 
 
 
 def require_service_outcome(journey: Journey, task: Task, installed: InstalledService, record: DecisionRecord) -> None:
-    """After the decision: the task finished, the agent's word, the service's own count, the credential unseen."""
+    """After the decision: the task finished, the agent's word, a declined request approved nowhere later, the
+    service's own count, the credential unseen."""
     grade = requests.settle_after_decision(journey, task, record)
+    later = requests.approve_after_decline(journey, task, record) if record.decision == "decline" else None
     replies = journey.api.task(task.id).agent_replies()
     api = requests.services_api(journey)
     outcome = ServiceOutcome(
@@ -98,6 +113,7 @@ def require_service_outcome(journey: Journey, task: Task, installed: InstalledSe
         interactions=api.interactions(task.id),
         final_reply=replies[-1].body if replies else None,
         decline_grade=grade,
+        approval_after_decline=later,
     )
     path = journey.evidence.snapshot("service-outcome", outcome)
     journey.record_checks(outcome_checks(outcome), [path, "snapshots/service-capture.jsonl"])

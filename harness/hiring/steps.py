@@ -65,11 +65,15 @@ class Team:
         with journey.expecting("hire-form-shown", f"filling the hire form for {name}"):
             form.open().fill(hire)
         journey.screenshot("hire form filled")
-        with journey.expecting("agent-hired", f"submitting the hire form for {name}"):
+        with (
+            journey.leaving_settings(f"hiring {name}"),
+            journey.expecting("agent-hired", f"submitting the hire form for {name}"),
+        ):
             form.submit()
         journey.evidence.note(
             "hire", f"{name} ({role}) through the hire form, as {lead.name}'s {hire.adapter}/{hire.model}"
         )
+        journey.entered_agent(hire, form)
         after = journey.api.agents()
         connections = services_api(journey).connections()
         kept = journey.evidence.snapshot("agents-after-hire", {"agents": after, "connections": connections})

@@ -34,6 +34,7 @@ from harness.products.records import (
     DecisionCard,
     EmailCard,
     Hire,
+    HireApproval,
     Interaction,
     ProviderEntry,
     ProviderQuestionCard,
@@ -92,6 +93,12 @@ class ServicesApi(ProductApi, Protocol):
         """Send a decision through the API, as a replayed click would; returns the raw answer (``status_code``)."""
         ...
 
+    def approve_anywhere(self, interaction_id: RecordId) -> dict[str, int]:
+        """Approve the request through every route the product offers a person to approve it (its card's own
+        accept and any review queue of waiting actions), as a colleague who found it later would; each route's
+        HTTP status, by route name. Used on a declined request, which every route must refuse."""
+        ...
+
     def raw_reads(self) -> dict[str, bytes]:
         """The raw bodies of every public read that could carry a connection's credential, by path."""
         ...
@@ -104,6 +111,29 @@ class ProvidersApi(ServicesApi, Protocol):
     def providers(self) -> list[ProviderEntry]: ...
     def choose(self, interaction_id: RecordId, choice: str) -> Any:
         """Answer a provider question through the API, as a replayed click would; returns the raw answer."""
+        ...
+
+
+class TeamApi(ProductApi, Protocol):
+    """A product whose company can require the board's approval for new agents (capability ``hire-approval``)."""
+
+    def require_hire_approval(self, required: bool) -> None: ...
+    def request_hire(
+        self, name: str, role: str, reports_to: RecordId | None, adapter: str, model: str
+    ) -> HireApproval | None:
+        """Ask for a new agent, as the product's hire API takes it: the approval it waits for, or None when the
+        product hired it at once (then it is in ``agents``)."""
+        ...
+
+    def hire_approvals(self) -> list[HireApproval]: ...
+
+
+class ControlsApi(ProductApi, Protocol):
+    """A product whose agents can be paused, resumed and terminated (capability ``agent-controls``)."""
+
+    def offer_task(self, title: str, body: str, agent_id: RecordId) -> Task | None:
+        """Create a task for the agent through the API: the task, or None when the product refused it (an agent
+        that may take no work)."""
         ...
 
 
@@ -154,6 +184,12 @@ class TaskView(Protocol):
     def open_child(self, index: int = 0) -> TaskView: ...
     def status(self) -> str: ...
     def wait_until_status(self, status: str, timeout: float = ...) -> None: ...
+    def shown_fields(self) -> Mapping[str, str | None]:
+        """What the page shows of what the person typed into the new-task form (``title``, ``body``), read as
+        it stands; a field the page does not show is left out (not observable there), one it should show but
+        does not is None."""
+        ...
+
     def user_messages_with(self, text: str) -> list[Any]: ...
     def latest_reply(self) -> Any | None: ...
     def send_message(self, text: str, timeout: float = ...) -> Any: ...
@@ -224,6 +260,33 @@ class HireFormView(Protocol):
     def submit(self) -> None:
         """Press the form's button and wait until the product shows the new agent."""
         ...
+
+    def shown_agent(self, name: str) -> Mapping[str, str | None]:
+        """What the page (the form's, as it stands) shows of the agent named ``name``: the hire form's fields
+        (``name``, ``role``, ``reports_to``, ``adapter``, ``model``), leaving out those it does not show."""
+        ...
+
+
+class ApprovalsView(Protocol):
+    """Where the board decides on hires waiting for approval (story hire-approval)."""
+
+    def open(self) -> ApprovalsView: ...
+    def wait_for(self, approval: HireApproval, timeout: float = ...) -> None:
+        """Until the page lists the hire as waiting for a decision."""
+        ...
+
+    def decide(self, approval: HireApproval, approve: bool, timeout: float = ...) -> None:
+        """Press Approve or Reject on the hire, and wait until the page no longer offers the decision."""
+        ...
+
+
+class AgentView(Protocol):
+    """An agent's page, with its controls (story agent-controls): each press waits until the page shows the result."""
+
+    def open(self) -> AgentView: ...
+    def pause(self, timeout: float = ...) -> None: ...
+    def resume(self, timeout: float = ...) -> None: ...
+    def terminate(self, timeout: float = ...) -> None: ...
 
 
 class ProductDriver(Protocol):
@@ -313,3 +376,15 @@ class HiringDriver(ProductDriver, Protocol):
     def hire_form(self, page: Any, base_url: str) -> HireFormView:
         """Where a person hires an agent."""
         ...
+
+
+class ApprovalsDriver(ProductDriver, Protocol):
+    """A driver whose product declares the ``hire-approval`` capability (the board approves new agents)."""
+
+    def approvals_page(self, page: Any, base_url: str) -> ApprovalsView: ...
+
+
+class AgentControlsDriver(ProductDriver, Protocol):
+    """A driver whose product declares the ``agent-controls`` capability (pause, resume, terminate an agent)."""
+
+    def agent_page(self, page: Any, base_url: str, agent_id: RecordId) -> AgentView: ...

@@ -48,6 +48,11 @@ class Company(Record):
     spend: Spend = Spend()
 
 
+AgentStatus = Literal["active", "paused", "pending_approval", "terminated"]
+"""An agent's standing, in the harness's words: only an ``active`` one is given work; a ``pending_approval`` one
+waits for the board's approval of its hire (a product that creates nothing before approval never shows it)."""
+
+
 class Agent(Record):
     id: RecordId
     name: str
@@ -56,6 +61,7 @@ class Agent(Record):
     adapter: str
     model: str
     budget_cents: int | None = None
+    status: AgentStatus = "active"
     spend: Spend = Spend()
 
 
@@ -326,3 +332,14 @@ class Hire(Record):
     adapter: str
     model: str
     connection_ids: list[RecordId] = []
+
+
+class HireApproval(Record):
+    """A hire waiting for the board (or decided): whom it hires, and the agent it made, where the product made one."""
+
+    id: RecordId
+    name: str
+    status: Literal["pending", "approved", "rejected"]
+    agent_id: RecordId | None = Field(
+        description="the agent the hire is for: made at approval (the testbed) or waiting with it (Paperclip)"
+    )

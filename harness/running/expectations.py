@@ -29,6 +29,8 @@ Expectation = Literal[
     "decision-saved",
     "hire-form-shown",
     "agent-hired",
+    "approval-shown",
+    "agent-controlled",
 ]
 
 EXPECTATIONS: tuple[Expectation, ...] = get_args(Expectation)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, NoReturn
 
@@ -24,6 +25,19 @@ from pydantic import BaseModel
 from harness.checks.facts import lifecycle_facts
 from harness.checks.lifecycle import grade_lifecycle
 from harness.checks.metering import calls_metered
+from harness.checks.readback import (
+    AFTER_RELOAD,
+    AT_STEP,
+    Entered,
+    ReadBack,
+    Settings,
+    StepChanges,
+    changed_settings,
+    settings_of,
+    shown_check,
+    stored_check,
+    untouched_check,
+)
 from harness.checks.stalls import never_woken, retrying_errors
 from harness.checks.ui import thread_matches_records
 from harness.core.records import CheckRecord, DownloadRecord
@@ -31,8 +45,8 @@ from harness.core.story_inputs import draw, drawing
 from harness.core.verdicts import ExpectationUnmet, InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.products import product_driver
-from harness.products.base import ProductDriver, ProductInstance, TaskView
-from harness.products.records import Agent, Comment, RecordId, Run, Task
+from harness.products.base import HireFormView, ProductDriver, ProductInstance, TaskView
+from harness.products.records import Agent, Comment, Hire, RecordId, Run, Task
 from harness.running.attempt import AttemptContext, Conclusion
 from harness.running.expectations import Expectation, check_id
 from harness.running.model_server import ModelServer, agent_cli_versions, end_cassette, model_server
@@ -54,6 +68,19 @@ class PendingMessage(BaseModel):
     task_id: RecordId
     text: str
     known_ids: frozenset[RecordId]
+
+
+Fields = Mapping[str, str | None]
+Shown = Callable[[bool], Fields]
+
+
+@dataclass(frozen=True)
+class EnteredPlace:
+    """A place where the person entered values, what was read back at the step, and how to read it again."""
+
+    readback: ReadBack
+    stored: Callable[[], Fields]
+    shown: Shown
 
 
 class Journey:
@@ -85,6 +112,8 @@ class Journey:
         self.camera = FullPageCamera(self.page)
         self.sent_messages: list[str] = []
         self.interrupted_run_ids: list[RecordId] = []
+        self.entered_places: list[EnteredPlace] = []
+        self.steps: list[StepChanges] = []
         self.current: TaskView | None = None
         self.oracle_image: str | None = None
         self.watch = InvariantWatch(self.api, self.evidence, self.screenshot)
@@ -112,6 +141,14 @@ class Journey:
             reports_to=reports_to.id if reports_to else None,
         )
         self.evidence.note("hire", f"{name} ({role}) on {self.cell.profile.adapter}/{model}")
+        hire = Hire(
+            name=name,
+            role=role,
+            reports_to=reports_to.name if reports_to else "",
+            adapter=self.cell.profile.adapter,
+            model=model,
+        )
+        self.entered_agent(hire, None)
         return agent
 
     def _apply_hard_stop(self) -> None:
@@ -126,6 +163,19 @@ class Journey:
         self.api.set_company_budget(cents)
         self.api.set_agent_budget(self.lead.id, cents)
         self.evidence.note("hard stop", f"company and lead budget {cents} cents")
+        self.entered(
+            "budgets",
+            {"company budget_cents": str(cents), "lead budget_cents": str(cents)},
+            self._budgets,
+            lambda reload: {},  # set through the API: no page of the person's shows it
+        )
+
+    def _budgets(self) -> dict[str, str | None]:
+        lead = next((agent for agent in self.api.agents() if str(agent.id) == str(self.lead.id)), None)
+        return {
+            "company budget_cents": str(self.api.company().budget_cents),
+            "lead budget_cents": str(lead.budget_cents) if lead else None,
+        }
 
     def hire_teammate(self, name: str, role: str) -> Agent:
         return self._hire(name, role, reports_to=self.lead)
@@ -219,16 +269,92 @@ class Journey:
         for check in checks:
             self.evidence.keep(check.model_copy(update={"evidence": [*check.evidence, *evidence]}))
 
+    # ---- read everything back (harness.checks.readback) --------------------------------
+
+    def entered(self, where: str, typed: Mapping[str, str], stored: Callable[[], Fields], shown: Shown) -> None:
+        """Values the person just typed or chose at ``where``: read back now, and again when the attempt concludes.
+
+        ``stored`` reads them from the product's API. ``shown(reload)`` reads
+        what the page shows of them, leaving out a field it does not show: the
+        page as it stands (``reload`` False), or opened afresh (True).
+        """
+        readback = ReadBack(entered=Entered(where=where, typed=dict(typed)))
+        readback.stored[AT_STEP] = dict(stored())
+        readback.shown[AT_STEP] = self._shown(readback, shown, reload=False)
+        self.entered_places.append(EnteredPlace(readback=readback, stored=stored, shown=shown))
+
+    @staticmethod
+    def _shown(readback: ReadBack, shown: Shown, reload: bool) -> dict[str, str | None]:
+        """What ``shown`` reads; a page that does not come shows, in each field, why."""
+        try:
+            return dict(shown(reload))
+        except (PlaywrightTimeoutError, AssertionError, TimeoutError) as error:
+            first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            return dict.fromkeys(readback.entered.typed, f"(the page did not come: {first})")
+
+    def entered_agent(self, hire: Hire, form: HireFormView | None) -> None:
+        """An agent set up as ``hire`` says (through the API, or the hire form ``form`` as it stands now)."""
+        fields = {"name": hire.name, "role": hire.role, "reports_to": hire.reports_to}
+        fields |= {"adapter": hire.adapter, "model": hire.model}
+
+        def shown(reload: bool) -> Fields:
+            view = form
+            if reload and (hire_form := getattr(self.driver, "hire_form", None)) is not None:
+                view = hire_form(self.page, self.instance.base_url).open()  # a product that lists its team
+            return view.shown_agent(hire.name) if view is not None else {}
+
+        self.entered(f"agent {hire.name}", fields, lambda: _agent_fields(self.api.agents(), hire.name), shown)
+
+    @contextmanager
+    def leaving_settings(self, step: str, about: Collection[str] = ()) -> Iterator[None]:
+        """A step of the person's that must change no setting but those it is ``about`` (keys of
+        :func:`harness.checks.readback.settings_of`): read every setting before and after."""
+        before = self._settings()
+        yield
+        self.steps.append(StepChanges(step=step, changes=changed_settings(before, self._settings(), about)))
+
+    def _settings(self) -> Settings:
+        connections = getattr(self.api, "connections", None)  # a product with installed services
+        return settings_of(self.api.company(), self.api.agents(), connections() if connections else [])
+
+    def _read_back(self) -> None:
+        """Read every entered value again (records, and each page opened afresh) and judge all of them."""
+        for place in self.entered_places:
+            place.readback.stored[AFTER_RELOAD] = dict(place.stored())
+            place.readback.shown[AFTER_RELOAD] = self._shown(place.readback, place.shown, reload=True)
+        readbacks = [place.readback for place in self.entered_places]
+        checks = []
+        if readbacks:
+            checks += [stored_check(readbacks), shown_check(readbacks, self.driver.name)]
+        if self.steps:
+            checks.append(untouched_check(self.steps))
+        if checks:
+            path = self.evidence.snapshot("readback", {"entered": readbacks, "steps": self.steps})
+            self.record_checks(checks, [path])
+
     def create_task(self, title: str, body: str, assignee: Agent | None = None) -> Task:
         """Open the product, fill the new-task form and land on the task's page."""
         assignee = assignee or self.lead
-        with self.expecting("task-page-shown", f"creating task {title!r} in the browser"):
-            tasks = self.driver.task_list(self.page, self.instance.base_url).open()
-            self.current = tasks.create_task(title=title, body=body, assignee=assignee.name)
+        with self.leaving_settings(f"creating task {title!r}"):
+            with self.expecting("task-page-shown", f"creating task {title!r} in the browser"):
+                tasks = self.driver.task_list(self.page, self.instance.base_url).open()
+                self.current = tasks.create_task(title=title, body=body, assignee=assignee.name)
         task = self.api.task(self.current.task_id)
         self.evidence.note("create task", f"task {task.id} {title!r} for {assignee.name}")
         self.screenshot(f"task {task.id} created")
+        self.entered(
+            f"task {task.id}",
+            {"title": title, "body": body},
+            lambda: _task_fields(self.api.task(task.id)),
+            lambda reload: self.task_view(task.id, reload).shown_fields(),
+        )
         return task
+
+    def task_view(self, task_id: RecordId, reload: bool) -> TaskView:
+        """The task's page: the one open (``reload`` False), or opened afresh, as a person following a link would."""
+        if not reload and self.current is not None and str(self.current.task_id) == str(task_id):
+            return self.current
+        return self.driver.task_page(self.page, self.instance.base_url, task_id).open()
 
     def open_task(self, task: Task) -> None:
         """Go to a task's page (for example back to the parent), as a person following a link would."""
@@ -313,8 +439,9 @@ class Journey:
         """Type into the current task's composer and send; returns the message once the page shows it."""
         page = self.current_page()
         known = frozenset(c.id for c in self.api.task(page.task_id).comments)
-        with self.expecting("message-shown", f"sending a message on task {page.task_id}"):
-            page.send_message(text, timeout=self.shown_budget())
+        with self.leaving_settings(f"sending a message on task {page.task_id}"):
+            with self.expecting("message-shown", f"sending a message on task {page.task_id}"):
+                page.send_message(text, timeout=self.shown_budget())
         self._sent(text)
         self.screenshot("message sent")
         pending = PendingMessage(task_id=page.task_id, text=text, known_ids=known)
@@ -501,6 +628,7 @@ class Journey:
                 self.current.scroll_latest_reply_into_view()
             self.screenshot("final")
             self._require_thread_matches(shown)
+        self._read_back()
         self.watch.conclude()
         tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
         records = self.evidence.snapshot("tasks", tasks)
@@ -563,6 +691,27 @@ class Journey:
             self.resources.close()
         finally:
             close_world(self.evidence, self.driver, self.instance, self.browser_context)
+
+
+def _agent_fields(team: list[Agent], name: str) -> dict[str, str | None]:
+    """What a hire set, as the product's records hold it for the one agent named ``name`` (None: not one)."""
+    named = [agent for agent in team if agent.name == name]
+    if len(named) != 1:
+        return dict.fromkeys(("name", "role", "reports_to", "adapter", "model"))
+    agent, names = named[0], {str(a.id): a.name for a in team}
+    manager = names.get(str(agent.reports_to), str(agent.reports_to)) if agent.reports_to is not None else ""
+    return {
+        "name": agent.name,
+        "role": agent.role,
+        "reports_to": manager,
+        "adapter": agent.adapter,
+        "model": agent.model,
+    }
+
+
+def _task_fields(task: Task) -> dict[str, str | None]:
+    """What the person typed into the new-task form, as the product's records hold it."""
+    return {"title": task.title, "body": task.body}
 
 
 def _reported_cost_usd(runs: list[Run]) -> float | None:

@@ -27,6 +27,7 @@ from . import (  # noqa: F401  (each area module registers its defects on import
     decisions,
     delegation,
     downloads,
+    forms,
     messages,
     providers,
     restart,
@@ -34,6 +35,7 @@ from . import (  # noqa: F401  (each area module registers its defects on import
     skills,
     stop,
     task_status,
+    team,
     ui,
 )
 from .registry import REGISTRY, Area, Defect

@@ -29,6 +29,8 @@ Area = Literal[
     "api",
     "skills",
     "providers",
+    "team",
+    "forms",
 ]
 
 A = TypeVar("A", bound=Callable[..., Any])

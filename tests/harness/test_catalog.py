@@ -39,6 +39,9 @@ TESTBED_CASES = [
     "hire-reuse",
     "create-skill-studio",
 ]
+# On both products, scripted (and paid on the testbed), with no replay script: the company's own everyday
+# features, whose stories judge the product's controls rather than a model.
+TEAM_CASES = ["hire-approval", "hire-rejected", "agent-controls"]
 
 
 def cell(execution_id: str) -> Cell:
@@ -59,14 +62,16 @@ def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
     assert all_ids == sorted(all_ids)
     ids = [c.execution_id for c in registry.catalog().cells() if built_in(c)]
     # The testbed: 3 paid profiles + scripted on every case, runner-opencode on delegation and hiring only, 3 replay
-    # profiles on the 10 cases the replay scripts; Paperclip: scripted on the 8 cases its driver can serve (the
+    # profiles on the 11 cases the replay scripts; Paperclip: scripted on the 8 cases its driver can serve (the
     # drain in place of the hot restart, which it promises only for its sessioned adapters), its 2 replay profiles
-    # on the 4 of them the replay scripts there.
+    # on 6 of them (not late-feedback, which the replay does not script, nor the SIGKILL restart, a crash it promises
+    # them nothing for) and on the hot restart (recover-controller).
     replayed = [
         c for c in registry.cases() if c.replay and c.story.startswith("stories.") and "graceful-drain" not in c.needs
     ]
-    assert len(replayed) == 10
-    expected = 4 * len(CASES + TESTBED_CASES) + 2 + 3 * len(replayed) + 8 + 2 * 4
+    assert len(replayed) == 11
+    team = 4 * len(TEAM_CASES) + len(TEAM_CASES)  # the testbed's scripted and paid cells, Paperclip's scripted
+    expected = 4 * len(CASES + TESTBED_CASES) + 2 + 3 * len(replayed) + 8 + 2 * 7 + team
     assert len(ids) == len(set(ids)) == expected
     for c in registry.catalog().cells():
         assert c.execution_id.split(".") == [c.suite.name, c.profile.name, c.environment.name, c.case.name]
@@ -92,9 +97,9 @@ def test_scripted_suite_is_free_and_covers_the_same_cases() -> None:
     assert not scripted.manual_only
     assert scripted.profiles == (SCRIPTED,)
     assert (SCRIPTED.adapter, SCRIPTED.model) == ("scripted", "default")
-    assert {c.name for c in scripted.cases} >= set(CASES + TESTBED_CASES)
+    assert {c.name for c in scripted.cases} >= set(CASES + TESTBED_CASES + TEAM_CASES)
     assert suite(MANUAL_SUITE).cases == scripted.cases
-    built_ins = [c for c in scripted.cases if c.name in CASES + TESTBED_CASES]
+    built_ins = [c for c in scripted.cases if c.name in CASES + TESTBED_CASES + TEAM_CASES]
     assert [c.story for c in built_ins] == [f"stories.{c.name.replace('-', '_')}" for c in built_ins]
 
 

@@ -148,13 +148,15 @@ def test_id_stands_alone(selectors: dict) -> None:
         ({"environments": ["cloud"]}, "valid environments: local, paperclip-local"),
         (
             {"cases": ["nope"]},
-            "valid cases: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, hire-reuse, "
+            "valid cases: agent-controls, agentmail-setup, build-revise, connection-decline, create-skill-studio,"
+            " delegate-feedback, hire-approval, hire-rejected, hire-reuse, "
             "late-feedback, provider-decline, provider-native, provider-second, recover-controller, recover-controller-drain, "
             "recover-controller-sigkill, service-approve, service-decline, stop-redirect",
         ),
         (
             {"ids": ["nope"]},
-            "valid ids: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, hire-reuse, "
+            "valid ids: agent-controls, agentmail-setup, build-revise, connection-decline, create-skill-studio,"
+            " delegate-feedback, hire-approval, hire-rejected, hire-reuse, "
             "late-feedback, provider-decline, provider-native, provider-second, recover-controller, recover-controller-drain, "
             "recover-controller-sigkill, service-approve, service-decline, stop-redirect, "
             "everyday-workflows-paperclip-replay.replay-claude.paperclip-local.build-revise, "

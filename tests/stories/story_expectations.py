@@ -10,6 +10,8 @@ BUILD_REVISE_CHECKS = [
     "delivery.redownload-identical",
     "lifecycle.tasks-done",
     "lifecycle.messages-consumed",
+    "readback.stored",
+    "readback.untouched",
 ]
 RESTART_SNAPSHOTS = ("restart-{sig}-before", "restart-{sig}-after", "restart-{sig}-final")
 FAULT_STORIES: dict[str, dict[str, list[str]]] = {

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 import signal
 import threading
 import time
@@ -119,6 +120,8 @@ def build_and_revise(instance: TestbedInstance) -> Symptoms:
     if form.headers.get("location") != f"/tasks/{max(t.id for t in api.tasks())}":
         seen.add("new-task-lands-on-list")
     task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=lead.id)
+    if task.title != BUILD_TASK_TITLE:
+        seen.add("task-title-cut-short")
     with Sampler(instance, task.id) as sampler:
         api.wait_for_task(task.id, lambda t: all_ended(t) and len(t.deliveries) == 1, 60, "the build")
         message = api.send_message(task.id, REVISION_SEPARATOR)
@@ -293,6 +296,11 @@ def hire_and_reuse(instance: TestbedInstance) -> Symptoms:
         if posted.status_code != 303:
             return seen | {"hire-form-prefixes-connections"}  # the form refused the hire: nothing to delegate
         new = [agent for agent in api.agents() if agent.id not in before]
+        listed = re.search(
+            rf'data-agent-name="{name}">.*?data-testid="agent-role">([^<]*)<', httpx.get(f"{instance.base_url}/").text
+        )
+        if listed is None or listed.group(1) != "QA":
+            seen.add("team-list-shows-default-role")
         if len(new) != 1:
             seen.add("hire-stored-twice")
         hired = next(agent for agent in new if agent.name == name)
@@ -455,6 +463,8 @@ def decide_on_services(instance: TestbedInstance) -> Symptoms:
             if [i.status for i in api.interactions(task.id)] == ["pending"]:  # the agent would wait forever
                 return seen | {"decision-not-saved"}
             [decided] = api.interactions(task.id)
+            if [c.policy for c in api.connections()] != ["ask_first"]:
+                seen.add("decision-allows-connection")
             if decided.decided_by != "user":
                 seen.add("decision-filed-under-agent")
             api.decide(pending.id, "approve" if approve else "decline")  # a second click, as the API gets it
@@ -628,6 +638,7 @@ FLOW_OF: dict[str, str] = {
     "stop-result-hidden": "stop",
     "child-link-opens-parent": "delegate",
     **{name: "hire" for name in REGISTRY if name.startswith("hire-")},
+    "team-list-shows-default-role": "hire",
     "delegation-hires-copy": "hire",
     "child-run-by-delegator": "hire",
     "skill-created-twice": "skill",

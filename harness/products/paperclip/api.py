@@ -23,7 +23,9 @@ mapping says what stands in for it:
 - the *workspace* is the folder the harness gave the scripted agent (Paperclip
   has no workspace API for ``process`` agents), read from disk;
 - services, connections and their approval cards are Paperclip's Apps and
-  tool-action cards (:mod:`.apps`).
+  tool-action cards (:mod:`.apps`);
+- a *skill* is a company skill: its body is its ``SKILL.md`` (``markdown``),
+  its version the revision number of its current version.
 """
 
 from __future__ import annotations
@@ -37,17 +39,19 @@ from pathlib import Path
 from typing import Any
 
 from agents.paperclip.runner import RECEIPT_MARK, RECEIPTS_FOLDER
-from harness.products.http import product_answer, product_client, product_json
+from harness.products.http import ProductApiError, product_answer, product_client, product_json
 from harness.products.paperclip.agent_clis import claude_local_config, codex_local_config
 from harness.products.paperclip.apps import PaperclipApps
 from harness.products.records import (
     SHUTDOWN_ERROR,
     Activity,
     Agent,
+    AgentStatus,
     Comment,
     Company,
     Controller,
     Delivery,
+    HireApproval,
     Receipt,
     RecordId,
     Run,
@@ -93,6 +97,22 @@ WAKE_CAUSES: dict[str, RunCause] = {
     "process_lost_retry": "recovery",
     "retry_failed_run": "recovery",
 }
+# An agent's standing in the harness's words; Paperclip's idle, running and error agents all take work.
+AGENT_STATUSES: dict[str, AgentStatus] = {
+    "paused": "paused",
+    "pending_approval": "pending_approval",
+    "terminated": "terminated",
+}
+# A hire's approval in the harness's words: one sent back for revision still waits for the board.
+APPROVAL_STATUSES = {
+    "pending": "pending",
+    "revision_requested": "pending",
+    "approved": "approved",
+    "rejected": "rejected",
+}
+# What Paperclip records on a run it cancels because a board user paused its agent (heartbeat.js:
+# cancelActiveForAgentInternal's default reason), in the harness's words.
+PAUSE_CANCEL_REASON = "Cancelled due to agent pause"
 TERMINAL_RUN_STATUSES = {"succeeded", "failed", "cancelled", "timed_out", "interrupted"}
 # A run its graceful-shutdown drain cut short (heartbeat.js: drainRunningRunsForShutdown), in the harness's words.
 SHUTDOWN_DRAIN_ERROR = "server_shutdown_interrupted"
@@ -175,6 +195,7 @@ class PaperclipApi(PaperclipApps):
             adapter=_env_value(env, "EVERYDAY_ADAPTER") or raw["adapterType"],
             model=_env_value(env, "EVERYDAY_MODEL"),
             budget_cents=raw.get("budgetMonthlyCents") or None,
+            status=AGENT_STATUSES.get(raw.get("status", ""), "active"),
         )
 
     def _raw_issues(self) -> list[dict[str, Any]]:
@@ -225,7 +246,7 @@ class PaperclipApi(PaperclipApps):
         unconsumed = sum(1 for c in comments if c.author_kind == "user" and c.consumed_by_run_id is None)
         return Task(
             **self._summary(raw, names).model_dump(),
-            body=raw.get("description") or "",
+            body=markdown_text(raw.get("description") or ""),
             comments=comments,
             runs=runs,
             deliveries=deliveries,
@@ -406,19 +427,22 @@ class PaperclipApi(PaperclipApps):
         ``claude`` on its ``claude_local`` (``claude_local_config``); only where the instance has a model upstream (the replay server), so no
         agent here can reach a real model API.
         """
+        payload = self._agent_payload(name, role, reports_to, adapter, model)
+        return self._agent(self._json("POST", f"/api/companies/{self.company_id}/agents", json=payload))
+
+    def _agent_payload(
+        self, name: str, role: str, reports_to: RecordId | None, adapter: str, model: str
+    ) -> dict[str, Any]:
         settings = self.agent_settings
         if adapter == "codex":
-            config = codex_local_config(name, model, settings)
-            adapter_type = "codex_local"
+            config, adapter_type = codex_local_config(name, model, settings), "codex_local"
         elif adapter == "claude":
-            config = claude_local_config(name, model, settings)
-            adapter_type = "claude_local"
+            config, adapter_type = claude_local_config(name, model, settings), "claude_local"
         elif adapter == "scripted":
-            config = self._scripted_config(adapter, model, settings)
-            adapter_type = "process"
+            config, adapter_type = self._scripted_config(adapter, model, settings), "process"
         else:
             raise ValueError(f"the Paperclip driver runs the scripted agent, codex and claude, not {adapter!r}")
-        payload = {
+        return {
             "name": name,
             "role": role if role in PAPERCLIP_ROLES else "engineer",
             "title": role,
@@ -426,7 +450,44 @@ class PaperclipApi(PaperclipApps):
             "adapterType": adapter_type,
             "adapterConfig": config,
         }
-        return self._agent(self._json("POST", f"/api/companies/{self.company_id}/agents", json=payload))
+
+    # ---- the team: hires the board approves, tasks for an agent that may take none -------------
+
+    def require_hire_approval(self, required: bool) -> None:
+        """Paperclip's company setting ``requireBoardApprovalForNewAgents``."""
+        payload = {"requireBoardApprovalForNewAgents": required}
+        self._json("PATCH", f"/api/companies/{self.company_id}", json=payload)
+
+    def request_hire(
+        self, name: str, role: str, reports_to: RecordId | None, adapter: str, model: str
+    ) -> HireApproval | None:
+        """Paperclip's hire route (``POST .../agent-hires``): the agent, and its approval when the board must decide."""
+        payload = self._agent_payload(name, role, reports_to, adapter, model)
+        answer = self._json("POST", f"/api/companies/{self.company_id}/agent-hires", json=payload)
+        return self._approval(answer["approval"]) if answer.get("approval") else None
+
+    def hire_approvals(self) -> list[HireApproval]:
+        raw = self._json("GET", f"/api/companies/{self.company_id}/approvals")
+        return [self._approval(a) for a in sorted(raw, key=lambda a: a["createdAt"]) if a["type"] == "hire_agent"]
+
+    @staticmethod
+    def _approval(raw: dict[str, Any]) -> HireApproval:
+        payload = raw.get("payload") or {}
+        return HireApproval(
+            id=raw["id"],
+            name=payload.get("name", ""),
+            status=APPROVAL_STATUSES[raw["status"]],
+            agent_id=payload.get("agentId"),
+        )
+
+    def offer_task(self, title: str, body: str, agent_id: RecordId) -> Task | None:
+        """An issue for the agent; None when Paperclip refuses it (``agent_not_assignable``: 409 or 422)."""
+        try:
+            return self.create_task(title, body, assignee_id=agent_id)
+        except ProductApiError as error:
+            if error.status_code in (400, 409, 422):
+                return None
+            raise
 
     def _scripted_config(self, adapter: str, model: str, settings: dict[str, str]) -> dict[str, Any]:
         return {
@@ -453,10 +514,21 @@ class PaperclipApi(PaperclipApps):
         return self._agent(raw)
 
     def skills(self) -> list[SkillEntry]:
-        raise NotImplementedError("create-skill-studio: the skill library is not wired for Paperclip")
+        """The company's skill library (its own skills and the bundled ones), each at its current version."""
+        listed = self._json("GET", f"/api/companies/{self.company_id}/skills")
+        return [SkillEntry.model_validate(self.skill(raw["id"]).model_dump()) for raw in listed]
 
     def skill(self, skill_id: RecordId) -> Skill:
-        raise NotImplementedError("create-skill-studio: the skill library is not wired for Paperclip")
+        """A company skill with its ``SKILL.md`` as its body; its version is the current version's revision number."""
+        raw = self._json("GET", f"/api/companies/{self.company_id}/skills/{skill_id}")
+        current = raw.get("currentVersion") or {}
+        return Skill(
+            id=raw["id"],
+            slug=raw["slug"],
+            name=raw["name"],
+            version=int(current.get("revisionNumber") or 0),
+            body=raw.get("markdown") or "",
+        )
 
     def create_task(self, title: str, body: str = "", assignee_id: RecordId | None = None) -> Task:
         payload = {"title": title, "description": body, "assigneeAgentId": assignee_id, "status": "todo"}
@@ -472,7 +544,8 @@ MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|~<>])")
 
 
 def markdown_text(body: str) -> str:
-    """A comment as the person typed it: Paperclip's composer stores markdown, escaping ``_`` as ``\\_``."""
+    """A comment or a description as the person typed it: Paperclip's editors store markdown, escaping ``_`` as
+    ``\\_``."""
     return MARKDOWN_ESCAPE.sub(r"\1", body)
 
 
@@ -531,6 +604,8 @@ def _error_code(run: dict[str, Any]) -> str | None:
     result = run.get("resultJson") or {}
     if run["status"] == "cancelled" and result.get("cancelledByActorType") == "user":
         return "stopped_by_user"
+    if run["status"] == "cancelled" and run.get("error") == PAUSE_CANCEL_REASON:
+        return "paused_by_user"
     if run.get("errorCode") == SHUTDOWN_DRAIN_ERROR:
         return SHUTDOWN_ERROR
     if run["status"] in ("interrupted", "timed_out"):

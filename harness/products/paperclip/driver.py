@@ -10,6 +10,7 @@ from harness.products.paperclip import install
 from harness.products.paperclip.instance import PaperclipInstance
 from harness.products.paperclip.pages import ConnectionsPage, IssueListPage, IssuePage
 from harness.products.paperclip.secrets import SECRET_PATTERNS
+from harness.products.paperclip.team_pages import AgentPage, ApprovalsPage
 from harness.products.records import RecordId
 
 
@@ -64,3 +65,9 @@ class PaperclipDriver:
 
     def services_page(self, page: Any, base_url: str) -> ConnectionsPage:
         return ConnectionsPage(page, base_url).open()
+
+    def approvals_page(self, page: Any, base_url: str) -> ApprovalsPage:
+        return ApprovalsPage(page, base_url)
+
+    def agent_page(self, page: Any, base_url: str, agent_id: RecordId) -> AgentPage:
+        return AgentPage(page, base_url, agent_id)

@@ -2,8 +2,9 @@
 
 Paperclip offers few hooks meant for tests, so these use roles, labels and
 text first, and Paperclip's own ``data-testid`` / ``data-author`` attributes
-where it ships them. Every selector for Paperclip lives in this file. An
-issue lives at ``/<PREFIX>/issues/<IDENTIFIER>``; its thread shows the
+where it ships them. Every selector for Paperclip lives in this file, or
+for its team pages (Approvals, an agent's page) in ``team_pages``. An issue
+lives at ``/<PREFIX>/issues/<IDENTIFIER>``; its thread shows the
 description and comments as chat bubbles, its deliveries under Artifacts.
 """
 
@@ -190,6 +191,20 @@ class IssuePage:
         expect(
             self.page.get_by_role("main").get_by_role("button", name=f"Change status (current: {label})").first
         ).to_be_visible(timeout=ms(timeout))
+
+    def shown_fields(self) -> dict[str, str | None]:
+        """The issue's title (its heading) and description (the thread's first bubble).
+
+        The description is left out where the page shows no description bubble (a layout without the thread).
+        """
+        title = self.page.get_by_role("main").get_by_role("heading", level=2).first.inner_text()
+        body = self.page.evaluate(
+            """() => {
+                const brief = document.querySelector('[data-testid="task-chat-description-bubble"]');
+                return brief ? (brief.querySelector(".paperclip-markdown") ?? brief).innerText : null;
+            }"""
+        )
+        return {"title": title} | ({"body": body} if body is not None else {})
 
     # ---- thread --------------------------------------------------------------------
 

@@ -65,7 +65,18 @@ COMMENT_WAKE = Promise(
     'a new run boundary"); @paperclipai/adapter-utils/dist/server-utils.js: renderPaperclipWakePrompt',
 )
 
-PROMISES: tuple[Promise, ...] = (HOT_RESTART, SIGTERM_DRAIN, COMMENT_WAKE)
+PAUSE_CANCELS = Promise(
+    id="pause-cancels-active-runs",
+    statement="pausing an agent (a board action) sets it paused and cancels its active runs, killing their "
+    "processes ('Cancelled due to agent pause'); a paused agent is not invokable, so no wake starts a run of it "
+    "until it is resumed; a terminated agent takes no work (assigning work to it is refused)",
+    source=f"{SERVER}/routes/agents.js: POST /agents/:id/pause (svc.pause, then heartbeat.cancelActiveForAgent); "
+    f"{SERVER}/services/heartbeat.js: cancelActiveForAgentInternal; {SERVER}/services/agent-invokability.js: "
+    f"DIRECT_NON_INVOKABLE_STATUSES; {SERVER}/services/agent-assignability.js ('Cannot assign work to terminated "
+    "agents')",
+)
+
+PROMISES: tuple[Promise, ...] = (HOT_RESTART, SIGTERM_DRAIN, COMMENT_WAKE, PAUSE_CANCELS)
 
 # Checks whose assumption a promise's documented behaviour rules out on Paperclip: a failure of one there is our
 # assumption, not Paperclip's defect (the restart checks' same-run premise is the hot restart's, not the drain's).

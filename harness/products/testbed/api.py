@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import httpx
 
 from harness.core.waiting import WaitTimeout, wait_for
-from harness.products.http import product_answer, product_client, product_json
+from harness.products.http import ProductApiError, product_answer, product_client, product_json
 from harness.products.records import (
     Activity,
     Agent,
@@ -21,6 +21,7 @@ from harness.products.records import (
     Connection,
     Controller,
     Delivery,
+    HireApproval,
     Interaction,
     ProviderEntry,
     RecordId,
@@ -145,6 +146,30 @@ class ApiClient:
     def set_agent_budget(self, agent_id: RecordId, cents: int | None) -> Agent:
         return Agent.model_validate(self._json("PUT", f"/api/agents/{agent_id}/budget", json={"budget_cents": cents}))
 
+    # ---- the team: hires that wait for approval (testbed/team.py) ----------------------
+
+    def require_hire_approval(self, required: bool) -> None:
+        self._json("PUT", "/api/company/hire-approval", json={"required": required})
+
+    def request_hire(
+        self, name: str, role: str, reports_to: RecordId | None, adapter: str, model: str
+    ) -> HireApproval | None:
+        payload = {"name": name, "role": role, "reports_to": reports_to, "adapter": adapter, "model": model}
+        answer = self._json("POST", "/api/hires", json=payload)
+        return HireApproval.model_validate(answer["approval"]) if answer["approval"] else None
+
+    def hire_approvals(self) -> list[HireApproval]:
+        return [HireApproval.model_validate(a) for a in self._json("GET", "/api/approvals")]
+
+    def offer_task(self, title: str, body: str, agent_id: RecordId) -> Task | None:
+        """A task for the agent; None when the testbed refuses it (409: the agent is terminated)."""
+        try:
+            return self.create_task(title, body, assignee_id=agent_id)
+        except ProductApiError as error:
+            if error.status_code == 409:
+                return None
+            raise
+
     def create_task(
         self, title: str, body: str = "", assignee_id: RecordId | None = None, parent_id: RecordId | None = None
     ) -> Task:
@@ -169,6 +194,10 @@ class ApiClient:
     def decide(self, interaction_id: RecordId, decision: str) -> httpx.Response:
         """Send a decision through the API (a replayed click): the raw answer, which may be a refusal."""
         return self.http.post(f"/api/interactions/{interaction_id}/decision", json={"decision": decision})
+
+    def approve_anywhere(self, interaction_id: RecordId) -> dict[str, int]:
+        """The testbed offers one route to approve a request: its card's decision."""
+        return {"card": self.decide(interaction_id, "approve").status_code}
 
     def providers(self) -> list[ProviderEntry]:
         return [ProviderEntry.model_validate(p) for p in self._json("GET", "/api/providers")]

@@ -13,6 +13,7 @@ from harness.products.testbed.instance import TestbedInstance
 from harness.products.testbed.pages import HireFormPage, TaskListPage, TaskPage
 from harness.products.testbed.secrets import SECRET_PATTERNS
 from harness.products.testbed.skill_pages import TaskSkillsPanel
+from harness.products.testbed.team_pages import AgentPage, ApprovalsPanel
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 # The product and the agent runtime its runners run (the scripted agent, the CLI runner, the metering proxy).
@@ -76,3 +77,9 @@ class TestbedDriver:
 
     def hire_form(self, page: Any, base_url: str) -> HireFormPage:
         return HireFormPage(page, base_url)
+
+    def approvals_page(self, page: Any, base_url: str) -> ApprovalsPanel:
+        return ApprovalsPanel(page, base_url)
+
+    def agent_page(self, page: Any, base_url: str, agent_id: int) -> AgentPage:
+        return AgentPage(page, base_url, agent_id)

@@ -154,6 +154,15 @@ class HireFormPage:
         expect(self.page.get_by_test_id("agent-form-error")).to_have_count(0)
         expect(self._row(self.name)).to_have_count(1)
 
+    def shown_agent(self, name: str) -> dict[str, str | None]:
+        """The agent's name, role, runner and model as the team list shows them (it shows no manager)."""
+        row = self._row(name)
+        if row.count() != 1:
+            return dict.fromkeys(("name", "role", "adapter", "model"))
+        return {
+            field: row.get_by_test_id(f"agent-{field}").inner_text() for field in ("name", "role", "adapter", "model")
+        }
+
     def hired_id(self, name: str) -> int:
         return int(self._row(name).get_attribute("data-agent-id") or 0)
 
@@ -212,6 +221,14 @@ class TaskPage:
         except PlaywrightTimeoutError:
             shown = self.page.evaluate(SHOWN_STATUS_JS)
             raise AssertionError(f"the status badge shows {shown!r}, not {status!r}, after {timeout:.0f} s") from None
+
+    def shown_fields(self) -> dict[str, str | None]:
+        """The task's title and description as the page shows them, read in one look."""
+        title, body = self.page.evaluate(
+            """() => ["task-title-text", "task-body"].map(
+                id => document.querySelector(`[data-testid="${id}"]`)?.innerText ?? null)"""
+        )
+        return {"title": title, "body": body}
 
     def wait_for_active_run(self, timeout: float = DEFAULT_TIMEOUT_S) -> int:
         """Wait until a run with a runner process is shown; returns its id."""

@@ -17,6 +17,10 @@ PRODUCT = ProductDeclaration(
     ),
     suites=ProductSuites(scripted="example-scripted"),
     capabilities=(),
-    lacks={"stop": "the template shows the smallest driver; a real one declares what its product can do"},
+    lacks={
+        "stop": "the template shows the smallest driver; a real one declares what its product can do",
+        "hire-approval": "the template's product has one agent and no board",
+        "agent-controls": "the template's product has no agent controls",
+    },
     observes=("message-read", "runner-identity", "receipts"),
 )

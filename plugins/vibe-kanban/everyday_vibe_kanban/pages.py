@@ -129,6 +129,11 @@ class TaskPanel:
         label = next(k for k, v in STATUS_LABELS.items() if v == status)
         expect(self._header.locator("p").first).to_have_text(label, timeout=ms(timeout))
 
+    def shown_fields(self) -> dict[str, str | None]:
+        """Nothing yet: this page object has no reading of the panel's title and description apart from the
+        attempt's prompt (the conversation's first entry), so neither is compared here (not observable)."""
+        return {}
+
     # ---- conversation ----------------------------------------------------------------
 
     def entries(self) -> list[Entry]:

@@ -39,6 +39,8 @@ PRODUCT = ProductDeclaration(
         "chat-connectors": "vibe-kanban has no chat connectors or email card",
         "connection-requests": "vibe-kanban has no connections an agent could ask for",
         "skills": "vibe-kanban has no skill library",
+        "hire-approval": f"{NO_TEAM}: no hires, so no board approval of them",
+        "agent-controls": f"{NO_TEAM}: no agent to pause, resume or terminate (an attempt is stopped, not its agent)",
         "controller-restart": "vibe-kanban does not keep a run across a restart of its server: its agents are the"
         " server's children, and at start it marks every execution process left running as failed (its orphan"
         " clean-up), so the stories' premise (the same run goes on) is not something it offers",
