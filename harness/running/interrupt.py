@@ -204,6 +204,9 @@ def install() -> None:
     if not getattr(start_thread, "__wrapped_by_interrupt__", False):
         ThreadPoolExecutor._adjust_thread_count = _kept_whole(start_thread)  # type: ignore[attr-defined,method-assign]
     if threading.current_thread() is threading.main_thread():
+        # A parent may have blocked them (a Ray worker blocks SIGINT, and a cell worker it starts inherits the mask):
+        # a blocked stop signal would wait unseen while the cell played on to its end.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         if not _stuck_reporter:  # started here: a signal handler must not start a thread (it may hold their lock)
             _stuck_reporter.append(threading.Thread(target=_report_where_each_waits_when_stuck, daemon=True))
             _stuck_reporter[0].start()

@@ -160,11 +160,6 @@ def _products(processes: list[psutil.Process]) -> list[psutil.Process]:
     return found
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open defect: ray.cancel reaches the cell's task but the cell plays on to its end (both cells passed, 106 s,"
-    " after 'cancelling 2 remote cell(s)'); the cancel must interrupt the node's cell worker",
-)
 def test_ctrl_c_cancels_every_remote_cell_and_leaves_nothing_running(cluster: Any, tmp_path: Path) -> None:
     # A slow scripted agent: both cells are still playing when Ctrl-C comes.
     ran = harness_run(tmp_path, CELLS[:2], "--engine", "ray", "--ray-address", cluster.address, "--pace", "3")
