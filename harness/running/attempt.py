@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.core.catalog import Cell, live_cell_unavailable_reason, suite_definition_hash
 from harness.core.deadline import Deadline
+from harness.core.outcomes import is_known_finding
 from harness.core.records import Accounting, AttemptRecord, CellIdentity, Provenance, Timing, utc_now
 from harness.core.settings import RunSettings
 from harness.core.verdicts import StoryOutcome, Verdict
@@ -29,9 +30,10 @@ from harness.evidence.recorder import EvidenceRecorder
 from harness.evidence.secret_scan import describe, secrets_from_environment
 from harness.products import product_driver
 from harness.products.http import ProductApiError
-from harness.results.epochs import complete_epochs
+from harness.results.epochs import INTERRUPTED, complete_epochs
 from harness.running.cost_limit import cost_limit_reason
 from harness.running.interrupt import interrupted, stopped_by
+from harness.running.progress import AttemptProgress
 
 
 class AttemptContext(BaseModel):
@@ -183,7 +185,8 @@ def run_attempt(
 ) -> AttemptRecord:
     cell_folder = settings.results / settings.campaign / cell.execution_id
     attempt_id = new_attempt_id(cell_folder)
-    recorder = EvidenceRecorder(cell_folder / attempt_id, unobservable=cell.unobservable)
+    progress = AttemptProgress(cell.execution_id, attempt_id)
+    recorder = EvidenceRecorder(cell_folder / attempt_id, unobservable=cell.unobservable, on_step=progress.step)
     started = utc_now()
     deadline = Deadline(settings.deadline_s or cell.deadline_s)
     conclusion = Conclusion()
@@ -197,7 +200,7 @@ def run_attempt(
             verdict, reason, conclusion = _play(cell, context, open_journey)
         except KeyboardInterrupt:
             reason = f"interrupted by the user ({stopped_by()})"
-            _finish(
+            record = _finish(
                 recorder,
                 cell,
                 settings,
@@ -211,11 +214,15 @@ def run_attempt(
                 secret_patterns,
                 interrupted=True,
             )
+            progress.ended(record, recorder.folder, INTERRUPTED)
             raise
         verdict, reason = count_checks(verdict, reason, [check.id for check in recorder.failed_checks()])
-    return _finish(
+    record = _finish(
         recorder, cell, settings, attempt_id, retry_of, verdict, reason, started, deadline, conclusion, secret_patterns
     )
+    known = " (known finding)" if is_known_finding(record, cell.known_finding) else ""
+    progress.ended(record, recorder.folder, record.verdict.value + known)
+    return record
 
 
 def _finish(
