@@ -105,7 +105,9 @@ def test_on_a_terminal_running_cells_are_redrawn_in_place_and_erased_when_they_e
     progress.ended(_record(package), package, "passed")
     board.stop()
     rest = out.getvalue().split(f"{SCRIPTED_CELL}  product start\n", 1)[1]
-    assert rest == f"\x1b[1F{CLEAR_BELOW}[1/2] passed                {SCRIPTED_CELL} (42.0 s)\n      evidence: {package}\n"
+    assert (
+        rest == f"\x1b[1F{CLEAR_BELOW}[1/2] passed                {SCRIPTED_CELL} (42.0 s)\n      evidence: {package}\n"
+    )
 
 
 def test_an_infrastructure_failure_points_at_the_harness_error_log(tmp_path: Path) -> None:
@@ -113,7 +115,9 @@ def test_an_infrastructure_failure_points_at_the_harness_error_log(tmp_path: Pat
     (package / "logs/harness-error.txt").write_text("Traceback ...\n")
     explanation = explain(_record(package), package)
     assert explanation.evidence == package / "logs/harness-error.txt"
-    assert explanation.why.startswith("BrowserGone: x") and explanation.why.endswith("…") and len(explanation.why) == 160
+    assert (
+        explanation.why.startswith("BrowserGone: x") and explanation.why.endswith("…") and len(explanation.why) == 160
+    )
 
 
 def test_summary_prints_the_latest_campaign_as_a_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
