@@ -7,6 +7,7 @@ print one screen a person can act on.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections import Counter
@@ -34,8 +35,6 @@ from harness.running.progress import PROGRESS_ENV
 # and each xdist worker does the same from the command line it is given.
 PLUGIN = "harness.running.plugin"
 STORY_CELLS_MODULE = Path(__file__).with_name("story_cells.py")
-STOPPED = 130
-"""A run told to stop exits as a shell reports a command ended by Ctrl-C (128 + SIGINT)."""
 
 
 def pytest_arguments(settings: RunSettings, extra: Sequence[str] = ()) -> list[str]:
@@ -139,7 +138,7 @@ def exit_status(records: Sequence[AttemptRecord], cells: Sequence[Cell], epochs:
 def run_cells(settings: RunSettings, extra: Sequence[str] = (), show_pytest: bool = False) -> int:
     """Run the settings' cells through pytest, then print and write the campaign's summary.
 
-    Exit status: ``exit_status``'s, or 130 when the run was told to stop (Ctrl-C, `kill`, a closed terminal),
+    Exit status: ``exit_status``'s, or 128 + the signal's number when the run was told to stop (130 for Ctrl-C),
     after the summary of what ended. pytest's own output goes to the campaign's ``PYTEST_OUTPUT`` unless
     ``show_pytest`` (or ``extra`` pytest arguments) asks for it on the terminal.
     """
@@ -176,8 +175,11 @@ def run_cells(settings: RunSettings, extra: Sequence[str] = (), show_pytest: boo
         summarize_campaign(campaign, attempts, planned=settings.cells).model_dump_json(indent=2) + "\n"
     )
     if interrupt.interrupted():
+        # The browser's driver was closed under Playwright's pending calls on purpose: asyncio would report each
+        # of their futures as "never retrieved" when it is collected, after the summary.
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)
         print(f"stopped by {interrupt.stopped_by()}: nothing left running; `--resume {campaign}` plays what is missing")
-        return STOPPED
+        return interrupt.stopped_status()
     if board.unfinished_items or (pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)):
         if board.pytest_output is not None:
             print(f"pytest's own output: {board.pytest_output}")
