@@ -164,6 +164,7 @@ def run_cells(settings: RunSettings, extra: Sequence[str] = (), show_pytest: boo
         pytest_status = pytest.main(pytest_arguments(settings, extra), plugins=[board])
     finally:
         board.stop()
+        os.environ.pop(PROGRESS_ENV, None)
         if ended := release_run_folder(run_folder):
             print(f"ended {ended} process(es) the run's cells left behind")
     attempts = campaign_attempts(results, campaign)
