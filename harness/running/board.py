@@ -54,6 +54,8 @@ def cell_of(nodeid: str) -> str:
 
 
 class _Running:
+    """A cell's attempt under way: when it started, the step it is at, when the piped log last heard of it."""
+
     def __init__(self, started: float) -> None:
         self.started = started
         self.step = "starting"

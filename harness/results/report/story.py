@@ -62,7 +62,7 @@ def _listed(items: list[str]) -> str:
 
 def sentence(record: AttemptRecord) -> str:
     """A sentence or two of what the story did and how it ended, from its timeline and checks."""
-    steps = [event for event in record.timeline]
+    steps = record.timeline
     hired = [event.detail.split(" (", 1)[0] for event in steps if event.step == "hire"]
     tasks = [event for event in steps if event.step == "create task"]
     messages = sum(1 for event in steps if event.step == "send message")
