@@ -175,3 +175,12 @@ def test_self_contained_copy_works_without_the_results_folder(page: Page, tmp_pa
     widths = page.eval_on_selector_all("img.journey-shot", "imgs => imgs.map(i => i.naturalWidth)")
     assert widths == [1280, 1280]
     assert errors == [] and remote == []
+
+
+@pytest.mark.parametrize("width", [600, 1280])
+def test_attempt_page_layout_holds_at_any_width(page: Page, site: tuple[Path, Path], width: int) -> None:
+    """Long ids, digests and timestamps once pushed the page past the window; wide tables scroll in their column."""
+    _, report = site
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto((report / "attempts" / "c2" / SCRIPTED_CELL / "1-bbbb.html").as_uri())
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
