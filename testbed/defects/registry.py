@@ -29,6 +29,8 @@ Area = Literal[
     "api",
     "skills",
     "providers",
+    "routines",
+    "budgets",
 ]
 
 A = TypeVar("A", bound=Callable[..., Any])
