@@ -29,6 +29,7 @@ Expectation = Literal[
     "decision-saved",
     "hire-form-shown",
     "agent-hired",
+    "routine-run-started",
 ]
 
 EXPECTATIONS: tuple[Expectation, ...] = get_args(Expectation)

@@ -33,6 +33,8 @@ PRODUCT = ProductDeclaration(
     lacks={
         "hiring": "the driver does not wire Paperclip's New agent page and its Apps access bindings yet",
         "skills": "the driver does not wire Paperclip's company skills and Skill Studio yet",
+        "routines": "the driver does not wire Paperclip's routines and their webhook triggers yet",
+        "budget-pause": "the driver does not wire Paperclip's budget policies and Costs page yet",
         "providers": f"{NOT_IN_RELEASE}: no aggregator routing or provider catalog",
         "chat-connectors": f"{NOT_IN_RELEASE}: no chat connectors or email card",
         "connection-requests": f"{NOT_IN_RELEASE}: an agent can ask to authorise only a connection that exists",

@@ -38,6 +38,8 @@ PRODUCT = ProductDeclaration(
         "providers",
         "hiring",
         "skills",
+        "routines",
+        "budget-pause",
     ),
     lacks={"graceful-drain": "its runners outlive a SIGTERM of the controller: it promises no drain to hold it to"},
     defects=tuple(DEFECTS),

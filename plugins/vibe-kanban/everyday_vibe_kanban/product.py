@@ -39,6 +39,8 @@ PRODUCT = ProductDeclaration(
         "chat-connectors": "vibe-kanban has no chat connectors or email card",
         "connection-requests": "vibe-kanban has no connections an agent could ask for",
         "skills": "vibe-kanban has no skill library",
+        "routines": "vibe-kanban has no routines or triggers: a task attempt starts only when a person starts it",
+        "budget-pause": "vibe-kanban meters no model spend and has no budgets: its agents use their own logins",
         "controller-restart": "not wired yet: its story's premise is a running run's process (pid and start time),"
         " which vibe-kanban does not expose",
         "stop": "not wired yet: its story's premise is a running run's process (pid and start time), which"
