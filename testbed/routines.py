@@ -27,7 +27,6 @@ from .models import RowId, Strict, TaskCreate, TaskStatus
 WEBHOOK_PATH = "/api/routine-webhooks/{key}"
 
 
-
 class RoutineCreate(Strict):
     """A new routine: the task it creates each time it fires, and the agent it goes to."""
 

@@ -123,6 +123,7 @@ class Wallet:
         self.budget_cents = cents
         self.journey.evidence.note("budget raised", f"{self.agent.name}: {cents} cents")
         self.journey.screenshot(f"budget raised to {cents} cents")
+        self.journey.open_task(task)  # back where the work is: its page shows whether it goes on
 
         def new_run() -> Run | None:
             runs = self.journey.api.task(task.id).runs
@@ -133,4 +134,3 @@ class Wallet:
 
     def _run(self, task: Task, run_id: RecordId) -> Run:
         return next(r for r in self.journey.api.task(task.id).runs if r.id == run_id)
-

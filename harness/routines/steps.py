@@ -43,8 +43,10 @@ class RoutineDesk:
         """Fill the new-routine form for the lead, with a webhook trigger, and land on the routine's page."""
         driver = cast(RoutinesDriver, self.journey.driver)
         with self.journey.expecting("task-page-shown", f"creating routine {title!r} in the browser"):
-            self.view = driver.routines_page(self.journey.page, self.journey.instance.base_url).open().create(
-                title, instructions, self.journey.lead.name
+            self.view = (
+                driver.routines_page(self.journey.page, self.journey.instance.base_url)
+                .open()
+                .create(title, instructions, self.journey.lead.name)
             )
         routine = self.api.routine(self.view.routine_id)
         self.journey.evidence.note("create routine", f"routine {routine.id} {title!r} for {self.journey.lead.name}")

@@ -26,7 +26,9 @@ class RoutinePage:
     def runs(self) -> list[ShownRoutineRun]:
         rows = self.page.get_by_test_id("routine-run")
         return [
-            ShownRoutineRun(task_id=row.get_attribute("data-task-id") or "", status=row.get_attribute("data-status") or "")
+            ShownRoutineRun(
+                task_id=row.get_attribute("data-task-id") or "", status=row.get_attribute("data-status") or ""
+            )
             for row in rows.all()
         ]
 
@@ -86,6 +88,4 @@ class CostPage:
         row = self._row(name)
         row.get_by_label("Budget (cents)").fill(str(cents))
         row.get_by_role("button", name="Save budget").click()
-        expect(self._row(name)).to_have_attribute(
-            "data-budget-cents", str(cents)
-        )
+        expect(self._row(name)).to_have_attribute("data-budget-cents", str(cents))
