@@ -28,7 +28,8 @@ CASES = [
     "service-decline",
 ]
 # On the testbed only (its driver wires decisions on connections and email, provider questions, the hire form
-# and the skill library): paid, scripted and replay; not on Paperclip. The provider cases have no replay cell yet.
+# the skill library, routines and budget pauses): paid, scripted and replay; not on Paperclip. The provider cases
+# and budget-stop have no replay cell yet.
 TESTBED_CASES = [
     "connection-decline",
     "agentmail-setup",
@@ -37,6 +38,8 @@ TESTBED_CASES = [
     "provider-second",
     "hire-reuse",
     "create-skill-studio",
+    "routine-run",
+    "budget-stop",
 ]
 
 
@@ -58,13 +61,13 @@ def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
     assert all_ids == sorted(all_ids)
     ids = [c.execution_id for c in registry.catalog().cells() if built_in(c)]
     # The testbed: 3 paid profiles + scripted on every case, runner-opencode on delegation and hiring only, 3 replay
-    # profiles on the 10 cases the replay scripts; Paperclip: scripted on the 7 cases its driver can serve (the
+    # profiles on the 11 cases the replay scripts; Paperclip: scripted on the 7 cases its driver can serve (the
     # drain in place of the hot restart, which it promises only for its sessioned adapters), its 2 replay profiles
     # on the 4 of them the replay scripts there.
     replayed = [
         c for c in registry.cases() if c.replay and c.story.startswith("stories.") and "graceful-drain" not in c.needs
     ]
-    assert len(replayed) == 10
+    assert len(replayed) == 11
     expected = 4 * len(CASES + TESTBED_CASES) + 2 + 3 * len(replayed) + 7 + 2 * 4
     assert len(ids) == len(set(ids)) == expected
     for c in registry.catalog().cells():

@@ -148,15 +148,15 @@ def test_id_stands_alone(selectors: dict) -> None:
         ({"environments": ["cloud"]}, "valid environments: local, paperclip-local"),
         (
             {"cases": ["nope"]},
-            "valid cases: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, hire-reuse, "
+            "valid cases: agentmail-setup, budget-stop, build-revise, connection-decline, create-skill-studio, delegate-feedback, hire-reuse, "
             "provider-decline, provider-native, provider-second, recover-controller, recover-controller-drain, "
-            "recover-controller-sigkill, service-approve, service-decline, stop-redirect",
+            "recover-controller-sigkill, routine-run, service-approve, service-decline, stop-redirect",
         ),
         (
             {"ids": ["nope"]},
-            "valid ids: agentmail-setup, build-revise, connection-decline, create-skill-studio, delegate-feedback, hire-reuse, "
+            "valid ids: agentmail-setup, budget-stop, build-revise, connection-decline, create-skill-studio, delegate-feedback, hire-reuse, "
             "provider-decline, provider-native, provider-second, recover-controller, recover-controller-drain, "
-            "recover-controller-sigkill, service-approve, service-decline, stop-redirect, "
+            "recover-controller-sigkill, routine-run, service-approve, service-decline, stop-redirect, "
             "everyday-workflows-paperclip-replay.replay-claude.paperclip-local.build-revise, "
             "everyday-workflows-paperclip-replay.replay-claude.paperclip-local.delegate-feedback",
         ),
