@@ -138,10 +138,8 @@ PARALLEL_CELLS = 5
 """Story cells calibration plays at once, each in one of as many long-lived cell workers.
 
 A cell mostly waits (on its agent's steps, the product's pages and the
-engine): three slots kept 2 cores only 1.2 busy and took 396 s for every
-suite; five keep them 1.5 to 1.7 busy and take 277 to 298 s (four runs,
-2026-12-02), every case still as expected, 1.2 to 1.3 times the CPU floor the
-run prints. A machine that is already busy gets less from the extra two.
+engine), so more cells than cores keep the cores busy; the measured choice is
+in docs/measurements.md.
 """
 
 CELL_WORKERS = CellWorkers(PARALLEL_CELLS)

@@ -112,6 +112,17 @@ def ctrl_c(harness: subprocess.Popen, whole_group: bool = False, sig: signal.Sig
     return output
 
 
+STARTED_WITHIN_S = 300.0
+
+
+def _ended_early(started: subprocess.Popen) -> bool:
+    """False while it runs; once it ended before the state waited for, the test fails with what it printed."""
+    if started.poll() is None:
+        return False
+    stdout, stderr = started.communicate()
+    raise AssertionError(f"it ended (exit {started.returncode}) before it got there:\n{stdout}\n{stderr}")
+
+
 def stopped_mid_run(command: list[str], temp: Path, sign: str, sig: signal.Signals) -> subprocess.CompletedProcess[str]:
     """Run ``command`` with its temporary files under ``temp``; once a process of it whose command line shows
     ``sign`` is running, send ``sig``; what it printed and its exit status once it ended."""
@@ -120,7 +131,10 @@ def stopped_mid_run(command: list[str], temp: Path, sign: str, sig: signal.Signa
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(temp)}
     )
     try:
-        wait_for(lambda: processes_naming(temp, showing=sign), f"a {sign} process")
+        # A state, not a speed: on a loaded machine a campaign's first product and runner take minutes to start.
+        wait_for(
+            lambda: processes_naming(temp, showing=sign) or _ended_early(started), f"a {sign} process", STARTED_WITHIN_S
+        )
         started.send_signal(sig)
         stdout, stderr = started.communicate(timeout=STUCK_AFTER_INTERRUPT_S + 30)
     finally:
