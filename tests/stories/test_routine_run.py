@@ -24,3 +24,12 @@ def test_routine_run_passes_with_every_routine_check(tmp_path: Path) -> None:
     assert ROUTINE_CHECKS <= {check.id for check in record.checks if check.passed}
     assert all(check.passed for check in record.checks)
     assert processes_of(tmp_path) == []
+
+
+def test_a_real_agent_cli_does_the_routines_work(tmp_path: Path) -> None:
+    """The real CLI (against the model replay) builds the tool on the task the routine started, once."""
+    done = harness_run(tmp_path, "--id", "everyday-workflows-replay.replay-claude.local.routine-run")
+    [record] = attempts(tmp_path)
+    assert done.returncode == 0 and record.verdict is Verdict.PASSED, f"{record.reason}\n{done.stdout[-2000:]}"
+    assert ROUTINE_CHECKS <= {check.id for check in record.checks if check.passed}
+    assert record.accounting.replay_model_calls and record.provenance.agent_clis
