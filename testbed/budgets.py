@@ -1,13 +1,13 @@
 """Budget pauses: an agent whose metered spend reaches its budget is paused until a person raises it.
 
 Every metered model call is recorded against its run and agent
-(:func:`agent_ops.record_call`). When a completed call brings the agent's
-spend (of the call's kind: simulated replay cents and real cents are
-budgeted apart) to its own budget, the agent is paused for budget in the
-same transaction: its running runs are asked to stop for budget (the
-scheduler's monitor then stops them as Stop does, and records each
-``cancelled`` with ``budget_paused``), no new model call of its runs is
-admitted, and none of its tasks gets a new run. Raising the budget above what
+(:func:`agent_ops.record_call`). When a recorded call (an admission's
+estimate, or a completion's measure) brings the agent's spend (of the
+call's kind: simulated replay cents and real cents are budgeted apart) to
+its own budget, the agent is paused for budget in the same transaction: its
+running runs are asked to stop for budget, so no further call of theirs is
+admitted (the scheduler then stops them as Stop does, and records each
+``cancelled`` with ``budget_paused``), and none of its tasks gets a new run. Raising the budget above what
 the agent spent resumes it and wakes every task a budget pause cut short:
 the work goes on where it stopped.
 """
