@@ -58,6 +58,7 @@ class AgentCli(ABC):
     binary: ClassVar[str]  # its command in node_modules/.bin
     install_scripts: ClassVar[bool] = False  # npm may run the package's install scripts (a native binary's link)
     provider: ClassVar[Provider]  # whose prices apply and whose key the metering proxy holds
+    volatile: ClassVar[tuple[str, ...]] = ()  # regexes for what varies between runs in its model calls (cassettes)
     protocol: ClassVar[Protocol]  # the wire protocol of its model calls
     session_field: ClassVar[str]  # the JSON field that names its session in its output
     replay_model: ClassVar[str]  # the model its free replay profile names (priced, never paid)

@@ -119,6 +119,7 @@ def run_settings(args: argparse.Namespace) -> RunSettings:
         cells = select(**selection_kwargs(args))
         settings = RunSettings.model_validate({"cells": tuple(cell.execution_id for cell in cells), **given})
         _require_known_calibration_names(settings, cells)
+        _require_fitting_cassette(settings, cells)
         return settings
     from harness.results.plan import PlanError, read_plan
 
@@ -150,14 +151,38 @@ def _require_known_calibration_names(settings: RunSettings, cells: Sequence[Cell
                 raise UsageError(f"--product-defect: {name} has no defect {defect!r}; {offer}")
 
 
+def _require_fitting_cassette(settings: RunSettings, cells: Sequence[Cell]) -> None:
+    """A cassette that cannot be read or was recorded on another story, agent or product is refused before anything
+    starts; so is recording where no model answers."""
+    if settings.record and (scripted := [c.execution_id for c in cells if c.profile.model_server == "none"]):
+        raise UsageError(f"--record: the scripted agent makes no model calls to record ({scripted[0]})")
+    if settings.cassette is None:
+        return
+    from harness.cassettes.model import CassetteError, load_cassette
+
+    try:
+        cassette = load_cassette(settings.cassette)
+    except CassetteError as error:
+        raise UsageError(f"--cassette: {error}") from None
+    recorded = (cassette.case, cassette.profile, cassette.product)
+    for cell in cells:
+        if (cell.case.name, cell.profile.name, cell.environment.product) != recorded:
+            raise UsageError(
+                f"--cassette: it was recorded on {cassette.cell}; {cell.execution_id} is another story, agent or product"
+            )
+
+
 def _settings_error(error: ValidationError) -> str:
     """One line naming each refused flag, its value and why, in the words a person typed."""
     flags = run_flags()
     parts = []
     for problem in error.errors():
-        name = str(problem["loc"][0]) if problem["loc"] else ""
-        flag = flags[name]["flag"] if name in flags else name
         message = problem["msg"].removeprefix("Value error, ")
+        if not problem["loc"]:  # a rule between flags: the message names them
+            parts.append(message)
+            continue
+        name = str(problem["loc"][0])
+        flag = flags[name]["flag"] if name in flags else name
         parts.append(f"{flag} {problem.get('input')!r}: {message[:1].lower()}{message[1:]}")
     return "; ".join(parts)
 

@@ -77,6 +77,8 @@ class Codex(AgentCli):
     version = "0.171.0"
     binary = "codex"
     provider = "openai"
+    # What its exec tool reports that differs between two runs of the same command (cassettes).
+    volatile = (r"Chunk ID: \w+",)
     protocol = "responses"
     session_field = "thread_id"
     replay_model = "gpt-5-codex"

@@ -248,6 +248,11 @@ class ProductDeclaration(_Frozen):
         default=(),
         description="product defects its driver can switch on for calibration (only a product of ours has any)",
     )
+    volatile: tuple[str, ...] = Field(
+        default=(),
+        description="regular expressions for the values the product makes up that reach an agent's model calls (ids,"
+        " tokens): a cassette replay compares requests without them and fits recorded answers with this run's",
+    )
     not_yet: dict[str, str] = Field(
         default_factory=dict,
         description="cells not yet wired, by ``<profile>.<case>`` (a shell pattern), with the reason",

@@ -90,8 +90,12 @@ class Accounting(BaseModel):
     )
     replay_model_calls: int | None = Field(
         None,
-        description="model calls the replay server answered (replay cells only): equal to model_calls when"
-        " nothing got past the metering proxy",
+        description="model calls the replay server (or a cassette) answered: equal to model_calls when nothing got"
+        " past the metering proxy",
+    )
+    cost_recorded: bool = Field(
+        False,
+        description="a cassette answered the calls: the costs are what they cost when recorded; nothing was spent",
     )
 
 

@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from harness.core.output_paths import file_problem, folder_problem
 
@@ -128,6 +128,20 @@ class RunSettings(BaseModel):
             "--deadline", "seconds each attempt may take (default: the cell's own, recorded in attempt.json)", "SECONDS"
         ),
     )
+    record: bool = Field(
+        default=False,
+        json_schema_extra=flag(
+            "--record", "keep each model exchange and the story's drawn inputs in a cassette in the attempt's package"
+        ),
+    )
+    cassette: Path | None = Field(
+        default=None,
+        json_schema_extra=flag(
+            "--cassette",
+            "answer the agents from this cassette (a file, or an attempt folder holding one): no model is reached",
+            "PATH",
+        ),
+    )
     pace_s: Annotated[float, Field(gt=0)] | None = Field(
         default=None, json_schema_extra=flag("--pace", "seconds per scripted agent step (> 0)", "SECONDS")
     )
@@ -154,6 +168,12 @@ class RunSettings(BaseModel):
         if problem:
             raise ValueError(problem)
         return junitxml
+
+    @model_validator(mode="after")
+    def _record_or_replay(self) -> RunSettings:
+        if self.record and self.cassette is not None:
+            raise ValueError("--record and --cassette exclude each other: a replay spends nothing worth recording")
+        return self
 
     def calibration_marks(self) -> dict[str, str]:
         """What makes an attempt a calibration diagnostic, kept out of the matrix and of promotion: its faulty

@@ -58,3 +58,11 @@ class Unexercised(StoryOutcome):
     """The fault premise was never reached: not a pass, not a model failure."""
 
     verdict = Verdict.UNEXERCISED
+
+
+class CassetteDiverged(Unexercised):
+    """The agent asked what its cassette does not hold: the product changed what it sees, so nothing was replayed.
+
+    It outranks how the story ended: whatever followed the divergence was
+    played against an error, not the recording.
+    """

@@ -44,7 +44,15 @@ TEST_ASSUMES = (
     "the paired cells are independent of each other, and with no real difference a cell is as likely to move"
     " one way as the other; cells without transitions either way, and cells on one side only, are left out"
 )
-SETTINGS_COMPARED = ("product_defect", "scripted_persona", "replay_script", "hard_stop_cents", "pace_s", "deadline_s")
+SETTINGS_COMPARED = (
+    "product_defect",
+    "scripted_persona",
+    "replay_script",
+    "cassette",
+    "hard_stop_cents",
+    "pace_s",
+    "deadline_s",
+)
 """Run settings that change what a campaign measures, recorded beside the attempts' provenance."""
 
 

@@ -23,7 +23,7 @@ from harness.core.catalog import Cell, live_cell_unavailable_reason, suite_defin
 from harness.core.deadline import Deadline
 from harness.core.records import Accounting, AttemptRecord, CellIdentity, Provenance, Timing, utc_now
 from harness.core.settings import RunSettings
-from harness.core.verdicts import StoryOutcome, Verdict
+from harness.core.verdicts import CassetteDiverged, StoryOutcome, Verdict
 from harness.evidence.provenance import harness_digest, source_dirty, source_revision
 from harness.evidence.recorder import EvidenceRecorder
 from harness.evidence.secret_scan import describe, secrets_from_environment
@@ -122,7 +122,7 @@ def _play(cell: Cell, context: AttemptContext, open_journey: OpenJourney) -> tup
                 _log_error(context, error, "while concluding")
                 ending = ending or error
     except BaseException as error:  # noqa: BLE001  the product or the browser failed to open or close
-        ending = ending or error
+        ending = error if isinstance(error, CassetteDiverged) else ending or error
     if ending is None:
         return Verdict.PASSED, "", conclusion
     verdict, reason = classify(ending, context, product_running)
@@ -188,7 +188,10 @@ def run_attempt(
     deadline = Deadline(settings.deadline_s or cell.deadline_s)
     conclusion = Conclusion()
 
-    unavailable = live_cell_unavailable_reason(cell) or cost_limit_reason(cell, settings)
+    # A cassette stands in for the provider: a live cell replayed from one needs no key.
+    unavailable = (settings.cassette is None and live_cell_unavailable_reason(cell)) or cost_limit_reason(
+        cell, settings
+    )
     if unavailable:
         verdict, reason = Verdict.SKIPPED, unavailable
     else:

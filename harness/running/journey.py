@@ -27,6 +27,7 @@ from harness.checks.metering import calls_metered
 from harness.checks.stalls import never_woken, retrying_errors
 from harness.checks.ui import thread_matches_records
 from harness.core.records import CheckRecord, DownloadRecord
+from harness.core.story_inputs import draw, drawing
 from harness.core.verdicts import ExpectationUnmet, InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.products import product_driver
@@ -34,7 +35,7 @@ from harness.products.base import ProductDriver, ProductInstance, TaskView
 from harness.products.records import Agent, Comment, RecordId, Run, Task
 from harness.running.attempt import AttemptContext, Conclusion
 from harness.running.expectations import Expectation, check_id
-from harness.running.model_server import ModelServer, agent_cli_versions, model_server
+from harness.running.model_server import ModelServer, agent_cli_versions, end_cassette, model_server
 from harness.running.screenshots import FullPageCamera
 from harness.running.watch import UNREADABLE, InvariantWatch
 from harness.running.world import close_world, open_world
@@ -361,8 +362,8 @@ class Journey:
 
     @staticmethod
     def fresh_nonce() -> str:
-        """A token nobody could have written before this attempt."""
-        return "N" + secrets.token_hex(5).upper()
+        """A token nobody could have written before this attempt (a cassette's replay hands back the recorded one)."""
+        return draw("nonce", lambda: "N" + secrets.token_hex(5).upper())
 
     def wait_until_finished(self, task: Task, what: str = "the agent to finish") -> Task:
         """Wait until nothing runs or waits on the task and it left active work; then look at it.
@@ -547,6 +548,7 @@ class Journey:
                 "refused_model_calls": sum(run.spend.refused_calls for run in runs),
                 "agent_reported_cost_usd": _reported_cost_usd(runs),
                 "replay_model_calls": self.model_server.model_calls() if self.model_server else None,
+                "cost_recorded": bool(self.model_server and self.model_server.replaying),
             },
             oracle_image=self.oracle_image,
             agent_clis=self.agent_clis,
@@ -590,9 +592,13 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
 
     @contextmanager
     def open_journey(context: AttemptContext) -> Iterator[Journey]:
-        with model_server(context.cell, context.settings.replay_script) as server:
-            with _journey(context, server) as journey:
-                yield journey
+        with model_server(context.cell, context.settings) as server:
+            replayed = server.replaying.cassette.inputs if server and server.replaying else None
+            with drawing(list(replayed) if replayed else None) as drawn:
+                with _journey(context, server) as journey:
+                    yield journey
+            if server is not None:
+                end_cassette(context, server, drawn, journey.agent_clis)
 
     @contextmanager
     def _journey(context: AttemptContext, server: ModelServer | None) -> Iterator[Journey]:
@@ -601,7 +607,9 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
         clis = agent_cli_versions(context.cell.profile)
         instance, browser_context, page = open_world(browser, context, driver, server)
         recorder.note("product started", f"{driver.name} at {instance.base_url}, data folder {instance.data_dir}")
-        if server:
+        if server and server.replaying:
+            recorder.note("cassette", f"the model answers from a cassette of {server.replaying.cassette.cell}")
+        elif server and server.upstream:
             recorder.note("model replay", f"{server.upstream} ({', '.join(clis.values())})")
         journey: Journey | None = None
         try:
