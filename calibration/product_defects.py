@@ -624,7 +624,6 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         case="routine-run",
         expected_check="expect.routine-run-started",
         why="the fired routine's task is created for the lead, but no run ever starts on it",
-        alone=True,
     ),
     DefectCase(
         defect="routine-record-empty",
@@ -666,7 +665,6 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         case="budget-stop",
         expected_check="budget.resumed-after-raise",
         why="the raised budget is saved, but the lead stays paused and no run takes the work up again",
-        alone=True,
     ),
     DefectCase(
         defect="provider-no-disclosure",
