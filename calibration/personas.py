@@ -47,6 +47,8 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
         case="delegate-feedback", persona="works-on-parent", expected_check="delegate.teammate-never-on-parent"
     ),
     PersonaCase(case="delegate-feedback", persona="parent-before-child", expected_check="lifecycle.parent-after-child"),
+    PersonaCase(case="late-feedback", persona="default"),
+    PersonaCase(case="late-feedback", persona="ignores-late-feedback", expected_check="oracle.final"),
     PersonaCase(case="recover-controller", persona="default"),
     PersonaCase(case="recover-controller", persona="crashes-mid-run", expected_check="lifecycle.runs-succeeded"),
     PersonaCase(case="recover-controller", persona="ignores-late-feedback", expected_check="oracle.final"),

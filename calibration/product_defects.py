@@ -339,6 +339,13 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         why="the decline is saved and the agent explains, but the service accepted the call",
     ),
     DefectCase(
+        defect="declined-still-approvable",
+        case="service-decline",
+        expected_check="decision.declined-stays-declined",
+        also_expected=("service.no-call-after-decline",),
+        why="a later approval of the declined action is accepted: the product reopens it and forwards the call",
+    ),
+    DefectCase(
         defect="forwards-without-credential",
         case="service-approve",
         expected_check="service.one-call-after-approval",

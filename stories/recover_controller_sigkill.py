@@ -15,7 +15,6 @@ from stories.recover_controller import recover
 CASE = Case(
     name="recover-controller-sigkill",
     needs=("controller-restart",),
-    replay=False,
     scripted_deadline_s=180,
     scripted_pace_s=0.3,
     description="The controller is killed (SIGKILL) mid-run and started again; the runner survives.",

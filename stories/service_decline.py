@@ -4,7 +4,9 @@ The same service, connection and server-held credential as
 ``service_approve``; the person declines the one waiting request in the
 browser. Afterwards the service has never accepted a call, the lead has not
 asked again, it has said, after the decision, that it could not do the
-work, and the task is done.
+work, and the task is done. A colleague who then finds the request and
+approves it wherever the product offers approval is refused everywhere: a
+declined request stays declined.
 """
 
 from __future__ import annotations

@@ -167,6 +167,8 @@ def decide(
             providers.check_choice(row, decision, choice)
         else:
             choice = None
+        if row["status"] not in ("pending", status):  # the opposite decision on a decided card: refused below
+            row = failpoint("decision.overturn", row, conn=conn, status=status)
         if row["status"] != "pending":
             if row["status"] != status or row["choice"] != choice:
                 raise HTTPException(

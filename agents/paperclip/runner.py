@@ -277,6 +277,12 @@ class PaperclipAgentClient:
         assignee = next(a["id"] for a in self._agents() if a["name"].lower() == assignee_name.lower())
         self._request("PATCH", f"/api/issues/{self.issue_id}", json={"assigneeAgentId": assignee})
 
+    def create_skill(self, name: str, body: str) -> str:
+        """A company skill, its ``SKILL.md`` the body; the answer is its id (Paperclip logs ``company.skill_created``
+        with this run's id)."""
+        payload = {"name": name, "markdown": body}
+        return str(self._request("POST", f"/api/companies/{self.company_id}/skills", json=payload)["id"])
+
     def deliver(self, data: bytes) -> None:
         self._request(
             "POST",

@@ -41,7 +41,11 @@ WAIT_POLL_S = 2.0
 INSTRUCTIONS = """\
 Tools for the Paperclip issue you were woken for: read it and the user's new
 comments, comment, deliver your work as a ZIP attachment, delegate to a
-teammate through a child issue and wait for it, set the issue's status."""
+teammate through a child issue and wait for it, add a company skill, use the
+company's connected services (a protected action waits for the user's
+decision), set the issue's status."""
+# How often a wait for the user's decision looks again.
+DECISION_POLL_S = 0.5
 
 
 class StderrReceipts(PaperclipAgentClient):
@@ -145,6 +149,49 @@ def create_server(client: StderrReceipts, workspace: Path) -> MCPServer:
             if (children and finished) or time.monotonic() > deadline:
                 return json.dumps(children, indent=1) if children else "you have no child issues"
             time.sleep(WAIT_POLL_S)
+
+    @server.tool(structured_output=False)
+    def create_skill(name: str, body: str) -> str:
+        """Add a skill to the company library: a `name` (its heading) and a markdown `body`. Create each skill once."""
+        issue()
+        made = product(lambda: client.create_skill(name, body))
+        return f"skill {made} created"
+
+    @server.tool(structured_output=False)
+    def list_connections() -> str:
+        """The service connections you may use on this issue: their ids and services (never a credential)."""
+        issue()
+        found = product(client.connections)
+        return json.dumps([{"connection_id": c["id"], "service": c["service_name"]} for c in found], indent=1)
+
+    @server.tool(structured_output=False)
+    def call_service_action(connection_id: str, action: str, arguments: dict[str, str] | None = None) -> str:
+        """Run an action of a connected service. A protected action may first need the user's approval: then
+        you get a request id; read_decision(request_id) tells you the decision and, once approved, the result."""
+        issue()
+        answer = product(lambda: client.service_call(connection_id, action, arguments or {}))
+        client.receipt(
+            "service_call", f"{connection_id}/{action}", ok=answer["status"] != "failed", detail=answer["status"]
+        )
+        return json.dumps(answer)
+
+    @server.tool(structured_output=False)
+    def read_decision(request_id: str, max_seconds: float = WAIT_LIMIT_S) -> str:
+        """Wait (up to max_seconds) until the user decided on your request, then read the decision and any result."""
+        issue()
+        deadline = time.monotonic() + min(max_seconds, WAIT_LIMIT_S)
+        while True:
+            found = next((i for i in product(client.interactions) if i["id"] == request_id), None)
+            if found is None:
+                raise ToolError(f"your issue has no request {request_id}")
+            if found["status"] == "declined" or (found["status"] == "approved" and found["outcome"] != "waiting"):
+                client.receipt("read_decision", f"interaction {request_id}", detail=found["status"])
+                break
+            if time.monotonic() > deadline:
+                break
+            time.sleep(DECISION_POLL_S)
+        answer = {"request_id": found["id"], "decision": found["status"], "outcome": found["outcome"]}
+        return json.dumps(answer | {"result": found["result"]})
 
     @server.tool(structured_output=False)
     def set_status(status: Literal["in_progress", "in_review", "blocked", "done"]) -> str:

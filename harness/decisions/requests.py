@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from harness.core.verdicts import StoryFailed
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.decisions.rules import (
+    ApprovalAfterDecline,
     CheckRecord,
     DecisionRecord,
     DeclineGradeInput,
@@ -207,6 +208,23 @@ def _decline_grade(journey: Journey, task: Task, record: DecisionRecord) -> Decl
         return wait_for(reply, timeout=journey.deadline.budget(REPLY_WAIT_S), what="a reply after the decision")
     except WaitTimeout:
         return empty
+
+
+def approve_after_decline(journey: Journey, task: Task, record: DecisionRecord) -> ApprovalAfterDecline:
+    """A colleague finds the declined request later and approves it wherever the product offers approval.
+
+    Tried once the agent has settled on the decline (its reply is already
+    graded), so only the product is judged: every route must refuse, and
+    what the service received is counted afterwards.
+    """
+    api = services_api(journey)
+    answers = api.approve_anywhere(record.interaction_id)
+    after = next((i for i in api.interactions(task.id) if str(i.id) == str(record.interaction_id)), None)
+    later = ApprovalAfterDecline(
+        interaction_id=record.interaction_id, answers=answers, status_after=after.status if after else None
+    )
+    journey.evidence.note("approval after decline", f"interaction {record.interaction_id}: {answers}")
+    return later
 
 
 def services_page_html(journey: Journey) -> str:

@@ -22,6 +22,7 @@ from harness.decisions.contract import AGENTMAIL_KEY_PAGE, explains_decline
 from harness.products.records import DecisionCard, EmailCard, Interaction, RecordId
 
 DOCUMENT_ID = re.compile(r"\bDOC-[0-9A-F]{8}\b")
+DECLINED_STAYS_DECLINED = "decision.declined-stays-declined"
 
 
 class ExpectedRequest(BaseModel):
@@ -141,12 +142,21 @@ class DeclineGradeInput(BaseModel):
     reply: str | None
 
 
+class ApprovalAfterDecline(BaseModel):
+    """A later approval of a declined request, tried through every route the product offers, and the request after."""
+
+    interaction_id: RecordId
+    answers: dict[str, int] = Field(description="each route's HTTP status, by route name")
+    status_after: str | None = Field(description="the request's status read back afterwards (None: gone)")
+
+
 class ServiceOutcome(BaseModel):
     decision: DecisionRecord
     capture: CaptureCounts
     interactions: list[Interaction]
     final_reply: str | None
     decline_grade: DeclineGradeInput | None = None
+    approval_after_decline: ApprovalAfterDecline | None = None
 
 
 _SAVED = {"approve": "approved", "decline": "declined"}
@@ -215,8 +225,27 @@ def outcome_checks(outcome: ServiceOutcome) -> list[CheckRecord]:
                 detail=f"the service accepted {capture.accepted_calls} call(s) of the action although it was declined",
             ),
             explanation_check(grade),
+            declined_stays_declined(outcome.approval_after_decline),
         ]
     return checks
+
+
+def declined_stays_declined(later: ApprovalAfterDecline | None) -> CheckRecord:
+    """Once declined, a request cannot be approved any more: every route the product offers refuses a later
+    approval (a 4xx answer) and the request still reads declined."""
+    if later is None:
+        return CheckRecord(id=DECLINED_STAYS_DECLINED, passed=False, detail="no later approval was tried")
+    accepted = sorted(route for route, status in later.answers.items() if status < 400)
+    passed = bool(later.answers) and not accepted and later.status_after == "declined"
+    answered = ", ".join(f"{route} {status}" for route, status in later.answers.items()) or "no route"
+    detail = (
+        f"a later approval of declined request {later.interaction_id}: {answered}; it now reads {later.status_after}"
+    )
+    return CheckRecord(
+        id=DECLINED_STAYS_DECLINED,
+        passed=passed,
+        detail=detail + (f" (accepted by {', '.join(accepted)})" if accepted else ""),
+    )
 
 
 def explanation_check(grade: DeclineGradeInput | None) -> CheckRecord:

@@ -88,8 +88,10 @@ def decide(journey: Journey, installed: InstalledService, request: Interaction, 
 
 
 def require_service_outcome(journey: Journey, task: Task, installed: InstalledService, record: DecisionRecord) -> None:
-    """After the decision: the task finished, the agent's word, the service's own count, the credential unseen."""
+    """After the decision: the task finished, the agent's word, a declined request approved nowhere later, the
+    service's own count, the credential unseen."""
     grade = requests.settle_after_decision(journey, task, record)
+    later = requests.approve_after_decline(journey, task, record) if record.decision == "decline" else None
     replies = journey.api.task(task.id).agent_replies()
     api = requests.services_api(journey)
     outcome = ServiceOutcome(
@@ -98,6 +100,7 @@ def require_service_outcome(journey: Journey, task: Task, installed: InstalledSe
         interactions=api.interactions(task.id),
         final_reply=replies[-1].body if replies else None,
         decline_grade=grade,
+        approval_after_decline=later,
     )
     path = journey.evidence.snapshot("service-outcome", outcome)
     journey.record_checks(outcome_checks(outcome), [path, "snapshots/service-capture.jsonl"])

@@ -1,7 +1,9 @@
-"""Late feedback to a delegated worker: the step that proves it landed, and who did what with it.
+"""Late feedback: the step that proves it landed, and who did what with it.
 
-The feedback counts as late only if it was stored while the teammate's run
-was still going. The lead's final word counts only if it names the child's
+To a delegated worker, the feedback counts as late only if it was stored
+while the teammate's run was still going. To the one agent at work, the
+product may take it into the running run or only once the run has ended (a
+follow-up that resumes the session); the evidence says which. The lead's final word counts only if it names the child's
 *final* delivery (by sha256 or by delivery id): a lead that reports an
 earlier ZIP, or reports before the child is done, told the user something untrue.
 """
@@ -22,6 +24,18 @@ def require_arrived_while_active(journey: Journey, run: Run, message: Comment) -
     if current.ended_at and datetime.fromisoformat(current.ended_at) < datetime.fromisoformat(message.created_at):
         journey.ended_before(current, "the feedback arrived")
     journey.evidence.note("feedback landed", f"message {message.id} stored while run {run.id} was {current.status}")
+
+
+def note_arrival(journey: Journey, run: Run, message: Comment) -> None:
+    """Say in the evidence whether the feedback reached the running run or came after it, as a follow-up.
+
+    Both are the product's way to take it; which one decides nothing (the
+    final delivery does), but a reader of the package should see which it was.
+    """
+    current = journey.api.run(run.id)
+    after = current.ended_at and datetime.fromisoformat(current.ended_at) < datetime.fromisoformat(message.created_at)
+    when = f"after run {run.id} ended {current.status} (a follow-up)" if after else f"while run {run.id} was running"
+    journey.evidence.note("feedback landed", f"message {message.id} stored {when}")
 
 
 def require_delegation(journey: Journey, parent: Task, teammate: Agent, feedback: str) -> None:

@@ -325,16 +325,21 @@ def stop_controller(journey: Journey, sig: signal.Signals, pid: int | None) -> N
 
 
 def start_controller(journey: Journey) -> None:
-    """Start the controller again on the same data.
+    """Start the controller again on the same data, then reload the person's page, as they would once it is back.
 
     A start that fails stays infrastructure_failed, as before: from outside,
     a product that will not start cannot be told from a machine that cannot
-    start it (a port taken meanwhile, a full disk).
+    start it (a port taken meanwhile, a full disk). A single-page UI that
+    fetched while the controller was down may show only its error ("Failed to
+    fetch") until reloaded; a page that does not show the task after the
+    reload is the product's failure, ``expect.task-page-shown``.
     """
     try:
         journey.instance.start()
     except InstanceError as error:
         raise InfrastructureFailed(f"the controller did not restart: {error}") from None
+    with journey.expecting("task-page-shown", "reloading the page after the controller restarted"):
+        journey.reload()
 
 
 def replaced_check(before: RestartSnapshot | PendingMoment, after: RestartSnapshot | PendingMoment) -> CheckRecord:
@@ -502,8 +507,6 @@ def restart_while_pending(
     before_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-before", before)
     stop_controller(journey, sig, before.controller_pid)
     start_controller(journey)
-    with journey.expecting("task-page-shown", f"reloading task {interaction.task_id} after the restart"):
-        journey.reload()
     after = _pending_moment(journey, "after", sig, interaction, shown())
     after_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-after", after)
     journey.screenshot(f"after {sig.name} restart")

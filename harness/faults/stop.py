@@ -38,6 +38,7 @@ class ShortReplyView(BaseModel):
     request_copies: int
     latest_reply: str | None
     status: str
+    done_statuses: tuple[str, ...] = ("done",)  # the environment's: where a product's agents leave finished work
 
 
 def stop_active_work(journey: Journey, task: Task, source: str, more_work: str) -> StopRecord:
@@ -78,6 +79,7 @@ def require_short_reply(
         request_copies=len(page.user_messages_with(request)),
         latest_reply=latest.body if latest else None,
         status=page.status(),
+        done_statuses=journey.cell.environment.done_statuses,
     )
     journey.screenshot("short reply after reload")
     after = journey.record_workspace_hashes(task, "after reply")
@@ -224,7 +226,7 @@ def stop_checks(
         ),
         CheckRecord(
             id="stop.no-earlier-run-active",
-            passed=not earlier_active and view.status == "done",
+            passed=not earlier_active and view.status in view.done_statuses,
             detail=f"task {view.status}; earlier runs still active: {earlier_active or 'none'}",
         ),
         CheckRecord(

@@ -95,6 +95,12 @@ class ServicesApi(ProductApi, Protocol):
         """Send a decision through the API, as a replayed click would; returns the raw answer (``status_code``)."""
         ...
 
+    def approve_anywhere(self, interaction_id: RecordId) -> dict[str, int]:
+        """Approve the request through every route the product offers a person to approve it (its card's own
+        accept and any review queue of waiting actions), as a colleague who found it later would; each route's
+        HTTP status, by route name. Used on a declined request, which every route must refuse."""
+        ...
+
     def raw_reads(self) -> dict[str, bytes]:
         """The raw bodies of every public read that could carry a connection's credential, by path."""
         ...

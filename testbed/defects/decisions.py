@@ -88,6 +88,18 @@ def resaved(_: None, *, conn: sqlite3.Connection, interaction_id: int, via: str,
 
 
 @defect(
+    "declined-still-approvable",
+    at="decision.overturn",
+    summary="a declined Ask-first action can still be approved later: the product reopens it and forwards the call",
+)
+def reopens_declined(row: sqlite3.Row, *, conn: sqlite3.Connection, status: str, **_: Any) -> sqlite3.Row:
+    if row["kind"] != "service_action" or row["status"] != "declined" or status != "approved":
+        return row
+    conn.execute("UPDATE interactions SET status = 'pending', outcome = 'waiting' WHERE id = ?", (row["id"],))
+    return conn.execute("SELECT * FROM interactions WHERE id = ?", (row["id"],)).fetchone()  # type: ignore[no-any-return]
+
+
+@defect(
     "intent-shown-again",
     at="intent.earlier",
     summary="a connection request the person answered Not now opens a new card when the agent asks again",

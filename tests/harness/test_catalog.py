@@ -21,6 +21,7 @@ from harness.core.catalog import (
 CASES = [
     "build-revise",
     "delegate-feedback",
+    "late-feedback",
     "recover-controller",
     "recover-controller-sigkill",
     "stop-redirect",
@@ -61,14 +62,15 @@ def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
     assert all_ids == sorted(all_ids)
     ids = [c.execution_id for c in registry.catalog().cells() if built_in(c)]
     # The testbed: 3 paid profiles + scripted on every case, runner-opencode on delegation and hiring only, 3 replay
-    # profiles on the 11 cases the replay scripts; Paperclip: scripted on the 7 cases its driver can serve (the
+    # profiles on the 12 cases the replay scripts; Paperclip: scripted on the 8 cases its driver can serve (the
     # drain in place of the hot restart, which it promises only for its sessioned adapters), its 2 replay profiles
-    # on the 4 of them the replay scripts there.
+    # on 6 of them (not late-feedback, which the replay does not script, nor the SIGKILL restart, a crash it promises
+    # them nothing for) and on the hot restart (recover-controller).
     replayed = [
         c for c in registry.cases() if c.replay and c.story.startswith("stories.") and "graceful-drain" not in c.needs
     ]
-    assert len(replayed) == 11
-    expected = 4 * len(CASES + TESTBED_CASES) + 2 + 3 * len(replayed) + 7 + 2 * 4
+    assert len(replayed) == 12
+    expected = 4 * len(CASES + TESTBED_CASES) + 2 + 3 * len(replayed) + 8 + 2 * 7
     assert len(ids) == len(set(ids)) == expected
     for c in registry.catalog().cells():
         assert c.execution_id.split(".") == [c.suite.name, c.profile.name, c.environment.name, c.case.name]

@@ -70,6 +70,7 @@ def test_the_template_plug_in_brings_its_product_and_story_in_without_the_harnes
     assert ids == [
         "example-scripted.scripted.example-local.build-once",
         "example-scripted.scripted.example-local.build-revise",
+        "example-scripted.scripted.example-local.late-feedback",
     ]
     harness_sources = "".join(p.read_text() for p in Path("harness").rglob("*.py"))
     assert "everyday_example" not in harness_sources
@@ -107,7 +108,10 @@ def test_a_check_on_a_fact_the_product_does_not_expose_is_kept_not_observable(tm
 def test_vibe_kanban_comes_in_from_its_own_package_and_the_harness_names_it_nowhere() -> None:
     assert registry.product("vibe-kanban").driver == "everyday_vibe_kanban.driver:DRIVER"
     ids = {c.execution_id for c in registry.catalog().cells() if c.environment.product == "vibe-kanban"}
-    assert "everyday-workflows-vibe-kanban.scripted.vibe-kanban-local.build-revise" in ids
+    assert {
+        f"everyday-workflows-vibe-kanban.scripted.vibe-kanban-local.{case}"
+        for case in ("build-revise", "late-feedback", "stop-redirect")
+    } == ids
     assert not any(i.endswith((".delegate-feedback", ".service-approve")) for i in ids)  # it declares no team or apps
     sources = [p.read_text() for p in Path("harness").rglob("*") if p.is_file() and p.suffix in (".py", ".md", ".toml")]
     assert not any("vibe" in text.lower() for text in sources)

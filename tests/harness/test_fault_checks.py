@@ -316,6 +316,16 @@ def test_a_clean_stop_passes_and_a_late_write_is_named() -> None:
     assert changed_paths(before, after) == ["progress.log"]
 
 
+def test_a_task_left_in_review_is_finished_only_where_the_product_hands_work_over_for_review() -> None:
+    record = StopRecord(run_id=1, pid=500, product_says_group_gone=True, harness_saw_group_gone=True)
+    reviewed = ShortReplyView(request_copies=1, latest_reply="Your short reply: N123456", status="in_review")
+    assert failed(stop_checks(record, stopped_task(), REQUEST, "N123456", reviewed, {}, {})) == [
+        "stop.no-earlier-run-active"
+    ]
+    handed_over = reviewed.model_copy(update={"done_statuses": ("in_review",)})
+    assert failed(stop_checks(record, stopped_task(), REQUEST, "N123456", handed_over, {}, {})) == []
+
+
 def test_a_duplicate_request_a_missing_nonce_or_a_surviving_group_fails() -> None:
     record = StopRecord(run_id=1, pid=500, product_says_group_gone=True, harness_saw_group_gone=False)
     view = ShortReplyView(request_copies=2, latest_reply="done", status="done")

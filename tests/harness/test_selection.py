@@ -149,13 +149,13 @@ def test_id_stands_alone(selectors: dict) -> None:
         (
             {"cases": ["nope"]},
             "valid cases: agentmail-setup, budget-stop, build-revise, connection-decline, create-skill-studio, delegate-feedback, hire-reuse, "
-            "provider-decline, provider-native, provider-second, recover-controller, recover-controller-drain, "
+            "late-feedback, provider-decline, provider-native, provider-second, recover-controller, recover-controller-drain, "
             "recover-controller-sigkill, routine-run, service-approve, service-decline, stop-redirect",
         ),
         (
             {"ids": ["nope"]},
             "valid ids: agentmail-setup, budget-stop, build-revise, connection-decline, create-skill-studio, delegate-feedback, hire-reuse, "
-            "provider-decline, provider-native, provider-second, recover-controller, recover-controller-drain, "
+            "late-feedback, provider-decline, provider-native, provider-second, recover-controller, recover-controller-drain, "
             "recover-controller-sigkill, routine-run, service-approve, service-decline, stop-redirect, "
             "everyday-workflows-paperclip-replay.replay-claude.paperclip-local.build-revise, "
             "everyday-workflows-paperclip-replay.replay-claude.paperclip-local.delegate-feedback",

@@ -69,13 +69,15 @@ def test_an_approved_card_carries_what_the_service_answered_and_a_declined_one_n
         "approved",
         "completed",
         SERVICE_ANSWER,
-        "local-board",
+        "user",  # the board user who clicked (local-board), in the words the request is addressed with
     )
     declined = _interaction(card("rejected", outcome="rejected"), {}, {})
     assert (declined.status, declined.outcome, declined.result) == ("declined", "declined", None)
     expired = _interaction(card("expired"), {}, {})
     assert (expired.status, expired.outcome) == ("declined", "expired")
     assert service_text("not json") == "not json"
+    by_agent = card("accepted", **ran) | {"resolvedByUserId": None, "resolvedByAgentId": "fe3f2eba"}
+    assert _interaction(by_agent, {"fe3f2eba": "Lead"}, {}).decided_by == "Lead"  # not the person it asked
 
 
 CARD_TEXT = """CONFIRMATION

@@ -25,6 +25,10 @@ FAULT_STORIES: dict[str, dict[str, list[str]]] = {
             "lifecycle.parent-owned-by-lead",
         ],
     },
+    "late-feedback": {
+        "snapshots": [],
+        "checks": ["oracle.final", "lifecycle.messages-consumed", "lifecycle.tasks-done"],
+    },
     "recover-controller": {
         "snapshots": [name.format(sig="sigterm") for name in RESTART_SNAPSHOTS],
         "checks": [

@@ -74,3 +74,29 @@ def test_a_product_changed_since_the_recording_never_replays_to_a_pass(recorded,
     if replayed.verdict is Verdict.UNEXERCISED:
         assert "diverged at call" in replayed.reason
         assert "@@" in (replay_folder / "cassette-divergence.txt").read_text()
+
+
+def test_a_paid_cell_is_recorded_where_its_runners_find_the_provider_and_replays_with_no_key(tmp_path: Path) -> None:
+    """The paid path, without money: the model replay plays the provider at the operator's base URL."""
+    from agents.loopback import LoopbackServer
+    from replay.server import create_app
+
+    cell = "everyday-workflows.runner-codex.local.build-revise"
+    provider = LoopbackServer(create_app("story")).start()
+    try:
+        operator = {"OPENAI_API_KEY": CANARY, "OPENAI_BASE_URL": f"{provider.url}/scripts/story"}
+        done = harness_run(tmp_path / "paid", "--id", cell, "--record", env={**os.environ, **operator})
+    finally:
+        provider.stop()
+    paid, folder = _only_attempt(tmp_path / "paid")
+    assert done.returncode == 0 and paid.verdict is Verdict.PASSED, f"{paid.reason}\n{done.stdout[-2000:]}"
+    assert paid.accounting.cost_cents > 0, "a paid cell's spend stays real while it is recorded"
+    cassette = load_cassette(folder)
+    assert cassette.upstream == "the provider" and CANARY not in (folder / CASSETTE_FILE).read_text()
+    unkeyed = {name: value for name, value in os.environ.items() if name not in operator}
+    done = harness_run(tmp_path / "replayed", "--id", cell, "--cassette", str(folder), env=unkeyed)
+    replayed, _ = _only_attempt(tmp_path / "replayed")
+    assert done.returncode == 0 and replayed.verdict is Verdict.PASSED, f"{replayed.reason}\n{done.stdout[-2000:]}"
+    assert [(c.id, c.passed) for c in replayed.checks] == [(c.id, c.passed) for c in paid.checks]
+    assert replayed.accounting.cost_cents == 0 and replayed.accounting.cost_recorded
+    assert replayed.accounting.model_calls == paid.accounting.model_calls

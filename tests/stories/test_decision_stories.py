@@ -41,7 +41,8 @@ STORIES = {
         "approved",
     ),
     "service-decline": (
-        COMMON + ["service.no-call-after-decline", "decision.explanation-after-decline"],
+        COMMON
+        + ["service.no-call-after-decline", "decision.explanation-after-decline", "decision.declined-stays-declined"],
         ["decision", "interactions-before-decision", "service-outcome", "decline-grade"],
         "declined",
     ),

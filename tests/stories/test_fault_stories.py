@@ -61,6 +61,7 @@ def test_each_fault_story_is_calibrated_with_the_personas_that_break_it() -> Non
     assert registered[("delegate-feedback", "ignores-late-feedback")] == "oracle.child"
     assert registered[("delegate-feedback", "works-on-parent")] == "delegate.teammate-never-on-parent"
     assert registered[("delegate-feedback", "parent-before-child")] == "lifecycle.parent-after-child"
+    assert registered[("late-feedback", "ignores-late-feedback")] == "oracle.final"
     assert registered[("recover-controller", "crashes-mid-run")] == "lifecycle.runs-succeeded"
     assert registered[("stop-redirect", "writes-after-stop")] == "stop.workspace-unchanged"
     assert registered[("stop-redirect", "forgets-nonce")] == "stop.reply-has-nonce"

@@ -24,6 +24,7 @@ from tests.stories.story_expectations import BUILD_REVISE_CHECKS, FAULT_STORIES
 CELLS = [
     ("codex", "build-revise"),
     ("codex", "recover-controller"),
+    ("claude", "recover-controller-sigkill"),
     ("claude", "stop-redirect"),
     ("opencode", "delegate-feedback"),
 ]

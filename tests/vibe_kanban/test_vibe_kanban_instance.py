@@ -14,7 +14,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from everyday_vibe_kanban.instance import VibeKanbanInstance
+from everyday_vibe_kanban.instance import PRODUCT_TMP, VibeKanbanInstance
 from everyday_vibe_kanban.pages import BoardPage
 from playwright.sync_api import Page
 
@@ -70,6 +70,40 @@ def test_an_instance_answers_and_a_stop_leaves_no_process_folder_or_worktree() -
     assert not worktree.exists(), "the attempt's worktree outlived the instance"
 
 
+def _worktree(instance: VibeKanbanInstance, task_id: str) -> Path:
+    """The attempt's worktree on this machine, once the product has made it."""
+    reported = wait_for(lambda: (instance.api.latest_attempt(task_id) or {}).get("container_ref"), what="a worktree")
+    return wait_for(lambda: (p := instance.on_disk(reported)).is_dir() and p, what=f"{reported} on disk")
+
+
+def test_two_instances_keep_their_worktrees_apart_and_a_second_start_deletes_none_of_the_first() -> None:
+    """vibe-kanban deletes, at start, every worktree in its folder its own database does not know: without a
+    folder of its own per instance, B's start would delete A's worktree under A's running agent."""
+    shared = set(PRODUCT_TMP.joinpath("worktrees").glob("*")) if PRODUCT_TMP.joinpath("worktrees").is_dir() else set()
+    first, second = VibeKanbanInstance(pace=1.0), VibeKanbanInstance(pace=1.0)
+    try:
+        first.start()
+        lead = first.api.create_agent("Avery", "lead engineer")
+        task = first.api.create_task(BUILD_TASK_TITLE, BUILD_TASK)
+        first.api.start_attempt(task.id, lead.id)
+        mine = _worktree(first, str(task.id))
+        assert mine.is_relative_to(first.root)
+        second.start()  # its start runs the product's orphan clean-up
+        other = second.api.create_task(BUILD_TASK_TITLE, BUILD_TASK)
+        second.api.start_attempt(other.id, second.api.create_agent("Avery", "lead engineer").id)
+        theirs = _worktree(second, str(other.id))
+        assert theirs.is_relative_to(second.root) and mine.is_dir(), "B's start deleted A's worktree"
+        assert _finished(first, str(task.id), 1).runs[0].status == "succeeded"
+        second.close()
+        assert mine.is_dir() and not theirs.exists()
+    finally:
+        second.close()
+        first.close()
+    assert not mine.exists()
+    now = set(PRODUCT_TMP.joinpath("worktrees").glob("*")) if PRODUCT_TMP.joinpath("worktrees").is_dir() else set()
+    assert now <= shared, "an instance wrote into the machine's shared worktree folder"
+
+
 def test_the_scripted_agent_builds_and_revises_through_the_api_and_each_run_is_a_commit_on_the_branch(
     vibe_kanban: VibeKanbanInstance,
 ) -> None:
@@ -87,11 +121,15 @@ def test_the_scripted_agent_builds_and_revises_through_the_api_and_each_run_is_a
     data = api.delivery_bytes(first.id)
     assert zipfile.ZipFile(io.BytesIO(data)).read("slugify.py").startswith(b'"""Turn text into a URL slug')
 
-    # A follow-up without a variant runs on the DEFAULT profile, which the hire pointed at the same agent.
-    api.follow_up(attempt["id"], REVISION_SEPARATOR)
+    # A follow-up without a variant runs on the DEFAULT profile, which the hire pointed at the same agent; it
+    # resumes the agent's session, whose second prompt it is (as the agent's read receipt says).
+    follow_up = api.follow_up(attempt["id"], REVISION_SEPARATOR)
+    session = follow_up["executor_action"]["typ"]["session_id"]
     revised = _finished(vibe_kanban, str(task.id), 2)
     [message] = revised.user_messages()
     assert message.body == REVISION_SEPARATOR and message.consumed_by_run_id == revised.runs[1].id
+    reads = [r for r in revised.runs[1].receipts if r.tool == "read_task"]
+    assert message.id == f"{session}:1" and [r.received_message_ids for r in reads] == [[message.id]]
     assert revised.runs[1].agent_id == "DEFAULT" and revised.runs[1].status == "succeeded"
     assert len(revised.deliveries) == 2 and revised.deliveries[1].sha256 != first.sha256
     assert b"--separator" in zipfile.ZipFile(io.BytesIO(api.delivery_bytes(revised.deliveries[1].id))).read(

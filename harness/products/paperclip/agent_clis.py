@@ -1,49 +1,13 @@
-"""A real agent CLI on Paperclip: its own local adapter, pointed at the harness's model server.
+"""A real agent CLI on Paperclip: its own local adapter (``codex_local``, ``claude_local``) at the harness's model server.
 
-Measured with paperclipai 2026.824.1 and codex-cli 0.171.0 (``make agents``):
-
-- ``codex_local`` writes the CLI's ``config.toml`` itself; a JSON
-  ``PAPERCLIP_CODEX_PROVIDERS`` in the adapter's ``env`` adds a model provider
-  and selects it (``model_provider``); the CLI reads the provider's key from
-  ``env_key``. Paperclip refuses to dispatch a ``codex_local`` run without a
-  Codex login or a non-empty ``OPENAI_API_KEY`` in the agent's env (its
-  pre-dispatch gate marks the issue blocked, "configuration incomplete"), so
-  that variable holds a dummy key, which is also the replay provider's key: no
-  real key is anywhere;
-- but this release skips that merge for every agent: its server gives each
-  agent a managed home through ``env.CODEX_HOME``, and the adapter treats any
-  ``env.CODEX_HOME`` as user-managed ("leaving the user-managed Codex home
-  untouched (no model provider merge)", in the run log), so codex went to its
-  default provider, which this machine cannot reach, and retried for ever. The
-  same provider is therefore also given as ``-c`` overrides in ``extraArgs``,
-  which the CLI applies over any ``config.toml`` (found by this driver, see
-  the README);
-- ``engine: "cli"`` pins the CLI lane (the ACP default needs Node 22.13, and
-  a run whose config does not name the CLI lane is drained, not adopted, by
-  Paperclip's hot restart);
-- ``command`` runs our pinned codex, not the copy Paperclip ships, so the
-  replay cells on both products run the same CLI;
-- ``extraArgs`` follow Paperclip's own ``exec --json`` arguments: ``-c``
-  overrides add the agent's work tools as a stdio MCP server
-  (``agents.paperclip.tool_server``), which gets the run's Paperclip
-  variables through ``env_vars`` and acts as the run through Paperclip's agent API.
-
-``claude_local`` (same releases, Claude Code 2.1.332): its ``env`` reaches the
-CLI, so ``ANTHROPIC_BASE_URL`` points it at the replay and a dummy
-``ANTHROPIC_API_KEY`` passes Paperclip's credential gate (billing "api");
-``engine: "cli"`` pins the CLI lane (auto would pick Paperclip's ACP server
-where its prerequisites pass, and that is not our pinned CLI); ``command``
-is our pinned claude; the work tools come as a stdio MCP server in a config
-file given by ``extraArgs`` (``--mcp-config``), which inherits the CLI's
-environment, Paperclip's run variables included. As root Paperclip gives the
-CLI a curated ``--allowedTools`` list without MCP tools (not
-``--dangerously-skip-permissions``), so ``extraArgs`` also allow our
-server's tools by name. Paperclip itself passes
-``--print``, stream-json, ``--dangerously-skip-permissions``, ``--model``,
-and ``--resume`` with the session it kept from the agent's previous run.
-
-No CLI agent on Paperclip may reach a real model API: without the harness's
-model server (a replay profile) this refuses to create one.
+Each function returns the ``adapterConfig`` Paperclip stores for an agent: our
+pinned CLI as the command, the CLI lane pinned (``engine: "cli"``), the model
+server as the provider with a dummy key that passes Paperclip's credential
+gate, and our work tools as a stdio MCP server acting as the run through
+Paperclip's agent API. No CLI agent on Paperclip may reach a real model API:
+without the harness's model server (a replay profile) none is created. Why each
+setting is needed, as measured on the pinned releases, is in
+docs/paperclip/index.md ("What the adapters need").
 """
 
 from __future__ import annotations

@@ -23,7 +23,9 @@ mapping says what stands in for it:
 - the *workspace* is the folder the harness gave the scripted agent (Paperclip
   has no workspace API for ``process`` agents), read from disk;
 - services, connections and their approval cards are Paperclip's Apps and
-  tool-action cards (:mod:`.apps`).
+  tool-action cards (:mod:`.apps`);
+- a *skill* is a company skill: its body is its ``SKILL.md`` (``markdown``),
+  its version the revision number of its current version.
 """
 
 from __future__ import annotations
@@ -453,10 +455,21 @@ class PaperclipApi(PaperclipApps):
         return self._agent(raw)
 
     def skills(self) -> list[SkillEntry]:
-        raise NotImplementedError("create-skill-studio: the skill library is not wired for Paperclip")
+        """The company's skill library (its own skills and the bundled ones), each at its current version."""
+        listed = self._json("GET", f"/api/companies/{self.company_id}/skills")
+        return [SkillEntry.model_validate(self.skill(raw["id"]).model_dump()) for raw in listed]
 
     def skill(self, skill_id: RecordId) -> Skill:
-        raise NotImplementedError("create-skill-studio: the skill library is not wired for Paperclip")
+        """A company skill with its ``SKILL.md`` as its body; its version is the current version's revision number."""
+        raw = self._json("GET", f"/api/companies/{self.company_id}/skills/{skill_id}")
+        current = raw.get("currentVersion") or {}
+        return Skill(
+            id=raw["id"],
+            slug=raw["slug"],
+            name=raw["name"],
+            version=int(current.get("revisionNumber") or 0),
+            body=raw.get("markdown") or "",
+        )
 
     def create_task(self, title: str, body: str = "", assignee_id: RecordId | None = None) -> Task:
         payload = {"title": title, "description": body, "assigneeAgentId": assignee_id, "status": "todo"}

@@ -158,6 +158,25 @@ class PaperclipApps:
         verb = "accept" if decision == "approve" else "reject"
         return self.http.post(f"/api/issues/{issue}/interactions/{interaction_id}/{verb}", json={})
 
+    def approve_anywhere(self, interaction_id: RecordId) -> dict[str, int]:
+        """The card's Approve action, then the Apps review queue's approve of the action request the card carries
+        (``POST /api/tool-gateway/action-requests/{id}/approve``), where Paperclip lists a parked call as long as
+        the request is pending."""
+        answers = {"card": self.decide(interaction_id, "approve").status_code}
+        issue = self._interaction_issues[str(interaction_id)]
+        raw = next(
+            i
+            for i in self._apps_json("GET", f"/api/issues/{issue}/interactions")
+            if str(i["id"]) == str(interaction_id)
+        )
+        action = ((raw.get("payload") or {}).get("toolAction") or {}).get("actionRequestId")
+        if action:
+            answer = self.http.post(
+                f"/api/tool-gateway/action-requests/{action}/approve", json={"companyId": self.company_id}
+            )
+            answers["review queue"] = answer.status_code
+        return answers
+
     def raw_reads(self) -> dict[str, bytes]:
         """Every public read that could carry a connection's credential: secrets, apps, connections and their
         catalogs, policies, the review queue, the audit, activity, agents, and each issue with its thread."""
@@ -204,12 +223,21 @@ def _interaction(raw: dict[str, Any], names: dict[str, str], asked_by: dict[str,
         connection_id=tool.get("connectionId") if tool else None,
         action=tool["toolDisplayName"] if tool else raw.get("title") or raw["kind"],
         status=status,  # type: ignore[arg-type]
-        decided_by=raw.get("resolvedByUserId") or raw.get("resolvedByAgentId"),
+        decided_by=_decider(raw, names),
         decided_at=raw.get("resolvedAt"),
         outcome=outcome,
         result=service_text(ran.get("resultSummary") or ran.get("errorMessage")),
         created_at=raw["createdAt"],
     )
+
+
+def _decider(raw: dict[str, Any], names: dict[str, str]) -> str | None:
+    """Who decided, in the words ``addressed_to`` uses: ``user`` for a person (a board user, whatever its id, such
+    as ``local-board`` in ``local_trusted`` mode), an agent by its name."""
+    if raw.get("resolvedByUserId"):
+        return "user"
+    agent = raw.get("resolvedByAgentId")
+    return names.get(agent, agent) if agent else None
 
 
 def service_text(summary: str | None) -> str | None:

@@ -48,20 +48,36 @@ PRODUCT = ProductDeclaration(
     # "run-cause": the reason Paperclip woke the agent for each run (api.py: WAKE_CAUSES).
     observes=("message-wakes", "runner-identity", "receipts", "run-cause"),
     promises=PROMISES,
-    not_yet={
-        "replay-*.service-*": "the CLIs' tool server on Paperclip does not offer the service tools (its connections,"
-        " a service call through the tool gateway, the decision) yet",
-        "replay-*.recover-controller-drain": "the drain is held on the process adapter's scripted cell; the sessioned"
-        " adapters' runs are held to the hot restart (recover-controller)",
-    },
     not_promised={
+        "replay-*.recover-controller-sigkill": "a SIGKILL is a crash, across which it promises its sessioned"
+        " adapters' runs nothing: its start-up reaper leaves a run whose CLI still lives running, detached, with"
+        " nothing reading the CLI's output (heartbeat.js reapOrphanedRuns: 'Lost in-memory process handle, but child"
+        " pid N is still alive'), and only its periodic reaper, five minutes after the run's last update, ends it"
+        " (hot-restart-preserves-runs is held on recover-controller)",
         "scripted.recover-controller": f"its hot restart ({HOT_RESTART.id}) keeps only its sessioned local adapters'"
         " runs, not the process adapter's (recover-controller-drain holds that cell to the SIGTERM drain)",
     },
     known_findings=(
         KnownFinding(
+            case="recover-controller",
+            profiles=("replay-codex", "replay-claude"),  # its hot restart is promised for these sessioned adapters
+            checks=("restart.same-run", "restart.message-received"),
+            may_also_fail=(
+                "restart.message-survived",
+                "invariant.done-while-active",
+                "lifecycle.tasks-done",
+                "lifecycle.settled",
+                "lifecycle.runs-succeeded",
+                "lifecycle.no-pending-bookkeeping",
+            ),
+            what="the hot restart adopts the CLI's run, but the CLI's stdout is a pipe to the old server: Codex dies at"
+            " its next write and the run is terminalized with no retry, the task left in progress; Claude Code carries"
+            " on and finishes, and the adopted run's end is never recorded",
+            reproduction="hot_restart_severs_cli_output",
+        ),
+        KnownFinding(
             case="recover-controller-sigkill",
-            profiles=("scripted",),  # found on the process adapter; the replay cells' verdicts are their own
+            profiles=("scripted",),  # found on the process adapter (the replay cells are not promised)
             checks=("restart.same-run", "restart.message-received", "lifecycle.runs-succeeded"),
             may_also_fail=("restart.records-once",),
             what="the new server reaps the live run process_lost and a new run redoes the work",
@@ -83,6 +99,9 @@ PRODUCT = ProductDeclaration(
         ),
         KnownFinding(
             case="recover-controller-drain",
+            # Where a signalled child's null exit code is read as 0: the process adapter and codex_local. A drained
+            # claude_local run that ends first is recorded failed (adapter_failed), a verdict of its own.
+            profiles=("scripted", "replay-codex"),
             checks=("drain.work-retried",),
             may_also_fail=(
                 "drain.run-interrupted",
@@ -97,6 +116,14 @@ PRODUCT = ProductDeclaration(
             what="a process run killed by the drain's SIGTERM has a null exit code, read as 0: when the run's own end"
             " lands before the drain's, it is recorded succeeded and no retry is queued",
             reproduction="null_exit_code_succeeds",
+        ),
+        KnownFinding(
+            case="service-decline",
+            checks=("decision.declined-stays-declined",),
+            may_also_fail=("service.no-call-after-decline",),
+            what="rejecting an Approve tool action card leaves its action request pending in the Apps review queue,"
+            " which still approves it and runs the declined call",
+            reproduction="declined_action_still_approvable",
         ),
     ),
 )

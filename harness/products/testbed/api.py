@@ -183,6 +183,10 @@ class ApiClient:
         """Send a decision through the API (a replayed click): the raw answer, which may be a refusal."""
         return self.http.post(f"/api/interactions/{interaction_id}/decision", json={"decision": decision})
 
+    def approve_anywhere(self, interaction_id: RecordId) -> dict[str, int]:
+        """The testbed offers one route to approve a request: its card's decision."""
+        return {"card": self.decide(interaction_id, "approve").status_code}
+
     def providers(self) -> list[ProviderEntry]:
         return [ProviderEntry.model_validate(p) for p in self._json("GET", "/api/providers")]
 

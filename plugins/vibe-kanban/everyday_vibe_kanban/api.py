@@ -9,9 +9,16 @@ The mapping, one place for it:
 - a *task* is a vibe-kanban task; its *runs* are the coding-agent execution processes
   of its attempts (setup and clean-up scripts are not the agent's runs);
 - a *user message* is a follow-up: the prompt of the execution process it started,
-  which is therefore the run the product handed it to;
-- an *agent reply* is an assistant message in a run's normalized logs (server-sent
-  JSON patches, read once the run has finished);
+  which is therefore the run the product handed it to; it is known by
+  ``<session>:<n>``, the n-th prompt of the agent session it resumed (what
+  the scripted agent's read receipts name);
+- an *agent reply* is an assistant message in a run's normalized logs, and a
+  *receipt* a tool use there (:mod:`.logs`, followed while the run goes on);
+- a run *stopped by the user* is a process vibe-kanban records ``killed``
+  (only Stop kills one);
+- a run's *pid* is the harness's own look at the process table (vibe-kanban
+  does not report it): the agent process the server started in the
+  attempt's worktree, remembered once seen, so a stopped run keeps it;
 - a *delivery* is a commit on the attempt's branch (:mod:`.delivery`).
 
 vibe-kanban has no budgets, activity log, or skill library: those reads answer
@@ -27,7 +34,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from everyday_vibe_kanban import delivery
+from everyday_vibe_kanban.logs import ProcessLog
 from harness.products.http import ProductApiError, product_client, product_json
 from harness.products.records import (
     Activity,
@@ -57,6 +67,7 @@ TASK_STATUSES: dict[str, TaskStatus] = {
 }
 AGENT_RUN = "codingagent"
 LOG_READ_S = 30.0
+STOPPED_BY_USER = "stopped_by_user"
 
 
 def _run_status(process: dict[str, Any]) -> RunStatus:
@@ -87,18 +98,28 @@ class VibeKanbanApi:
         repo: Path,
         agent_command: Callable[[str], str],
         controller_identity: Callable[[], Controller],
+        on_disk: Callable[[str], Path],
+        agent_process: Callable[[str, float], psutil.Process | None],
         timeout: float = 30.0,
     ) -> None:
         self.base_url = base_url
         self.repo = repo
         self._agent_command = agent_command
         self._controller = controller_identity
+        self._on_disk = on_disk
+        self._agent_process = agent_process
         self._http = product_client(base_url, timeout)
+        self._streams = product_client(base_url, timeout)
+        self._logs: dict[str, ProcessLog] = {}
+        self._pids: dict[str, tuple[int, float]] = {}
         self._project: dict[str, Any] | None = None
         self._roles: dict[str, str] = {}
 
     def close(self) -> None:
+        for log in self._logs.values():
+            log.close()
         self._http.close()
+        self._streams.close()
 
     # ---- transport ------------------------------------------------------------
 
@@ -238,47 +259,45 @@ class VibeKanbanApi:
         found = self._call("GET", "/api/execution-processes", params={"task_attempt_id": attempt_id})
         return sorted((p for p in found if p["run_reason"] == AGENT_RUN), key=lambda p: p["created_at"])
 
-    def _run(self, task_id: RecordId, process: dict[str, Any]) -> Run:
+    def _run(self, task_id: RecordId, process: dict[str, Any], attempt: dict[str, Any]) -> Run:
         action = process["executor_action"]["typ"]
+        status = _run_status(process)
+        pid, started = self._pid(process, attempt) or (None, None)
         return Run(
             id=process["id"],
             task_id=task_id,
             agent_id=action.get("executor_profile_id", {}).get("variant") or "DEFAULT",
-            status=_run_status(process),
-            identity=RunIdentity(runner_instance_id=None, pid=None, process_start_time=None),
+            status=status,
+            identity=RunIdentity(runner_instance_id=None, pid=pid, process_start_time=started),
             queued_at=process["created_at"],
             started_at=process["started_at"],
             ended_at=process.get("completed_at"),
             cost_cents=0,
-            error_code=None if _run_status(process) != "failed" else f"exit {process.get('exit_code')}",
+            error_code={"failed": f"exit {process.get('exit_code')}", "cancelled": STOPPED_BY_USER}.get(status),
             terminal=None,
             process_group_gone=None,
-            receipts=[],
+            receipts=self._log(process["id"]).receipts(process["started_at"]),
         )
 
+    def _pid(self, process: dict[str, Any], attempt: dict[str, Any]) -> tuple[int, float] | None:
+        """The agent process of a running run, as the harness saw it in the process table (kept once seen)."""
+        known = self._pids.get(process["id"])
+        if known is None and process["status"] == "running" and attempt.get("container_ref"):
+            found = self._agent_process(attempt["container_ref"], _epoch(process["started_at"]))
+            if found is not None:
+                known = self._pids[process["id"]] = (found.pid, found.create_time())
+        return known
+
+    def _log(self, process_id: str) -> ProcessLog:
+        if process_id not in self._logs:
+            self._logs[process_id] = ProcessLog(self._streams, process_id)
+        return self._logs[process_id]
+
     def replies(self, process_id: str) -> list[str]:
-        """The assistant messages of a finished run's normalized logs, in order."""
-        entries: dict[str, Any] = {}
-        with self._http.stream(
-            "GET", f"/api/execution-processes/{process_id}/normalized-logs", timeout=LOG_READ_S
-        ) as response:
-            event = ""
-            for line in response.iter_lines():
-                if line.startswith("event:"):
-                    event = line.partition(":")[2].strip()
-                    if event == "finished":
-                        break
-                elif line.startswith("data:") and event == "json_patch":
-                    for op in json.loads(line.partition(":")[2]):
-                        if op["op"] in ("add", "replace"):
-                            entries[op["path"]] = op["value"]
-        ordered = sorted(entries.items(), key=lambda kv: int(kv[0].rsplit("/", 1)[-1]))
-        return [
-            value["content"]["content"]
-            for _, value in ordered
-            if value.get("type") == "NORMALIZED_ENTRY"
-            and value["content"]["entry_type"].get("type") == "assistant_message"
-        ]
+        """The assistant messages of a finished run's normalized logs, in order (all of them, once it says so)."""
+        log = self._log(process_id)
+        log.finished.wait(LOG_READ_S)
+        return log.replies()
 
     def task(self, task_id: RecordId) -> Task:
         raw = self._call("GET", f"/api/tasks/{task_id}")
@@ -287,10 +306,11 @@ class VibeKanbanApi:
         deliveries: list[Delivery] = []
         for attempt in self.attempts(task_id):
             processes = self.processes(attempt["id"])
+            prompts: dict[str, int] = {}  # per resumed session, its prompts so far (the task's is the 0th)
             for process in processes:
-                run = self._run(task_id, process)
+                run = self._run(task_id, process, attempt)
                 runs.append(run)
-                comments += self._comments(task_id, process, run)
+                comments += self._comments(task_id, process, run, prompts)
             deliveries += self._deliveries(task_id, attempt, processes)
         active = next((run.id for run in runs if run.active), None)
         assignee = runs[0].agent_id if runs else None  # the profile the task was started with
@@ -307,13 +327,15 @@ class VibeKanbanApi:
             unconsumed_user_messages=0,
         )
 
-    def _comments(self, task_id: RecordId, process: dict[str, Any], run: Run) -> list[Comment]:
+    def _comments(self, task_id: RecordId, process: dict[str, Any], run: Run, prompts: dict[str, int]) -> list[Comment]:
         action = process["executor_action"]["typ"]
         comments = []
         if action["type"] == "CodingAgentFollowUpRequest":
+            session = str(action.get("session_id"))
+            prompts[session] = prompts.get(session, 0) + 1
             comments.append(
                 Comment(
-                    id=f"{process['id']}:prompt",
+                    id=f"{session}:{prompts[session]}",
                     task_id=task_id,
                     author_kind="user",
                     agent_id=None,
@@ -373,7 +395,7 @@ class VibeKanbanApi:
     def run(self, run_id: RecordId) -> Run:
         process = self._call("GET", f"/api/execution-processes/{run_id}")
         attempt = self._call("GET", f"/api/task-attempts/{process['task_attempt_id']}")
-        return self._run(attempt["task_id"], process)
+        return self._run(attempt["task_id"], process, attempt)
 
     def create_task(self, title: str, body: str) -> TaskSummary:
         """A task on the board (the API's counterpart of the dialog's Create Task)."""
@@ -414,7 +436,7 @@ class VibeKanbanApi:
         attempt = self.latest_attempt(task_id)
         if attempt is None or not attempt.get("container_ref"):
             return {}
-        root = Path(attempt["container_ref"])
+        root = self._on_disk(attempt["container_ref"])
         return {
             str(p.relative_to(root)): delivery.sha256(p.read_bytes())
             for p in sorted(root.rglob("*"))

@@ -8,7 +8,9 @@ the behaviour is :class:`agents.scripted.agent.ScriptedAgent`, unchanged;
 this module is only the thin client that answers its calls in that protocol:
 
 - the task is the first prompt of the session; each follow-up's prompt is
-  a new message the agent reads from its inbox once;
+  a new message the agent reads from its inbox once, known by
+  ``<session>:<n>`` (the n-th prompt of the session), which is how the
+  driver names the follow-up it stored (so the read receipts name it too);
 - a comment is an assistant text message, a receipt a ``tool_use`` with its
   ``tool_result``; the last comment is the run's result;
 - a delivery is what vibe-kanban commits from the worktree when the run
@@ -59,7 +61,10 @@ class StreamJsonClient:
         emit({"type": role, "message": {"role": role, "content": content}, "session_id": self.session_id})
 
     def context(self) -> dict[str, Any]:
-        earlier = [{"id": n, "author_kind": "user", "body": body} for n, body in enumerate(self.prompts[1:-1], start=1)]
+        earlier = [
+            {"id": self._message_id(n), "author_kind": "user", "body": body}
+            for n, body in enumerate(self.prompts[1:-1], start=1)
+        ]
         return {
             "task": {
                 "id": self.session_id,
@@ -76,7 +81,10 @@ class StreamJsonClient:
         if self._inbox_read or not self.resumed:
             return []
         self._inbox_read = True
-        return [{"id": len(self.prompts) - 1, "body": self.prompts[-1]}]
+        return [{"id": self._message_id(len(self.prompts) - 1), "body": self.prompts[-1]}]
+
+    def _message_id(self, n: int) -> str:
+        return f"{self.session_id}:{n}"
 
     def comment(self, body: str) -> None:
         self.last_comment = body

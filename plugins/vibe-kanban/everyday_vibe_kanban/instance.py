@@ -3,11 +3,19 @@
 The server binary is started directly (the npm launcher's node -> sh ->
 binary chain leaves the binary running when node is stopped). vibe-kanban
 writes each attempt's worktree under the system's long-lived temporary
-folder (``/var/tmp/vibe-kanban/worktrees``), outside its home whatever
-``HOME`` or ``TMPDIR`` say; teardown removes the worktrees of this
-instance's attempts, read from its API before the server stops. Every agent
-process names the instance folder on its command line (``--instance``),
-which is how teardown finds one that outlived the server.
+folder (``/var/tmp/vibe-kanban/worktrees``) whatever ``HOME`` or ``TMPDIR``
+say, and at every start it deletes each worktree there that its own
+database does not know ("orphaned"): a second instance on the machine
+would delete the first one's worktrees under its running agent, and two
+attempts whose ids share their first four hex digits would get the same
+worktree path. So each instance runs in its own mount namespace, where
+``/var/tmp/vibe-kanban`` is the instance's own folder (:data:`PRIVATE_TMP`
+under its root): the product writes where it always does, and nothing of
+one instance is seen by another. Paths the product reports are mapped back
+to the instance's folder (:meth:`VibeKanbanInstance.on_disk`), and teardown
+removes them with the rest of the instance. Every agent process names the
+instance folder on its command line (``--instance``), which is how teardown
+finds one that outlived the server.
 """
 
 from __future__ import annotations
@@ -34,8 +42,25 @@ from harness.products.processes import process_alive as _process_alive
 from harness.products.records import Controller
 
 PROJECT_NAME = "Everyday Evals"
+PRODUCT_TMP = Path("/var/tmp/vibe-kanban")  # where vibe-kanban keeps its worktrees, whatever its environment says
+PRIVATE_TMP = "var-tmp-vibe-kanban"  # the instance's own folder mounted there, under the instance's root
 START_TIMEOUT_S = 120.0
 GIT_IDENTITY = "[user]\n\tname = Everyday Evals\n\temail = everyday-evals@localhost\n"
+
+
+def _in_own_namespace(private_tmp: Path, binary: Path) -> list[str]:
+    """The command starting ``binary`` in a new mount namespace where ``PRODUCT_TMP`` is ``private_tmp``.
+
+    ``unshare`` and ``sh`` exec in place, so the process started is the server
+    itself (its pid, its group). Without root a user namespace grants the mount.
+    """
+    if shutil.which("unshare") is None:
+        raise InstanceError("vibe-kanban instances need `unshare` (util-linux) to keep their worktrees apart")
+    PRODUCT_TMP.mkdir(parents=True, exist_ok=True)  # the mount point; nothing is written to it outside a namespace
+    user = [] if os.geteuid() == 0 else ["--user", "--map-current-user"]
+    mount = 'mount --bind "$1" "$2" && exec "$3"'
+    return ["unshare", *user, "--mount", "--propagation", "private", "sh", "-c", mount, "sh",
+            str(private_tmp), str(PRODUCT_TMP), str(binary)]  # fmt: skip
 
 
 def _git(repo: Path, *args: str) -> None:
@@ -56,7 +81,7 @@ class VibeKanbanInstance:
         self.process: subprocess.Popen[bytes] | None = None
         self.started_s: float | None = None
         self._api: VibeKanbanApi | None = None
-        self._worktrees: set[Path] = set()
+        self.private_tmp = self.root / PRIVATE_TMP
         self._closed = False
 
     # ---- what the story reads -----------------------------------------------------
@@ -69,8 +94,30 @@ class VibeKanbanInstance:
 
     @property
     def agent_workspaces(self) -> Path:
-        """The seeded repository: every attempt's branch, and so every delivered file, is in it."""
-        return self.repo
+        """The instance's worktrees: every file its agents wrote and left."""
+        return self.private_tmp / "worktrees"
+
+    def on_disk(self, reported: str) -> Path:
+        """Where a path vibe-kanban reports (an attempt's worktree, seen inside its namespace) is on this machine."""
+        path = Path(reported)
+        return self.private_tmp / path.relative_to(PRODUCT_TMP) if path.is_relative_to(PRODUCT_TMP) else path
+
+    def agent_process(self, worktree: str, started_at: float) -> psutil.Process | None:
+        """The agent process vibe-kanban started in ``worktree`` nearest to ``started_at``: the harness's own look.
+
+        vibe-kanban starts each coding agent as its own child, leading its own
+        process group, in the attempt's worktree; it does not report the pid.
+        """
+        if self.process is None or self.process.poll() is not None:
+            return None
+        found = []
+        for child in psutil.Process(self.process.pid).children():
+            try:
+                if Path(child.cwd()).name == Path(worktree).name and child.status() != psutil.STATUS_ZOMBIE:
+                    found.append((abs(child.create_time() - started_at), child))
+            except psutil.Error:
+                continue
+        return min(found, key=lambda pair: pair[0])[1] if found else None
 
     def issued_secrets(self) -> dict[str, str]:
         """vibe-kanban hands out no tokens: it runs its agents on this machine without credentials."""
@@ -113,6 +160,7 @@ class VibeKanbanInstance:
         """A fresh repository with one empty commit on ``main``, and a home whose git identity commits for the agent."""
         self.home.mkdir(parents=True, exist_ok=True)
         (self.root / "tmp").mkdir(exist_ok=True)
+        self.private_tmp.mkdir()
         (self.home / ".gitconfig").write_text(GIT_IDENTITY)
         self.repo.mkdir()
         _git(self.repo, "init", "-q", "-b", "main")
@@ -150,7 +198,7 @@ class VibeKanbanInstance:
         began = time.monotonic()
         with (self.root / "server.log").open("ab") as log:
             self.process = subprocess.Popen(
-                [str(binary)],
+                _in_own_namespace(self.private_tmp, binary),
                 cwd=self.root,
                 env=self._environment(),
                 stdout=log,
@@ -160,7 +208,9 @@ class VibeKanbanInstance:
         self._wait_healthy(began)
         self.started_s = time.monotonic() - began
         if self._api is None:
-            self._api = VibeKanbanApi(self.base_url, self.repo, self.agent_command, self._controller)
+            self._api = VibeKanbanApi(
+                self.base_url, self.repo, self.agent_command, self._controller, self.on_disk, self.agent_process
+            )
             self._api.acknowledge_first_run()
             self._api.create_project(PROJECT_NAME)
         return self
@@ -179,28 +229,15 @@ class VibeKanbanInstance:
             time.sleep(0.1)  # polling for the server to answer, not pacing a story
         raise InstanceError(f"vibe-kanban did not answer /api/health within {START_TIMEOUT_S:.0f} s")
 
-    def _remember_worktrees(self) -> None:
-        if self._api is None or self.process is None or self.process.poll() is not None:
-            return
-        try:
-            for task in self._api.tasks():
-                for attempt in self._api.attempts(task.id):
-                    if attempt.get("container_ref"):
-                        self._worktrees.add(Path(attempt["container_ref"]))
-        except ProductApiError:
-            pass  # a server that no longer answers: the worktrees found so far are removed
-
     def stop_controller(self, sig: signal.Signals = signal.SIGTERM) -> None:
         """Stop the server only (its agents are its children and may outlive it)."""
-        self._remember_worktrees()
         stop_process(self.process, sig, 20.0, "vibe-kanban")
 
     def close(self) -> None:
-        """Stop the server and every agent it started, remove this instance's worktrees and folder; idempotent."""
+        """Stop the server and every agent it started, remove this instance's folder (its worktrees in it); idempotent."""
         if self._closed:
             return
         self._closed = True
-        self._remember_worktrees()
         if self._api is not None:
             self._api.close()
         if self.process is not None and self.process.poll() is None:
@@ -211,8 +248,6 @@ class VibeKanbanInstance:
                 pass  # killed instead: teardown goes on
             kill_groups([c for c in children if c.is_running()])
         kill_groups(marked_processes(str(self.root), with_children=True))
-        for worktree in self._worktrees:
-            shutil.rmtree(worktree, ignore_errors=True)
         shutil.rmtree(self.root, ignore_errors=True)
 
     def __enter__(self) -> VibeKanbanInstance:

@@ -34,6 +34,9 @@ STATUS_LABELS = {
 }
 BRANCH = re.compile(r"vk-[0-9a-f]{4}-[\w-]+")
 FOLLOW_UP = "Continue working on this task attempt"
+# While the agent runs, the panel shows Stop where Send was: a person types, then waits for Send. That is the
+# agent's time, bounded by the attempt's deadline, not a page's.
+AGENT_TURN_S = 300.0
 ENTRY = "[data-item-index]"
 READ_ENTRY = """e => ({
     author_kind: e.querySelector('svg.lucide-user') ? 'user' : e.querySelector('svg.lucide-bot') ? 'agent' : 'tool',
@@ -147,10 +150,10 @@ class TaskPanel:
         return self.page.get_by_placeholder(FOLLOW_UP, exact=False)
 
     def submit_message(self, text: str) -> None:
-        """Type into the follow-up box and press Send (enabled once the attempt's run has ended)."""
+        """Type into the follow-up box and press Send, which the panel offers once the attempt's run has ended."""
         self._follow_up.fill(text)
         send = self.page.get_by_role("button", name="Send")
-        expect(send).to_be_enabled(timeout=ms(DEFAULT_TIMEOUT_S))
+        expect(send).to_be_enabled(timeout=ms(AGENT_TURN_S))
         send.click()
 
     def send_message(self, text: str, timeout: float = DEFAULT_TIMEOUT_S) -> Entry:

@@ -30,7 +30,7 @@ PRODUCT = ProductDeclaration(
     driver="everyday_vibe_kanban.driver:DRIVER",
     environments=(VIBE_KANBAN_LOCAL,),
     suites=ProductSuites(scripted="everyday-workflows-vibe-kanban"),
-    capabilities=(),
+    capabilities=("stop",),
     lacks={
         "delegation": NO_TEAM,
         "hiring": f"{NO_TEAM}; an agent is an executor profile, not a hire",
@@ -41,12 +41,17 @@ PRODUCT = ProductDeclaration(
         "skills": "vibe-kanban has no skill library",
         "routines": "vibe-kanban has no routines or triggers: a task attempt starts only when a person starts it",
         "budget-pause": "vibe-kanban meters no model spend and has no budgets: its agents use their own logins",
-        "controller-restart": "not wired yet: its story's premise is a running run's process (pid and start time),"
-        " which vibe-kanban does not expose",
-        "stop": "not wired yet: its story's premise is a running run's process (pid and start time), which"
-        " vibe-kanban does not expose (the panel's Stop and POST .../stop exist)",
+        "controller-restart": "vibe-kanban does not keep a run across a restart of its server: its agents are the"
+        " server's children, and at start it marks every execution process left running as failed (its orphan"
+        " clean-up), so the stories' premise (the same run goes on) is not something it offers",
+        "graceful-drain": "vibe-kanban has no drain: a server stopped by SIGTERM leaves its runs to be marked failed"
+        " at its next start, and nothing is retried",
     },
     # A follow-up message is the prompt of the execution process it starts: the product records which run it
-    # handed the message to (message-wakes) and that run's own request carries it (message-read).
+    # handed the message to (message-wakes) and that run's own request carries it (message-read). It does not
+    # report a run's process (runner-identity: the harness looks at the process table itself for Stop), nor
+    # whether a stopped run's process group is gone (the harness's own look decides stop.process-group-gone),
+    # nor why it started a run (run-cause); its logs show the tool steps of Claude Code's tools, not the
+    # receipts of ours (receipts).
     observes=("message-read", "message-wakes"),
 )

@@ -134,6 +134,7 @@ class Paperclip:
         self.http = httpx.Client(base_url=self.base_url, timeout=20)
         self.server: subprocess.Popen[bytes] | None = None
         self.company_id = ""
+        self.signing_secret = os.urandom(32).hex()  # without it Paperclip answers 500 to a tool action's approval
 
     @property
     def config_path(self) -> Path:
@@ -158,6 +159,7 @@ class Paperclip:
             "PAPERCLIP_NO_BROWSER": "1",
             "PORT": str(self.port),
             "HOST": "127.0.0.1",
+            "PAPERCLIP_TOOL_ACTION_SIGNING_SECRET": self.signing_secret,
         }
 
     # ---- set-up -------------------------------------------------------------------
