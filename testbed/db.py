@@ -317,12 +317,11 @@ class Database:
 # Columns added after a table first shipped: a data folder made by an older controller gains them at start.
 ADDED_COLUMNS = {
     "company": {"chat_connectors": "INTEGER NOT NULL DEFAULT 0", "hire_approval": "INTEGER NOT NULL DEFAULT 0"},
-    "agents": {"status": "TEXT NOT NULL DEFAULT 'active'"},
+    "agents": {"status": "TEXT NOT NULL DEFAULT 'active'", "paused_reason": "TEXT", "paused_at": "TEXT"},
     "interactions": {"options_json": "TEXT NOT NULL DEFAULT '[]'", "disclosure": "TEXT", "choice": "TEXT"},
     "model_calls": {"in_flight": "INTEGER NOT NULL DEFAULT 0"},
     "tasks": {"wake_cause": "TEXT"},
     "runs": {"cause": "TEXT", "stop_cause": "TEXT"},
-    "agents": {"paused_reason": "TEXT", "paused_at": "TEXT"},
 }
 
 

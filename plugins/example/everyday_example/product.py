@@ -20,7 +20,6 @@ PRODUCT = ProductDeclaration(
     suites=ProductSuites(scripted="example-scripted"),
     capabilities=(),
     lacks={
-        "stop": "the template shows the smallest driver; a real one declares what its product can do",
         "hire-approval": "the template's product has one agent and no board",
         "agent-controls": "the template's product has no agent controls",
         "stop": SMALLEST,
