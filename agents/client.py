@@ -177,6 +177,24 @@ class AgentClient:
         """
         self._outbox.put(Outgoing(path="/model-calls", json=self._call_event(report)))
 
+    def bill_model_call(self, cents: float, model: str) -> None:
+        """A simulated model call of the scripted agent, metered as the proxy meters a real one: admitted first
+        (refused with :class:`RunEnded` once the run can no longer act, a budget pause included), then completed."""
+        report = {
+            "call_id": uuid.uuid4().hex,
+            "protocol": "scripted",
+            "provider": "scripted",
+            "model": model,
+            "status": 200,
+            "usage": {"input_tokens": 1000, "output_tokens": 200},
+            "cost_cents": cents,
+            "simulated": True,
+            "price_table": "scripted",
+            "in_flight": True,
+        }
+        self.admit_call(report)
+        self.report_call({**report, "in_flight": False})
+
     def _call_event(self, report: dict[str, Any]) -> dict[str, Any]:
         """The report as the controller takes it: the proxy's call id becomes the event id both reports share."""
         fields = {name: value for name, value in report.items() if name != "call_id"}

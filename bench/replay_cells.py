@@ -17,6 +17,8 @@ kept out of the medians.
 from __future__ import annotations
 
 import argparse
+import os
+import secrets
 import statistics
 import subprocess
 import sys
@@ -26,7 +28,11 @@ from pathlib import Path
 from bench.arguments import cell_id, count
 from bench.entry import run_benchmark
 from bench.process_tree import TreePeak, run_measured
+from harness.results.epochs import ending
+from harness.results.packages import campaign_package_folders, read_package
+from harness.running.ownership import outside_run_folders
 
+OUTPUT_TAIL = 15
 CELLS = (
     "everyday-workflows-scripted.scripted.local.build-revise",
     "everyday-workflows-replay.replay-codex.local.build-revise",
@@ -43,14 +49,20 @@ class Sample(TreePeak):
 
 
 def measure(cell: str, results: str) -> Sample:
-    """One cell, its whole process tree sampled (run as ``--one``: this process becomes the tree's subreaper)."""
-    output = Path(results) / f"{cell}.out"
-    peak = run_measured(
-        [sys.executable, "-m", "harness.cli", "run", "--id", cell, "--results", results, "--campaign", "bench"], output
-    )
-    lines = output.read_text(errors="replace").splitlines()
-    verdict = next((line.split()[0] for line in lines if line.strip().endswith(cell)), "no-verdict")
-    return Sample(cell=cell, verdict=verdict, **peak.model_dump())
+    """One cell, its whole process tree sampled (run as ``--one``: this process becomes the tree's subreaper).
+
+    The verdict is read from the attempt's own record (a campaign per run), never from the terminal's text.
+    """
+    campaign = f"bench-{secrets.token_hex(4)}"
+    output = Path(results) / f"{campaign}.out"
+    command = [sys.executable, "-m", "harness.cli", "run", "--id", cell, "--results", results, "--campaign", campaign]
+    peak = run_measured(command, output, env={**os.environ, "TMPDIR": str(outside_run_folders())})
+    folders = campaign_package_folders(Path(results) / campaign)
+    endings = [ending(record) for folder in folders if (record := read_package(Path(results), folder).record)]
+    if not endings:
+        tail = "\n  ".join(output.read_text(errors="replace").splitlines()[-OUTPUT_TAIL:])
+        print(f"{cell}: no attempt recorded (exit {peak.exit_status}); its output ended:\n  {tail}", file=sys.stderr)
+    return Sample(cell=cell, verdict=",".join(endings) or "no-attempt", **peak.model_dump())
 
 
 def median_range(values: list[float], decimals: int = 0) -> str:
@@ -94,8 +106,10 @@ def main(argv: list[str] | None = None) -> None:
                     text=True,
                     check=False,
                 )
+                if done.stderr.strip():
+                    print(done.stderr.strip(), file=sys.stderr)
                 if done.returncode != 0 or not done.stdout.strip():
-                    print(f"{cell}: measuring failed: {done.stderr.strip()[-300:]}", file=sys.stderr)
+                    print(f"{cell}: measuring failed (exit {done.returncode})", file=sys.stderr)
                     continue
                 samples.append(Sample.model_validate_json(done.stdout.strip().splitlines()[-1]))
             print(row(cell, samples), flush=True)

@@ -113,7 +113,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return run_on_ray(settings)
     from harness.running.campaign import run_cells  # imports pytest and playwright: only when running
 
-    return run_cells(settings, extra=extra)
+    return run_cells(settings, extra=extra, show_pytest=args.verbose)
 
 
 def add_run_settings_arguments(parser: argparse.ArgumentParser) -> None:
@@ -315,9 +315,25 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 
 def _cmd_summary(args: argparse.Namespace) -> int:
     from harness.results.packages import load_attempts
-    from harness.results.summary import summarize
+    from harness.results.summary import summarize, summary_text
 
-    print(summarize(load_attempts(_roots(args))).model_dump_json(indent=2))
+    attempts = load_attempts(_roots(args))
+    known = sorted({attempt.campaign for attempt in attempts})
+    if unknown := [campaign for campaign in args.campaigns if campaign not in known]:
+        offer = f"; the latest: {', '.join(known[-3:])}" if known else "; the results hold none"
+        raise UsageError(f"no campaign {', '.join(unknown)}{offer}")
+    if args.json and not args.campaigns:
+        print(summarize(attempts).model_dump_json(indent=2))
+        return 0
+    wanted = args.campaigns or known[-1:]  # campaign ids are time-ordered: the last is the latest
+    summary = summarize([attempt for attempt in attempts if attempt.campaign in wanted])
+    if args.json:
+        print(summary.model_dump_json(indent=2))
+        return 0
+    for campaign in summary.campaigns:
+        print(summary_text(campaign, [attempt for attempt in attempts if attempt.campaign == campaign.campaign]))
+    if not summary.campaigns:
+        print("no attempts in the results")
     return 0
 
 
@@ -408,8 +424,14 @@ def _add_report_commands(commands: argparse._SubParsersAction) -> None:
     )
     compare.set_defaults(func=_cmd_compare)
 
-    summary = commands.add_parser("summary", help="print the machine-readable summary of every campaign as JSON")
+    summary = commands.add_parser(
+        "summary", help="print a campaign's attempts as a table (cell, verdict, failed checks, time, cost)"
+    )
+    summary.add_argument(
+        "campaigns", nargs="*", metavar="CAMPAIGN", help="campaign id(s) (default: the latest; with --json: all)"
+    )
     _add_results_argument(summary)
+    summary.add_argument("--json", action="store_true", help="print the machine-readable summary instead")
     summary.set_defaults(func=_cmd_summary)
 
 
@@ -437,6 +459,9 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser = commands.add_parser("run", help="run the selected cells and print a verdict summary")
     add_selector_arguments(run_parser)
     add_run_settings_arguments(run_parser)
+    run_parser.add_argument(
+        "-v", "--verbose", action="store_true", help="show pytest's own output too (else kept in the campaign folder)"
+    )
     run_parser.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: more pytest arguments (-k, -x)")
     run_parser.set_defaults(func=_cmd_run)
 

@@ -21,7 +21,7 @@ from fastapi import HTTPException
 from agents.metering.usage import Usage
 from agents.receipts import ids_in, read_detail
 
-from . import faults, records
+from . import budgets, faults, records
 from .api import insert_task
 from .controller import Controller
 from .db import Database, now, record_activity
@@ -138,14 +138,18 @@ def record_call(db: Database, run: sqlite3.Row, report: ModelCallReport) -> Ack:
         ).fetchone()
         if in_flight is not None and not report.in_flight:
             key = f"{report.event_id}:completed"
-            return Ack(**once(conn, run["id"], key, "model_call_completed", lambda: _complete(conn, report), True))
+            ack = Ack(**once(conn, run["id"], key, "model_call_completed", lambda: _complete(conn, report), True))
+        else:
 
-        def insert() -> dict[str, Any]:
-            if report.in_flight and _stopping(conn, run["id"]):
-                raise HTTPException(status_code=409, detail=f"run {run['id']} is stopping; it can no longer act")
-            return failpoint("model-call.insert", _insert_call)(conn, run, report)
+            def insert() -> dict[str, Any]:
+                if report.in_flight and _stopping(conn, run["id"]):
+                    raise HTTPException(status_code=409, detail=f"run {run['id']} is stopping; it can no longer act")
+                return failpoint("model-call.insert", _insert_call)(conn, run, report)
 
-        return Ack(**once(conn, run["id"], report.event_id, "model_call", insert))
+            ack = Ack(**once(conn, run["id"], report.event_id, "model_call", insert))
+        if not report.refused:
+            budgets.pause_if_spent(conn, run["agent_id"], report.simulated)
+        return ack
 
 
 def _stopping(conn: sqlite3.Connection, run_id: int) -> bool:

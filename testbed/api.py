@@ -15,7 +15,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 from fastapi.responses import Response
 
-from . import records
+from . import budgets, records
 from .controller import SCRIPTED_ADAPTER, Controller
 from .db import now, record_activity
 from .deliveries import blob_path
@@ -80,18 +80,9 @@ def set_company_budget(payload: BudgetUpdate, request: Request) -> Company:
 
 @router.put("/agents/{agent_id}/budget")
 def set_agent_budget(agent_id: PathId, payload: BudgetUpdate, request: Request) -> Agent:
-    """One agent's hard spending limit (null: only the company's applies)."""
-    db = controller_of(request).db
-    with db.transaction() as conn:
-        if (
-            conn.execute("UPDATE agents SET budget_cents = ? WHERE id = ?", (payload.budget_cents, agent_id)).rowcount
-            == 0
-        ):
-            raise records.not_found("agent", agent_id)
-        record_activity(
-            conn, "budget", f"Agent {agent_id} budget set to {payload.budget_cents} cents", agent_id=agent_id
-        )
-    return records.agent(db, agent_id)
+    """One agent's hard spending limit (null: only the company's applies); raised above its spend, it resumes an
+    agent its budget paused."""
+    return budgets.set_agent_budget(controller_of(request).db, agent_id, payload.budget_cents)
 
 
 @router.get("/agents")
@@ -155,8 +146,10 @@ def list_tasks(request: Request) -> list[TaskSummary]:
     return records.tasks(controller_of(request).db)
 
 
-def insert_task(conn: sqlite3.Connection, payload: TaskCreate, created_by_run_id: int | None = None) -> int:
-    """Insert a task; an assigned task wakes the scheduler. Shared by users and delegating agents.
+def insert_task(
+    conn: sqlite3.Connection, payload: TaskCreate, created_by_run_id: int | None = None, wake: bool = True
+) -> int:
+    """Insert a task; an assigned task wakes the scheduler. Shared by users, delegating agents and routines.
 
     A terminated agent takes no work: a task for it is refused (409); a paused one's waits until it is resumed.
     """
@@ -175,7 +168,7 @@ def insert_task(conn: sqlite3.Connection, payload: TaskCreate, created_by_run_id
             payload.assignee_id,
             payload.parent_id,
             created_by_run_id,
-            1 if payload.assignee_id is not None else 0,
+            1 if payload.assignee_id is not None and wake else 0,
             stamp,
             stamp,
         ),

@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 
-from . import agent_api, api, services_api, skills_api, team_api, web
+from . import agent_api, api, costs_api, routines_api, services_api, skills_api, team_api, web
 from . import defects as product_defects
 from .body_deadline import BodyDeadline, configured_seconds
 from .controller import Controller
@@ -84,7 +84,7 @@ def create_app(
     app.include_router(services_api.router)
     app.include_router(agent_api.router)
     app.include_router(web.router)
-    for router in (*skills_api.ROUTERS, *team_api.ROUTERS):
+    for router in (*skills_api.ROUTERS, *team_api.ROUTERS, *routines_api.ROUTERS, *costs_api.ROUTERS):
         app.include_router(router)
     app.mount(TOOLS_PATH, tools)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from agents.issued_secrets import record_run_token
 
+from . import budgets
 from .credentials import CredentialBox
 from .db import Database, now, record_activity
 from .failpoints import failpoint
@@ -42,6 +43,7 @@ SELECT * FROM (
                                        WHERE r2.task_id = t.id AND r2.status IN ('failed', 'cancelled')), '')
   ) AS message_waiting FROM tasks t
   WHERE t.assignee_id IS NOT NULL AND t.status != 'cancelled'
+    AND NOT EXISTS (SELECT 1 FROM agents a WHERE a.id = t.assignee_id AND a.paused_reason IS NOT NULL)
     AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.task_id = t.id AND r.status IN ('queued', 'running'))
 ) WHERE wake = 1 OR message_waiting
 ORDER BY id
@@ -266,12 +268,27 @@ class Controller:
         return ended
 
     def end_stopped(self, run_id: int, group_gone: bool | None = None, why: str = STOPPED_BY_USER) -> bool:
-        """Record a run the user stopped, whichever path sees it end first (Stop itself or the monitor)."""
+        """Record a run the user (or its agent's budget pause) stopped, whichever path sees it end first (Stop
+        itself or the monitor)."""
+        row = self.db.one("SELECT stop_cause FROM runs WHERE id = ?", run_id)
+        if row is not None and row["stop_cause"] == budgets.BUDGET:
+            return self.end_run(
+                run_id,
+                "cancelled",
+                error_code=budgets.PAUSED_ERROR,
+                terminal={"reason": "its agent was paused for budget"},
+                group_gone=group_gone,
+            )
         status, error_code = failpoint("stop.outcome", ("cancelled", why))
         record_end = failpoint("stop.record-end", self.end_run)
         return record_end(
             run_id, status, error_code=error_code, terminal={"reason": why.replace("_", " ")}, group_gone=group_gone
         )
+
+    def stop_paused(self) -> None:
+        """Stop every run a budget pause asked to stop, as Stop stops a run."""
+        for run_id in budgets.runs_to_stop(self.db):
+            self.stop(run_id)
 
     def stop(self, run_id: int, why: str = STOPPED_BY_USER) -> bool:
         """Kill the run's whole process group, then record it cancelled; returns whether the group is gone.

@@ -240,6 +240,27 @@ CREATE TABLE IF NOT EXISTS hire_approvals (
 );
 """
 
+# Routines (testbed/routines.py): a webhook delivery fires a routine once per idempotency key (UNIQUE below).
+SCHEMA += """
+CREATE TABLE IF NOT EXISTS routines (
+    id INTEGER PRIMARY KEY,
+    title TEXT NOT NULL,
+    body TEXT NOT NULL,
+    assignee_id INTEGER NOT NULL REFERENCES agents(id),
+    webhook_key TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS routine_fires (
+    id INTEGER PRIMARY KEY,
+    routine_id INTEGER NOT NULL REFERENCES routines(id),
+    source TEXT NOT NULL CHECK (source IN ('webhook')),
+    idempotency_key TEXT NOT NULL,
+    task_id INTEGER NOT NULL REFERENCES tasks(id),
+    created_at TEXT NOT NULL,
+    UNIQUE (routine_id, source, idempotency_key)
+);
+"""
+
 ACTIVE_RUN_STATUSES = ("queued", "running")
 
 
@@ -296,11 +317,11 @@ class Database:
 # Columns added after a table first shipped: a data folder made by an older controller gains them at start.
 ADDED_COLUMNS = {
     "company": {"chat_connectors": "INTEGER NOT NULL DEFAULT 0", "hire_approval": "INTEGER NOT NULL DEFAULT 0"},
-    "agents": {"status": "TEXT NOT NULL DEFAULT 'active'"},
+    "agents": {"status": "TEXT NOT NULL DEFAULT 'active'", "paused_reason": "TEXT", "paused_at": "TEXT"},
     "interactions": {"options_json": "TEXT NOT NULL DEFAULT '[]'", "disclosure": "TEXT", "choice": "TEXT"},
     "model_calls": {"in_flight": "INTEGER NOT NULL DEFAULT 0"},
     "tasks": {"wake_cause": "TEXT"},
-    "runs": {"cause": "TEXT"},
+    "runs": {"cause": "TEXT", "stop_cause": "TEXT"},
 }
 
 

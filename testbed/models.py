@@ -14,9 +14,10 @@ from agents.metering.usage import Usage
 
 TaskStatus = Literal["todo", "in_progress", "in_review", "blocked", "done", "cancelled"]
 RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
-RunCause = Literal["assignment", "user_message", "user_decision", "handoff", "recovery"]
+RunCause = Literal["assignment", "user_message", "user_decision", "handoff", "recovery", "resumed"]
 """Why the scheduler queued a run: its task was assigned, a user message or a person's decision waited for it,
-another run handed the task on, or a run lost to a fault is started again."""
+another run handed the task on, a run lost to a fault is started again, or its agent was resumed (a raised
+budget) and takes up the work a pause cut short."""
 AuthorKind = Literal["user", "agent"]
 
 # SQLite stores signed 64-bit integers; a larger number must be a 422 naming
@@ -169,6 +170,8 @@ class Agent(BaseModel):
     budget_cents: int | None = None
     status: Literal["active", "paused", "terminated"] = "active"  # only an active agent is given runs
     spend: Spend = Spend()
+    paused_reason: Literal["budget"] | None = Field(None, description="why the agent may not act now (None: active)")
+    paused_at: str | None = None
     created_at: str
 
 

@@ -35,6 +35,7 @@ class Scheduler:
 
     def tick(self) -> None:
         self.controller.monitor()
+        self.controller.stop_paused()
         self.controller.queue_pending()
         self.controller.start_queued()
 

@@ -76,6 +76,10 @@ PERSONAS = (
 DELEGATION = re.compile(r"\b(?:ask|have|tell)\s+(?:your\s+)?teammate\s+([A-Za-z][\w.-]*)", re.IGNORECASE)
 NONCE = re.compile(r"\bnonce\b\W*(?:is\W+)?`?([A-Za-z0-9][A-Za-z0-9_-]{3,})`?", re.IGNORECASE)
 CRASH_EXIT_CODE = 70
+# "metered work" in a task makes every build step a billed (simulated) model call of this many cents, so a
+# story can watch a budget run out without any model: the product meters and budgets it like a real call.
+METERED = re.compile(r"\bmetered work\b", re.IGNORECASE)
+STEP_CENTS = 1.0
 
 
 def nonce_in(text: str) -> str | None:
@@ -131,6 +135,7 @@ class ScriptedAgent:
         context = self.api.context()
         self.task: dict[str, Any] = context["task"]
         self.me: dict[str, Any] = context["agent"]
+        self.metered = bool(METERED.search(self.task["body"]))
         new = self.api.inbox()
         self.api.receipt("read_task", f"task {self.task['id']}", detail=read_detail([m["id"] for m in new]))
         seen = {c["id"] for c in self.task["comments"]}
@@ -256,6 +261,7 @@ class ScriptedAgent:
             self.s.step()
             if self._check_inbox():
                 continue
+            self._bill()
             data = zip_workspace(workspace)
             digest = hashlib.sha256(data).hexdigest()
             self.api.deliver(data)
@@ -279,6 +285,7 @@ class ScriptedAgent:
         """Write each file that differs; True when feedback arrived and the files must be redone."""
         files = self._project(self._requirements())
         for name, text in files.items():
+            self._bill()
             path = self.s.workspace / name
             if not path.exists() or path.read_text() != text:
                 path.write_text(text)
@@ -291,6 +298,11 @@ class ScriptedAgent:
             if self._check_inbox():
                 return True
         return False
+
+    def _bill(self) -> None:
+        """On metered work, the step about to be taken is a billed model call (see ``METERED``)."""
+        if self.metered:
+            self.api.bill_model_call(STEP_CENTS, self.s.model)
 
     def _run_tests(self) -> None:
         result = subprocess.run(

@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 
 from harness.core.catalog import MAX_RUN_RECORDS
 from harness.core.records import CheckRecord
-from harness.products.records import SHUTDOWN_ERROR
+from harness.products.records import BUDGET_PAUSED, SHUTDOWN_ERROR
 
 EXECUTED_STATUSES = {"running", "succeeded", "failed", "cancelled"}
 ACTIVE_STATUSES = {"queued", "running"}
@@ -126,11 +126,13 @@ def is_contention_exempt(run: RunFacts) -> bool:
 
 
 def _excused_interruption(run: RunFacts, facts: LifecycleFacts) -> bool:
-    """The story's one interruption is excused only as a user's Stop or the drain of the shutdown the story sent,
-    never as a later crash or loss."""
+    """The story's one interruption is excused only as a user's Stop, the drain of the shutdown the story sent or
+    the pause of the budget the story set, never as a later crash or loss."""
     stopped = run.status == "cancelled" and run.error in USER_STOP_ERRORS
     drained = run.status in ("failed", "cancelled") and run.error == SHUTDOWN_ERROR
-    return len(facts.interrupted_run_ids) == 1 and run.id in facts.interrupted_run_ids and (stopped or drained)
+    paused = run.status == "cancelled" and run.error == BUDGET_PAUSED
+    excused = stopped or drained or paused
+    return len(facts.interrupted_run_ids) == 1 and run.id in facts.interrupted_run_ids and excused
 
 
 def tasks_done(facts: LifecycleFacts) -> CheckRecord:
@@ -165,7 +167,7 @@ def runs_succeeded(facts: LifecycleFacts) -> CheckRecord:
             continue  # ended by a hard limit: lifecycle.within-budget or lifecycle.within-time-limit names it
         why = f"run {run.id} ended {run.status}" + (f" ({run.error})" if run.error else "")
         if run.id in facts.interrupted_run_ids:
-            why += ", though the story's interruption may only end as the user's Stop or the shutdown's drain"
+            why += ", though the story's interruption may only end as the user's Stop, the shutdown's drain or a budget pause"
         elif run.status == "cancelled" and run.provider_work_started is False:
             why += ", claiming no provider work yet carrying a process, session or runner identity"
         problems.append(why)
@@ -379,6 +381,9 @@ def _cause_problem(run: RunFacts, earlier: list[RunFacts], facts: LifecycleFacts
     if run.cause == "recovery":
         failed = [r.id for r in earlier if r.status == "failed"]
         return None if failed else "started as a recovery, but no earlier run on its task failed"
+    if run.cause == "resumed":
+        paused = [r.id for r in earlier if r.error == BUDGET_PAUSED]
+        return None if paused else "started as a resumption, but no earlier run on its task was paused for budget"
     if run.cause in ("user_decision", "child_result", "handoff"):
         return None
     return f"started for {run.cause!r}, which is none of the causes a run may have"

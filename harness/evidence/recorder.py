@@ -44,10 +44,17 @@ def _jsonable(data: Any) -> Any:
 class EvidenceRecorder:
     """Collects one attempt's evidence on disk as it happens, so a crash loses nothing."""
 
-    def __init__(self, folder: Path, unobservable: Callable[[str], str | None] = lambda check_id: None) -> None:
-        """``unobservable`` says why a check id cannot be judged on this attempt's product (None: it can)."""
+    def __init__(
+        self,
+        folder: Path,
+        unobservable: Callable[[str], str | None] = lambda check_id: None,
+        on_step: Callable[[str], None] = lambda step: None,
+    ) -> None:
+        """``unobservable`` says why a check id cannot be judged on this attempt's product (None: it can);
+        ``on_step`` hears each timeline step and timed section as it begins (the terminal's progress line)."""
         self.folder = folder
         self.unobservable = unobservable
+        self.on_step = on_step
         for name in SUBFOLDERS:
             (folder / name).mkdir(parents=True, exist_ok=True)
         self.checks: list[CheckRecord] = []
@@ -71,6 +78,7 @@ class EvidenceRecorder:
     @contextmanager
     def timed(self, phase: str) -> Iterator[None]:
         """Add the time spent inside to ``phase``: the breakdown of the harness's own overhead."""
+        self.on_step(phase)
         started = time.perf_counter()
         try:
             yield
@@ -79,6 +87,7 @@ class EvidenceRecorder:
 
     def note(self, step: str, detail: str = "") -> None:
         self.timeline.append(TimelineEvent(step=step, detail=detail))
+        self.on_step(step)
 
     def check(self, check_id: str, passed: bool, detail: str = "", evidence: list[str] | None = None) -> CheckRecord:
         return self.keep(CheckRecord(id=check_id, passed=passed, detail=detail, evidence=evidence or []))

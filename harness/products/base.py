@@ -39,8 +39,11 @@ from harness.products.records import (
     ProviderEntry,
     ProviderQuestionCard,
     RecordId,
+    Routine,
     Run,
     Service,
+    ShownBudget,
+    ShownRoutineRun,
     Skill,
     SkillEntry,
     Task,
@@ -134,6 +137,17 @@ class ControlsApi(ProductApi, Protocol):
     def offer_task(self, title: str, body: str, agent_id: RecordId) -> Task | None:
         """Create a task for the agent through the API: the task, or None when the product refused it (an agent
         that may take no work)."""
+
+
+class RoutinesApi(ProductApi, Protocol):
+    """A product with routines: work that starts itself for an agent when a trigger fires."""
+
+    def routines(self) -> list[Routine]: ...
+    def routine(self, routine_id: RecordId) -> Routine: ...
+    def deliver_webhook(self, routine_id: RecordId, delivery_id: str) -> None:
+        """What an outside system does: post one delivery to the routine's webhook trigger, naming it
+        ``delivery_id`` (the idempotency key a sender repeats when it retries). An answer that the delivery was
+        already taken is not an error."""
         ...
 
 
@@ -289,6 +303,34 @@ class AgentView(Protocol):
     def terminate(self, timeout: float = ...) -> None: ...
 
 
+class RoutineView(Protocol):
+    """A routine's page: its record of runs, as a person reads it."""
+
+    routine_id: RecordId
+
+    def reload(self) -> RoutineView: ...
+    def runs(self) -> list[ShownRoutineRun]: ...
+
+
+class RoutinesView(Protocol):
+    """Where a person creates a routine: its task's title and instructions, its agent, a webhook trigger."""
+
+    def open(self) -> RoutinesView: ...
+    def create(self, title: str, instructions: str, agent: str) -> RoutineView:
+        """Fill and submit the form; returns the new routine's page."""
+        ...
+
+
+class CostPageView(Protocol):
+    """The product's cost page: each agent's spend, budget and whether its budget paused it; the budget form."""
+
+    def open(self) -> CostPageView: ...
+    def agent(self, name: str) -> ShownBudget: ...
+    def set_budget(self, name: str, cents: int) -> None:
+        """Enter a new budget for the agent, save it, and wait until the page shows it."""
+        ...
+
+
 class ProductDriver(Protocol):
     """Everything product-specific a journey uses; one module per product implements it."""
 
@@ -388,3 +430,16 @@ class AgentControlsDriver(ProductDriver, Protocol):
     """A driver whose product declares the ``agent-controls`` capability (pause, resume, terminate an agent)."""
 
     def agent_page(self, page: Any, base_url: str, agent_id: RecordId) -> AgentView: ...
+
+
+class RoutinesDriver(ProductDriver, Protocol):
+    """A driver whose product declares the ``routines`` capability."""
+
+    def routines_page(self, page: Any, base_url: str) -> RoutinesView: ...
+    def routine_page(self, page: Any, base_url: str, routine_id: RecordId) -> RoutineView: ...
+
+
+class BudgetsDriver(ProductDriver, Protocol):
+    """A driver whose product declares the ``budget-pause`` capability (a cost page, budgets that pause agents)."""
+
+    def cost_page(self, page: Any, base_url: str) -> CostPageView: ...

@@ -21,10 +21,13 @@ RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 ACTIVE_RUN_STATUSES: tuple[RunStatus, ...] = ("queued", "running")
 # A run a product's graceful-shutdown drain cut short, in the harness's words (a driver maps its own code to it).
 SHUTDOWN_ERROR = "interrupted_by_shutdown"
-RunCause = Literal["assignment", "user_message", "user_decision", "child_result", "handoff", "recovery"]
+# A run the product stopped because its agent's budget ran out (a driver maps its own code to it).
+BUDGET_PAUSED = "budget_paused"
+RunCause = Literal["assignment", "user_message", "user_decision", "child_result", "handoff", "recovery", "resumed"]
 """Why a product started a run, in the harness's words: its task was assigned, a user message or a person's
 decision waited for it, a child task's result came back, another run handed the task on (a hand-off the product
-documents), or a run lost to a fault is tried again."""
+documents), a run lost to a fault is tried again, or its agent was resumed (a raised budget) and takes up the
+work a pause cut short."""
 
 
 class Record(BaseModel):
@@ -63,6 +66,7 @@ class Agent(Record):
     budget_cents: int | None = None
     status: AgentStatus = "active"
     spend: Spend = Spend()
+    paused_for_budget: bool = Field(False, description="the product paused the agent because its budget ran out")
 
 
 class Comment(Record):
@@ -343,3 +347,36 @@ class HireApproval(Record):
     agent_id: RecordId | None = Field(
         description="the agent the hire is for: made at approval (the testbed) or waiting with it (Paperclip)"
     )
+
+
+class RoutineFire(Record):
+    """One time a routine fired, as the routine's record lists it: the task it started."""
+
+    task_id: RecordId
+    source: str = Field(description="what fired it, in the product's words (webhook, schedule, ...)")
+    created_at: str
+
+
+class Routine(Record):
+    """A routine: the work it starts for its agent each time a trigger fires, and its record of those times."""
+
+    id: RecordId
+    title: str
+    assignee_id: RecordId
+    fires: list[RoutineFire]
+
+
+class ShownRoutineRun(Record):
+    """One run as a routine's page lists it (a page object reads it off the page)."""
+
+    task_id: str
+    status: str = Field(description="the status it shows for the run's task, in the harness's TaskStatus words")
+
+
+class ShownBudget(Record):
+    """One agent's row on the product's cost page (a page object reads it off the page)."""
+
+    agent: str
+    spent_cents: float
+    budget_cents: float | None
+    paused_for_budget: bool

@@ -7,7 +7,7 @@ anything is copied, and then nothing is. Files present on both sides with
 identical bytes are fine (the same shard copied twice); new files inside an
 existing package (a review note written elsewhere) are added. Derived files
 that every shard writes (``<campaign>/summary.json``) are skipped: the report
-recomputes them from the packages.
+recomputes them from the packages; so is each shard's own ``pytest-output.txt``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-DERIVED = ("summary.json",)
+DERIVED = ("summary.json", "pytest-output.txt")
 
 
 class MergeConflict(Exception):

@@ -88,6 +88,15 @@ class LoadedAttempt(BaseModel):
         return self.record.cell.case if self.record else self._part(3)
 
     @property
+    def product(self) -> str:
+        """The product the attempt judged (its provenance), or ``unknown`` for a package without a record."""
+        return (self.record.provenance.product if self.record else None) or "unknown"
+
+    @property
+    def failed_checks(self) -> list[str]:
+        return self.record.failed_check_ids() if self.record else []
+
+    @property
     def evidence_mode(self) -> str:
         """Recorded mode; for a broken package the catalog's mode of its cell, else ``unknown``."""
         if self.record:

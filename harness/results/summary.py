@@ -10,15 +10,15 @@ separately, but their cost is included (money spent is money spent).
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from datetime import datetime
 
 from pydantic import BaseModel, Field
 
 from harness.core.records import AttemptRecord, utc_now
-from harness.results.epochs import by_cell, figures
-from harness.results.packages import LoadedAttempt
+from harness.results.epochs import by_cell, ending, figures
+from harness.results.packages import BROKEN, LoadedAttempt
 from harness.results.plan import planned_cells
 from harness.results.statistics import CellFigures, SuiteFigures, suite_mean
 
@@ -120,3 +120,42 @@ def summarize(attempts: Sequence[LoadedAttempt]) -> ResultsSummary:
         ],
         overall=summarize_campaign("*", attempts, per_cell=False),
     )
+
+
+def attempts_table(attempts: Sequence[LoadedAttempt]) -> str:
+    """One row per attempt, as a person reads it in a terminal: cell, how it ended, failed checks, time, cost.
+
+    Attempts kept out of the matrix (calibration settings, retired cells) are
+    marked ``(diagnostic)``; a broken package shows why it cannot be read.
+    """
+    rows = [("cell", "verdict", "failed checks", "time", "cost")]
+    for attempt in attempts:
+        record = attempt.record
+        verdict = ending(record) if record else BROKEN
+        if attempt.diagnostic_reason:
+            verdict += " (diagnostic)"
+        if record is None:
+            rows.append((attempt.execution_id, verdict, attempt.problem or "", "-", "-"))
+            continue
+        checks = ", ".join(record.failed_check_ids()) or "-"
+        wall = f"{record.timing.wall_s:.1f} s" if record.timing.wall_s is not None else "-"
+        rows.append((attempt.execution_id, verdict, checks, wall, f"{record.accounting.cost_cents / 100:.2f} $"))
+    widths = [max(len(row[column]) for row in rows) for column in range(4)]
+    lines = [
+        "  ".join(f"{value:<{width}}" for value, width in zip(row[:4], widths, strict=True)) + f"  {row[4]:>8}"
+        for row in rows
+    ]
+    return "\n".join(lines)
+
+
+def summary_text(summary: CampaignSummary, attempts: Sequence[LoadedAttempt]) -> str:
+    """``harness summary``'s screen for one campaign: its table, then its totals."""
+    endings = Counter(ending(attempt.record) if attempt.record else BROKEN for attempt in attempts)
+    counts = ", ".join(f"{n} {verdict}" for verdict, n in sorted(endings.items()))
+    lines = [f"campaign {summary.campaign}: {summary.attempts} attempt(s)", attempts_table(attempts)]
+    lines.append(f"verdicts: {counts or 'none'}")
+    if summary.diagnostics:
+        lines.append(f"diagnostic attempts (kept out of the matrix): {summary.diagnostics}")
+    lines.append(f"time: {summary.wall.total_s:.1f} s in attempts; cost: {summary.cost_cents / 100:.2f} $")
+    lines += [f"not run: {cell}" for cell in summary.not_run]
+    return "\n".join(lines)

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.core.catalog import Cell, live_cell_unavailable_reason, suite_definition_hash
 from harness.core.deadline import Deadline
+from harness.core.outcomes import is_known_finding
 from harness.core.records import Accounting, AttemptRecord, CellIdentity, Provenance, Timing, utc_now
 from harness.core.settings import RunSettings
 from harness.core.verdicts import CassetteDiverged, StoryOutcome, Verdict
@@ -29,9 +30,11 @@ from harness.evidence.recorder import EvidenceRecorder
 from harness.evidence.secret_scan import describe, secrets_from_environment
 from harness.products import product_driver
 from harness.products.http import ProductApiError
-from harness.results.epochs import complete_epochs
+from harness.results.epochs import INTERRUPTED, complete_epochs
+from harness.results.explain import HARNESS_ERROR_LOG
 from harness.running.cost_limit import cost_limit_reason
 from harness.running.interrupt import interrupted, stopped_by
+from harness.running.progress import AttemptProgress
 
 
 class AttemptContext(BaseModel):
@@ -123,7 +126,7 @@ def _play(cell: Cell, context: AttemptContext, open_journey: OpenJourney) -> tup
             try:
                 conclusion = journey.conclude()
             except Exception as error:
-                _log_error(context, error, "while concluding")
+                _log_error(context.recorder, error, "while concluding")
                 ending = ending or error
     except BaseException as error:  # noqa: BLE001  the product or the browser failed to open or close
         ending = error if isinstance(error, CassetteDiverged) else ending or error
@@ -151,13 +154,13 @@ def classify(ending: BaseException, context: AttemptContext, product_running: bo
     if isinstance(ending, ProductApiError) and product_running:
         context.recorder.check(PRODUCT_API_CHECK, False, str(ending))
         return Verdict.FAILED, f"{PRODUCT_API_CHECK}: {ending}"
-    _log_error(context, ending, "")  # the harness or the machine broke, not the product
+    _log_error(context.recorder, ending, "")  # the harness or the machine broke, not the product
     return Verdict.INFRASTRUCTURE_FAILED, f"{type(ending).__name__}: {ending}"
 
 
-def _log_error(context: AttemptContext, error: BaseException, when: str) -> None:
+def _log_error(recorder: EvidenceRecorder, error: BaseException, when: str) -> None:
     text = "".join(traceback.format_exception(error))
-    with (context.recorder.folder / "logs" / "harness-error.txt").open("a") as log:
+    with (recorder.folder / HARNESS_ERROR_LOG).open("a") as log:
         log.write(f"--- {type(error).__name__} {when}\n{text}\n")
 
 
@@ -187,7 +190,8 @@ def run_attempt(
 ) -> AttemptRecord:
     cell_folder = settings.results / settings.campaign / cell.execution_id
     attempt_id = new_attempt_id(cell_folder)
-    recorder = EvidenceRecorder(cell_folder / attempt_id, unobservable=cell.unobservable)
+    progress = AttemptProgress(cell.execution_id, attempt_id)
+    recorder = EvidenceRecorder(cell_folder / attempt_id, unobservable=cell.unobservable, on_step=progress.step)
     started = utc_now()
     deadline = Deadline(settings.deadline_s or cell.deadline_s)
     conclusion = Conclusion()
@@ -204,7 +208,7 @@ def run_attempt(
             verdict, reason, conclusion = _play(cell, context, open_journey)
         except KeyboardInterrupt:
             reason = f"interrupted by the user ({stopped_by()})"
-            _finish(
+            record = _finish(
                 recorder,
                 cell,
                 settings,
@@ -218,11 +222,15 @@ def run_attempt(
                 secret_patterns,
                 interrupted=True,
             )
+            progress.ended(record, recorder.folder, INTERRUPTED)
             raise
         verdict, reason = count_checks(verdict, reason, [check.id for check in recorder.failed_checks()])
-    return _finish(
+    record = _finish(
         recorder, cell, settings, attempt_id, retry_of, verdict, reason, started, deadline, conclusion, secret_patterns
     )
+    known = " (known finding)" if is_known_finding(record, cell.known_finding) else ""
+    progress.ended(record, recorder.folder, record.verdict.value + known)
+    return record
 
 
 def _finish(
@@ -299,4 +307,16 @@ def _finish(
             path.with_name(path.name + ".withheld").unlink(missing_ok=True)
         record = record.model_copy(update=update)
         recorder.write(record)
+    _write_index(recorder)
     return record
+
+
+def _write_index(recorder: EvidenceRecorder) -> None:
+    """The package's own index.html, from what was written and scanned; a page that cannot be made is logged,
+    never the attempt's verdict (the report makes its pages again from the record)."""
+    from harness.results.report.build import write_package_index  # Jinja2: only once an attempt ends
+
+    try:
+        write_package_index(recorder.folder)
+    except Exception as error:  # noqa: BLE001  the record is written: nothing a reviewer needs is lost
+        _log_error(recorder, error, "while writing index.html")

@@ -7,6 +7,8 @@ print one screen a person can act on.
 
 from __future__ import annotations
 
+import logging
+import os
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -19,11 +21,15 @@ from harness.core.outcomes import is_known_finding, unexpected
 from harness.core.records import AttemptRecord
 from harness.core.settings import SETTINGS_OPTION, RunSettings
 from harness.results.epochs import by_cell, counted_ends, ending, epoch_ends, figures
+from harness.results.explain import explain
 from harness.results.packages import LoadedAttempt, campaign_package_folders, catalog_cells, read_package
 from harness.results.plan import write_plan
 from harness.results.statistics import CellFigures
 from harness.results.summary import summarize_campaign
+from harness.running import interrupt
+from harness.running.board import board_for
 from harness.running.ownership import claim_run_folder, release_run_folder, remove_dead_owners
+from harness.running.progress import PROGRESS_ENV
 
 # Named, not imported: pytest imports the plugin itself (`-p`), so it can rewrite its asserts,
 # and each xdist worker does the same from the command line it is given.
@@ -94,21 +100,23 @@ def summary(
     for execution_id, cell_ends in ends.items():
         record = (counted_ends(cell_ends, epochs) or cell_ends)[-1]
         mode = record.provenance.evidence_mode.value
-        reason = f"  {record.reason}" if record.reason else ""
         known = " (known finding)" if is_known_finding(record, findings.get(execution_id)) else ""
         node = f" (node {record.provenance.node})" if record.provenance.node else ""
-        lines.append(f"  {ending(record) + known:<22} [{mode}] {execution_id}{node}{reason}")
+        lines.append(f"  {ending(record) + known:<22} [{mode}] {execution_id}{node}")
         if many:
             cell_figures = figures(cell_ends)
             lines.append(f"      {figures_line(cell_figures)}")
             if cell_figures.failed_checks:
                 checks = ", ".join(f"{check} x{count}" for check, count in cell_figures.failed_checks.items())
                 lines.append(f"      failed checks: {checks}")
-        lines.append(f"      evidence: {results / campaign / execution_id / record.attempt}")
+        explanation = explain(record, results / campaign / execution_id / record.attempt)
+        if explanation.why:
+            lines.append(f"      {explanation.why}")
+        lines.append(f"      evidence: {explanation.evidence}")
     for cell in cells:
         if cell.execution_id not in ends:
             lines.append(f"  {'not run':<22} [{cell.evidence_mode.value}] {cell.execution_id}")
-    counts = Counter(end.verdict.value for cell_ends in ends.values() for end in cell_ends)
+    counts = Counter(ending(end) for cell_ends in ends.values() for end in cell_ends)
     lines.append("verdicts: " + (", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items())) or "none"))
     return "\n".join(lines)
 
@@ -157,19 +165,41 @@ def conclude(settings: RunSettings) -> tuple[list[AttemptRecord], int]:
     return records, exit_status(records, cells, settings.epochs)
 
 
-def run_cells(settings: RunSettings, extra: Sequence[str] = ()) -> int:
-    """Run the settings' cells through pytest, then print and write the campaign's summary."""
+def run_cells(settings: RunSettings, extra: Sequence[str] = (), show_pytest: bool = False) -> int:
+    """Run the settings' cells through pytest, then print and write the campaign's summary.
+
+    Exit status: ``exit_status``'s, or 128 + the signal's number when the run was told to stop (130 for Ctrl-C),
+    after the summary of what ended. pytest's own output goes to the campaign's ``PYTEST_OUTPUT`` unless
+    ``show_pytest`` (or ``extra`` pytest arguments) asks for it on the terminal.
+    """
+    results, campaign = settings.results, settings.campaign
     announce(settings)
     for leftover in remove_dead_owners():
         print(f"removed what a killed run left: {leftover.folder} ({leftover.processes} process(es) ended)")
     sys.stdout.flush()
     run_folder = claim_run_folder()
+    progress = run_folder / "progress"
+    progress.mkdir()
+    os.environ[PROGRESS_ENV] = str(progress)
+    board = board_for(progress, len(settings.cells) * settings.epochs, results / campaign, show_pytest or bool(extra))
+    board.start()
     try:
-        pytest_status = pytest.main(pytest_arguments(settings, extra))
+        pytest_status = pytest.main(pytest_arguments(settings, extra), plugins=[board])
     finally:
+        board.stop()
+        os.environ.pop(PROGRESS_ENV, None)
         if ended := release_run_folder(run_folder):
             print(f"ended {ended} process(es) the run's cells left behind")
     records, status = conclude(settings)
+    if interrupt.interrupted():
+        # The browser's driver was closed under Playwright's pending calls on purpose: asyncio would report each
+        # of their futures as "never retrieved" when it is collected, after the summary.
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+        print(f"stopped by {interrupt.stopped_by()}: nothing left running; `--resume {campaign}` plays what is missing")
+        return interrupt.stopped_status()
+    if board.unfinished_items or (pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)):
+        if board.pytest_output is not None:
+            print(f"pytest's own output: {board.pytest_output}")
     if pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and not records:
         return int(pytest_status) or 1
     return status

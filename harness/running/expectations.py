@@ -31,6 +31,7 @@ Expectation = Literal[
     "agent-hired",
     "approval-shown",
     "agent-controlled",
+    "routine-run-started",
 ]
 
 EXPECTATIONS: tuple[Expectation, ...] = get_args(Expectation)

@@ -224,3 +224,9 @@ def stopped_by() -> str:
     if not _first_signal or _first_signal[0] is signal.SIGINT:
         return "Ctrl-C"
     return _first_signal[0].name
+
+
+def stopped_status() -> int:
+    """The exit status of a run told to stop, as a shell reports a command a signal ended: 128 + its number
+    (130 for Ctrl-C)."""
+    return 128 + (_first_signal[0] if _first_signal else signal.SIGINT)

@@ -57,6 +57,18 @@ def owned_root(base: Path | None = None) -> Path:
     return (base or Path(tempfile.gettempdir())) / OWNED_ROOT_NAME
 
 
+def outside_run_folders(path: Path | None = None) -> Path:
+    """The temporary folder that encloses ``path`` (default: this process's) outside every labelled run folder.
+
+    A run started from inside another's folder nests its own folder there;
+    three levels deep, a product's or Chromium's socket path passes the
+    108 bytes a Unix socket allows ("AF_UNIX path too long"). A command
+    that starts a whole `harness run` of its own gives it this folder instead.
+    """
+    path = path or Path(tempfile.gettempdir())
+    return Path(*path.parts[: path.parts.index(OWNED_ROOT_NAME)]) if OWNED_ROOT_NAME in path.parts else path
+
+
 def claim_run_folder(base: Path | None = None) -> Path:
     """Make this process's labelled folder and send every temporary file of this run (and its children) there."""
     owner = Owner.this_process()

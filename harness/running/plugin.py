@@ -47,10 +47,6 @@ def settings_of(config: pytest.Config) -> RunSettings | None:
 
 def pytest_configure(config: pytest.Config) -> None:
     interrupt.install()
-    settings = settings_of(config)
-    if settings and settings.cells and not hasattr(config, "workerinput"):
-        # Only on the controller (or a run without workers): workers' reports arrive here.
-        config.pluginmanager.register(CellProgress(config), "everyday-evals-progress")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -80,39 +76,3 @@ def run_settings(pytestconfig: pytest.Config) -> RunSettings:
 def browser_type_launch_args(browser_type_launch_args: dict, playwright: Playwright) -> dict:
     """Use Playwright's Chromium where installed, else the system one; fail loudly when none."""
     return {**browser_type_launch_args, **launch_options(playwright.chromium)}
-
-
-class CellProgress:
-    """One line per finished cell (verdict, id, time), so a long campaign shows where it is."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.total = 0
-        self.done = 0
-
-    def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.total = len(session.items)
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
-        """Under xdist the controller collects nothing itself: every worker reports the same items."""
-        self.total = len(ids)
-
-    def pytest_report_teststatus(self, report: pytest.TestReport) -> tuple[str, str, str] | None:
-        """No progress dot for a cell: its own line says more."""
-        if report.when == "call" and "verdict" in dict(report.user_properties):
-            outcome = "xfailed" if hasattr(report, "wasxfail") else report.outcome  # a known finding
-            return outcome, "", outcome.upper()
-        return None
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        properties = dict(report.user_properties)
-        verdict = properties.get("verdict")
-        if verdict is None or report.when != "call" and not report.skipped:
-            return
-        self.done += 1
-        cell = report.nodeid.rsplit("[", 1)[-1].rstrip("]").removeprefix("chromium-")
-        terminal = self.config.pluginmanager.get_plugin("terminalreporter")
-        if terminal is not None:
-            label = f"{verdict} (known finding)" if properties.get("known_finding") else verdict
-            terminal.write_line(f"[{self.done}/{self.total or '?'}] {label:<21} {cell} ({report.duration:.1f} s)")

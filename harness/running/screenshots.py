@@ -7,6 +7,12 @@ the same pixels from Chromium's own capture told to encode for speed (the
 file is about a third larger). The capture is Chromium's, through the page's
 DevTools session, with the same geometry as Playwright's full page: the whole
 document from its top-left corner, whatever the scroll position.
+
+A page whose document is only as tall as the window, with its content in an
+inner scrolling panel (Paperclip's layout), has no more to show than the
+window: its full-page shot left out what the story cites it for (the
+attachments under a long thread). For such a page the window is made as tall
+as the panel's content for the shot, then given back its size.
 """
 
 from __future__ import annotations
@@ -14,6 +20,20 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 from typing import Any
+
+MAX_HEIGHT_PX = 16_000
+"""A taller shot is cut here: a reviewer scrolls no further, and the PNG stays a few MB."""
+INNER_OVERFLOW_JS = """() => {
+  let hidden = 0;
+  for (const element of document.querySelectorAll("body *")) {
+    const overflow = getComputedStyle(element).overflowY;
+    if ((overflow === "auto" || overflow === "scroll") && element.clientHeight > 0) {
+      hidden = Math.max(hidden, element.scrollHeight - element.clientHeight);
+    }
+  }
+  return hidden;
+}"""
+"""How much of the page the tallest inner scrolling panel hides below its fold, in CSS pixels."""
 
 
 class FullPageCamera:
@@ -24,6 +44,19 @@ class FullPageCamera:
         self._session: Any = None
 
     def take(self, path: Path) -> None:
+        viewport = self.page.viewport_size
+        hidden = int(self.page.evaluate(INNER_OVERFLOW_JS)) if viewport else 0
+        if hidden <= 1 or viewport is None:
+            self._capture(path)
+            return
+        tall = min(viewport["height"] + hidden, MAX_HEIGHT_PX)
+        self.page.set_viewport_size({"width": viewport["width"], "height": tall})
+        try:
+            self._capture(path)
+        finally:
+            self.page.set_viewport_size(viewport)
+
+    def _capture(self, path: Path) -> None:
         if self._session is None:
             self._session = self.page.context.new_cdp_session(self.page)
         metrics = self._session.send("Page.getLayoutMetrics")

@@ -23,6 +23,7 @@ from .. import failpoints
 from . import (  # noqa: F401  (each area module registers its defects on import)
     api,
     bookkeeping,
+    budgets,
     credentials,
     decisions,
     delegation,
@@ -31,6 +32,7 @@ from . import (  # noqa: F401  (each area module registers its defects on import
     messages,
     providers,
     restart,
+    routines,
     runs,
     skills,
     stop,

@@ -31,6 +31,8 @@ Area = Literal[
     "providers",
     "team",
     "forms",
+    "routines",
+    "budgets",
 ]
 
 A = TypeVar("A", bound=Callable[..., Any])

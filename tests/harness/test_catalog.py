@@ -29,7 +29,8 @@ CASES = [
     "service-decline",
 ]
 # On the testbed only (its driver wires decisions on connections and email, provider questions, the hire form
-# and the skill library): paid, scripted and replay; not on Paperclip. The provider cases have no replay cell yet.
+# the skill library, routines and budget pauses): paid, scripted and replay; not on Paperclip. The provider cases
+# and budget-stop have no replay cell yet.
 TESTBED_CASES = [
     "connection-decline",
     "agentmail-setup",
@@ -38,6 +39,8 @@ TESTBED_CASES = [
     "provider-second",
     "hire-reuse",
     "create-skill-studio",
+    "routine-run",
+    "budget-stop",
 ]
 # On both products, scripted (and paid on the testbed), with no replay script: the company's own everyday
 # features, whose stories judge the product's controls rather than a model.
@@ -62,14 +65,14 @@ def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
     assert all_ids == sorted(all_ids)
     ids = [c.execution_id for c in registry.catalog().cells() if built_in(c)]
     # The testbed: 3 paid profiles + scripted on every case, runner-opencode on delegation and hiring only, 3 replay
-    # profiles on the 11 cases the replay scripts; Paperclip: scripted on the 8 cases its driver can serve (the
+    # profiles on the 12 cases the replay scripts; Paperclip: scripted on the 8 cases its driver can serve (the
     # drain in place of the hot restart, which it promises only for its sessioned adapters), its 2 replay profiles
     # on 6 of them (not late-feedback, which the replay does not script, nor the SIGKILL restart, a crash it promises
     # them nothing for) and on the hot restart (recover-controller).
     replayed = [
         c for c in registry.cases() if c.replay and c.story.startswith("stories.") and "graceful-drain" not in c.needs
     ]
-    assert len(replayed) == 11
+    assert len(replayed) == 12
     team = 4 * len(TEAM_CASES) + len(TEAM_CASES)  # the testbed's scripted and paid cells, Paperclip's scripted
     expected = 4 * len(CASES + TESTBED_CASES) + 2 + 3 * len(replayed) + 8 + 2 * 7 + team
     assert len(ids) == len(set(ids)) == expected

@@ -63,7 +63,7 @@ def test_repeat_widens_and_dimensions_narrow(capsys: pytest.CaptureFixture[str])
         ((), "harness: nothing selected; pass --all"),
         (
             ("--case", "nope"),
-            "harness: unknown case 'nope'; valid cases: agent-controls, agentmail-setup, build-",
+            "harness: unknown case 'nope'; valid cases: agent-controls, agentmail-setup, budget-stop, build-",
         ),
         (("--id", "build-revise", "--all"), "harness: --id stands alone"),
         (("--all", "--shard", "3/2"), "harness: malformed shard '3/2'"),

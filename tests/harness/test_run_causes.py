@@ -50,3 +50,17 @@ def test_a_cause_outside_the_vocabulary_is_unexplained() -> None:
     facts = healthy()
     facts.runs[0].cause = "timer"
     assert "'timer', which is none of the causes" in runs_have_a_cause(facts).detail
+
+
+def test_a_resumption_holds_only_after_a_run_its_budget_paused() -> None:
+    facts = healthy()
+    facts.runs.append(executed("103", "11", MATE, ended=15, cause="resumed"))
+    assert runs_have_a_cause(facts).failed
+    facts = healthy()
+    facts.runs.append(
+        executed("102", "11", MATE, ended=14, status="cancelled", error="budget_paused", cause="user_message")
+    )
+    facts.runs.append(executed("103", "11", MATE, ended=15, cause="resumed"))
+    facts.messages.append(MessageFacts(id="51", task_id="11", body="more", woke_run_ids=["102"]))
+    check = runs_have_a_cause(facts)
+    assert check.passed, check.detail

@@ -148,17 +148,17 @@ def test_id_stands_alone(selectors: dict) -> None:
         ({"environments": ["cloud"]}, "valid environments: local, paperclip-local"),
         (
             {"cases": ["nope"]},
-            "valid cases: agent-controls, agentmail-setup, build-revise, connection-decline, create-skill-studio,"
+            "valid cases: agent-controls, agentmail-setup, budget-stop, build-revise, connection-decline, create-skill-studio,"
             " delegate-feedback, hire-approval, hire-rejected, hire-reuse, "
             "late-feedback, provider-decline, provider-native, provider-second, recover-controller, recover-controller-drain, "
-            "recover-controller-sigkill, service-approve, service-decline, stop-redirect",
+            "recover-controller-sigkill, routine-run, service-approve, service-decline, stop-redirect",
         ),
         (
             {"ids": ["nope"]},
-            "valid ids: agent-controls, agentmail-setup, build-revise, connection-decline, create-skill-studio,"
+            "valid ids: agent-controls, agentmail-setup, budget-stop, build-revise, connection-decline, create-skill-studio,"
             " delegate-feedback, hire-approval, hire-rejected, hire-reuse, "
             "late-feedback, provider-decline, provider-native, provider-second, recover-controller, recover-controller-drain, "
-            "recover-controller-sigkill, service-approve, service-decline, stop-redirect, "
+            "recover-controller-sigkill, routine-run, service-approve, service-decline, stop-redirect, "
             "everyday-workflows-paperclip-replay.replay-claude.paperclip-local.build-revise, "
             "everyday-workflows-paperclip-replay.replay-claude.paperclip-local.delegate-feedback",
         ),

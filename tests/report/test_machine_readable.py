@@ -45,5 +45,5 @@ def test_summary_keeps_modes_apart_and_counts_cost_and_durations(
     assert campaign.by_mode["live"]["passed"] == 1 and campaign.by_mode["live"]["failed"] == 1
     assert campaign.cost_cents == 200 and campaign.diagnostics == 1
     assert campaign.wall.total_s == 126.0 and campaign.wall.median_s == 42.0
-    assert main(["summary", "--results", str(tmp_path)]) == 0
+    assert main(["summary", "--results", str(tmp_path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["overall"]["attempts"] == 4

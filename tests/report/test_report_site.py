@@ -11,7 +11,7 @@ from playwright.sync_api import Page
 from harness.cli import main
 from harness.core.verdicts import Verdict
 from harness.results.packages import load_attempts
-from harness.results.report.build import build_report
+from harness.results.report.build import build_report, write_package_index
 from harness.results.report.fixtures import LIVE_CELL, SCRIPTED_CELL, unknown_schema_json, write_attempt, write_broken
 
 STOP = "everyday-workflows-scripted.scripted.local.stop-redirect"
@@ -85,6 +85,18 @@ def test_filters_narrow_rows_and_recount(page: Page, site: tuple[Path, Path]) ->
     visible = page.locator("#matrix tr.cell-row:not(.hidden)")
     assert visible.count() == 1 and RECOVER in visible.inner_text()
     assert visible.locator(".chip.dim").count() == 1  # the infrastructure failure is dimmed, not hidden
+    page.select_option("select[name=verdict]", "infrastructure_failed")
+    assert page.locator("#matrix tr.cell-row:not(.hidden)").count() == 0, "a filter matches the latest attempt only"
+    page.select_option("select[name=verdict]", "")
+    page.select_option("select[name=check]", "oracle.revision")
+    visible = page.locator("#matrix tr.cell-row:not(.hidden)")
+    assert visible.count() == 1 and SCRIPTED_CELL in visible.inner_text()
+    page.select_option("select[name=check]", "")
+    page.select_option("select[name=product]", "testbed")
+    visible = page.locator("#matrix tr.cell-row:not(.hidden)")
+    assert visible.count() == 3 and not any(STOP in text for text in visible.all_inner_texts()), (
+        "the broken packages' product is unknown"
+    )
     assert errors == []
 
 
@@ -94,9 +106,12 @@ def test_attempt_page_shows_loaded_thumbnails_and_working_evidence_links(page: P
     page.goto((report / "index.html").as_uri())
     page.click(f"a.attempt-link[data-attempt='c2/{SCRIPTED_CELL}/1-bbbb']")
     page.wait_for_load_state("load")
-    assert "failed checks: oracle.revision" in page.inner_text("body")
-    widths = page.eval_on_selector_all("img.shot", "imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
-    assert len(widths) == 2 and all(0 < width <= 240 for width in widths)
+    assert "oracle.revision: graded" in page.get_by_test_id("why").inner_text()
+    story = page.get_by_test_id("story").inner_text()
+    assert story.startswith("The story downloaded 2 deliveries (build and revision).") and "It ended failed" in story
+    page.wait_for_function("[...document.images].every(image => image.complete)")
+    shots = page.eval_on_selector_all("img.journey-shot", "imgs => imgs.map(i => [i.alt, i.naturalWidth])")
+    assert shots == [["step 1", 1280], ["step 2", 1280]]  # captioned, in journey order, readable
     assert page.locator("table.zip-listing").count() == 2
     assert "tool/slug.py" in page.locator("table.zip-listing").first.inner_text()
     assert "playwright show-trace" in page.inner_text("body")
@@ -105,9 +120,23 @@ def test_attempt_page_shows_loaded_thumbnails_and_working_evidence_links(page: P
     for link in page.eval_on_selector_all("a[href]", "links => links.map(a => a.href)"):
         assert link.startswith("file://"), link
         assert Path(unquote(urlparse(link).path)).exists(), link
-    full = page.locator("img.shot").first.evaluate("img => img.parentElement.href")
-    page.goto(full)
-    assert page.evaluate("document.images[0].naturalWidth") == 1280
+    assert errors == [] and remote == []
+
+
+def test_a_package_alone_is_browsable_from_its_own_index(page: Page, tmp_path: Path) -> None:
+    """Handed only the folder, a reviewer opens index.html: the story, the journey and every file, nothing outside."""
+    folder = write_attempt(tmp_path / "results", verdict=Verdict.FAILED, reason="failed checks: oracle.build")
+    index = write_package_index(folder)
+    moved = tmp_path / "handed-over"
+    folder.rename(moved)  # nothing of the results folder or a report beside it
+    errors, remote = watch(page)
+    page.goto((moved / index.name).as_uri())
+    assert "It ended failed" in page.get_by_test_id("story").inner_text()
+    assert page.get_by_test_id("journey").locator("img.journey-shot").count() == 2
+    assert page.evaluate("getComputedStyle(document.body).maxWidth") == "1400px"  # the stylesheet is inline
+    for link in page.eval_on_selector_all("a[href]", "links => links.map(a => a.href)"):
+        target = Path(unquote(urlparse(link).path))
+        assert target.exists() and target.is_relative_to(moved), link
     assert errors == [] and remote == []
 
 
@@ -145,5 +174,16 @@ def test_self_contained_copy_works_without_the_results_folder(page: Page, tmp_pa
     for link in page.eval_on_selector_all("a[href]", "links => links.map(a => a.href)"):
         assert Path(unquote(urlparse(link).path)).is_relative_to(tmp_path / "moved"), link
         assert Path(unquote(urlparse(link).path)).exists(), link
-    assert page.eval_on_selector_all("img.shot", "imgs => imgs.every(i => i.naturalWidth > 0)")
+    page.wait_for_function("[...document.images].every(image => image.complete)")
+    widths = page.eval_on_selector_all("img.journey-shot", "imgs => imgs.map(i => i.naturalWidth)")
+    assert widths == [1280, 1280]
     assert errors == [] and remote == []
+
+
+@pytest.mark.parametrize("width", [600, 1280])
+def test_attempt_page_layout_holds_at_any_width(page: Page, site: tuple[Path, Path], width: int) -> None:
+    """Long ids, digests and timestamps once pushed the page past the window; wide tables scroll in their column."""
+    _, report = site
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto((report / "attempts" / "c2" / SCRIPTED_CELL / "1-bbbb.html").as_uri())
+    assert page.evaluate("document.documentElement.scrollWidth") <= width

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -129,8 +130,16 @@ def test_ctrl_c_mid_story_tears_the_product_down_and_keeps_the_attempt(
     )
     wait_for(lambda: processes_naming(temp, showing="--workspace"), "a runner")
     output = ctrl_c(harness, whole_group, sig)
-    assert harness.returncode != 0, output
+    assert harness.returncode == 128 + sig, output
     [record] = attempts(tmp_path)
     assert record.verdict is Verdict.INFRASTRUCTURE_FAILED and "interrupted" in record.reason and record.interrupted
     assert ("SIGTERM" in record.reason) is (sig is signal.SIGTERM), record.reason
     assert processes_naming(temp) == [], "processes of the product outlived Ctrl-C"
+    # One screen a person can act on: the cell's line, the summary, the evidence; nothing of pytest, no traceback.
+    for noise in ("Traceback", "KeyboardInterrupt", "Error", "!!!", "warnings summary", "never retrieved"):
+        assert noise not in output, output
+    package = tmp_path / "test" / record.cell.execution_id / record.attempt
+    assert re.search(rf"\[1/1\] interrupted +{re.escape(record.cell.execution_id)} ", output), output
+    assert f"evidence: {package}" in output, output
+    assert f"stopped by {'SIGTERM' if sig is signal.SIGTERM else 'Ctrl-C'}: nothing left running" in output, output
+    assert (package / "index.html").is_file()

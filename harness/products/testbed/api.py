@@ -25,6 +25,8 @@ from harness.products.records import (
     Interaction,
     ProviderEntry,
     RecordId,
+    Routine,
+    RoutineFire,
     Run,
     Service,
     Skill,
@@ -67,7 +69,7 @@ class ApiClient:
         return Company.model_validate(self._json("GET", "/api/company"))
 
     def agents(self) -> list[Agent]:
-        return [Agent.model_validate(a) for a in self._json("GET", "/api/agents")]
+        return [_agent(a) for a in self._json("GET", "/api/agents")]
 
     def tasks(self) -> list[TaskSummary]:
         return [TaskSummary.model_validate(t) for t in self._json("GET", "/api/tasks")]
@@ -94,6 +96,17 @@ class ApiClient:
     def workspace_hashes(self, task_id: RecordId) -> dict[str, str]:
         """Path -> sha256 of every file in the task's workspace, as the product reports it."""
         return {f["path"]: f["sha256"] for f in self._json("GET", f"/api/tasks/{task_id}/workspace")}
+
+    def routines(self) -> list[Routine]:
+        return [_routine(r) for r in self._json("GET", "/api/routines")]
+
+    def routine(self, routine_id: RecordId) -> Routine:
+        return _routine(self._json("GET", f"/api/routines/{routine_id}"))
+
+    def deliver_webhook(self, routine_id: RecordId, delivery_id: str) -> None:
+        """Post one delivery to the routine's webhook URL, as an outside system holding it would."""
+        url = self._json("GET", f"/api/routines/{routine_id}")["webhook_url"]
+        self._json("POST", url, headers={"Idempotency-Key": delivery_id})
 
     def skills(self) -> list[SkillEntry]:
         """The company skill library, oldest first."""
@@ -138,13 +151,13 @@ class ApiClient:
             "model": model,
             "budget_cents": budget_cents,
         }
-        return Agent.model_validate(self._json("POST", "/api/agents", json=payload))
+        return _agent(self._json("POST", "/api/agents", json=payload))
 
     def set_company_budget(self, cents: int) -> Company:
         return Company.model_validate(self._json("PUT", "/api/company/budget", json={"budget_cents": cents}))
 
     def set_agent_budget(self, agent_id: RecordId, cents: int | None) -> Agent:
-        return Agent.model_validate(self._json("PUT", f"/api/agents/{agent_id}/budget", json={"budget_cents": cents}))
+        return _agent(self._json("PUT", f"/api/agents/{agent_id}/budget", json={"budget_cents": cents}))
 
     # ---- the team: hires that wait for approval (testbed/team.py) ----------------------
 
@@ -253,3 +266,12 @@ class ApiClient:
         """Until a running run on the task has reported writing ``filename``: the moment to inject a fault."""
         run = self.wait_for_active_run(task_id, timeout)
         return self.wait_for_receipt(run.id, "write_file", filename, timeout)
+
+
+def _agent(raw: dict[str, Any]) -> Agent:
+    return Agent.model_validate({**raw, "paused_for_budget": raw.get("paused_reason") == "budget"})
+
+
+def _routine(raw: dict[str, Any]) -> Routine:
+    fires = [RoutineFire.model_validate(fire) for fire in raw["fires"]]
+    return Routine(id=raw["id"], title=raw["title"], assignee_id=raw["assignee_id"], fires=fires)

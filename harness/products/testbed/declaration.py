@@ -40,6 +40,8 @@ PRODUCT = ProductDeclaration(
         "skills",
         "hire-approval",
         "agent-controls",
+        "routines",
+        "budget-pause",
     ),
     lacks={"graceful-drain": "its runners outlive a SIGTERM of the controller: it promises no drain to hold it to"},
     defects=tuple(DEFECTS),

@@ -11,6 +11,7 @@ from typing import Any
 from harness.products.testbed import forked
 from harness.products.testbed.instance import TestbedInstance
 from harness.products.testbed.pages import HireFormPage, TaskListPage, TaskPage
+from harness.products.testbed.routine_pages import CostPage, RoutinePage, RoutinesPage
 from harness.products.testbed.secrets import SECRET_PATTERNS
 from harness.products.testbed.skill_pages import TaskSkillsPanel
 from harness.products.testbed.team_pages import AgentPage, ApprovalsPanel
@@ -83,3 +84,12 @@ class TestbedDriver:
 
     def agent_page(self, page: Any, base_url: str, agent_id: int) -> AgentPage:
         return AgentPage(page, base_url, agent_id)
+
+    def routines_page(self, page: Any, base_url: str) -> RoutinesPage:
+        return RoutinesPage(page, base_url)
+
+    def routine_page(self, page: Any, base_url: str, routine_id: int) -> RoutinePage:
+        return RoutinePage(page, base_url, routine_id)
+
+    def cost_page(self, page: Any, base_url: str) -> CostPage:
+        return CostPage(page, base_url)

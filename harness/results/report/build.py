@@ -25,13 +25,15 @@ from harness.core.records import ATTEMPT_SCHEMA_VERSION, utc_now
 from harness.core.schema import write_schema
 from harness.evidence.thumbnails import make_thumbnails, packaged_thumbnail, thumbnail_name
 from harness.results.compare import Comparison, read_comparisons
-from harness.results.packages import LoadedAttempt, PackageState, load_attempts
+from harness.results.packages import LoadedAttempt, PackageState, load_attempts, read_package
 from harness.results.promotion import read_promotions
-from harness.results.report import details, matrix
+from harness.results.report import details, matrix, story
 from harness.results.summary import VERDICT_ORDER, summarize
 
 STATIC = Path(__file__).with_name("static")
-FILTER_DIMENSIONS = ("suite", "profile", "environment", "case", "verdict", "mode")
+FILTER_DIMENSIONS = ("suite", "profile", "environment", "product", "case", "verdict", "check", "mode")
+"""What the index filters rows by; each matches the row's latest attempt (its verdict, the checks it failed)."""
+PACKAGE_INDEX = "index.html"
 
 
 class BuildResult(BaseModel):
@@ -146,13 +148,14 @@ def build_report(
     env = _environment()
     generated_at = utc_now().strftime("%Y-%m-%d %H:%M UTC")
     evidence_note = "copied into this report folder" if copy_evidence else "linked from the results folder(s)"
-    common = {"generated_at": generated_at, "evidence_note": evidence_note}
+    common = {"generated_at": generated_at, "evidence_note": evidence_note, "inline_css": ""}
     attempt_template = env.get_template("attempt.html")
     for attempt in attempts:
         page = site.page(attempt)
         page.parent.mkdir(parents=True, exist_ok=True)
         context = _attempt_context(attempt, site, page.parent, shots[attempt.key], errors)
-        page.write_text(attempt_template.render(**common, **context, root=href(site.out, page.parent) + "/"))
+        root = href(site.out, page.parent) + "/"
+        page.write_text(attempt_template.render(**common, **context, root=root, standalone=False))
 
     main_rows, diag_rows = matrix.rows(attempts)
     index = site.out / "index.html"
@@ -197,6 +200,28 @@ def build_report(
     )
 
 
+def write_package_index(folder: Path) -> Path:
+    """The package's own ``PACKAGE_INDEX``: its attempt page with every link inside the folder and the stylesheet
+    inline, so a reviewer handed only the folder browses it like the report (no JSON to read)."""
+    attempt = read_package(folder.parents[2], folder)
+    site = _Site(folder, copy_evidence=False)
+    context = _attempt_context(attempt, site, site.out, _screenshot_files(attempt), {})
+    page = folder / PACKAGE_INDEX
+    page.write_text(
+        _environment()
+        .get_template("attempt.html")
+        .render(
+            **context,
+            generated_at=utc_now().strftime("%Y-%m-%d %H:%M UTC"),
+            evidence_note="in this folder",
+            inline_css=(STATIC / "report.css").read_text(),
+            root="",
+            standalone=True,
+        )
+    )
+    return page
+
+
 def _comparison_pages(
     env: Environment, out: Path, results: Sequence[Path], common: dict[str, str]
 ) -> list[tuple[Path, Comparison | str, str]]:
@@ -213,15 +238,17 @@ def _comparison_pages(
 
 
 def _filters(attempts: Sequence[LoadedAttempt]) -> list[tuple[str, list[str]]]:
-    getters: dict[str, Callable[[LoadedAttempt], str]] = {
-        "suite": lambda a: a.suite,
-        "profile": lambda a: a.profile,
-        "environment": lambda a: a.environment,
-        "case": lambda a: a.case,
-        "verdict": lambda a: a.verdict,
-        "mode": lambda a: a.evidence_mode,
+    getters: dict[str, Callable[[LoadedAttempt], list[str]]] = {
+        "suite": lambda a: [a.suite],
+        "profile": lambda a: [a.profile],
+        "environment": lambda a: [a.environment],
+        "product": lambda a: [a.product],
+        "case": lambda a: [a.case],
+        "verdict": lambda a: [a.verdict],
+        "check": lambda a: a.failed_checks,
+        "mode": lambda a: [a.evidence_mode],
     }
-    return [(name, sorted({getters[name](a) for a in attempts})) for name in FILTER_DIMENSIONS]
+    return [(name, sorted({value for a in attempts for value in getters[name](a)})) for name in FILTER_DIMENSIONS]
 
 
 def _attempt_context(
@@ -241,6 +268,7 @@ def _attempt_context(
             Screenshot(name=name, full=ev(name), thumb=href(thumb, page_dir) if thumb.is_file() else None, error=error)
         )
     record = attempt.record
+    failed = [check for check in record.checks if check.failed] if record else []
     trace = evidence / "trace.zip"
     trace_path = attempt.folder / "trace.zip" if not site.copy_evidence else trace
     files = {entry.path: entry for entry in details.package_files(evidence)}
@@ -249,6 +277,9 @@ def _attempt_context(
         "r": record,
         "ev": ev,
         "package_path": str(attempt.folder),
+        "story": story.sentence(record) if record else "",
+        "journey": story.journey(record, ev) if record else [],
+        "failed": failed,
         "shots": screenshots,
         "zips": [details.zip_view(evidence, download) for download in record.downloads] if record else [],
         "snapshots": details.snapshot_views(evidence),

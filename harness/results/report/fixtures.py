@@ -227,6 +227,7 @@ def write_attempt(
             suite_definition_hash=_suite_hash(execution_id.split(".")[0]),
             oracle_image="sha256:0racle",
             evidence_mode=mode,
+            product=cell.environment.product if cell else None,
         ),
         downloads=recorder.downloads,
         screenshots=recorder.screenshots,

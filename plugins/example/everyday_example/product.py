@@ -8,6 +8,8 @@ driver really serves: a story needing anything else gets no cell here, and
 
 from harness.core.catalog import Environment, ProductDeclaration, ProductSuites
 
+SMALLEST = "the template shows the smallest driver; a real one declares what its product can do"
+
 PRODUCT = ProductDeclaration(
     name="example",
     title="the example product",
@@ -18,9 +20,11 @@ PRODUCT = ProductDeclaration(
     suites=ProductSuites(scripted="example-scripted"),
     capabilities=(),
     lacks={
-        "stop": "the template shows the smallest driver; a real one declares what its product can do",
         "hire-approval": "the template's product has one agent and no board",
         "agent-controls": "the template's product has no agent controls",
+        "stop": SMALLEST,
+        "routines": SMALLEST,
+        "budget-pause": SMALLEST,
     },
     observes=("message-read", "runner-identity", "receipts"),
 )

@@ -41,6 +41,8 @@ PRODUCT = ProductDeclaration(
         "skills": "vibe-kanban has no skill library",
         "hire-approval": f"{NO_TEAM}: no hires, so no board approval of them",
         "agent-controls": f"{NO_TEAM}: no agent to pause, resume or terminate (an attempt is stopped, not its agent)",
+        "routines": "vibe-kanban has no routines or triggers: a task attempt starts only when a person starts it",
+        "budget-pause": "vibe-kanban meters no model spend and has no budgets: its agents use their own logins",
         "controller-restart": "vibe-kanban does not keep a run across a restart of its server: its agents are the"
         " server's children, and at start it marks every execution process left running as failed (its orphan"
         " clean-up), so the stories' premise (the same run goes on) is not something it offers",

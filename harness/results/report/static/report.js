@@ -1,20 +1,21 @@
 // Client-side filters for the index; the page is complete without this script.
 (function () {
   "use strict";
-  var dims = ["suite", "profile", "environment", "case", "mode"];
+  // Each filter matches a row's latest attempt: its own fields, its verdict, a check it failed.
+  var dims = ["suite", "profile", "environment", "product", "case", "mode"];
   var form = document.getElementById("filters");
   if (!form) { return; }
   function wanted() {
     var w = {};
-    dims.concat(["verdict"]).forEach(function (d) { w[d] = form.elements[d].value; });
+    dims.concat(["verdict", "check"]).forEach(function (d) { w[d] = form.elements[d].value; });
     return w;
   }
   function apply() {
     var w = wanted();
     document.querySelectorAll("tr.cell-row").forEach(function (row) {
       var show = dims.every(function (d) { return !w[d] || row.dataset[d] === w[d]; });
-      var verdicts = row.dataset.verdicts.split(" ");
-      if (w.verdict && verdicts.indexOf(w.verdict) < 0) { show = false; }
+      if (w.verdict && row.dataset.latest !== w.verdict) { show = false; }
+      if (w.check && row.dataset.check.split(" ").indexOf(w.check) < 0) { show = false; }
       row.classList.toggle("hidden", !show);
       row.querySelectorAll(".chip").forEach(function (chip) {
         chip.classList.toggle("dim", !!w.verdict && chip.dataset.verdict !== w.verdict);
