@@ -122,7 +122,7 @@ def test_a_node_killed_mid_cell_is_recorded_once_and_its_cell_retried_on_the_oth
     found = records(tmp_path)
     lost = [r for r in found if r.verdict is Verdict.INFRASTRUCTURE_FAILED]
     assert len(lost) == 1, out
-    assert f"node {victim} died mid-cell" in lost[0].reason and lost[0].provenance.node == victim
+    assert f"node {victim} died" in lost[0].reason and lost[0].provenance.node == victim
     retry = [r for r in found if r.retry_of == lost[0].attempt]
     assert len(retry) == 1 and retry[0].verdict is Verdict.PASSED and retry[0].provenance.node != victim
     ends = by_cell(found)

@@ -162,6 +162,8 @@ def loss_reason(error: BaseException, node: str) -> str:
     """Why a cell's task ended without a package, naming the node."""
     if isinstance(error, NodeDiedError):
         return f"node {node} died mid-cell; nothing of the attempt came home"
+    if isinstance(error, TaskUnschedulableError):  # it died after the cell was sent, before the cell started
+        return f"node {node} died before the cell started there"
     first = (str(error).strip().splitlines() or [type(error).__name__])[0]
     return f"node {node} lost the cell ({type(error).__name__}: {first})"
 
