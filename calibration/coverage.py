@@ -40,7 +40,10 @@ SOURCES = ("harness", "stories")
 
 FAMILIES = frozenset(
     {
+        "approval",
+        "budget",
         "connection",
+        "controls",
         "credential",
         "decision",
         "delegate",
@@ -59,6 +62,7 @@ FAMILIES = frozenset(
         "readback",
         "restart",
         "reuse",
+        "routine",
         "service",
         "skill",
         "stall",

@@ -267,11 +267,12 @@ class Controller:
             log.info("run %s ended: %s %s", run_id, status, error_code or "")
         return ended
 
-    def end_stopped(self, run_id: int, group_gone: bool | None = None, why: str = STOPPED_BY_USER) -> bool:
+    def end_stopped(self, run_id: int, group_gone: bool | None = None) -> bool:
         """Record a run the user (or its agent's budget pause) stopped, whichever path sees it end first (Stop
-        itself or the monitor)."""
+        itself or the monitor): the cause stored when the stop was asked for says why."""
         row = self.db.one("SELECT stop_cause FROM runs WHERE id = ?", run_id)
-        if row is not None and row["stop_cause"] == budgets.BUDGET:
+        why = (row["stop_cause"] if row is not None else None) or STOPPED_BY_USER
+        if why == budgets.BUDGET:
             return self.end_run(
                 run_id,
                 "cancelled",
@@ -297,7 +298,9 @@ class Controller:
         """
         with self.db.transaction() as conn:
             conn.execute(
-                "UPDATE runs SET stop_requested_at = ? WHERE id = ? AND stop_requested_at IS NULL", (now(), run_id)
+                "UPDATE runs SET stop_requested_at = ?, stop_cause = COALESCE(stop_cause, ?)"
+                " WHERE id = ? AND stop_requested_at IS NULL",
+                (now(), why, run_id),
             )
         row = self.db.one("SELECT * FROM runs WHERE id = ?", run_id)
         assert row is not None
@@ -306,7 +309,7 @@ class Controller:
             gone = True
         else:
             gone = failpoint("stop.signal", self.supervisor.stop_group)(identity)
-        if not self.end_stopped(run_id, group_gone=gone, why=why):
+        if not self.end_stopped(run_id, group_gone=gone):
             with self.db.transaction() as conn:
                 conn.execute("UPDATE runs SET process_group_gone = ? WHERE id = ?", (gone, run_id))
         failpoint("stop.after", db=self.db, run=row)

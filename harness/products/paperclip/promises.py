@@ -72,8 +72,8 @@ PAUSE_CANCELS = Promise(
     "until it is resumed; a terminated agent takes no work (assigning work to it is refused)",
     source=f"{SERVER}/routes/agents.js: POST /agents/:id/pause (svc.pause, then heartbeat.cancelActiveForAgent); "
     f"{SERVER}/services/heartbeat.js: cancelActiveForAgentInternal; {SERVER}/services/agent-invokability.js: "
-    f"DIRECT_NON_INVOKABLE_STATUSES; {SERVER}/services/agent-assignability.js ('Cannot assign work to terminated "
-    "agents')",
+    f"DIRECT_NON_INVOKABLE_STATUSES; {SERVER}/services/agent-assignability.js: "
+    '"Cannot assign work to terminated agents"',
 )
 
 PROMISES: tuple[Promise, ...] = (HOT_RESTART, SIGTERM_DRAIN, COMMENT_WAKE, PAUSE_CANCELS)
