@@ -8,7 +8,7 @@ reproduction beside this module (:mod:`.findings`).
 
 from __future__ import annotations
 
-from harness.core.catalog import Environment, KnownFinding, ProductDeclaration, ProductSuites
+from harness.core.catalog import Environment, KnownFinding, NoCell, ProductDeclaration, ProductSuites
 from harness.products.paperclip.promises import HOT_RESTART, PROMISES
 
 PAPERCLIP_LOCAL = Environment(
@@ -56,14 +56,20 @@ PRODUCT = ProductDeclaration(
     # "run-cause": the reason Paperclip woke the agent for each run (api.py: WAKE_CAUSES).
     observes=("message-wakes", "runner-identity", "receipts", "run-cause"),
     promises=PROMISES,
-    not_promised={
-        "replay-*.recover-controller-sigkill": "a SIGKILL is a crash, across which it promises its sessioned"
-        " adapters' runs nothing: its start-up reaper leaves a run whose CLI still lives running, detached, with"
-        " nothing reading the CLI's output (heartbeat.js reapOrphanedRuns: 'Lost in-memory process handle, but child"
-        " pid N is still alive'), and only its periodic reaper, five minutes after the run's last update, ends it"
-        " (hot-restart-preserves-runs is held on recover-controller)",
-        "scripted.recover-controller": f"its hot restart ({HOT_RESTART.id}) keeps only its sessioned local adapters'"
-        " runs, not the process adapter's (recover-controller-drain holds that cell to the SIGTERM drain)",
+    no_cell={
+        "replay-*.recover-controller-sigkill": NoCell(
+            kind="not-promised",
+            why="a SIGKILL is a crash, across which it promises its sessioned adapters' runs nothing: its start-up"
+            " reaper leaves a run whose CLI still lives running, detached, with nothing reading the CLI's output"
+            " (heartbeat.js reapOrphanedRuns: 'Lost in-memory process handle, but child pid N is still alive'), and"
+            " only its periodic reaper, five minutes after the run's last update, ends it (hot-restart-preserves-runs"
+            " is held on recover-controller)",
+        ),
+        "scripted.recover-controller": NoCell(
+            kind="not-promised",
+            why=f"its hot restart ({HOT_RESTART.id}) keeps only its sessioned local adapters' runs, not the process"
+            " adapter's (recover-controller-drain holds that cell to the SIGTERM drain)",
+        ),
     },
     known_findings=(
         KnownFinding(
