@@ -7,12 +7,18 @@ there: it starts our metering proxy on loopback (forwarding to ``--upstream``,
 the harness's model replay; a throwaway key the proxy checks), then runs the
 pinned Claude Code (``--cli``) with every argument vibe-kanban gave, its stdin
 and stdout handed straight through, pointed at the proxy, and its exit status
-returned. Nothing but the proxy stands between the CLI and its model.
+returned. Nothing but the proxy stands between the CLI and its model. A
+signal (vibe-kanban's Stop sends SIGINT, then SIGTERM, then SIGKILL to the
+process group, until its leader, this process, has exited) is passed on to
+the CLI and this process exits only once the CLI has: it never leaves before
+the process it stands for, so what Stop leaves behind is the product's doing.
 
-Each call the proxy reports is one JSON line in the run's ledger,
+Each call the proxy reports is a JSON line in the run's ledger,
 ``<instance>/metering/<start>-<pid>.jsonl``, whose first line names the
 worktree and the moment the run began: the driver credits a run's calls to
-the run vibe-kanban started in that worktree then (:mod:`.metering`).
+the run vibe-kanban started in that worktree then (:mod:`.metering`). A call
+is written once admitted, before a byte goes upstream, and again when it
+ends: a call Stop cut short (the whole process group is killed) is on record.
 ``--time-limit`` bounds the run's wall clock; past it the CLI is ended and the
 run fails, as a runner's limit would.
 """
@@ -60,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         with ledger.open("a") as out:
             out.write(report.model_dump_json() + "\n")
 
-    _proxy, server = start_proxy(config, on_call)
+    _proxy, server = start_proxy(config, on_call, admit=on_call)
     env = {
         **os.environ,
         **OFFLINE_ENV,
@@ -68,18 +74,25 @@ def main(argv: list[str] | None = None) -> int:
         "ANTHROPIC_BASE_URL": server.url.rstrip("/"),
         "ANTHROPIC_API_KEY": client_key,
     }
+    signalled: list[int] = []
+
+    def pass_on(received: int, _frame: object) -> None:
+        signalled.append(received)
+        cli.send_signal(received)
+
+    cli = subprocess.Popen([ours.cli, *theirs, "--model", ours.model], env=env)  # stdin, stdout: vibe-kanban's
+    for signum in (signal.SIGINT, signal.SIGTERM):  # passed on, then waited out: the CLI ends before we do
+        signal.signal(signum, pass_on)
     try:
-        cli = subprocess.Popen([ours.cli, *theirs, "--model", ours.model], env=env)  # stdin, stdout: vibe-kanban's
-        signal.signal(signal.SIGTERM, lambda *_: cli.terminate())
-        try:
-            return cli.wait(timeout=ours.time_limit)
-        except subprocess.TimeoutExpired:
-            cli.kill()
-            cli.wait()
-            sys.stderr.write(f"claude_cli: the run passed its time limit of {ours.time_limit:.0f} s\n")
-            return TIME_LIMIT_EXIT
+        return cli.wait(timeout=ours.time_limit)
+    except subprocess.TimeoutExpired:
+        cli.kill()
+        cli.wait()
+        sys.stderr.write(f"claude_cli: the run passed its time limit of {ours.time_limit:.0f} s\n")
+        return TIME_LIMIT_EXIT
     finally:
-        server.stop()
+        if not signalled:  # a stopped run's call cut short is on record already: its proxy dies with us, at once
+            server.stop()
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 A Claude Code run vibe-kanban starts goes through :mod:`.claude_cli`, whose
 proxy writes one ledger per run in the instance folder: a head naming the
 worktree and the moment the run began, then one :class:`CallReport` per
-call. A run vibe-kanban records is credited with the ledgers begun in its
+call. A forwarded call is written when admitted and again when it ends (under
+one ``call_id``): its latest report counts, so a call cut short by Stop
+counts at its admitted estimate. A run vibe-kanban records is credited with the ledgers begun in its
 attempt's worktree from its start until the next run of that attempt started
 (the runs of an attempt follow one another: each follow-up starts when the
 run before it has ended).
@@ -29,15 +31,21 @@ class LedgerHead(BaseModel):
 
 
 def _read(path: Path) -> tuple[LedgerHead, list[CallReport]]:
-    head, *calls = path.read_text().splitlines()
-    return LedgerHead.model_validate_json(head), [CallReport.model_validate_json(line) for line in calls if line]
+    """The ledger's head and its calls, each once (its latest report); a line being written is not read yet."""
+    head, *lines = path.read_text().splitlines(keepends=True)
+    latest: dict[str, CallReport] = {}
+    for n, line in enumerate(lines):
+        if line.endswith("\n"):
+            report = CallReport.model_validate_json(line)
+            latest[report.call_id or f"refused {n}"] = report
+    return LedgerHead.model_validate_json(head), list(latest.values())
 
 
 def run_spend(instance: Path, worktree: str, began: float, until: float | None) -> Spend:
     """The calls of the runs begun in ``worktree`` from ``began`` until ``until`` (None: no later run yet).
 
     vibe-kanban records a run's start just before it spawns the command, so a
-    ledger begins at most a moment after it; a ledger is never older than its run.
+    ledger begins a moment after it (its stamps are whole seconds or finer: a second's slack).
     """
     calls: list[CallReport] = []
     for path in sorted((instance / LEDGERS).glob("*.jsonl")):
