@@ -25,7 +25,9 @@ def test_our_tool_steps_keep_their_name_target_and_result_and_claude_codes_write
         },
         tool_use("Write", {"action": "file_edit", "path": "slugify.py", "changes": []}),
         tool_use("Bash", {"action": "command_run", "command": "python3 -m unittest"}),
-        tool_use("Bash", {"action": "command_run", "command": "`mkdir -p tests && cat > 'tests/t 1.py' <<'EOF'\nx\nEOF`"}),
+        tool_use(
+            "Bash", {"action": "command_run", "command": "`mkdir -p tests && cat > 'tests/t 1.py' <<'EOF'\nx\nEOF`"}
+        ),
         tool_use("Bash", {"action": "command_run", "command": "`cat > notes.md <<'EOF'\nx\nEOF\ncat notes.md`"}),
         tool_use("Bash", {"action": "command_run", "command": "cat slugify.py > copy.py"}),
     ]

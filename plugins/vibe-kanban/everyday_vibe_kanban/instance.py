@@ -168,7 +168,9 @@ class VibeKanbanInstance:
         from agents.install import MissingCli, locate
 
         if not self.model_upstream:
-            raise InstanceError("Claude Code on vibe-kanban runs only against the harness's model server (a replay profile)")
+            raise InstanceError(
+                "Claude Code on vibe-kanban runs only against the harness's model server (a replay profile)"
+            )
         try:
             cli = locate("claude").binary
         except MissingCli as error:

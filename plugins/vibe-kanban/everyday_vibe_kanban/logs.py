@@ -103,7 +103,9 @@ def receipts_of(entries: list[dict[str, Any]], process_id: str, at: str) -> list
             continue
         action = kind.get("action_type") or {}
         tool = kind.get("tool_name") or "tool"
-        written = HEREDOC_WRITE.match(str(action.get("command") or "")) if action.get("action") == "command_run" else None
+        written = (
+            HEREDOC_WRITE.match(str(action.get("command") or "")) if action.get("action") == "command_run" else None
+        )
         if action.get("action") in FILE_WRITES:
             tool, target = "write_file", str(action.get("path") or "")
         elif written is not None:
