@@ -184,5 +184,7 @@ def test_the_real_claude_code_builds_and_revises_against_the_replay_and_each_run
     assert written == ["slugify.py", "README.md", "tests/test_slugify.py"]
     answered = [c for c in app.state.calls.all() if c.path.endswith("/messages")]
     assert answered and all(c.key is None for c in answered), "the CLI's throwaway key stops at our proxy"
-    assert [r.spend.calls for r in revised.runs] == [5, 5] and sum(r.spend.calls for r in revised.runs) == len(answered)
+    # Five turns of the script each (Claude Code may add a side request of its own): every call is on a run's ledger.
+    metered = [r.spend.calls for r in revised.runs]
+    assert min(metered) >= 5 and sum(metered) == len(answered), (metered, [(c.script, c.tool) for c in answered])
     assert all(r.spend.simulated_cents > 0 and r.spend.cents == 0 for r in revised.runs)
