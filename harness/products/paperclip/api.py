@@ -25,7 +25,8 @@ mapping says what stands in for it:
 - services, connections and their approval cards are Paperclip's Apps and
   tool-action cards (:mod:`.apps`);
 - a *skill* is a company skill: its body is its ``SKILL.md`` (``markdown``),
-  its version the revision number of its current version.
+  its version the revision number of its current version;
+- routines are Paperclip's routines (:mod:`.routines`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from agents.paperclip.runner import RECEIPT_MARK, RECEIPTS_FOLDER
 from harness.products.http import ProductApiError, product_answer, product_client, product_json
 from harness.products.paperclip.agent_clis import claude_local_config, codex_local_config
 from harness.products.paperclip.apps import PaperclipApps
+from harness.products.paperclip.routines import PaperclipRoutines
 from harness.products.records import (
     SHUTDOWN_ERROR,
     Activity,
@@ -138,7 +140,7 @@ def _epoch(value: str | None) -> float | None:
     return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() if value else None
 
 
-class PaperclipApi(PaperclipApps):
+class PaperclipApi(PaperclipApps, PaperclipRoutines):
     def __init__(
         self,
         base_url: str,

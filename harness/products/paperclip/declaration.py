@@ -37,13 +37,11 @@ PRODUCT = ProductDeclaration(
         "services",
         "hire-approval",
         "agent-controls",
+        "routines",
     ),
     lacks={
         "hiring": "the driver does not wire Paperclip's New agent page and its Apps access bindings yet",
         "skills": "the driver does not wire Paperclip's company skills and Skill Studio yet",
-        "routines": "the driver does not wire Paperclip's routines yet: its webhook triggers (a public fire URL that"
-        " takes an Idempotency-Key and answers a repeated key 409) are there, page objects for its Routines page and a"
-        " routine's runs are not",
         "budget-pause": "the driver does not wire Paperclip's budgets yet: Paperclip pauses an agent whose hard-stop"
         " policy its cost events reach (its runs cancelled, stop reason budget_paused), but the scripted agent reports"
         " no cost event and there is no page object for its Costs page",

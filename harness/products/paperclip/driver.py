@@ -9,6 +9,7 @@ from harness.products.base import InstanceError
 from harness.products.paperclip import install
 from harness.products.paperclip.instance import PaperclipInstance
 from harness.products.paperclip.pages import ConnectionsPage, IssueListPage, IssuePage
+from harness.products.paperclip.routine_pages import RoutinePage, RoutinesPage
 from harness.products.paperclip.secrets import SECRET_PATTERNS
 from harness.products.paperclip.team_pages import AgentPage, ApprovalsPage
 from harness.products.records import RecordId
@@ -71,3 +72,9 @@ class PaperclipDriver:
 
     def agent_page(self, page: Any, base_url: str, agent_id: RecordId) -> AgentPage:
         return AgentPage(page, base_url, agent_id)
+
+    def routines_page(self, page: Any, base_url: str) -> RoutinesPage:
+        return RoutinesPage(page, base_url)
+
+    def routine_page(self, page: Any, base_url: str, routine_id: RecordId) -> RoutinePage:
+        return RoutinePage(page, base_url, routine_id)
