@@ -45,6 +45,7 @@ from harness.products.paperclip.agent_clis import claude_local_config, codex_loc
 from harness.products.paperclip.apps import PaperclipApps
 from harness.products.paperclip.routines import PaperclipRoutines
 from harness.products.records import (
+    BUDGET_PAUSED,
     SHUTDOWN_ERROR,
     Activity,
     Agent,
@@ -61,6 +62,7 @@ from harness.products.records import (
     RunIdentity,
     Skill,
     SkillEntry,
+    Spend,
     Task,
     TaskSummary,
 )
@@ -115,6 +117,10 @@ APPROVAL_STATUSES = {
 # What Paperclip records on a run it cancels because a board user paused its agent (heartbeat.js:
 # cancelActiveForAgentInternal's default reason), in the harness's words.
 PAUSE_CANCEL_REASON = "Cancelled due to agent pause"
+# An agent its budget paused (services/budgets.js pauseScopeForBudget), and the stop reason of a run that pause
+# cancelled (heartbeat-stop-metadata.js: a cancel whose message names the budget).
+BUDGET_PAUSE_REASON = "budget"
+BUDGET_STOP_REASON = "budget_paused"
 TERMINAL_RUN_STATUSES = {"succeeded", "failed", "cancelled", "timed_out", "interrupted"}
 # A run its graceful-shutdown drain cut short (heartbeat.js: drainRunningRunsForShutdown), in the harness's words.
 SHUTDOWN_DRAIN_ERROR = "server_shutdown_interrupted"
@@ -184,10 +190,21 @@ class PaperclipApi(PaperclipApps, PaperclipRoutines):
         return self._json("GET", f"/api/companies/{self.company_id}/agents")  # type: ignore[no-any-return]
 
     def agents(self) -> list[Agent]:
-        return [self._agent(raw) for raw in self._raw_agents()]
+        calls = self._reported_calls()
+        return [self._agent(raw, calls.get(raw["id"], 0)) for raw in self._raw_agents()]
+
+    def _reported_calls(self) -> dict[str, int]:
+        """How many model calls each agent reported (Paperclip logs ``cost.reported`` for each cost event; it lists
+        at most 500 entries, far more than a story's metered work)."""
+        calls: dict[str, int] = {}
+        params = {"entityType": "cost_event", "limit": 500}
+        for entry in self._json("GET", f"/api/companies/{self.company_id}/activity", params=params):
+            if entry["action"] == "cost.reported" and entry.get("agentId"):
+                calls[entry["agentId"]] = calls.get(entry["agentId"], 0) + 1
+        return calls
 
     @staticmethod
-    def _agent(raw: dict[str, Any]) -> Agent:
+    def _agent(raw: dict[str, Any], calls: int = 0) -> Agent:
         env = (raw.get("adapterConfig") or {}).get("env") or {}
         return Agent(
             id=raw["id"],
@@ -198,6 +215,8 @@ class PaperclipApi(PaperclipApps, PaperclipRoutines):
             model=_env_value(env, "EVERYDAY_MODEL"),
             budget_cents=raw.get("budgetMonthlyCents") or None,
             status=AGENT_STATUSES.get(raw.get("status", ""), "active"),
+            spend=Spend(cents=float(raw.get("spentMonthlyCents") or 0), calls=calls),
+            paused_for_budget=raw.get("status") == "paused" and raw.get("pauseReason") == BUDGET_PAUSE_REASON,
         )
 
     def _raw_issues(self) -> list[dict[str, Any]]:
@@ -608,6 +627,8 @@ def _error_code(run: dict[str, Any]) -> str | None:
         return "stopped_by_user"
     if run["status"] == "cancelled" and run.get("error") == PAUSE_CANCEL_REASON:
         return "paused_by_user"
+    if run["status"] == "cancelled" and result.get("stopReason") == BUDGET_STOP_REASON:
+        return BUDGET_PAUSED
     if run.get("errorCode") == SHUTDOWN_DRAIN_ERROR:
         return SHUTDOWN_ERROR
     if run["status"] in ("interrupted", "timed_out"):

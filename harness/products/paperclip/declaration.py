@@ -38,13 +38,11 @@ PRODUCT = ProductDeclaration(
         "hire-approval",
         "agent-controls",
         "routines",
+        "budget-pause",
     ),
     lacks={
         "hiring": "the driver does not wire Paperclip's New agent page and its Apps access bindings yet",
         "skills": "the driver does not wire Paperclip's company skills and Skill Studio yet",
-        "budget-pause": "the driver does not wire Paperclip's budgets yet: Paperclip pauses an agent whose hard-stop"
-        " policy its cost events reach (its runs cancelled, stop reason budget_paused), but the scripted agent reports"
-        " no cost event and there is no page object for its Costs page",
         "providers": f"{NOT_IN_RELEASE}: no aggregator routing or provider catalog",
         "chat-connectors": f"{NOT_IN_RELEASE}: no chat connectors or email card",
         "connection-requests": f"{NOT_IN_RELEASE}: an agent can ask to authorise only a connection that exists",

@@ -7,6 +7,7 @@ from typing import Any
 
 from harness.products.base import InstanceError
 from harness.products.paperclip import install
+from harness.products.paperclip.cost_pages import CostPage
 from harness.products.paperclip.instance import PaperclipInstance
 from harness.products.paperclip.pages import ConnectionsPage, IssueListPage, IssuePage
 from harness.products.paperclip.routine_pages import RoutinePage, RoutinesPage
@@ -78,3 +79,6 @@ class PaperclipDriver:
 
     def routine_page(self, page: Any, base_url: str, routine_id: RecordId) -> RoutinePage:
         return RoutinePage(page, base_url, routine_id)
+
+    def cost_page(self, page: Any, base_url: str) -> CostPage:
+        return CostPage(page, base_url)
