@@ -39,7 +39,7 @@ class CostPage:
         expect(self.page.get_by_role("heading", name="agent budgets")).to_be_visible(timeout=ms(SHOWN_S))
         return self
 
-    def _card(self, name: str, description: str) -> Locator:
+    def _card(self, name: str, description: str | re.Pattern[str]) -> Locator:
         title = self.page.locator('[data-slot="card-title"]', has_text=re.compile(rf"^{re.escape(name)}$"))
         return (
             self.page.get_by_role("main")
