@@ -41,6 +41,7 @@ from ..client import RunEnded
 from ..issued_secrets import LEDGER_NAME, record_run_token
 from ..scripted.agent import ScriptedAgent
 from ..session import AgentSession
+from .markdown import markdown_text
 
 log = logging.getLogger("agents.paperclip.runner")
 RECEIPT_MARK = "EVERYDAY-RECEIPT "
@@ -111,7 +112,7 @@ class PaperclipAgentClient:
                 "id": c["id"],
                 "author_kind": "user" if c["authorType"] == "user" else "agent",
                 "agent_id": c.get("authorAgentId"),
-                "body": c["body"],
+                "body": markdown_text(c["body"]) if isinstance(c["body"], str) else c["body"],
             }
             for c in self._comments(issue_id)
         ]
@@ -137,7 +138,7 @@ class PaperclipAgentClient:
         return {
             "id": issue["id"],
             "title": issue["title"],
-            "body": issue.get("description") or "",
+            "body": markdown_text(issue.get("description") or ""),
             "status": issue["status"],
             "comments": comments,
             "children": children,

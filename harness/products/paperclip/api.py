@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from agents.paperclip.markdown import markdown_text
 from agents.paperclip.runner import RECEIPT_MARK, RECEIPTS_FOLDER
 from harness.products.http import ProductApiError, product_answer, product_client, product_json
 from harness.products.paperclip.agent_clis import claude_local_config, codex_local_config
@@ -54,6 +54,7 @@ from harness.products.records import (
     Company,
     Controller,
     Delivery,
+    Hire,
     HireApproval,
     Receipt,
     RecordId,
@@ -487,6 +488,15 @@ class PaperclipApi(PaperclipApps, PaperclipRoutines):
         answer = self._json("POST", f"/api/companies/{self.company_id}/agent-hires", json=payload)
         return self._approval(answer["approval"]) if answer.get("approval") else None
 
+    def hire(self, hire: Hire) -> Agent:
+        """Hire as ``hire`` says through Paperclip's hire route (``POST .../agent-hires``), then bind the agent to
+        the connections it names (Paperclip binds connections apart from the hire); the agent as stored."""
+        managers = {a["name"]: a["id"] for a in self._raw_agents()}
+        payload = self._agent_payload(hire.name, hire.role, managers.get(hire.reports_to), hire.adapter, hire.model)
+        answer = self._json("POST", f"/api/companies/{self.company_id}/agent-hires", json=payload)
+        self.bind_agent(answer["agent"]["id"], list(hire.connection_ids))
+        return self._agent(answer["agent"])
+
     def hire_approvals(self) -> list[HireApproval]:
         raw = self._json("GET", f"/api/companies/{self.company_id}/approvals")
         return [self._approval(a) for a in sorted(raw, key=lambda a: a["createdAt"]) if a["type"] == "hire_agent"]
@@ -559,15 +569,6 @@ class PaperclipApi(PaperclipApps, PaperclipRoutines):
     def send_message(self, task_id: RecordId, body: str) -> Comment:
         raw = self._json("POST", f"/api/issues/{task_id}/comments", json={"body": body})
         return self._comment(raw, str(task_id), {})
-
-
-MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|~<>])")
-
-
-def markdown_text(body: str) -> str:
-    """A comment or a description as the person typed it: Paperclip's editors store markdown, escaping ``_`` as
-    ``\\_``."""
-    return MARKDOWN_ESCAPE.sub(r"\1", body)
 
 
 def _env_value(env: dict[str, Any], name: str) -> str:

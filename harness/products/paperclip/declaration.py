@@ -39,9 +39,9 @@ PRODUCT = ProductDeclaration(
         "agent-controls",
         "routines",
         "budget-pause",
+        "hiring",
     ),
     lacks={
-        "hiring": "the driver does not wire Paperclip's New agent page and its Apps access bindings yet",
         "skills": "the driver does not wire Paperclip's company skills and Skill Studio yet",
         "providers": f"{NOT_IN_RELEASE}: no aggregator routing or provider catalog",
         "chat-connectors": f"{NOT_IN_RELEASE}: no chat connectors or email card",
