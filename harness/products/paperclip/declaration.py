@@ -42,7 +42,9 @@ PRODUCT = ProductDeclaration(
         "hiring",
     ),
     lacks={
-        "skills": "the driver does not wire Paperclip's company skills and Skill Studio yet",
+        "skills": "Paperclip has company skills and Skill Studio (\"Open in Studio\"; a Save makes version 2), but no"
+        " skill card in an issue's thread and no skills sidebar, where the story opens the new skill; the driver does"
+        " not wire another way to it (the activity feed's company.skill_created) yet",
         "providers": f"{NOT_IN_RELEASE}: no aggregator routing or provider catalog",
         "chat-connectors": f"{NOT_IN_RELEASE}: no chat connectors or email card",
         "connection-requests": f"{NOT_IN_RELEASE}: an agent can ask to authorise only a connection that exists",
