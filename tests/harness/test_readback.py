@@ -99,18 +99,18 @@ def test_untouched_fails_on_the_step_that_changed_a_setting() -> None:
 
 
 def test_a_hire_reads_back_by_name_with_its_manager_by_name() -> None:
-    from harness.running.journey import _agent_fields
+    from harness.running.readbacks import agent_fields
 
     lead, hired = _agent(1, "Avery"), _agent(2, "Morgan").model_copy(update={"role": "QA", "reports_to": 1})
-    assert _agent_fields([lead, hired], "Morgan") == {
+    assert agent_fields([lead, hired], "Morgan") == {
         "name": "Morgan",
         "role": "QA",
         "reports_to": "Avery",
         "adapter": "scripted",
         "model": "default",
     }
-    assert _agent_fields([lead], "Avery")["reports_to"] == ""
-    assert set(_agent_fields([hired, hired], "Morgan").values()) == {None}, "two agents of one name are not one hire"
+    assert agent_fields([lead], "Avery")["reports_to"] == ""
+    assert set(agent_fields([hired, hired], "Morgan").values()) == {None}, "two agents of one name are not one hire"
 
 
 def test_a_setting_the_step_is_about_is_not_compared() -> None:
