@@ -51,7 +51,7 @@ PRODUCT = ProductDeclaration(
         "hiring",
     ),
     lacks={
-        "skills": "Paperclip has company skills and Skill Studio (\"Open in Studio\"; a Save makes version 2), but no"
+        "skills": 'Paperclip has company skills and Skill Studio ("Open in Studio"; a Save makes version 2), but no'
         " skill card in an issue's thread and no skills sidebar, where the story opens the new skill; the driver does"
         " not wire another way to it (the activity feed's company.skill_created) yet",
         "providers": f"{NOT_IN_RELEASE}: no aggregator routing or provider catalog",
