@@ -210,13 +210,14 @@ class Task(TaskSummary):
         return [c for c in self.comments if c.author_kind == "agent"]
 
     def running_run_that_saved(self, filename: str) -> Run | None:
-        """The premise of every fault: a run still running in its runner process that has saved ``filename``."""
+        """The premise of every fault: a run still running in its runner (a process, or a sandbox on its lease) that
+        has saved ``filename``."""
         return next(
             (
                 run
                 for run in self.runs
                 if run.status == "running"
-                and run.identity.pid
+                and (run.identity.pid or run.identity.lease)
                 and any(r.tool == "write_file" and r.target == filename for r in run.receipts)
             ),
             None,

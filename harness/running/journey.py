@@ -414,7 +414,7 @@ class Journey:
         if found == "settled":
             return None
         self.evidence.note(
-            "source saved", f"run {found.id} (pid {found.identity.pid}) saved {filename} on task {task.id}"
+            "source saved", f"run {found.id} ({_where(found)}) saved {filename} on task {task.id}"
         )
         return found  # type: ignore[no-any-return]
 
@@ -774,3 +774,9 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
                 close_world(recorder, driver, instance, browser_context)
 
     return open_journey
+
+
+def _where(run: Run) -> str:
+    """Where a run's runner runs, for a note: its pid, or its sandbox (never the raw sandbox id)."""
+    lease = run.identity.lease
+    return f"pid {run.identity.pid}" if lease is None else f"{lease.sandbox} lease {lease.digest[:12]}"
