@@ -413,9 +413,7 @@ class Journey:
         found = self.wait(saved, f"{filename} saved by a running run on task {task.id}", "source-saved")
         if found == "settled":
             return None
-        self.evidence.note(
-            "source saved", f"run {found.id} ({_where(found)}) saved {filename} on task {task.id}"
-        )
+        self.evidence.note("source saved", f"run {found.id} ({_where(found)}) saved {filename} on task {task.id}")
         return found  # type: ignore[no-any-return]
 
     def wait_until_source_saved(self, task: Task, filename: str) -> Run:
