@@ -17,7 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal, NoReturn
+from typing import Any, Literal, NoReturn, cast
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel
@@ -50,6 +50,7 @@ from harness.products.records import Agent, Comment, Hire, RecordId, Run, Task
 from harness.running.attempt import AttemptContext, Conclusion
 from harness.running.expectations import Expectation, check_id
 from harness.running.model_server import ModelServer, agent_cli_versions, end_cassette, model_server
+from harness.running.sandbox_watch import SandboxApi, SandboxedInstance, SandboxWatch
 from harness.running.screenshots import FullPageCamera
 from harness.running.watch import UNREADABLE, InvariantWatch
 from harness.running.world import close_world, open_world
@@ -117,6 +118,9 @@ class Journey:
         self.current: TaskView | None = None
         self.oracle_image: str | None = None
         self.watch = InvariantWatch(self.api, self.evidence, self.screenshot)
+        sandboxed = self.cell.environment.sandbox != "process" and isinstance(instance, SandboxedInstance)
+        self.sandboxes = SandboxWatch(cast(SandboxedInstance, instance)) if sandboxed else None
+        self.sandboxes_api = cast(SandboxApi, self.api)
         self._stall_checked_at = 0.0
         self._grader = ThreadPoolExecutor(max_workers=2, thread_name_prefix="oracle")
         self._grades: list[tuple[DownloadRecord, str, Future[Any]]] = []
@@ -192,6 +196,8 @@ class Journey:
         def watched() -> Any:
             with self.evidence.timed("invariants"):
                 self.watch.sample(shown=self._badge if self.current is not None else None)
+                if self.sandboxes is not None:
+                    self.sandboxes.sample(self.sandboxes_api.runs())
             found = probe()
             if not found and time.monotonic() - self._stall_checked_at >= STALL_CHECK_S:
                 self._name_a_stall()
@@ -642,6 +648,8 @@ class Journey:
             done_statuses=self.cell.environment.done_statuses,
         )
         self.record_checks(grade_lifecycle(facts), [records])
+        if self.sandboxes is not None:
+            self.record_checks(self.sandboxes.conclude(self.sandboxes_api), [records])
         runs = [run for task in tasks for run in task.runs]
         if self.model_server is not None and self.driver.meters_model_calls:
             check = calls_metered(self.model_server.model_calls(), sum(run.spend.calls for run in runs))

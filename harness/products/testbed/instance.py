@@ -34,7 +34,7 @@ from harness.products.processes import (
     process_group_alive,
     stop_process,
 )
-from harness.products.records import RunIdentity
+from harness.products.records import RunIdentity, RunLease
 
 from . import sandbox as sandboxes
 from .api import ApiClient
@@ -217,6 +217,10 @@ class TestbedInstance:
     def containers(self) -> list[dict[str, Any]]:
         """Every runner container of this instance on the engine, running or not (empty for local runners)."""
         return sandboxes.containers(self.data_dir) if self.sandbox == "container" else []
+
+    def sandbox_reach(self, lease: RunLease) -> list[str] | None:
+        """What the leased sandbox may reach beyond the controller's agent socket (the engine's record of it)."""
+        return sandboxes.reach(lease)
 
     def runner_alive(self, identity: RunIdentity) -> bool:
         """The run's runner still runs, by the harness's own look: its leased container, else its process."""

@@ -68,8 +68,9 @@ def lease_alive(lease: RunLease) -> bool:
     return bool(state.get("Running")) and state.get("StartedAt") == lease.started_at
 
 
-def reach(lease: RunLease) -> list[str]:
-    """What the leased container may reach beyond the controller's agent socket: empty when contained.
+def reach(lease: RunLease) -> list[str] | None:
+    """What the leased container may reach beyond the controller's agent socket: empty when contained, None when it
+    is gone already.
 
     Read from the engine's record of it: its network, and every mount other than its own workspace volume and the
     socket's folder (read-only).
@@ -77,7 +78,7 @@ def reach(lease: RunLease) -> list[str]:
     try:
         found = _engine().inspect(lease.sandbox_id)
     except NotFound:
-        return []
+        return None
     beyond = []
     network = found["HostConfig"].get("NetworkMode")
     if network != "none":
