@@ -28,10 +28,10 @@ from harness.products.records import (
     Receipt,
     RecordId,
     Run,
-    RunIdentity,
     Task,
 )
 from harness.running.journey import FINISHED_STATUSES, Journey, PendingMessage
+from harness.running.sandbox_watch import runner_alive
 
 REPLACED = "restart.controller-replaced"
 # How long a task may sit unfinished with nothing running or queued on it before the restart counts as having lost
@@ -126,20 +126,6 @@ class DrivenRestart(BaseModel):
 
 
 @runtime_checkable
-class WatchesRunners(Protocol):
-    """A product instance that can tell whether a run's runner still runs wherever it is (a process, a sandbox)."""
-
-    def runner_alive(self, identity: RunIdentity) -> bool: ...
-
-
-def runner_alive(journey: Journey, run: Run) -> bool:
-    """The harness's own look at the run's runner: by its lease where the instance watches sandboxes, else its pid."""
-    if isinstance(journey.instance, WatchesRunners):
-        return journey.instance.runner_alive(run.identity)
-    return journey.instance.process_alive(run.identity.pid or 0, run.identity.process_start_time or 0)
-
-
-@runtime_checkable
 class HotRestartable(Protocol):
     """A product instance with a documented restart that keeps runs alive (Paperclip's ``service restart``).
 
@@ -188,7 +174,7 @@ def restart_controller(
     signalled_at = datetime.now(UTC)
     driven = _request_restart(journey, sig)
     stop_controller(journey, sig, before.controller_pid)
-    kept_going = runner_alive(journey, current)
+    kept_going = runner_alive(journey.instance, current)
     start_controller(journey)
     if isinstance(journey.instance, HotRestartable) and driven.intent is not None:
         driven.report = journey.instance.hot_restart_report()

@@ -26,7 +26,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from harness.core.records import CheckRecord
 from harness.core.waiting import WaitTimeout, wait_for
-from harness.products.records import RecordId, Run, RunLease, Task, TaskSummary
+from harness.products.base import ProductInstance
+from harness.products.records import RecordId, Run, RunIdentity, RunLease, Task, TaskSummary
 
 RELEASE_WAIT_S = 30.0
 """How long after the work a product may take to bring a sandbox's workspace back and remove the sandbox."""
@@ -53,6 +54,20 @@ class SandboxedInstance(Protocol):
     def containers(self) -> list[dict[str, Any]]: ...
 
     def sandbox_reach(self, lease: RunLease) -> list[str] | None: ...
+
+
+@runtime_checkable
+class WatchesRunners(Protocol):
+    """A product instance that can tell whether a run's runner still runs wherever it is (a process, a sandbox)."""
+
+    def runner_alive(self, identity: RunIdentity) -> bool: ...
+
+
+def runner_alive(instance: ProductInstance, run: Run) -> bool:
+    """The harness's own look at the run's runner: by its lease where the instance watches sandboxes, else its pid."""
+    if isinstance(instance, WatchesRunners):
+        return instance.runner_alive(run.identity)
+    return instance.process_alive(run.identity.pid or 0, run.identity.process_start_time or 0)
 
 
 class SandboxWatch:

@@ -74,7 +74,7 @@ def test_group_selectors_never_pull_in_paid_cells() -> None:
         cell for cell in ids(all=True) if cell not in PAPERCLIP_CELLS and cell not in CONTAINER_CELLS
     ]
     assert ids(environments=["paperclip-local"]) == sorted(PAPERCLIP_CELLS)
-    remote_set = ("build-revise", "create-skill-studio", "delegate-feedback", "recover-controller")
+    remote_set = ("build-revise", "create-skill-studio", "delegate-feedback", "recover-controller", "stop-redirect")
     assert ids(environments=["container"]) == CONTAINER_CELLS == [CONTAINER_ID.format(case) for case in remote_set]
     assert ids(cases=["build-revise"]) == [
         *[cell for cell in PAPERCLIP_REPLAY_CELLS if cell.endswith(".build-revise")],
@@ -103,6 +103,7 @@ def test_repeating_a_dimension_widens_it() -> None:
             FREE_ID,
             CONTAINER_ID.format("build-revise"),
             "everyday-workflows-scripted.scripted.local.stop-redirect",
+            CONTAINER_ID.format("stop-redirect"),
             PAPERCLIP_ID.format("build-revise"),
             PAPERCLIP_ID.format("stop-redirect"),
             *[cell for cell in PAPERCLIP_REPLAY_CELLS if cell.endswith((".build-revise", ".stop-redirect"))],

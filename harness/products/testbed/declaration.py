@@ -34,9 +34,10 @@ PRODUCT = ProductDeclaration(
                 "scripted.delegate-feedback",
                 "scripted.recover-controller",
                 "scripted.create-skill-studio",
+                "scripted.stop-redirect",
             ),
-            only_why="the seed's remote set, with the scripted agent (an agent CLI's metering proxy has no path to the"
-            " model replay from the sandbox yet)",
+            only_why="the seed's remote set and Stop, with the scripted agent (an agent CLI's metering proxy has no"
+            " path to the model replay from the sandbox yet)",
             hides=("process-group-gone",),
             description="Each run's runner in its own container through the Docker engine DOCKER_HOST names: a lease"
             " for identity, the workspace in the sandbox, only the controller's agent socket for a network"
