@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..db import Database
 from .registry import declarer
 
 defect = declarer("sandbox")
@@ -16,9 +18,13 @@ log = logging.getLogger("testbed.defects")
 @defect(
     "sandbox-lease-not-readopted",
     at="sandbox.lease-alive",
-    summary="after a restart the controller does not re-adopt a live sandbox's lease: the run is marked lost",
+    summary="after a restart the controller does not re-adopt a live sandbox's lease: the run is marked lost and"
+    " another run is started in a new sandbox instead",
 )
-def lease_taken_for_lost(alive: bool, **_: Any) -> bool:
+def lease_taken_for_lost(alive: bool, *, db: Database, run: sqlite3.Row, **_: Any) -> bool:
+    log.warning("defect sandbox-lease-not-readopted: run %s not re-adopted; starting another", run["id"])
+    with db.transaction() as conn:
+        conn.execute("UPDATE tasks SET wake = 1, wake_cause = 'recovery' WHERE id = ?", (run["task_id"],))
     return False
 
 
