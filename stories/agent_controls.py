@@ -19,7 +19,6 @@ from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION
 CASE = Case(
     name="agent-controls",
     needs=("agent-controls",),
-    replay=False,  # the story judges the product's controls, not a model: the scripted agent does the work
     scripted_deadline_s=120,
     scripted_pace_s=0.3,
     description="Pause an agent mid-run (nothing starts), resume it (the work continues), terminate it (no work).",

@@ -19,7 +19,6 @@ from oracle.tasks.slugify.contract import DELEGATE_TASK_TITLE, delegation_task
 CASE = Case(
     name="hire-approval",
     needs=("hire-approval", "delegation"),
-    replay=False,  # the story judges the product's approval, not a model: the scripted agents do the work
     scripted_deadline_s=120,
     description="A hire waits in Approvals; the person approves it in the browser; the new agent takes work.",
 )

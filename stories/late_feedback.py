@@ -20,7 +20,6 @@ CASE = Case(
     name="late-feedback",
     scripted_deadline_s=120,
     scripted_pace_s=0.3,
-    replay=False,
     description="While the agent writes the code the user adds a requirement; the final ZIP honours it.",
 )
 
