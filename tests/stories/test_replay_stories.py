@@ -4,7 +4,7 @@ Issue 12 asks `make test` to pass the replay cells of all three CLIs. Each
 story runs with one CLI and each CLI runs at least one story, so every story's
 path and every CLI's adapter, MCP tools, resume and metering path is proven
 here (the whole matrix is `harness run --suite everyday-workflows-replay`,
-part of `--all`); a cell costs 15-80 s, so the full twelve would add minutes to
+part of `--all`); a cell costs 15-80 s, so the full fifteen would add minutes to
 a suite that must stay near 20. The decision stories' replay cells are in
 test_decision_stories.py.
 """
