@@ -115,7 +115,7 @@ def test_vibe_kanban_comes_in_from_its_own_package_and_the_harness_names_it_nowh
         ),
         *(
             f"everyday-workflows-vibe-kanban-replay.replay-claude.vibe-kanban-local.{case}"
-            for case in ("build-revise", "stop-redirect")  # the replay has no late-feedback script
+            for case in ("build-revise", "late-feedback", "stop-redirect")
         ),
     } == ids
     assert not any(i.endswith((".delegate-feedback", ".service-approve")) for i in ids)  # it declares no team or apps
