@@ -41,7 +41,12 @@ from typing import Any
 from agents.paperclip.markdown import markdown_text
 from agents.paperclip.runner import RECEIPT_MARK, RECEIPTS_FOLDER
 from harness.products.http import ProductApiError, product_answer, product_client, product_json
-from harness.products.paperclip.agent_clis import claude_local_config, codex_local_config
+from harness.products.paperclip.agent_clis import (
+    CLAUDE_KEY_VARIABLE,
+    KEY_VARIABLE,
+    claude_local_config,
+    codex_local_config,
+)
 from harness.products.paperclip.apps import PaperclipApps
 from harness.products.paperclip.routines import PaperclipRoutines
 from harness.products.records import (
@@ -145,6 +150,10 @@ PROJECT_ROOT = Path(__file__).resolve().parents[3]
 
 def _epoch(value: str | None) -> float | None:
     return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() if value else None
+
+
+# The model keys a replay CLI's adapter config carries, which Paperclip treats as secrets.
+SECRET_KEYS = (KEY_VARIABLE, CLAUDE_KEY_VARIABLE)
 
 
 class PaperclipApi(PaperclipApps, PaperclipRoutines):
@@ -483,8 +492,17 @@ class PaperclipApi(PaperclipApps, PaperclipRoutines):
     def request_hire(
         self, name: str, role: str, reports_to: RecordId | None, adapter: str, model: str
     ) -> HireApproval | None:
-        """Paperclip's hire route (``POST .../agent-hires``): the agent, and its approval when the board must decide."""
+        """Paperclip's hire route (``POST .../agent-hires``): the agent, and its approval when the board must decide.
+
+        A replay CLI's placeholder model key goes in as a company secret reference: Paperclip redacts a plain one in
+        the approval and then refuses to persist the redacted value when the board approves.
+        """
         payload = self._agent_payload(name, role, reports_to, adapter, model)
+        env = payload["adapterConfig"].get("env", {})
+        for key in [key for key in env if key in SECRET_KEYS]:
+            secret = {"name": f"{name} {key}", "value": env[key]}
+            created = self._json("POST", f"/api/companies/{self.company_id}/secrets", json=secret)
+            env[key] = {"type": "secret_ref", "secretId": created["id"], "version": "latest"}
         answer = self._json("POST", f"/api/companies/{self.company_id}/agent-hires", json=payload)
         return self._approval(answer["approval"]) if answer.get("approval") else None
 

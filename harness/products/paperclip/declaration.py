@@ -72,18 +72,12 @@ PRODUCT = ProductDeclaration(
             " only its periodic reaper, five minutes after the run's last update, ends it (hot-restart-preserves-runs"
             " is held on recover-controller)",
         ),
-        "replay-*.hire-approval": NoCell(
-            kind="not-yet",
-            why="the driver hands a replay CLI its placeholder model key (ANTHROPIC_API_KEY, OPENAI_API_KEY) as a"
-            " plain env value, which Paperclip redacts in the hire's approval and then refuses on Approve ('Refusing"
-            " to persist redacted placeholder for key', secrets.js normalizeEnvConfig); the driver does not yet pass"
-            " it as a company secret reference",
-        ),
         "replay-*.agent-controls": NoCell(
             kind="not-yet",
             why="the requirement left while the agent is paused wakes no run, and the hand-off run Resume starts is"
-            " woken for the issue alone; the replay's script builds from the issue's request without reading its"
-            " comments, so the cell would judge the replay's script, not Paperclip's controls",
+            " woken for the issue alone; the replay's script builds from the issue's request and ignores the new"
+            " comments its read of the issue returns, so the cell would judge the replay's script, not Paperclip's"
+            " controls",
         ),
         "scripted.recover-controller": NoCell(
             kind="not-promised",
