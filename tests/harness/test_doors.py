@@ -109,8 +109,14 @@ def test_vibe_kanban_comes_in_from_its_own_package_and_the_harness_names_it_nowh
     assert registry.product("vibe-kanban").driver == "everyday_vibe_kanban.driver:DRIVER"
     ids = {c.execution_id for c in registry.catalog().cells() if c.environment.product == "vibe-kanban"}
     assert {
-        f"everyday-workflows-vibe-kanban.scripted.vibe-kanban-local.{case}"
-        for case in ("build-revise", "late-feedback", "stop-redirect")
+        *(
+            f"everyday-workflows-vibe-kanban.scripted.vibe-kanban-local.{case}"
+            for case in ("build-revise", "late-feedback", "stop-redirect")
+        ),
+        *(
+            f"everyday-workflows-vibe-kanban-replay.replay-claude.vibe-kanban-local.{case}"
+            for case in ("build-revise", "stop-redirect")  # the replay has no late-feedback script
+        ),
     } == ids
     assert not any(i.endswith((".delegate-feedback", ".service-approve")) for i in ids)  # it declares no team or apps
     sources = [p.read_text() for p in Path("harness").rglob("*") if p.is_file() and p.suffix in (".py", ".md", ".toml")]

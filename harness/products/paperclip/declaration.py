@@ -127,8 +127,8 @@ PRODUCT = ProductDeclaration(
             may_also_fail=(*DRAIN_AFTERMATH, "lifecycle.runs-succeeded"),
             intermittent=True,
             what="a process run killed by the drain's SIGTERM has a null exit code, read as 0: when the run's own end"
-            " lands before the drain's, it is recorded succeeded and the drain queues no retry (Paperclip's restart"
-            " recovery takes the issue up again)",
+            " lands before the drain's, it is recorded succeeded and the drain queues no retry: the issue is left in"
+            " progress, its late comment never handed over (nothing took it up within a minute of the restart)",
             reproduction="null_exit_code_succeeds",
         ),
         KnownFinding(
