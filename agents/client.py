@@ -46,12 +46,16 @@ class Outgoing:
 
 
 class AgentClient:
-    def __init__(self, base_url: str, run_id: int, token: str, timeout: float = 5.0) -> None:
+    def __init__(
+        self, base_url: str, run_id: int, token: str, timeout: float = 5.0, socket_path: str | None = None
+    ) -> None:
+        """``socket_path``: reach the controller through its agent socket (a sandboxed runner has no network)."""
         self.run_id = run_id
         self._http = httpx.Client(
             base_url=f"{base_url}/api/agent/runs/{run_id}",
             headers={"Authorization": f"Bearer {token}"},
             timeout=timeout,
+            transport=httpx.HTTPTransport(uds=socket_path) if socket_path else None,
         )
         self._outbox: queue.Queue[Outgoing] = queue.Queue()
         self._failure: Exception | None = None

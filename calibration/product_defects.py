@@ -71,7 +71,37 @@ class DefectCase(BaseModel):
         return f"calibration-defect-{self.case}-{self.defect}"
 
 
+CONTAINER_CELL = "everyday-workflows-scripted.scripted.container.{}"
+
 DEFECT_CASES: tuple[DefectCase, ...] = (
+    DefectCase(
+        defect="sandbox-lease-not-readopted",
+        case="recover-controller",
+        cell=CONTAINER_CELL.format("recover-controller"),
+        expected_check="restart.same-run",
+        why="the restarted controller marks the run lost though its sandbox's lease is live",
+    ),
+    DefectCase(
+        defect="sandbox-left-running",
+        case="stop-redirect",
+        cell=CONTAINER_CELL.format("stop-redirect"),
+        expected_check="stop.sandbox-gone",
+        why="Stop says the sandbox is gone while the engine still runs its container",
+    ),
+    DefectCase(
+        defect="sandbox-workspace-kept",
+        case="build-revise",
+        cell=CONTAINER_CELL.format("build-revise"),
+        expected_check="sandbox.workspace-returned",
+        why="the delivered files never come back from the sandbox into the task's workspace",
+    ),
+    DefectCase(
+        defect="sandbox-reaches-host",
+        case="build-revise",
+        cell=CONTAINER_CELL.format("build-revise"),
+        expected_check="sandbox.contained",
+        why="the runner's sandbox shares the host's network and sees the controller's data folder",
+    ),
     DefectCase(
         defect="download-other-bytes",
         case="build-revise",

@@ -386,6 +386,25 @@ class Engine:
                     break
         return bytes(kept)
 
+    def inspect(self, container_id: str) -> dict[str, Any]:
+        """The engine's record of a container (State, Config, HostConfig, Mounts...), or NotFound."""
+        return dict(self._json("GET", f"/containers/{container_id}/json"))
+
+    def get_archive(self, container_id: str, path: str) -> bytes:
+        """A tar of `path` in the container (running or stopped), its top folder named after `path`'s last part."""
+        return self._call("GET", f"/containers/{container_id}/archive", query={"path": path})
+
+    def stop(self, container_id: str, grace_s: int) -> None:
+        """SIGTERM the container's first process, SIGKILL it after `grace_s` seconds; returns once it stopped."""
+        self._call("POST", f"/containers/{container_id}/stop", query={"t": grace_s}, timeout=self.timeout + grace_s)
+
+    def commit(self, container_id: str, repository: str, tag: str, changes: list[str], labels: dict[str, str]) -> Image:
+        """A new image repository:tag from the container's filesystem, with Dockerfile `changes` and `labels`."""
+        query = {"container": container_id, "repo": repository, "tag": tag, "changes": changes}
+        body = json.dumps({"Labels": labels}).encode()
+        self._call("POST", "/commit", query=query, body=body, content_type="application/json")
+        return self.image(f"{repository}:{tag}")
+
     def remove(self, container_id: str) -> None:
         """Remove the container whatever its state (force), with its anonymous volumes (v)."""
         self._call("DELETE", f"/containers/{container_id}", query={"force": 1, "v": 1})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import socket
 from pathlib import Path
 
 import uvicorn
@@ -10,7 +11,11 @@ import uvicorn
 from agents.arguments import port_number, seconds
 
 from .app import configure_logging, create_app
+from .db import Database
 from .defects import REGISTRY
+from .sandbox import agent_socket
+from .sandbox.containers import ContainerRunners, SandboxError
+from .sandbox.image import RunnerImageError
 
 GRACEFUL_SHUTDOWN_S = 3
 """How long a SIGTERM waits for requests in progress before the controller closes their connections."""
@@ -55,6 +60,16 @@ def main(argv: list[str] | None = None) -> int:
         type=defect_name,
         help="calibration only: switch on a product defect (repeatable; see testbed/defects)",
     )
+    serve.add_argument(
+        "--sandbox",
+        choices=("process", "container"),
+        default="process",
+        help="where each run's runner executes: a local process, or its own container through the Docker engine"
+        " DOCKER_HOST names (testbed/sandbox)",
+    )
+    serve.add_argument(
+        "--runner-image", default=None, help="container sandbox: the runner image (default: built from this code)"
+    )
     args = parser.parse_args(argv)
     data_dir = args.data.resolve()
     if data_dir.exists() and not data_dir.is_dir():
@@ -65,6 +80,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--data {args.data}: {error.strerror}")
     configure_logging(data_dir)
     local_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+    sandbox = None
+    if args.sandbox == "container":
+        try:
+            sandbox = ContainerRunners(Database(data_dir / "testbed.sqlite3"), data_dir, args.runner_image)
+        except (SandboxError, RunnerImageError) as error:
+            parser.exit(2, f"python -m testbed: {error}\n")
     app = create_app(
         data_dir,
         f"http://{local_host}:{args.port}",
@@ -73,11 +94,19 @@ def main(argv: list[str] | None = None) -> int:
         model_upstream=args.model_upstream,
         agent_time_limit_s=args.agent_time_limit,
         issued_secrets=args.issued_secrets.resolve() if args.issued_secrets else None,
+        sandbox=sandbox,
     )
     # A graceful stop lets requests in progress finish, but not for ever: an agent CLI's MCP client keeps
     # a stream open (Claude Code's listening GET), and uvicorn waits for every open response by default,
     # so a SIGTERM restart hung until the caller gave up. Runners retry whatever was cut.
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S)
+    if sandbox is None:
+        uvicorn.run(
+            app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S
+        )
+        return 0
+    # The sandboxes reach the controller only through its agent socket, served beside the TCP port.
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S)
+    uvicorn.Server(config).run(sockets=[socket.create_server((args.host, args.port)), agent_socket.bind(data_dir)])
     return 0
 
 

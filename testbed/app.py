@@ -18,6 +18,8 @@ from .controller import Controller
 from .failpoints import failpoint
 from .mcp_mount import PATH as TOOLS_PATH
 from .mcp_mount import ToolServerMount
+from .sandbox.agent_socket import AgentRoutesOnly
+from .sandbox.containers import ContainerRunners
 from .scheduler import Scheduler
 from .server_errors import server_error
 from .unprocessable import unprocessable
@@ -44,10 +46,12 @@ def create_app(
     model_upstream: str | None = None,
     agent_time_limit_s: float = 600.0,
     issued_secrets: Path | None = None,
+    sandbox: ContainerRunners | None = None,
 ) -> FastAPI:
     """The controller's app; ``defects`` (calibration only) switches on named product defects;
     ``model_upstream`` is where live agents' metering proxies send model calls (a replay server);
-    ``issued_secrets`` is the harness's ledger of the run tokens it mints (see agents.issued_secrets)."""
+    ``issued_secrets`` is the harness's ledger of the run tokens it mints (see agents.issued_secrets);
+    ``sandbox`` starts each run's runner in a container instead of a local process (testbed/sandbox)."""
     switched_on = product_defects.configure(defects)
     controller = Controller(
         data_dir=data_dir,
@@ -56,6 +60,7 @@ def create_app(
         model_upstream=model_upstream,
         agent_time_limit_s=agent_time_limit_s,
         issued_secrets=issued_secrets,
+        sandbox=sandbox,
     )
     scheduler = Scheduler(controller)
     tools = ToolServerMount(controller)
@@ -78,6 +83,7 @@ def create_app(
     app.state.controller = controller
     app.state.defects = switched_on
     app.add_middleware(BodyDeadline, seconds=configured_seconds())
+    app.add_middleware(AgentRoutesOnly)
     app.add_exception_handler(RequestValidationError, unprocessable)
     app.add_exception_handler(Exception, server_error)
     app.include_router(api.router)

@@ -23,6 +23,9 @@ from . import budgets
 from .credentials import CredentialBox
 from .db import Database, now, record_activity
 from .failpoints import failpoint
+from .models import RunLease
+from .sandbox import leases
+from .sandbox.containers import ContainerRunners
 from .supervisor import Identity, RunnerSpec, Supervisor
 
 SCRIPTED_ADAPTER = "scripted"
@@ -78,6 +81,8 @@ class Controller:
     db: Database = field(init=False)
     credentials: CredentialBox = field(init=False)
     supervisor: Supervisor = field(default_factory=Supervisor)
+    # The container environment: each run's runner in its own container (testbed/sandbox); None: local processes.
+    sandbox: ContainerRunners | None = None
     instance_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     # Told whenever the product has a live (non-scripted) agent: hired, found at start-up, or its run starting.
     # The app loads its MCP tool server then (see mcp_mount), not at every start.
@@ -122,7 +127,9 @@ class Controller:
         return queued
 
     def start_queued(self) -> None:
-        for row in self.db.all("SELECT id FROM runs WHERE status = 'queued' ORDER BY id"):
+        for row in self.db.all("SELECT id, task_id FROM runs WHERE status = 'queued' ORDER BY id"):
+            if self.sandbox is not None and leases.task_held(self.db, row["task_id"]):
+                continue  # the task's workspace is still in its last run's sandbox: it comes back first
             self.start(row["id"])
 
     def start(self, run_id: int) -> None:
@@ -165,10 +172,19 @@ class Controller:
         if spec.adapter != SCRIPTED_ADAPTER:
             self.live_agent_present()
         try:
-            identity = self.supervisor.spawn(spec)
+            if self.sandbox is not None:
+                lease = self.sandbox.spawn(spec)
+            else:
+                identity = self.supervisor.spawn(spec)
         except OSError as error:
             log.exception("could not spawn runner for run %s", run_id)
             self.end_run(run_id, "failed", error_code="spawn_failed", terminal={"reason": str(error)})
+            return
+        if self.sandbox is not None:
+            leases.record(self.db, run_id, run["task_id"], lease)
+            with self.db.transaction() as conn:
+                record_activity(conn, "run_started", f"Run {run_id} started in a sandbox", run["task_id"], run_id)
+            log.info("run %s started in sandbox %s, runner %s", run_id, lease.sandbox_id[:12], runner_instance_id)
             return
         with self.db.transaction() as conn:
             conn.execute(
@@ -181,17 +197,15 @@ class Controller:
     # ---- liveness ---------------------------------------------------------
 
     def recover(self) -> None:
-        """On start-up: re-adopt runners whose pid and start time still match; the rest are lost."""
+        """On start-up: re-adopt runners whose pid and start time (or sandbox lease) still match; the rest are lost."""
         failpoint("controller.recover", db=self.db)
         for row in self.db.all("SELECT * FROM runs WHERE status = 'running' ORDER BY id"):
             failpoint("restart.recovering-run", db=self.db, run=row)
-            identity = self._identity(row)
-            if identity is None:
-                identity = self._adopt_unrecorded(row)
-                if identity is None:
-                    continue
-            if failpoint("restart.runner-alive", self.supervisor.is_alive(identity), db=self.db, run=row):
-                log.info("run %s re-adopted: pid %s start %s", row["id"], identity.pid, identity.start_time)
+            alive = self._lease_alive(row, self.sandbox) if self.sandbox is not None else self._process_alive(row)
+            if alive is None:
+                continue
+            if failpoint("restart.runner-alive", alive, db=self.db, run=row):
+                log.info("run %s re-adopted", row["id"])
                 with self.db.transaction() as conn:
                     record_activity(
                         conn, "run_adopted", f"Run {row['id']} re-adopted after restart", row["task_id"], row["id"]
@@ -199,6 +213,26 @@ class Controller:
             else:
                 log.warning("run %s lost while the controller was down", row["id"])
                 self._end_dead(row, "process_lost", {"at": "restart"})
+
+    def _process_alive(self, row: sqlite3.Row) -> bool | None:
+        """Whether a local run's runner still runs, by pid and start time; None when it never started."""
+        identity = self._identity(row) or self._adopt_unrecorded(row)
+        return None if identity is None else self.supervisor.is_alive(identity)
+
+    def _lease_alive(self, row: sqlite3.Row, sandbox: ContainerRunners) -> bool | None:
+        """Whether a sandboxed run's lease is live (same container, same start, running); None when it never started.
+
+        A run without a recorded lease is adopted by its runner instance's container, or ends ``spawn_interrupted``.
+        """
+        lease = leases.lease_of(self.db.connection(), row["id"])
+        if lease is None and row["runner_instance_id"]:
+            lease = sandbox.find(row["runner_instance_id"])
+            if lease is not None:
+                leases.record(self.db, row["id"], row["task_id"], lease)
+        if lease is None:
+            self._interrupted(row)
+            return None
+        return bool(failpoint("sandbox.lease-alive", sandbox.is_alive(lease), db=self.db, run=row))
 
     def _adopt_unrecorded(self, row: sqlite3.Row) -> Identity | None:
         """A run the last controller marked running but died before recording its runner's pid.
@@ -215,6 +249,11 @@ class Controller:
                     (found.pid, found.start_time, row["id"]),
                 )
             return found
+        self._interrupted(row)
+        return None
+
+    def _interrupted(self, row: sqlite3.Row) -> None:
+        """A run whose runner never started: it ends ``spawn_interrupted`` and its task is woken."""
         log.warning("run %s never started: the controller died while spawning it", row["id"])
         if self.end_run(row["id"], "failed", error_code="spawn_interrupted", terminal={"at": "restart"}):
             with self.db.transaction() as conn:
@@ -222,10 +261,12 @@ class Controller:
                     "UPDATE tasks SET wake = 1, wake_cause = 'recovery' WHERE id = ? AND status != 'cancelled'",
                     (row["task_id"],),
                 )
-        return None
 
     def monitor(self) -> None:
         """End running runs whose process has exited without reporting a finish."""
+        if self.sandbox is not None:
+            self._monitor_leases(self.sandbox)
+            return
         for row in self.db.all("SELECT * FROM runs WHERE status = 'running' AND pid IS NOT NULL"):
             identity = self._identity(row)
             assert identity is not None
@@ -234,6 +275,16 @@ class Controller:
             # A runner we spawned that exits without finishing crashed; one we adopted is simply gone.
             error = "runner_crashed" if self.supervisor.spawned(identity.pid) else "process_lost"
             self._end_dead(row, error, {"exit_code": self.supervisor.exit_code(identity.pid)})
+
+    def _monitor_leases(self, sandbox: ContainerRunners) -> None:
+        """End running runs whose sandbox stopped without a finish; release the sandboxes of ended runs."""
+        for row in self.db.all("SELECT * FROM runs WHERE status = 'running'"):
+            lease = leases.lease_of(self.db.connection(), row["id"])
+            if lease is None or sandbox.is_alive(lease):
+                continue
+            error = "runner_crashed" if sandbox.spawned(lease) else "process_lost"
+            self._end_dead(row, error, {"exit_code": sandbox.exit_code(lease)})
+        sandbox.release_ended()
 
     def _end_dead(self, row: sqlite3.Row, error_code: str, terminal: dict[str, object]) -> None:
         """A runner that died after Stop was asked for was stopped, not lost: Stop records it cancelled."""
@@ -305,7 +356,10 @@ class Controller:
         row = self.db.one("SELECT * FROM runs WHERE id = ?", run_id)
         assert row is not None
         identity = self._identity(row)
-        if identity is None:
+        lease = leases.lease_of(self.db.connection(), run_id)
+        if lease is not None and self.sandbox is not None:
+            gone = self._stop_sandbox(run_id, lease, self.sandbox)
+        elif identity is None:
             gone = True
         else:
             gone = failpoint("stop.signal", self.supervisor.stop_group)(identity)
@@ -313,6 +367,14 @@ class Controller:
             with self.db.transaction() as conn:
                 conn.execute("UPDATE runs SET process_group_gone = ? WHERE id = ?", (gone, run_id))
         failpoint("stop.after", db=self.db, run=row)
+        return gone
+
+    def _stop_sandbox(self, run_id: int, lease: RunLease, sandbox: ContainerRunners) -> bool:
+        """Stop the run's container; once it is gone, bring its workspace back and release the lease at once."""
+        gone = bool(failpoint("sandbox.stop", sandbox.stop)(lease))
+        if gone:
+            self.end_stopped(run_id, group_gone=True)
+            sandbox.release_ended()
         return gone
 
 

@@ -83,6 +83,17 @@ CREATE TABLE IF NOT EXISTS runs (
     settle_status TEXT,
     cause TEXT
 );
+-- A sandboxed run's lease (testbed/sandbox/leases.py): its runner's identity in the container environment.
+CREATE TABLE IF NOT EXISTS leases (
+    run_id INTEGER PRIMARY KEY REFERENCES runs(id),
+    task_id INTEGER NOT NULL REFERENCES tasks(id),
+    sandbox_id TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    image_digest TEXT NOT NULL,
+    released_at TEXT,
+    sandbox_gone INTEGER,
+    workspace_returned INTEGER
+);
 CREATE TABLE IF NOT EXISTS receipts (
     id TEXT PRIMARY KEY,
     run_id INTEGER NOT NULL REFERENCES runs(id),

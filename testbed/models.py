@@ -199,10 +199,25 @@ class Receipt(BaseModel):
     created_at: str
 
 
+class RunLease(BaseModel):
+    """A sandboxed runner's identity (the container environment): which sandbox runs the run, since when, from which
+    image; ``active`` until the sandbox is stopped, its workspace brought back and the sandbox removed."""
+
+    sandbox: Literal["container"]
+    sandbox_id: str
+    started_at: str
+    image_digest: str
+    active: bool = True
+    released_at: str | None = None
+    sandbox_gone: bool | None = None
+    workspace_returned: bool | None = None
+
+
 class RunIdentity(BaseModel):
     runner_instance_id: str | None
     pid: int | None
     process_start_time: float | None
+    lease: RunLease | None = None
 
 
 class Run(BaseModel):

@@ -27,6 +27,7 @@ from .models import (
     Task,
     TaskSummary,
 )
+from .sandbox.leases import lease_of
 
 
 def not_found(kind: str, ident: object) -> HTTPException:
@@ -107,6 +108,7 @@ def _run(db: Database, row: sqlite3.Row, with_receipts: bool) -> Run:
             runner_instance_id=row["runner_instance_id"],
             pid=row["pid"],
             process_start_time=row["process_start_time"],
+            lease=lease_of(db.connection(), row["id"]),
         ),
         queued_at=row["queued_at"],
         started_at=row["started_at"],

@@ -37,6 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--model-upstream", default=None, help="model server behind the metering proxy (the replay server)"
     )
+    parser.add_argument(
+        "--controller-socket", default=None, help="the controller's agent socket (a runner in a sandbox has no network)"
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.INFO, stream=sys.stdout, format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"
@@ -54,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         args.adapter,
         args.model,
     )
-    client = AgentClient(args.controller, args.run_id, token)
+    client = AgentClient(args.controller, args.run_id, token, socket_path=args.controller_socket)
     session = AgentSession(
         client=client,
         workspace=args.workspace,

@@ -41,6 +41,27 @@ class RunnerSpec:
     time_limit_s: float = 600.0
 
 
+def runner_command(spec: RunnerSpec, workspace: str, *extra: str) -> list[str]:
+    """The interpreter's arguments that start one runner, wherever it runs (``workspace`` as the runner sees it).
+
+    option=value: a value (an agent's model, say) can never be read as another option.
+    """
+    return [
+        "-m",
+        "testbed.runner",
+        f"--controller={spec.controller_url}",
+        f"--run-id={spec.run_id}",
+        f"--adapter={spec.adapter}",
+        f"--model={spec.model}",
+        f"--workspace={workspace}",
+        f"--pace={spec.pace}",
+        f"--runner-instance-id={spec.runner_instance_id}",
+        f"--time-limit={spec.time_limit_s}",
+        *([f"--model-upstream={spec.model_upstream}"] if spec.model_upstream else []),
+        *extra,
+    ]
+
+
 @dataclass(frozen=True)
 class Identity:
     pid: int
@@ -62,21 +83,7 @@ class Supervisor:
             if os.environ.get(name) and spec.adapter != "scripted"
         }
         env = minimal_environment(TESTBED_RUN_TOKEN=spec.token, **keys)
-        # option=value: a value (an agent's model, say) can never be read as another option
-        command = [
-            sys.executable,
-            "-m",
-            "testbed.runner",
-            f"--controller={spec.controller_url}",
-            f"--run-id={spec.run_id}",
-            f"--adapter={spec.adapter}",
-            f"--model={spec.model}",
-            f"--workspace={spec.workspace}",
-            f"--pace={spec.pace}",
-            f"--runner-instance-id={spec.runner_instance_id}",
-            f"--time-limit={spec.time_limit_s}",
-            *([f"--model-upstream={spec.model_upstream}"] if spec.model_upstream else []),
-        ]
+        command = [sys.executable, *runner_command(spec, str(spec.workspace))]
         with open(spec.log_path, "ab") as log:
             process = subprocess.Popen(
                 command,

@@ -60,6 +60,7 @@ def lifecycle_facts(
                 runner_instance_id=r.identity.runner_instance_id,
                 pid=r.identity.pid,
                 process_started_at=r.identity.process_start_time,
+                lease=r.identity.lease.digest if r.identity.lease else None,
                 ended_at=_time(r.ended_at),
                 received_message_ids=_received(r),
                 cause=r.cause,

@@ -56,6 +56,7 @@ class RunFacts(BaseModel):
     session_id: str | None = None
     pid: int | None = None
     process_started_at: float | None = None
+    lease: str | None = Field(None, description="a sandboxed runner's lease, as a digest (RunLease.digest)")
     ended_at: datetime | None = None
     provider_work_started: bool | None = Field(
         None, description="False only when the product recorded that no agent work began"
@@ -69,11 +70,13 @@ class RunFacts(BaseModel):
 
     @property
     def has_identity(self) -> bool:
-        return bool(self.runner_instance_id) and self.pid is not None and self.process_started_at is not None
+        """Runner instance id, and where it ran: a pid with its start time, or a sandbox's lease."""
+        located = (self.pid is not None and self.process_started_at is not None) or bool(self.lease)
+        return bool(self.runner_instance_id) and located
 
     @property
     def has_any_identity(self) -> bool:
-        identities = (self.runner_instance_id, self.session_id, self.pid, self.process_started_at)
+        identities = (self.runner_instance_id, self.session_id, self.pid, self.process_started_at, self.lease)
         return any(value not in (None, "") for value in identities)
 
 
@@ -151,7 +154,9 @@ def runner_identity(facts: LifecycleFacts) -> CheckRecord:
         for r in facts.runs
         if r.status in EXECUTED_STATUSES and not r.has_identity and not is_contention_exempt(r)
     ]
-    return _check("lifecycle.runner-identity", problems, "every executed run carries runner id, pid and start time")
+    return _check(
+        "lifecycle.runner-identity", problems, "every executed run carries runner id, and pid and start time or a lease"
+    )
 
 
 def runs_succeeded(facts: LifecycleFacts) -> CheckRecord:

@@ -79,7 +79,8 @@ class Profile(_Frozen):
 
 
 class Environment(_Frozen):
-    """Where the runner executes (only ``local`` today, ``container`` later) and which product it serves.
+    """Where the runner executes (``local``: a process beside the controller; ``container``: a sandbox) and which
+    product it serves.
 
     ``product`` names the driver package under ``harness.products`` that a
     cell of this environment starts and drives.
@@ -87,6 +88,20 @@ class Environment(_Frozen):
 
     name: Name
     product: Name = "testbed"
+    sandbox: Literal["process", "container"] = Field(
+        default="process",
+        description="where the product starts each runner: a process on this machine, or its own container through"
+        " the Docker engine (the driver is asked for that sandbox when it starts an instance)",
+    )
+    only_cells: tuple[str, ...] = Field(
+        default=(), description="when set, the only ``<profile>.<case>`` cells (shell patterns) made here"
+    )
+    only_why: str = Field(default="", description="why the environment makes only those cells")
+    hides: tuple[Fact, ...] = Field(
+        default=(),
+        description="facts the product exposes elsewhere that its runners here cannot give (a sandbox has no place in"
+        " this machine's process table): checks on them are not observable here",
+    )
     fault_window_scale: float = Field(
         default=1.0,
         ge=1.0,
@@ -333,8 +348,11 @@ class Suite(_Frozen):
                     raise ValueError(f"suite {self.name}: more than one known finding for {profile.name}.{case}")
         return self
 
-    def why_not(self, profile: Profile, case: Case) -> str | None:
-        """Why this suite has no cell for ``profile`` x ``case``; None when it has one."""
+    def why_not(self, profile: Profile, case: Case, environment: Environment | None = None) -> str | None:
+        """Why this suite has no cell for ``profile`` x ``case`` (on ``environment``); None when it has one."""
+        cell = f"{profile.name}.{case.name}"
+        if environment and environment.only_cells and not any(fnmatchcase(cell, p) for p in environment.only_cells):
+            return f"the {environment.name} environment runs only {', '.join(environment.only_cells)}: {environment.only_why}"
         if profile.only_cases and case.name not in profile.only_cases:
             return f"profile {profile.name} runs only {', '.join(profile.only_cases)}"
         if profile.model_server == "replay" and not case.replay:
@@ -371,7 +389,11 @@ class Cell(_Frozen):
     def unobservable(self, check_id: str) -> str | None:
         """Why ``check_id`` cannot be judged on this cell's product; None when every fact it needs is exposed."""
         product = self.suite.product
-        return unobservable_reason(check_id, product.observes, product.title) if product else None
+        if product is None:
+            return None
+        observed = [fact for fact in product.observes if fact not in self.environment.hides]
+        where = product.title if observed == list(product.observes) else f"{product.title} ({self.environment.name})"
+        return unobservable_reason(check_id, observed, where)
 
     @property
     def known_finding(self) -> KnownFinding | None:
@@ -448,7 +470,10 @@ class Catalog(_Frozen):
 
     def _all_cells(self) -> list[tuple[Cell, str | None]]:
         combinations = [
-            (Cell(suite=suite, profile=profile, environment=environment, case=case), suite.why_not(profile, case))
+            (
+                Cell(suite=suite, profile=profile, environment=environment, case=case),
+                suite.why_not(profile, case, environment),
+            )
             for suite in self.suites
             for profile, environment, case in itertools.product(suite.profiles, suite.environments, suite.cases)
         ]
@@ -517,6 +542,7 @@ MANUAL_SUITE = "everyday-workflows"
 SCRIPTED_SUITE = "everyday-workflows-scripted"
 REPLAY_SUITE = "everyday-workflows-replay"
 LOCAL = "local"
+CONTAINER = "container"
 
 
 def suite_definition_hash(suite: Suite) -> str:

@@ -81,7 +81,7 @@ def drain_controller(journey: Journey, run: Run, once_stored: PendingMessage) ->
         evidence=[before_path, after_path],
     )
     task = taken_up(journey, run.task_id, signalled_at, recovery_s)
-    if not any(r.active for r in task.runs):
+    if not _taking_up(task, signalled_at):
         require_drained(journey, task, record)
         raise StoryFailed(
             f"after the SIGTERM drain nothing runs or waits on task {task.id}: run {run.id} is recorded "
@@ -92,16 +92,21 @@ def drain_controller(journey: Journey, run: Run, once_stored: PendingMessage) ->
 
 
 def taken_up(journey: Journey, task_id: RecordId, signalled_at: datetime, recovery_s: float) -> Task:
-    """The task once a run queued after the signal runs or waits on it, or as it is after ``recovery_s`` without."""
+    """The task once a run queued after the signal has taken its work up, or as it is after ``recovery_s`` without."""
 
     def working() -> Task | None:
         task = journey.api.task(task_id)
-        return task if any(r.active and _after(r.queued_at, signalled_at) for r in task.runs) else None
+        return task if _taking_up(task, signalled_at) else None
 
     try:
         return wait_for(working, timeout=recovery_s, interval=0.5, what=f"a run to take task {task_id} up again")
     except WaitTimeout:
         return journey.api.task(task_id)
+
+
+def _taking_up(task: Task, signalled_at: datetime) -> list[Run]:
+    """Runs queued after the signal that run, wait or finished the work (one that failed took nothing up)."""
+    return [r for r in task.runs if _after(r.queued_at, signalled_at) and (r.active or r.status == "succeeded")]
 
 
 def require_drained(journey: Journey, task: Task, record: DrainRecord) -> None:

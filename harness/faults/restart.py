@@ -21,8 +21,17 @@ from pydantic import BaseModel
 from harness.core.records import CheckRecord
 from harness.core.verdicts import InfrastructureFailed, StoryFailed, Unexercised
 from harness.products.base import InstanceError, ServicesApi
-from harness.products.records import Comment, Interaction, ProviderQuestionCard, Receipt, RecordId, Run, Task
+from harness.products.records import (
+    Comment,
+    Interaction,
+    ProviderQuestionCard,
+    Receipt,
+    RecordId,
+    Run,
+    Task,
+)
 from harness.running.journey import FINISHED_STATUSES, Journey, PendingMessage
+from harness.running.sandbox_watch import runner_alive
 
 REPLACED = "restart.controller-replaced"
 # How long a task may sit unfinished with nothing running or queued on it before the restart counts as having lost
@@ -61,13 +70,17 @@ class RunState(BaseModel):
     pid: int | None
     process_start_time: float | None
     receipts: list[ReceiptDigest]
+    # A sandboxed runner's lease (sandbox id, start time, image), kept as a digest: never the raw sandbox id.
+    lease_sha256: str | None = None
+    lease_active: bool | None = None
 
     @property
-    def identity(self) -> tuple[str | None, int | None, float | None]:
-        return self.runner_instance_id, self.pid, self.process_start_time
+    def identity(self) -> tuple[str | None, int | None, float | None, str | None]:
+        return self.runner_instance_id, self.pid, self.process_start_time, self.lease_sha256
 
     @classmethod
     def of(cls, run: Run) -> RunState:
+        lease = run.identity.lease
         return cls(
             id=run.id,
             status=run.status,
@@ -76,6 +89,8 @@ class RunState(BaseModel):
             pid=run.identity.pid,
             process_start_time=run.identity.process_start_time,
             receipts=[ReceiptDigest.of(r) for r in run.receipts],
+            lease_sha256=None if lease is None else lease.digest,
+            lease_active=None if lease is None else lease.active,
         )
 
 
@@ -159,7 +174,7 @@ def restart_controller(
     signalled_at = datetime.now(UTC)
     driven = _request_restart(journey, sig)
     stop_controller(journey, sig, before.controller_pid)
-    kept_going = journey.instance.process_alive(current.identity.pid or 0, current.identity.process_start_time or 0)
+    kept_going = runner_alive(journey.instance, current)
     start_controller(journey)
     if isinstance(journey.instance, HotRestartable) and driven.intent is not None:
         driven.report = journey.instance.hot_restart_report()

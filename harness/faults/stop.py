@@ -16,6 +16,7 @@ from harness.core.verdicts import StoryFailed, Unexercised
 from harness.products.base import TaskView
 from harness.products.records import RecordId, Run, Task
 from harness.running.journey import Journey
+from harness.running.sandbox_watch import runner_alive
 
 STOP_TRIES = 3
 # A run Stop was clicked on ends within seconds; one still active after this never took the Stop.
@@ -29,6 +30,7 @@ class StopRecord(BaseModel):
     pid: int | None
     product_says_group_gone: bool | None = None  # None: the product does not expose the fact
     harness_saw_group_gone: bool
+    lease: str | None = None  # a sandboxed runner's lease (its digest): the sandbox is what Stop must end
     requests_for_work: int = 0
 
 
@@ -109,8 +111,11 @@ def _stopped(journey: Journey, page: TaskView, run: Run, requests_for_work: int)
     with journey.expecting("stop-result-shown", f"the page reporting run {run.id} stopped"):
         page.wait_for_stop_result(run.id, timeout=journey.shown_budget())
     final = journey.api.run(run.id)
-    pid = run.identity.pid
-    group_gone = pid is not None and not journey.instance.process_group_alive(pid)
+    pid, lease = run.identity.pid, run.identity.lease
+    if lease is not None:
+        group_gone = not runner_alive(journey.instance, run)  # the engine's word: the leased sandbox no longer runs
+    else:
+        group_gone = pid is not None and not journey.instance.process_group_alive(pid)
     journey.excuse_interruption(run)
     record = StopRecord(
         run_id=run.id,
@@ -118,6 +123,7 @@ def _stopped(journey: Journey, page: TaskView, run: Run, requests_for_work: int)
         product_says_group_gone=final.process_group_gone,
         harness_saw_group_gone=group_gone,
         requests_for_work=requests_for_work,
+        lease=lease.digest if lease else None,
     )
     journey.evidence.snapshot("stop", record)
     journey.evidence.note("stopped", f"run {run.id} cancelled; process group {pid} gone: {group_gone}")
@@ -153,6 +159,26 @@ def _earlier(moment: str, than: str | None) -> bool:
         return than is not None and datetime.fromisoformat(moment) < datetime.fromisoformat(than)
     except (TypeError, ValueError):  # unreadable, or one of the two without a time zone
         return False
+
+
+def stop_proven(record: StopRecord) -> list[CheckRecord]:
+    """The Stop's proof: the run's process group gone, or for a sandboxed runner its sandbox, which has no process
+    group in this machine's process table (that check is not observable there)."""
+    if record.lease is None:
+        return [process_group_gone(record)]
+    said = "" if record.product_says_group_gone is None else f"; the product says gone={record.product_says_group_gone}"
+    return [
+        CheckRecord.not_observable(
+            "stop.process-group-gone", "a sandboxed runner has no process group in this machine's process table"
+        ),
+        CheckRecord(
+            id="stop.sandbox-gone",
+            passed=record.harness_saw_group_gone and record.product_says_group_gone is not False,
+            detail=f"run {record.run_id} (lease {record.lease[:12]}): the engine shows its sandbox "
+            f"{'stopped' if record.harness_saw_group_gone else 'STILL RUNNING'} the moment the product said stopped"
+            + said,
+        ),
+    ]
 
 
 def process_group_gone(record: StopRecord) -> CheckRecord:
@@ -200,7 +226,7 @@ def stop_checks(
     changed = changed_paths(workspace_after_stop, workspace_now)
     uninvited = _uninvited(task, stopped, answering, stored[0].created_at if stored else None)
     return [
-        process_group_gone(record),
+        *stop_proven(record),
         CheckRecord(
             id="stop.run-cancelled",
             passed=stopped is not None and stopped.status == "cancelled" and stopped.error_code == "stopped_by_user",

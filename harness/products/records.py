@@ -8,6 +8,7 @@ at the driver's boundary instead of deep inside a story.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -110,10 +111,29 @@ class Receipt(Record):
         return [part.strip() for part in self.detail.rpartition("ids ")[2].split(",") if part.strip() not in ("", "-")]
 
 
+class RunLease(Record):
+    """A sandboxed runner's identity, as the product records it: which sandbox, since when, from which image."""
+
+    sandbox: str
+    sandbox_id: str
+    started_at: str
+    image_digest: str
+    active: bool
+    released_at: str | None = None
+    sandbox_gone: bool | None = None
+    workspace_returned: bool | None = None
+
+    @property
+    def digest(self) -> str:
+        """sha256 of the lease's identity (sandbox, start, image): what evidence keeps instead of the raw sandbox id."""
+        return hashlib.sha256(f"{self.sandbox_id}\0{self.started_at}\0{self.image_digest}".encode()).hexdigest()
+
+
 class RunIdentity(Record):
     runner_instance_id: str | None
     pid: int | None
     process_start_time: float | None
+    lease: RunLease | None = None
 
 
 class Run(Record):
@@ -190,13 +210,14 @@ class Task(TaskSummary):
         return [c for c in self.comments if c.author_kind == "agent"]
 
     def running_run_that_saved(self, filename: str) -> Run | None:
-        """The premise of every fault: a run still running in its runner process that has saved ``filename``."""
+        """The premise of every fault: a run still running in its runner (a process, or a sandbox on its lease) that
+        has saved ``filename``."""
         return next(
             (
                 run
                 for run in self.runs
                 if run.status == "running"
-                and run.identity.pid
+                and (run.identity.pid or run.identity.lease)
                 and any(r.tool == "write_file" and r.target == filename for r in run.receipts)
             ),
             None,

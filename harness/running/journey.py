@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from datetime import UTC, datetime
-from typing import Any, Literal, NoReturn
+from typing import Any, Literal, NoReturn, cast
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel
@@ -37,6 +37,7 @@ from harness.running.attempt import AttemptContext, Conclusion
 from harness.running.expectations import Expectation, check_id
 from harness.running.model_server import ModelServer, agent_cli_versions, end_cassette, model_server
 from harness.running.readbacks import Fields, ReadBacks, Shown, agent_fields, settings_now, task_fields
+from harness.running.sandbox_watch import SandboxApi, SandboxedInstance, SandboxWatch
 from harness.running.screenshots import FullPageCamera
 from harness.running.watch import UNREADABLE, InvariantWatch
 from harness.running.world import close_world, open_world
@@ -90,6 +91,9 @@ class Journey:
         self.current: TaskView | None = None
         self.oracle_image: str | None = None
         self.watch = InvariantWatch(self.api, self.evidence, self.screenshot)
+        sandboxed = self.cell.environment.sandbox != "process" and isinstance(instance, SandboxedInstance)
+        self.sandboxes = SandboxWatch(cast(SandboxedInstance, instance)) if sandboxed else None
+        self.sandboxes_api = cast(SandboxApi, self.api)
         self._stall_checked_at = 0.0
         self._grader = ThreadPoolExecutor(max_workers=2, thread_name_prefix="oracle")
         self._grades: list[tuple[DownloadRecord, str, Future[Any]]] = []
@@ -165,6 +169,8 @@ class Journey:
         def watched() -> Any:
             with self.evidence.timed("invariants"):
                 self.watch.sample(shown=self._badge if self.current is not None else None)
+                if self.sandboxes is not None:
+                    self.sandboxes.sample(self.sandboxes_api.runs())
             found = probe()
             if not found and time.monotonic() - self._stall_checked_at >= STALL_CHECK_S:
                 self._name_a_stall()
@@ -353,9 +359,7 @@ class Journey:
         found = self.wait(saved, f"{filename} saved by a running run on task {task.id}", "source-saved")
         if found == "settled":
             return None
-        self.evidence.note(
-            "source saved", f"run {found.id} (pid {found.identity.pid}) saved {filename} on task {task.id}"
-        )
+        self.evidence.note("source saved", f"run {found.id} ({_where(found)}) saved {filename} on task {task.id}")
         return found  # type: ignore[no-any-return]
 
     def wait_until_source_saved(self, task: Task, filename: str) -> Run:
@@ -584,6 +588,8 @@ class Journey:
             done_statuses=self.cell.environment.done_statuses,
         )
         self.record_checks(grade_lifecycle(facts), [records])
+        if self.sandboxes is not None:
+            self.record_checks(self.sandboxes.conclude(self.sandboxes_api), [records])
         runs = [run for task in tasks for run in task.runs]
         if self.model_server is not None and self.driver.meters_model_calls:
             check = calls_metered(self.model_server.model_calls(), sum(run.spend.calls for run in runs))
@@ -693,3 +699,9 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
                 close_world(recorder, driver, instance, browser_context)
 
     return open_journey
+
+
+def _where(run: Run) -> str:
+    """Where a run's runner runs, for a note: its pid, or its sandbox (never the raw sandbox id)."""
+    lease = run.identity.lease
+    return f"pid {run.identity.pid}" if lease is None else f"{lease.sandbox} lease {lease.digest[:12]}"

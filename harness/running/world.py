@@ -56,12 +56,15 @@ def open_world(
 
 
 def _start_product(context: AttemptContext, driver: ProductDriver, server: ModelServer | None) -> ProductInstance:
+    """A runner sandbox other than a local process is asked for only where the cell's environment wants one."""
+    sandbox = context.cell.environment.sandbox
     with context.recorder.timed("product start"):
         return driver.start_instance(
             pace_for(context),
             defects=context.settings.product_defects,
             model_upstream=server.upstream if server else None,
             agent_time_limit_s=context.settings.agent_time_limit_s,
+            **({"sandbox": sandbox} if sandbox != "process" else {}),
         )
 
 

@@ -34,6 +34,7 @@ from . import (  # noqa: F401  (each area module registers its defects on import
     restart,
     routines,
     runs,
+    sandbox,
     skills,
     stop,
     task_status,

@@ -33,6 +33,7 @@ Area = Literal[
     "forms",
     "routines",
     "budgets",
+    "sandbox",
 ]
 
 A = TypeVar("A", bound=Callable[..., Any])

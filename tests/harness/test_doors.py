@@ -88,8 +88,8 @@ def test_a_story_without_a_story_function_or_a_case_of_another_type_is_refused()
 
 
 def test_a_cell_that_does_not_exist_says_why_when_named(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", "--id", "everyday-workflows-paperclip.scripted.paperclip-local.hire-reuse"]) == 2
-    assert "not applicable: Paperclip lacks hiring" in capsys.readouterr().err
+    assert main(["run", "--id", "everyday-workflows-paperclip.scripted.paperclip-local.connection-decline"]) == 2
+    assert "not applicable: Paperclip lacks connection-requests" in capsys.readouterr().err
 
 
 def test_a_check_on_a_fact_the_product_does_not_expose_is_kept_not_observable(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from harness.checks.readback import (
     changed_settings,
     settings_of,
     shown_check,
+    shown_text,
     stored_check,
     untouched_check,
 )
@@ -116,3 +117,11 @@ def test_a_setting_the_step_is_about_is_not_compared() -> None:
     before, after = _settings([_agent(1, "Avery")], bound=()), _settings([_agent(1, "Avery")], bound=(1,))
     assert changed_settings(before, after) == ["connection 5 agent_ids '' -> '1'"]
     assert changed_settings(before, after, about={"connection 5 agent_ids"}) == []
+
+
+def test_a_quote_shown_as_a_quote_is_the_text_typed_and_other_text_is_not() -> None:
+    """A product that renders markdown shows a typed quote without its ``>`` markers (Paperclip's thread)."""
+    typed = "The specification:\n\n> Build slugify.\n>\n> Deliver a ZIP."
+    assert shown_text(typed) == shown_text("The specification:\n\nBuild slugify.\n\nDeliver a ZIP.")
+    assert shown_text(typed) != shown_text("The specification:\n\nBuild slugify.")
+    assert shown_text("a > b") == "a > b"

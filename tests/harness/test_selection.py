@@ -21,6 +21,8 @@ REPLAY_IDS = [f"everyday-workflows-replay.replay-{cli}.local.build-revise" for c
 REPLAY_CELLS = [c.execution_id for c in BUILT_IN.cells() if c.suite.name == "everyday-workflows-replay"]
 PAPERCLIP_CELLS = [c.execution_id for c in BUILT_IN.cells() if c.environment.product == "paperclip"]
 PAPERCLIP_ID = "everyday-workflows-paperclip.scripted.paperclip-local.{}"
+CONTAINER_CELLS = [c.execution_id for c in BUILT_IN.cells() if c.environment.name == "container"]
+CONTAINER_ID = "everyday-workflows-scripted.scripted.container.{}"
 
 
 def suite_cells(name: str) -> list[str]:
@@ -68,12 +70,17 @@ def test_paid_profile_alone_is_an_error_that_says_how_to_select_it(profile: str)
 
 
 def test_group_selectors_never_pull_in_paid_cells() -> None:
-    assert ids(environments=["local"]) == [cell for cell in ids(all=True) if cell not in PAPERCLIP_CELLS]
+    assert ids(environments=["local"]) == [
+        cell for cell in ids(all=True) if cell not in PAPERCLIP_CELLS and cell not in CONTAINER_CELLS
+    ]
     assert ids(environments=["paperclip-local"]) == sorted(PAPERCLIP_CELLS)
+    remote_set = ("build-revise", "create-skill-studio", "delegate-feedback", "recover-controller", "stop-redirect")
+    assert ids(environments=["container"]) == CONTAINER_CELLS == [CONTAINER_ID.format(case) for case in remote_set]
     assert ids(cases=["build-revise"]) == [
         *[cell for cell in PAPERCLIP_REPLAY_CELLS if cell.endswith(".build-revise")],
         PAPERCLIP_ID.format("build-revise"),
         *REPLAY_IDS,
+        CONTAINER_ID.format("build-revise"),
         FREE_ID,
     ]
     scripted = [cell for cell in ids(all=True) if cell not in [*REPLAY_CELLS, *PAPERCLIP_REPLAY_CELLS]]
@@ -94,7 +101,9 @@ def test_repeating_a_dimension_widens_it() -> None:
             *REPLAY_IDS,
             *replay_stop,
             FREE_ID,
+            CONTAINER_ID.format("build-revise"),
             "everyday-workflows-scripted.scripted.local.stop-redirect",
+            CONTAINER_ID.format("stop-redirect"),
             PAPERCLIP_ID.format("build-revise"),
             PAPERCLIP_ID.format("stop-redirect"),
             *[cell for cell in PAPERCLIP_REPLAY_CELLS if cell.endswith((".build-revise", ".stop-redirect"))],
@@ -145,7 +154,7 @@ def test_id_stands_alone(selectors: dict) -> None:
             {"profiles": ["nope"]},
             "valid profiles: replay-claude, replay-codex, replay-opencode, runner-claude, runner-codex, runner-codex-mini, runner-opencode, scripted",
         ),
-        ({"environments": ["cloud"]}, "valid environments: local, paperclip-local"),
+        ({"environments": ["cloud"]}, "valid environments: container, local, paperclip-local"),
         (
             {"cases": ["nope"]},
             "valid cases: agent-controls, agentmail-setup, budget-stop, build-revise, connection-decline, create-skill-studio,"

@@ -18,7 +18,11 @@ from harness.results.promotion import evaluate, promote
 from harness.results.report.build import build_report
 from harness.results.report.fixtures import DIGEST, REVISION, write_attempt, write_broken
 
-CELLS = [c.execution_id for c in registry.catalog().cells() if c.suite.name == SCRIPTED_SUITE]
+CELLS = [
+    c.execution_id
+    for c in registry.catalog().cells()
+    if c.suite.name == SCRIPTED_SUITE and c.environment.name == "local"
+]
 BUILD = CELLS[0]
 
 

@@ -46,16 +46,14 @@ PRODUCT = ProductDeclaration(
         "services",
         "hire-approval",
         "agent-controls",
+        "routines",
+        "budget-pause",
+        "hiring",
     ),
     lacks={
-        "hiring": "the driver does not wire Paperclip's New agent page and its Apps access bindings yet",
-        "skills": "the driver does not wire Paperclip's company skills and Skill Studio yet",
-        "routines": "the driver does not wire Paperclip's routines yet: its webhook triggers (a public fire URL that"
-        " takes an Idempotency-Key and answers a repeated key 409) are there, page objects for its Routines page and a"
-        " routine's runs are not",
-        "budget-pause": "the driver does not wire Paperclip's budgets yet: Paperclip pauses an agent whose hard-stop"
-        " policy its cost events reach (its runs cancelled, stop reason budget_paused), but the scripted agent reports"
-        " no cost event and there is no page object for its Costs page",
+        "skills": 'Paperclip has company skills and Skill Studio ("Open in Studio"; a Save makes version 2), but no'
+        " skill card in an issue's thread and no skills sidebar, where the story opens the new skill; the driver does"
+        " not wire another way to it (the activity feed's company.skill_created) yet",
         "providers": f"{NOT_IN_RELEASE}: no aggregator routing or provider catalog",
         "chat-connectors": f"{NOT_IN_RELEASE}: no chat connectors or email card",
         "connection-requests": f"{NOT_IN_RELEASE}: an agent can ask to authorise only a connection that exists",
@@ -129,8 +127,8 @@ PRODUCT = ProductDeclaration(
             may_also_fail=(*DRAIN_AFTERMATH, "lifecycle.runs-succeeded"),
             intermittent=True,
             what="a process run killed by the drain's SIGTERM has a null exit code, read as 0: when the run's own end"
-            " lands before the drain's, it is recorded succeeded and the drain queues no retry (Paperclip's restart"
-            " recovery takes the issue up again)",
+            " lands before the drain's, it is recorded succeeded and the drain queues no retry: the issue is left in"
+            " progress, its late comment never handed over (nothing took it up within a minute of the restart)",
             reproduction="null_exit_code_succeeds",
         ),
         KnownFinding(

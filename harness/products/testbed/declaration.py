@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from agents.registry import registered
 from harness.core.catalog import (
+    CONTAINER,
     LOCAL,
     MANUAL_SUITE,
     REPLAY_SUITE,
@@ -25,6 +26,23 @@ PRODUCT = ProductDeclaration(
     driver="harness.products.testbed:DRIVER",
     environments=(
         Environment(name=LOCAL, description="Runners are processes on this machine, spawned by the testbed."),
+        Environment(
+            name=CONTAINER,
+            sandbox="container",
+            only_cells=(
+                "scripted.build-revise",
+                "scripted.delegate-feedback",
+                "scripted.recover-controller",
+                "scripted.create-skill-studio",
+                "scripted.stop-redirect",
+            ),
+            only_why="the seed's remote set and Stop, with the scripted agent (an agent CLI's metering proxy has no"
+            " path to the model replay from the sandbox yet)",
+            hides=("process-group-gone",),
+            description="Each run's runner in its own container through the Docker engine DOCKER_HOST names: a lease"
+            " for identity, the workspace in the sandbox, only the controller's agent socket for a network"
+            " (testbed/sandbox).",
+        ),
     ),
     suites=ProductSuites(scripted=SCRIPTED_SUITE, replay=REPLAY_SUITE, live=MANUAL_SUITE),
     replay_clis=tuple(registered()),  # its runners run every registered agent CLI

@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from harness.products.testbed import forked
 from harness.products.testbed.instance import TestbedInstance
@@ -57,10 +57,16 @@ class TestbedDriver:
         defects: Sequence[str] = (),
         model_upstream: str | None = None,
         agent_time_limit_s: float | None = None,
+        sandbox: Literal["process", "container"] = "process",
     ) -> TestbedInstance:
-        """``model_upstream``: where live agents' metering proxies send model calls (the replay server)."""
+        """``model_upstream``: where live agents' metering proxies send model calls (the replay server);
+        ``sandbox``: where its runners execute (``container``: each in its own container, testbed/sandbox)."""
         return TestbedInstance(
-            pace=pace_s, defects=defects, model_upstream=model_upstream, agent_time_limit_s=agent_time_limit_s
+            pace=pace_s,
+            defects=defects,
+            model_upstream=model_upstream,
+            agent_time_limit_s=agent_time_limit_s,
+            sandbox=sandbox,
         ).start()
 
     def task_list(self, page: Any, base_url: str) -> TaskListPage:

@@ -19,6 +19,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Any, Literal
 
 import httpx
 import psutil
@@ -33,7 +34,9 @@ from harness.products.processes import (
     process_group_alive,
     stop_process,
 )
+from harness.products.records import RunIdentity, RunLease
 
+from . import sandbox as sandboxes
 from .api import ApiClient
 from .forked import ForkedController
 
@@ -51,8 +54,11 @@ class TestbedInstance:
         defects: Sequence[str] = (),
         model_upstream: str | None = None,
         agent_time_limit_s: float | None = None,
+        sandbox: Literal["process", "container"] = "process",
     ) -> None:
-        """``defects`` (calibration only) are product defects the controller switches on, at every start."""
+        """``defects`` (calibration only) are product defects the controller switches on, at every start;
+        ``sandbox`` is where its runners execute (``container``: each in its own container, see
+        :mod:`harness.products.testbed.sandbox`)."""
         self._owns_data = data_dir is None
         self.data_dir = (data_dir or Path(tempfile.mkdtemp(prefix="testbed-"))).resolve()
         self.port = port or free_port()
@@ -62,6 +68,8 @@ class TestbedInstance:
         self.defects = tuple(defects)
         self.model_upstream = model_upstream  # the replay server for replay profiles: live agents' model calls go there
         self.agent_time_limit_s = agent_time_limit_s
+        self.sandbox = sandbox
+        self._runner_image: str | None = None
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.process: ForkedController | None = None
         self._api: ApiClient | None = None
@@ -129,6 +137,9 @@ class TestbedInstance:
             argv.append(f"--model-upstream={self.model_upstream}")
         if self.agent_time_limit_s:
             argv.append(f"--agent-time-limit={self.agent_time_limit_s}")
+        if self.sandbox == "container":
+            self._runner_image = self._runner_image or sandboxes.prepare_image()
+            argv += ["--sandbox=container", f"--runner-image={self._runner_image}"]
         self.process = ForkedController(argv, cwd=self.data_dir, log=self.log_dir / "controller.stdout.log")
         self._wait_healthy()
         return self
@@ -200,6 +211,22 @@ class TestbedInstance:
 
     def _kill_leftovers(self) -> None:
         kill_groups(self.processes())
+        if self.sandbox == "container":
+            sandboxes.remove_all(self.data_dir)
+
+    def containers(self) -> list[dict[str, Any]]:
+        """Every runner container of this instance on the engine, running or not (empty for local runners)."""
+        return sandboxes.containers(self.data_dir) if self.sandbox == "container" else []
+
+    def sandbox_reach(self, lease: RunLease) -> list[str] | None:
+        """What the leased sandbox may reach beyond the controller's agent socket (the engine's record of it)."""
+        return sandboxes.reach(lease)
+
+    def runner_alive(self, identity: RunIdentity) -> bool:
+        """The run's runner still runs, by the harness's own look: its leased container, else its process."""
+        if identity.lease is not None:
+            return sandboxes.lease_alive(identity.lease)
+        return bool(identity.pid) and process_alive(identity.pid or 0, identity.process_start_time or 0)
 
     def __enter__(self) -> TestbedInstance:
         return self.start()

@@ -1,0 +1,92 @@
+"""The harness's own view of the testbed's runner sandboxes, through the same Docker engine (DOCKER_HOST).
+
+What a story judges about a sandboxed run it reads from the product's API
+(the run's lease); what only the engine can say (is that container still
+running, what was it allowed to reach, is anything of the instance left) the
+harness asks the engine itself, as it watches the process table for a local
+runner.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import shutil
+from pathlib import Path
+from typing import Any
+
+from harness.products.base import InstanceError
+from harness.products.records import RunLease
+from oracle.engine import Engine, EngineError, NotFound
+from oracle.image import CannotGrade, engine
+from testbed.sandbox import image
+from testbed.sandbox.agent_socket import MOUNT_POINT, socket_folder
+from testbed.sandbox.containers import LABEL_DATA, data_label
+
+IMAGE_LOCK = Path("/tmp/everyday-evals-runner-image.lock")
+
+
+def _engine() -> Engine:
+    try:
+        return engine()
+    except CannotGrade as error:
+        raise InstanceError(f"no Docker engine for the runner sandboxes: {error}") from None
+
+
+def prepare_image() -> str:
+    """The runner image's id on the engine, built once from this code (one builder at a time on this machine)."""
+    IMAGE_LOCK.touch(exist_ok=True)
+    with IMAGE_LOCK.open() as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return image.ensure(_engine()).id
+        except (image.RunnerImageError, EngineError) as error:
+            raise InstanceError(f"no runner image: {error}") from None
+
+
+def containers(data_dir: Path) -> list[dict[str, Any]]:
+    """Every container of the instance on ``data_dir``, running or not (the engine's summaries)."""
+    return _engine().containers(f"{LABEL_DATA}={data_label(data_dir)}")
+
+
+def remove_all(data_dir: Path) -> None:
+    """Remove every container of the instance (its runs are over) and the folder of its agent socket."""
+    client = _engine()
+    for summary in client.containers(f"{LABEL_DATA}={data_label(data_dir)}"):
+        try:
+            client.remove(summary["Id"])
+        except NotFound:
+            pass
+    shutil.rmtree(socket_folder(data_dir), ignore_errors=True)
+
+
+def lease_alive(lease: RunLease) -> bool:
+    """The leased container runs, with the lease's start time (the engine's word, not the product's)."""
+    try:
+        state = _engine().inspect(lease.sandbox_id)["State"]
+    except NotFound:
+        return False
+    return bool(state.get("Running")) and state.get("StartedAt") == lease.started_at
+
+
+def reach(lease: RunLease) -> list[str] | None:
+    """What the leased container may reach beyond the controller's agent socket: empty when contained, None when it
+    is gone already.
+
+    Read from the engine's record of it: its network, and every mount other than its own workspace volume and the
+    socket's folder (read-only).
+    """
+    try:
+        found = _engine().inspect(lease.sandbox_id)
+    except NotFound:
+        return None
+    beyond = []
+    network = found["HostConfig"].get("NetworkMode")
+    if network != "none":
+        beyond.append(f"network {network}")
+    for mount in found.get("Mounts") or []:
+        if mount.get("Type") == "volume":
+            continue
+        if mount.get("Destination") == MOUNT_POINT and not mount.get("RW"):
+            continue
+        beyond.append(f"{mount.get('Type')} mount at {mount.get('Destination')}")
+    return beyond

@@ -1,0 +1,166 @@
+"""What the harness checks of runners in sandboxes (the ``container`` environment), by its own look at the engine.
+
+A sandboxed run's identity is its lease, read through the product's API. The
+harness holds the product to what a sandbox must do and checks it on facts
+it gathers itself:
+
+- ``sandbox.contained``: each leased sandbox, inspected on the engine the
+  first time a wait sees its run running, reaches nothing beyond the
+  controller's agent socket (no network, no other mount);
+- ``sandbox.released``: once the work is over, every lease is released and
+  the engine holds no container of the instance that still runs;
+- ``sandbox.workspace-returned``: each task's workspace, as the product lists
+  it after the work, holds every file of the task's latest delivery with the
+  bytes the delivered ZIP has (a workspace left in the sandbox is not there).
+
+The evidence names a lease by its digest (``RunLease.digest``), never the
+raw sandbox id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import zipfile
+from typing import Any, Protocol, runtime_checkable
+
+from harness.core.records import CheckRecord
+from harness.core.waiting import WaitTimeout, wait_for
+from harness.products.base import ProductInstance
+from harness.products.records import RecordId, Run, RunIdentity, RunLease, Task, TaskSummary
+
+RELEASE_WAIT_S = 30.0
+"""How long after the work a product may take to bring a sandbox's workspace back and remove the sandbox."""
+
+
+class SandboxApi(Protocol):
+    """What the checks read through the product's API."""
+
+    def tasks(self) -> list[TaskSummary]: ...
+
+    def runs(self) -> list[Run]: ...
+
+    def task(self, task_id: RecordId) -> Task: ...
+
+    def delivery_bytes(self, delivery_id: RecordId) -> bytes: ...
+
+    def workspace_hashes(self, task_id: RecordId) -> dict[str, str]: ...
+
+
+@runtime_checkable
+class SandboxedInstance(Protocol):
+    """A product instance whose runners run in sandboxes the harness can look at on the engine."""
+
+    def containers(self) -> list[dict[str, Any]]: ...
+
+    def sandbox_reach(self, lease: RunLease) -> list[str] | None: ...
+
+
+@runtime_checkable
+class WatchesRunners(Protocol):
+    """A product instance that can tell whether a run's runner still runs wherever it is (a process, a sandbox)."""
+
+    def runner_alive(self, identity: RunIdentity) -> bool: ...
+
+
+def runner_alive(instance: ProductInstance, run: Run) -> bool:
+    """The harness's own look at the run's runner: by its lease where the instance watches sandboxes, else its pid."""
+    if isinstance(instance, WatchesRunners):
+        return instance.runner_alive(run.identity)
+    return instance.process_alive(run.identity.pid or 0, run.identity.process_start_time or 0)
+
+
+class SandboxWatch:
+    """Samples the leases of running runs during waits; decides the sandbox checks once the work is over."""
+
+    def __init__(self, instance: SandboxedInstance) -> None:
+        self.instance = instance
+        self.reach: dict[str, list[str]] = {}  # lease digest -> what its sandbox could reach beyond the socket
+
+    def sample(self, runs: list[Run]) -> None:
+        """Inspect each running run's sandbox once, while it still exists (``runs``: every run, one request)."""
+        for run in runs:
+            lease = run.identity.lease
+            if run.status == "running" and lease is not None and lease.digest not in self.reach:
+                found = self.instance.sandbox_reach(lease)
+                if found is not None:
+                    self.reach[lease.digest] = found
+
+    def conclude(self, api: SandboxApi) -> list[CheckRecord]:
+        """The three checks, after the work (a lease may be released a moment after its run ended)."""
+        return [self._contained(), *self._released_and_returned(api)]
+
+    def _contained(self) -> CheckRecord:
+        beyond = {digest[:12]: reach for digest, reach in self.reach.items() if reach}
+        if not self.reach:
+            return CheckRecord(
+                id="sandbox.contained",
+                passed=False,
+                detail="no sandbox was seen running",
+                unobservable="every run ended before a wait could inspect its sandbox",
+            )
+        return CheckRecord(
+            id="sandbox.contained",
+            passed=not beyond,
+            detail=f"{len(self.reach)} sandbox(es) reach only the controller's agent socket"
+            if not beyond
+            else f"sandboxes reach beyond the controller's agent API: {beyond}",
+        )
+
+    def _released_and_returned(self, api: SandboxApi) -> list[CheckRecord]:
+        def read_tasks() -> list[Task]:
+            return [api.task(summary.id) for summary in api.tasks()]
+
+        def settled() -> list[Task] | None:
+            tasks = read_tasks()
+            leases = [run.identity.lease for task in tasks for run in task.runs if run.identity.lease]
+            return tasks if all(not lease.active for lease in leases) and not self._running() else None
+
+        try:
+            tasks = wait_for(settled, timeout=RELEASE_WAIT_S, interval=0.2, what="every sandbox released")
+        except WaitTimeout:
+            tasks = read_tasks()
+        held = [
+            f"run {run.id} (lease {run.identity.lease.digest[:12]})"
+            for task in tasks
+            for run in task.runs
+            if run.identity.lease and run.identity.lease.active
+        ]
+        running = self._running()
+        released = CheckRecord(
+            id="sandbox.released",
+            passed=not held and not running,
+            detail=f"every lease released; no sandbox of the instance runs (within {RELEASE_WAIT_S:g} s of the work)"
+            if not held and not running
+            else f"after the work: leases still held by {held}; {len(running)} sandbox(es) of the instance running",
+        )
+        return [released, self._returned(tasks, api)]
+
+    def _running(self) -> list[dict[str, Any]]:
+        return [c for c in self.instance.containers() if c.get("State") == "running"]
+
+    @staticmethod
+    def _returned(tasks: list[Task], api: SandboxApi) -> CheckRecord:
+        problems, compared = [], 0
+        for task in tasks:
+            if not task.deliveries:
+                continue
+            latest = task.deliveries[-1]
+            with zipfile.ZipFile(io.BytesIO(api.delivery_bytes(latest.id))) as archive:
+                delivered = {
+                    info.filename: hashlib.sha256(archive.read(info)).hexdigest()
+                    for info in archive.infolist()
+                    if not info.is_dir()
+                }
+            kept = api.workspace_hashes(task.id)
+            differ = sorted(name for name, sha in delivered.items() if kept.get(name) != sha)
+            compared += len(delivered)
+            if differ:
+                problems.append(f"task {task.id}: {differ[:3]} not in its workspace as delivered")
+        return CheckRecord(
+            id="sandbox.workspace-returned",
+            passed=not problems,
+            detail=f"{compared} delivered file(s) are in their tasks' workspaces, byte for byte"
+            if not problems
+            else "; ".join(problems),
+        )

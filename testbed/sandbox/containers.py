@@ -1,0 +1,238 @@
+"""Runners in containers: start one per run through the engine, watch its lease, stop it, bring its workspace back.
+
+The counterpart of :class:`testbed.supervisor.Supervisor` for the container
+environment; the controller calls the same moments of a runner's life on it.
+Every container carries labels naming its runner instance and the data
+folder it serves (hashed), so a controller that died before recording a
+lease finds its runner, and a harness that tears an instance down finds
+every container of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+import shutil
+import tarfile
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from oracle.engine import Engine, EngineError, NotFound
+from oracle.image import CannotGrade, engine
+
+from ..db import Database
+from ..failpoints import failpoint
+from ..models import RunLease
+from ..supervisor import RunnerSpec, runner_command
+from . import image, leases
+from .agent_socket import MOUNT_POINT, SOCKET_NAME, socket_folder
+
+log = logging.getLogger("testbed.sandbox")
+
+LABEL = "everyday-evals.runner"
+LABEL_INSTANCE = "everyday-evals.runner.instance"
+LABEL_DATA = "everyday-evals.runner.data"
+VOLUME = "/sandbox"
+WORKSPACE = f"{VOLUME}/workspace"
+USER_ID = 65534
+STOP_GRACE_S = 3
+LOG_LIMIT = 4 << 20
+CONTROLLER_INSIDE = "http://controller"
+"""The agent API's address inside the sandbox: any host name; the socket carries it (``--controller-socket``)."""
+
+
+class SandboxError(OSError):
+    """The engine would not start a runner's sandbox: the run ends ``spawn_failed``, like a failed local spawn."""
+
+
+def data_label(data_dir: Path) -> str:
+    """The label value naming a data folder's containers (a digest: a path says more than the engine needs)."""
+    return hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:32]
+
+
+def hardening(data_dir: Path) -> dict[str, Any]:
+    """The oracle's container hardening, with what a runner needs on top: a workspace volume, a larger /tmp it may
+    execute from (an agent's tools), and the folder of the controller's agent socket, read-only."""
+    return {
+        "NetworkMode": "none",
+        "ReadonlyRootfs": True,
+        "CapDrop": ["ALL"],
+        "SecurityOpt": ["no-new-privileges"],
+        "PidsLimit": 256,
+        "Memory": 1 << 30,
+        "MemorySwap": 1 << 30,
+        "NanoCpus": 1_000_000_000,
+        "IpcMode": "none",
+        "Tmpfs": {"/tmp": "rw,nosuid,nodev,size=64m,mode=1777"},
+        "Ulimits": [{"Name": "nofile", "Soft": 1024, "Hard": 1024}, {"Name": "core", "Soft": 0, "Hard": 0}],
+        "Mounts": [
+            {"Type": "volume", "Target": VOLUME, "VolumeOptions": {"Labels": {LABEL: "1"}}},
+            {"Type": "bind", "Source": str(socket_folder(data_dir)), "Target": MOUNT_POINT, "ReadOnly": True},
+        ],
+        "LogConfig": {"Type": "json-file", "Config": {"max-size": "8m", "max-file": "1"}},
+    }
+
+
+def workspace_tar(folder: Path) -> bytes:
+    """The task's workspace as a tar under ``workspace/``, owned by the runner's user (nobody)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+
+        def owned(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
+            if not (info.isfile() or info.isdir()):
+                return None  # a link in a workspace is not carried into the sandbox
+            info.uid = info.gid = USER_ID
+            info.uname = info.gname = ""
+            return info
+
+        archive.add(str(folder), arcname="workspace", filter=owned)
+    return buffer.getvalue()
+
+
+def bring_back(tar: bytes, folder: Path) -> None:
+    """Replace the task's workspace with the sandbox's copy (regular files and folders only, nothing outside)."""
+    with tempfile.TemporaryDirectory(prefix=".returning-", dir=folder.parent) as staging:
+        with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
+            members = [m for m in archive.getmembers() if m.isfile() or m.isdir()]
+            archive.extractall(staging, members=members, filter="data")
+        returned = Path(staging) / "workspace"
+        shutil.rmtree(folder, ignore_errors=True)
+        returned.rename(folder)
+
+
+class ContainerRunners:
+    """One container per run, on the engine DOCKER_HOST names (this machine's by default)."""
+
+    def __init__(self, db: Database, data_dir: Path, image_reference: str | None = None) -> None:
+        try:
+            self.client: Engine = engine()
+        except CannotGrade as error:
+            raise SandboxError(f"no engine for the sandboxes: {error}") from None
+        self.db = db
+        self.data_dir = data_dir
+        self.image = image.ensure(self.client, image_reference)
+        self.label = data_label(data_dir)
+        self._spawned: set[str] = set()
+
+    def spawn(self, spec: RunnerSpec) -> RunLease:
+        """Create the hardened container, copy the workspace in, start it; its lease."""
+        env = [f"TESTBED_RUN_TOKEN={spec.token}", "HOME=/tmp", "LC_ALL=C.UTF-8", f"PYTHONPATH={image.CODE_ROOT}"]
+        command = runner_command(spec, WORKSPACE, f"--controller-socket={MOUNT_POINT}/{SOCKET_NAME}")
+        command[command.index(f"--controller={spec.controller_url}")] = f"--controller={CONTROLLER_INSIDE}"
+        config = {
+            "Image": self.image.id,
+            "Cmd": ["python3", *command],
+            "User": f"{USER_ID}:{USER_ID}",
+            "Env": env,
+            "WorkingDir": WORKSPACE,
+            "Labels": {LABEL: "1", LABEL_INSTANCE: spec.runner_instance_id, LABEL_DATA: self.label},
+            "HostConfig": failpoint("sandbox.host-config", hardening(self.data_dir), data_dir=self.data_dir),
+        }
+        spec.workspace.mkdir(parents=True, exist_ok=True)
+        container_id = ""
+        try:
+            container_id = self.client.create(config)
+            self.client.put_archive(container_id, VOLUME, workspace_tar(spec.workspace))
+            self.client.start(container_id)
+            started = self.client.inspect(container_id)["State"]["StartedAt"]
+        except EngineError as error:
+            if container_id:
+                self._remove(container_id)
+            raise SandboxError(f"the engine did not start the runner's sandbox: {error.explanation}") from None
+        self._spawned.add(container_id)
+        return RunLease(sandbox="container", sandbox_id=container_id, started_at=started, image_digest=self.image.id)
+
+    def find(self, runner_instance_id: str) -> RunLease | None:
+        """The live container started for this runner instance (a controller that died before recording it)."""
+        for summary in self.client.containers(f"{LABEL_INSTANCE}={runner_instance_id}"):
+            try:
+                found = self.client.inspect(summary["Id"])
+            except NotFound:
+                continue
+            if found["State"]["Running"]:
+                return RunLease(
+                    sandbox="container",
+                    sandbox_id=found["Id"],
+                    started_at=found["State"]["StartedAt"],
+                    image_digest=found["Image"],
+                )
+        return None
+
+    def spawned(self, lease: RunLease) -> bool:
+        """True for a sandbox this controller started (rather than re-adopted)."""
+        return lease.sandbox_id in self._spawned
+
+    def _state(self, lease: RunLease) -> dict[str, Any] | None:
+        """The container's state, None once it is gone; a restarted container (another start time) is not ours."""
+        try:
+            state: dict[str, Any] = self.client.inspect(lease.sandbox_id)["State"]
+        except NotFound:
+            return None
+        return state if state.get("StartedAt") == lease.started_at else None
+
+    def is_alive(self, lease: RunLease) -> bool:
+        """True while the leased container runs, with the start time the lease records.
+
+        An engine that does not answer is not a runner that died: the run is kept until it answers again.
+        """
+        try:
+            state = self._state(lease)
+        except EngineError as error:
+            log.warning("engine did not answer about run sandbox: %s", error.explanation)
+            return True
+        return bool(state and state.get("Running"))
+
+    def exit_code(self, lease: RunLease) -> int | None:
+        state = self._state(lease)
+        return None if state is None or state.get("Running") else int(state.get("ExitCode", -1))
+
+    def stop(self, lease: RunLease) -> bool:
+        """Stop the container (SIGTERM, SIGKILL after the grace); True once nothing of it runs."""
+        try:
+            self.client.stop(lease.sandbox_id, STOP_GRACE_S)
+        except NotFound:
+            return True
+        return not self.is_alive(lease)
+
+    def release(self, run_id: int, lease: RunLease, workspace: Path, log_path: Path) -> None:
+        """After the run: bring the workspace back, keep the runner's log, remove the container, record it released."""
+        returned = False
+        try:
+            tar = self.client.get_archive(lease.sandbox_id, WORKSPACE)
+            if failpoint("sandbox.bring-back", True, run_id=run_id):
+                bring_back(tar, workspace)
+                returned = True
+            log_path.parent.mkdir(parents=True, exist_ok=True)
+            with log_path.open("ab") as kept:
+                kept.write(self.client.logs(lease.sandbox_id, stdout=True, limit=LOG_LIMIT))
+        except NotFound:
+            log.warning("run %s: its sandbox is gone; its workspace could not be brought back", run_id)
+        gone = failpoint("sandbox.remove", self._remove)(lease.sandbox_id)
+        leases.released(self.db, run_id, gone=gone, workspace_returned=returned)
+        log.info("run %s: sandbox released (workspace returned: %s, removed: %s)", run_id, returned, gone)
+
+    def _remove(self, container_id: str) -> bool:
+        try:
+            self.client.remove(container_id)
+        except NotFound:
+            pass
+        try:
+            self.client.inspect(container_id)
+        except NotFound:
+            return True
+        return False
+
+    def release_ended(self) -> None:
+        """Release every lease whose run has ended and whose container has stopped (a finished runner exits)."""
+        for row in leases.unreleased(self.db):
+            if row["run_status"] in ("queued", "running"):
+                continue
+            lease = leases.lease_of(self.db.connection(), row["run_id"])
+            assert lease is not None
+            if self.is_alive(lease):
+                continue
+            run = self.db.one("SELECT log_path FROM runs WHERE id = ?", row["run_id"])
+            workspace = self.data_dir / "workspaces" / f"task-{row['task_id']}"
+            self.release(row["run_id"], lease, workspace, Path(run["log_path"]) if run else Path(""))
