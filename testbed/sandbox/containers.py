@@ -16,6 +16,7 @@ import logging
 import shutil
 import tarfile
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,7 @@ class ContainerRunners:
         self.image = image.ensure(self.client, image_reference)
         self.label = data_label(data_dir)
         self._spawned: set[str] = set()
+        self._releasing = threading.Lock()  # Stop (a request) and the scheduler's monitor both release leases
 
     def spawn(self, spec: RunnerSpec) -> RunLease:
         """Create the hardened container, copy the workspace in, start it; its lease."""
@@ -207,8 +209,8 @@ class ContainerRunners:
             log_path.parent.mkdir(parents=True, exist_ok=True)
             with log_path.open("ab") as kept:
                 kept.write(self.client.logs(lease.sandbox_id, stdout=True, limit=LOG_LIMIT))
-        except NotFound:
-            log.warning("run %s: its sandbox is gone; its workspace could not be brought back", run_id)
+        except EngineError as error:
+            log.warning("run %s: its sandbox could not be read back: %s", run_id, error.explanation)
         gone = failpoint("sandbox.remove", self._remove)(lease.sandbox_id)
         leases.released(self.db, run_id, gone=gone, workspace_returned=returned)
         log.info("run %s: sandbox released (workspace returned: %s, removed: %s)", run_id, returned, gone)
@@ -226,6 +228,10 @@ class ContainerRunners:
 
     def release_ended(self) -> None:
         """Release every lease whose run has ended and whose container has stopped (a finished runner exits)."""
+        with self._releasing:
+            self._release_ended()
+
+    def _release_ended(self) -> None:
         for row in leases.unreleased(self.db):
             if row["run_status"] in ("queued", "running"):
                 continue
