@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 ID ?= build-revise
 ARGS ?=
 
-.PHONY: help lint docs venv bytecode agents engine browser oracle-image paperclip vibe-kanban findings prerequisites test story calibrate bench bench-report soak flaky testbed report clean cluster-node cluster-demo
+.PHONY: help lint docs venv bytecode agents engine browser oracle-image paperclip vibe-kanban findings prerequisites test defect-sweep story calibrate bench bench-report soak flaky testbed report clean cluster-node cluster-demo
 
 help:
 	@echo "make story ID=build-revise   run one cell (short case id or full execution id)"
@@ -15,6 +15,7 @@ help:
 	@echo "make cluster-node [HEAD=ADDR] prepare this machine as a Ray node for --engine ray; join the cluster at ADDR"
 	@echo "make cluster-demo            a two-node Ray cluster on this machine runs the free scripted cells with --engine ray"
 	@echo "make bench                   print the speed figures (oracle, harness overhead, report, parallel cells, metering proxy, Ray)"
+	@echo "make defect-sweep            every testbed defect's own flow (make test plays one per flow)"
 	@echo "make flaky [K=10]            run every free scripted cell K times; print the cells whose verdicts differ"
 	@echo "make soak                    kill the testbed controller at random during real work; print lost/duplicated/stuck"
 	@echo "make oracle-image            build or verify the oracle's container image"
@@ -88,16 +89,17 @@ lint: venv
 docs: venv
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
-# Four pytest workers on 2 cores: most tests wait on a product, a browser or a container. On a
-# clean clone three kept the 2 cores 1.3 busy and took 814 s; four keep them 1.6 busy and take
-# 689 s for 9% more CPU (each worker starts its own browser and products); five took 670 s for
-# 12% more, which a busier machine would pay back in waiting (2026-12-02; TEST_WORKERS=N to
-# change). worksteal: a worker that runs out takes queued tests from a busy one, so the
-# run does not end on one worker's backlog. ARGS='-m "not e2e"' is the fast inner loop (no
-# product, browser, engine or agent CLI started).
+# Four pytest workers on 2 cores: most tests wait on a product, a browser or a container, so four keep the cores
+# busier than three for little more CPU (docs/measurements.md; TEST_WORKERS=N to change). worksteal: a worker that
+# runs out takes queued tests from a busy one. ARGS='-m "not e2e"' is the fast inner loop (no product, browser,
+# engine or agent CLI started).
 TEST_WORKERS ?= 4
 test: lint prerequisites agents paperclip vibe-kanban
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15 $(ARGS)
+
+# Every testbed defect's own flow; make test plays one defect per flow, and every defect's calibration case.
+defect-sweep: prerequisites
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal --defect-sweep tests/testbed/test_defects.py
 
 # A Paperclip or vibe-kanban cell (its execution id names the product's environment), or --all, which holds them, installs the product first.
 story: prerequisites $(if $(findstring replay-,$(ID) $(ARGS))$(findstring runner-,$(ID) $(ARGS))$(findstring --all,$(ARGS)),agents) $(if $(findstring paperclip,$(ID) $(ARGS))$(findstring --all,$(ARGS)),paperclip) $(if $(findstring vibe-kanban,$(ID) $(ARGS))$(findstring --all,$(ARGS)),vibe-kanban)

@@ -35,6 +35,9 @@ class Conversation(BaseModel):
     # The first tool result after the latest user message: what the agent read first (its issue, where the
     # product's prompt names it without its request).
     first_tool_result: str = ""
+    # The words that opened the session, when a later user message brought new ones (a resumed session): a product
+    # that resumes its agent with the person's words as they are is known by its opening prompt (vibe-kanban's).
+    opening_text: str = ""
 
     def step(self, per_message: bool) -> int:
         """Where the script stands: all answered calls, or (per message) those since the latest user message."""
@@ -57,6 +60,36 @@ def text_of(content: object, kinds: tuple[str, ...] = ("text", "input_text")) ->
             str(part.get("text", "")) for part in content if isinstance(part, dict) and part.get("type") in kinds
         )
     return ""
+
+
+REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>\s*", re.DOTALL)
+
+
+def without_reminders(text: str) -> str:
+    """A user message's words without the notes a CLI adds to it (Claude Code's ``<system-reminder>`` blocks)."""
+    return REMINDER.sub("", text).strip()
+
+
+def without_unoffered_tools(script: Script, tools: list[str]) -> Script:
+    """The script, for a CLI offered none of the product tools it uses: those steps left out, the rest as it is.
+
+    Such an agent works with its CLI's own tools alone (vibe-kanban's Claude
+    Code: the product commits its files when the run ends and moves the task
+    to review itself), so its words are its report. A CLI offered some of
+    them keeps every step: a missing one is then an error (:func:`product_tool`).
+    """
+    used = {step.tool for step in script.steps if step.kind == "tool"}
+    if not used or any(_offered(tool, tools) for tool in used):
+        return script
+    return script.model_copy(update={"steps": [step for step in script.steps if step.kind != "tool"]})
+
+
+def _offered(short: str, tools: list[str]) -> bool:
+    try:
+        product_tool(short, tools)
+    except LookupError:
+        return False
+    return True
 
 
 def last_user_text(messages: list[dict]) -> str:

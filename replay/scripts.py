@@ -91,20 +91,23 @@ CONVERSATIONAL = ("story", "story-paced", "story-ignores-late-message", "story-e
 STORY_PACE_S = 2.0
 
 
-def script(name: str, user_text: str = "", pace_s: float = STORY_PACE_S, first_read: str = "") -> Script:
+def script(
+    name: str, user_text: str = "", pace_s: float = STORY_PACE_S, first_read: str = "", opening: str = ""
+) -> Script:
     """The named script; a conversational one is chosen from the latest user message.
 
     ``pace_s`` is the paced scripts' pause after each file: a product whose UI
     answers slower needs a longer window for a person to act in (the harness
     scales it by the environment's ``fault_window_scale``). ``first_read`` is
     the first tool result since that message (the issue a Paperclip agent
-    read, where its wake prompt names the issue without its request).
+    read, where its wake prompt names the issue without its request); ``opening``
+    the words that opened a resumed session.
     """
     if name in CONVERSATIONAL:
         variants = {**MISBEHAVING, **PROBES}
         if name in variants:
             return variants[name](user_text, pace_s)
-        return for_message(user_text, pace_s if name == "story-paced" else 0, first_read)
+        return for_message(user_text, pace_s if name == "story-paced" else 0, first_read, opening)
     try:
         return SCRIPTS[name]()
     except KeyError:

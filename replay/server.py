@@ -17,7 +17,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel
 
-from .conversation import Conversation, Reply, reply
+from .conversation import Conversation, Reply, reply, without_unoffered_tools
 from .protocols import chat, messages, responses
 from .scripts import STORY_PACE_S, script
 from .steps import Script
@@ -76,7 +76,16 @@ def create_app(default_script: str = "build", pace_s: float = STORY_PACE_S) -> F
     ):
         request = parse(raw)
         conversation = read(request, len(raw))
-        chosen: Script = script(name or default_script, conversation.user_text, pace_s, conversation.first_tool_result)
+        chosen: Script = without_unoffered_tools(
+            script(
+                name or default_script,
+                conversation.user_text,
+                pace_s,
+                conversation.first_tool_result,
+                conversation.opening_text,
+            ),
+            conversation.tools,
+        )
         answer = reply(chosen, conversation)
         log.add(
             Call(

@@ -33,6 +33,9 @@ PAPERCLIP_COMMENT = re.compile(
     r"^\d+\. comment \S+ at \S+ by (?P<author>user|agent)\b[^\n]*\n(?P<body>.*?)(?=\n\d+\. comment \S+ at |\n\n|\Z)",
     re.DOTALL | re.MULTILINE,
 )
+# vibe-kanban's prompt for a task attempt: its title and description, as the person typed them; a follow-up
+# resumes the session with the person's words as they are.
+VIBE_KANBAN_TASK = re.compile(r"^Title: (?P<title>[^\n]*)\n\nDescription:\s*(?P<body>.*)", re.DOTALL | re.MULTILINE)
 # Paperclip's wake prompt names the issue it woke the agent for ("- issue: PREFIX-1 title"), not its request.
 PAPERCLIP_WAKE = re.compile(r"^- issue: \S+", re.MULTILINE)
 NONCE = re.compile(r"\bnonce\b\W*(?:is\W+)?`?(?P<nonce>[A-Za-z0-9][A-Za-z0-9_-]{3,})`?", re.IGNORECASE)
@@ -227,8 +230,11 @@ def email() -> Script:
     )
 
 
-def latest_user_message(user_text: str) -> str:
-    """The newest message from the user: the testbed's "New messages from the user" list, or Paperclip's wake comments."""
+def latest_user_message(user_text: str, opening: str = "") -> str:
+    """The newest message from the user: the testbed's "New messages from the user" list, Paperclip's wake comments,
+    or the words a resumed vibe-kanban session brings (``opening``: the words that opened the session)."""
+    if opening and VIBE_KANBAN_TASK.search(opening):
+        return user_text
     news = NEW_MESSAGES.search(user_text)
     if news:
         return news.group("messages").strip().split("\n- ")[-1]
@@ -239,19 +245,20 @@ def latest_user_message(user_text: str) -> str:
     return ""
 
 
-def for_message(user_text: str, pace_s: float = 0, first_read: str = "") -> Script:
+def for_message(user_text: str, pace_s: float = 0, first_read: str = "", opening: str = "") -> Script:
     """The script a competent agent would follow for this briefing or these new messages.
 
     ``pace_s`` pauses after each file written, like the scripted agent's pace,
     so a story's fault (a late message, Stop, a restart) lands mid-work.
-    ``first_read`` is what the agent read first since then (see ``from_issue``).
+    ``first_read`` is what the agent read first since then (see ``from_issue``);
+    ``opening`` the words that opened a resumed session.
     """
-    latest = latest_user_message(user_text)
+    latest = latest_user_message(user_text, opening)
     if latest and (nonce := NONCE.search(latest)):
         return reply(nonce.group("nonce"))
     if latest:
         return revise(latest, pace_s)
-    task = TASK.search(user_text)
+    task = TASK.search(user_text) or VIBE_KANBAN_TASK.search(user_text)
     if task is None and PAPERCLIP_WAKE.search(user_text):
         return from_issue(first_read, pace_s)
     title, body = (task.group("title"), task.group("body")) if task else ("", "")

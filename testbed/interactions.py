@@ -100,10 +100,16 @@ def request_action(controller: Controller, run: sqlite3.Row, payload: ServiceCal
             )
         return result
 
+    early: tuple[bool, str] | None = failpoint(
+        "action.asked",
+        None,
+        forward=partial(forward, controller, connection["id"], connection["url"], payload.action, payload.arguments),
+    )
+
     def open_interaction() -> dict[str, Any]:
         cursor = conn.execute(
             "INSERT INTO interactions (kind, task_id, run_id, agent_id, connection_id, action, arguments_json, status, "
-            "outcome, created_at) VALUES ('service_action', ?, ?, ?, ?, ?, ?, 'pending', 'waiting', ?)",
+            "outcome, result, created_at) VALUES ('service_action', ?, ?, ?, ?, ?, ?, 'pending', 'waiting', ?, ?)",
             (
                 run["task_id"],
                 run["id"],
@@ -111,6 +117,7 @@ def request_action(controller: Controller, run: sqlite3.Row, payload: ServiceCal
                 connection["id"],
                 payload.action,
                 json.dumps(payload.arguments, sort_keys=True),
+                None if early is None else early[1],
                 now(),
             ),
         )
@@ -129,8 +136,6 @@ def request_action(controller: Controller, run: sqlite3.Row, payload: ServiceCal
         answer = ServiceCallResult.model_validate(
             once(conn, run["id"], payload.event_id, "service_call", open_interaction)
         )
-    if answer.interaction_id is not None:
-        failpoint("action.asked", forward=partial(_execute, controller, answer.interaction_id))
     return answer
 
 

@@ -37,6 +37,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "e2e: drives a real product, browser, Docker engine or agent CLI (deselect with -m 'not e2e')"
     )
+    config.addinivalue_line("markers", "defect_sweep: a testbed defect's own flow, played only with --defect-sweep")
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         # A process that starts products and browsers (an xdist worker, or a run without workers) works in a
         # folder labelled with its owner, as `harness run` does: a test run killed outright leaves nothing the
@@ -51,7 +52,20 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         release_run_folder(config.stash[RUN_FOLDER])
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--defect-sweep",
+        action="store_true",
+        help="also play every testbed defect's own flow, not one per flow (`make defect-sweep`)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption("--defect-sweep"):
+        swept = [item for item in items if item.get_closest_marker("defect_sweep")]
+        if swept:
+            config.hook.pytest_deselected(items=swept)
+            items[:] = [item for item in items if not item.get_closest_marker("defect_sweep")]
     for item in items:
         folder = Path(str(item.path)).relative_to(TESTS).parts[0]
         if folder in E2E_FOLDERS or E2E_FIXTURES & set(getattr(item, "fixturenames", ())):

@@ -31,14 +31,17 @@ import os
 import sys
 import time
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from ..client import RunEnded
 from ..issued_secrets import LEDGER_NAME, record_run_token
 from ..scripted.agent import ScriptedAgent
 from ..session import AgentSession
+from .markdown import markdown_text
 
 log = logging.getLogger("agents.paperclip.runner")
 RECEIPT_MARK = "EVERYDAY-RECEIPT "
@@ -109,7 +112,7 @@ class PaperclipAgentClient:
                 "id": c["id"],
                 "author_kind": "user" if c["authorType"] == "user" else "agent",
                 "agent_id": c.get("authorAgentId"),
-                "body": c["body"],
+                "body": markdown_text(c["body"]) if isinstance(c["body"], str) else c["body"],
             }
             for c in self._comments(issue_id)
         ]
@@ -135,7 +138,7 @@ class PaperclipAgentClient:
         return {
             "id": issue["id"],
             "title": issue["title"],
-            "body": issue.get("description") or "",
+            "body": markdown_text(issue.get("description") or ""),
             "status": issue["status"],
             "comments": comments,
             "children": children,
@@ -289,6 +292,28 @@ class PaperclipAgentClient:
             f"/api/companies/{self.company_id}/issues/{self.issue_id}/attachments",
             files={"file": ("delivery.zip", data, "application/zip")},
         )
+
+    def bill_model_call(self, cents: float, model: str) -> None:
+        """A simulated model call of the scripted agent, reported as a cost event of this run (Paperclip's budgets
+        count its cost events). Paperclip admits no call before it is made: the agent first asks whether it may
+        still act (its run going, itself not paused), as a CLI adapter's next turn would find out, and raises
+        :class:`RunEnded` when it may not."""
+        me = self._request("GET", "/api/agents/me")
+        run = self._request("GET", f"/api/heartbeat-runs/{self.run_id}")
+        if me["status"] == "paused" or run["status"] != "running":
+            raise RunEnded(f"run {self.run_id} is {run['status']}, agent {me['status']}: no model call")
+        event = {
+            "agentId": self.agent_id,
+            "issueId": self.issue_id or None,
+            "heartbeatRunId": self.run_id,
+            "provider": "scripted",
+            "model": model,
+            "inputTokens": 1000,
+            "outputTokens": 200,
+            "costCents": round(cents),
+            "occurredAt": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        }
+        self._request("POST", f"/api/companies/{self.company_id}/cost-events", json=event)
 
     def flush(self) -> None:
         """Every write above is synchronous."""

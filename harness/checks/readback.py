@@ -27,6 +27,7 @@ are layout, not content).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from pydantic import BaseModel
@@ -68,8 +69,13 @@ def stored_text(value: str | None) -> str | None:
     return None if value is None else value.replace("\r\n", "\n").strip()
 
 
+QUOTE_MARKER = re.compile(r"^[ \t]*>[ \t]?", re.MULTILINE)
+
+
 def shown_text(value: str | None) -> str | None:
-    return None if value is None else " ".join(value.split())
+    """Text as a page shows it: its whitespace run together, and a quote's ``>`` at a line's start dropped (markup,
+    which a product that renders markdown shows as a quote, not as text)."""
+    return None if value is None else " ".join(QUOTE_MARKER.sub("", value).split())
 
 
 def _short(value: str | None) -> str:

@@ -230,6 +230,22 @@ class Promise(_Frozen):
         return not self.applies_to or part in self.applies_to
 
 
+class NoCell(_Frozen):
+    """Why a product gets no cell for a story it has every capability for.
+
+    ``not-yet``: the driver or the replay does not wire the cell yet. ``not-promised``: the story's premise is a fault
+    the product documents differently for that profile's agents, so a verdict would judge a promise it never made.
+    """
+
+    kind: Literal["not-yet", "not-promised"]
+    why: str = Field(min_length=1)
+
+    def reason(self, title: str) -> str:
+        """The reason people read where the cell is listed as not applicable."""
+        lead = f"not yet on {title}" if self.kind == "not-yet" else f"{title} does not promise it"
+        return f"{lead}: {self.why}"
+
+
 class ProductSuites(_Frozen):
     """The suite a product's cells go in, per kind of profile; None where the product has no such cells."""
 
@@ -268,14 +284,10 @@ class ProductDeclaration(_Frozen):
         description="regular expressions for the values the product makes up that reach an agent's model calls (ids,"
         " tokens): a cassette replay compares requests without them and fits recorded answers with this run's",
     )
-    not_yet: dict[str, str] = Field(
+    no_cell: dict[str, NoCell] = Field(
         default_factory=dict,
-        description="cells not yet wired, by ``<profile>.<case>`` (a shell pattern), with the reason",
-    )
-    not_promised: dict[str, str] = Field(
-        default_factory=dict,
-        description="cells whose premise the product does not promise (a fault it documents differently for that"
-        " profile's agents), by ``<profile>.<case>`` (a shell pattern), with the reason",
+        description="cells it has what the story needs for yet gets none of, by ``<profile>.<case>`` (a shell"
+        " pattern), each with its kind and reason",
     )
 
     @field_validator("capabilities", "observes", mode="after")
@@ -307,15 +319,7 @@ class ProductDeclaration(_Frozen):
                 for need in missing
             )
         cell = f"{profile.name}.{case.name}"
-        reasons = [
-            *(f"not yet on {self.title}: {why}" for key, why in self.not_yet.items() if fnmatchcase(cell, key)),
-            *(
-                f"{self.title} does not promise it: {why}"
-                for key, why in self.not_promised.items()
-                if fnmatchcase(cell, key)
-            ),
-        ]
-        return reasons[0] if reasons else None
+        return next((gap.reason(self.title) for key, gap in self.no_cell.items() if fnmatchcase(cell, key)), None)
 
 
 class Suite(_Frozen):

@@ -4,8 +4,13 @@ Some products do not keep a run alive across a plain SIGTERM; they promise a
 drain instead (Paperclip: the run is stopped and marked interrupted, and the
 work is retried once the server is back). A story holds such a product to
 that promise: the run under the signal ends interrupted (not a success it
-never finished), a retry finishes the work, the late message reaches that
-retry, and nothing is delivered twice.
+never finished), a retry finishes the work, the late message is not lost,
+and nothing is delivered twice.
+
+A product may take the work up again by more than one path once it is back:
+the drain's own retry, or its restart recovery of work nothing runs
+(Paperclip's, for a run whose own end was recorded before the drain's). The
+instance says how long that recovery may take (``drain_recovery_s``).
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ from pydantic import BaseModel
 
 from harness.core.records import CheckRecord
 from harness.core.verdicts import StoryFailed
+from harness.core.waiting import WaitTimeout, wait_for
 from harness.faults.restart import RestartSnapshot, replaced_check, snapshot, start_controller, stop_controller
-from harness.products.records import Run, Task
+from harness.products.records import RecordId, Run, Task
 from harness.running.journey import Journey, PendingMessage
 
 SIGNAL = signal.SIGTERM
@@ -39,11 +45,14 @@ def drain_controller(journey: Journey, run: Run, once_stored: PendingMessage) ->
     """SIGTERM the controller under ``run`` as soon as the late message is stored, then start it again.
 
     The product's instance names the drain it documents (``drain_promise``,
-    its id in the driver's promises), which the checks hold it to. The run
-    the drain interrupts is the story's own doing, so the lifecycle checks
-    excuse it.
+    its id in the driver's promises), which the checks hold it to, and how
+    long its restart recovery may take to start the work again
+    (``drain_recovery_s``; none: the retry is queued before the controller
+    exits). The run the drain interrupts is the story's own doing, so the
+    lifecycle checks excuse it.
     """
     promise: str | None = getattr(journey.instance, "drain_promise", None)
+    recovery_s: float = getattr(journey.instance, "drain_recovery_s", 0.0)
     message_id = journey.wait_until_stored(once_stored).id
     current = journey.api.run(run.id)
     if current.status != "running":
@@ -71,15 +80,33 @@ def drain_controller(journey: Journey, run: Run, once_stored: PendingMessage) ->
         promise=promise,
         evidence=[before_path, after_path],
     )
-    task = journey.api.task(run.task_id)
-    if not any(r.active for r in task.runs):  # a drain queues its retry before the controller exits
+    task = taken_up(journey, run.task_id, signalled_at, recovery_s)
+    if not _taking_up(task, signalled_at):
         require_drained(journey, task, record)
         raise StoryFailed(
             f"after the SIGTERM drain nothing runs or waits on task {task.id}: run {run.id} is recorded "
-            f"{after.run.status} ({after.run.error_code}) and no retry was queued"
+            f"{after.run.status} ({after.run.error_code}) and no run took the work up within {recovery_s:.0f} s"
             + (f" (held to the product's promise {promise})" if promise else "")
         )
     return record
+
+
+def taken_up(journey: Journey, task_id: RecordId, signalled_at: datetime, recovery_s: float) -> Task:
+    """The task once a run queued after the signal has taken its work up, or as it is after ``recovery_s`` without."""
+
+    def working() -> Task | None:
+        task = journey.api.task(task_id)
+        return task if _taking_up(task, signalled_at) else None
+
+    try:
+        return wait_for(working, timeout=recovery_s, interval=0.5, what=f"a run to take task {task_id} up again")
+    except WaitTimeout:
+        return journey.api.task(task_id)
+
+
+def _taking_up(task: Task, signalled_at: datetime) -> list[Run]:
+    """Runs queued after the signal that run, wait or finished the work (one that failed took nothing up)."""
+    return [r for r in task.runs if _after(r.queued_at, signalled_at) and (r.active or r.status == "succeeded")]
 
 
 def require_drained(journey: Journey, task: Task, record: DrainRecord) -> None:
@@ -103,6 +130,7 @@ def drain_checks(record: DrainRecord, task: Task) -> list[CheckRecord]:
     retries = [r for r in task.runs if r.id != record.before.run.id and _after(r.queued_at, record.signalled_at)]
     finished = [r for r in retries if r.status == "succeeded"]
     late = str(record.before.message.id) if record.before.message else None  # read steps list ids as text
+    woken = next((c.woke_run_ids for c in task.comments if str(c.id) == late), [])
     return [
         replaced_check(record.before, record.after),
         _interrupted_check(record, drained),
@@ -111,8 +139,8 @@ def drain_checks(record: DrainRecord, task: Task) -> list[CheckRecord]:
             passed=bool(finished),
             detail=f"runs started after the signal: {[f'{r.id} {r.status}' for r in retries] or 'none'}",
         ),
-        _received_check(late, finished),
-        _delivered_once_check(record, task, finished),
+        _received_check(late, finished, woken),
+        _delivered_once_check(record, task, finished, woken),
     ]
 
 
@@ -129,29 +157,50 @@ def _interrupted_check(record: DrainRecord, drained: Run | None) -> CheckRecord:
     )
 
 
-def _received_check(late: str | None, finished: list[Run]) -> CheckRecord:
-    """The late message reached the run that finished the work: its own read steps list it."""
+def _received_check(late: str | None, finished: list[Run], woken: list[RecordId]) -> CheckRecord:
+    """The late message is not lost: a run that finished after the signal received it.
+
+    Received means its own read steps list it (the runner's word), or the
+    product woke it with the message (a product that gives a message that came
+    mid-run a run of its own, as Paperclip documents for a comment, hands it
+    over that way).
+    """
     if late is None:
         return CheckRecord(id="drain.message-received", passed=False, detail="no message was stored before the signal")
-    readers = [r.id for r in finished if any(late in receipt.received_message_ids for receipt in r.receipts)]
+    read = [r.id for r in finished if any(late in receipt.received_message_ids for receipt in r.receipts)]
+    handed = [r.id for r in finished if r.id in woken and r.id not in read]
     return CheckRecord(
         id="drain.message-received",
-        passed=bool(readers),
-        detail=f"message {late} received by retried run {readers[0]}"
-        if readers
-        else f"no run that finished the work after the signal lists message {late} in its reads",
+        passed=bool(read or handed),
+        detail=f"message {late} read by run(s) {read or 'none'}, handed over in the wake of run(s) {handed or 'none'}"
+        if read or handed
+        else f"no run that finished after the signal lists message {late} in its reads or was woken with it",
     )
 
 
-def _delivered_once_check(record: DrainRecord, task: Task, finished: list[Run]) -> CheckRecord:
-    """One delivery for the work, by the run that finished it: the drained run delivers nothing after the signal."""
+def _delivered_once_check(record: DrainRecord, task: Task, finished: list[Run], woken: list[RecordId]) -> CheckRecord:
+    """One delivery of the work, by a run that finished it: the drained run delivers nothing after the signal.
+
+    The one more delivery allowed is a revision by the run the product woke
+    with the late message (its own run for it), which answers a request the
+    work did not hold; a second delivery of the same work is a duplicate.
+    """
     late = [d for d in task.deliveries if _after(d.created_at, record.signalled_at)]
     by_drained = [d.id for d in late if d.run_id == record.before.run.id]
     finishers = {r.id for r in finished}
-    passed = len(task.deliveries) == 1 and not by_drained and all(d.run_id in finishers for d in late)
+    revisions = [d for d in task.deliveries if d.run_id in woken]
+    work = [d for d in task.deliveries if d not in revisions]
+    passed = (
+        bool(task.deliveries)
+        and len(work) <= 1
+        and len(revisions) <= 1
+        and not by_drained
+        and all(d.run_id in finishers for d in late)
+    )
     return CheckRecord(
         id="drain.delivered-once",
         passed=passed,
-        detail=f"{len(task.deliveries)} delivery(ies), {len(late)} after the signal "
-        f"(by runs {sorted({str(d.run_id) for d in late})}); by the drained run after it: {by_drained or 'none'}",
+        detail=f"{len(task.deliveries)} delivery(ies) ({len(revisions)} by a run woken with the late message), "
+        f"{len(late)} after the signal (by runs {sorted({str(d.run_id) for d in late})}); by the drained run after "
+        f"it: {by_drained or 'none'}",
     )

@@ -42,8 +42,9 @@ class Team:
 
     @property
     def _model_calls_expected(self) -> bool:
-        """Whether the cell's agents call a model (so a hire that really worked has metered calls)."""
-        return self.journey.cell.profile.model_server != "none"
+        """Whether the cell's agents call a model and the product meters each run's calls (so a hire that really
+        worked has metered calls); a product that records no run's calls (Paperclip) leaves the run's success."""
+        return self.journey.cell.profile.model_server != "none" and self.journey.driver.meters_model_calls
 
     # ---- the hire -------------------------------------------------------------------------
 

@@ -14,8 +14,7 @@ import secrets
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from datetime import UTC, datetime
 from typing import Any, Literal, NoReturn, cast
 
@@ -25,19 +24,6 @@ from pydantic import BaseModel
 from harness.checks.facts import lifecycle_facts
 from harness.checks.lifecycle import grade_lifecycle
 from harness.checks.metering import calls_metered
-from harness.checks.readback import (
-    AFTER_RELOAD,
-    AT_STEP,
-    Entered,
-    ReadBack,
-    Settings,
-    StepChanges,
-    changed_settings,
-    settings_of,
-    shown_check,
-    stored_check,
-    untouched_check,
-)
 from harness.checks.stalls import never_woken, retrying_errors
 from harness.checks.ui import thread_matches_records
 from harness.core.records import CheckRecord, DownloadRecord
@@ -50,6 +36,7 @@ from harness.products.records import Agent, Comment, Hire, RecordId, Run, Task
 from harness.running.attempt import AttemptContext, Conclusion
 from harness.running.expectations import Expectation, check_id
 from harness.running.model_server import ModelServer, agent_cli_versions, end_cassette, model_server
+from harness.running.readbacks import Fields, ReadBacks, Shown, agent_fields, settings_now, task_fields
 from harness.running.sandbox_watch import SandboxApi, SandboxedInstance, SandboxWatch
 from harness.running.screenshots import FullPageCamera
 from harness.running.watch import UNREADABLE, InvariantWatch
@@ -69,19 +56,6 @@ class PendingMessage(BaseModel):
     task_id: RecordId
     text: str
     known_ids: frozenset[RecordId]
-
-
-Fields = Mapping[str, str | None]
-Shown = Callable[[bool], Fields]
-
-
-@dataclass(frozen=True)
-class EnteredPlace:
-    """A place where the person entered values, what was read back at the step, and how to read it again."""
-
-    readback: ReadBack
-    stored: Callable[[], Fields]
-    shown: Shown
 
 
 class Journey:
@@ -113,8 +87,7 @@ class Journey:
         self.camera = FullPageCamera(self.page)
         self.sent_messages: list[str] = []
         self.interrupted_run_ids: list[RecordId] = []
-        self.entered_places: list[EnteredPlace] = []
-        self.steps: list[StepChanges] = []
+        self.readbacks = ReadBacks(lambda: settings_now(self.api), driver.name)
         self.current: TaskView | None = None
         self.oracle_image: str | None = None
         self.watch = InvariantWatch(self.api, self.evidence, self.screenshot)
@@ -278,25 +251,9 @@ class Journey:
     # ---- read everything back (harness.checks.readback) --------------------------------
 
     def entered(self, where: str, typed: Mapping[str, str], stored: Callable[[], Fields], shown: Shown) -> None:
-        """Values the person just typed or chose at ``where``: read back now, and again when the attempt concludes.
-
-        ``stored`` reads them from the product's API. ``shown(reload)`` reads
-        what the page shows of them, leaving out a field it does not show: the
-        page as it stands (``reload`` False), or opened afresh (True).
-        """
-        readback = ReadBack(entered=Entered(where=where, typed=dict(typed)))
-        readback.stored[AT_STEP] = dict(stored())
-        readback.shown[AT_STEP] = self._shown(readback, shown, reload=False)
-        self.entered_places.append(EnteredPlace(readback=readback, stored=stored, shown=shown))
-
-    @staticmethod
-    def _shown(readback: ReadBack, shown: Shown, reload: bool) -> dict[str, str | None]:
-        """What ``shown`` reads; a page that does not come shows, in each field, why."""
-        try:
-            return dict(shown(reload))
-        except (PlaywrightTimeoutError, AssertionError, TimeoutError) as error:
-            first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            return dict.fromkeys(readback.entered.typed, f"(the page did not come: {first})")
+        """Values the person just typed or chose at ``where``, read back now and when the attempt concludes
+        (:meth:`harness.running.readbacks.ReadBacks.entered`)."""
+        self.readbacks.entered(where, typed, stored, shown)
 
     def entered_agent(self, hire: Hire, form: HireFormView | None) -> None:
         """An agent set up as ``hire`` says (through the API, or the hire form ``form`` as it stands now)."""
@@ -309,34 +266,17 @@ class Journey:
                 view = hire_form(self.page, self.instance.base_url).open()  # a product that lists its team
             return view.shown_agent(hire.name) if view is not None else {}
 
-        self.entered(f"agent {hire.name}", fields, lambda: _agent_fields(self.api.agents(), hire.name), shown)
+        self.entered(f"agent {hire.name}", fields, lambda: agent_fields(self.api.agents(), hire.name), shown)
 
-    @contextmanager
-    def leaving_settings(self, step: str, about: Collection[str] = ()) -> Iterator[None]:
-        """A step of the person's that must change no setting but those it is ``about`` (keys of
-        :func:`harness.checks.readback.settings_of`): read every setting before and after."""
-        before = self._settings()
-        yield
-        self.steps.append(StepChanges(step=step, changes=changed_settings(before, self._settings(), about)))
-
-    def _settings(self) -> Settings:
-        connections = getattr(self.api, "connections", None)  # a product with installed services
-        return settings_of(self.api.company(), self.api.agents(), connections() if connections else [])
+    def leaving_settings(self, step: str, about: Collection[str] = ()) -> AbstractContextManager[None]:
+        """A step that must change no setting but those it is ``about`` (:meth:`ReadBacks.leaving_settings`)."""
+        return self.readbacks.leaving_settings(step, about)
 
     def _read_back(self) -> None:
         """Read every entered value again (records, and each page opened afresh) and judge all of them."""
-        for place in self.entered_places:
-            place.readback.stored[AFTER_RELOAD] = dict(place.stored())
-            place.readback.shown[AFTER_RELOAD] = self._shown(place.readback, place.shown, reload=True)
-        readbacks = [place.readback for place in self.entered_places]
-        checks = []
-        if readbacks:
-            checks += [stored_check(readbacks), shown_check(readbacks, self.driver.name)]
-        if self.steps:
-            checks.append(untouched_check(self.steps))
+        checks, kept = self.readbacks.judged()
         if checks:
-            path = self.evidence.snapshot("readback", {"entered": readbacks, "steps": self.steps})
-            self.record_checks(checks, [path])
+            self.record_checks(checks, [self.evidence.snapshot("readback", kept)])
 
     def create_task(self, title: str, body: str, assignee: Agent | None = None) -> Task:
         """Open the product, fill the new-task form and land on the task's page."""
@@ -351,7 +291,7 @@ class Journey:
         self.entered(
             f"task {task.id}",
             {"title": title, "body": body},
-            lambda: _task_fields(self.api.task(task.id)),
+            lambda: task_fields(self.api.task(task.id)),
             lambda reload: self.task_view(task.id, reload).shown_fields(),
         )
         return task
@@ -697,27 +637,6 @@ class Journey:
             self.resources.close()
         finally:
             close_world(self.evidence, self.driver, self.instance, self.browser_context)
-
-
-def _agent_fields(team: list[Agent], name: str) -> dict[str, str | None]:
-    """What a hire set, as the product's records hold it for the one agent named ``name`` (None: not one)."""
-    named = [agent for agent in team if agent.name == name]
-    if len(named) != 1:
-        return dict.fromkeys(("name", "role", "reports_to", "adapter", "model"))
-    agent, names = named[0], {str(a.id): a.name for a in team}
-    manager = names.get(str(agent.reports_to), str(agent.reports_to)) if agent.reports_to is not None else ""
-    return {
-        "name": agent.name,
-        "role": agent.role,
-        "reports_to": manager,
-        "adapter": agent.adapter,
-        "model": agent.model,
-    }
-
-
-def _task_fields(task: Task) -> dict[str, str | None]:
-    """What the person typed into the new-task form, as the product's records hold it."""
-    return {"title": task.title, "body": task.body}
 
 
 def _reported_cost_usd(runs: list[Run]) -> float | None:

@@ -16,6 +16,7 @@ which is what makes ``--shard i/n`` a partition.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Sequence
 
 from harness.core import registry
@@ -51,8 +52,12 @@ def resolve_short_id(
     for cell, reason in catalog.not_applicable():
         if text in (cell.execution_id, short):
             raise SelectionError(f"{cell.execution_id} is not applicable: {reason}")
-    valid = [*catalog.names("cases"), *sorted(by_id)]
-    raise SelectionError(f"unknown id '{text}'; valid ids: {', '.join(valid)}")
+    close = difflib.get_close_matches(text, [*catalog.names("cases"), *by_id], n=3, cutoff=0.6)
+    hint = f"did you mean {', '.join(close)}? " if close else ""
+    raise SelectionError(
+        f"unknown id '{text}'; {hint}a short id is a case ({', '.join(catalog.names('cases'))}); "
+        "`harness list --all` shows every full execution id"
+    )
 
 
 def not_applicable(

@@ -12,7 +12,7 @@ import json
 import uuid
 from collections.abc import Iterator
 
-from ..conversation import Conversation, Reply, last_user_text, text_of
+from ..conversation import Conversation, Reply, last_user_text, text_of, without_reminders
 from .request import ModelRequest
 from .sse import event
 
@@ -27,7 +27,9 @@ def _blocks(message: dict) -> list[dict]:
 
 
 def conversation(request: MessagesRequest, request_chars: int) -> Conversation:
+    """The conversation so far; a user message's words are read without Claude Code's reminders beside them."""
     results, since, last_result, first_result, user_text = 0, 0, "", "", ""
+    said: list[str] = []  # each user message's words, in order
     for message in request.messages:
         if message.get("role") != "user":
             continue
@@ -37,7 +39,8 @@ def conversation(request: MessagesRequest, request_chars: int) -> Conversation:
             first_result = first_result if since else texts[0]
             results, since = results + len(answered), since + len(answered)
             last_result = texts[-1]
-        elif text := text_of(message.get("content")):
+        elif text := without_reminders(text_of(message.get("content"))):
+            said.append(text)
             since, user_text, first_result = 0, text, ""
     return Conversation(
         tools=[tool.get("name", "") for tool in request.tools],
@@ -47,6 +50,7 @@ def conversation(request: MessagesRequest, request_chars: int) -> Conversation:
         answered_since_user_text=since,
         last_tool_result=last_result,
         first_tool_result=first_result,
+        opening_text=said[0] if len(said) > 1 else "",
     )
 
 

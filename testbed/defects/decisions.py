@@ -26,10 +26,12 @@ def nobody_asked(protected: bool, **_: Any) -> bool:
 @defect(
     "forwards-before-approval",
     at="action.asked",
-    summary="an Ask-first action is forwarded to the service as soon as the agent asks, while the card waits",
+    summary="an Ask-first action is forwarded to the service as soon as the agent asks, before its card is shown",
 )
-def forwards_at_once(_: None, *, forward: Callable[[], None], **__: Any) -> None:
-    forward()
+def forwards_at_once(_: None, *, forward: Callable[[], tuple[bool, str]], **__: Any) -> tuple[bool, str]:
+    """The call reaches the service before the card exists, so no click can come first; its result is kept on the
+    request, so Approve does not forward it again."""
+    return forward()
 
 
 @defect(

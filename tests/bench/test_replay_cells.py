@@ -1,9 +1,7 @@
 """`python -m bench.replay_cells`, as the docs show it, in its short form: a row of real figures, not an empty one.
 
-On a clean clone it once printed `no-verdict` and dashes for every cell: the
-measured `harness run` was nested three labelled folders deep, where the
-product's Unix socket path passed 108 bytes, and the verdict was read from the
-terminal's text, which hid why.
+Run from a clean clone's own paths, so a measured `harness run` nested deep in labelled folders still finds its
+product's Unix socket and reads its verdict from the records, not the terminal.
 """
 
 from __future__ import annotations

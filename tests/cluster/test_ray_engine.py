@@ -203,35 +203,16 @@ def test_a_cost_cap_reached_through_one_node_stops_paid_cells_on_every_node(
 ) -> None:
     """The ledger says a cell on some node spent 150 cents against a cap of 100: a paid cell starts on no node.
 
-    The key is a placeholder: a capped cell is skipped before anything could use it."""
-    import ray
-
-    from harness.core.settings import RunSettings
-    from harness.running.cluster.engine import _pinned
-    from harness.running.cluster.ledger import CostLedger
-    from harness.running.cluster.nodes import cluster_nodes
-    from harness.running.cluster.remote import play_cell
-    from harness.running.cluster.transfer import unpack_home
-
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "placeholder-never-sent")
-    paid = "everyday-workflows.runner-claude.local.build-revise"
-    settings = RunSettings(cells=(paid,), campaign=CAMPAIGN, results=tmp_path, max_cost_cents=100)
+    The key is a placeholder: a capped cell is skipped before anything could use it. The Ray driver runs in a
+    process of its own (``tests.cluster.spent_elsewhere``)."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "placeholder-never-sent")  # before the nodes start: they inherit it
     with local_cluster(nodes=2) as cluster:
-        ray.init(address=cluster.address, log_to_driver=False)
-        try:
-            ledger = CostLedger.remote(0)  # type: ignore[attr-defined]
-            ray.get(ledger.add.remote(150))
-            nodes = cluster_nodes()
-            refs = [
-                play_cell.options(scheduling_strategy=_pinned(node)).remote(settings.model_dump_json(), 0, ledger)
-                for node in nodes
-            ]
-            for result in ray.get(refs):
-                unpack_home(result.package, tmp_path / CAMPAIGN)
-        finally:
-            ray.shutdown()
+        driver = [sys.executable, "-m", "tests.cluster.spent_elsewhere", cluster.address, str(tmp_path), CAMPAIGN]
+        ran = subprocess.run(driver, capture_output=True, text=True, cwd=Path(__file__).parents[2], timeout=600)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    nodes = json.loads(ran.stdout.strip().splitlines()[-1])
     found = records(tmp_path)
-    assert {r.provenance.node for r in found} == {node.name for node in nodes} and len(nodes) == 2
+    assert {r.provenance.node for r in found} == set(nodes) and len(nodes) == 2
     for record in found:
         assert record.verdict is Verdict.SKIPPED
         assert record.reason.startswith("campaign cost limit reached: 150 of 100 cents"), record.reason

@@ -28,9 +28,9 @@ CASES = [
     "service-approve",
     "service-decline",
 ]
-# On the testbed only (its driver wires decisions on connections and email, provider questions, the hire form
-# the skill library, routines and budget pauses): paid, scripted and replay; not on Paperclip. The provider cases
-# and budget-stop have no replay cell yet.
+# On the testbed (its driver wires decisions on connections and email, provider questions, the hire form
+# the skill library, routines and budget pauses): paid, scripted and replay. The provider cases and budget-stop
+# have no replay cell yet. Those of them Paperclip's driver also serves are in PAPERCLIP_TOO.
 TESTBED_CASES = [
     "connection-decline",
     "agentmail-setup",
@@ -45,6 +45,8 @@ TESTBED_CASES = [
 # On both products, scripted (and paid on the testbed), with no replay script: the company's own everyday
 # features, whose stories judge the product's controls rather than a model.
 TEAM_CASES = ["hire-approval", "hire-rejected", "agent-controls"]
+# Of TESTBED_CASES, those Paperclip serves as well, with its cells there: scripted and its 2 replay profiles.
+PAPERCLIP_TOO = {"routine-run": 3, "budget-stop": 1, "hire-reuse": 3}
 
 
 def cell(execution_id: str) -> Cell:
@@ -75,7 +77,10 @@ def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
     ]
     assert len(replayed) == 12
     team = 4 * len(TEAM_CASES) + len(TEAM_CASES)  # the testbed's scripted and paid cells, Paperclip's scripted
-    expected = 4 * len(CASES + TESTBED_CASES) + 2 + 3 * len(replayed) + 8 + 2 * 7 + team + 5
+    containers = 5  # the container environment's scripted cells
+    expected = (
+        4 * len(CASES + TESTBED_CASES) + 2 + 3 * len(replayed) + 8 + 2 * 7 + team + sum(PAPERCLIP_TOO.values())
+    ) + containers
     assert len(ids) == len(set(ids)) == expected
     for c in registry.catalog().cells():
         assert c.execution_id.split(".") == [c.suite.name, c.profile.name, c.environment.name, c.case.name]

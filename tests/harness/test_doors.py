@@ -88,8 +88,8 @@ def test_a_story_without_a_story_function_or_a_case_of_another_type_is_refused()
 
 
 def test_a_cell_that_does_not_exist_says_why_when_named(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", "--id", "everyday-workflows-paperclip.scripted.paperclip-local.hire-reuse"]) == 2
-    assert "not applicable: Paperclip lacks hiring" in capsys.readouterr().err
+    assert main(["run", "--id", "everyday-workflows-paperclip.scripted.paperclip-local.connection-decline"]) == 2
+    assert "not applicable: Paperclip lacks connection-requests" in capsys.readouterr().err
 
 
 def test_a_check_on_a_fact_the_product_does_not_expose_is_kept_not_observable(tmp_path: Path) -> None:
@@ -109,8 +109,14 @@ def test_vibe_kanban_comes_in_from_its_own_package_and_the_harness_names_it_nowh
     assert registry.product("vibe-kanban").driver == "everyday_vibe_kanban.driver:DRIVER"
     ids = {c.execution_id for c in registry.catalog().cells() if c.environment.product == "vibe-kanban"}
     assert {
-        f"everyday-workflows-vibe-kanban.scripted.vibe-kanban-local.{case}"
-        for case in ("build-revise", "late-feedback", "stop-redirect")
+        *(
+            f"everyday-workflows-vibe-kanban.scripted.vibe-kanban-local.{case}"
+            for case in ("build-revise", "late-feedback", "stop-redirect")
+        ),
+        *(
+            f"everyday-workflows-vibe-kanban-replay.replay-claude.vibe-kanban-local.{case}"
+            for case in ("build-revise", "stop-redirect")  # the replay has no late-feedback script
+        ),
     } == ids
     assert not any(i.endswith((".delegate-feedback", ".service-approve")) for i in ids)  # it declares no team or apps
     sources = [p.read_text() for p in Path("harness").rglob("*") if p.is_file() and p.suffix in (".py", ".md", ".toml")]

@@ -183,9 +183,12 @@ def drain(runner_gone: bool = True) -> DrainRecord:
     )
 
 
-def drained_task(runs: list[dict[str, Any]], deliveries: list[dict[str, Any]] | None = None) -> Task:
+def drained_task(
+    runs: list[dict[str, Any]], deliveries: list[dict[str, Any]] | None = None, woke: tuple[int, ...] = ()
+) -> Task:
     retried = delivery(9, 1, SHA_FINAL) | {"run_id": 2, "created_at": "2026-01-01T12:01:00Z"}
-    return task(1, assignee=1, runs=runs, comments=[comment(4, 1, LATE)], deliveries=deliveries or [retried])
+    late = comment(4, 1, LATE) | {"woke_run_ids": list(woke)}
+    return task(1, assignee=1, runs=runs, comments=[late], deliveries=deliveries or [retried])
 
 
 def test_a_drain_that_interrupts_the_run_and_retries_the_work_passes() -> None:
@@ -214,6 +217,22 @@ def test_a_retry_that_never_read_the_message_a_runner_left_alive_or_a_second_del
     retried = delivery(9, 1, SHA_FINAL) | {"run_id": 2, "created_at": "2026-01-01T12:01:00Z"}
     twice = drained_task([drained_run(), retry()], deliveries=[late, retried])
     assert failed(drain_checks(drain(), twice)) == ["drain.delivered-once"]
+    again = delivery(10, 1, SHA_FINAL) | {"run_id": 3, "created_at": "2026-01-01T12:02:00Z"}
+    two_retries = drained_task([drained_run(), retry(), retry(3)], deliveries=[retried, again])
+    assert failed(drain_checks(drain(), two_retries)) == ["drain.delivered-once"]
+
+
+def test_the_late_message_handed_to_a_run_of_its_own_which_revises_the_retried_work_passes() -> None:
+    """Paperclip 2026.824.1: a comment stored mid-run gets a run of its own once the retry ends (its new run
+    boundary); that run, woken with it, revises what the retry delivered. Woken but never finished, it is lost."""
+    retried = delivery(9, 1, SHA_EARLY) | {"run_id": 2, "created_at": "2026-01-01T12:01:00Z"}
+    revised = delivery(10, 1, SHA_FINAL) | {"run_id": 3, "created_at": "2026-01-01T12:02:00Z"}
+    runs = [drained_run(), retry(reads_late=False), retry(3, reads_late=False)]
+    assert failed(drain_checks(drain(), drained_task(runs, [retried, revised], woke=(3,)))) == []
+    crashed = [drained_run(), retry(reads_late=False), retry(3, reads_late=False) | {"status": "failed"}]
+    assert failed(drain_checks(drain(), drained_task(crashed, [retried], woke=(3,)))) == ["drain.message-received"]
+    twice = [retried, revised, revised | {"id": 11}]
+    assert failed(drain_checks(drain(), drained_task(runs, twice, woke=(3,)))) == ["drain.delivered-once"]
 
 
 # ---- controller restart --------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from harness.checks.readback import (
     changed_settings,
     settings_of,
     shown_check,
+    shown_text,
     stored_check,
     untouched_check,
 )
@@ -98,21 +99,29 @@ def test_untouched_fails_on_the_step_that_changed_a_setting() -> None:
 
 
 def test_a_hire_reads_back_by_name_with_its_manager_by_name() -> None:
-    from harness.running.journey import _agent_fields
+    from harness.running.readbacks import agent_fields
 
     lead, hired = _agent(1, "Avery"), _agent(2, "Morgan").model_copy(update={"role": "QA", "reports_to": 1})
-    assert _agent_fields([lead, hired], "Morgan") == {
+    assert agent_fields([lead, hired], "Morgan") == {
         "name": "Morgan",
         "role": "QA",
         "reports_to": "Avery",
         "adapter": "scripted",
         "model": "default",
     }
-    assert _agent_fields([lead], "Avery")["reports_to"] == ""
-    assert set(_agent_fields([hired, hired], "Morgan").values()) == {None}, "two agents of one name are not one hire"
+    assert agent_fields([lead], "Avery")["reports_to"] == ""
+    assert set(agent_fields([hired, hired], "Morgan").values()) == {None}, "two agents of one name are not one hire"
 
 
 def test_a_setting_the_step_is_about_is_not_compared() -> None:
     before, after = _settings([_agent(1, "Avery")], bound=()), _settings([_agent(1, "Avery")], bound=(1,))
     assert changed_settings(before, after) == ["connection 5 agent_ids '' -> '1'"]
     assert changed_settings(before, after, about={"connection 5 agent_ids"}) == []
+
+
+def test_a_quote_shown_as_a_quote_is_the_text_typed_and_other_text_is_not() -> None:
+    """A product that renders markdown shows a typed quote without its ``>`` markers (Paperclip's thread)."""
+    typed = "The specification:\n\n> Build slugify.\n>\n> Deliver a ZIP."
+    assert shown_text(typed) == shown_text("The specification:\n\nBuild slugify.\n\nDeliver a ZIP.")
+    assert shown_text(typed) != shown_text("The specification:\n\nBuild slugify.")
+    assert shown_text("a > b") == "a > b"

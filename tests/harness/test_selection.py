@@ -164,13 +164,13 @@ def test_id_stands_alone(selectors: dict) -> None:
         ),
         (
             {"ids": ["nope"]},
-            "valid ids: agent-controls, agentmail-setup, budget-stop, build-revise, connection-decline, create-skill-studio,"
-            " delegate-feedback, hire-approval, hire-rejected, hire-reuse, "
+            "a short id is a case (agent-controls, agentmail-setup, budget-stop, build-revise, connection-decline, "
+            "create-skill-studio, delegate-feedback, hire-approval, hire-rejected, hire-reuse, "
             "late-feedback, provider-decline, provider-native, provider-second, recover-controller, recover-controller-drain, "
-            "recover-controller-sigkill, routine-run, service-approve, service-decline, stop-redirect, "
-            "everyday-workflows-paperclip-replay.replay-claude.paperclip-local.build-revise, "
-            "everyday-workflows-paperclip-replay.replay-claude.paperclip-local.delegate-feedback",
+            "recover-controller-sigkill, routine-run, service-approve, service-decline, stop-redirect); "
+            "`harness list --all` shows every full execution id",
         ),
+        ({"ids": ["build-revize"]}, "did you mean build-revise?"),
     ],
 )
 def test_unknown_values_list_the_valid_ones_on_one_line(selectors: dict, listed: str) -> None:

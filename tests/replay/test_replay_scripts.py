@@ -291,3 +291,62 @@ def test_a_step_fills_fields_of_the_latest_tool_result_however_deeply_the_cli_qu
             "body": "approved: DOC-12AB34CD (#3)"
         }
     assert filled({"id": "{last:interaction_id}", "n": 1}, "no json here") == {"id": "unknown", "n": 1}
+
+
+def _claude_turn(replay, messages: list[dict], tools: list[str]) -> tuple[str, dict | None]:
+    """One Messages call as Claude Code makes it; the words and the tool call the replay answered with."""
+    body = {
+        "model": "claude-sonnet-4-5",
+        "stream": True,
+        "max_tokens": 100,
+        "messages": messages,
+        "tools": [{"name": name, "input_schema": {}} for name in tools],
+    }
+    events = _sse_data(httpx.post(replay.url + "/scripts/story/v1/messages?beta=true", json=body).text)
+    words = "".join(e["delta"].get("text", "") for e in events if e["type"] == "content_block_delta")
+    partial = "".join(e["delta"].get("partial_json", "") for e in events if e["type"] == "content_block_delta")
+    return words, json.loads(partial) if partial else None
+
+
+def test_vibe_kanbans_task_prompt_and_a_resumed_sessions_plain_follow_up_without_product_tools(replay):
+    """vibe-kanban's Claude Code: ``Title: ...\\n\\nDescription:...``, Claude Code's reminders beside it, no tool of ours.
+
+    The script builds with the shell alone and its last turn is words (the product commits the files and sets the
+    task in review); the follow-up, resumed, is the person's words as they are: a revision, or the short reply.
+    """
+    from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR, nonce_request
+
+    reminder = {"type": "text", "text": "<system-reminder>\nPrimary working directory: /w\n</system-reminder>"}
+    opening = {
+        "role": "user",
+        "content": [reminder, {"type": "text", "text": f"Title: {BUILD_TASK_TITLE}\n\nDescription:{BUILD_TASK}"}],
+    }
+    tools = ["Bash", "Edit", "Write"]
+    history = [opening]
+    while True:
+        words, call = _claude_turn(replay, history, tools)
+        if call is None:
+            break
+        history += [
+            {"role": "assistant", "content": [{"type": "tool_use", "id": f"t{len(history)}", "name": "Bash"}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{len(history)}", "content": "ok"}]},
+        ]
+    assert "Delivered slugify.py" in words and len(history) == 1 + 2 * 4  # three files and their tests, then words
+    assert [c.script for c in replay.calls()] == ["story-build"] * 5
+
+    history += [{"role": "assistant", "content": [{"type": "text", "text": words}]}]
+    _, call = _claude_turn(
+        replay, [*history, {"role": "user", "content": [reminder, {"type": "text", "text": REVISION_SEPARATOR}]}], tools
+    )
+    assert replay.calls()[-1].script == "story-revise" and "cat > slugify.py" in call["command"]
+    words, call = _claude_turn(replay, [*history, {"role": "user", "content": nonce_request("N1A2B3C4D5")}], tools)
+    assert replay.calls()[-1].script == "story-reply" and call is None and "N1A2B3C4D5" in words
+
+
+def test_a_cli_offered_some_product_tools_keeps_every_step_and_one_offered_none_works_without_them():
+    from replay.conversation import without_unoffered_tools
+    from replay.stories import build
+
+    script = build()
+    assert without_unoffered_tools(script, ["Bash", "mcp__testbed__deliver"]) == script
+    assert [s.kind for s in without_unoffered_tools(script, ["Bash"]).steps if s.kind == "tool"] == []

@@ -156,3 +156,35 @@ def test_the_board_creates_and_starts_a_task_and_its_panel_shows_status_conversa
     assert revised.runs[1].agent_id == "AVERY", "the follow-up box sends the variant it shows"
     assert len(panel.reload().user_messages_with(REVISION_SEPARATOR)) == 1
     assert panel.download_delivery_id("0" * 40) == b"", "a commit not on the branch the panel names is no delivery"
+
+
+def test_the_real_claude_code_builds_and_revises_against_the_replay_and_each_runs_calls_are_metered() -> None:
+    """The replay profile's path without a browser: vibe-kanban runs the pinned Claude Code behind our proxy."""
+    from agents.loopback import LoopbackServer
+    from replay.server import create_app
+
+    app = create_app("story", pace_s=0)
+    with LoopbackServer(app) as replay:
+        instance = VibeKanbanInstance(pace=0.05, model_upstream=f"{replay.url}/scripts/story")
+        try:
+            api = instance.start().api
+            lead = api.create_agent("Avery", "lead engineer", adapter="claude", model="claude-sonnet-4-5")
+            assert [(a.adapter, a.model) for a in api.agents()] == [("claude", "claude-sonnet-4-5")]
+            task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK)
+            attempt = api.start_attempt(task.id, lead.id)
+            built = _finished(instance, str(task.id), 1)
+            api.follow_up(attempt["id"], REVISION_SEPARATOR)
+            revised = _finished(instance, str(task.id), 2)
+        finally:
+            instance.close()
+    assert [r.status for r in revised.runs] == ["succeeded", "succeeded"]
+    assert "Delivered slugify.py" in built.agent_replies()[-1].body
+    assert "--separator" in revised.agent_replies()[-1].body and len(revised.deliveries) == 2
+    written = [r.target for r in revised.runs[0].receipts if r.tool == "write_file"]
+    assert written == ["slugify.py", "README.md", "tests/test_slugify.py"]
+    answered = [c for c in app.state.calls.all() if c.path.endswith("/messages")]
+    assert answered and all(c.key is None for c in answered), "the CLI's throwaway key stops at our proxy"
+    # Five turns of the script each (Claude Code may add a side request of its own): every call is on a run's ledger.
+    metered = [r.spend.calls for r in revised.runs]
+    assert min(metered) >= 5 and sum(metered) == len(answered), (metered, [(c.script, c.tool) for c in answered])
+    assert all(r.spend.simulated_cents > 0 and r.spend.cents == 0 for r in revised.runs)

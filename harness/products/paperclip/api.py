@@ -25,24 +25,27 @@ mapping says what stands in for it:
 - services, connections and their approval cards are Paperclip's Apps and
   tool-action cards (:mod:`.apps`);
 - a *skill* is a company skill: its body is its ``SKILL.md`` (``markdown``),
-  its version the revision number of its current version.
+  its version the revision number of its current version;
+- routines are Paperclip's routines (:mod:`.routines`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from agents.paperclip.markdown import markdown_text
 from agents.paperclip.runner import RECEIPT_MARK, RECEIPTS_FOLDER
 from harness.products.http import ProductApiError, product_answer, product_client, product_json
 from harness.products.paperclip.agent_clis import claude_local_config, codex_local_config
 from harness.products.paperclip.apps import PaperclipApps
+from harness.products.paperclip.routines import PaperclipRoutines
 from harness.products.records import (
+    BUDGET_PAUSED,
     SHUTDOWN_ERROR,
     Activity,
     Agent,
@@ -51,6 +54,7 @@ from harness.products.records import (
     Company,
     Controller,
     Delivery,
+    Hire,
     HireApproval,
     Receipt,
     RecordId,
@@ -59,6 +63,7 @@ from harness.products.records import (
     RunIdentity,
     Skill,
     SkillEntry,
+    Spend,
     Task,
     TaskSummary,
 )
@@ -113,6 +118,10 @@ APPROVAL_STATUSES = {
 # What Paperclip records on a run it cancels because a board user paused its agent (heartbeat.js:
 # cancelActiveForAgentInternal's default reason), in the harness's words.
 PAUSE_CANCEL_REASON = "Cancelled due to agent pause"
+# An agent its budget paused (services/budgets.js pauseScopeForBudget), and the stop reason of a run that pause
+# cancelled (heartbeat-stop-metadata.js: a cancel whose message names the budget).
+BUDGET_PAUSE_REASON = "budget"
+BUDGET_STOP_REASON = "budget_paused"
 TERMINAL_RUN_STATUSES = {"succeeded", "failed", "cancelled", "timed_out", "interrupted"}
 # A run its graceful-shutdown drain cut short (heartbeat.js: drainRunningRunsForShutdown), in the harness's words.
 SHUTDOWN_DRAIN_ERROR = "server_shutdown_interrupted"
@@ -138,7 +147,7 @@ def _epoch(value: str | None) -> float | None:
     return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() if value else None
 
 
-class PaperclipApi(PaperclipApps):
+class PaperclipApi(PaperclipApps, PaperclipRoutines):
     def __init__(
         self,
         base_url: str,
@@ -182,10 +191,21 @@ class PaperclipApi(PaperclipApps):
         return self._json("GET", f"/api/companies/{self.company_id}/agents")  # type: ignore[no-any-return]
 
     def agents(self) -> list[Agent]:
-        return [self._agent(raw) for raw in self._raw_agents()]
+        calls = self._reported_calls()
+        return [self._agent(raw, calls.get(raw["id"], 0)) for raw in self._raw_agents()]
+
+    def _reported_calls(self) -> dict[str, int]:
+        """How many model calls each agent reported (Paperclip logs ``cost.reported`` for each cost event; it lists
+        at most 500 entries, far more than a story's metered work)."""
+        calls: dict[str, int] = {}
+        params = {"entityType": "cost_event", "limit": 500}
+        for entry in self._json("GET", f"/api/companies/{self.company_id}/activity", params=params):
+            if entry["action"] == "cost.reported" and entry.get("agentId"):
+                calls[entry["agentId"]] = calls.get(entry["agentId"], 0) + 1
+        return calls
 
     @staticmethod
-    def _agent(raw: dict[str, Any]) -> Agent:
+    def _agent(raw: dict[str, Any], calls: int = 0) -> Agent:
         env = (raw.get("adapterConfig") or {}).get("env") or {}
         return Agent(
             id=raw["id"],
@@ -196,6 +216,8 @@ class PaperclipApi(PaperclipApps):
             model=_env_value(env, "EVERYDAY_MODEL"),
             budget_cents=raw.get("budgetMonthlyCents") or None,
             status=AGENT_STATUSES.get(raw.get("status", ""), "active"),
+            spend=Spend(cents=float(raw.get("spentMonthlyCents") or 0), calls=calls),
+            paused_for_budget=raw.get("status") == "paused" and raw.get("pauseReason") == BUDGET_PAUSE_REASON,
         )
 
     def _raw_issues(self) -> list[dict[str, Any]]:
@@ -466,6 +488,15 @@ class PaperclipApi(PaperclipApps):
         answer = self._json("POST", f"/api/companies/{self.company_id}/agent-hires", json=payload)
         return self._approval(answer["approval"]) if answer.get("approval") else None
 
+    def hire(self, hire: Hire) -> Agent:
+        """Hire as ``hire`` says through Paperclip's hire route (``POST .../agent-hires``), then bind the agent to
+        the connections it names (Paperclip binds connections apart from the hire); the agent as stored."""
+        managers = {a["name"]: a["id"] for a in self._raw_agents()}
+        payload = self._agent_payload(hire.name, hire.role, managers.get(hire.reports_to), hire.adapter, hire.model)
+        answer = self._json("POST", f"/api/companies/{self.company_id}/agent-hires", json=payload)
+        self.bind_agent(answer["agent"]["id"], list(hire.connection_ids))
+        return self._agent(answer["agent"])
+
     def hire_approvals(self) -> list[HireApproval]:
         raw = self._json("GET", f"/api/companies/{self.company_id}/approvals")
         return [self._approval(a) for a in sorted(raw, key=lambda a: a["createdAt"]) if a["type"] == "hire_agent"]
@@ -540,15 +571,6 @@ class PaperclipApi(PaperclipApps):
         return self._comment(raw, str(task_id), {})
 
 
-MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|~<>])")
-
-
-def markdown_text(body: str) -> str:
-    """A comment or a description as the person typed it: Paperclip's editors store markdown, escaping ``_`` as
-    ``\\_``."""
-    return MARKDOWN_ESCAPE.sub(r"\1", body)
-
-
 def _env_value(env: dict[str, Any], name: str) -> str:
     """Paperclip stores an adapter's env entry as ``{"type": "plain", "value": ...}`` (or a secret reference)."""
     value = env.get(name, "")
@@ -606,6 +628,8 @@ def _error_code(run: dict[str, Any]) -> str | None:
         return "stopped_by_user"
     if run["status"] == "cancelled" and run.get("error") == PAUSE_CANCEL_REASON:
         return "paused_by_user"
+    if run["status"] == "cancelled" and result.get("stopReason") == BUDGET_STOP_REASON:
+        return BUDGET_PAUSED
     if run.get("errorCode") == SHUTDOWN_DRAIN_ERROR:
         return SHUTDOWN_ERROR
     if run["status"] in ("interrupted", "timed_out"):

@@ -99,6 +99,16 @@ class PaperclipApps:
         )
         return next(c for c in self.connections() if str(c.id) == str(connection["id"]))
 
+    def bind_agent(self, agent_id: RecordId, connection_ids: list[RecordId]) -> None:
+        """Let the agent use each connection: bind it to the connection's access profile, as the app's Access tab
+        does (``POST .../tools/profiles/{id}/bind``). A new agent's effective tool profile is empty until then."""
+        company = f"/api/companies/{self.company_id}"
+        wanted = {str(c) for c in connection_ids}
+        for profile in self._apps_json("GET", f"{company}/tools/profiles")["profiles"]:
+            if str((profile.get("metadata") or {}).get("connectionId")) in wanted:
+                binding = {"targetType": "agent", "targetId": str(agent_id)}
+                self._apps_json("POST", f"{company}/tools/profiles/{profile['id']}/bind", json=binding)
+
     def set_chat_connectors(self, enabled: bool) -> Any:
         raise NotImplementedError("Paperclip's pinned release has no chat connectors")
 

@@ -8,7 +8,7 @@ reproduction beside this module (:mod:`.findings`).
 
 from __future__ import annotations
 
-from harness.core.catalog import Environment, KnownFinding, ProductDeclaration, ProductSuites
+from harness.core.catalog import Environment, KnownFinding, NoCell, ProductDeclaration, ProductSuites
 from harness.products.paperclip.promises import HOT_RESTART, PROMISES
 
 PAPERCLIP_LOCAL = Environment(
@@ -21,6 +21,15 @@ PAPERCLIP_LOCAL = Environment(
 )
 
 NOT_IN_RELEASE = "the pinned release (2026.824.1) has no such feature"
+# What may follow a drain that lost its race: whether Paperclip's restart recovery took the work up, and how, by then.
+DRAIN_AFTERMATH = (
+    "drain.work-retried",
+    "drain.message-received",
+    "drain.delivered-once",
+    "lifecycle.tasks-done",
+    "lifecycle.settled",
+    "lifecycle.no-pending-bookkeeping",
+)
 
 PRODUCT = ProductDeclaration(
     name="paperclip",
@@ -37,16 +46,14 @@ PRODUCT = ProductDeclaration(
         "services",
         "hire-approval",
         "agent-controls",
+        "routines",
+        "budget-pause",
+        "hiring",
     ),
     lacks={
-        "hiring": "the driver does not wire Paperclip's New agent page and its Apps access bindings yet",
-        "skills": "the driver does not wire Paperclip's company skills and Skill Studio yet",
-        "routines": "the driver does not wire Paperclip's routines yet: its webhook triggers (a public fire URL that"
-        " takes an Idempotency-Key and answers a repeated key 409) are there, page objects for its Routines page and a"
-        " routine's runs are not",
-        "budget-pause": "the driver does not wire Paperclip's budgets yet: Paperclip pauses an agent whose hard-stop"
-        " policy its cost events reach (its runs cancelled, stop reason budget_paused), but the scripted agent reports"
-        " no cost event and there is no page object for its Costs page",
+        "skills": 'Paperclip has company skills and Skill Studio ("Open in Studio"; a Save makes version 2), but no'
+        " skill card in an issue's thread and no skills sidebar, where the story opens the new skill; the driver does"
+        " not wire another way to it (the activity feed's company.skill_created) yet",
         "providers": f"{NOT_IN_RELEASE}: no aggregator routing or provider catalog",
         "chat-connectors": f"{NOT_IN_RELEASE}: no chat connectors or email card",
         "connection-requests": f"{NOT_IN_RELEASE}: an agent can ask to authorise only a connection that exists",
@@ -56,14 +63,20 @@ PRODUCT = ProductDeclaration(
     # "run-cause": the reason Paperclip woke the agent for each run (api.py: WAKE_CAUSES).
     observes=("message-wakes", "runner-identity", "receipts", "run-cause"),
     promises=PROMISES,
-    not_promised={
-        "replay-*.recover-controller-sigkill": "a SIGKILL is a crash, across which it promises its sessioned"
-        " adapters' runs nothing: its start-up reaper leaves a run whose CLI still lives running, detached, with"
-        " nothing reading the CLI's output (heartbeat.js reapOrphanedRuns: 'Lost in-memory process handle, but child"
-        " pid N is still alive'), and only its periodic reaper, five minutes after the run's last update, ends it"
-        " (hot-restart-preserves-runs is held on recover-controller)",
-        "scripted.recover-controller": f"its hot restart ({HOT_RESTART.id}) keeps only its sessioned local adapters'"
-        " runs, not the process adapter's (recover-controller-drain holds that cell to the SIGTERM drain)",
+    no_cell={
+        "replay-*.recover-controller-sigkill": NoCell(
+            kind="not-promised",
+            why="a SIGKILL is a crash, across which it promises its sessioned adapters' runs nothing: its start-up"
+            " reaper leaves a run whose CLI still lives running, detached, with nothing reading the CLI's output"
+            " (heartbeat.js reapOrphanedRuns: 'Lost in-memory process handle, but child pid N is still alive'), and"
+            " only its periodic reaper, five minutes after the run's last update, ends it (hot-restart-preserves-runs"
+            " is held on recover-controller)",
+        ),
+        "scripted.recover-controller": NoCell(
+            kind="not-promised",
+            why=f"its hot restart ({HOT_RESTART.id}) keeps only its sessioned local adapters' runs, not the process"
+            " adapter's (recover-controller-drain holds that cell to the SIGTERM drain)",
+        ),
     },
     known_findings=(
         KnownFinding(
@@ -107,23 +120,28 @@ PRODUCT = ProductDeclaration(
         ),
         KnownFinding(
             case="recover-controller-drain",
-            # Where a signalled child's null exit code is read as 0: the process adapter and codex_local. A drained
-            # claude_local run that ends first is recorded failed (adapter_failed), a verdict of its own.
+            # The drain signals a run's process before it records the run, and keeps whatever end lands first. Where a
+            # signalled child's null exit code is read as 0 (the process adapter, codex_local) that end is a success.
             profiles=("scripted", "replay-codex"),
-            checks=("drain.work-retried",),
-            may_also_fail=(
-                "drain.run-interrupted",
-                "drain.message-received",
-                "drain.delivered-once",
-                "lifecycle.tasks-done",
-                "lifecycle.settled",
-                "lifecycle.no-pending-bookkeeping",
-                "lifecycle.runs-succeeded",
-            ),
+            checks=("drain.run-interrupted",),
+            may_also_fail=(*DRAIN_AFTERMATH, "lifecycle.runs-succeeded"),
             intermittent=True,
             what="a process run killed by the drain's SIGTERM has a null exit code, read as 0: when the run's own end"
-            " lands before the drain's, it is recorded succeeded and no retry is queued",
+            " lands before the drain's, it is recorded succeeded and the drain queues no retry: the issue is left in"
+            " progress, its late comment never handed over (nothing took it up within a minute of the restart)",
             reproduction="null_exit_code_succeeds",
+        ),
+        KnownFinding(
+            case="recover-controller-drain",
+            profiles=("replay-claude",),  # Claude Code exits with an error when terminated
+            checks=("lifecycle.runs-succeeded",),
+            may_also_fail=DRAIN_AFTERMATH,
+            intermittent=True,
+            what="the drain signals Claude Code before it records the run: when the CLI's exit is recorded first, the run"
+            " is the adapter's own failure (adapter_failed), not interrupted, the drain queues no retry, and the run's"
+            " ordinary end starts a missing-comment run mid-shutdown that the new server reaps process_lost (its"
+            " restart recovery takes the issue up again)",
+            reproduction="drain_loses_to_run_end",
         ),
         KnownFinding(
             case="service-decline",

@@ -7,10 +7,12 @@ from typing import Any
 
 from harness.products.base import InstanceError
 from harness.products.paperclip import install
+from harness.products.paperclip.cost_pages import CostPage
 from harness.products.paperclip.instance import PaperclipInstance
 from harness.products.paperclip.pages import ConnectionsPage, IssueListPage, IssuePage
+from harness.products.paperclip.routine_pages import RoutinePage, RoutinesPage
 from harness.products.paperclip.secrets import SECRET_PATTERNS
-from harness.products.paperclip.team_pages import AgentPage, ApprovalsPage
+from harness.products.paperclip.team_pages import AgentPage, ApprovalsPage, HireDesk
 from harness.products.records import RecordId
 
 
@@ -18,6 +20,9 @@ class PaperclipDriver:
     name = "paperclip"
     secret_patterns = SECRET_PATTERNS
     meters_model_calls = False  # the harness reads no per-run model calls from it (only the monthly spend)
+
+    def __init__(self) -> None:
+        self._running: dict[str, PaperclipInstance] = {}  # by base URL: the hire desk acts through its API
 
     def version(self) -> str | None:
         """The installed ``paperclipai`` release (the pin, once ``make paperclip`` ran)."""
@@ -52,6 +57,7 @@ class PaperclipDriver:
             raise InstanceError("an agent time limit is not wired on Paperclip's adapters")
         instance = PaperclipInstance(pace=pace_s, model_upstream=model_upstream)
         try:
+            self._running[instance.base_url.rstrip("/")] = instance
             return instance.start()
         except BaseException:
             instance.close()
@@ -71,3 +77,15 @@ class PaperclipDriver:
 
     def agent_page(self, page: Any, base_url: str, agent_id: RecordId) -> AgentPage:
         return AgentPage(page, base_url, agent_id)
+
+    def routines_page(self, page: Any, base_url: str) -> RoutinesPage:
+        return RoutinesPage(page, base_url)
+
+    def routine_page(self, page: Any, base_url: str, routine_id: RecordId) -> RoutinePage:
+        return RoutinePage(page, base_url, routine_id)
+
+    def cost_page(self, page: Any, base_url: str) -> CostPage:
+        return CostPage(page, base_url)
+
+    def hire_form(self, page: Any, base_url: str) -> HireDesk:
+        return HireDesk(page, base_url, self._running[base_url.rstrip("/")].api)

@@ -332,6 +332,10 @@ class PaperclipInstance:
 
     hot_restart_promise = HOT_RESTART.id
     drain_promise = SIGTERM_DRAIN.id  # a plain SIGTERM, without a restart request
+    # A drained run whose own end was recorded first gets no retry from the drain; Paperclip's restart recovery
+    # (reconcileStrandedAssignedIssues) takes its issue up again: once as the server starts, then every 30 s
+    # (heartbeatSchedulerIntervalMs). Two passes.
+    drain_recovery_s = 60.0
     hot_restart_mechanism = (
         "Paperclip's hot-restart intent written as `paperclipai service restart` writes it (restartManagedService,"
         " writeHotRestartIntent: <instance>/hot-restart-intent.json naming the running server's pid), then SIGTERM to"

@@ -50,10 +50,12 @@ SIGTERM_DRAIN = Promise(
     id="sigterm-drains-runs",
     statement="a plain SIGTERM (no hot-restart intent) is a graceful drain: the server terminates each running "
     "run's process, marks the run interrupted ('Interrupted by graceful server shutdown (SIGTERM); retry queued "
-    "for restart recovery') and the work is retried once the server is back",
+    "for restart recovery') and the work is retried once the server is back (by that retry, or by the restart "
+    "recovery that takes up an issue nothing runs)",
     source=f"{SERVER}/index.js: the SIGINT/SIGTERM shutdown handler (drainHeartbeatRunsForShutdown unless a "
     f"hot restart was prepared); {SERVER}/services/heartbeat.js: drainRunningRunsForShutdown "
-    "(errorCode server_shutdown_interrupted)",
+    f"(errorCode server_shutdown_interrupted), enqueueProcessLossRetry; {SERVER}/services/recovery/service.js: "
+    "reconcileStrandedAssignedIssues (at start-up and on every scheduler tick)",
 )
 
 COMMENT_WAKE = Promise(

@@ -16,8 +16,9 @@ import httpx
 from playwright.sync_api import Locator, Page, expect
 
 from harness.products.http import product_json
+from harness.products.paperclip.api import PaperclipApi
 from harness.products.paperclip.pages import SHOWN_S, ms
-from harness.products.records import HireApproval, RecordId
+from harness.products.records import Hire, HireApproval, RecordId
 
 
 def _prefix(base_url: str) -> str:
@@ -98,3 +99,50 @@ class AgentPage:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"timed out after {timeout:.0f} s waiting for the agent page to show it terminated")
             self.page.wait_for_timeout(100)
+
+
+class HireDesk:
+    """How a person hires on Paperclip an agent on the lead's runner, with the lead's connections.
+
+    Paperclip's New agent dialog offers the runtimes it ships (Claude Code, Codex, ...), not the Process runtime the
+    scripted agent runs on, and has no connections section: connections are bound to an agent apart from the hire,
+    in an app's Access tab. So the hire goes through Paperclip's hire route (``POST .../agent-hires``, what the
+    dialog and its hiring agents call), with the lead's runtime settings, and the agent is then bound to the
+    connections named; the person watches the Agents page (``/<PREFIX>/agents/all``), whose row for each agent shows
+    its name, then its role and title ("QA - QA"), its runtime and its state.
+    """
+
+    def __init__(self, page: Page, base_url: str, api: PaperclipApi) -> None:
+        self.page = page
+        self.base_url = base_url.rstrip("/")
+        self.api = api
+        self.hire: Hire | None = None
+
+    def open(self) -> HireDesk:
+        self.page.goto(f"{self.base_url}/{_prefix(self.base_url)}/agents/all")
+        expect(self.page.get_by_role("main").get_by_role("button", name="New Agent")).to_be_visible(timeout=ms(SHOWN_S))
+        return self
+
+    def fill(self, hire: Hire) -> None:
+        """Nothing to type (see the class): the hire is kept for ``submit``."""
+        self.hire = hire
+
+    def submit(self) -> None:
+        """Hire through the hire route, bind the connections, and wait until the Agents page lists the agent."""
+        assert self.hire is not None, "fill comes first"
+        self.api.hire(self.hire)
+        self.open()
+        expect(self._row(self.hire.name)).to_have_count(1, timeout=ms(SHOWN_S))
+
+    def _row(self, name: str) -> Locator:
+        return self.page.get_by_role("main").get_by_role("link", name=re.compile(rf"^{re.escape(name)}[A-Z]"))
+
+    def shown_agent(self, name: str) -> dict[str, str | None]:
+        """The agent's name and title (the role the person gave) as its row shows them; it shows no manager, and
+        its runtime in Paperclip's words (Process), not the runner the person chose."""
+        row = self._row(name)
+        if row.count() != 1:
+            return {"name": None, "role": None}
+        first = row.inner_text().splitlines()[0]  # "MorganQA - QA": the name, then its role's label and its title
+        shown = re.match(rf"^({re.escape(name)})[^-]*? - (.*)$", first)
+        return {"name": shown.group(1), "role": shown.group(2).strip()} if shown else {"name": name, "role": None}

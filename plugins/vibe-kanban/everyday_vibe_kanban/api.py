@@ -52,6 +52,7 @@ from harness.products.records import (
     RunStatus,
     Skill,
     SkillEntry,
+    Spend,
     Task,
     TaskStatus,
     TaskSummary,
@@ -90,16 +91,17 @@ def _stamp(epoch: int) -> str:
 
 
 class VibeKanbanApi:
-    """One instance's API client; ``agent_command(model)`` is the command line a hired agent's profile runs."""
+    """One instance's API client; ``agent_command(adapter, model)`` is the command line a hired agent's profile runs."""
 
     def __init__(
         self,
         base_url: str,
         repo: Path,
-        agent_command: Callable[[str], str],
+        agent_command: Callable[[str, str], str],
         controller_identity: Callable[[], Controller],
         on_disk: Callable[[str], Path],
         agent_process: Callable[[str, float], psutil.Process | None],
+        run_spend: Callable[[str, float, float | None], Spend],
         timeout: float = 30.0,
     ) -> None:
         self.base_url = base_url
@@ -108,6 +110,7 @@ class VibeKanbanApi:
         self._controller = controller_identity
         self._on_disk = on_disk
         self._agent_process = agent_process
+        self._run_spend = run_spend
         self._http = product_client(base_url, timeout)
         self._streams = product_client(base_url, timeout)
         self._logs: dict[str, ProcessLog] = {}
@@ -192,7 +195,7 @@ class VibeKanbanApi:
                 name=name.title(),
                 role=self._roles.get(name, "coding agent"),
                 reports_to=None,
-                adapter="scripted",
+                adapter=_adapter(config[EXECUTOR].get("base_command_override", "")),
                 model=_persona(config[EXECUTOR].get("base_command_override", "")),
             )
             for name, config in variants.items()
@@ -207,17 +210,15 @@ class VibeKanbanApi:
         adapter: str = "scripted",
         model: str = "default",
     ) -> Agent:
-        """A Claude Code profile variant running the scripted agent, made the default profile.
+        """A Claude Code profile variant running our command for ``adapter``, made the default profile.
 
         The DEFAULT variant runs it too: a follow-up sent without a variant
-        falls back to DEFAULT, which would otherwise start the real CLI through npx.
+        falls back to DEFAULT, which would otherwise start the latest CLI through npx.
         """
-        if adapter != "scripted":
-            raise ProductApiError(f"the vibe-kanban driver runs only the scripted agent, not {adapter}")
         variant = name.upper()
         profiles = self._profiles()
         claude = profiles["executors"][EXECUTOR]
-        command = self._agent_command(model)
+        command = self._agent_command(adapter, model)
         claude[variant] = {EXECUTOR: {"dangerously_skip_permissions": True, "base_command_override": command}}
         claude["DEFAULT"][EXECUTOR]["base_command_override"] = command
         self._call("PUT", "/api/profiles", json=profiles)
@@ -259,7 +260,10 @@ class VibeKanbanApi:
         found = self._call("GET", "/api/execution-processes", params={"task_attempt_id": attempt_id})
         return sorted((p for p in found if p["run_reason"] == AGENT_RUN), key=lambda p: p["created_at"])
 
-    def _run(self, task_id: RecordId, process: dict[str, Any], attempt: dict[str, Any]) -> Run:
+    def _run(
+        self, task_id: RecordId, process: dict[str, Any], attempt: dict[str, Any], until: str | None = None
+    ) -> Run:
+        """One coding-agent process as a run; ``until``: when the attempt's next run started (its calls are not this one's)."""
         action = process["executor_action"]["typ"]
         status = _run_status(process)
         pid, started = self._pid(process, attempt) or (None, None)
@@ -277,6 +281,9 @@ class VibeKanbanApi:
             terminal=None,
             process_group_gone=None,
             receipts=self._log(process["id"]).receipts(process["started_at"]),
+            spend=self._run_spend(
+                attempt.get("container_ref") or "", _epoch(process["started_at"]), _epoch(until) if until else None
+            ),
         )
 
     def _pid(self, process: dict[str, Any], attempt: dict[str, Any]) -> tuple[int, float] | None:
@@ -307,8 +314,8 @@ class VibeKanbanApi:
         for attempt in self.attempts(task_id):
             processes = self.processes(attempt["id"])
             prompts: dict[str, int] = {}  # per resumed session, its prompts so far (the task's is the 0th)
-            for process in processes:
-                run = self._run(task_id, process, attempt)
+            for process, after in zip(processes, [*processes[1:], None], strict=True):
+                run = self._run(task_id, process, attempt, after["started_at"] if after else None)
                 runs.append(run)
                 comments += self._comments(task_id, process, run, prompts)
             deliveries += self._deliveries(task_id, attempt, processes)
@@ -395,7 +402,8 @@ class VibeKanbanApi:
     def run(self, run_id: RecordId) -> Run:
         process = self._call("GET", f"/api/execution-processes/{run_id}")
         attempt = self._call("GET", f"/api/task-attempts/{process['task_attempt_id']}")
-        return self._run(attempt["task_id"], process, attempt)
+        after = [p for p in self.processes(attempt["id"]) if p["created_at"] > process["created_at"]]
+        return self._run(attempt["task_id"], process, attempt, after[0]["started_at"] if after else None)
 
     def create_task(self, title: str, body: str) -> TaskSummary:
         """A task on the board (the API's counterpart of the dialog's Create Task)."""
@@ -451,6 +459,11 @@ class VibeKanbanApi:
 
     def skill(self, skill_id: RecordId) -> Skill:
         raise NotImplementedError("vibe-kanban has no skill library")
+
+
+def _adapter(command: str) -> str:
+    """Which of our commands a profile runs: the real Claude Code (behind our proxy) or the scripted agent."""
+    return "claude" if "everyday_vibe_kanban.claude_cli" in shlex.split(command) else "scripted"
 
 
 def _persona(command: str) -> str:

@@ -18,7 +18,8 @@ class VibeKanbanDriver:
     name = "vibe-kanban"
     # vibe-kanban issues no credentials of its own: nothing of its shape can leak.
     secret_patterns: dict[str, re.Pattern[bytes]] = {}
-    meters_model_calls = False
+    # Each Claude Code run's calls go through our metering proxy, which keeps them beside the instance.
+    meters_model_calls = True
 
     def __init__(self) -> None:
         self._instances: weakref.WeakValueDictionary[str, VibeKanbanInstance] = weakref.WeakValueDictionary()
@@ -43,12 +44,14 @@ class VibeKanbanDriver:
         model_upstream: str | None = None,
         agent_time_limit_s: float | None = None,
     ) -> VibeKanbanInstance:
-        """vibe-kanban is judged as it ships: no defects to switch on, no model replay or time limit wired yet."""
+        """vibe-kanban is judged as it ships: no defects to switch on.
+
+        ``model_upstream`` is where a Claude Code agent's metering proxy sends
+        its calls (the replay server); ``agent_time_limit_s`` bounds each of its runs.
+        """
         if defects:
             raise InstanceError(f"vibe-kanban has no product defects to switch on (asked for {', '.join(defects)})")
-        if model_upstream or agent_time_limit_s:
-            raise InstanceError("the vibe-kanban driver runs only the scripted agent (no replay, no time limit)")
-        instance = VibeKanbanInstance(pace=pace_s)
+        instance = VibeKanbanInstance(pace=pace_s, model_upstream=model_upstream, agent_time_limit_s=agent_time_limit_s)
         self._instances[instance.base_url] = instance
         try:
             return instance.start()

@@ -33,13 +33,13 @@ from pathlib import Path
 import httpx
 import psutil
 
-from everyday_vibe_kanban import install
+from everyday_vibe_kanban import install, metering
 from everyday_vibe_kanban.api import VibeKanbanApi
 from harness.products.base import InstanceError
 from harness.products.http import ProductApiError
 from harness.products.processes import free_port, kill_groups, marked_processes, process_group_alive, stop_process
 from harness.products.processes import process_alive as _process_alive
-from harness.products.records import Controller
+from harness.products.records import Controller, Spend
 
 PROJECT_NAME = "Everyday Evals"
 PRODUCT_TMP = Path("/var/tmp/vibe-kanban")  # where vibe-kanban keeps its worktrees, whatever its environment says
@@ -70,8 +70,10 @@ def _git(repo: Path, *args: str) -> None:
 class VibeKanbanInstance:
     __test__ = False
 
-    def __init__(self, pace: float) -> None:
+    def __init__(self, pace: float, model_upstream: str | None = None, agent_time_limit_s: float | None = None) -> None:
         self.pace = pace
+        self.model_upstream = model_upstream
+        self.agent_time_limit_s = agent_time_limit_s
         self.root = Path(tempfile.mkdtemp(prefix="everyday-vibe-kanban-"))
         self.data_dir = self.root
         self.home = self.root / "home"
@@ -119,6 +121,10 @@ class VibeKanbanInstance:
                 continue
         return min(found, key=lambda pair: pair[0])[1] if found else None
 
+    def run_spend(self, worktree: str, began: float, until: float | None) -> Spend:
+        """The model calls our metering proxy recorded for the run begun in ``worktree`` at ``began``."""
+        return metering.run_spend(self.root, Path(worktree).name, began, until)
+
     def issued_secrets(self) -> dict[str, str]:
         """vibe-kanban hands out no tokens: it runs its agents on this machine without credentials."""
         return {}
@@ -132,8 +138,18 @@ class VibeKanbanInstance:
     def process_group_alive(self, pgid: int) -> bool:
         return process_group_alive(pgid)
 
-    def agent_command(self, model: str) -> str:
-        """The command a hired agent's profile runs in place of Claude Code (this Python, our agent module)."""
+    def agent_command(self, adapter: str, model: str) -> str:
+        """The command a hired agent's profile runs in place of ``npx @anthropic-ai/claude-code``.
+
+        ``scripted``: our scripted agent speaking Claude Code's protocol.
+        ``claude``: the pinned Claude Code itself, behind our metering proxy,
+        whose model is the harness's model server (a replay profile); without
+        one no real CLI is started here, so none can reach a real model API.
+        """
+        if adapter == "claude":
+            return self._claude_command(model)
+        if adapter != "scripted":
+            raise InstanceError(f"vibe-kanban's Claude Code profile runs the scripted agent or claude, not {adapter}")
         return shlex.join(
             [
                 sys.executable,
@@ -147,6 +163,23 @@ class VibeKanbanInstance:
                 str(self.root),
             ]
         )
+
+    def _claude_command(self, model: str) -> str:
+        from agents.install import MissingCli, locate
+
+        if not self.model_upstream:
+            raise InstanceError(
+                "Claude Code on vibe-kanban runs only against the harness's model server (a replay profile)"
+            )
+        try:
+            cli = locate("claude").binary
+        except MissingCli as error:
+            raise InstanceError(str(error)) from None
+        limit = ["--time-limit", str(self.agent_time_limit_s)] if self.agent_time_limit_s else []
+        return shlex.join(
+            [sys.executable, "-m", "everyday_vibe_kanban.claude_cli", "--cli", str(cli), "--upstream",
+             self.model_upstream, "--model", model, "--instance", str(self.root), *limit]
+        )  # fmt: skip
 
     def _controller(self) -> Controller:
         if self.process is None or self.process.poll() is not None:
@@ -209,7 +242,13 @@ class VibeKanbanInstance:
         self.started_s = time.monotonic() - began
         if self._api is None:
             self._api = VibeKanbanApi(
-                self.base_url, self.repo, self.agent_command, self._controller, self.on_disk, self.agent_process
+                self.base_url,
+                self.repo,
+                self.agent_command,
+                self._controller,
+                self.on_disk,
+                self.agent_process,
+                self.run_spend,
             )
             self._api.acknowledge_first_run()
             self._api.create_project(PROJECT_NAME)

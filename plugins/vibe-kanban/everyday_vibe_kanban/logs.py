@@ -9,14 +9,18 @@ waits on the agent. What it holds is the product's own record:
 
 - an assistant message is the agent's reply;
 - a tool use is a receipt: a file the agent wrote (Claude Code's ``Write``
-  or ``Edit``, shown as a file edit with its path) is ``write_file`` on that
-  path; any other tool keeps its name, its target being the ``target`` the
-  scripted agent gives or the path or command Claude Code's tools name.
+  or ``Edit``, shown as a file edit with its path, or a shell command that
+  writes a file from a heredoc, ``cat > FILE <<'EOF'``, as an
+  agent with only a shell writes one) is ``write_file`` on that path; any
+  other tool keeps its name, its target being the ``target`` the scripted
+  agent gives or the path or command Claude Code's tools name.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import threading
 from typing import Any
 
@@ -25,6 +29,8 @@ import httpx
 from harness.products.records import Receipt
 
 FILE_WRITES = frozenset({"file_edit", "file_write"})
+# A command that writes one file from a heredoc (after making its folder); vibe-kanban shows it in backticks.
+HEREDOC_WRITE = re.compile(r"^`?(?:mkdir -p \S+ && )?cat > (?P<path>'[^']+'|[^\s'<>;&|]+) <<")
 RECONNECT_S = 0.5
 
 
@@ -97,8 +103,13 @@ def receipts_of(entries: list[dict[str, Any]], process_id: str, at: str) -> list
             continue
         action = kind.get("action_type") or {}
         tool = kind.get("tool_name") or "tool"
+        written = (
+            HEREDOC_WRITE.match(str(action.get("command") or "")) if action.get("action") == "command_run" else None
+        )
         if action.get("action") in FILE_WRITES:
             tool, target = "write_file", str(action.get("path") or "")
+        elif written is not None:
+            tool, target = "write_file", shlex.split(written.group("path"))[0]
         else:
             arguments = action.get("arguments") or (entry.get("metadata") or {}).get("input") or {}
             target = str(arguments.get("target") or action.get("path") or action.get("command") or "")

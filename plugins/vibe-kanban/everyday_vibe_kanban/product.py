@@ -19,7 +19,8 @@ VIBE_KANBAN_LOCAL = Environment(
     scripted_deadline_scale=3.0,
     done_statuses=("in_review",),
     description="The real vibe-kanban (pinned npm release 0.0.71) on this machine; its Claude Code profile runs the"
-    " scripted agent, speaking Claude Code's stream-json.",
+    " scripted agent speaking Claude Code's stream-json, or the real Claude Code behind our metering proxy against"
+    " the model replay.",
 )
 
 NO_TEAM = "vibe-kanban runs one coding agent per task attempt: no team, no delegation between agents"
@@ -29,7 +30,8 @@ PRODUCT = ProductDeclaration(
     title="vibe-kanban",
     driver="everyday_vibe_kanban.driver:DRIVER",
     environments=(VIBE_KANBAN_LOCAL,),
-    suites=ProductSuites(scripted="everyday-workflows-vibe-kanban"),
+    suites=ProductSuites(scripted="everyday-workflows-vibe-kanban", replay="everyday-workflows-vibe-kanban-replay"),
+    replay_clis=("claude",),  # the CLI its Claude Code profile runs; its other executors are not wired
     capabilities=("stop",),
     lacks={
         "delegation": NO_TEAM,
