@@ -55,8 +55,11 @@ def data_label(data_dir: Path) -> str:
 
 def hardening(data_dir: Path) -> dict[str, Any]:
     """The oracle's container hardening, with what a runner needs on top: a workspace volume, a larger /tmp it may
-    execute from (an agent's tools), and the folder of the controller's agent socket, read-only."""
+    execute from (an agent's tools), and the folder of the controller's agent socket, read-only. The engine's init
+    is the container's first process, so Stop's SIGTERM reaches the runner as it would on a host (a first process
+    ignores a signal it has no handler for)."""
     return {
+        "Init": True,
         "NetworkMode": "none",
         "ReadonlyRootfs": True,
         "CapDrop": ["ALL"],
