@@ -27,6 +27,7 @@ from harness.running.cluster.local import local_cluster
 
 SUITE = "everyday-workflows-scripted"
 OVERHEAD = re.compile(r"dispatch overhead per cell: median ([0-9.]+) s, max ([0-9.]+) s")
+VERDICTS = re.compile(r"^verdicts: (.*)$", re.MULTILINE)
 
 
 class Measured(BaseModel):
@@ -34,6 +35,7 @@ class Measured(BaseModel):
     wall_s: float
     exit_status: int
     overhead: str = ""
+    verdicts: str = ""
 
 
 def timed(engine: str, command: list[str]) -> Measured:
@@ -42,7 +44,14 @@ def timed(engine: str, command: list[str]) -> Measured:
     wall = time.perf_counter() - started
     found = OVERHEAD.search(done.stdout)
     overhead = f"median {found.group(1)} s, max {found.group(2)} s" if found else ""
-    return Measured(engine=engine, wall_s=round(wall, 1), exit_status=done.returncode, overhead=overhead)
+    verdicts = VERDICTS.search(done.stdout)
+    return Measured(
+        engine=engine,
+        wall_s=round(wall, 1),
+        exit_status=done.returncode,
+        overhead=overhead,
+        verdicts=verdicts.group(1) if verdicts else "none printed",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,7 +74,9 @@ def main(argv: list[str] | None = None) -> int:
             )
     print(f"  cluster start (not timed below): {up:.1f} s")
     for measured in (local, ray):
-        print(f"  {measured.engine:<24} {measured.wall_s:6.1f} s wall, exit {measured.exit_status}")
+        print(
+            f"  {measured.engine:<24} {measured.wall_s:6.1f} s wall, exit {measured.exit_status} ({measured.verdicts})"
+        )
     print(f"  ray / local wall: {ray.wall_s / local.wall_s:.2f}x")
     print(f"  dispatch overhead per cell on Ray: {ray.overhead or 'not printed (no cell came home)'}")
     print(f"  per cell: local {local.wall_s / len(cells):.1f} s, ray {ray.wall_s / len(cells):.1f} s (wall / cells)")

@@ -54,9 +54,10 @@ SKILL = re.compile(r'\bcreate a company skill\b\W*\\?"(?P<name>[^"\\\n]{3,120})\
 SUITE = re.compile(r"\bwrite an automated test suite\b", re.IGNORECASE)
 
 
-def wrap_up(summary: str) -> list[Step]:
-    """Deliver, tell the user, mark the task done, end the turn."""
-    return [use("deliver"), use("comment", body=summary), use("set_status", status="done"), finish(summary)]
+def wrap_up(summary: str, files: list[str] | None = None) -> list[Step]:
+    """Deliver (``files``, or the whole working folder), tell the user, mark the task done, end the turn."""
+    deliver = use("deliver", files=files) if files else use("deliver")
+    return [deliver, use("comment", body=summary), use("set_status", status="done"), finish(summary)]
 
 
 def paced(steps: list[Step], pace_s: float) -> list[Step]:
@@ -73,7 +74,10 @@ def paced(steps: list[Step], pace_s: float) -> list[Step]:
 def write_and_deliver(
     name: str, description: str, plan: str, files: dict[str, str], tests: str, summary: str, pace_s: float
 ) -> Script:
-    """Say the plan, write the files, run their tests, then deliver, tell the user and set the task done."""
+    """Say the plan, write the files, run their tests, then deliver them, tell the user and set the task done.
+
+    Only the files written are delivered: an agent whose working folder outlives one task (a Paperclip agent's)
+    holds an earlier task's files there too."""
     return Script(
         name=name,
         per_message=True,
@@ -82,7 +86,7 @@ def write_and_deliver(
             say(plan),
             *paced([write(path, content) for path, content in files.items()], pace_s),
             shell(tests),
-            *wrap_up(summary),
+            *wrap_up(summary, list(files)),
         ],
     )
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol, cast, runtime_checkable
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from harness.core.records import CheckRecord
 from harness.core.verdicts import InfrastructureFailed, StoryFailed, Unexercised
@@ -151,10 +151,11 @@ class RestartRecord(BaseModel):
     adopted: bool
     driven: DrivenRestart | None = None
     evidence: list[str] = []
+    name: str = Field(default="", description="the snapshots' file name stem: restart-<signal>, or remote-restart")
 
 
 def restart_controller(
-    journey: Journey, run: Run, sig: signal.Signals, once_stored: PendingMessage | None = None
+    journey: Journey, run: Run, sig: signal.Signals, once_stored: PendingMessage | None = None, name: str = ""
 ) -> RestartRecord:
     """Restart the product's controller under ``run`` as soon as the late message is stored; keep before and after.
 
@@ -164,13 +165,14 @@ def restart_controller(
     ended (its runner gone, not adopted) is a failure decided right here,
     with the restart checks: there is no job left to wait for.
     """
+    name = name or f"restart-{sig.name.lower()}"
     message_id = journey.wait_until_stored(once_stored).id if once_stored else None
     current = journey.api.run(run.id)
     if current.status != "running":
         journey.ended_before(current, f"the {sig.name} restart")
     seen = {a.id for a in journey.api.activity()}
     before = snapshot(journey, "before", sig, current, message_id)
-    before_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-before", before)
+    before_path = journey.evidence.snapshot(f"{name}-before", before)
     signalled_at = datetime.now(UTC)
     driven = _request_restart(journey, sig)
     stop_controller(journey, sig, before.controller_pid)
@@ -186,7 +188,7 @@ def restart_controller(
     )
     after_run = journey.api.run(run.id)
     after = snapshot(journey, "after", sig, after_run, message_id)
-    after_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-after", after)
+    after_path = journey.evidence.snapshot(f"{name}-after", after)
     journey.evidence.note(
         "restart", f"controller {sig.name}, runner pid {current.identity.pid} alive meanwhile: {kept_going}"
     )
@@ -196,7 +198,7 @@ def restart_controller(
         raise Unexercised(
             f"run {run.id} finished before the {sig.name} reached the controller; the restart hit no running job"
         )
-    driven_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-driven", driven)
+    driven_path = journey.evidence.snapshot(f"{name}-driven", driven)
     record = RestartRecord(
         before=before,
         after=after,
@@ -204,6 +206,7 @@ def restart_controller(
         adopted=adopted,
         driven=driven,
         evidence=[before_path, after_path, driven_path],
+        name=name,
     )
     if not kept_going and not adopted and not after_run.active:
         require_recovered(journey, journey.api.task(run.task_id), record)
@@ -298,7 +301,7 @@ def require_recovered(journey: Journey, task: Task, record: RestartRecord) -> No
     sig = signal.Signals[record.before.signal]
     message_id = record.before.message.id if record.before.message else None
     final = snapshot(journey, "final", sig, journey.api.run(record.before.run.id), message_id)
-    final_path = journey.evidence.snapshot(f"restart-{sig.name.lower()}-final", final)
+    final_path = journey.evidence.snapshot(f"{record.name or f'restart-{sig.name.lower()}'}-final", final)
     current = journey.api.task(task.id)
     message = next((c for c in current.comments if c.id == message_id), None)
     page = journey.current_page()

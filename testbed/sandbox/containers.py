@@ -16,6 +16,7 @@ import logging
 import shutil
 import tarfile
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -54,8 +55,11 @@ def data_label(data_dir: Path) -> str:
 
 def hardening(data_dir: Path) -> dict[str, Any]:
     """The oracle's container hardening, with what a runner needs on top: a workspace volume, a larger /tmp it may
-    execute from (an agent's tools), and the folder of the controller's agent socket, read-only."""
+    execute from (an agent's tools), and the folder of the controller's agent socket, read-only. The engine's init
+    is the container's first process, so Stop's SIGTERM reaches the runner as it would on a host (a first process
+    ignores a signal it has no handler for)."""
     return {
+        "Init": True,
         "NetworkMode": "none",
         "ReadonlyRootfs": True,
         "CapDrop": ["ALL"],
@@ -115,6 +119,7 @@ class ContainerRunners:
         self.image = image.ensure(self.client, image_reference)
         self.label = data_label(data_dir)
         self._spawned: set[str] = set()
+        self._releasing = threading.Lock()  # Stop (a request) and the scheduler's monitor both release leases
 
     def spawn(self, spec: RunnerSpec) -> RunLease:
         """Create the hardened container, copy the workspace in, start it; its lease."""
@@ -207,8 +212,8 @@ class ContainerRunners:
             log_path.parent.mkdir(parents=True, exist_ok=True)
             with log_path.open("ab") as kept:
                 kept.write(self.client.logs(lease.sandbox_id, stdout=True, limit=LOG_LIMIT))
-        except NotFound:
-            log.warning("run %s: its sandbox is gone; its workspace could not be brought back", run_id)
+        except EngineError as error:
+            log.warning("run %s: its sandbox could not be read back: %s", run_id, error.explanation)
         gone = failpoint("sandbox.remove", self._remove)(lease.sandbox_id)
         leases.released(self.db, run_id, gone=gone, workspace_returned=returned)
         log.info("run %s: sandbox released (workspace returned: %s, removed: %s)", run_id, returned, gone)
@@ -226,6 +231,10 @@ class ContainerRunners:
 
     def release_ended(self) -> None:
         """Release every lease whose run has ended and whose container has stopped (a finished runner exits)."""
+        with self._releasing:
+            self._release_ended()
+
+    def _release_ended(self) -> None:
         for row in leases.unreleased(self.db):
             if row["run_status"] in ("queued", "running"):
                 continue

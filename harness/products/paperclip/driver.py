@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,7 +23,9 @@ class PaperclipDriver:
     meters_model_calls = False  # the harness reads no per-run model calls from it (only the monthly spend)
 
     def __init__(self) -> None:
-        self._running: dict[str, PaperclipInstance] = {}  # by base URL: the hire desk acts through its API
+        # By base URL, for the hire desk, which acts through its instance's API; an instance nobody holds any more
+        # (its attempt is over) drops out by itself.
+        self._running: weakref.WeakValueDictionary[str, PaperclipInstance] = weakref.WeakValueDictionary()
 
     def version(self) -> str | None:
         """The installed ``paperclipai`` release (the pin, once ``make paperclip`` ran)."""

@@ -248,7 +248,9 @@ class ApiClient:
 
     def wait_for_active_run(self, task_id: RecordId, timeout: float = 30.0) -> Run:
         def probe() -> Run | None:
-            return next((r for r in self.runs(task_id) if r.status == "running" and r.identity.pid), None)
+            return next(
+                (r for r in self.runs(task_id) if r.status == "running" and (r.identity.pid or r.identity.lease)), None
+            )
 
         return self.wait_for(probe, timeout, what=f"a running run on task {task_id}")
 
