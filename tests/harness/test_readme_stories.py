@@ -1,10 +1,11 @@
-"""README's story table says, for each product, which of its suites give the story cells: read from the catalog.
+"""README's story table says, for each product and environment, which suites give the story cells: read from the catalog.
 
-A column per product (testbed, Paperclip): the kinds of suite (scripted,
-replay, paid) with at least one cell of the story on that product, or "no"
-(``harness list --all --not-applicable`` gives the reason). A row may name
-two cases; both must then have the same cells. The table lists this
-package's stories (``stories/``), not those of an installed plug-in.
+A column per product's environment (the testbed's runners on the host and in a
+container, Paperclip, vibe-kanban): the kinds of suite (scripted, replay, paid)
+with at least one cell of the story there, or "no" (``harness list --all
+--not-applicable`` gives the reason). A row may name two cases; both must then
+have the same cells. The table lists this package's stories (``stories/``),
+not those an installed plug-in adds.
 """
 
 from __future__ import annotations
@@ -17,13 +18,23 @@ from harness.core import registry
 from harness.core.catalog import Catalog
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-PRODUCTS = {"testbed": "testbed", "Paperclip": "paperclip"}  # column heading -> product name
+COLUMNS = {  # column heading -> (product, environment)
+    "testbed": ("testbed", "local"),
+    "testbed, runner in a container": ("testbed", "container"),
+    "Paperclip": ("paperclip", "paperclip-local"),
+    "vibe-kanban": ("vibe-kanban", "vibe-kanban-local"),
+}
 KINDS = (("scripted", "scripted"), ("replay", "replay"), ("live", "paid"))
 
 
-def cells_on(catalog: Catalog, case: str, product: str) -> str:
-    """The column's text for ``case`` on ``product``: its suite kinds with cells, or "no"."""
-    cells = [c for c in catalog.cells() if c.case.name == case and c.suite.product and c.suite.product.name == product]
+def cells_on(catalog: Catalog, case: str, product: str, environment: str) -> str:
+    """The column's text for ``case`` on ``product`` in ``environment``: its suite kinds with cells, or "no"."""
+    cells = [
+        c
+        for c in catalog.cells()
+        if c.case.name == case and c.suite.product and c.suite.product.name == product
+        if c.environment.name == environment
+    ]
     suites = {cell.suite.name for cell in cells}
     declared = registry.product(product).suites
     kinds = [word for field, word in KINDS if getattr(declared, field) in suites]
@@ -37,9 +48,9 @@ def story_rows() -> list[list[str]]:
     return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines]
 
 
-def test_the_story_table_has_a_column_per_product() -> None:
+def test_the_story_table_has_a_column_per_product_environment() -> None:
     heading = story_rows()[0]
-    assert heading[-len(PRODUCTS) :] == list(PRODUCTS)
+    assert heading[-len(COLUMNS) :] == list(COLUMNS)
 
 
 def test_each_story_row_says_where_the_story_has_cells() -> None:
@@ -51,7 +62,7 @@ def test_each_story_row_says_where_the_story_has_cells() -> None:
     wrong = []
     for row in rows:
         for name in re.findall(r"`([a-z0-9-]+)`", row[0]):
-            want = [cells_on(catalog, name, product) for product in PRODUCTS.values()]
-            if row[-len(PRODUCTS) :] != want:
-                wrong.append(f"{name}: the row says {row[-len(PRODUCTS) :]}, the catalog gives {want}")
+            want = [cells_on(catalog, name, *where) for where in COLUMNS.values()]
+            if row[-len(COLUMNS) :] != want:
+                wrong.append(f"{name}: the row says {row[-len(COLUMNS) :]}, the catalog gives {want}")
     assert not wrong, "\n".join(wrong)
