@@ -116,6 +116,7 @@ class ContainerRunners:
             raise SandboxError(f"no engine for the sandboxes: {error}") from None
         self.db = db
         self.data_dir = data_dir
+        self.image_reference = image_reference
         self.image = image.ensure(self.client, image_reference)
         self.label = data_label(data_dir)
         self._spawned: set[str] = set()
@@ -138,7 +139,7 @@ class ContainerRunners:
         spec.workspace.mkdir(parents=True, exist_ok=True)
         container_id = ""
         try:
-            container_id = self.client.create(config)
+            container_id = self._create(config)
             self.client.put_archive(container_id, VOLUME, workspace_tar(spec.workspace))
             self.client.start(container_id)
             started = self.client.inspect(container_id)["State"]["StartedAt"]
@@ -148,6 +149,15 @@ class ContainerRunners:
             raise SandboxError(f"the engine did not start the runner's sandbox: {error.explanation}") from None
         self._spawned.add(container_id)
         return RunLease(sandbox="container", sandbox_id=container_id, started_at=started, image_digest=self.image.id)
+
+    def _create(self, config: dict[str, Any]) -> str:
+        """Create the container; if its image is gone (a newer build elsewhere removed it while no container used
+        it), have the image again and create once more."""
+        try:
+            return self.client.create(config)
+        except NotFound:
+            self.image = image.ensure(self.client, self.image_reference)
+            return self.client.create({**config, "Image": self.image.id})
 
     def find(self, runner_instance_id: str) -> RunLease | None:
         """The live container started for this runner instance (a controller that died before recording it)."""
