@@ -149,10 +149,11 @@ class ContainerRunners:
             self.client.put_archive(container_id, VOLUME, workspace_tar(spec.workspace))
             self.client.start(container_id)
             started = self.client.inspect(container_id)["State"]["StartedAt"]
-        except EngineError as error:
+        except (EngineError, image.RunnerImageError) as error:
             if container_id:
                 self._remove(container_id)
-            raise SandboxError(f"the engine did not start the runner's sandbox: {error.explanation}") from None
+            reason = error.explanation if isinstance(error, EngineError) else error
+            raise SandboxError(f"the engine did not start the runner's sandbox: {reason}") from None
         self._spawned.add(container_id)
         return RunLease(sandbox="container", sandbox_id=container_id, started_at=started, image_digest=self.image.id)
 
@@ -162,7 +163,10 @@ class ContainerRunners:
         try:
             return self.client.create(config)
         except NotFound:
-            self.image = image.ensure(self.client, self.image_reference)
+            try:
+                self.image = image.ensure(self.client, self.image_reference)
+            except image.RunnerImageError:
+                self.image = image.ensure(self.client)  # the prepared image went away: this code's own
             return self.client.create({**config, "Image": self.image.id})
 
     def find(self, runner_instance_id: str) -> RunLease | None:
