@@ -1,4 +1,5 @@
-"""Old runner images are removed when a new one is built, except those a container still uses (real engine)."""
+"""Old runner images are removed when a new one is built, except those a container still uses, and a sandbox
+whose image was removed that way is started on this code's own (real engine)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,13 @@ import contextlib
 import io
 import tarfile
 import uuid
+from pathlib import Path
 
 from oracle.engine import Engine, Image, NotFound
 from oracle.image import engine
-from testbed.sandbox.image import remove_older
+from testbed.db import Database
+from testbed.sandbox.containers import ContainerRunners
+from testbed.sandbox.image import ensure, remove_older
 
 
 def _empty_root() -> io.BytesIO:
@@ -47,3 +51,15 @@ def test_a_new_runner_image_removes_the_older_ones_no_container_uses() -> None:
         for image in made.values():
             if _present(client, image):
                 client.remove_image(image.id)
+
+
+def test_a_sandbox_whose_prepared_image_was_removed_runs_on_this_codes_own(tmp_path: Path) -> None:
+    client = engine()
+    prepared = client.import_image(_empty_root(), "everyday-evals-test-runner", uuid.uuid4().hex[:12], [])
+    runners = ContainerRunners(Database(tmp_path / "testbed.sqlite3"), tmp_path, image_reference=prepared.id)
+    client.remove_image(prepared.id)  # a newer build elsewhere removed it while no container used it
+    container = runners._create({"Image": prepared.id, "Cmd": ["true"]})
+    try:
+        assert client.inspect(container)["Image"] == runners.image.id == ensure(client).id
+    finally:
+        client.remove(container)
