@@ -84,15 +84,16 @@ def main(argv: list[str] | None = None) -> int:
     for signum in (signal.SIGINT, signal.SIGTERM):  # passed on, then waited out: the CLI ends before we do
         signal.signal(signum, pass_on)
     try:
-        return cli.wait(timeout=ours.time_limit)
+        code = cli.wait(timeout=ours.time_limit)
     except subprocess.TimeoutExpired:
         cli.kill()
         cli.wait()
+        code = TIME_LIMIT_EXIT
         sys.stderr.write(f"claude_cli: the run passed its time limit of {ours.time_limit:.0f} s\n")
-        return TIME_LIMIT_EXIT
-    finally:
-        if not signalled:  # a stopped run's call cut short is on record already: its proxy dies with us, at once
-            server.stop()
+    if signalled:  # stopped: gone the moment the CLI is (a call Stop cut short is on its ledger already)
+        os._exit(code if code >= 0 else 128 - code)
+    server.stop()
+    return code
 
 
 if __name__ == "__main__":
