@@ -318,6 +318,15 @@ class Engine:
         found = self._json("GET", f"/images/{quote(reference, safe='/:')}/json")
         return Image(id=found["Id"], tags=list(found.get("RepoTags") or []))
 
+    def images(self, label: str) -> list[Image]:
+        """Every image carrying `label` (a key, or key=value)."""
+        found = self._json("GET", "/images/json", query={"filters": json.dumps({"label": [label]})})
+        return [Image(id=item["Id"], tags=list(item.get("RepoTags") or [])) for item in found]
+
+    def remove_image(self, image_id: str) -> None:
+        """Remove an image and its tags; the engine refuses (an EngineError, 409) while a container uses it."""
+        self._call("DELETE", f"/images/{quote(image_id, safe=':')}")
+
     def _progress(self, response: Response) -> None:
         """Read a pull's or import's progress lines to the end; an {"error": ...} among them is an EngineError."""
         for line in response:

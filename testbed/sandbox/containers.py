@@ -17,6 +17,7 @@ import shutil
 import tarfile
 import tempfile
 import threading
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,8 @@ VOLUME = "/sandbox"
 WORKSPACE = f"{VOLUME}/workspace"
 USER_ID = 65534
 STOP_GRACE_S = 3
+HUNG_GRACE_S = 30.0
+"""How long a runner may go on after its run ended before its container is stopped and its lease released."""
 LOG_LIMIT = 4 << 20
 CONTROLLER_INSIDE = "http://controller"
 """The agent API's address inside the sandbox: any host name; the socket carries it (``--controller-socket``)."""
@@ -109,15 +112,19 @@ def bring_back(tar: bytes, folder: Path) -> None:
 class ContainerRunners:
     """One container per run, on the engine DOCKER_HOST names (this machine's by default)."""
 
-    def __init__(self, db: Database, data_dir: Path, image_reference: str | None = None) -> None:
+    def __init__(
+        self, db: Database, data_dir: Path, image_reference: str | None = None, hung_grace_s: float = HUNG_GRACE_S
+    ) -> None:
         try:
             self.client: Engine = engine()
         except CannotGrade as error:
             raise SandboxError(f"no engine for the sandboxes: {error}") from None
         self.db = db
         self.data_dir = data_dir
+        self.image_reference = image_reference
         self.image = image.ensure(self.client, image_reference)
         self.label = data_label(data_dir)
+        self.hung_grace_s = hung_grace_s
         self._spawned: set[str] = set()
         self._releasing = threading.Lock()  # Stop (a request) and the scheduler's monitor both release leases
 
@@ -138,16 +145,29 @@ class ContainerRunners:
         spec.workspace.mkdir(parents=True, exist_ok=True)
         container_id = ""
         try:
-            container_id = self.client.create(config)
+            container_id = self._create(config)
             self.client.put_archive(container_id, VOLUME, workspace_tar(spec.workspace))
             self.client.start(container_id)
             started = self.client.inspect(container_id)["State"]["StartedAt"]
-        except EngineError as error:
+        except (EngineError, image.RunnerImageError) as error:
             if container_id:
                 self._remove(container_id)
-            raise SandboxError(f"the engine did not start the runner's sandbox: {error.explanation}") from None
+            reason = error.explanation if isinstance(error, EngineError) else error
+            raise SandboxError(f"the engine did not start the runner's sandbox: {reason}") from None
         self._spawned.add(container_id)
         return RunLease(sandbox="container", sandbox_id=container_id, started_at=started, image_digest=self.image.id)
+
+    def _create(self, config: dict[str, Any]) -> str:
+        """Create the container; if its image is gone (a newer build elsewhere removed it while no container used
+        it), have the image again and create once more."""
+        try:
+            return self.client.create(config)
+        except NotFound:
+            try:
+                self.image = image.ensure(self.client, self.image_reference)
+            except image.RunnerImageError:
+                self.image = image.ensure(self.client)  # the prepared image went away: this code's own
+            return self.client.create({**config, "Image": self.image.id})
 
     def find(self, runner_instance_id: str) -> RunLease | None:
         """The live container started for this runner instance (a controller that died before recording it)."""
@@ -218,6 +238,17 @@ class ContainerRunners:
         leases.released(self.db, run_id, gone=gone, workspace_returned=returned)
         log.info("run %s: sandbox released (workspace returned: %s, removed: %s)", run_id, returned, gone)
 
+    def _hung(self, ended_at: str | None) -> bool:
+        """True once the grace after the run's end has passed."""
+        if ended_at is None:
+            return False
+        over = datetime.now(UTC) - datetime.fromisoformat(ended_at) > timedelta(seconds=self.hung_grace_s)
+        if over:
+            log.warning(
+                "a runner still ran %ss after its run ended (%s): its sandbox is stopped", self.hung_grace_s, ended_at
+            )
+        return over
+
     def _remove(self, container_id: str) -> bool:
         try:
             self.client.remove(container_id)
@@ -230,7 +261,8 @@ class ContainerRunners:
         return False
 
     def release_ended(self) -> None:
-        """Release every lease whose run has ended and whose container has stopped (a finished runner exits)."""
+        """Release every lease whose run has ended and whose container has stopped (a finished runner exits); a
+        runner still going ``hung_grace_s`` after its run ended is hung: its container is stopped, then released."""
         with self._releasing:
             self._release_ended()
 
@@ -240,7 +272,7 @@ class ContainerRunners:
                 continue
             lease = leases.lease_of(self.db.connection(), row["run_id"])
             assert lease is not None
-            if self.is_alive(lease):
+            if self.is_alive(lease) and not (self._hung(row["run_ended_at"]) and self.stop(lease)):
                 continue
             run = self.db.one("SELECT log_path FROM runs WHERE id = ?", row["run_id"])
             workspace = self.data_dir / "workspaces" / f"task-{row['task_id']}"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import logging
 import subprocess
 import sys
 import tarfile
@@ -23,6 +24,8 @@ from pathlib import Path
 from oracle.engine import Engine, EngineError, Image, NotFound
 from oracle.image import CannotGrade
 from oracle.image import resolve as resolve_oracle_image
+
+log = logging.getLogger("testbed.sandbox")
 
 IMAGE_ENV = "EVERYDAY_RUNNER_IMAGE"
 REPOSITORY = "everyday-evals-runner"
@@ -120,9 +123,28 @@ def ensure(client: Engine, reference: str | None = None) -> Image:
         client.put_archive(holder, "/", _code_tar())
         repository, tag = local_tag().split(":")
         changes = [f"ENV PYTHONPATH={CODE_ROOT}", "ENV PYTHONDONTWRITEBYTECODE=1", f"WORKDIR {CODE_ROOT}"]
-        return client.commit(holder, repository, tag, changes, {DIGEST_LABEL: code_digest()})
+        built = client.commit(holder, repository, tag, changes, {DIGEST_LABEL: code_digest()})
     finally:
         client.remove(holder)
+    remove_older(client, built)
+    return built
+
+
+def remove_older(client: Engine, kept: Image, label: str = DIGEST_LABEL) -> list[str]:
+    """Remove the images carrying ``label`` (the runner images this project built: each code change builds one)
+    other than ``kept`` that no container uses; the ids removed. The engine refuses an image a container, running
+    or not, still uses: it stays."""
+    removed = []
+    for older in client.images(label):
+        if older.id == kept.id:
+            continue
+        try:
+            client.remove_image(older.id)
+        except EngineError as error:
+            log.info("runner image %s kept: %s", older.id[:19], error.explanation or error)
+            continue
+        removed.append(older.id)
+    return removed
 
 
 def _present_or_pulled(client: Engine, reference: str) -> Image:

@@ -49,9 +49,9 @@ def lease_of(conn: sqlite3.Connection, run_id: int) -> RunLease | None:
 
 
 def unreleased(db: Database) -> list[sqlite3.Row]:
-    """Leases not yet released, with their run's status."""
+    """Leases not yet released, with their run's status and end."""
     return db.all(
-        "SELECT l.*, r.status AS run_status FROM leases l JOIN runs r ON r.id = l.run_id "
+        "SELECT l.*, r.status AS run_status, r.ended_at AS run_ended_at FROM leases l JOIN runs r ON r.id = l.run_id "
         "WHERE l.released_at IS NULL ORDER BY l.run_id"
     )
 

@@ -4,27 +4,36 @@ One run each, asserting several things: what the sandbox may reach, the lease
 kept across a SIGKILL restart and re-adopted, Stop ending the container (the
 engine's word, read with the Docker SDK, not the product's), the workspace
 brought back, and nothing of the instance left on the engine after a
-teardown with a run still going (what Ctrl-C does). The second test runs the
-same sandbox on a second engine reached only through DOCKER_HOST, with the
-oracle's remote-engine fixture.
+teardown with a run still going. The second test plays the container
+build-revise cell through `harness run` on a second engine reached only
+through DOCKER_HOST (the oracle's remote-engine fixture), to a pass and then
+to a Ctrl-C mid-run.
 """
 
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import docker
 import httpx
 import pytest
 from product_helpers import start_build
 
+from harness.core.verdicts import Verdict
 from harness.products.testbed import TestbedInstance
 from oracle.engine import Image
 from testbed.sandbox.agent_socket import SOCKET_NAME, socket_folder
-from testbed.sandbox.containers import LABEL_DATA, data_label
+from testbed.sandbox.containers import LABEL, LABEL_DATA, data_label
 from tests.oracle.conftest import client, oracle_image  # noqa: F401  (fixtures the second engine needs)
 from tests.oracle.test_oracle_remote import SecondEngine, second_engine  # noqa: F401
+from tests.stories.harness_runs import attempts, ctrl_c, harness_run, run_temp, wait_for
+
+CELL = "everyday-workflows-scripted.scripted.container.build-revise"
 
 pytestmark = pytest.mark.e2e  # starts a real product and real containers
 
@@ -47,6 +56,16 @@ def _left(sdk: docker.DockerClient, instance: TestbedInstance) -> list[str]:
     """Containers of the instance still on the engine, running or not."""
     label = f"{LABEL_DATA}={data_label(instance.data_dir)}"
     return [c.id for c in sdk.containers.list(all=True, filters={"label": label})]
+
+
+def _sandboxes_under(sdk: docker.DockerClient, folder: Path) -> list[str]:
+    """Runner containers, running or not, whose agent socket is bound from under ``folder`` (one run's data)."""
+    found = sdk.containers.list(all=True, filters={"label": LABEL})
+    return [c.id for c in found if any(m.get("Source", "").startswith(str(folder)) for m in c.attrs["Mounts"])]
+
+
+def _runner_volumes(sdk: docker.DockerClient) -> list[str]:
+    return [v.name for v in sdk.volumes.list(filters={"label": LABEL})]
 
 
 def test_a_sandboxed_run_is_contained_re_adopted_and_stopped(engine_sdk: docker.DockerClient) -> None:
@@ -90,24 +109,48 @@ def test_a_sandboxed_run_is_contained_re_adopted_and_stopped(engine_sdk: docker.
     assert not socket_folder(instance.data_dir).exists()
 
 
-def test_sandboxes_run_on_the_engine_docker_host_names(
+def test_the_container_cell_passes_on_a_second_engine_and_ctrl_c_leaves_nothing_there(
     second_engine: SecondEngine,  # noqa: F811
     oracle_image: Image,  # noqa: F811
     engine_sdk: docker.DockerClient,
-    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
-    monkeypatch.setenv("DOCKER_HOST", second_engine.unix)
+    """`harness run` of the container build-revise cell with DOCKER_HOST at a second engine on this machine: it
+    passes, then a second play interrupted by Ctrl-C while its runner's container runs; neither leaves a
+    container or volume on that engine, nor anything of the run on the host's own."""
+    env = {**os.environ, "DOCKER_HOST": second_engine.unix}
     remote = docker.DockerClient(base_url=second_engine.unix)
-    instance = TestbedInstance(pace=0.05, sandbox="container").start()
     try:
-        api = instance.api
-        task, run = start_build(api)
-        assert run.identity.lease is not None
-        assert remote.containers.get(run.identity.lease.sandbox_id).attrs["HostConfig"]["NetworkMode"] == "none"
-        assert _left(engine_sdk, instance) == [], "a sandbox ran on the host's own engine"
-        done = api.wait_until_done(task.id)
-        assert done.deliveries and api.run(run.id).status == "succeeded"
+        played = tmp_path / "played"
+        done = harness_run(played, "--id", CELL, env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        [record] = attempts(played)
+        assert record.verdict is Verdict.PASSED, record.reason
+        assert remote.images.list(name="everyday-evals-runner"), (
+            "the runner image was not built on DOCKER_HOST's engine"
+        )
+        assert remote.containers.list(all=True, filters={"label": LABEL}) == [] and _runner_volumes(remote) == []
+        assert _sandboxes_under(engine_sdk, run_temp(played)) == [], "a sandbox ran on the host's own engine"
+
+        interrupted = tmp_path / "interrupted"
+        temp = run_temp(interrupted)
+        temp.mkdir(parents=True, exist_ok=True)
+        command = [sys.executable, "-m", "harness.cli", "run", "--id", CELL, "--results", str(interrupted)]
+        harness = subprocess.Popen(
+            [*command, "--campaign", "test"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**env, "TMPDIR": str(temp)},
+        )
+        [held] = wait_for(lambda: remote.containers.list(filters={"label": LABEL}), "a runner's container there")
+        assert held.attrs["HostConfig"]["NetworkMode"] == "none"
+        assert _sandboxes_under(engine_sdk, temp) == [], "a sandbox ran on the host's own engine"
+        output = ctrl_c(harness)
+        assert harness.returncode == 128 + signal.SIGINT, output
+        [stopped] = attempts(interrupted)
+        assert stopped.verdict is Verdict.INFRASTRUCTURE_FAILED and stopped.interrupted, stopped.reason
+        assert remote.containers.list(all=True, filters={"label": LABEL}) == [], "Ctrl-C left a sandbox"
+        assert _runner_volumes(remote) == [], "Ctrl-C left a sandbox's workspace volume"
     finally:
-        instance.close()
-    assert _left(remote, instance) == [], "the teardown left a sandbox on the engine DOCKER_HOST names"
-    remote.close()
+        remote.close()
