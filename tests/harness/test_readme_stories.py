@@ -20,7 +20,7 @@ from harness.core.catalog import Catalog
 README = Path(__file__).resolve().parents[2] / "README.md"
 COLUMNS = {  # column heading -> (product, environment)
     "testbed": ("testbed", "local"),
-    "testbed, runner in a container": ("testbed", "container"),
+    "container": ("testbed", "container"),
     "Paperclip": ("paperclip", "paperclip-local"),
     "vibe-kanban": ("vibe-kanban", "vibe-kanban-local"),
 }
