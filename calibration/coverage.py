@@ -63,6 +63,7 @@ FAMILIES = frozenset(
         "restart",
         "reuse",
         "routine",
+        "sandbox",
         "service",
         "skill",
         "stall",

@@ -96,6 +96,13 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         why="the delivered files never come back from the sandbox into the task's workspace",
     ),
     DefectCase(
+        defect="sandbox-lease-kept",
+        case="build-revise",
+        cell=CONTAINER_CELL.format("build-revise"),
+        expected_check="sandbox.released",
+        why="the product never releases a finished run's lease, so the run holds its sandbox for ever",
+    ),
+    DefectCase(
         defect="sandbox-reaches-host",
         case="build-revise",
         cell=CONTAINER_CELL.format("build-revise"),

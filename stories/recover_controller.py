@@ -49,7 +49,7 @@ def recover_remote(journey: Journey) -> None:
     lease must carry on (kept as remote-restart-{before,after,final}.json: identities and hashes only)."""
     task = journey.create_task(BUILD_TASK_TITLE, BUILD_TASK)
     journey.wait_until_finished(task, "the build")
-    checkpoint = journey.download_latest_delivery(task, phase="checkpoint")
+    checkpoint = journey.download_latest_delivery(task, phase="build")
     journey.grade(checkpoint, mode="base")
 
     journey.send_message(REVISION_SEPARATOR)

@@ -54,3 +54,12 @@ def workspace_kept(bring_back: bool, **_: Any) -> bool:
 def host_network(host_config: dict[str, Any], *, data_dir: Path, **_: Any) -> dict[str, Any]:
     data = {"Type": "bind", "Source": str(data_dir), "Target": "/controller-data", "ReadOnly": True}
     return {**host_config, "NetworkMode": "host", "Mounts": [*host_config["Mounts"], data]}
+
+
+@defect(
+    "sandbox-lease-kept",
+    at="sandbox.release",
+    summary="a finished run's sandbox is removed but its lease is never released: the run still holds it",
+)
+def lease_kept(release: bool, **_: Any) -> bool:
+    return False

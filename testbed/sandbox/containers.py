@@ -235,7 +235,8 @@ class ContainerRunners:
         except EngineError as error:
             log.warning("run %s: its sandbox could not be read back: %s", run_id, error.explanation)
         gone = failpoint("sandbox.remove", self._remove)(lease.sandbox_id)
-        leases.released(self.db, run_id, gone=gone, workspace_returned=returned)
+        if failpoint("sandbox.release", True, run_id=run_id):
+            leases.released(self.db, run_id, gone=gone, workspace_returned=returned)
         log.info("run %s: sandbox released (workspace returned: %s, removed: %s)", run_id, returned, gone)
 
     def _hung(self, ended_at: str | None) -> bool:
