@@ -89,8 +89,11 @@ def main(argv: list[str] | None = None) -> int:
             f"  {measured.engine:<24} {measured.wall_s:6.1f} s wall, exit {measured.exit_status} ({measured.verdicts})"
         )
     print(f"  ray / local wall: {ray.wall_s / local.wall_s:.2f}x")
-    print(f"  dispatch overhead per cell on Ray: {ray.overhead or 'not printed (no cell came home)'}")
-    print(f"  per cell: local {local.wall_s / len(cells):.1f} s, ray {ray.wall_s / len(cells):.1f} s (wall / cells)")
+    if not args.calibration:  # calibration prints no per-cell figures of its own
+        print(f"  dispatch overhead per cell on Ray: {ray.overhead or 'not printed (no cell came home)'}")
+        print(
+            f"  per cell: local {local.wall_s / len(cells):.1f} s, ray {ray.wall_s / len(cells):.1f} s (wall / cells)"
+        )
     return 0 if local.exit_status == ray.exit_status == 0 else 1
 
 
