@@ -632,14 +632,14 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
     DefectCase(
         defect="skill-card-missing",
         case="create-skill-studio",
-        expected_check="skill.card-shown",
+        expected_check="skill.notice-shown",
         why="the skill is in the library but the task's thread shows no card for it",
         alone=True,
     ),
     DefectCase(
         defect="card-links-same-heading",
         case="create-skill-studio",
-        expected_check="skill.card-links-created",
+        expected_check="skill.notice-opens-created",
         why="the card opens another skill with the same heading: Studio shows another id and slug",
         alone=True,
     ),

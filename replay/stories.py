@@ -123,7 +123,7 @@ def skill(topic: str) -> Script:
         "## How entries are grouped\n\nAdded, Changed, Fixed, Removed; newest release first.\n\n"
         "## Who reviews them\n\nThe lead engineer reviews the notes before they are published.\n"
     )
-    told = f"I added the company skill {name!r} to the library; the task's card links to it."
+    told = f"I added the company skill {name!r} to the library."
     return Script(
         name="story-skill",
         per_message=True,

@@ -2,11 +2,13 @@
 
 A person asks the lead to write down how the team writes release notes as a
 company skill. Once the agent has finished there must be exactly one new
-entry in the skill library and a card for it in the task's thread. They open
-the skill from the card and make sure Studio shows that same skill (by its
-id and slug, never by the heading the agent chose), save an edit, go back to
-the task, open the skill again from the task's sidebar and require the edit,
-after a reload too.
+entry in the skill library, and the product must tell the person of it once
+(the testbed with a card in the task's thread, Paperclip in its activity feed
+with the task's run). They follow that to the skill and make sure Studio
+shows that same skill (by its id and slug, never by the heading the agent
+chose), add a section and save it, go back to the task, open the skill again
+(from the task's skills sidebar where it has one) and require the edit as
+the newest version, after a reload too.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ CASE = Case(
     name="create-skill-studio",
     needs=("skills",),
     scripted_deadline_s=120,
-    description="The lead creates a company skill; opened from its card and the task's sidebar, it is edited in Studio.",
+    description="The lead creates a company skill; found where the product tells of it, it is edited in Studio.",
 )
 
 SKILL_TASK_TITLE = "Write down how we write release notes"
@@ -34,6 +36,6 @@ def story(journey: Journey) -> None:
     task = journey.create_task(SKILL_TASK_TITLE, SKILL_REQUEST)
     journey.wait_until_finished(task, "the skill")
     skill = library.require_one_new_skill(task)
-    studio = library.open_from_card(task, skill)
+    studio = library.open_from_notice(task, skill)
     edit = library.save_edit(studio, skill)
-    library.require_edit_from_sidebar(task, skill, edit)
+    library.require_edit_when_reopened(task, skill, edit)

@@ -27,6 +27,8 @@ Fact = Literal[
     "process-group-gone",
     # Each run records why it was started (an assignment, a message, a child's result, a hand-off, a recovery).
     "run-cause",
+    # A task's page lists the skills its runs created or used (a skills sidebar), each opening Skill Studio.
+    "task-skills",
 ]
 
 FACTS: tuple[Fact, ...] = get_args(Fact)
@@ -42,6 +44,8 @@ CHECK_FACTS: dict[str, frozenset[Fact]] = {
     "restart.runner-kept-going": frozenset({"runner-identity", "receipts"}),
     "restart.message-received": frozenset({"receipts"}),
     "drain.message-received": frozenset({"receipts"}),
+    "skill.sidebar-lists-created": frozenset({"task-skills"}),
+    "skill.sidebar-opens-created": frozenset({"task-skills"}),
 }
 
 

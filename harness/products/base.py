@@ -244,21 +244,36 @@ class TaskListView(Protocol):
 
 
 class StudioView(Protocol):
-    """A skill's editor (Skill Studio): the id and slug it shows, its body, and Save."""
+    """A skill's editor (Skill Studio): the id and slug it shows, its body as shown, and an edit saved."""
 
     def skill_id(self) -> str: ...
     def slug(self) -> str: ...
     def body(self) -> str: ...
-    def save(self, body: str) -> StudioView: ...
+    def add_section(self, heading: str, text: str) -> StudioView:
+        """Add a section (``heading``, then ``text``) at the end of the body, as a person types it, and press Save;
+        returns Studio once the product shows the edit saved."""
+        ...
+
     def reload(self) -> StudioView: ...
 
 
 class TaskSkillsView(Protocol):
-    """What a task's page shows of skills: the "skill created" cards in its thread and its skills sidebar."""
+    """Where a person finds the skills a task's runs created: the product's notices of them (the testbed's cards in
+    the task's thread, Paperclip's activity-feed entries naming the task's run) and the task's skills sidebar.
 
-    def card_skill_ids(self) -> list[str]: ...
-    def wait_for_card(self, timeout: float = ...) -> None: ...
-    def open_card(self, index: int = 0) -> StudioView: ...
+    ``where`` names the notices' place for the evidence; a product whose
+    task pages have no skills sidebar does not observe ``task-skills`` and
+    refuses the sidebar's methods.
+    """
+
+    where: str
+
+    def notice_skill_ids(self) -> list[str]: ...
+    def wait_for_notice(self, timeout: float = ...) -> None: ...
+    def open_notice(self, index: int = 0) -> StudioView:
+        """Follow a notice to its skill, as the product leads a person there, and open it in Studio."""
+        ...
+
     def sidebar_skill_ids(self) -> list[str]: ...
     def open_from_sidebar(self, skill_id: RecordId) -> StudioView: ...
 
@@ -400,7 +415,7 @@ class SkillsDriver(ProductDriver, Protocol):
     """A driver whose product declares the ``skills`` capability (a company skill library and its editor)."""
 
     def task_skills(self, page: Any, base_url: str, task_id: RecordId) -> TaskSkillsView:
-        """The skills part of an open task page."""
+        """Where a person finds the skills the task's runs created."""
         ...
 
 

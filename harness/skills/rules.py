@@ -3,18 +3,23 @@
 A skill is identified by its id and slug, never by its heading: an agent
 writes the heading, and two skills may share one. Each rule takes what the
 API stored and what a page object read off the page, and names what differs.
+Where the product tells the person of the new skill is its *notice* (the
+testbed's card in the task's thread, Paperclip's activity-feed entry naming
+the task's run). A body is compared by its words: an editor may store the
+same text in its own markdown (list markers, escapes, blank lines).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 
 from harness.core.records import CheckRecord
 from harness.products.records import SkillEntry
 
 CREATED_ONCE = "skill.created-once"
-CARD_SHOWN = "skill.card-shown"
-CARD_LINKS_CREATED = "skill.card-links-created"
+NOTICE_SHOWN = "skill.notice-shown"
+NOTICE_OPENS_CREATED = "skill.notice-opens-created"
 SIDEBAR_LISTS_CREATED = "skill.sidebar-lists-created"
 SIDEBAR_OPENS_CREATED = "skill.sidebar-opens-created"
 EDIT_SAVED = "skill.edit-saved"
@@ -30,11 +35,11 @@ def created_once(before_ids: Collection[str], library: Sequence[SkillEntry]) -> 
     return CheckRecord(id=CREATED_ONCE, passed=False, detail=f"{len(new)} new skills, expected 1: {listed or 'none'}")
 
 
-def card_shown(card_skill_ids: Sequence[str]) -> CheckRecord:
-    """The task's thread shows exactly one "skill created" card."""
-    ok = len(card_skill_ids) == 1
-    detail = f"{len(card_skill_ids)} skill card(s) shown on the task page, expected 1"
-    return CheckRecord(id=CARD_SHOWN, passed=ok, detail=detail)
+def notice_shown(notice_skill_ids: Sequence[str], where: str) -> CheckRecord:
+    """The product tells the person, exactly once, that the task's run created a skill."""
+    ok = len(notice_skill_ids) == 1
+    detail = f"{len(notice_skill_ids)} notice(s) of a skill created for the task in {where}, expected 1"
+    return CheckRecord(id=NOTICE_SHOWN, passed=ok, detail=detail)
 
 
 def is_same_skill(check_id: str, created: SkillEntry, shown_id: str, shown_slug: str, where: str) -> CheckRecord:
@@ -51,21 +56,34 @@ def sidebar_lists(created: SkillEntry, sidebar_ids: Sequence[str]) -> CheckRecor
     return CheckRecord(id=SIDEBAR_LISTS_CREATED, passed=count == 1, detail=detail)
 
 
-def edit_saved(edit: str, stored_body: str, stored_version: int, version_before: int, shown_body: str) -> CheckRecord:
-    """The edit is the skill's newest stored version and Studio, opened again from the task, shows it."""
+def words(text: str) -> list[str]:
+    """A body's words in order, whatever markdown an editor stored them in."""
+    return re.findall(r"\w+", text)
+
+
+def shows(shown: str, text: str) -> bool:
+    """Whether a page's text holds ``text`` (white space as the page laid it out)."""
+    return " ".join(text.split()) in " ".join(shown.split())
+
+
+def edit_saved(
+    edited: str, added: str, stored_body: str, stored_version: int, version_before: int, shown: str
+) -> CheckRecord:
+    """The edited body (the skill's, then the person's section) is the skill's newest stored version, and Studio,
+    opened again, shows the person's text ``added``."""
     problems = []
-    if stored_body.strip() != edit.strip():
-        problems.append("the API's newest body is not the edit")
+    if words(stored_body) != words(edited):
+        problems.append("the API's newest body is not the edited body")
     if stored_version <= version_before:
         problems.append(f"no new version (still {stored_version})")
-    if shown_body.strip() != edit.strip():
-        problems.append("Studio opened from the sidebar does not show the edit")
+    if not shows(shown, added):
+        problems.append("Studio opened again does not show the edit")
     ok = f"version {stored_version} holds the edit and Studio shows it"
     return CheckRecord(id=EDIT_SAVED, passed=not problems, detail="; ".join(problems) if problems else ok)
 
 
-def edit_kept(edit: str, shown_after_reload: str) -> CheckRecord:
-    """After a reload, Studio still shows the edit."""
-    ok = shown_after_reload.strip() == edit.strip()
-    detail = "Studio shows the edit after a reload" if ok else "after a reload Studio shows another body than the edit"
+def edit_kept(added: str, shown_after_reload: str) -> CheckRecord:
+    """After a reload, Studio still shows the person's text."""
+    ok = shows(shown_after_reload, added)
+    detail = "Studio shows the edit after a reload" if ok else "after a reload Studio does not show the edit"
     return CheckRecord(id=EDIT_KEPT_AFTER_RELOAD, passed=ok, detail=detail)

@@ -1,7 +1,7 @@
 """The skill library in a person's vocabulary: what the create-skill-studio story does and requires.
 
-Each step drives the driver's page objects (the task page's skill cards and
-sidebar, Skill Studio), reads the library through the product's API, keeps a
+Each step drives the driver's page objects (where the product tells the
+person of the new skill, the task's skills sidebar, Skill Studio), reads the library through the product's API, keeps a
 screenshot, and decides one named rule of :mod:`harness.skills.rules`. A
 rule that fails ends the story as ``failed`` under its own check id: the
 steps after it would only repeat the same miss.
@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import cast
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from harness.core.records import CheckRecord
 from harness.products.base import SkillsDriver, StudioView, TaskSkillsView
 from harness.products.records import SkillEntry, Task
 from harness.running.journey import Journey
@@ -46,41 +48,54 @@ class SkillLibrary:
     # ---- the steps ------------------------------------------------------------------------
 
     def require_one_new_skill(self, task: Task) -> SkillEntry:
-        """Exactly one library entry is new since the request, and the task's thread shows its card."""
+        """Exactly one library entry is new since the request, and the product tells the person of it once."""
         library = self.journey.api.skills()
         kept = self.journey.evidence.snapshot("skills-after-request", [s.model_dump() for s in library])
         self.journey.require(rules.created_once(self.before, library), "one new skill", kept)
         created = next(s for s in library if str(s.id) not in self.before)
         self.journey.evidence.note("skill created", f"skill {created.id} {created.slug!r} ({created.name!r})")
         panel = self._panel(task)
-        with self._on_page(rules.CARD_SHOWN, f"waiting for a skill card on task {task.id}"):
-            panel.wait_for_card(self.journey.shown_budget())
-        self.journey.require(rules.card_shown(panel.card_skill_ids()), "skill card shown")
+        with self._on_page(rules.NOTICE_SHOWN, f"waiting for a notice of the skill in {panel.where}"):
+            panel.wait_for_notice(self.journey.shown_budget())
+        self.journey.require(rules.notice_shown(panel.notice_skill_ids(), panel.where), "skill notice shown")
         return created
 
-    def open_from_card(self, task: Task, created: SkillEntry) -> StudioView:
-        """Follow the card's link; Studio must show the created skill's id and slug."""
-        with self._on_page(rules.CARD_LINKS_CREATED, f"opening the skill card on task {task.id}"):
-            studio = self._panel(task).open_card(0)
-        shown = rules.is_same_skill(
-            rules.CARD_LINKS_CREATED, created, studio.skill_id(), studio.slug(), "Studio opened from the card"
-        )
-        self.journey.require(shown, "studio from card")
+    def _open_notice(self, task: Task, created: SkillEntry, step: str) -> StudioView:
+        """Follow the product's notice to Studio, which must show the created skill's id and slug."""
+        panel = self._panel(task)
+        with self._on_page(rules.NOTICE_OPENS_CREATED, f"opening the skill from its notice in {panel.where}"):
+            studio = panel.open_notice(0)
+        where = f"Studio opened from the notice in {panel.where}"
+        shown = rules.is_same_skill(rules.NOTICE_OPENS_CREATED, created, studio.skill_id(), studio.slug(), where)
+        self.journey.require(shown, step)
         return studio
 
-    def save_edit(self, studio: StudioView, created: SkillEntry) -> str:
-        """Append a reviewed section (with a fresh marker) to the body and press Save; returns the edited body."""
-        edit = f"{studio.body().rstrip()}\n\n## Reviewed\n\nChecked by a person in Studio ({self.journey.fresh_nonce()}).\n"
+    def open_from_notice(self, task: Task, created: SkillEntry) -> StudioView:
+        """Follow the notice of the new skill: Studio must show the created skill."""
+        return self._open_notice(task, created, "studio from notice")
+
+    def save_edit(self, studio: StudioView, created: SkillEntry) -> SkillEdit:
+        """Add a reviewed section (with a fresh marker) at the end of the body and press Save."""
+        body = self.journey.api.skill(created.id).body
+        edit = SkillEdit(
+            heading="Reviewed", text=f"Checked by a person in Studio ({self.journey.fresh_nonce()}).", before=body
+        )
         with self._on_page(rules.EDIT_SAVED, f"saving an edit of skill {created.id} in Studio"):
-            studio.save(edit)
+            studio.add_section(edit.heading, edit.text)
         self.journey.screenshot("studio saved")
-        self.journey.evidence.note("skill edited", f"skill {created.id}: saved an edit of {len(edit)} characters")
+        self.journey.evidence.note("skill edited", f"skill {created.id}: added the section {edit.heading!r}")
         return edit
 
-    def require_edit_from_sidebar(self, task: Task, created: SkillEntry, edit: str) -> None:
-        """Back on the task, open the skill from the sidebar: same skill, the edit stored and shown, after a reload too."""
+    def _reopen(self, task: Task, created: SkillEntry) -> StudioView:
+        """Back on the task, open the skill again from its sidebar; a product whose task pages have none
+        (``task-skills`` not observed) leaves both sidebar checks not observable, and the person follows the
+        notice again."""
         self.journey.open_task(task)
         panel = self._panel(task)
+        if reason := self.journey.evidence.unobservable(rules.SIDEBAR_LISTS_CREATED):
+            for check_id in (rules.SIDEBAR_LISTS_CREATED, rules.SIDEBAR_OPENS_CREATED):
+                self.journey.evidence.keep(CheckRecord.not_observable(check_id, reason))
+            return self._open_notice(task, created, "studio from notice again")
         self.journey.require(rules.sidebar_lists(created, panel.sidebar_skill_ids()), "task sidebar")
         with self._on_page(rules.SIDEBAR_OPENS_CREATED, f"opening skill {created.id} from the sidebar"):
             studio = panel.open_from_sidebar(created.id)
@@ -90,11 +105,31 @@ class SkillLibrary:
             ),
             "studio from sidebar",
         )
+        return studio
+
+    def require_edit_when_reopened(self, task: Task, created: SkillEntry, edit: SkillEdit) -> None:
+        """Opened again from the task: the same skill, the edit stored as its newest version and shown, after a
+        reload too."""
+        studio = self._reopen(task, created)
         stored = self.journey.api.skill(created.id)
         kept = self.journey.evidence.snapshot(f"skill-{created.id}-after-edit", stored.model_dump())
-        saved = rules.edit_saved(edit, stored.body, stored.version, created.version, studio.body())
+        saved = rules.edit_saved(edit.body, edit.text, stored.body, stored.version, created.version, studio.body())
         self.journey.require(saved, "edit shown", kept)
         with self._on_page(rules.EDIT_KEPT_AFTER_RELOAD, f"reloading Studio on skill {created.id}"):
             studio = studio.reload()
-        self.journey.require(rules.edit_kept(edit, studio.body()), "edit after reload")
+        self.journey.require(rules.edit_kept(edit.text, studio.body()), "edit after reload")
         self.journey.open_task(task)  # the person ends where the work is: the task's page
+
+
+@dataclass(frozen=True)
+class SkillEdit:
+    """The section a person adds in Studio: its heading and text (with a fresh marker), after the body ``before``."""
+
+    heading: str
+    text: str
+    before: str
+
+    @property
+    def body(self) -> str:
+        """The whole edited body, as markdown."""
+        return f"{self.before.rstrip()}\n\n## {self.heading}\n\n{self.text}\n"

@@ -49,11 +49,9 @@ PRODUCT = ProductDeclaration(
         "routines",
         "budget-pause",
         "hiring",
+        "skills",
     ),
     lacks={
-        "skills": 'Paperclip has company skills and Skill Studio ("Open in Studio"; a Save makes version 2), but no'
-        " skill card in an issue's thread and no skills sidebar, where the story opens the new skill; the driver does"
-        " not wire another way to it (the activity feed's company.skill_created) yet",
         "providers": f"{NOT_IN_RELEASE}: no aggregator routing or provider catalog",
         "chat-connectors": f"{NOT_IN_RELEASE}: no chat connectors or email card",
         "connection-requests": f"{NOT_IN_RELEASE}: an agent can ask to authorise only a connection that exists",
@@ -61,6 +59,7 @@ PRODUCT = ProductDeclaration(
     # No "message-read": Paperclip records which runs a comment woke, never that a run read it.
     # No "process-group-gone": its API says a run was cancelled, not that its processes exited.
     # "run-cause": the reason Paperclip woke the agent for each run (api.py: WAKE_CAUSES).
+    # No "task-skills": an issue's page lists no skills (its activity feed tells of a new one: skill_pages.py).
     observes=("message-wakes", "runner-identity", "receipts", "run-cause"),
     promises=PROMISES,
     no_cell={

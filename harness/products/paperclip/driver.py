@@ -13,6 +13,7 @@ from harness.products.paperclip.instance import PaperclipInstance
 from harness.products.paperclip.pages import ConnectionsPage, IssueListPage, IssuePage
 from harness.products.paperclip.routine_pages import RoutinePage, RoutinesPage
 from harness.products.paperclip.secrets import SECRET_PATTERNS
+from harness.products.paperclip.skill_pages import ActivityFeedSkills
 from harness.products.paperclip.team_pages import AgentPage, ApprovalsPage, HireDesk
 from harness.products.records import RecordId
 
@@ -89,6 +90,9 @@ class PaperclipDriver:
 
     def cost_page(self, page: Any, base_url: str) -> CostPage:
         return CostPage(page, base_url)
+
+    def task_skills(self, page: Any, base_url: str, task_id: RecordId) -> ActivityFeedSkills:
+        return ActivityFeedSkills(page, base_url, task_id)
 
     def hire_form(self, page: Any, base_url: str) -> HireDesk:
         return HireDesk(page, base_url, self._running[base_url.rstrip("/")].api)

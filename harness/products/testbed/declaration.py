@@ -63,5 +63,5 @@ PRODUCT = ProductDeclaration(
     ),
     lacks={"graceful-drain": "its runners outlive a SIGTERM of the controller: it promises no drain to hold it to"},
     defects=tuple(DEFECTS),
-    observes=("message-read", "runner-identity", "receipts", "process-group-gone", "run-cause"),
+    observes=("message-read", "runner-identity", "receipts", "process-group-gone", "run-cause", "task-skills"),
 )

@@ -28,9 +28,10 @@ class StudioPage:
     def body(self) -> str:
         return self.page.get_by_test_id("studio-body").input_value()
 
-    def save(self, body: str) -> StudioPage:
-        """Replace the body, press Save version and wait for the product's "Saved" on the reopened page."""
-        self.page.get_by_test_id("studio-body").fill(body)
+    def add_section(self, heading: str, text: str) -> StudioPage:
+        """Append the section to the body's markdown, press Save version and wait for the product's "Saved" on the
+        reopened page."""
+        self.page.get_by_test_id("studio-body").fill(f"{self.body().rstrip()}\n\n## {heading}\n\n{text}\n")
         self.page.get_by_test_id("studio-save").click()
         expect(self.page.get_by_test_id("studio-saved")).to_be_visible()
         return StudioPage(self.page)
@@ -41,21 +42,24 @@ class StudioPage:
 
 
 class TaskSkillsPanel:
-    """The skills part of an open task page: "skill created" cards in the thread and the skills sidebar."""
+    """The skills part of an open task page: "skill created" cards in the thread (its notices) and the skills
+    sidebar."""
+
+    where = "the task's thread"
 
     def __init__(self, page: Page, base_url: str, task_id: int) -> None:
         self.page = page
         self.base_url = base_url.rstrip("/")
         self.task_id = task_id
 
-    def card_skill_ids(self) -> list[str]:
+    def notice_skill_ids(self) -> list[str]:
         cards = self.page.get_by_test_id("skill-card")
         return [cards.nth(i).get_attribute("data-skill-id") or "" for i in range(cards.count())]
 
-    def wait_for_card(self, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+    def wait_for_notice(self, timeout: float = DEFAULT_TIMEOUT_S) -> None:
         expect(self.page.get_by_test_id("skill-card").first).to_be_visible(timeout=ms(timeout))
 
-    def open_card(self, index: int = 0) -> StudioPage:
+    def open_notice(self, index: int = 0) -> StudioPage:
         self.page.get_by_test_id("skill-card").nth(index).get_by_test_id("skill-card-link").click()
         return StudioPage(self.page)
 
