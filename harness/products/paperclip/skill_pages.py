@@ -26,7 +26,7 @@ from harness.products.records import RecordId
 CREATED = "company.skill_created"
 STUDIO_PATH = re.compile(r"/skills/studio/(?P<id>[^/?#]+)")
 # Studio's label above the editor: "SKILL.md · v2" (the skill's current version).
-VERSION_LABEL = re.compile(r"SKILL\.md · v(?P<version>\d+)")
+VERSION_LABEL = re.compile(r"SKILL\.md · v\d+")
 
 
 class PaperclipStudio:
@@ -44,8 +44,7 @@ class PaperclipStudio:
     def _version(self) -> int:
         label = self.page.get_by_text(VERSION_LABEL).first
         expect(label).to_be_visible(timeout=ms(SHOWN_S))
-        found = VERSION_LABEL.search(label.inner_text())
-        return int(found.group("version")) if found else 0
+        return int(label.inner_text().rsplit("v", 1)[-1])
 
     def skill_id(self) -> str:
         found = STUDIO_PATH.search(self.page.url)
@@ -58,19 +57,24 @@ class PaperclipStudio:
         return self._editor().inner_text()
 
     def add_section(self, heading: str, text: str) -> PaperclipStudio:
-        """Type the section after the body's last block (leaving a list the body ends in, as Enter on an empty item
-        does), press Save, and wait until Studio labels the next version."""
+        """Click after the body's last line, leave a list it ends in (Enter on an empty item does), type the section
+        (the editor turns ``## `` into a heading), press Save, and wait until Studio labels the next version."""
         version = self._version()
-        self._editor().click()
+        last = self._editor().locator(":scope > *").last
+        box = last.bounding_box() or {"width": 1.0, "height": 1.0}
+        last.click(position={"x": box["width"] - 1, "y": box["height"] - 1})
         keyboard = self.page.keyboard
-        keyboard.press("Control+End")
+        keyboard.press("End")
         keyboard.press("Enter")
         if self.page.evaluate("() => !!document.getSelection()?.anchorNode?.parentElement?.closest('li')"):
             keyboard.press("Enter")
         keyboard.type(f"## {heading}")
         keyboard.press("Enter")
         keyboard.type(text)
-        self.page.get_by_role("button", name="Save", exact=True).click()
+        expect(self._editor()).to_contain_text(text, timeout=ms(SHOWN_S))
+        save = self.page.get_by_role("button", name="Save", exact=True)
+        expect(save).to_be_enabled(timeout=ms(SHOWN_S))
+        save.click()
         expect(self.page.get_by_text(f"SKILL.md · v{version + 1}")).to_be_visible(timeout=ms(SHOWN_S))
         return self
 
