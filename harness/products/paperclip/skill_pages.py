@@ -128,7 +128,11 @@ class ActivityFeedSkills:
 
     def open_notice(self, index: int = 0) -> PaperclipStudio:
         """From the entry to the library, the skill's card (by the name Paperclip recorded), its page, Studio."""
-        skill_id = self.notice_skill_ids()[index]
+        self.wait_for_notice()
+        notices = self.notice_skill_ids()
+        if len(notices) <= index:
+            raise AssertionError(f"the activity feed shows {len(notices)} skill(s) created by the task's runs")
+        skill_id = notices[index]
         name = str(self._json(f"/api/companies/{self.company_id}/skills/{skill_id}")["name"])
         self.page.goto(f"{self.base_url}/{self.prefix}/skills")
         self.page.get_by_role("button").filter(has=self.page.get_by_text(name, exact=True)).first.click()
