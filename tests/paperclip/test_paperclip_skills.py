@@ -1,30 +1,39 @@
-"""Paperclip's company skills in harness records: the scripted agent writes one through its run's credentials, and
-the library, the skill and the activity feed read it back (a real instance, end to end)."""
+"""create-skill-studio on the real Paperclip through `harness run`: the scripted agent creates the company skill
+through its run's credentials, the person finds it in the activity feed (its entry names the issue's run), opens it
+in Skill Studio through the library and saves a section as version 2; Paperclip has no skills sidebar, so those
+checks are not observable there (real product, browser)."""
 
 from __future__ import annotations
 
-import time
+import json
+from pathlib import Path
 
-from agents.scripted.agent import skill_body
-from harness.products.paperclip.instance import PaperclipInstance
-from stories.create_skill_studio import SKILL_REQUEST, SKILL_TASK_TITLE
+from harness.core.verdicts import Verdict
+from harness.skills import rules
+from tests.stories.harness_runs import attempts, harness_run, processes_of
+
+CELL = "everyday-workflows-paperclip.scripted.paperclip-local.create-skill-studio"
+DECIDED = [
+    rules.CREATED_ONCE,
+    rules.NOTICE_SHOWN,
+    rules.NOTICE_OPENS_CREATED,
+    rules.EDIT_SAVED,
+    rules.EDIT_KEPT_AFTER_RELOAD,
+]
 
 
-def test_the_scripted_agent_creates_one_company_skill_that_the_library_and_the_activity_feed_show() -> None:
-    with PaperclipInstance(pace=0.01) as instance:
-        api = instance.api
-        lead = api.create_agent("Avery", "lead engineer")
-        before = {str(s.id) for s in api.skills()}
-        assert before, "the bundled skills are in the library from the start"
-        task = api.create_task(SKILL_TASK_TITLE, SKILL_REQUEST, lead.id)
-        deadline = time.monotonic() + 90
-        while not ((current := api.task(task.id)).settled and current.status == "done"):
-            assert time.monotonic() < deadline, current.model_dump_json()[:2000]
-            time.sleep(0.2)
-        [new] = [s for s in api.skills() if str(s.id) not in before]
-        assert (new.name, new.slug, new.version) == ("How we write release notes", "how-we-write-release-notes", 1)
-        assert api.skill(new.id).body.strip() == skill_body(new.name, SKILL_REQUEST).strip()
-        [run] = current.runs
-        created = [a for a in api.activity() if a.kind == "company.skill_created"]
-        assert [(a.run_id, new.slug in a.message) for a in created] == [(run.id, True)]
-        assert any(r.tool == "create_skill" and r.target == f"skill {new.id}" for r in run.receipts)
+def test_the_person_finds_the_new_skill_in_the_activity_feed_and_saves_an_edit_in_studio(tmp_path: Path) -> None:
+    done = harness_run(tmp_path, "--id", CELL)
+    [record] = attempts(tmp_path)
+    assert done.returncode == 0 and record.verdict is Verdict.PASSED, f"{record.reason}\n{done.stdout[-2000:]}"
+    checks = {check.id: check for check in record.checks}
+    assert all(checks[check_id].passed for check_id in DECIDED), [checks[c].detail for c in DECIDED]
+    assert "the activity feed" in checks[rules.NOTICE_SHOWN].detail
+    for sidebar in (rules.SIDEBAR_LISTS_CREATED, rules.SIDEBAR_OPENS_CREATED):
+        assert checks[sidebar].unobservable == "Paperclip does not expose task-skills"
+    package = next(tmp_path.glob("test/*/*/attempt.json")).parent
+    [edited] = package.glob("snapshots/skill-*-after-edit.json")
+    skill = json.loads(edited.read_text())
+    assert skill["slug"] == "how-we-write-release-notes" and skill["version"] == 2
+    assert "## Reviewed" in skill["body"] and "Checked by a person in Studio" in skill["body"]
+    assert processes_of(tmp_path) == []
