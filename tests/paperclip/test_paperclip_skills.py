@@ -27,6 +27,7 @@ def test_the_person_finds_the_new_skill_in_the_activity_feed_and_saves_an_edit_i
     [record] = attempts(tmp_path)
     assert done.returncode == 0 and record.verdict is Verdict.PASSED, f"{record.reason}\n{done.stdout[-2000:]}"
     checks = {check.id: check for check in record.checks}
+    assert len(checks) == len(record.checks), "each check is kept once"
     assert all(checks[check_id].passed for check_id in DECIDED), [checks[c].detail for c in DECIDED]
     assert "the activity feed" in checks[rules.NOTICE_SHOWN].detail
     for sidebar in (rules.SIDEBAR_LISTS_CREATED, rules.SIDEBAR_OPENS_CREATED):
