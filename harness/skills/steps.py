@@ -2,9 +2,10 @@
 
 Each step drives the driver's page objects (where the product tells the
 person of the new skill, the task's skills sidebar, Skill Studio), reads the
-library through the product's API, keeps a screenshot, and decides one named rule of :mod:`harness.skills.rules`. A
-rule that fails ends the story as ``failed`` under its own check id: the
-steps after it would only repeat the same miss.
+library through the product's API, keeps a screenshot, and decides one
+named rule of :mod:`harness.skills.rules`. A rule that fails ends the story
+as ``failed`` under its own check id: the steps after it would only repeat
+the same miss.
 """
 
 from __future__ import annotations
