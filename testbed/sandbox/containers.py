@@ -17,6 +17,8 @@ import shutil
 import tarfile
 import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -110,13 +112,19 @@ def workspace_tar(folder: Path) -> bytes:
     return buffer.getvalue()
 
 
+def extract(tar: bytes, staging: Path) -> Path:
+    """The sandbox's workspace (a ``get_archive`` of it) unpacked under ``staging``: regular files and folders only,
+    nothing outside."""
+    with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
+        members = [m for m in archive.getmembers() if m.isfile() or m.isdir()]
+        archive.extractall(staging, members=members, filter="data")
+    return staging / "workspace"
+
+
 def bring_back(tar: bytes, folder: Path) -> None:
-    """Replace the task's workspace with the sandbox's copy (regular files and folders only, nothing outside)."""
+    """Replace the task's workspace with the sandbox's copy."""
     with tempfile.TemporaryDirectory(prefix=".returning-", dir=folder.parent) as staging:
-        with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
-            members = [m for m in archive.getmembers() if m.isfile() or m.isdir()]
-            archive.extractall(staging, members=members, filter="data")
-        returned = Path(staging) / "workspace"
+        returned = extract(tar, Path(staging))
         shutil.rmtree(folder, ignore_errors=True)
         returned.rename(folder)
 
@@ -198,6 +206,17 @@ class ContainerRunners:
             except image.RunnerImageError:
                 self.image = image.ensure(self.client)  # the prepared image went away: this code's own
             return self.client.create({**config, "Image": self.image.id})
+
+    @contextmanager
+    def workspace_now(self, lease: RunLease) -> Iterator[Path]:
+        """A copy of the leased sandbox's workspace as it is now (what a tool acting for the run, such as
+        ``deliver``, reads), removed after use; OSError when the engine cannot give it."""
+        try:
+            tar = self.client.get_archive(lease.sandbox_id, WORKSPACE)
+        except EngineError as error:
+            raise SandboxError(f"the run's sandbox workspace could not be read: {error.explanation}") from None
+        with tempfile.TemporaryDirectory(prefix="sandbox-workspace-") as staging:
+            yield extract(tar, Path(staging))
 
     def find(self, runner_instance_id: str) -> RunLease | None:
         """The live container started for this runner instance (a controller that died before recording it)."""
