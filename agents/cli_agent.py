@@ -22,7 +22,6 @@ import logging
 import shutil
 import subprocess
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path

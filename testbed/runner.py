@@ -42,7 +42,9 @@ def main(argv: list[str] | None = None) -> int:
         "--controller-socket", default=None, help="the controller's agent socket (a runner in a sandbox has no network)"
     )
     parser.add_argument(
-        "--model-socket", default=None, help="the run's metering proxy on the host (a runner in a sandbox has no network)"
+        "--model-socket",
+        default=None,
+        help="the run's metering proxy on the host (a runner in a sandbox has no network)",
     )
     args = parser.parse_args(argv)
     logging.basicConfig(
