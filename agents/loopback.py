@@ -49,6 +49,7 @@ class LoopbackServer:
             self._sock.bind(str(unix_socket))
             os.chmod(unix_socket, 0o666)  # a sandboxed runner's user (nobody) connects to it
             self.port = 0
+        self.unix_socket = unix_socket
         config = uvicorn.Config(app, log_level="warning", lifespan=lifespan, timeout_graceful_shutdown=2)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
@@ -58,7 +59,8 @@ class LoopbackServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        """Where to reach it: an http:// URL, or ``unix:PATH`` for a server on a Unix socket."""
+        return f"unix:{self.unix_socket}" if self.unix_socket else f"http://127.0.0.1:{self.port}"
 
     def start(self) -> LoopbackServer:
         self._thread.start()

@@ -72,7 +72,7 @@ def read_only(source: Path, target: str) -> dict[str, Any]:
 def hardening(data_dir: Path, *mounts: dict[str, Any]) -> dict[str, Any]:
     """The oracle's container hardening, with what a runner needs on top: a workspace volume, a larger /tmp it may
     execute from (an agent's tools), the folder of the controller's agent socket, read-only, and ``mounts`` (an
-    agent CLI's, :func:`cli_mounts`). The engine's init is the container's first process, so Stop's SIGTERM reaches
+    agent CLI's: :meth:`ContainerRunners._cli_mounts`). The engine's init is the container's first process, so Stop's SIGTERM reaches
     the runner as it would on a host (a first process ignores a signal it has no handler for)."""
     return {
         "Init": True,
