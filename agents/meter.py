@@ -14,6 +14,7 @@ the calls cost.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
@@ -27,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
-from .client import AgentApiError, RunEnded
+from .client import RETRY_FOR_SECONDS, AgentApiError, RunEnded
 from .issued_secrets import proxy_key
 from .loopback import LoopbackServer, UnixRelay
 from .metering.providers import BASE_URL_VARIABLE, KEY_VARIABLE
@@ -40,6 +41,9 @@ log = logging.getLogger("agents.meter")
 STATUS_PATH = "/.meter/status"
 """Where a proxy served on a socket tells its runner its calls so far (the run's key only; never forwarded)."""
 STATUS_EVERY_S = 1.0
+POLL_TIMEOUT_S = 2.0
+"""A budget read waits no longer than this (a controller restarting holds the proxy's reports); the run's last read
+waits for its reports as long as the runner would wait for the controller."""
 
 
 class MeterStatus(BaseModel):
@@ -114,8 +118,11 @@ class Meter:
             self.refused.set()
 
     async def _status_route(self, request: Request) -> Response:
+        """The figures, once every call reported so far is on the product's record: the runner's last read comes
+        before its finish, as a local runner's reports are flushed before it finishes."""
         if not self.proxy.authorised(request):
             return JSONResponse({"error": "unknown key for this metering proxy"}, status_code=401)
+        await asyncio.to_thread(self.session.client.flush)
         return JSONResponse(self.status().model_dump(mode="json"))
 
     def status(self) -> MeterStatus:
@@ -152,13 +159,13 @@ class SocketMeter:
             transport=httpx.HTTPTransport(uds=socket_path, retries=3),
             base_url="http://metering-proxy",
             headers={"x-api-key": self.client_key},
-            timeout=10.0,
+            timeout=RETRY_FOR_SECONDS,
         )
         self._last: MeterStatus | None = None
         self._read_at = 0.0
 
-    def status(self) -> MeterStatus:
-        response = self._http.get(STATUS_PATH)
+    def status(self, timeout: float | None = None) -> MeterStatus:
+        response = self._http.get(STATUS_PATH, timeout=timeout or RETRY_FOR_SECONDS)
         response.raise_for_status()
         self._last, self._read_at = MeterStatus.model_validate(response.json()), time.monotonic()
         return self._last
@@ -166,7 +173,7 @@ class SocketMeter:
     def budget_stopped(self) -> bool:
         if self._last is None or time.monotonic() - self._read_at >= STATUS_EVERY_S:
             try:
-                self.status()
+                self.status(POLL_TIMEOUT_S)
             except httpx.HTTPError as error:
                 log.warning("the metering proxy's figures could not be read: %s", error)
                 self._read_at = time.monotonic()

@@ -46,6 +46,9 @@ SOCKET_NAME = "model.sock"
 MODULE = "testbed.sandbox.meters"
 START_TIMEOUT_S = 30.0
 RUN_ENDED_POLL_S = 5.0
+END_GRACE_S = 1.0
+"""Its sandbox is gone when it is ended, and the runner's last read flushed its reports: it is given little time
+(the controller's scheduler waits for it)."""
 
 
 def root(data_dir: Path) -> Path:
@@ -118,7 +121,7 @@ class Meters:
         shutil.rmtree(folder(self.data_dir, run_id), ignore_errors=True)
 
     def _end(self, pid: int) -> None:
-        end_group(pid)
+        end_group(pid, grace_seconds=END_GRACE_S)
         child = self._children.pop(pid, None)
         if child is not None:
             child.wait()
