@@ -159,13 +159,12 @@ class SocketMeter:
             transport=httpx.HTTPTransport(uds=socket_path, retries=3),
             base_url="http://metering-proxy",
             headers={"x-api-key": self.client_key},
-            timeout=RETRY_FOR_SECONDS,
         )
         self._last: MeterStatus | None = None
         self._read_at = 0.0
 
-    def status(self, timeout: float | None = None) -> MeterStatus:
-        response = self._http.get(STATUS_PATH, timeout=timeout or RETRY_FOR_SECONDS)
+    def status(self, timeout: float = RETRY_FOR_SECONDS) -> MeterStatus:
+        response = self._http.get(STATUS_PATH, timeout=timeout)
         response.raise_for_status()
         self._last, self._read_at = MeterStatus.model_validate(response.json()), time.monotonic()
         return self._last
