@@ -132,6 +132,30 @@ LAST_SHA256 = re.compile(r"sha256\W+([0-9a-f]{64})")
 LAST_FIELD = re.compile(r"\{last:([a-z_]+)\}")
 
 
+def listed(text: str, name: str) -> list[object]:
+    """The list under ``"name"`` in a tool result (the first found; empty when there is none). A CLI may hand the
+    result back as JSON inside JSON, so every string that holds JSON is looked into too."""
+    start = min((at for at in (text.find("{"), text.find("[")) if at >= 0), default=-1)
+    try:
+        pending: list[object] = [json.JSONDecoder().raw_decode(text, start)[0]] if start >= 0 else []
+    except ValueError:
+        return []
+    while pending:
+        value = pending.pop(0)
+        if isinstance(value, dict):
+            if isinstance(value.get(name), list):
+                return list(value[name])
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+        elif isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+            try:
+                pending.append(json.loads(value))
+            except ValueError:
+                continue
+    return []
+
+
 def field(text: str, name: str, newest: bool = True) -> str:
     """The newest (else the first) ``"name": value`` in a tool result, as plain text. A CLI may hand the result
     back as JSON inside JSON (and a tool's own result may hold JSON as a string), so each failed look unescapes

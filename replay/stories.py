@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from . import reference
-from .conversation import field
+from .conversation import field, listed
 from .steps import Script, Step, finish, say, shell, use, write
 
 NEW_MESSAGES = re.compile(
@@ -258,10 +258,8 @@ def for_message(user_text: str, pace_s: float = 0, first_read: str = "", opening
     ``opening`` the words that opened a resumed session.
     """
     latest = latest_user_message(user_text, opening)
-    if latest and (nonce := NONCE.search(latest)):
-        return reply(nonce.group("nonce"))
     if latest:
-        return revise(latest, pace_s)
+        return answer(latest, pace_s)
     task = TASK.search(user_text) or VIBE_KANBAN_TASK.search(user_text)
     if task is None and PAPERCLIP_WAKE.search(user_text):
         return from_issue(first_read, pace_s)
@@ -269,11 +267,23 @@ def for_message(user_text: str, pace_s: float = 0, first_read: str = "", opening
     return for_request(title, body, pace_s, teammates_listed="Your teammates:" in user_text)
 
 
+def answer(message: str, pace_s: float) -> Script:
+    """What the user's newest message asks: the short reply with its nonce, else a revision."""
+    if nonce := NONCE.search(message):
+        return reply(nonce.group("nonce"))
+    return revise(message, pace_s)
+
+
 def from_issue(issue: str, pace_s: float) -> Script:
     """Paperclip's wake names the issue, not its request: read it first (``read_task``), then do what it asks.
 
     ``issue`` is that read's result (empty before it). An issue already done
-    (a lead woken again after it reported) leaves nothing to do.
+    (a lead woken again after it reported) leaves nothing to do. The read
+    also hands over the user's comments no run of the agent answered yet
+    (``new_messages``: a comment left while the agent was paused, or while a
+    run was cut short), which a run woken for the issue alone takes in as a
+    model would: its newest one is answered (a nonce gets its reply; a build
+    is built as revised), except by a lead that hands the work on.
     """
     read = use("read_task")
     if not issue:
@@ -295,6 +305,9 @@ def from_issue(issue: str, pace_s: float) -> Script:
         field(issue, "body", newest=False),
     )  # the issue's, not a comment's
     chosen = for_request(title, body, pace_s, teammates_listed=True)
+    said = [str(m["text"]) for m in listed(issue, "new_messages") if isinstance(m, dict) and m.get("text")]
+    if said and (chosen.name == "story-build" or NONCE.search(said[-1])):
+        chosen = answer(said[-1], pace_s)
     return chosen.model_copy(update={"steps": [read, *chosen.steps]})
 
 

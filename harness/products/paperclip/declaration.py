@@ -72,13 +72,6 @@ PRODUCT = ProductDeclaration(
             " only its periodic reaper, five minutes after the run's last update, ends it (hot-restart-preserves-runs"
             " is held on recover-controller)",
         ),
-        "replay-*.agent-controls": NoCell(
-            kind="not-yet",
-            why="the requirement left while the agent is paused wakes no run, and the hand-off run Resume starts is"
-            " woken for the issue alone; the replay's script builds from the issue's request and ignores the new"
-            " comments its read of the issue returns, so the cell would judge the replay's script, not Paperclip's"
-            " controls",
-        ),
         "scripted.recover-controller": NoCell(
             kind="not-promised",
             why=f"its hot restart ({HOT_RESTART.id}) keeps only its sessioned local adapters' runs, not the process"
