@@ -38,6 +38,9 @@ class Conversation(BaseModel):
     # The words that opened the session, when a later user message brought new ones (a resumed session): a product
     # that resumes its agent with the person's words as they are is known by its opening prompt (vibe-kanban's).
     opening_text: str = ""
+    # The tool results before the latest user message: what the agent read earlier in a session the product resumed
+    # (a Paperclip agent's runs on one issue share a session), by which a model knows what it already answered.
+    earlier_results: list[str] = []
 
     def step(self, per_message: bool) -> int:
         """Where the script stands: all answered calls, or (per message) those since the latest user message."""

@@ -18,7 +18,6 @@ from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
 CASE = Case(
     name="budget-stop",
     needs=("budget-pause",),
-    replay=False,
     scripted_deadline_s=120,
     description="The lead's budget runs out mid-build: paused, shown, no call while paused; raised, the work finishes.",
 )

@@ -39,11 +39,19 @@ def run_paused(run: Run, agent: Agent) -> CheckRecord:
     return CheckRecord(id=RUN_PAUSED, passed=not problems, detail="; ".join(problems) or ok)
 
 
-def no_call_while_paused(calls_at_pause: int, agent: Agent, runs_since: Sequence[Run]) -> CheckRecord:
-    """From the pause until the raise, the agent made no model call and no run of it started."""
+def no_call_while_paused(
+    calls_at_pause: int, agent: Agent, runs_since: Sequence[Run], served_since: int = 0
+) -> CheckRecord:
+    """From the pause until the raise, the agent made no model call and no run of it started.
+
+    Calls are counted twice: on the product's record, and (``served_since``) by the harness's model server itself,
+    which answers every call a CLI agent makes (a product that records a run's spend only when it ends keeps no
+    count of its calls)."""
     problems = []
     if agent.spend.calls != calls_at_pause:
         problems.append(f"{agent.spend.calls - calls_at_pause} model call(s) after the pause")
+    if served_since:
+        problems.append(f"the model server answered {served_since} call(s) after the pause")
     if runs_since:
         problems.append(f"run(s) {', '.join(str(r.id) for r in runs_since)} started while paused")
     ok = f"{agent.name} made no call after the pause ({calls_at_pause} in all) and no run started"

@@ -34,6 +34,7 @@ class Pause(BaseModel):
     run_id: RecordId
     calls: int
     runs_before: frozenset[str]
+    served: int = 0  # model calls the harness's model server had answered by then (none without one)
 
 
 class Wallet:
@@ -92,7 +93,12 @@ class Wallet:
             agent = self._now()
             self.journey.fail_check(rules.RUN_PAUSED, rules.never_paused(agent, self.budget_cents).detail)
         runs = self.journey.api.task(task.id).runs
-        pause = Pause(run_id=runs[-1].id, calls=found.spend.calls, runs_before=frozenset(str(r.id) for r in runs))
+        pause = Pause(
+            run_id=runs[-1].id,
+            calls=found.spend.calls,
+            runs_before=frozenset(str(r.id) for r in runs),
+            served=self._served(),
+        )
         self.journey.evidence.note("paused", f"{self.agent.name} after {pause.calls} call(s), run {pause.run_id}")
         self.journey.screenshot("agent paused")
         return pause
@@ -113,7 +119,10 @@ class Wallet:
         agent = self._now()
         records = self.journey.evidence.snapshot("task-while-paused", self.journey.api.task(task.id))
         since = [r for r in self.journey.api.task(task.id).runs if str(r.id) not in pause.runs_before]
-        self.journey.require(rules.no_call_while_paused(pause.calls, agent, since), "no call while paused", records)
+        served = self._served() - pause.served
+        self.journey.require(
+            rules.no_call_while_paused(pause.calls, agent, since, served), "no call while paused", records
+        )
         self.journey.require(rules.run_paused(self._run(task, pause.run_id), agent), "run paused", records)
 
     def raise_budget(self, task: Task, cents: int, pause: Pause) -> None:
@@ -131,6 +140,10 @@ class Wallet:
 
         started = self._within_shown(new_run, "a run after the raise")
         self.journey.require(rules.resumed(self._now(), started, cents), "resumed")
+
+    def _served(self) -> int:
+        server = self.journey.model_server
+        return server.model_calls() if server is not None else 0
 
     def _run(self, task: Task, run_id: RecordId) -> Run:
         return next(r for r in self.journey.api.task(task.id).runs if r.id == run_id)

@@ -255,6 +255,27 @@ def test_woken_for_the_issue_alone_the_story_script_takes_in_the_new_comments_it
     assert replied.name == "story-reply" and "N1A2B3C4D5" in replied.steps[1].arguments["body"]
     handed_on = script("story", wake, first_read=_issue_read(delegation_task("Blake"), new=(REVISION_SEPARATOR,)))
     assert handed_on.name == "story-delegate"
+    # Paperclip's own run for a comment that a read already handed over (and that run answered) finds nothing left.
+    woken = _paperclip_wake(("user local-board", REVISION_SEPARATOR))  # its comment's id is c-1
+    read = _issue_read(BUILD_TASK, escaped=True, new=("an aside", REVISION_SEPARATOR))  # ids c-0, c-1
+    assert script("story", woken, earlier=[read]).name == "story-answered-before"
+    assert script("story", woken, earlier=[_issue_read(BUILD_TASK, new=("an aside",))]).name == "story-revise"
+    assert script("story", woken).name == "story-revise"
+
+
+def test_metered_work_on_paperclip_takes_two_runs_the_first_writes_the_tool_and_leaves_the_issue_open():
+    from oracle.tasks.slugify.contract import BUILD_TASK
+
+    wake = _paperclip_wake(("agent a-1", "Delivered."))
+    metered = f"{BUILD_TASK}\n\nThis is metered work: every model call counts against your budget."
+    first = script("story", wake, first_read=_issue_read(metered))
+    assert first.name == "story-first-step"
+    assert [s.kind for s in first.steps] == ["tool", "write", "tool", "finish"] and first.steps[1].path == "slugify.py"
+    assert not {"deliver", "set_status"} & {s.tool for s in first.steps}
+    spoken = json.loads(_issue_read(metered))
+    spoken["comments"].append({"author_kind": "agent", "body": first.steps[2].arguments["body"]})
+    assert script("story", wake, first_read=json.dumps(spoken)).name == "story-build"
+    assert script("story", wake, first_read=_issue_read(BUILD_TASK)).name == "story-build"
 
 
 def test_product_tools_are_called_by_each_clis_own_name_for_them():

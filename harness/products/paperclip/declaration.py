@@ -72,6 +72,12 @@ PRODUCT = ProductDeclaration(
             " only its periodic reaper, five minutes after the run's last update, ends it (hot-restart-preserves-runs"
             " is held on recover-controller)",
         ),
+        "replay-codex.budget-stop": NoCell(
+            kind="not-promised",
+            why="its budgets stop an agent on the cost its runs report (budget-hard-stop-pauses-agent), and its"
+            " codex_local adapter reports none: every run's usage is recorded 'unpriced' at 0 cents"
+            " (adapter-codex-local execute.js: costUsd null), so no budget ever stops a codex_local agent",
+        ),
         "scripted.recover-controller": NoCell(
             kind="not-promised",
             why=f"its hot restart ({HOT_RESTART.id}) keeps only its sessioned local adapters' runs, not the process"

@@ -142,6 +142,8 @@ class HireDesk:
         its runtime in Paperclip's words (Process), not the runner the person chose."""
         row = self._row(name)
         if row.count() != 1:
+            if any(a.name == name and a.status == "terminated" for a in self.api.agents()):
+                return {}  # Paperclip's Agents page lists no terminated agent (nor one pending approval): nothing shown
             return {"name": None, "role": None}
         first = row.inner_text().splitlines()[0]  # "MorganQA - QA": the name, then its role's label and its title
         shown = re.match(rf"^({re.escape(name)})[^-]*? - (.*)$", first)

@@ -1,0 +1,18 @@
+"""The budget rule on calls while paused, decided on synthetic records: the product's count and the harness's own."""
+
+from __future__ import annotations
+
+from harness.budgets.rules import no_call_while_paused
+from harness.products.records import Agent, Spend
+
+LEAD = Agent(
+    id=1, name="Avery", role="lead", reports_to=None, adapter="claude", model="m", spend=Spend(cents=9, calls=0)
+)
+
+
+def test_a_call_the_model_server_answered_after_the_pause_fails_even_where_the_product_counts_none() -> None:
+    assert no_call_while_paused(0, LEAD, []).passed
+    served = no_call_while_paused(0, LEAD, [], served_since=2)
+    assert not served.passed and "answered 2 call(s) after the pause" in served.detail
+    counted = no_call_while_paused(0, LEAD.model_copy(update={"spend": Spend(calls=1)}), [])
+    assert not counted.passed and "1 model call(s) after the pause" in counted.detail
