@@ -175,6 +175,7 @@ class PaperclipApi(PaperclipApps, PaperclipRoutines):
         self._final_receipts: dict[str, list[dict[str, Any]]] = {}
         self._service_urls: dict[str, str] = {}  # an app's URL, until its connection is added (see .apps)
         self._interaction_issues: dict[str, str] = {}  # a card's issue, as last read (its routes name both)
+        self._agent_ids: set[str] = set()  # every agent the company's list has shown (see _raw_agents)
 
     def close(self) -> None:
         self.http.close()
@@ -197,7 +198,12 @@ class PaperclipApi(PaperclipApps, PaperclipRoutines):
         return Company(name=raw["name"], budget_cents=raw["budgetMonthlyCents"], spend_cents=raw["spentMonthlyCents"])
 
     def _raw_agents(self) -> list[dict[str, Any]]:
-        return self._json("GET", f"/api/companies/{self.company_id}/agents")  # type: ignore[no-any-return]
+        """The company's agents, the terminated ones included: its list leaves those out (services/agents.js
+        ``list``, without ``includeTerminated``), and each stays readable by its id, as a terminated agent is kept."""
+        listed: list[dict[str, Any]] = self._json("GET", f"/api/companies/{self.company_id}/agents")
+        self._agent_ids.update(agent["id"] for agent in listed)
+        gone = sorted(self._agent_ids - {agent["id"] for agent in listed})
+        return [*listed, *(self._json("GET", f"/api/agents/{agent_id}") for agent_id in gone)]
 
     def agents(self) -> list[Agent]:
         calls = self._reported_calls()
