@@ -32,13 +32,13 @@ def run_paused(run: Run | None, agent: Agent, spent_by: Run | None = None) -> Ch
     """The run that was going when the budget ran out ended as paused for budget, and the agent is paused.
 
     ``run`` is None where none was going: a product that learns a run's spend only when the run ends pauses the
-    agent between runs (``spent_by``: the run whose reported cost reached the budget); the agent must be paused."""
+    agent between runs (``spent_by``: the newest run by then, ended on its own); the agent must be paused."""
     problems = []
     if run is not None and (run.active or run.error_code != BUDGET_PAUSED):
         problems.append(f"run {run.id} is {run.status} ({run.error_code or 'no error code'}), not {BUDGET_PAUSED}")
     if not agent.paused_for_budget:
         problems.append(f"{agent.name} is not paused for budget")
-    ended = f"run {spent_by.id} had ended {spent_by.status}, its cost reported" if spent_by else "no run was going"
+    ended = "no run was going" + (f" (the newest, run {spent_by.id}, had ended {spent_by.status})" if spent_by else "")
     going = f"run {run.id} ended {run.status} ({run.error_code})" if run is not None else ended
     ok = f"{going}; {agent.name} is paused for budget"
     return CheckRecord(id=RUN_PAUSED, passed=not problems, detail="; ".join(problems) or ok)

@@ -23,6 +23,6 @@ def test_between_runs_the_agent_must_still_be_paused_and_a_run_that_was_going_mu
     paused = LEAD.model_copy(update={"paused_for_budget": True, "status": "paused"})
     ended = run(4)
     between = run_paused(None, paused, ended)
-    assert between.passed and "run 4 had ended succeeded" in between.detail
+    assert between.passed and "run 4, had ended succeeded" in between.detail
     assert not run_paused(None, LEAD, ended).passed  # never paused
     assert not run_paused(ended, paused).passed  # the run that was going was not paused for budget
