@@ -285,11 +285,13 @@ def for_message(
     """
     latest = latest_user_message(user_text, opening)
     if latest and _answered_before(user_text, earlier):
+        told = "I already answered that comment in my previous run; nothing is left for me to do."
         return Script(
             name="story-answered-before",
             per_message=True,
-            description="Woken with a comment it already took in from its issue and answered: nothing is left.",
-            steps=[finish("I already answered that comment; nothing is left for me to do.")],
+            description="Woken with a comment it already took in from its issue and answered: it sets the issue"
+            " done again (the comment's wake reopened it) and ends its turn.",
+            steps=[use("set_status", status="done"), finish(told)],
         )
     if latest:
         return answer(latest, pace_s)
