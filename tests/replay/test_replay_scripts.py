@@ -258,7 +258,8 @@ def test_woken_for_the_issue_alone_the_story_script_takes_in_the_new_comments_it
     # Paperclip's own run for a comment that a read already handed over (and that run answered) finds nothing left.
     woken = _paperclip_wake(("user local-board", REVISION_SEPARATOR))  # its comment's id is c-1
     read = _issue_read(BUILD_TASK, escaped=True, new=("an aside", REVISION_SEPARATOR))  # ids c-0, c-1
-    assert script("story", woken, earlier=[read]).name == "story-answered-before"
+    answered = script("story", woken, earlier=[read])
+    assert answered.name == "story-answered-before" and answered.steps[0].arguments == {"status": "done"}
     assert script("story", woken, earlier=[_issue_read(BUILD_TASK, new=("an aside",))]).name == "story-revise"
     assert script("story", woken).name == "story-revise"
 
