@@ -107,6 +107,9 @@ WAKE_CAUSES: dict[str, RunCause] = {
     "process_lost_retry": "recovery",
     "retry_failed_run": "recovery",
 }
+# A wake Paperclip holds back until the issue's running run ends, then starts a run for (routes/issues.js:
+# ISSUE_WAKE_DIAGNOSTIC_KNOWN_STATUSES; heartbeat.js: releaseIssueExecutionAndPromote).
+DEFERRED_WAKE = "deferred_issue_execution"
 # An agent's standing in the harness's words; Paperclip's idle, running and error agents all take work.
 AGENT_STATUSES: dict[str, AgentStatus] = {
     "paused": "paused",
@@ -281,6 +284,10 @@ class PaperclipApi(PaperclipApps, PaperclipRoutines):
         ]
         active = next((r.id for r in runs if r.active), None)
         unconsumed = sum(1 for c in comments if c.author_kind == "user" and c.consumed_by_run_id is None)
+        # A wake Paperclip deferred for the issue is a run it owes (a comment's own run once the running one ends: a
+        # new run boundary); read from its wake diagnostics, it keeps the task unsettled between the two runs.
+        events = self._json("GET", f"/api/issues/{task_id}/diagnostics/wakes").get("events") or []
+        owed = sum(1 for e in events if e.get("kind") == "wake_request" and e.get("status") == DEFERRED_WAKE)
         return Task(
             **self._summary(raw, names).model_dump(),
             body=markdown_text(raw.get("description") or ""),
@@ -290,6 +297,7 @@ class PaperclipApi(PaperclipApps, PaperclipRoutines):
             children=children,
             active_run_id=active,
             unconsumed_user_messages=unconsumed,
+            owed_runs=owed,
         )
 
     def _run_detail(self, run_id: str, status: str) -> dict[str, Any]:
