@@ -218,3 +218,14 @@ def test_order_is_sorted_by_execution_id() -> None:
     assert [c.execution_id for c in cells] == sorted(
         c.execution_id for c in BUILT_IN.cells() if c.suite.name == "everyday-workflows"
     )
+
+
+def test_choosing_cells_leaves_the_mcp_sdk_unloaded() -> None:
+    """Every `harness` command chooses cells, which imports every story; a fixture's MCP SDK (over a CPU-second to
+    import) loads only when the fixture starts, in the cells that use one."""
+    import subprocess
+    import sys
+
+    code = "import sys; from harness.running.selection import select; select(all=True); print(sorted(m for m in sys.modules if m.split('.')[0] == 'mcp'))"
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert shown.strip() == "[]", shown
