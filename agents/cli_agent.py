@@ -1,9 +1,10 @@
 """A registered agent CLI (Codex, Claude Code, OpenCode, ...) as a runner adapter.
 
 One run: a fresh private home, a cleared environment, the task's workspace
-as working folder, the product's MCP tools, and a metering proxy on loopback
-that is the CLI's only way to its model (it holds the real key, if any; the
-CLI gets a throwaway one). The CLI runs as its own process group inside the
+as working folder, the product's MCP tools, and a metering proxy that is the
+CLI's only way to its model (it holds the real key, if any; the CLI gets a
+throwaway one): on loopback beside the runner, or on the host for a runner
+in a sandbox (:mod:`agents.meter`). The CLI runs as its own process group inside the
 runner's session, so the deadline ends the CLI's group and the product's
 Stop ends everything. When a turn ends with user messages unread, the same
 CLI session is resumed with them; nothing is dropped.
@@ -21,7 +22,6 @@ import logging
 import shutil
 import subprocess
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,12 +30,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from . import instructions
-from .client import AgentApiError, RunEnded
 from .install import locate
-from .issued_secrets import proxy_key
 from .launch import InstalledCli, LaunchRequest, McpServer, end_group, start
-from .metering.providers import BASE_URL_VARIABLE, KEY_VARIABLE
-from .metering.proxy import CallNotAdmitted, CallReport, ProxyConfig, start_proxy
+from .meter import Meter, MeterStatus, RunMeter, SocketMeter
 from .receipts import read_detail
 from .registry import AgentCli, cli
 from .session import AgentSession
@@ -55,60 +52,6 @@ class Turn(BaseModel):
     stopped_for_budget: bool
     final_text: str
     reported_cost_usd: float | None = None  # the CLI's own cost figure for this turn, when it prints one
-
-
-class Meter:
-    """The run's metering proxy: forwards, prices, reports each call, and trips the budget stop."""
-
-    def __init__(self, session: AgentSession, kind: AgentCli) -> None:
-        self.session = session
-        if not session.token:  # a key derived from nothing would be the same for every run
-            raise RuntimeError("a metered run needs its run token: its proxy key is derived from it")
-        self.client_key = proxy_key(session.token)  # derived, so the harness that knows the token knows it too
-        upstream = session.model_upstream or session.provider_keys.get(BASE_URL_VARIABLE[kind.provider])
-        real_key = session.provider_keys.get(KEY_VARIABLE[kind.provider])
-        if not session.model_upstream and not (real_key and upstream):
-            needed = f"{KEY_VARIABLE[kind.provider]} and {BASE_URL_VARIABLE[kind.provider]}"
-            raise RuntimeError(f"a live run needs {needed} for the real provider (no model upstream configured)")
-        self.config = ProxyConfig(
-            upstream=upstream,
-            provider=kind.provider,
-            client_key=self.client_key,
-            upstream_key=real_key,  # type: ignore[arg-type]
-            budget_cents=session.budget_cents,
-            simulated=session.model_upstream is not None,
-        )
-        self.calls: list[CallReport] = []
-        self.refused = threading.Event()
-        self.proxy, self.server = start_proxy(self.config, self._on_call, self._admit)
-
-    def _admit(self, report: CallReport) -> None:
-        """The product records the call before it is forwarded; a run that has ended gets no call through."""
-        try:
-            self.session.client.admit_call(report.model_dump(mode="json"))
-        except (RunEnded, AgentApiError) as error:
-            log.info("run %s: model call refused, the product did not record it: %s", self.session.run_id, error)
-            raise CallNotAdmitted(f"the product did not record it ({error})") from error
-
-    def _on_call(self, report: CallReport) -> None:
-        self.calls.append(report)
-        self.session.client.report_call(report.model_dump(mode="json"))
-        if report.refused and "budget" in report.refused:
-            self.refused.set()
-
-    @property
-    def url(self) -> str:
-        return self.server.url
-
-    @property
-    def answered(self) -> int:
-        return len([call for call in self.calls if call.usage and 200 <= call.status < 300])
-
-    def cents(self) -> float:
-        return sum(call.cost_cents for call in self.calls)
-
-    def stop(self) -> None:
-        self.server.stop()
 
 
 def read_inbox(session: AgentSession) -> list[dict[str, Any]]:
@@ -133,7 +76,9 @@ class CliAgent:
         new = read_inbox(session)
         deadline = time.monotonic() + session.time_limit_s
         home = Path(tempfile.mkdtemp(prefix=f"agent-home-run{session.run_id}-"))
-        meter = Meter(session, self.kind)
+        meter: RunMeter = (
+            SocketMeter(session, session.model_socket) if session.model_socket else Meter(session, self.kind)
+        )
         try:
             prompt, resume, turns = instructions.first_prompt(context, new), None, []
             while True:
@@ -154,17 +99,18 @@ class CliAgent:
                     prompt, resume = instructions.resume_prompt(waiting), turn.session
                 else:  # no session to continue: a fresh one that carries everything
                     prompt, resume = instructions.first_prompt(session.client.context(), waiting), None
+            status = meter.status()
         finally:
             meter.stop()
             shutil.rmtree(home, ignore_errors=True)
-        self._finish(session, meter, turns)
+        self._finish(session, status, turns)
 
     def _turn(
         self,
         session: AgentSession,
         cli: InstalledCli,
         home: Path,
-        meter: Meter,
+        meter: RunMeter,
         prompt: str,
         resume: str | None,
         deadline: float,
@@ -202,7 +148,7 @@ class CliAgent:
                 if time.monotonic() > deadline:
                     timed_out = True
                     break
-                if meter.refused.is_set():
+                if meter.budget_stopped():
                     stopped = True
                     break
                 time.sleep(POLL_SECONDS)
@@ -216,17 +162,16 @@ class CliAgent:
             seconds=round(time.monotonic() - started, 3),
             exit_code=None if timed_out or stopped else process.returncode,
             timed_out=timed_out,
-            stopped_for_budget=stopped or meter.refused.is_set(),
+            stopped_for_budget=stopped or meter.budget_stopped(),
             final_text=(last(self.kind.final_text, output) or "").strip(),
             reported_cost_usd=last(self.kind.reported_cost_usd, output),
         )
 
-    def _finish(self, session: AgentSession, meter: Meter, turns: list[Turn]) -> None:
-        cents = meter.cents()
-        figures = (
-            f"{len(meter.calls)} model call(s), {cents:.2f} cents{' (simulated)' if meter.config.simulated else ''}"
-        )
-        real_cents = 0 if meter.config.simulated else round(cents)
+    def _finish(self, session: AgentSession, status: MeterStatus, turns: list[Turn]) -> None:
+        cents = sum(call.cost_cents for call in status.calls)
+        answered = len([call for call in status.calls if call.usage and 200 <= call.status < 300])
+        figures = f"{len(status.calls)} model call(s), {cents:.2f} cents{' (simulated)' if status.simulated else ''}"
+        real_cents = 0 if status.simulated else round(cents)
         agent_reported = reported_cost_of_run(turns)
         last = turns[-1]
 
@@ -236,12 +181,12 @@ class CliAgent:
             )
 
         if last.stopped_for_budget:
-            finish("failed", f"budget exceeded: {figures}, budget {meter.config.budget_cents} cents", "budget_exceeded")
+            finish("failed", f"budget exceeded: {figures}, budget {status.budget_cents} cents", "budget_exceeded")
         elif last.timed_out:
             finish(
                 "failed", f"wall-clock limit of {session.time_limit_s:.0f} s reached: {figures}", "deadline_exceeded"
             )
-        elif meter.answered == 0:
+        elif answered == 0:
             finish("failed", f"the agent made no model call (exit {last.exit_code})", "agent_error")
         else:
             summary = (last.final_text or "turn ended")[:1500]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -55,7 +56,7 @@ def manifest() -> dict[str, Any]:
 
 def locate(name: str, folder: Path | None = None) -> InstalledCli:
     """The installed CLI at its pinned version (in ``folder``, by default :func:`agents_dir`), or MissingCli with
-    the one-line fix."""
+    the one-line fix. Where there is no node, a CLI whose command is a node script is its native program."""
     entry = registered().get(name)
     if entry is None:
         raise MissingCli(f"no agent CLI {name!r} is registered; known: {', '.join(registered())}")
@@ -68,6 +69,10 @@ def locate(name: str, folder: Path | None = None) -> InstalledCli:
     version = json.loads(installed.read_text())["version"]
     if version != entry.version:
         raise MissingCli(f"agent CLI {name} is {entry.package}@{version}, pinned {entry.version}: run `make agents`")
+    if entry.native and shutil.which("node") is None:  # its command is a node script: run what it would start
+        binary = root / entry.native
+        if not binary.exists():
+            raise MissingCli(f"agent CLI {name}: no node here and no native program at {binary}: run `make agents`")
     return InstalledCli(name=name, package=entry.package, version=version, binary=binary)
 
 

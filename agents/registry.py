@@ -56,6 +56,9 @@ class AgentCli(ABC):
     package: ClassVar[str]  # the npm package
     version: ClassVar[str]  # pinned exactly: `make agents` installs it, `locate` refuses any other
     binary: ClassVar[str]  # its command in node_modules/.bin
+    # The native program the command starts, under node_modules, run directly where there is no node (a sandbox's
+    # image); "" when the command is the native program itself.
+    native: ClassVar[str] = ""
     install_scripts: ClassVar[bool] = False  # npm may run the package's install scripts (a native binary's link)
     provider: ClassVar[Provider]  # whose prices apply and whose key the metering proxy holds
     volatile: ClassVar[tuple[str, ...]] = ()  # regexes for what varies between runs in its model calls (cassettes)

@@ -32,6 +32,7 @@ class AgentSession:
     model_upstream: str | None = (
         None  # the model server behind the metering proxy (the replay server); None: the real provider
     )
+    model_socket: str | None = None  # the run's metering proxy on the host (a runner in a sandbox); None: its own
     provider_keys: dict[str, str] = field(default_factory=dict)  # real keys, held by the metering proxy only
     budget_cents: float | None = None  # what is left of the agent's and the company's budget
     time_limit_s: float = 600.0

@@ -53,7 +53,7 @@ def recover_remote(journey: Journey) -> None:
     journey.grade(checkpoint, mode="base")
 
     journey.send_message(REVISION_SEPARATOR)
-    revising = journey.wait_until_source_saved(task, SOURCE_FILE)
+    revising = journey.wait_until_revision_saved(task)
     late = journey.submit_message(LATE_REQUIREMENT_MAX_LENGTH)
     restart = restart_controller(journey, revising, signal.SIGTERM, once_stored=late, name="remote-restart")
 

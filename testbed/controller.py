@@ -13,7 +13,8 @@ import logging
 import secrets
 import sqlite3
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -98,6 +99,17 @@ class Controller:
 
     def workspace(self, task_id: int) -> Path:
         return self.data_dir / "workspaces" / f"task-{task_id}"
+
+    @contextmanager
+    def run_workspace(self, run: sqlite3.Row) -> Iterator[Path]:
+        """The run's workspace as its runner sees it now: a copy out of its sandbox while it has an active lease
+        (the workspace lives there until the run's end), else the task's folder here."""
+        lease = leases.lease_of(self.db.connection(), run["id"]) if self.sandbox is not None else None
+        if self.sandbox is None or lease is None or not lease.active:
+            yield self.workspace(run["task_id"])
+            return
+        with self.sandbox.workspace_now(lease) as folder:
+            yield folder
 
     def has_live_agents(self) -> bool:
         """Whether any agent runs a real agent CLI (the only users of the MCP tool server)."""

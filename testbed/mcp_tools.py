@@ -116,7 +116,11 @@ def create_server(controller: Controller) -> MCPServer:
     def deliver(ctx: Context, files: list[str] | None = None) -> str:
         """Deliver your work: a ZIP of every file in your working folder, or only of `files` (paths relative to it)."""
         row = run(ctx)
-        data = product(lambda: zip_workspace(controller.workspace(row["task_id"]), files))
+        try:
+            with controller.run_workspace(row) as workspace:
+                data = product(lambda: zip_workspace(workspace, files))
+        except OSError as error:  # a sandbox the engine cannot read
+            raise ToolError(str(error)) from None
         delivery = product(lambda: agent_ops.deliver(controller, row, event_id(), data))
         return f"delivery {delivery.id} stored: {len(delivery.files)} files, sha256 {delivery.sha256}"
 

@@ -14,8 +14,9 @@ import os
 import sys
 from pathlib import Path
 
-from agents.adapters import adapter_for
+from agents.adapters import SCRIPTED, adapter_for
 from agents.client import AgentClient, RunEnded
+from agents.loopback import UnixRelay
 from agents.metering.providers import OPERATOR_VARIABLES
 from agents.session import AgentSession
 
@@ -40,6 +41,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--controller-socket", default=None, help="the controller's agent socket (a runner in a sandbox has no network)"
     )
+    parser.add_argument(
+        "--model-socket",
+        default=None,
+        help="the run's metering proxy on the host (a runner in a sandbox has no network)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.INFO, stream=sys.stdout, format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"
@@ -58,15 +64,19 @@ def main(argv: list[str] | None = None) -> int:
         args.model,
     )
     client = AgentClient(args.controller, args.run_id, token, socket_path=args.controller_socket)
+    tools_at = args.controller
+    if args.controller_socket and args.adapter != SCRIPTED:  # an agent CLI speaks http:// only: a loopback relay
+        tools_at = UnixRelay(args.controller_socket).start().url
     session = AgentSession(
         client=client,
         workspace=args.workspace,
         model=args.model,
         pace=args.pace,
         run_id=args.run_id,
-        tool_server_url=args.controller.rstrip("/") + "/mcp/",  # where mcp_mount.PATH serves the product's tools
+        tool_server_url=tools_at.rstrip("/") + "/mcp/",  # where mcp_mount.PATH serves the product's tools
         token=token,
         model_upstream=args.model_upstream,
+        model_socket=args.model_socket,
         provider_keys=provider_keys,
         time_limit_s=args.time_limit,
     )

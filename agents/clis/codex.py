@@ -14,6 +14,8 @@ Measured with codex-cli 0.171.0:
   a server that is not up yet (a controller just restarted, under load) is
   simply missing from that call's tools, unless it is ``required``, which is
   waited for (see :data:`MCP_WAIT`);
+- its command is a node script that execs the native program of its platform package: where there is no
+  node (a sandbox), that program runs directly;
 - ``exec resume SESSION PROMPT`` continues a session (it takes no ``-C``: the
   working folder is the process's); the session id is ``thread_id`` in ``--json``.
 """
@@ -76,6 +78,7 @@ class Codex(AgentCli):
     package = "@openai/codex"
     version = "0.171.0"
     binary = "codex"
+    native = "@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"  # what bin/codex.js execs
     provider = "openai"
     # What its exec tool reports that differs between two runs of the same command (cassettes).
     volatile = (r"Chunk ID: \w+",)

@@ -170,7 +170,8 @@ class MeteringProxy:
             self._client = httpx.AsyncClient(timeout=httpx.Timeout(self.config.timeout_seconds, connect=10.0))
         return self._client
 
-    def _authorised(self, request: Request) -> bool:
+    def authorised(self, request: Request) -> bool:
+        """The request bears the run's throwaway key."""
         key = self.config.client_key
         bearer = request.headers.get("authorization", "")
         return request.headers.get("x-api-key") == key or bearer == f"Bearer {key}"
@@ -219,7 +220,7 @@ class MeteringProxy:
         )
 
     async def handle(self, request: Request) -> Response:
-        if not self._authorised(request):
+        if not self.authorised(request):
             return JSONResponse(
                 {"error": {"message": "unknown key for this metering proxy", "type": "authentication_error"}},
                 status_code=401,

@@ -212,16 +212,16 @@ class Task(TaskSummary):
     def agent_replies(self) -> list[Comment]:
         return [c for c in self.comments if c.author_kind == "agent"]
 
-    def running_run_that_saved(self, filename: str) -> Run | None:
+    def running_run_that_saved(self, filename: str | None) -> Run | None:
         """The premise of every fault: a run still running in its runner (a process, or a sandbox on its lease) that
-        has saved ``filename``."""
+        has saved ``filename`` (None: any file)."""
         return next(
             (
                 run
                 for run in self.runs
                 if run.status == "running"
                 and (run.identity.pid or run.identity.lease)
-                and any(r.tool == "write_file" and r.target == filename for r in run.receipts)
+                and any(r.tool == "write_file" and filename in (None, r.target) for r in run.receipts)
             ),
             None,
         )

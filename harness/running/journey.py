@@ -342,8 +342,9 @@ class Journey:
 
     # ---- the premise of every fault: a running run has saved the source -------------
 
-    def wait_until_saved(self, task: Task, filename: str) -> Run | None:
-        """The running run on the task that has saved ``filename``; None once the task settled without one.
+    def wait_until_saved(self, task: Task, filename: str | None) -> Run | None:
+        """The running run on the task that has saved ``filename`` (None: any file); None once the task settled
+        without one.
 
         A settled task means the agent finished (or died) before anyone could
         see the file: the premise is gone, and that is decided, not waited out.
@@ -356,17 +357,27 @@ class Journey:
                 return run
             return "settled" if current.at_rest else None
 
-        found = self.wait(saved, f"{filename} saved by a running run on task {task.id}", "source-saved")
+        what = filename or "a file"
+        found = self.wait(saved, f"{what} saved by a running run on task {task.id}", "source-saved")
         if found == "settled":
             return None
-        self.evidence.note("source saved", f"run {found.id} ({_where(found)}) saved {filename} on task {task.id}")
+        self.evidence.note("source saved", f"run {found.id} ({_where(found)}) saved {what} on task {task.id}")
         return found  # type: ignore[no-any-return]
 
     def wait_until_source_saved(self, task: Task, filename: str) -> Run:
         """Like ``wait_until_saved``, for a story that cannot go on without the premise."""
+        return self._premise_saved(task, filename)
+
+    def wait_until_revision_saved(self, task: Task) -> Run:
+        """The running run revising the task, once it has saved a file: whichever files the revision changes (the
+        scripted agent rewrites slugify.py, the replay's agents only the README: a file written with the bytes it
+        had is no change, and gets no receipt from a CLI's runner)."""
+        return self._premise_saved(task, None)
+
+    def _premise_saved(self, task: Task, filename: str | None) -> Run:
         run = self.wait_until_saved(task, filename)
         if run is None:
-            self.ended_before(self.api.task(task.id).runs[-1], f"{filename} was seen saved")
+            self.ended_before(self.api.task(task.id).runs[-1], f"{filename or 'a file'} was seen saved")
         return run  # type: ignore[return-value]
 
     def ended_before(self, run: Run, fault: str) -> NoReturn:

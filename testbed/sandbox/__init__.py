@@ -24,8 +24,12 @@ The ``container`` environment of the testbed (``python -m testbed serve
   on this machine's filesystem (the local engine, or a second engine here
   through ``DOCKER_HOST``); an engine on another machine would need that
   socket carried to it (an SSH tunnel), which this environment does not do.
-  Agent CLIs (replay profiles) also need a path to the model replay for
-  their metering proxy: not given yet, so only the scripted agent runs here.
+- **An agent CLI's metering proxy stays on the host** (:mod:`.meters`): the
+  proxy is the CLI's only way to the model and holds the real key, so it
+  runs beside the controller, one process per run, on a second socket whose
+  folder only that run's container gets. The CLIs' programs are mounted
+  read-only from ``make agents``' install; the runner inside relays a
+  loopback port to each socket for the CLI.
 - **The oracle's hardening** (read-only root, no capabilities,
   no-new-privileges, nobody, bounded pids, memory and CPU), with what a
   runner needs on top: a writable workspace volume and a larger /tmp.

@@ -17,10 +17,14 @@ import shutil
 import tarfile
 import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from agents.adapters import SCRIPTED
+from agents.install import MissingCli, agents_dir, locate
 from oracle.engine import Engine, EngineError, NotFound
 from oracle.image import CannotGrade, engine
 
@@ -28,7 +32,7 @@ from ..db import Database
 from ..failpoints import failpoint
 from ..models import RunLease
 from ..supervisor import RunnerSpec, runner_command
-from . import image, leases
+from . import image, leases, meters
 from .agent_socket import MOUNT_POINT, SOCKET_NAME, socket_folder
 
 log = logging.getLogger("testbed.sandbox")
@@ -45,6 +49,11 @@ HUNG_GRACE_S = 30.0
 LOG_LIMIT = 4 << 20
 CONTROLLER_INSIDE = "http://controller"
 """The agent API's address inside the sandbox: any host name; the socket carries it (``--controller-socket``)."""
+AGENTS_MOUNT = "/opt/agents"
+"""Where the agent CLIs' install (``make agents``) appears, read-only, inside an agent CLI run's container."""
+READ_ONLY_MOUNTS = (MOUNT_POINT, meters.MOUNT_POINT, AGENTS_MOUNT)
+"""Every bind mount a runner's container may have, each read-only: the agent socket's folder, the run's metering
+socket's folder and the agent CLIs' programs. Anything else it is given reaches beyond the controller's API."""
 
 
 class SandboxError(OSError):
@@ -56,11 +65,15 @@ def data_label(data_dir: Path) -> str:
     return hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:32]
 
 
-def hardening(data_dir: Path) -> dict[str, Any]:
+def read_only(source: Path, target: str) -> dict[str, Any]:
+    return {"Type": "bind", "Source": str(source), "Target": target, "ReadOnly": True}
+
+
+def hardening(data_dir: Path, *mounts: dict[str, Any]) -> dict[str, Any]:
     """The oracle's container hardening, with what a runner needs on top: a workspace volume, a larger /tmp it may
-    execute from (an agent's tools), and the folder of the controller's agent socket, read-only. The engine's init
-    is the container's first process, so Stop's SIGTERM reaches the runner as it would on a host (a first process
-    ignores a signal it has no handler for)."""
+    execute from (an agent's tools), the folder of the controller's agent socket, read-only, and ``mounts`` (an
+    agent CLI's: :meth:`ContainerRunners._cli_mounts`). The engine's init is the container's first process, so Stop's SIGTERM reaches
+    the runner as it would on a host (a first process ignores a signal it has no handler for)."""
     return {
         "Init": True,
         "NetworkMode": "none",
@@ -76,7 +89,8 @@ def hardening(data_dir: Path) -> dict[str, Any]:
         "Ulimits": [{"Name": "nofile", "Soft": 1024, "Hard": 1024}, {"Name": "core", "Soft": 0, "Hard": 0}],
         "Mounts": [
             {"Type": "volume", "Target": VOLUME, "VolumeOptions": {"Labels": {LABEL: "1"}}},
-            {"Type": "bind", "Source": str(socket_folder(data_dir)), "Target": MOUNT_POINT, "ReadOnly": True},
+            read_only(socket_folder(data_dir), MOUNT_POINT),
+            *mounts,
         ],
         "LogConfig": {"Type": "json-file", "Config": {"max-size": "8m", "max-file": "1"}},
     }
@@ -98,13 +112,19 @@ def workspace_tar(folder: Path) -> bytes:
     return buffer.getvalue()
 
 
+def extract(tar: bytes, staging: Path) -> Path:
+    """The sandbox's workspace (a ``get_archive`` of it) unpacked under ``staging``: regular files and folders only,
+    nothing outside."""
+    with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
+        members = [m for m in archive.getmembers() if m.isfile() or m.isdir()]
+        archive.extractall(staging, members=members, filter="data")
+    return staging / "workspace"
+
+
 def bring_back(tar: bytes, folder: Path) -> None:
-    """Replace the task's workspace with the sandbox's copy (regular files and folders only, nothing outside)."""
+    """Replace the task's workspace with the sandbox's copy."""
     with tempfile.TemporaryDirectory(prefix=".returning-", dir=folder.parent) as staging:
-        with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
-            members = [m for m in archive.getmembers() if m.isfile() or m.isdir()]
-            archive.extractall(staging, members=members, filter="data")
-        returned = Path(staging) / "workspace"
+        returned = extract(tar, Path(staging))
         shutil.rmtree(folder, ignore_errors=True)
         returned.rename(folder)
 
@@ -126,12 +146,20 @@ class ContainerRunners:
         self.label = data_label(data_dir)
         self.hung_grace_s = hung_grace_s
         self._spawned: set[str] = set()
+        self.meters = meters.Meters(data_dir)
         self._releasing = threading.Lock()  # Stop (a request) and the scheduler's monitor both release leases
 
     def spawn(self, spec: RunnerSpec) -> RunLease:
-        """Create the hardened container, copy the workspace in, start it; its lease."""
+        """Create the hardened container, copy the workspace in, start it; its lease. An agent CLI's run also gets
+        its metering proxy, started on the host, and the CLIs' programs."""
         env = [f"TESTBED_RUN_TOKEN={spec.token}", "HOME=/tmp", "LC_ALL=C.UTF-8", f"PYTHONPATH={image.CODE_ROOT}"]
-        command = runner_command(spec, WORKSPACE, f"--controller-socket={MOUNT_POINT}/{SOCKET_NAME}")
+        extra = [f"--controller-socket={MOUNT_POINT}/{SOCKET_NAME}"]
+        mounts: list[dict[str, Any]] = []
+        if spec.adapter != SCRIPTED:
+            mounts = self._cli_mounts(spec)
+            env.append(f"EVERYDAY_AGENTS_DIR={AGENTS_MOUNT}")
+            extra.append(f"--model-socket={meters.MOUNT_POINT}/{meters.SOCKET_NAME}")
+        command = runner_command(spec, WORKSPACE, *extra)
         command[command.index(f"--controller={spec.controller_url}")] = f"--controller={CONTROLLER_INSIDE}"
         config = {
             "Image": self.image.id,
@@ -140,7 +168,7 @@ class ContainerRunners:
             "Env": env,
             "WorkingDir": WORKSPACE,
             "Labels": {LABEL: "1", LABEL_INSTANCE: spec.runner_instance_id, LABEL_DATA: self.label},
-            "HostConfig": failpoint("sandbox.host-config", hardening(self.data_dir), data_dir=self.data_dir),
+            "HostConfig": failpoint("sandbox.host-config", hardening(self.data_dir, *mounts), data_dir=self.data_dir),
         }
         spec.workspace.mkdir(parents=True, exist_ok=True)
         container_id = ""
@@ -152,10 +180,20 @@ class ContainerRunners:
         except (EngineError, image.RunnerImageError) as error:
             if container_id:
                 self._remove(container_id)
+            self.meters.end(spec.run_id)
             reason = error.explanation if isinstance(error, EngineError) else error
             raise SandboxError(f"the engine did not start the runner's sandbox: {reason}") from None
         self._spawned.add(container_id)
         return RunLease(sandbox="container", sandbox_id=container_id, started_at=started, image_digest=self.image.id)
+
+    def _cli_mounts(self, spec: RunnerSpec) -> list[dict[str, Any]]:
+        """The run's metering socket folder (its proxy started now) and the CLIs' install, both read-only."""
+        try:
+            locate(spec.adapter)
+        except MissingCli as error:
+            raise SandboxError(str(error)) from None
+        socket = self.meters.start(spec)
+        return [read_only(socket, meters.MOUNT_POINT), read_only(agents_dir().resolve(), AGENTS_MOUNT)]
 
     def _create(self, config: dict[str, Any]) -> str:
         """Create the container; if its image is gone (a newer build elsewhere removed it while no container used
@@ -168,6 +206,17 @@ class ContainerRunners:
             except image.RunnerImageError:
                 self.image = image.ensure(self.client)  # the prepared image went away: this code's own
             return self.client.create({**config, "Image": self.image.id})
+
+    @contextmanager
+    def workspace_now(self, lease: RunLease) -> Iterator[Path]:
+        """A copy of the leased sandbox's workspace as it is now (what a tool acting for the run, such as
+        ``deliver``, reads), removed after use; OSError when the engine cannot give it."""
+        try:
+            tar = self.client.get_archive(lease.sandbox_id, WORKSPACE)
+        except EngineError as error:
+            raise SandboxError(f"the run's sandbox workspace could not be read: {error.explanation}") from None
+        with tempfile.TemporaryDirectory(prefix="sandbox-workspace-") as staging:
+            yield extract(tar, Path(staging))
 
     def find(self, runner_instance_id: str) -> RunLease | None:
         """The live container started for this runner instance (a controller that died before recording it)."""
@@ -235,6 +284,7 @@ class ContainerRunners:
         except EngineError as error:
             log.warning("run %s: its sandbox could not be read back: %s", run_id, error.explanation)
         gone = failpoint("sandbox.remove", self._remove)(lease.sandbox_id)
+        self.meters.end(run_id)
         if failpoint("sandbox.release", True, run_id=run_id):
             leases.released(self.db, run_id, gone=gone, workspace_returned=returned)
         log.info("run %s: sandbox released (workspace returned: %s, removed: %s)", run_id, returned, gone)

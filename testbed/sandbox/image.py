@@ -7,7 +7,10 @@ digest of that code, so a changed runner gets a new image and an unchanged
 one is reused. ``EVERYDAY_RUNNER_IMAGE`` names a prepared image instead (a
 pinned ``repository@sha256:...`` is pulled when the engine lacks it, where a
 registry is reachable). What goes in is found, not listed: the distributions
-a probe interpreter imports when it loads the runner and the scripted agent.
+a probe interpreter imports when it loads the runner, the scripted agent and
+every registered agent CLI's adapter, and the metadata that registers those
+CLIs (their entry points). The CLIs' programs are not in the image: a run of
+one gets their install read-only (``testbed.sandbox.containers``).
 """
 
 from __future__ import annotations
@@ -19,8 +22,10 @@ import subprocess
 import sys
 import tarfile
 from functools import cache
+from importlib.metadata import entry_points
 from pathlib import Path
 
+from agents.registry import ENTRY_POINT_GROUP
 from oracle.engine import Engine, EngineError, Image, NotFound
 from oracle.image import CannotGrade
 from oracle.image import resolve as resolve_oracle_image
@@ -39,7 +44,10 @@ _PROBE = """
 import importlib, pkgutil, sys, httpx
 import testbed.runner, agents.scripted
 from agents.adapters import adapter_for
+from agents.registry import registered
 adapter_for("scripted")
+for name in registered():
+    adapter_for(name)
 for info in pkgutil.iter_modules(agents.scripted.__path__):
     importlib.import_module("agents.scripted." + info.name)
 httpx.Client(transport=httpx.HTTPTransport(uds="/nonexistent")).close()
@@ -75,7 +83,15 @@ def runner_files() -> tuple[tuple[str, Path], ...]:
     for package in PROJECT_PACKAGES:
         folder = PROJECT_ROOT / package
         files += [(str(p.relative_to(PROJECT_ROOT)), p) for p in sorted(folder.rglob("*.py"))]
+    for metadata in registering_metadata():
+        files += [(str(p.relative_to(metadata.parent)), p) for p in sorted(metadata.rglob("*")) if p.is_file()]
     return tuple(files)
+
+
+def registering_metadata() -> list[Path]:
+    """The metadata folders (``*.dist-info``) whose entry points register the agent CLIs."""
+    found = {Path(str(entry.dist._path)).resolve() for entry in entry_points(group=ENTRY_POINT_GROUP) if entry.dist}  # type: ignore[attr-defined]
+    return sorted(found)
 
 
 @cache

@@ -71,13 +71,13 @@ def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
     # its driver can serve (the drain in place of the hot restart, which it promises only for its sessioned
     # adapters), its 2 replay profiles on 7 of them (not the SIGKILL restart, a crash it promises them nothing for),
     # on the hot restart (recover-controller) and on the 3 team cases; the testbed's container environment: the
-    # seed's remote set of 4 cases and Stop, scripted.
+    # seed's remote set of 4 cases on scripted and the 2 core replay profiles, and Stop, scripted.
     replayed = [
         c for c in registry.cases() if c.replay and c.story.startswith("stories.") and "graceful-drain" not in c.needs
     ]
     assert len(replayed) == 17
     team = 4 * len(TEAM_CASES) + len(TEAM_CASES)  # the testbed's scripted and paid cells, Paperclip's scripted
-    containers = 5  # the container environment's scripted cells
+    containers = 5 + 2 * 4  # the container environment's scripted cells, and its replay-codex and replay-claude
     expected = (
         4 * len(CASES + TESTBED_CASES) + 2 + 3 * (len(replayed) - 1) + 8 + 2 * 11 + team + sum(PAPERCLIP_TOO.values())
     ) + containers

@@ -23,6 +23,7 @@ PAPERCLIP_CELLS = [c.execution_id for c in BUILT_IN.cells() if c.environment.pro
 PAPERCLIP_ID = "everyday-workflows-paperclip.scripted.paperclip-local.{}"
 CONTAINER_CELLS = [c.execution_id for c in BUILT_IN.cells() if c.environment.name == "container"]
 CONTAINER_ID = "everyday-workflows-scripted.scripted.container.{}"
+CONTAINER_REPLAY_ID = "everyday-workflows-replay.replay-{}.container.{}"
 
 
 def suite_cells(name: str) -> list[str]:
@@ -75,14 +76,19 @@ def test_group_selectors_never_pull_in_paid_cells() -> None:
     ]
     assert ids(environments=["paperclip-local"]) == sorted(PAPERCLIP_CELLS)
     remote_set = ("build-revise", "create-skill-studio", "delegate-feedback", "recover-controller", "stop-redirect")
-    assert ids(environments=["container"]) == CONTAINER_CELLS == [CONTAINER_ID.format(case) for case in remote_set]
-    assert ids(cases=["build-revise"]) == [
-        *[cell for cell in PAPERCLIP_REPLAY_CELLS if cell.endswith(".build-revise")],
-        PAPERCLIP_ID.format("build-revise"),
-        *REPLAY_IDS,
-        CONTAINER_ID.format("build-revise"),
-        FREE_ID,
-    ]
+    replayed = [CONTAINER_REPLAY_ID.format(cli, case) for cli in ("claude", "codex") for case in remote_set[:4]]
+    assert ids(environments=["container"]) == CONTAINER_CELLS
+    assert CONTAINER_CELLS == sorted([*replayed, *(CONTAINER_ID.format(case) for case in remote_set)])
+    assert ids(cases=["build-revise"]) == sorted(
+        [
+            *[cell for cell in PAPERCLIP_REPLAY_CELLS if cell.endswith(".build-revise")],
+            PAPERCLIP_ID.format("build-revise"),
+            *REPLAY_IDS,
+            *(CONTAINER_REPLAY_ID.format(cli, "build-revise") for cli in ("claude", "codex")),
+            CONTAINER_ID.format("build-revise"),
+            FREE_ID,
+        ]
+    )
     scripted = [cell for cell in ids(all=True) if cell not in [*REPLAY_CELLS, *PAPERCLIP_REPLAY_CELLS]]
     assert ids(profiles=["scripted", "runner-codex"]) == scripted
     assert ids(all=True, profiles=["runner-claude", "scripted"]) == scripted
@@ -102,6 +108,7 @@ def test_repeating_a_dimension_widens_it() -> None:
             *replay_stop,
             FREE_ID,
             CONTAINER_ID.format("build-revise"),
+            *(CONTAINER_REPLAY_ID.format(cli, "build-revise") for cli in ("claude", "codex")),
             "everyday-workflows-scripted.scripted.local.stop-redirect",
             CONTAINER_ID.format("stop-redirect"),
             PAPERCLIP_ID.format("build-revise"),

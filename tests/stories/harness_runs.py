@@ -65,6 +65,20 @@ def processes_of(results: Path) -> list[psutil.Process]:
     return processes_naming(run_temp(results))
 
 
+def runner_containers() -> set[str]:
+    """Every testbed runner container on the engine DOCKER_HOST names, running or not (compare before and after a
+    run: what is new afterwards outlived it)."""
+    import docker
+
+    from testbed.sandbox.containers import LABEL
+
+    sdk = docker.from_env()
+    try:
+        return {c.id for c in sdk.containers.list(all=True, filters={"label": LABEL})}
+    finally:
+        sdk.close()
+
+
 def processes_naming(folder: Path, showing: str = "") -> list[psutil.Process]:
     """Live processes whose command line names ``folder`` (and shows ``showing``): the products started with their
     data under it. Read once: a process may end between the listing and a second read of its command line."""

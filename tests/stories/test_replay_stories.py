@@ -18,22 +18,25 @@ import pytest
 from harness.core import registry
 from harness.core.catalog import REPLAY_PROFILES
 from harness.core.verdicts import Verdict
-from tests.stories.harness_runs import attempts, harness_run, processes_of
+from tests.stories.harness_runs import attempts, harness_run, processes_of, runner_containers
 from tests.stories.story_expectations import BUILD_REVISE_CHECKS, FAULT_STORIES
 
 CELLS = [
-    ("codex", "build-revise"),
-    ("codex", "recover-controller"),
-    ("claude", "recover-controller-sigkill"),
-    ("claude", "stop-redirect"),
-    ("opencode", "delegate-feedback"),
+    ("codex", "build-revise", "local"),
+    ("codex", "recover-controller", "local"),
+    ("claude", "recover-controller-sigkill", "local"),
+    ("claude", "stop-redirect", "local"),
+    ("opencode", "delegate-feedback", "local"),
+    # In a sandbox: the CLI in its container, its metering proxy on the host across the controller's restart.
+    ("codex", "recover-controller", "container"),
 ]
 CHECKS = {"build-revise": BUILD_REVISE_CHECKS} | {case: story["checks"] for case, story in FAULT_STORIES.items()}
 
 
-@pytest.mark.parametrize(("cli", "case"), CELLS)
-def test_a_real_cli_passes_the_story_against_the_replay(cli: str, case: str, tmp_path: Path) -> None:
-    cell = f"everyday-workflows-replay.replay-{cli}.local.{case}"
+@pytest.mark.parametrize(("cli", "case", "environment"), CELLS)
+def test_a_real_cli_passes_the_story_against_the_replay(cli: str, case: str, environment: str, tmp_path: Path) -> None:
+    cell = f"everyday-workflows-replay.replay-{cli}.{environment}.{case}"
+    containers_before = runner_containers()
     done = harness_run(tmp_path, "--id", cell)
     [record] = attempts(tmp_path)
     assert done.returncode == 0 and record.verdict is Verdict.PASSED, f"{record.reason}\n{done.stdout[-2000:]}"
@@ -49,7 +52,8 @@ def test_a_real_cli_passes_the_story_against_the_replay(cli: str, case: str, tmp
     assert accounting.model_calls > 0 and surplus in ((0, 1) if case == "stop-redirect" else (0,)), accounting
     assert accounting.refused_model_calls == 0 and accounting.cost_cents == 0
     assert accounting.simulated_cost_cents and accounting.simulated_cost_cents > 0
-    assert processes_of(tmp_path) == [], "a product, runner or CLI process outlived the attempt"
+    assert processes_of(tmp_path) == [], "a product, runner, CLI or metering process outlived the attempt"
+    assert runner_containers() <= containers_before, "a runner's container outlived the attempt"
 
 
 def test_every_everyday_replay_story_and_every_cli_is_covered() -> None:
@@ -61,5 +65,5 @@ def test_every_everyday_replay_story_and_every_cli_is_covered() -> None:
         "stop-redirect",
     }
     replayed = {case.name for case in registry.cases() if case.replay and case.name in everyday}
-    assert {case for _, case in CELLS} == replayed
-    assert {cli for cli, _ in CELLS} == {profile.agent_cli for profile in REPLAY_PROFILES}
+    assert {case for _, case, _ in CELLS} == replayed
+    assert {cli for cli, _, _ in CELLS} == {profile.agent_cli for profile in REPLAY_PROFILES}

@@ -58,12 +58,6 @@ def _left(sdk: docker.DockerClient, instance: TestbedInstance) -> list[str]:
     return [c.id for c in sdk.containers.list(all=True, filters={"label": label})]
 
 
-def _sandboxes_under(sdk: docker.DockerClient, folder: Path) -> list[str]:
-    """Runner containers, running or not, whose agent socket is bound from under ``folder`` (one run's data)."""
-    found = sdk.containers.list(all=True, filters={"label": LABEL})
-    return [c.id for c in found if any(m.get("Source", "").startswith(str(folder)) for m in c.attrs["Mounts"])]
-
-
 def _runner_volumes(sdk: docker.DockerClient) -> list[str]:
     return [v.name for v in sdk.volumes.list(filters={"label": LABEL})]
 
@@ -130,7 +124,6 @@ def test_the_container_cell_passes_on_a_second_engine_and_ctrl_c_leaves_nothing_
             "the runner image was not built on DOCKER_HOST's engine"
         )
         assert remote.containers.list(all=True, filters={"label": LABEL}) == [] and _runner_volumes(remote) == []
-        assert _sandboxes_under(engine_sdk, run_temp(played)) == [], "a sandbox ran on the host's own engine"
 
         interrupted = tmp_path / "interrupted"
         temp = run_temp(interrupted)
@@ -145,7 +138,8 @@ def test_the_container_cell_passes_on_a_second_engine_and_ctrl_c_leaves_nothing_
         )
         [held] = wait_for(lambda: remote.containers.list(filters={"label": LABEL}), "a runner's container there")
         assert held.attrs["HostConfig"]["NetworkMode"] == "none"
-        assert _sandboxes_under(engine_sdk, temp) == [], "a sandbox ran on the host's own engine"
+        same_data = {"label": f"{LABEL_DATA}={held.labels[LABEL_DATA]}"}
+        assert engine_sdk.containers.list(all=True, filters=same_data) == [], "a sandbox ran on the host's own engine"
         output = ctrl_c(harness)
         assert harness.returncode == 128 + signal.SIGINT, output
         [stopped] = attempts(interrupted)

@@ -36,9 +36,14 @@ PRODUCT = ProductDeclaration(
                 "scripted.recover-controller",
                 "scripted.create-skill-studio",
                 "scripted.stop-redirect",
+                *(
+                    f"replay-{cli}.{case}"
+                    for cli in ("codex", "claude")
+                    for case in ("build-revise", "delegate-feedback", "recover-controller", "create-skill-studio")
+                ),
             ),
-            only_why="the seed's remote set and Stop, with the scripted agent (an agent CLI's metering proxy has no"
-            " path to the model replay from the sandbox yet)",
+            only_why="the seed's remote set on the scripted agent and the two core agent CLIs (each CLI's metering"
+            " proxy on the host, reached through one more socket), and Stop with the scripted agent",
             hides=("process-group-gone",),
             description="Each run's runner in its own container through the Docker engine DOCKER_HOST names: a lease"
             " for identity, the workspace in the sandbox, only the controller's agent socket for a network"

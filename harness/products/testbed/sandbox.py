@@ -18,9 +18,9 @@ from harness.products.base import InstanceError
 from harness.products.records import RunLease
 from oracle.engine import Engine, EngineError, NotFound
 from oracle.image import CannotGrade, engine
-from testbed.sandbox import image
-from testbed.sandbox.agent_socket import MOUNT_POINT, socket_folder
-from testbed.sandbox.containers import LABEL_DATA, data_label
+from testbed.sandbox import image, meters
+from testbed.sandbox.agent_socket import socket_folder
+from testbed.sandbox.containers import LABEL_DATA, READ_ONLY_MOUNTS, data_label
 
 IMAGE_LOCK = Path("/tmp/everyday-evals-runner-image.lock")
 
@@ -49,7 +49,8 @@ def containers(data_dir: Path) -> list[dict[str, Any]]:
 
 
 def remove_all(data_dir: Path) -> None:
-    """Remove every container of the instance (its runs are over) and the folder of its agent socket."""
+    """Remove every container of the instance (its runs are over), the folder of its agent socket and those of its
+    runs' metering sockets (their processes name the data folder: the instance ends them with its runners)."""
     client = _engine()
     for summary in client.containers(f"{LABEL_DATA}={data_label(data_dir)}"):
         try:
@@ -57,6 +58,7 @@ def remove_all(data_dir: Path) -> None:
         except NotFound:
             pass
     shutil.rmtree(socket_folder(data_dir), ignore_errors=True)
+    shutil.rmtree(meters.root(data_dir), ignore_errors=True)
 
 
 def lease_alive(lease: RunLease) -> bool:
@@ -73,7 +75,7 @@ def reach(lease: RunLease) -> list[str] | None:
     is gone already.
 
     Read from the engine's record of it: its network, and every mount other than its own workspace volume and the
-    socket's folder (read-only).
+    read-only folders a runner is given (the agent socket's; an agent CLI run's metering socket and CLI programs).
     """
     try:
         found = _engine().inspect(lease.sandbox_id)
@@ -86,7 +88,7 @@ def reach(lease: RunLease) -> list[str] | None:
     for mount in found.get("Mounts") or []:
         if mount.get("Type") == "volume":
             continue
-        if mount.get("Destination") == MOUNT_POINT and not mount.get("RW"):
+        if mount.get("Destination") in READ_ONLY_MOUNTS and not mount.get("RW"):
             continue
         beyond.append(f"{mount.get('Type')} mount at {mount.get('Destination')}")
     return beyond
