@@ -38,6 +38,9 @@ class Conversation(BaseModel):
     # The words that opened the session, when a later user message brought new ones (a resumed session): a product
     # that resumes its agent with the person's words as they are is known by its opening prompt (vibe-kanban's).
     opening_text: str = ""
+    # The tool results before the latest user message: what the agent read earlier in a session the product resumed
+    # (a Paperclip agent's runs on one issue share a session), by which a model knows what it already answered.
+    earlier_results: list[str] = []
 
     def step(self, per_message: bool) -> int:
         """Where the script stands: all answered calls, or (per message) those since the latest user message."""
@@ -130,6 +133,30 @@ def product_tool(short: str, tools: list[str]) -> str:
 LAST_SHA256 = re.compile(r"sha256\W+([0-9a-f]{64})")
 # ``{last:NAME}``: the value of the field NAME in the latest tool result (a request's id, a decision, a result).
 LAST_FIELD = re.compile(r"\{last:([a-z_]+)\}")
+
+
+def listed(text: str, name: str) -> list[object]:
+    """The list under ``"name"`` in a tool result (the first found; empty when there is none). A CLI may hand the
+    result back as JSON inside JSON, so every string that holds JSON is looked into too."""
+    start = min((at for at in (text.find("{"), text.find("[")) if at >= 0), default=-1)
+    try:
+        pending: list[object] = [json.JSONDecoder().raw_decode(text, start)[0]] if start >= 0 else []
+    except ValueError:
+        return []
+    while pending:
+        value = pending.pop(0)
+        if isinstance(value, dict):
+            if isinstance(value.get(name), list):
+                return list(value[name])
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+        elif isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+            try:
+                pending.append(json.loads(value))
+            except ValueError:
+                continue
+    return []
 
 
 def field(text: str, name: str, newest: bool = True) -> str:

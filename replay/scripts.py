@@ -6,7 +6,7 @@ steps are :mod:`replay.steps`, the story-aware ones :mod:`replay.stories`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from . import reference
 from .steps import Script, finish, say, shell, write
@@ -92,7 +92,12 @@ STORY_PACE_S = 2.0
 
 
 def script(
-    name: str, user_text: str = "", pace_s: float = STORY_PACE_S, first_read: str = "", opening: str = ""
+    name: str,
+    user_text: str = "",
+    pace_s: float = STORY_PACE_S,
+    first_read: str = "",
+    opening: str = "",
+    earlier: Sequence[str] = (),
 ) -> Script:
     """The named script; a conversational one is chosen from the latest user message.
 
@@ -101,13 +106,13 @@ def script(
     scales it by the environment's ``fault_window_scale``). ``first_read`` is
     the first tool result since that message (the issue a Paperclip agent
     read, where its wake prompt names the issue without its request); ``opening``
-    the words that opened a resumed session.
+    the words that opened a resumed session; ``earlier`` the tool results before that message.
     """
     if name in CONVERSATIONAL:
         variants = {**MISBEHAVING, **PROBES}
         if name in variants:
             return variants[name](user_text, pace_s)
-        return for_message(user_text, pace_s if name == "story-paced" else 0, first_read, opening)
+        return for_message(user_text, pace_s if name == "story-paced" else 0, first_read, opening, earlier)
     try:
         return SCRIPTS[name]()
     except KeyError:

@@ -83,6 +83,7 @@ def create_app(default_script: str = "build", pace_s: float = STORY_PACE_S) -> F
                 pace_s,
                 conversation.first_tool_result,
                 conversation.opening_text,
+                conversation.earlier_results,
             ),
             conversation.tools,
         )

@@ -12,9 +12,10 @@ solution, so a pass proves the adapters and the product, never a model.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from . import reference
-from .conversation import field
+from .conversation import field, listed
 from .steps import Script, Step, finish, say, shell, use, write
 
 NEW_MESSAGES = re.compile(
@@ -30,7 +31,7 @@ TEAMMATE = re.compile(
 # Paperclip's wake prompt lists the comments that woke the run: "New comments in order:", then for each
 # "N. comment <id> at <time> by user <id>" and its body on the following lines (agents' comments say "by agent").
 PAPERCLIP_COMMENT = re.compile(
-    r"^\d+\. comment \S+ at \S+ by (?P<author>user|agent)\b[^\n]*\n(?P<body>.*?)(?=\n\d+\. comment \S+ at |\n\n|\Z)",
+    r"^\d+\. comment (?P<id>\S+) at \S+ by (?P<author>user|agent)\b[^\n]*\n(?P<body>.*?)(?=\n\d+\. comment \S+ at |\n\n|\Z)",
     re.DOTALL | re.MULTILINE,
 )
 # vibe-kanban's prompt for a task attempt: its title and description, as the person typed them; a follow-up
@@ -52,6 +53,8 @@ EMAIL = re.compile(r"\ban email address\b", re.IGNORECASE)
 SKILL = re.compile(r'\bcreate a company skill\b\W*\\?"(?P<name>[^"\\\n]{3,120})\\?"', re.IGNORECASE)
 # A QA request: a test suite for the slugify tool (the slugify-tests task's brief).
 SUITE = re.compile(r"\bwrite an automated test suite\b", re.IGNORECASE)
+# Work whose every model call counts against the agent's budget (budget-stop's request).
+METERED = re.compile(r"\bmetered work\b", re.IGNORECASE)
 
 
 def wrap_up(summary: str, files: list[str] | None = None) -> list[Step]:
@@ -112,6 +115,25 @@ def test_suite(pace_s: float = 0) -> Script:
         "python3 -m unittest -v test_slugify",
         "Delivered the test suite test_slugify.py; it passes against a correct slugify.py.",
         pace_s,
+    )
+
+
+def first_step(pace_s: float = 0) -> Script:
+    """Metered work, woken in heartbeats: the first run writes the tool and reports, leaving the README, the tests
+    and the delivery to its next run (the product's hand-off or continuation wakes it for them)."""
+    told = (
+        "Metered work, so I go step by step: slugify.py is written. The README, the tests and the delivery come in"
+        " my next run."
+    )
+    return Script(
+        name="story-first-step",
+        per_message=True,
+        description="Writes the tool's source, comments on its progress, ends the run with the issue still open.",
+        steps=[
+            *paced([write("slugify.py", reference.files()["slugify.py"])], pace_s),
+            use("comment", body=told),
+            finish(told),
+        ],
     )
 
 
@@ -249,19 +271,30 @@ def latest_user_message(user_text: str, opening: str = "") -> str:
     return ""
 
 
-def for_message(user_text: str, pace_s: float = 0, first_read: str = "", opening: str = "") -> Script:
+def for_message(
+    user_text: str, pace_s: float = 0, first_read: str = "", opening: str = "", earlier: Sequence[str] = ()
+) -> Script:
     """The script a competent agent would follow for this briefing or these new messages.
 
     ``pace_s`` pauses after each file written, like the scripted agent's pace,
     so a story's fault (a late message, Stop, a restart) lands mid-work.
     ``first_read`` is what the agent read first since then (see ``from_issue``);
-    ``opening`` the words that opened a resumed session.
+    ``opening`` the words that opened a resumed session; ``earlier`` the tool
+    results before these messages: a message the agent already took in from
+    its issue earlier in the session (and so answered) is not answered again.
     """
     latest = latest_user_message(user_text, opening)
-    if latest and (nonce := NONCE.search(latest)):
-        return reply(nonce.group("nonce"))
+    if latest and _answered_before(user_text, earlier):
+        told = "I already answered that comment in my previous run; nothing is left for me to do."
+        return Script(
+            name="story-answered-before",
+            per_message=True,
+            description="Woken with a comment it already took in from its issue and answered: it sets the issue"
+            " done again (the comment's wake reopened it) and ends its turn.",
+            steps=[use("set_status", status="done"), finish(told)],
+        )
     if latest:
-        return revise(latest, pace_s)
+        return answer(latest, pace_s)
     task = TASK.search(user_text) or VIBE_KANBAN_TASK.search(user_text)
     if task is None and PAPERCLIP_WAKE.search(user_text):
         return from_issue(first_read, pace_s)
@@ -269,11 +302,25 @@ def for_message(user_text: str, pace_s: float = 0, first_read: str = "", opening
     return for_request(title, body, pace_s, teammates_listed="Your teammates:" in user_text)
 
 
+def answer(message: str, pace_s: float) -> Script:
+    """What the user's newest message asks: the short reply with its nonce, else a revision."""
+    if nonce := NONCE.search(message):
+        return reply(nonce.group("nonce"))
+    return revise(message, pace_s)
+
+
 def from_issue(issue: str, pace_s: float) -> Script:
     """Paperclip's wake names the issue, not its request: read it first (``read_task``), then do what it asks.
 
     ``issue`` is that read's result (empty before it). An issue already done
-    (a lead woken again after it reported) leaves nothing to do.
+    (a lead woken again after it reported) leaves nothing to do. The read
+    also hands over the user's comments no run of the agent answered yet
+    (``new_messages``: a comment left while the agent was paused, or while a
+    run was cut short), which a run woken for the issue alone takes in as a
+    model would: its newest one is answered (a nonce gets its reply; a build
+    is built as revised), except by a lead that hands the work on. Metered
+    work is done over two runs: the first writes the tool and says so (the
+    agent has not commented yet), the next one builds the rest.
     """
     read = use("read_task")
     if not issue:
@@ -295,7 +342,32 @@ def from_issue(issue: str, pace_s: float) -> Script:
         field(issue, "body", newest=False),
     )  # the issue's, not a comment's
     chosen = for_request(title, body, pace_s, teammates_listed=True)
+    said = new_comments(issue)
+    if said and (chosen.name == "story-build" or NONCE.search(said[-1])):
+        chosen = answer(said[-1], pace_s)
+    elif chosen.name == "story-build" and METERED.search(body) and not _has_spoken(issue):
+        chosen = first_step(pace_s)
     return chosen.model_copy(update={"steps": [read, *chosen.steps]})
+
+
+def new_comments(read: str) -> list[str]:
+    """The user's comments a read of the issue handed over as new (``new_messages``), oldest first."""
+    return [str(m["text"]) for m in listed(read, "new_messages") if isinstance(m, dict) and m.get("text")]
+
+
+def _answered_before(user_text: str, earlier: Sequence[str]) -> bool:
+    """Paperclip woke the agent with a comment (by id) that a read of its issue already handed it in this session."""
+    if "New comments in order:" not in user_text:
+        return False
+    woken = list(PAPERCLIP_COMMENT.finditer(user_text.split("New comments in order:", 1)[1]))
+    newest = next((m.group("id") for m in reversed(woken) if m.group("author") == "user"), None)
+    read = {str(m.get("id")) for result in earlier for m in listed(result, "new_messages") if isinstance(m, dict)}
+    return newest is not None and newest in read
+
+
+def _has_spoken(issue: str) -> bool:
+    """The issue's thread holds a comment that is not the user's (the agent reported on it before)."""
+    return any(isinstance(c, dict) and c.get("author_kind") == "agent" for c in listed(issue, "comments"))
 
 
 def for_request(title: str, body: str, pace_s: float, teammates_listed: bool) -> Script:

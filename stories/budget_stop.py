@@ -5,7 +5,9 @@ When the lead's spend reaches its budget the product must pause it: the run
 that was going ends as paused for budget, the cost page shows the pause,
 and no model call is made and no run starts while the lead stays paused.
 The person raises the budget on the cost page; the work must go on and
-deliver a ZIP the oracle passes.
+deliver a ZIP the oracle passes. A product that learns a CLI agent's spend
+only when its run ends pauses the agent between runs: the metered work then
+takes the replay two runs, so that work is left when the budget runs out.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
 CASE = Case(
     name="budget-stop",
     needs=("budget-pause",),
-    replay=False,
     scripted_deadline_s=120,
     description="The lead's budget runs out mid-build: paused, shown, no call while paused; raised, the work finishes.",
 )

@@ -15,7 +15,6 @@ from stories.hire_approval import ROLE, TEAMMATE
 CASE = Case(
     name="hire-rejected",
     needs=("hire-approval",),
-    replay=False,  # no agent works in this story
     scripted_deadline_s=60,
     description="A hire waits in Approvals; the person rejects it in the browser; no agent is created.",
 )

@@ -29,6 +29,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from ..issued_secrets import LEDGER_NAME, record_run_token
+from ..receipts import read_detail
 from ..workspace import DeliveryError, zip_workspace
 from ..workspace_watch import WorkspaceWatch
 from .runner import RECEIPTS_FOLDER, PaperclipAgentClient
@@ -106,6 +107,7 @@ def create_server(client: StderrReceipts, workspace: Path) -> MCPServer:
         fresh = product(client.inbox)
         view = product(lambda: client.read_task(own))
         view["new_messages"] = [{"id": m["id"], "text": m["body"]} for m in fresh]
+        client.receipt("read_task", f"issue {own}", detail=read_detail([m["id"] for m in fresh]))
         return json.dumps(view, indent=1)
 
     @server.tool(structured_output=False)

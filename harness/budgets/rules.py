@@ -28,22 +28,35 @@ def never_paused(agent: Agent, budget_cents: int) -> CheckRecord:
     return CheckRecord(id=RUN_PAUSED, passed=False, detail=detail)
 
 
-def run_paused(run: Run, agent: Agent) -> CheckRecord:
-    """The run that was going when the budget ran out ended as paused for budget, and the agent is paused."""
+def run_paused(run: Run | None, agent: Agent, spent_by: Run | None = None) -> CheckRecord:
+    """The run that was going when the budget ran out ended as paused for budget, and the agent is paused.
+
+    ``run`` is None where none was going: a product that learns a run's spend only when the run ends pauses the
+    agent between runs (``spent_by``: the newest run by then, ended on its own); the agent must be paused."""
     problems = []
-    if run.active or run.error_code != BUDGET_PAUSED:
+    if run is not None and (run.active or run.error_code != BUDGET_PAUSED):
         problems.append(f"run {run.id} is {run.status} ({run.error_code or 'no error code'}), not {BUDGET_PAUSED}")
     if not agent.paused_for_budget:
         problems.append(f"{agent.name} is not paused for budget")
-    ok = f"run {run.id} ended {run.status} ({run.error_code}); {agent.name} is paused for budget"
+    ended = "no run was going" + (f" (the newest, run {spent_by.id}, had ended {spent_by.status})" if spent_by else "")
+    going = f"run {run.id} ended {run.status} ({run.error_code})" if run is not None else ended
+    ok = f"{going}; {agent.name} is paused for budget"
     return CheckRecord(id=RUN_PAUSED, passed=not problems, detail="; ".join(problems) or ok)
 
 
-def no_call_while_paused(calls_at_pause: int, agent: Agent, runs_since: Sequence[Run]) -> CheckRecord:
-    """From the pause until the raise, the agent made no model call and no run of it started."""
+def no_call_while_paused(
+    calls_at_pause: int, agent: Agent, runs_since: Sequence[Run], served_since: int = 0
+) -> CheckRecord:
+    """From the pause until the raise, the agent made no model call and no run of it started.
+
+    Calls are counted twice: on the product's record, and (``served_since``) by the harness's model server itself,
+    which answers every call a CLI agent makes (a product that records a run's spend only when it ends keeps no
+    count of its calls)."""
     problems = []
     if agent.spend.calls != calls_at_pause:
         problems.append(f"{agent.spend.calls - calls_at_pause} model call(s) after the pause")
+    if served_since:
+        problems.append(f"the model server answered {served_since} call(s) after the pause")
     if runs_since:
         problems.append(f"run(s) {', '.join(str(r.id) for r in runs_since)} started while paused")
     ok = f"{agent.name} made no call after the pause ({calls_at_pause} in all) and no run started"

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from harness.budgets import rules
 from harness.products.base import BudgetsDriver, CostPageView
-from harness.products.records import Agent, RecordId, Run, Task
+from harness.products.records import BUDGET_PAUSED, Agent, RecordId, Run, Task
 from harness.running.journey import Journey
 
 T = TypeVar("T")
@@ -31,9 +31,11 @@ LATE = "late"
 class Pause(BaseModel):
     """What the person knows the moment the product paused the agent: the run that was going, and the count."""
 
-    run_id: RecordId
+    run_id: RecordId | None  # None: no run was going (the product learned the spend as a run ended)
+    spent_by: RecordId  # the newest run by then
     calls: int
     runs_before: frozenset[str]
+    served: int = 0  # model calls the harness's model server had answered by then (none without one)
 
 
 class Wallet:
@@ -92,8 +94,20 @@ class Wallet:
             agent = self._now()
             self.journey.fail_check(rules.RUN_PAUSED, rules.never_paused(agent, self.budget_cents).detail)
         runs = self.journey.api.task(task.id).runs
-        pause = Pause(run_id=runs[-1].id, calls=found.spend.calls, runs_before=frozenset(str(r.id) for r in runs))
-        self.journey.evidence.note("paused", f"{self.agent.name} after {pause.calls} call(s), run {pause.run_id}")
+        # A product that records a CLI agent's spend only once its run ends (its runs' spend does not count their
+        # calls) pauses between runs: then the newest run, ended on its own, was not going when the budget ran out.
+        last = runs[-1]
+        per_run = self.journey.cell.profile.model_server != "none" and not self.journey.driver.meters_model_calls
+        going = last.active or last.error_code == BUDGET_PAUSED or not per_run
+        pause = Pause(
+            run_id=last.id if going else None,
+            spent_by=last.id,
+            calls=found.spend.calls,
+            runs_before=frozenset(str(r.id) for r in runs),
+            served=self._served(),
+        )
+        when = f"run {pause.run_id}" if pause.run_id is not None else f"after run {pause.spent_by} ended"
+        self.journey.evidence.note("paused", f"{self.agent.name} after {pause.calls} call(s), {when}")
         self.journey.screenshot("agent paused")
         return pause
 
@@ -101,20 +115,26 @@ class Wallet:
         """Once the run that was going ended (it gets the shown budget), the cost page shows the pause, no call
         was made and no run started since, and the run is recorded as paused for budget."""
 
-        def run_over() -> Run | None:
-            run = self._run(task, pause.run_id)
-            return None if run.active else run
+        if (going_id := pause.run_id) is not None:
 
-        self._within_shown(run_over, f"run {pause.run_id} to end after the pause")
-        self.journey.excuse_interruption(self._run(task, pause.run_id))
+            def run_over() -> Run | None:
+                run = self._run(task, going_id)
+                return None if run.active else run
+
+            self._within_shown(run_over, f"run {going_id} to end after the pause")
+            self.journey.excuse_interruption(self._run(task, going_id))
         with self._on_page(rules.COST_PAGE_SHOWS_PAUSE, f"reading {self.agent.name}'s row on the cost page"):
             shown = self._page().open().agent(self.agent.name)
         self.journey.require(rules.cost_page_shows(shown, self.budget_cents), "cost page")
         agent = self._now()
         records = self.journey.evidence.snapshot("task-while-paused", self.journey.api.task(task.id))
         since = [r for r in self.journey.api.task(task.id).runs if str(r.id) not in pause.runs_before]
-        self.journey.require(rules.no_call_while_paused(pause.calls, agent, since), "no call while paused", records)
-        self.journey.require(rules.run_paused(self._run(task, pause.run_id), agent), "run paused", records)
+        served = self._served() - pause.served
+        self.journey.require(
+            rules.no_call_while_paused(pause.calls, agent, since, served), "no call while paused", records
+        )
+        going = self._run(task, going_id) if going_id is not None else None
+        self.journey.require(rules.run_paused(going, agent, self._run(task, pause.spent_by)), "run paused", records)
 
     def raise_budget(self, task: Task, cents: int, pause: Pause) -> None:
         """Raise the budget on the cost page; the agent must be resumed and a run take the work up again."""
@@ -131,6 +151,10 @@ class Wallet:
 
         started = self._within_shown(new_run, "a run after the raise")
         self.journey.require(rules.resumed(self._now(), started, cents), "resumed")
+
+    def _served(self) -> int:
+        server = self.journey.model_server
+        return server.model_calls() if server is not None else 0
 
     def _run(self, task: Task, run_id: RecordId) -> Run:
         return next(r for r in self.journey.api.task(task.id).runs if r.id == run_id)

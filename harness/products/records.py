@@ -188,11 +188,14 @@ class Task(TaskSummary):
     children: list[TaskSummary]
     active_run_id: RecordId | None
     unconsumed_user_messages: int
+    owed_runs: int = Field(
+        0, description="runs the product has asked for on the task and not yet started (a wake it queued or deferred)"
+    )
 
     @property
     def settled(self) -> bool:
         """Nothing running, nothing queued, no message waiting for the agent."""
-        return self.active_run_id is None and self.unconsumed_user_messages == 0
+        return self.active_run_id is None and self.unconsumed_user_messages == 0 and not self.owed_runs
 
     @property
     def at_rest(self) -> bool:

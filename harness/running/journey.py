@@ -470,7 +470,8 @@ class Journey:
             self.unmet(
                 "task-settled",
                 f"task {task.id} is {current.status} with nothing running, but "
-                f"{current.unconsumed_user_messages} message(s) still count as unread after {SETTLE_S:.0f} s",
+                f"{current.unconsumed_user_messages} message(s) still count as unread and {current.owed_runs} run(s)"
+                f" are owed after {SETTLE_S:.0f} s",
             )
         with self.expecting("page-shows-status", f"the page of task {task.id} showing {current.status}"):
             self.current_page().wait_until_status(current.status, timeout=self.shown_budget())

@@ -23,14 +23,17 @@ class ChatRequest(ModelRequest):
 
 def conversation(request: ChatRequest, request_chars: int) -> Conversation:
     results, since, last_result, first_result = 0, 0, "", ""
+    seen: list[str] = []  # every tool result, in order
+    earlier = 0  # how many of them came before the latest user message
     for message in request.messages:
         if message.get("role") == "tool":
             content = message.get("content")
             last_result = content if isinstance(content, str) else text_of(content)
             first_result = first_result if since else last_result
             results, since = results + 1, since + 1
+            seen.append(last_result)
         elif message.get("role") == "user" and text_of(message.get("content")):
-            since, first_result = 0, ""
+            since, first_result, earlier = 0, "", len(seen)
     return Conversation(
         tools=[tool.get("function", {}).get("name", "") for tool in request.tools],
         tool_calls_answered=results,
@@ -39,6 +42,7 @@ def conversation(request: ChatRequest, request_chars: int) -> Conversation:
         answered_since_user_text=since,
         last_tool_result=last_result,
         first_tool_result=first_result,
+        earlier_results=seen[:earlier],
     )
 
 

@@ -30,6 +30,8 @@ def conversation(request: MessagesRequest, request_chars: int) -> Conversation:
     """The conversation so far; a user message's words are read without Claude Code's reminders beside them."""
     results, since, last_result, first_result, user_text = 0, 0, "", "", ""
     said: list[str] = []  # each user message's words, in order
+    seen: list[str] = []  # every tool result, in order
+    earlier = 0  # how many of them came before the latest user message
     for message in request.messages:
         if message.get("role") != "user":
             continue
@@ -39,9 +41,10 @@ def conversation(request: MessagesRequest, request_chars: int) -> Conversation:
             first_result = first_result if since else texts[0]
             results, since = results + len(answered), since + len(answered)
             last_result = texts[-1]
+            seen += texts
         elif text := without_reminders(text_of(message.get("content"))):
             said.append(text)
-            since, user_text, first_result = 0, text, ""
+            since, user_text, first_result, earlier = 0, text, "", len(seen)
     return Conversation(
         tools=[tool.get("name", "") for tool in request.tools],
         tool_calls_answered=results,
@@ -51,6 +54,7 @@ def conversation(request: MessagesRequest, request_chars: int) -> Conversation:
         last_tool_result=last_result,
         first_tool_result=first_result,
         opening_text=said[0] if len(said) > 1 else "",
+        earlier_results=seen[:earlier],
     )
 
 

@@ -40,14 +40,17 @@ def conversation(request: ResponsesRequest, request_chars: int) -> Conversation:
         if item.get("type") in ("function_call", "custom_tool_call", "local_shell_call")
     }
     results, since, last_result, first_result = 0, 0, "", ""
+    seen: list[str] = []  # every tool result, in order
+    earlier = 0  # how many of them came before the latest user message
     for item in items:
         if item.get("type") in ("function_call_output", "custom_tool_call_output") and item.get("call_id") in calls:
             output = item.get("output")
             last_result = output if isinstance(output, str) else text_of(output, ("input_text", "output_text", "text"))
             first_result = first_result if since else last_result
             results, since = results + 1, since + 1
+            seen.append(last_result)
         elif item.get("role") == "user" and item.get("type", "message") == "message" and text_of(item.get("content")):
-            since, first_result = 0, ""
+            since, first_result, earlier = 0, "", len(seen)
     return Conversation(
         tools=tool_names(request.tools),
         tool_calls_answered=results,
@@ -56,6 +59,7 @@ def conversation(request: ResponsesRequest, request_chars: int) -> Conversation:
         answered_since_user_text=since,
         last_tool_result=last_result,
         first_tool_result=first_result,
+        earlier_results=seen[:earlier],
     )
 
 

@@ -29,8 +29,8 @@ CASES = [
     "service-decline",
 ]
 # On the testbed (its driver wires decisions on connections and email, provider questions, the hire form
-# the skill library, routines and budget pauses): paid, scripted and replay. The provider cases and budget-stop
-# have no replay cell yet. Those of them Paperclip's driver also serves are in PAPERCLIP_TOO.
+# the skill library, routines and budget pauses): paid, scripted and replay. The provider cases have no replay script,
+# and budget-stop no testbed replay cell yet. Those of them Paperclip's driver also serves are in PAPERCLIP_TOO.
 TESTBED_CASES = [
     "connection-decline",
     "agentmail-setup",
@@ -42,11 +42,11 @@ TESTBED_CASES = [
     "routine-run",
     "budget-stop",
 ]
-# On both products, scripted (and paid on the testbed), with no replay script: the company's own everyday
-# features, whose stories judge the product's controls rather than a model.
+# On both products, scripted (and paid on the testbed) and replay: the company's own everyday features, whose
+# stories judge the product's controls rather than a model.
 TEAM_CASES = ["hire-approval", "hire-rejected", "agent-controls"]
 # Of TESTBED_CASES, those Paperclip serves as well, with its cells there: scripted and its 2 replay profiles.
-PAPERCLIP_TOO = {"routine-run": 3, "budget-stop": 1, "hire-reuse": 3, "create-skill-studio": 3}
+PAPERCLIP_TOO = {"routine-run": 3, "budget-stop": 1, "hire-reuse": 3, "create-skill-studio": 3}  # budget-stop: no replay cell
 
 
 def cell(execution_id: str) -> Cell:
@@ -67,19 +67,19 @@ def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
     assert all_ids == sorted(all_ids)
     ids = [c.execution_id for c in registry.catalog().cells() if built_in(c)]
     # The testbed: 3 paid profiles + scripted on every case, runner-opencode on delegation and hiring only, 3 replay
-    # profiles on the 15 cases the replay scripts; Paperclip: scripted on the 8 cases its driver can serve (the
-    # drain in place of the hot restart, which it promises only for its sessioned adapters), its 2 replay profiles
-    # on 7 of them (not the SIGKILL restart, a crash it promises them nothing for) and on the hot restart
-    # (recover-controller), and on hire-approval, not on agent-controls (not wired yet); the testbed's container
-    # environment: the seed's remote set of 4 cases on scripted and the 2 core replay profiles, and Stop, scripted.
+    # profiles on the 17 cases the replay scripts but budget-stop (not wired yet); Paperclip: scripted on the 8 cases
+    # its driver can serve (the drain in place of the hot restart, which it promises only for its sessioned
+    # adapters), its 2 replay profiles on 7 of them (not the SIGKILL restart, a crash it promises them nothing for),
+    # on the hot restart (recover-controller) and on the 3 team cases; the testbed's container environment: the
+    # seed's remote set of 4 cases on scripted and the 2 core replay profiles, and Stop, scripted.
     replayed = [
         c for c in registry.cases() if c.replay and c.story.startswith("stories.") and "graceful-drain" not in c.needs
     ]
-    assert len(replayed) == 15
+    assert len(replayed) == 17
     team = 4 * len(TEAM_CASES) + len(TEAM_CASES)  # the testbed's scripted and paid cells, Paperclip's scripted
     containers = 5 + 2 * 4  # the container environment's scripted cells, and its replay-codex and replay-claude
     expected = (
-        4 * len(CASES + TESTBED_CASES) + 2 + 3 * len(replayed) + 8 + 2 * 9 + team + sum(PAPERCLIP_TOO.values())
+        4 * len(CASES + TESTBED_CASES) + 2 + 3 * (len(replayed) - 1) + 8 + 2 * 11 + team + sum(PAPERCLIP_TOO.values())
     ) + containers
     assert len(ids) == len(set(ids)) == expected
     for c in registry.catalog().cells():

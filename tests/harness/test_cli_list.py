@@ -146,11 +146,12 @@ def test_installed_entry_point_is_harness_cli_main() -> None:
     assert done.stdout.splitlines() == FREE_CELLS
 
 
-def test_not_applicable_says_why_paperclip_has_no_replay_cell_for_agent_controls(
+def test_not_applicable_says_why_paperclip_has_no_replay_codex_cell_for_budget_stop(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     status, lines, _ = run(capsys, "--environment", "paperclip-local", "--profile", "replay-codex", "--not-applicable")
     reasons = dict(line.split("  not applicable: ", 1) for line in lines)
-    reason = reasons["everyday-workflows-paperclip-replay.replay-codex.paperclip-local.agent-controls"]
-    assert status == 0 and reason.startswith("not yet on Paperclip: ") and "wakes no run" in reason
-    assert "everyday-workflows-paperclip-replay.replay-codex.paperclip-local.hire-approval" not in reasons
+    reason = reasons["everyday-workflows-paperclip-replay.replay-codex.paperclip-local.budget-stop"]
+    assert status == 0 and reason.startswith("Paperclip does not promise it: ") and "codex_local" in reason
+    for case in ("agent-controls", "hire-approval", "hire-rejected"):
+        assert f"everyday-workflows-paperclip-replay.replay-codex.paperclip-local.{case}" not in reasons

@@ -209,9 +209,16 @@ def test_the_story_script_reads_the_users_latest_comment_from_paperclips_wake_pr
     assert script("story", "You are agent Avery in Paperclip. Work on your assigned issue.").name == "story-build"
 
 
-def _issue_read(body: str, status: str = "todo", escaped: bool = False) -> str:
+def _issue_read(body: str, status: str = "todo", escaped: bool = False, new: tuple[str, ...] = ()) -> str:
     """What the tool server's read_task answers for an issue (as Claude hands it back; codex nests it in JSON)."""
-    view = {"id": "i-1", "title": "Build it", "body": body, "status": status, "comments": [{"body": "an old note"}]}
+    view = {
+        "id": "i-1",
+        "title": "Build it",
+        "body": body,
+        "status": status,
+        "comments": [{"body": "an old note"}, *({"body": text} for text in new)],
+        "new_messages": [{"id": f"c-{n}", "text": text} for n, text in enumerate(new)],
+    }
     text = json.dumps(view, indent=1)
     return json.dumps({"content": [{"type": "text", "text": text}]}) if escaped else text
 
@@ -232,6 +239,44 @@ def test_woken_by_paperclip_without_the_request_the_story_script_reads_the_issue
         assert child.arguments["assignee_name"] == "Blake" and "slugify.py" in child.arguments["body"]
     done = script("story", wake, first_read=_issue_read(delegation_task("Blake"), status="done"))
     assert done.name == "story-nothing-left" and done.turn_after(1).action is None
+
+
+def test_woken_for_the_issue_alone_the_story_script_takes_in_the_new_comments_its_read_returns():
+    """A comment left while the agent was paused (or its run cut short) comes with the read, not the wake."""
+    from oracle.tasks.slugify.contract import BUILD_TASK, REVISION_SEPARATOR, delegation_task, nonce_request
+
+    wake = _paperclip_wake(("agent a-1", "Delivered."))
+    for escaped in (False, True):
+        read = _issue_read(BUILD_TASK, escaped=escaped, new=("an aside", REVISION_SEPARATOR))
+        revised = script("story", wake, first_read=read)
+        assert revised.name == "story-revise" and revised.steps[0].tool == "read_task"
+        assert "--separator" in revised.turn_after(1).text
+    replied = script("story", wake, first_read=_issue_read(BUILD_TASK, new=(nonce_request("N1A2B3C4D5"),)))
+    assert replied.name == "story-reply" and "N1A2B3C4D5" in replied.steps[1].arguments["body"]
+    handed_on = script("story", wake, first_read=_issue_read(delegation_task("Blake"), new=(REVISION_SEPARATOR,)))
+    assert handed_on.name == "story-delegate"
+    # Paperclip's own run for a comment that a read already handed over (and that run answered) finds nothing left.
+    woken = _paperclip_wake(("user local-board", REVISION_SEPARATOR))  # its comment's id is c-1
+    read = _issue_read(BUILD_TASK, escaped=True, new=("an aside", REVISION_SEPARATOR))  # ids c-0, c-1
+    answered = script("story", woken, earlier=[read])
+    assert answered.name == "story-answered-before" and answered.steps[0].arguments == {"status": "done"}
+    assert script("story", woken, earlier=[_issue_read(BUILD_TASK, new=("an aside",))]).name == "story-revise"
+    assert script("story", woken).name == "story-revise"
+
+
+def test_metered_work_on_paperclip_takes_two_runs_the_first_writes_the_tool_and_leaves_the_issue_open():
+    from oracle.tasks.slugify.contract import BUILD_TASK
+
+    wake = _paperclip_wake(("agent a-1", "Delivered."))
+    metered = f"{BUILD_TASK}\n\nThis is metered work: every model call counts against your budget."
+    first = script("story", wake, first_read=_issue_read(metered))
+    assert first.name == "story-first-step"
+    assert [s.kind for s in first.steps] == ["tool", "write", "tool", "finish"] and first.steps[1].path == "slugify.py"
+    assert not {"deliver", "set_status"} & {s.tool for s in first.steps}
+    spoken = json.loads(_issue_read(metered))
+    spoken["comments"].append({"author_kind": "agent", "body": first.steps[2].arguments["body"]})
+    assert script("story", wake, first_read=json.dumps(spoken)).name == "story-build"
+    assert script("story", wake, first_read=_issue_read(BUILD_TASK)).name == "story-build"
 
 
 def test_product_tools_are_called_by_each_clis_own_name_for_them():

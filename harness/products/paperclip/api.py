@@ -107,6 +107,9 @@ WAKE_CAUSES: dict[str, RunCause] = {
     "process_lost_retry": "recovery",
     "retry_failed_run": "recovery",
 }
+# A wake Paperclip holds back until the issue's running run ends, then starts a run for (routes/issues.js:
+# ISSUE_WAKE_DIAGNOSTIC_KNOWN_STATUSES; heartbeat.js: releaseIssueExecutionAndPromote).
+DEFERRED_WAKE = "deferred_issue_execution"
 # An agent's standing in the harness's words; Paperclip's idle, running and error agents all take work.
 AGENT_STATUSES: dict[str, AgentStatus] = {
     "paused": "paused",
@@ -175,6 +178,7 @@ class PaperclipApi(PaperclipApps, PaperclipRoutines):
         self._final_receipts: dict[str, list[dict[str, Any]]] = {}
         self._service_urls: dict[str, str] = {}  # an app's URL, until its connection is added (see .apps)
         self._interaction_issues: dict[str, str] = {}  # a card's issue, as last read (its routes name both)
+        self._agent_ids: set[str] = set()  # every agent the company's list has shown (see _raw_agents)
 
     def close(self) -> None:
         self.http.close()
@@ -197,7 +201,12 @@ class PaperclipApi(PaperclipApps, PaperclipRoutines):
         return Company(name=raw["name"], budget_cents=raw["budgetMonthlyCents"], spend_cents=raw["spentMonthlyCents"])
 
     def _raw_agents(self) -> list[dict[str, Any]]:
-        return self._json("GET", f"/api/companies/{self.company_id}/agents")  # type: ignore[no-any-return]
+        """The company's agents, the terminated ones included: its list leaves those out (services/agents.js
+        ``list``, without ``includeTerminated``), and each stays readable by its id, as a terminated agent is kept."""
+        listed: list[dict[str, Any]] = self._json("GET", f"/api/companies/{self.company_id}/agents")
+        self._agent_ids.update(agent["id"] for agent in listed)
+        gone = sorted(self._agent_ids - {agent["id"] for agent in listed})
+        return [*listed, *(self._json("GET", f"/api/agents/{agent_id}") for agent_id in gone)]
 
     def agents(self) -> list[Agent]:
         calls = self._reported_calls()
@@ -275,6 +284,10 @@ class PaperclipApi(PaperclipApps, PaperclipRoutines):
         ]
         active = next((r.id for r in runs if r.active), None)
         unconsumed = sum(1 for c in comments if c.author_kind == "user" and c.consumed_by_run_id is None)
+        # A wake Paperclip deferred for the issue is a run it owes (a comment's own run once the running one ends: a
+        # new run boundary); read from its wake diagnostics, it keeps the task unsettled between the two runs.
+        events = self._json("GET", f"/api/issues/{task_id}/diagnostics/wakes").get("events") or []
+        owed = sum(1 for e in events if e.get("kind") == "wake_request" and e.get("status") == DEFERRED_WAKE)
         return Task(
             **self._summary(raw, names).model_dump(),
             body=markdown_text(raw.get("description") or ""),
@@ -284,6 +297,7 @@ class PaperclipApi(PaperclipApps, PaperclipRoutines):
             children=children,
             active_run_id=active,
             unconsumed_user_messages=unconsumed,
+            owed_runs=owed,
         )
 
     def _run_detail(self, run_id: str, status: str) -> dict[str, Any]:

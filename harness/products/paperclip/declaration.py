@@ -71,12 +71,20 @@ PRODUCT = ProductDeclaration(
             " only its periodic reaper, five minutes after the run's last update, ends it (hot-restart-preserves-runs"
             " is held on recover-controller)",
         ),
-        "replay-*.agent-controls": NoCell(
+        "replay-codex.budget-stop": NoCell(
+            kind="not-promised",
+            why="its budgets stop an agent on the cost its runs report (budget-hard-stop-pauses-agent), and its"
+            " codex_local adapter reports none: every run's usage is recorded 'unpriced' at 0 cents"
+            " (adapter-codex-local execute.js: costUsd null), so no budget ever stops a codex_local agent",
+        ),
+        "replay-claude.budget-stop": NoCell(
             kind="not-yet",
-            why="the requirement left while the agent is paused wakes no run, and the hand-off run Resume starts is"
-            " woken for the issue alone; the replay's script builds from the issue's request and ignores the new"
-            " comments its read of the issue returns, so the cell would judge the replay's script, not Paperclip's"
-            " controls",
+            why="claude_local reports a run's cost only as the run ends, so its budget pauses the agent between runs"
+            " (budget-hard-stop-pauses-agent); for work to be left then, the replay's first run must end without the"
+            " disposition its execution contract asks for, and the success hand-off it then queues, cancelled by the"
+            " pause as agent_not_invokable, leaves the issue blocked by its stranded-issue recovery, which Raise budget"
+            " & resume does not undo (measured 2026-12-05): that verdict would judge our agent's broken contract as"
+            " much as Paperclip's budget",
         ),
         "scripted.recover-controller": NoCell(
             kind="not-promised",

@@ -1,4 +1,4 @@
-"""What Paperclip documents about runs, restarts and comments: the promises our stories hold it to, with sources.
+"""What Paperclip documents about runs, restarts, comments and budgets: the promises our stories hold it to, with sources.
 
 A verdict about a product we did not write is a claim about its code, so a
 story holds Paperclip only to what Paperclip itself says it does. Each
@@ -78,7 +78,24 @@ PAUSE_CANCELS = Promise(
     '"Cannot assign work to terminated agents"',
 )
 
-PROMISES: tuple[Promise, ...] = (HOT_RESTART, SIGTERM_DRAIN, COMMENT_WAKE, PAUSE_CANCELS)
+BUDGET_HARD_STOP = Promise(
+    id="budget-hard-stop-pauses-agent",
+    statement="an agent's monthly budget is a hard stop over the cost its runs report (\"When they hit the limit, "
+    "they stop\"): the cost event that brings the agent's billed cents to its budget pauses the agent "
+    "(pauseReason budget) and cancels its active runs and pending wakes ('Cancelled due to budget pause'), no run of "
+    "it starts while the hard stop stands, and Raise budget & resume lifts the pause. A local CLI adapter reports a "
+    "run's cost once the run ends (claude_local: Claude Code's total_cost_usd), so its pause comes between runs; "
+    "codex_local reports none (costUsd null, its usage 'unpriced'), so no budget stops a codex_local agent",
+    source='paperclipai/README.md: "Monthly budgets per agent. When they hit the limit, they stop.", "Overspend '
+    f'pauses agents and cancels queued work automatically"; {SERVER}/services/budgets.js: evaluateCostEvent, '
+    f"pauseAndCancelScopeForBudget, getInvocationBlock, computeObservedAmount (billed_cents); "
+    f"{SERVER}/services/heartbeat.js: updateRuntimeState (the run's cost event, once the adapter returns), "
+    "cancelBudgetScopeWork, resolveLedgerCostStatus ('unpriced'); @paperclipai/adapter-claude-local/dist/server/"
+    "parse.js: total_cost_usd; @paperclipai/adapter-codex-local/dist/server/execute.js: costUsd null",
+    applies_to=("process", "claude_local"),
+)
+
+PROMISES: tuple[Promise, ...] = (HOT_RESTART, SIGTERM_DRAIN, COMMENT_WAKE, PAUSE_CANCELS, BUDGET_HARD_STOP)
 
 # Checks whose assumption a promise's documented behaviour rules out on Paperclip: a failure of one there is our
 # assumption, not Paperclip's defect (the restart checks' same-run premise is the hot restart's, not the drain's).

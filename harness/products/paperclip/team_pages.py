@@ -120,7 +120,9 @@ class HireDesk:
 
     def open(self) -> HireDesk:
         self.page.goto(f"{self.base_url}/{_prefix(self.base_url)}/agents/all")
-        expect(self.page.get_by_role("main").get_by_role("button", name="New Agent")).to_be_visible(timeout=ms(SHOWN_S))
+        # With no agent listed, the empty state offers a second New Agent button.
+        new_agent = self.page.get_by_role("main").get_by_role("button", name="New Agent").first
+        expect(new_agent).to_be_visible(timeout=ms(SHOWN_S))
         return self
 
     def fill(self, hire: Hire) -> None:
@@ -142,6 +144,8 @@ class HireDesk:
         its runtime in Paperclip's words (Process), not the runner the person chose."""
         row = self._row(name)
         if row.count() != 1:
+            if any(a.name == name and a.status == "terminated" for a in self.api.agents()):
+                return {}  # Paperclip's Agents page lists no terminated agent (nor one pending approval): nothing shown
             return {"name": None, "role": None}
         first = row.inner_text().splitlines()[0]  # "MorganQA - QA": the name, then its role's label and its title
         shown = re.match(rf"^({re.escape(name)})[^-]*? - (.*)$", first)

@@ -1,0 +1,28 @@
+"""The budget rule on calls while paused, decided on synthetic records: the product's count and the harness's own."""
+
+from __future__ import annotations
+
+from harness.budgets.rules import no_call_while_paused, run_paused
+from harness.products.records import Agent, Spend
+from tests.harness.test_team_checks import run
+
+LEAD = Agent(
+    id=1, name="Avery", role="lead", reports_to=None, adapter="claude", model="m", spend=Spend(cents=9, calls=0)
+)
+
+
+def test_a_call_the_model_server_answered_after_the_pause_fails_even_where_the_product_counts_none() -> None:
+    assert no_call_while_paused(0, LEAD, []).passed
+    served = no_call_while_paused(0, LEAD, [], served_since=2)
+    assert not served.passed and "answered 2 call(s) after the pause" in served.detail
+    counted = no_call_while_paused(0, LEAD.model_copy(update={"spend": Spend(calls=1)}), [])
+    assert not counted.passed and "1 model call(s) after the pause" in counted.detail
+
+
+def test_between_runs_the_agent_must_still_be_paused_and_a_run_that_was_going_must_end_paused_for_budget() -> None:
+    paused = LEAD.model_copy(update={"paused_for_budget": True, "status": "paused"})
+    ended = run(4)
+    between = run_paused(None, paused, ended)
+    assert between.passed and "run 4, had ended succeeded" in between.detail
+    assert not run_paused(None, LEAD, ended).passed  # never paused
+    assert not run_paused(ended, paused).passed  # the run that was going was not paused for budget
