@@ -13,9 +13,10 @@ import importlib
 import sys
 from collections.abc import Iterable
 from functools import cache
+from pathlib import Path
 
 from harness.core.registry import RegistryError, product, products
-from harness.products.base import InstanceError, ProductDriver
+from harness.products.base import InstanceError, KeepsThingsOutside, ProductDriver
 
 __all__ = [
     "InstanceError",
@@ -56,6 +57,16 @@ def warm_up(products_: Iterable[str], many_instances: bool) -> None:
     """Begin each named product's background start-up (``ProductDriver.warm_up``), once per product."""
     for name in sorted(set(products_)):
         product_driver(name).warm_up(many_instances)
+
+
+def remove_leftovers(run_folder: Path, every_product: bool = False) -> None:
+    """Each loaded driver that keeps things outside its run folder removes those of ``run_folder``'s instances;
+    ``every_product``: import each driver to ask (the process that started them is gone, and loaded none)."""
+    for name in known_products():
+        if every_product or _driver_module(name) in sys.modules:
+            driver = product_driver(name)
+            if isinstance(driver, KeepsThingsOutside):
+                driver.remove_leftovers(run_folder)
 
 
 def cool_down() -> None:

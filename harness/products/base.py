@@ -23,7 +23,7 @@ import re
 import signal
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from harness.products.records import (
     Activity,
@@ -343,6 +343,17 @@ class CostPageView(Protocol):
     def agent(self, name: str) -> ShownBudget: ...
     def set_budget(self, name: str, cents: int) -> None:
         """Enter a new budget for the agent, save it, and wait until the page shows it."""
+        ...
+
+
+@runtime_checkable
+class KeepsThingsOutside(Protocol):
+    """A driver whose instances keep things outside their run folder that no process names: a run killed outright
+    (no teardown) leaves them, so the next run's clean-up asks the driver to remove them."""
+
+    def remove_leftovers(self, run_folder: Path) -> None:
+        """Remove what the instances started under ``run_folder`` keep outside it (for example sandboxes on an
+        engine); an instance torn down normally kept nothing, and then nothing is asked of anything."""
         ...
 
 

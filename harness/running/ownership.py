@@ -8,7 +8,8 @@ and points ``TMPDIR`` there before anything starts: product instances, their
 runners, the Playwright driver and Chromium all put their files under it and
 name it on their command line or in their environment. The next run (or
 ``harness clean``) finds folders whose owner is gone, ends every process that
-names them and removes them; folders of live runs are left alone.
+names them, has the product drivers remove what their instances keep outside
+(a sandbox on an engine) and removes them; folders of live runs are left alone.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from pathlib import Path
 
 import psutil
 from pydantic import BaseModel, ValidationError
+
+from harness.products import remove_leftovers
 
 OWNED_ROOT_NAME = "everyday-evals"
 OWNER_FILE = "owner.json"
@@ -88,6 +91,7 @@ def release_run_folder(folder: Path) -> int:
     down (or was ended halfway), and a runner in its own session outlives it.
     """
     ended = end_processes_naming(folder)
+    remove_leftovers(folder)
     shutil.rmtree(folder, ignore_errors=True)
     return ended
 
@@ -115,6 +119,7 @@ def remove_dead_owners(base: Path | None = None) -> list[Removed]:
         if owner is not None and owner.alive():
             continue
         ended = end_processes_naming(folder)
+        remove_leftovers(folder, every_product=True)
         shutil.rmtree(folder, ignore_errors=True)
         removed.append(Removed(folder=folder, processes=ended))
     return removed

@@ -12,6 +12,7 @@ to a Ctrl-C mid-run.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -25,7 +26,10 @@ import pytest
 from product_helpers import start_build
 
 from harness.core.verdicts import Verdict
+from harness.products import product_driver
 from harness.products.testbed import TestbedInstance
+from harness.products.testbed.instance import DATA_PREFIX
+from harness.running.ownership import release_run_folder
 from oracle.engine import Image
 from testbed.sandbox.agent_socket import SOCKET_NAME, socket_folder
 from testbed.sandbox.containers import LABEL, LABEL_DATA, data_label
@@ -148,3 +152,29 @@ def test_the_container_cell_passes_on_a_second_engine_and_ctrl_c_leaves_nothing_
         assert _runner_volumes(remote) == [], "Ctrl-C left a sandbox's workspace volume"
     finally:
         remote.close()
+
+
+def test_a_killed_runs_sandbox_goes_with_its_run_folder(
+    engine_sdk: docker.DockerClient,
+    oracle_image: Image,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """A run killed outright tore no instance down: releasing its folder (as the next run's clean-up does) removes
+    the sandbox it left on the engine and its agent socket's folder, and asks the engine nothing of other runs."""
+    product_driver("testbed")  # a release asks the drivers its process loaded; the clean-up of a dead run, every one
+    run = tmp_path / "killed-run"
+    data_dir = run / f"{DATA_PREFIX}left"
+    data_dir.mkdir(parents=True)
+    socket_folder(data_dir).mkdir()
+    labels = {LABEL: "1", LABEL_DATA: data_label(data_dir)}
+    left = engine_sdk.containers.create(oracle_image.id, ["true"], labels=labels)
+    other = engine_sdk.containers.create(oracle_image.id, ["true"], labels={LABEL: "1", LABEL_DATA: "another-run"})
+    try:
+        release_run_folder(run)
+        remaining = [c.id for c in engine_sdk.containers.list(all=True, filters={"label": LABEL})]
+        assert left.id not in remaining and other.id in remaining
+        assert not socket_folder(data_dir).exists() and not run.exists()
+    finally:
+        for container in (left, other):
+            with contextlib.suppress(docker.errors.NotFound):
+                container.remove(force=True)

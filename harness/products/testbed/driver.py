@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harness.products.testbed import forked
-from harness.products.testbed.instance import TestbedInstance
+from harness.products.testbed import sandbox as sandboxes
+from harness.products.testbed.instance import DATA_PREFIX, TestbedInstance
 from harness.products.testbed.pages import HireFormPage, TaskListPage, TaskPage
 from harness.products.testbed.routine_pages import CostPage, RoutinePage, RoutinesPage
 from harness.products.testbed.secrets import SECRET_PATTERNS
@@ -50,6 +51,11 @@ class TestbedDriver:
 
     def cool_down(self) -> None:
         forked.stop()
+
+    def remove_leftovers(self, run_folder: Path) -> None:
+        """The sandboxes and socket folders of container instances whose data folders are in ``run_folder``: a
+        torn-down instance removed its own, so only a killed run's are left (no engine is asked otherwise)."""
+        sandboxes.remove_leftovers(run_folder.glob(f"{DATA_PREFIX}*"))
 
     def start_instance(
         self,

@@ -40,6 +40,9 @@ from . import sandbox as sandboxes
 from .api import ApiClient
 from .forked import ForkedController
 
+DATA_PREFIX = "testbed-"
+"""An instance's own data folder's name starts so, in the run's folder (its TMPDIR)."""
+
 
 class TestbedInstance:
     __test__ = False  # not a pytest test class, despite the name
@@ -60,7 +63,7 @@ class TestbedInstance:
         ``sandbox`` is where its runners execute (``container``: each in its own container, see
         :mod:`harness.products.testbed.sandbox`)."""
         self._owns_data = data_dir is None
-        self.data_dir = (data_dir or Path(tempfile.mkdtemp(prefix="testbed-"))).resolve()
+        self.data_dir = (data_dir or Path(tempfile.mkdtemp(prefix=DATA_PREFIX))).resolve()
         self.port = port or free_port()
         self.pace = pace
         self.keep_data = keep_data or not self._owns_data

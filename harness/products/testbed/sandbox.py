@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,17 @@ def prepare_image() -> str:
 def containers(data_dir: Path) -> list[dict[str, Any]]:
     """Every container of the instance on ``data_dir``, running or not (the engine's summaries)."""
     return _engine().containers(f"{LABEL_DATA}={data_label(data_dir)}")
+
+
+def remove_leftovers(data_dirs: Iterable[Path]) -> None:
+    """``remove_all`` for each of ``data_dirs`` whose agent socket's folder is still there (a container instance
+    that was never torn down); where no engine answers, there is nothing on it to remove."""
+    for data_dir in data_dirs:
+        if socket_folder(data_dir).exists():
+            try:
+                remove_all(data_dir)
+            except InstanceError:
+                return
 
 
 def remove_all(data_dir: Path) -> None:
