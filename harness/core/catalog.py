@@ -355,9 +355,11 @@ class Suite(_Frozen):
             return f"the {environment.name} environment runs only {', '.join(environment.only_cells)}: {environment.only_why}"
         if profile.only_cases and case.name not in profile.only_cases:
             return f"profile {profile.name} runs only {', '.join(profile.only_cases)}"
+        if self.product and (lacking := self.product.why_not(case, profile)):
+            return lacking  # the product's own reason first: a script would not give it what it lacks
         if profile.model_server == "replay" and not case.replay:
             return "the model replay has no script for this story"
-        return self.product.why_not(case, profile) if self.product else None
+        return None
 
     @model_validator(mode="after")
     def _paid_profiles_only_in_manual_suites(self) -> Suite:
