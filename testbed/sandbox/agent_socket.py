@@ -22,11 +22,16 @@ MOUNT_POINT = "/run/testbed"
 """Where the socket's folder appears inside a runner's container."""
 
 
+def data_digest(data_dir: Path) -> str:
+    """A data folder's name for the engine and for the short folders of its sockets (a path says more than they
+    need, and a socket's path has at most 107 bytes)."""
+    return hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()
+
+
 def socket_folder(data_dir: Path) -> Path:
     """The folder holding a data folder's agent socket: short (a socket's path has at most 107 bytes) and the same
     across restarts, so a container keeps reaching whichever controller serves that data."""
-    digest = hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:16]
-    return Path("/tmp") / f"ee-agent-{digest}"
+    return Path("/tmp") / f"ee-agent-{data_digest(data_dir)[:16]}"
 
 
 def bind(data_dir: Path) -> socket.socket:

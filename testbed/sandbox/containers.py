@@ -10,7 +10,6 @@ every container of it.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import logging
 import shutil
@@ -33,7 +32,7 @@ from ..failpoints import failpoint
 from ..models import RunLease
 from ..supervisor import RunnerSpec, runner_command
 from . import image, leases, meters
-from .agent_socket import MOUNT_POINT, SOCKET_NAME, socket_folder
+from .agent_socket import MOUNT_POINT, SOCKET_NAME, data_digest, socket_folder
 
 log = logging.getLogger("testbed.sandbox")
 
@@ -62,7 +61,7 @@ class SandboxError(OSError):
 
 def data_label(data_dir: Path) -> str:
     """The label value naming a data folder's containers (a digest: a path says more than the engine needs)."""
-    return hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:32]
+    return data_digest(data_dir)[:32]
 
 
 def read_only(source: Path, target: str) -> dict[str, Any]:

@@ -15,7 +15,6 @@ sandbox (:meth:`Meters.end`), whichever comes first.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import logging
 import os
 import shutil
@@ -37,6 +36,7 @@ from agents.registry import cli
 from agents.session import AgentSession
 
 from ..supervisor import RunnerSpec
+from .agent_socket import data_digest
 
 log = logging.getLogger("testbed.sandbox")
 
@@ -53,7 +53,7 @@ END_GRACE_S = 1.0
 
 def root(data_dir: Path) -> Path:
     """The folder of a data folder's metering sockets (short: a socket's path has at most 107 bytes)."""
-    return Path("/tmp") / f"ee-model-{hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:16]}"
+    return Path("/tmp") / f"ee-model-{data_digest(data_dir)[:16]}"
 
 
 def folder(data_dir: Path, run_id: int) -> Path:

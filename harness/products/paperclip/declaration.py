@@ -83,7 +83,7 @@ PRODUCT = ProductDeclaration(
             " (budget-hard-stop-pauses-agent); for work to be left then, the replay's first run must end without the"
             " disposition its execution contract asks for, and the success hand-off it then queues, cancelled by the"
             " pause as agent_not_invokable, leaves the issue blocked by its stranded-issue recovery, which Raise budget"
-            " & resume does not undo (measured 2026-12-05): that verdict would judge our agent's broken contract as"
+            " & resume does not undo: that verdict would judge our agent's broken contract as"
             " much as Paperclip's budget",
         ),
         "scripted.recover-controller": NoCell(
