@@ -12,8 +12,11 @@ JSON: same cells, same campaign id.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable, Iterator
+
 import pytest
-from playwright.sync_api import Playwright
+from playwright.sync_api import Browser, Playwright
 
 from harness.core.settings import SETTINGS_OPTION, RunSettings
 from harness.products import cool_down, warm_up
@@ -76,3 +79,21 @@ def run_settings(pytestconfig: pytest.Config) -> RunSettings:
 def browser_type_launch_args(browser_type_launch_args: dict, playwright: Playwright) -> dict:
     """Use Playwright's Chromium where installed, else the system one; fail loudly when none."""
     return {**browser_type_launch_args, **launch_options(playwright.chromium)}
+
+
+@pytest.fixture(scope="session")
+def browser(launch_browser: Callable[[], Browser]) -> Iterator[Browser]:
+    """pytest-playwright's browser, whose closing after a stop signal cannot fail the run.
+
+    A terminal's Ctrl-C ends Playwright's driver with the harness: closing
+    the browser then raises from pytest's session end, past the verdicts.
+    """
+    launched = launch_browser()
+    yield launched
+    try:
+        launched.close()
+    except Exception:
+        if not interrupt.interrupted():
+            raise
+        # The driver's pending calls died with it: asyncio would report each of their futures as "never retrieved".
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)

@@ -14,7 +14,7 @@ from harness.products import product_driver
 from harness.results.epochs import epoch_ends
 from harness.running.attempt import run_cell
 from harness.running.journey import journey_factory
-from harness.running.plugin import browser_type_launch_args  # noqa: F401  a module fixture outranks pytest-playwright's
+from harness.running.plugin import browser, browser_type_launch_args  # noqa: F401  module fixtures outrank pytest-playwright's
 
 
 def test_cell(cell: Cell, run_settings: RunSettings, browser, record_property) -> None:
