@@ -17,7 +17,7 @@ from harness.running.journey import journey_factory
 from harness.running.plugin import browser, browser_type_launch_args  # noqa: F401  module fixtures outrank pytest-playwright's
 
 
-def test_cell(cell: Cell, run_settings: RunSettings, browser, record_property) -> None:
+def test_cell(cell: Cell, run_settings: RunSettings, browser, record_property) -> None:  # noqa: F811
     """The cell's epochs played now; the item fails when any of them is not what the catalog expects."""
     secret_shapes = product_driver(cell.environment.product).secret_patterns
     attempts = run_cell(cell, run_settings, journey_factory(browser), secret_shapes)
