@@ -1,8 +1,9 @@
 """`harness run --engine ray` on a real two-node Ray cluster on this machine, with real scripted cells.
 
-Each test starts its own cluster (``local_cluster``: real raylets, object
-stores and worker processes) and drives `harness run` as a person types it,
-in a subprocess, so a Ctrl-C and a dead node reach it as they would.
+The tests share one cluster (``local_cluster``: real raylets, object stores
+and worker processes) where what they do leaves it as it was; the test that
+kills a node has a cluster of its own. Each drives `harness run` as a person
+types it, in a subprocess, so a Ctrl-C and a dead node reach it as they would.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +33,25 @@ pytestmark = pytest.mark.e2e
 SCRIPTED = "everyday-workflows-scripted.scripted.local."
 CELLS = tuple(SCRIPTED + case for case in ("stop-redirect", "build-revise", "service-decline", "provider-decline"))
 CAMPAIGN = "on-ray"
+PLACEHOLDER_KEY = {"ANTHROPIC_API_KEY": "placeholder-never-sent"}
+"""The nodes' provider key for the cost-cap test's paid cells: a capped cell is skipped before anything could use it."""
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    """Two ready nodes, shared by the tests that leave them as they found them (the key only in the nodes' env)."""
+    with ExitStack() as stack:
+        keyed = stack.enter_context(pytest.MonkeyPatch.context())
+        for name, value in PLACEHOLDER_KEY.items():
+            keyed.setenv(name, value)  # before the nodes start: they inherit it
+        started = stack.enter_context(local_cluster(nodes=2))
+        keyed.undo()
+        yield started
 
 
 @pytest.fixture
-def cluster() -> Iterator[Any]:
+def own_cluster() -> Iterator[Any]:
+    """A cluster of its own, for a test that kills one of its nodes."""
     with local_cluster(nodes=2) as started:
         yield started
 
@@ -67,11 +84,18 @@ def package_shape(record: AttemptRecord, results: Path) -> tuple[Any, ...]:
     return record.verdict, checks, [d.phase for d in record.downloads], entries
 
 
-def test_cells_spread_over_both_nodes_and_their_packages_match_a_local_run(cluster: Any, tmp_path: Path) -> None:
+def test_cells_spread_over_the_ready_nodes_and_their_packages_match_a_local_run(cluster: Any, tmp_path: Path) -> None:
+    """Three cells on two ready nodes of one slot each, beside a node that is not ready: that node takes none of
+    them (though it has a free slot while the third cell waits) and the run says why."""
     cells = CELLS[:3]
     local, on_ray = tmp_path / "local", tmp_path / "ray"
-    ran = harness_run(on_ray, cells, "--engine", "ray", "--ray-address", cluster.address)
-    out, _ = ran.communicate()
+    broken = cluster.add_node(**node_arguments(), env_vars={"EVERYDAY_ORACLE_IMAGE": "everyday-no-such-image:none"})
+    try:
+        cluster.wait_for_nodes()
+        ran = harness_run(on_ray, cells, "--engine", "ray", "--ray-address", cluster.address)
+        out, _ = ran.communicate()
+    finally:
+        cluster.remove_node(broken)
     assert ran.returncode == 0, out
     here = harness_run(local, cells)
     local_out, _ = here.communicate()
@@ -80,7 +104,10 @@ def test_cells_spread_over_both_nodes_and_their_packages_match_a_local_run(clust
     found = records(on_ray)
     assert sorted(r.cell.execution_id for r in found) == sorted(cells), "one attempt per cell, each recorded once"
     nodes = {r.provenance.node for r in found}
-    assert len(nodes) == 2 and None not in nodes, f"both nodes played cells: {nodes}"
+    ready = {node_name(node.node_id, os.uname().nodename) for node in (cluster.head_node, *cluster.worker_nodes)}
+    assert nodes == ready and len(nodes) == 2, f"both ready nodes played cells, the other none: {nodes}"
+    name = node_name(broken.node_id, os.uname().nodename)
+    assert f"node {name} is not ready and takes no cell: the oracle cannot grade: oracle image" in out
     for node in nodes:
         assert f"on {node}" in out and f"(node {node})" in out, "progress lines and the summary name the node"
     assert "dispatch overhead per cell" in out
@@ -101,12 +128,12 @@ def test_cells_spread_over_both_nodes_and_their_packages_match_a_local_run(clust
 
 
 def test_a_node_killed_mid_cell_is_recorded_once_and_its_cell_retried_on_the_other(
-    cluster: Any, tmp_path: Path
+    own_cluster: Any, tmp_path: Path
 ) -> None:
-    worker = next(iter(cluster.worker_nodes))
+    worker = next(iter(own_cluster.worker_nodes))
     victim = node_name(worker.node_id, os.uname().nodename)
     ran = harness_run(
-        tmp_path, CELLS, "--engine", "ray", "--ray-address", cluster.address, "--max-automatic-retries", "1"
+        tmp_path, CELLS, "--engine", "ray", "--ray-address", own_cluster.address, "--max-automatic-retries", "1"
     )
     assert ran.stdout is not None
     lines = []
@@ -114,7 +141,7 @@ def test_a_node_killed_mid_cell_is_recorded_once_and_its_cell_retried_on_the_oth
         lines.append(line)
         if line.startswith("[1/"):
             break
-    cluster.remove_node(worker, allow_graceful=False)
+    own_cluster.remove_node(worker, allow_graceful=False)
     rest, _ = ran.communicate()
     out = "".join(lines) + rest
     assert ran.returncode == 0, out
@@ -185,30 +212,13 @@ def test_ctrl_c_cancels_every_remote_cell_and_leaves_nothing_running(cluster: An
     assert not alive, f"left running: {[p.cmdline() for p in alive]}"
 
 
-def test_a_node_that_is_not_ready_takes_no_cell_and_the_run_says_why(tmp_path: Path) -> None:
-    with local_cluster(nodes=1) as cluster:
-        broken = cluster.add_node(**node_arguments(), env_vars={"EVERYDAY_ORACLE_IMAGE": "everyday-no-such-image:none"})
-        cluster.wait_for_nodes()
-        head = node_name(cluster.head_node.node_id, os.uname().nodename)
-        ran = harness_run(tmp_path, CELLS[:2], "--engine", "ray", "--ray-address", cluster.address)
-        out, _ = ran.communicate()
-    assert ran.returncode == 0, out
-    name = node_name(broken.node_id, os.uname().nodename)
-    assert f"node {name} is not ready and takes no cell: the oracle cannot grade: oracle image" in out
-    assert {r.provenance.node for r in records(tmp_path)} == {head}
-
-
-def test_a_cost_cap_reached_through_one_node_stops_paid_cells_on_every_node(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_cost_cap_reached_through_one_node_stops_paid_cells_on_every_node(cluster: Any, tmp_path: Path) -> None:
     """The ledger says a cell on some node spent 150 cents against a cap of 100: a paid cell starts on no node.
 
-    The key is a placeholder: a capped cell is skipped before anything could use it. The Ray driver runs in a
-    process of its own (``tests.cluster.spent_elsewhere``)."""
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "placeholder-never-sent")  # before the nodes start: they inherit it
-    with local_cluster(nodes=2) as cluster:
-        driver = [sys.executable, "-m", "tests.cluster.spent_elsewhere", cluster.address, str(tmp_path), CAMPAIGN]
-        ran = subprocess.run(driver, capture_output=True, text=True, cwd=Path(__file__).parents[2], timeout=600)
+    The nodes' key is a placeholder (``PLACEHOLDER_KEY``). The Ray driver runs in a process of its own
+    (``tests.cluster.spent_elsewhere``)."""
+    driver = [sys.executable, "-m", "tests.cluster.spent_elsewhere", cluster.address, str(tmp_path), CAMPAIGN]
+    ran = subprocess.run(driver, capture_output=True, text=True, cwd=Path(__file__).parents[2], timeout=600)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     nodes = json.loads(ran.stdout.strip().splitlines()[-1])
     found = records(tmp_path)
