@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from subprocess import CompletedProcess
 
 import pytest
 
@@ -19,7 +20,9 @@ from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 from tests.stories.harness_runs import attempts, harness_run
 
-CLIS = ("codex", "claude", "opencode")
+REPLAY_CLIS = ("claude", "opencode")
+"""Codex is recorded on its paid cell below: every CLI's wire protocol is recorded and replayed once, and both
+ways to record (through the model replay, through the provider) are shown."""
 CANARY = "sk-canary-" + "3" * 32
 
 
@@ -32,52 +35,43 @@ def _only_attempt(results: Path) -> tuple[AttemptRecord, Path]:
     return record, results / "test" / record.cell.execution_id / record.attempt
 
 
-@pytest.fixture(scope="module", params=CLIS)
-def recorded(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[str, AttemptRecord, Path]:
-    """One recording per CLI, shared by the tests that replay it."""
-    cli = request.param
-    results = tmp_path_factory.mktemp(f"recorded-{cli}")
+def _passed(done: CompletedProcess[str], record: AttemptRecord) -> bool:
+    return done.returncode == 0 and record.verdict is Verdict.PASSED
+
+
+def _replays_like_its_recording(
+    original: AttemptRecord, recording: Path, results: Path, env: dict[str, str]
+) -> AttemptRecord:
+    """Replayed from the cassette: the recording's verdict, checks and model calls, with no spend and no cassette."""
+    cell = original.cell.execution_id
+    cassette = load_cassette(recording)
+    assert cassette.exchanges and cassette.cell == cell and cassette.agent_clis
+    done = harness_run(results, "--id", cell, "--cassette", str(recording), env=env)
+    replayed, replay_folder = _only_attempt(results)
+    assert _passed(done, replayed), f"{replayed.reason}\n{done.stdout[-2000:]}"
+    assert [(c.id, c.passed) for c in replayed.checks] == [(c.id, c.passed) for c in original.checks]
+    assert replayed.accounting.cost_recorded and replayed.accounting.cost_cents == 0
+    assert replayed.accounting.model_calls == original.accounting.model_calls == len(cassette.exchanges)
+    assert not (replay_folder / CASSETTE_FILE).exists()
+    return replayed
+
+
+@pytest.mark.parametrize("cli", REPLAY_CLIS)
+def test_a_recorded_replay_cell_replays_to_the_same_verdict_checks_and_cost(cli: str, tmp_path: Path) -> None:
     # The operator's keys, as for a paid run: the proxies send them on every call, and none may land anywhere.
     keys = {"OPENAI_API_KEY": CANARY, "ANTHROPIC_API_KEY": CANARY}
-    done = harness_run(results, "--id", _cell(cli), "--record", env={**os.environ, **keys})
-    record, folder = _only_attempt(results)
-    assert done.returncode == 0 and record.verdict is Verdict.PASSED, f"{record.reason}\n{done.stdout[-2000:]}"
+    done = harness_run(tmp_path / "recorded", "--id", _cell(cli), "--record", env={**os.environ, **keys})
+    original, folder = _only_attempt(tmp_path / "recorded")
+    assert _passed(done, original), f"{original.reason}\n{done.stdout[-2000:]}"
     assert CANARY not in (folder / CASSETTE_FILE).read_text()
-    return cli, record, folder
-
-
-def test_the_cassette_replays_to_the_same_verdict_checks_and_cost(recorded, tmp_path: Path) -> None:
-    cli, original, folder = recorded
-    cassette = load_cassette(folder)
-    assert cassette.exchanges and cassette.cell == _cell(cli) and cassette.agent_clis
-    done = harness_run(tmp_path, "--id", _cell(cli), "--cassette", str(folder))
-    replayed, replay_folder = _only_attempt(tmp_path)
-    assert done.returncode == 0 and replayed.verdict is Verdict.PASSED, f"{replayed.reason}\n{done.stdout[-2000:]}"
-    assert [(c.id, c.passed) for c in replayed.checks] == [(c.id, c.passed) for c in original.checks]
-    assert replayed.accounting.cost_recorded and not original.accounting.cost_recorded
+    assert not original.accounting.cost_recorded
+    replayed = _replays_like_its_recording(original, folder, tmp_path / "replayed", dict(os.environ))
     assert replayed.accounting.simulated_cost_cents == original.accounting.simulated_cost_cents
-    assert replayed.accounting.model_calls == original.accounting.model_calls == len(cassette.exchanges)
-    assert replayed.accounting.cost_cents == 0
-    assert not (replay_folder / CASSETTE_FILE).exists()
-
-
-@pytest.mark.parametrize("recorded", ["codex"], indirect=True)  # the matching is the same for all three
-def test_a_product_changed_since_the_recording_never_replays_to_a_pass(recorded, tmp_path: Path) -> None:
-    cli, _, folder = recorded
-    done = harness_run(
-        tmp_path, "--id", _cell(cli), "--cassette", str(folder), "--product-defect", "message-stored-twice"
-    )
-    replayed, replay_folder = _only_attempt(tmp_path)
-    assert replayed.verdict in (Verdict.UNEXERCISED, Verdict.FAILED), done.stdout[-2000:]
-    if replayed.verdict is Verdict.UNEXERCISED:
-        assert "diverged at call" in replayed.reason
-        assert "@@" in (replay_folder / "cassette-divergence.txt").read_text()
 
 
 def test_a_paid_cell_is_recorded_where_its_runners_find_the_provider_and_replays_with_no_key(tmp_path: Path) -> None:
-    """The paid path, without money: the model replay plays the provider at the operator's base URL."""
+    """The paid path, without money: the model replay plays the provider at the operator's base URL. Replayed
+    against a product changed since the recording, it never passes (the matching is the same for every CLI)."""
     from agents.loopback import LoopbackServer
     from replay.server import create_app
 
@@ -89,14 +83,19 @@ def test_a_paid_cell_is_recorded_where_its_runners_find_the_provider_and_replays
     finally:
         provider.stop()
     paid, folder = _only_attempt(tmp_path / "paid")
-    assert done.returncode == 0 and paid.verdict is Verdict.PASSED, f"{paid.reason}\n{done.stdout[-2000:]}"
+    assert _passed(done, paid), f"{paid.reason}\n{done.stdout[-2000:]}"
     assert paid.accounting.cost_cents > 0, "a paid cell's spend stays real while it is recorded"
     cassette = load_cassette(folder)
     assert cassette.upstream == "the provider" and CANARY not in (folder / CASSETTE_FILE).read_text()
     unkeyed = {name: value for name, value in os.environ.items() if name not in operator}
-    done = harness_run(tmp_path / "replayed", "--id", cell, "--cassette", str(folder), env=unkeyed)
-    replayed, _ = _only_attempt(tmp_path / "replayed")
-    assert done.returncode == 0 and replayed.verdict is Verdict.PASSED, f"{replayed.reason}\n{done.stdout[-2000:]}"
-    assert [(c.id, c.passed) for c in replayed.checks] == [(c.id, c.passed) for c in paid.checks]
-    assert replayed.accounting.cost_cents == 0 and replayed.accounting.cost_recorded
-    assert replayed.accounting.model_calls == paid.accounting.model_calls
+    _replays_like_its_recording(paid, folder, tmp_path / "replayed", unkeyed)
+
+    changed = tmp_path / "changed"
+    done = harness_run(
+        changed, "--id", cell, "--cassette", str(folder), "--product-defect", "message-stored-twice", env=unkeyed
+    )
+    replayed, replay_folder = _only_attempt(changed)
+    assert replayed.verdict in (Verdict.UNEXERCISED, Verdict.FAILED), done.stdout[-2000:]
+    if replayed.verdict is Verdict.UNEXERCISED:
+        assert "diverged at call" in replayed.reason
+        assert "@@" in (replay_folder / "cassette-divergence.txt").read_text()
