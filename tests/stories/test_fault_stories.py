@@ -14,7 +14,6 @@ from calibration.personas import PERSONA_CASES
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 from tests.stories.story_expectations import FAULT_STORIES as STORIES
-from tests.stories.story_expectations import RESTART_SNAPSHOTS
 
 
 def run_story(case: str, results: Path) -> tuple[subprocess.CompletedProcess[str], AttemptRecord, Path]:
@@ -41,14 +40,14 @@ def test_story_passes_with_the_scripted_agent_and_keeps_its_evidence(case: str, 
         assert (package / "snapshots" / f"{name}.json").is_file(), f"missing snapshot {name}"
     assert (package / "trace.zip").is_file() and list((package / "screenshots").glob("*-final.png"))
     assert record.accounting.run_count <= 12
+    if case.startswith("recover-controller"):
+        one_run_and_one_runner_throughout(package, STORIES[case]["snapshots"])
 
 
-def test_restart_snapshots_show_one_run_and_one_runner_throughout(tmp_path: Path) -> None:
-    _, record, package = run_story("recover-controller-sigkill", tmp_path)
-    assert record.verdict is Verdict.PASSED, record.reason
-    moments = [
-        json.loads((package / "snapshots" / f"{n.format(sig='sigkill')}.json").read_text()) for n in RESTART_SNAPSHOTS
-    ]
+def one_run_and_one_runner_throughout(package: Path, restart_snapshots: list[str]) -> None:
+    """A restart's snapshots (before, after, final): another controller after it, but one run with one runner
+    process throughout, whose receipts were only added to, each once."""
+    moments = [json.loads((package / "snapshots" / f"{name}.json").read_text()) for name in restart_snapshots]
     assert len({m["controller_instance_id"] for m in moments}) == 2  # one controller before, another after
     assert len({(m["run"]["id"], m["run"]["pid"], m["run"]["process_start_time"]) for m in moments}) == 1
     before, final = moments[0]["run"]["receipts"], moments[2]["run"]["receipts"]
