@@ -1,4 +1,4 @@
-"""The fault stories end to end: the scripted cell through the real `harness run` (real product,
+"""The fault stories end to end: the scripted cells through the real `harness run` (real product,
 real Chromium, real oracle container), and the evidence each package must hold."""
 
 from __future__ import annotations
@@ -8,40 +8,43 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from calibration.personas import PERSONA_CASES
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 from tests.stories.story_expectations import FAULT_STORIES as STORIES
 
 
-def run_story(case: str, results: Path) -> tuple[subprocess.CompletedProcess[str], AttemptRecord, Path]:
+def run_stories(
+    cases: list[str], results: Path
+) -> tuple[subprocess.CompletedProcess[str], dict[str, tuple[AttemptRecord, Path]]]:
+    """Play the cases' scripted cells in one `harness run` (one Python, pytest and Chromium start for them all);
+    each case's record and package folder."""
+    ids = [part for case in cases for part in ("--id", case)]
     done = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", "--id", case, "--results", str(results), "--campaign", "t"],
+        [sys.executable, "-m", "harness.cli", "run", *ids, "--results", str(results), "--campaign", "t"],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=300 * len(cases),
     )
-    [path] = sorted(results.glob("t/*/*/attempt.json"))
-    return done, AttemptRecord.model_validate_json(path.read_text()), path.parent
+    records = [AttemptRecord.model_validate_json(path.read_text()) for path in results.glob("t/*/*/attempt.json")]
+    return done, {r.cell.case: (r, results / "t" / r.cell.execution_id / r.attempt) for r in records}
 
 
-@pytest.mark.parametrize("case", sorted(STORIES))
-def test_story_passes_with_the_scripted_agent_and_keeps_its_evidence(case: str, tmp_path: Path) -> None:
-    done, record, package = run_story(case, tmp_path)
-    assert done.returncode == 0 and record.verdict is Verdict.PASSED, (
-        f"{record.verdict}: {record.reason}\n{done.stdout[-2000:]}"
-    )
-    passed = {check.id for check in record.checks if check.passed}
-    assert set(STORIES[case]["checks"]) <= passed
-    assert not [check.id for check in record.checks if not check.passed]
-    for name in STORIES[case]["snapshots"]:
-        assert (package / "snapshots" / f"{name}.json").is_file(), f"missing snapshot {name}"
-    assert (package / "trace.zip").is_file() and list((package / "screenshots").glob("*-final.png"))
-    assert record.accounting.run_count <= 12
-    if case.startswith("recover-controller"):
-        one_run_and_one_runner_throughout(package, STORIES[case]["snapshots"])
+def test_every_fault_story_passes_with_the_scripted_agent_and_keeps_its_evidence(tmp_path: Path) -> None:
+    done, played = run_stories(sorted(STORIES), tmp_path)
+    assert sorted(played) == sorted(STORIES), f"one attempt per story\n{done.stdout[-2000:]}"
+    for case, (record, package) in played.items():
+        assert record.verdict is Verdict.PASSED, f"{case} {record.verdict}: {record.reason}\n{done.stdout[-2000:]}"
+        passed = {check.id for check in record.checks if check.passed}
+        assert set(STORIES[case]["checks"]) <= passed, case
+        assert not [check.id for check in record.checks if not check.passed], case
+        for name in STORIES[case]["snapshots"]:
+            assert (package / "snapshots" / f"{name}.json").is_file(), f"{case}: missing snapshot {name}"
+        assert (package / "trace.zip").is_file() and list((package / "screenshots").glob("*-final.png")), case
+        assert record.accounting.run_count <= 12, case
+        if case.startswith("recover-controller"):
+            one_run_and_one_runner_throughout(package, STORIES[case]["snapshots"])
+    assert done.returncode == 0, done.stdout[-2000:]
 
 
 def one_run_and_one_runner_throughout(package: Path, restart_snapshots: list[str]) -> None:
