@@ -24,8 +24,11 @@ WATCHDOG_FIRED = "most recent call first"
 T = TypeVar("T")
 
 
-def harness_run(results: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """Run `harness run` in a subprocess, as a user would, with its own results and temporary folders.
+def harness_run(
+    results: Path, *args: str, env: dict[str, str] | None = None, cells: int = 1
+) -> subprocess.CompletedProcess[str]:
+    """Run `harness run` in a subprocess, as a user would, with its own results and temporary folders
+    (``cells``: how many cells it plays, for its time limit).
 
     The product instances it starts keep their data under ``run_temp(results)``,
     so ``processes_of`` finds exactly this run's processes on a shared machine.
@@ -35,9 +38,15 @@ def harness_run(results: Path, *args: str, env: dict[str, str] | None = None) ->
         [sys.executable, "-m", "harness.cli", "run", "--results", str(results), "--campaign", "test", *args],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=600 * cells,
         env={**(env or os.environ), "TMPDIR": str(run_temp(results))},
     )
+
+
+def ids(cells: list[str]) -> list[str]:
+    """``--id`` for each cell (or case): one `harness run` plays them all, paying once for its Python, pytest
+    and Chromium start (about 4 of a scripted cell's 9-10 CPU-seconds)."""
+    return [part for cell in cells for part in ("--id", cell)]
 
 
 def short_temp_root() -> Path:
@@ -95,6 +104,14 @@ def attempts(results: Path) -> list[AttemptRecord]:
         AttemptRecord.model_validate_json(path.read_text())
         for path in sorted(results.glob("test/*/*/attempt.json"), key=lambda p: p.stat().st_mtime)
     ]
+
+
+def by_case(results: Path) -> dict[str, tuple[AttemptRecord, Path]]:
+    """Each case's attempt in the results of a `harness_run` that played one cell per case, with its package."""
+    found = attempts(results)
+    played = {r.cell.case: (r, results / "test" / r.cell.execution_id / r.attempt) for r in found}
+    assert len(played) == len(found), f"a case played twice: {sorted(r.cell.execution_id for r in found)}"
+    return played
 
 
 def wait_for(probe: Callable[[], T], what: str, timeout: float = 60.0) -> T:

@@ -4,34 +4,17 @@ real Chromium, real oracle container), and the evidence each package must hold."
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from calibration.personas import PERSONA_CASES
-from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
+from tests.stories.harness_runs import by_case, harness_run, ids
 from tests.stories.story_expectations import FAULT_STORIES as STORIES
 
 
-def run_stories(
-    cases: list[str], results: Path
-) -> tuple[subprocess.CompletedProcess[str], dict[str, tuple[AttemptRecord, Path]]]:
-    """Play the cases' scripted cells in one `harness run` (one Python, pytest and Chromium start for them all);
-    each case's record and package folder."""
-    ids = [part for case in cases for part in ("--id", case)]
-    done = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", *ids, "--results", str(results), "--campaign", "t"],
-        capture_output=True,
-        text=True,
-        timeout=300 * len(cases),
-    )
-    records = [AttemptRecord.model_validate_json(path.read_text()) for path in results.glob("t/*/*/attempt.json")]
-    return done, {r.cell.case: (r, results / "t" / r.cell.execution_id / r.attempt) for r in records}
-
-
 def test_every_fault_story_passes_with_the_scripted_agent_and_keeps_its_evidence(tmp_path: Path) -> None:
-    done, played = run_stories(sorted(STORIES), tmp_path)
+    done = harness_run(tmp_path, *ids(sorted(STORIES)), cells=len(STORIES))
+    played = by_case(tmp_path)
     assert sorted(played) == sorted(STORIES), f"one attempt per story\n{done.stdout[-2000:]}"
     for case, (record, package) in played.items():
         assert record.verdict is Verdict.PASSED, f"{case} {record.verdict}: {record.reason}\n{done.stdout[-2000:]}"
