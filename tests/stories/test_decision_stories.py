@@ -7,13 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from calibration.personas import PERSONA_CASES
 from calibration.product_defects import DEFECT_CASES
 from harness.core import registry
 from harness.core.deadline import Deadline
-from harness.core.records import AttemptRecord
 from harness.core.settings import RunSettings
 from harness.core.verdicts import Verdict
 from harness.decisions.contract import DOCUMENT_TASK_TITLE, SERVICE_NAME, document_task
@@ -22,7 +19,7 @@ from harness.evidence.recorder import EvidenceRecorder
 from harness.evidence.secret_scan import scan_tree
 from harness.running.attempt import AttemptContext
 from harness.running.journey import journey_factory
-from tests.stories.harness_runs import harness_run
+from tests.stories.harness_runs import by_case, harness_run, ids
 
 COMMON = [
     "decision.one-pending-request",
@@ -70,25 +67,27 @@ def test_every_check_of_a_decision_story_has_a_calibration_case_that_fails_on_it
     assert sorted(checks - calibrated) == [], "checks of a decision story that no calibration case fails"
 
 
-@pytest.mark.parametrize("case", sorted(STORIES))
-def test_decision_story_passes_and_keeps_its_decision_evidence(case: str, tmp_path: Path) -> None:
-    done = harness_run(tmp_path, "--id", case)
-    [path] = sorted(tmp_path.glob("test/*/*/attempt.json"))
-    record = AttemptRecord.model_validate_json(path.read_text())
-    assert done.returncode == 0 and record.verdict is Verdict.PASSED, f"{record.reason}\n{done.stdout[-2000:]}"
-    checks, snapshots, screenshot = STORIES[case]
-    assert set(checks) <= {check.id for check in record.checks if check.passed}
-    assert not [check.id for check in record.checks if not check.passed]
-    package = path.parent
-    for name in snapshots:
-        assert (package / "snapshots" / f"{name}.json").is_file(), name
-    if case.startswith("service-"):
-        lines = (package / "snapshots" / "service-capture.jsonl").read_text().splitlines()
-        accepted = [e for e in map(json.loads, lines) if e["tool"] == "create_document" and e["outcome"] == "accepted"]
-        assert len(accepted) == (1 if case == "service-approve" else 0)
-    names = [Path(shot).name for shot in record.screenshots]
-    assert any(name.endswith("decision-requested.png") for name in names)
-    assert any(name.endswith(f"{screenshot}.png") for name in names)
+def test_every_decision_story_passes_and_keeps_its_decision_evidence(tmp_path: Path) -> None:
+    done = harness_run(tmp_path, *ids(sorted(STORIES)), cells=len(STORIES))
+    played = by_case(tmp_path)
+    assert sorted(played) == sorted(STORIES), f"one attempt per story\n{done.stdout[-2000:]}"
+    for case, (record, package) in played.items():
+        assert record.verdict is Verdict.PASSED, f"{case}: {record.reason}\n{done.stdout[-2000:]}"
+        checks, snapshots, screenshot = STORIES[case]
+        assert set(checks) <= {check.id for check in record.checks if check.passed}, case
+        assert not [check.id for check in record.checks if not check.passed], case
+        for name in snapshots:
+            assert (package / "snapshots" / f"{name}.json").is_file(), f"{case}: {name}"
+        if case.startswith("service-"):
+            lines = (package / "snapshots" / "service-capture.jsonl").read_text().splitlines()
+            accepted = [
+                e for e in map(json.loads, lines) if e["tool"] == "create_document" and e["outcome"] == "accepted"
+            ]
+            assert len(accepted) == (1 if case == "service-approve" else 0), case
+        names = [Path(shot).name for shot in record.screenshots]
+        assert any(name.endswith("decision-requested.png") for name in names), case
+        assert any(name.endswith(f"{screenshot}.png") for name in names), case
+    assert done.returncode == 0, done.stdout[-2000:]
 
 
 def test_the_credential_is_in_no_package_trace_or_agent_environment(browser: Any, tmp_path: Path) -> None:
@@ -118,15 +117,17 @@ def test_the_credential_is_in_no_package_trace_or_agent_environment(browser: Any
     assert scan_tree(folder, {"service credential": secret}) == []
 
 
-@pytest.mark.parametrize(
-    ("cli", "case"),
-    [("claude", "service-approve"), ("codex", "service-decline"), ("opencode", "connection-decline")],
-)
-def test_a_real_agent_cli_decides_through_the_products_tools(cli: str, case: str, tmp_path: Path) -> None:
-    """The real CLI (against the model replay) asks through the product's MCP tools and waits for the person."""
-    done = harness_run(tmp_path, "--id", f"everyday-workflows-replay.replay-{cli}.local.{case}")
-    [path] = sorted(tmp_path.glob("test/*/*/attempt.json"))
-    record = AttemptRecord.model_validate_json(path.read_text())
-    assert done.returncode == 0 and record.verdict is Verdict.PASSED, f"{record.reason}\n{done.stdout[-2000:]}"
-    assert set(STORIES[case][0]) <= {check.id for check in record.checks if check.passed}
-    assert record.provenance.agent_clis and cli in record.provenance.agent_clis
+REPLAY_CELLS = {"service-approve": "claude", "service-decline": "codex", "connection-decline": "opencode"}
+
+
+def test_real_agent_clis_decide_through_the_products_tools(tmp_path: Path) -> None:
+    """The real CLIs (against the model replay) ask through the product's MCP tools and wait for the person."""
+    cells = [f"everyday-workflows-replay.replay-{cli}.local.{case}" for case, cli in REPLAY_CELLS.items()]
+    done = harness_run(tmp_path, *ids(cells), cells=len(cells))
+    played = by_case(tmp_path)
+    assert sorted(played) == sorted(REPLAY_CELLS), f"one attempt per cell\n{done.stdout[-2000:]}"
+    for case, (record, _) in played.items():
+        assert record.verdict is Verdict.PASSED, f"{case}: {record.reason}\n{done.stdout[-2000:]}"
+        assert set(STORIES[case][0]) <= {check.id for check in record.checks if check.passed}, case
+        assert record.provenance.agent_clis and REPLAY_CELLS[case] in record.provenance.agent_clis
+    assert done.returncode == 0, done.stdout[-2000:]
