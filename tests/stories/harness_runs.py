@@ -16,6 +16,7 @@ from typing import TypeVar
 import psutil
 
 from harness.core.records import AttemptRecord
+from harness.core.verdicts import Verdict
 from harness.running.interrupt import STUCK_AFTER_INTERRUPT_S
 
 WATCHDOG_FIRED = "most recent call first"
@@ -106,11 +107,18 @@ def attempts(results: Path) -> list[AttemptRecord]:
     ]
 
 
-def by_case(results: Path) -> dict[str, tuple[AttemptRecord, Path]]:
-    """Each case's attempt in the results of a `harness_run` that played one cell per case, with its package."""
+def each_passed(results: Path, cells: list[str]) -> dict[str, tuple[AttemptRecord, Path]]:
+    """Play the cells (each of a case of its own; a case alone names its scripted cell) in one `harness_run`; each
+    case's attempt, passed with no failed check, and its package folder. A failure names the case and shows what
+    the run printed."""
+    done = harness_run(results, *ids(cells), cells=len(cells))
     found = attempts(results)
     played = {r.cell.case: (r, results / "test" / r.cell.execution_id / r.attempt) for r in found}
-    assert len(played) == len(found), f"a case played twice: {sorted(r.cell.execution_id for r in found)}"
+    assert len(found) == len(played) == len(cells), f"one attempt per case\n{done.stdout[-2000:]}"
+    for case, (record, _) in played.items():
+        assert record.verdict is Verdict.PASSED, f"{case} {record.verdict}: {record.reason}\n{done.stdout[-2000:]}"
+        assert not [check.id for check in record.checks if not check.passed], case
+    assert done.returncode == 0, done.stdout[-2000:]
     return played
 
 
