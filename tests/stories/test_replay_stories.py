@@ -18,7 +18,7 @@ import pytest
 from harness.core import registry
 from harness.core.catalog import REPLAY_PROFILES
 from harness.core.verdicts import Verdict
-from tests.stories.harness_runs import attempts, harness_run, processes_of, runner_containers
+from tests.stories.harness_runs import attempts, harness_run, ids, processes_of, runner_containers
 from tests.stories.story_expectations import BUILD_REVISE_CHECKS, FAULT_STORIES
 
 CELLS = [
@@ -33,27 +33,32 @@ CELLS = [
 CHECKS = {"build-revise": BUILD_REVISE_CHECKS} | {case: story["checks"] for case, story in FAULT_STORIES.items()}
 
 
-@pytest.mark.parametrize(("cli", "case", "environment"), CELLS)
-def test_a_real_cli_passes_the_story_against_the_replay(cli: str, case: str, environment: str, tmp_path: Path) -> None:
-    cell = f"everyday-workflows-replay.replay-{cli}.{environment}.{case}"
+@pytest.mark.parametrize("cli", sorted({cli for cli, _, _ in CELLS}))
+def test_a_real_cli_passes_its_stories_against_the_replay(cli: str, tmp_path: Path) -> None:
+    """The CLI's cells play in one `harness run`: one Python, pytest and Chromium start for them all."""
+    cases = {f"everyday-workflows-replay.replay-{cli}.{env}.{case}": case for c, case, env in CELLS if c == cli}
     containers_before = runner_containers()
-    done = harness_run(tmp_path, "--id", cell)
-    [record] = attempts(tmp_path)
-    assert done.returncode == 0 and record.verdict is Verdict.PASSED, f"{record.reason}\n{done.stdout[-2000:]}"
-    assert record.cell.execution_id == cell and record.provenance.evidence_mode.value == "scripted"
-    assert set(CHECKS[case]) <= {check.id for check in record.checks if check.passed}
-    assert not [check.id for check in record.checks if not check.passed]
-    assert record.provenance.agent_clis and cli in record.provenance.agent_clis
-    # The model was the replay, every call went through the metering proxy, and none of it is real spend.
-    # Only a Stop may leave one more metered than answered: a call on record whose runner it killed before
-    # the call left (metering.calls-metered, checked above, is the rule; fewer metered would fail it).
-    accounting = record.accounting
-    surplus = accounting.model_calls - (accounting.replay_model_calls or 0)
-    assert accounting.model_calls > 0 and surplus in ((0, 1) if case == "stop-redirect" else (0,)), accounting
-    assert accounting.refused_model_calls == 0 and accounting.cost_cents == 0
-    assert accounting.simulated_cost_cents and accounting.simulated_cost_cents > 0
-    assert processes_of(tmp_path) == [], "a product, runner, CLI or metering process outlived the attempt"
-    assert runner_containers() <= containers_before, "a runner's container outlived the attempt"
+    done = harness_run(tmp_path, *ids(sorted(cases)), cells=len(cases))
+    found = attempts(tmp_path)
+    assert sorted(r.cell.execution_id for r in found) == sorted(cases), f"one attempt per cell\n{done.stdout[-2000:]}"
+    for record in found:
+        cell, case = record.cell.execution_id, cases[record.cell.execution_id]
+        assert record.verdict is Verdict.PASSED, f"{cell}: {record.reason}\n{done.stdout[-2000:]}"
+        assert record.provenance.evidence_mode.value == "scripted", cell
+        assert set(CHECKS[case]) <= {check.id for check in record.checks if check.passed}, cell
+        assert not [check.id for check in record.checks if not check.passed], cell
+        assert record.provenance.agent_clis and cli in record.provenance.agent_clis, cell
+        # The model was the replay, every call went through the metering proxy, and none of it is real spend.
+        # Only a Stop may leave one more metered than answered: a call on record whose runner it killed before
+        # the call left (metering.calls-metered, checked above, is the rule; fewer metered would fail it).
+        accounting = record.accounting
+        surplus = accounting.model_calls - (accounting.replay_model_calls or 0)
+        assert accounting.model_calls > 0 and surplus in ((0, 1) if case == "stop-redirect" else (0,)), accounting
+        assert accounting.refused_model_calls == 0 and accounting.cost_cents == 0, cell
+        assert accounting.simulated_cost_cents and accounting.simulated_cost_cents > 0, cell
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert processes_of(tmp_path) == [], "a product, runner, CLI or metering process outlived its attempt"
+    assert runner_containers() <= containers_before, "a runner's container outlived its attempt"
 
 
 def test_every_everyday_replay_story_and_every_cli_is_covered() -> None:
