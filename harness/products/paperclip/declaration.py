@@ -77,15 +77,6 @@ PRODUCT = ProductDeclaration(
             " codex_local adapter reports none: every run's usage is recorded 'unpriced' at 0 cents"
             " (adapter-codex-local execute.js: costUsd null), so no budget ever stops a codex_local agent",
         ),
-        "replay-claude.budget-stop": NoCell(
-            kind="not-yet",
-            why="claude_local reports a run's cost only as the run ends, so its budget pauses the agent between runs"
-            " (budget-hard-stop-pauses-agent); for work to be left then, the replay's first run must end without the"
-            " disposition its execution contract asks for, and the success hand-off it then queues, cancelled by the"
-            " pause as agent_not_invokable, leaves the issue blocked by its stranded-issue recovery, which Raise budget"
-            " & resume does not undo: that verdict would judge our agent's broken contract as"
-            " much as Paperclip's budget",
-        ),
         "scripted.recover-controller": NoCell(
             kind="not-promised",
             why=f"its hot restart ({HOT_RESTART.id}) keeps only its sessioned local adapters' runs, not the process"
