@@ -55,10 +55,11 @@ SKILL = re.compile(r'\bcreate a company skill\b\W*\\?"(?P<name>[^"\\\n]{3,120})\
 SUITE = re.compile(r"\bwrite an automated test suite\b", re.IGNORECASE)
 # Work whose every model call counts against the agent's budget (budget-stop's request).
 METERED = re.compile(r"\bmetered work\b", re.IGNORECASE)
-# Metered work's next step, and how soon the agent asks to be woken for it: soon after its first run ends (a
-# product that pauses the agent between runs pauses it first; the wake then waits for the pause to be lifted).
+# Metered work's next step, and how soon the agent asks to be woken for it: as soon as its first run is over. (A
+# product that pauses the agent between runs pauses it first: the wake then waits until the pause is lifted; a later
+# time could still be ahead when the person lifts it, and the product would only then take the work up.)
 NEXT_STEP = "Write the README and the tests, run them, and deliver."
-CONTINUE_AFTER_S = 5
+CONTINUE_AFTER_S = 1
 
 
 def wrap_up(summary: str, files: list[str] | None = None) -> list[Step]:
@@ -330,8 +331,9 @@ def from_issue(issue: str, pace_s: float) -> Script:
     run was cut short), which a run woken for the issue alone takes in as a
     model would: its newest one is answered (a nonce gets its reply; a build
     is built as revised), except by a lead that hands the work on. Metered
-    work is done over two runs: the first writes the tool and says so (the
-    agent has not commented yet), the next one builds the rest.
+    work is done over two runs: the first writes the tool, says so and has
+    the product wake it again (the agent has not commented yet), the next one
+    builds the rest.
     """
     read = use("read_task")
     if not issue:
