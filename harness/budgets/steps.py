@@ -80,17 +80,23 @@ class Wallet:
         return None if found == LATE else found  # type: ignore[no-any-return]
 
     def wait_until_paused(self, task: Task) -> Pause:
-        """Until the product paused the agent; work that ends without a pause fails ``budget.run-paused``."""
+        """Until the product paused the agent; work that ends without a pause fails ``budget.run-paused``.
+
+        A product that learns a run's spend only as the run ends pauses the agent just after it: a task at rest
+        whose agent is not paused yet gets the environment's shown wait for the pause before it counts as over."""
+
+        def paused() -> Agent | None:
+            agent = self._now()
+            return agent if agent.paused_for_budget else None
 
         def paused_or_over() -> Agent | str | None:
-            agent = self._now()
-            if agent.paused_for_budget:
-                return agent
-            return "over" if self.journey.api.task(task.id).at_rest else None
+            return paused() or ("over" if self.journey.api.task(task.id).at_rest else None)
 
         what = f"{self.agent.name} paused for budget, or task {task.id} at rest"
         found = self.journey.wait(paused_or_over, what, "task-finished")
         if found == "over":
+            found = self._within_shown(paused, f"{self.agent.name} paused for budget once its run had ended")
+        if found is None:
             agent = self._now()
             self.journey.fail_check(rules.RUN_PAUSED, rules.never_paused(agent, self.budget_cents).detail)
         runs = self.journey.api.task(task.id).runs
