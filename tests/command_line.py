@@ -1,7 +1,7 @@
 """A command line's outcome, taken in the test's own process from the ``main`` that ``python -m`` calls.
 
-A fresh interpreter per bad command line cost one to two CPU seconds of imports each, most of what the
-bad-input tests spent. For a command line refused before anything starts, calling the entry point's
+A fresh interpreter per bad command line costs one to two CPU seconds of imports, nearly all of what a
+bad-input test spends. For a command line refused before anything starts, calling the entry point's
 ``main(argv)`` proves the same: the exit status the interpreter would end with, what was printed (an
 exception escaping ``main`` is the traceback, and fails the test), and what was left on disk. Each entry
 point keeps one test in a real subprocess, so a difference in how ``python -m`` wires it cannot hide.
