@@ -68,9 +68,11 @@ class Wallet:
             first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             self.journey.fail_check(check_id, f"{what}: {first}")
 
-    def _within_shown(self, probe: Callable[[], T | None], what: str) -> T | None:
-        """What ``probe`` finds within the environment's shown wait; None when it found nothing by then."""
-        deadline = time.monotonic() + self.journey.shown_budget()
+    def _within_shown(self, probe: Callable[[], T | None], what: str, at_a_tick: bool = False) -> T | None:
+        """What ``probe`` finds within the environment's shown wait; None when it found nothing by then.
+
+        ``at_a_tick``: what ``probe`` looks for is work the product takes up at its scheduler's next tick."""
+        deadline = time.monotonic() + self.journey.shown_budget(at_a_tick)
 
         def found_or_late() -> T | str | None:
             found = probe()
@@ -155,7 +157,7 @@ class Wallet:
             runs = self.journey.api.task(task.id).runs
             return next((r for r in runs if str(r.id) not in pause.runs_before), None)
 
-        started = self._within_shown(new_run, "a run after the raise")
+        started = self._within_shown(new_run, "a run after the raise", at_a_tick=True)
         self.journey.require(rules.resumed(self._now(), started, cents), "resumed")
 
     def _served(self) -> int:

@@ -16,6 +16,7 @@ PAPERCLIP_LOCAL = Environment(
     product="paperclip",
     fault_window_scale=15.0,
     shown_wait_s=30.0,
+    scheduler_tick_s=30.0,  # HEARTBEAT_SCHEDULER_INTERVAL_MS's default, which the instance keeps
     scripted_deadline_scale=3.0,
     description="The real Paperclip (pinned npm release) on this machine; its process adapter runs the scripted agent.",
 )
