@@ -22,6 +22,8 @@ from typing import Any
 
 import httpx
 
+from .plain_http import plain_http_transport
+
 log = logging.getLogger("agents.client")
 
 # The runner's wall-clock limit for waiting on an unreachable controller.
@@ -55,7 +57,7 @@ class AgentClient:
             base_url=f"{base_url}/api/agent/runs/{run_id}",
             headers={"Authorization": f"Bearer {token}"},
             timeout=timeout,
-            transport=httpx.HTTPTransport(uds=socket_path) if socket_path else None,
+            transport=plain_http_transport(base_url, uds=socket_path),
         )
         self._outbox: queue.Queue[Outgoing] = queue.Queue()
         self._failure: Exception | None = None

@@ -33,8 +33,12 @@ from .issued_secrets import proxy_key
 from .loopback import LoopbackServer, UnixRelay
 from .metering.providers import BASE_URL_VARIABLE, KEY_VARIABLE
 from .metering.proxy import CallNotAdmitted, CallReport, MeteringProxy, ProxyConfig, start_proxy
+from .plain_http import plain_http_transport
 from .registry import AgentCli
 from .session import AgentSession
+
+METER_URL = "http://metering-proxy"
+"""The proxy's address as its clients name it; they reach it through its Unix socket."""
 
 log = logging.getLogger("agents.meter")
 
@@ -156,8 +160,8 @@ class SocketMeter:
         self.relay = UnixRelay(socket_path).start()
         self.url = self.relay.url
         self._http = httpx.Client(
-            transport=httpx.HTTPTransport(uds=socket_path, retries=3),
-            base_url="http://metering-proxy",
+            transport=plain_http_transport(METER_URL, uds=socket_path, retries=3),
+            base_url=METER_URL,
             headers={"x-api-key": self.client_key},
         )
         self._last: MeterStatus | None = None

@@ -55,6 +55,11 @@ SKILL = re.compile(r'\bcreate a company skill\b\W*\\?"(?P<name>[^"\\\n]{3,120})\
 SUITE = re.compile(r"\bwrite an automated test suite\b", re.IGNORECASE)
 # Work whose every model call counts against the agent's budget (budget-stop's request).
 METERED = re.compile(r"\bmetered work\b", re.IGNORECASE)
+# Metered work's next step, and how soon the agent asks to be woken for it: as soon as its first run is over. (A
+# product that pauses the agent between runs pauses it first: the wake then waits until the pause is lifted; a later
+# time could still be ahead when the person lifts it, and the product would only then take the work up.)
+NEXT_STEP = "Write the README and the tests, run them, and deliver."
+CONTINUE_AFTER_S = 1
 
 
 def wrap_up(summary: str, files: list[str] | None = None) -> list[Step]:
@@ -119,8 +124,13 @@ def test_suite(pace_s: float = 0) -> Script:
 
 
 def first_step(pace_s: float = 0) -> Script:
-    """Metered work, woken in heartbeats: the first run writes the tool and reports, leaving the README, the tests
-    and the delivery to its next run (the product's hand-off or continuation wakes it for them)."""
+    """Metered work, woken in heartbeats: the first run writes the tool, reports, and leaves the issue in progress
+    with a live continuation path (the product wakes it again for the issue), the README, the tests and the
+    delivery left to that next run.
+
+    Paperclip's execution contract asks every heartbeat for a disposition: an issue left in progress needs "a real
+    scheduled monitor ... that will wake the responsible assignee" (its paperclip skill's final-disposition
+    checklist); a comment saying what comes next is evidence, not such a path."""
     told = (
         "Metered work, so I go step by step: slugify.py is written. The README, the tests and the delivery come in"
         " my next run."
@@ -128,10 +138,12 @@ def first_step(pace_s: float = 0) -> Script:
     return Script(
         name="story-first-step",
         per_message=True,
-        description="Writes the tool's source, comments on its progress, ends the run with the issue still open.",
+        description="Writes the tool's source, comments on its progress, has the product wake it again for the"
+        " rest, ends the run with the issue still in progress.",
         steps=[
             *paced([write("slugify.py", reference.files()["slugify.py"])], pace_s),
             use("comment", body=told),
+            use("continue_later", after_seconds=CONTINUE_AFTER_S, next_step=NEXT_STEP),
             finish(told),
         ],
     )
@@ -319,8 +331,9 @@ def from_issue(issue: str, pace_s: float) -> Script:
     run was cut short), which a run woken for the issue alone takes in as a
     model would: its newest one is answered (a nonce gets its reply; a build
     is built as revised), except by a lead that hands the work on. Metered
-    work is done over two runs: the first writes the tool and says so (the
-    agent has not commented yet), the next one builds the rest.
+    work is done over two runs: the first writes the tool, says so and has
+    the product wake it again (the agent has not commented yet), the next one
+    builds the rest.
     """
     read = use("read_task")
     if not issue:

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from agents.adapters import SCRIPTED, adapter_for
 from agents.client import AgentClient, RunEnded
-from agents.loopback import UnixRelay
 from agents.metering.providers import OPERATOR_VARIABLES
 from agents.session import AgentSession
 
@@ -66,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     client = AgentClient(args.controller, args.run_id, token, socket_path=args.controller_socket)
     tools_at = args.controller
     if args.controller_socket and args.adapter != SCRIPTED:  # an agent CLI speaks http:// only: a loopback relay
+        from agents.loopback import UnixRelay  # uvicorn: only a CLI's run in a sandbox needs it
+
         tools_at = UnixRelay(args.controller_socket).start().url
     session = AgentSession(
         client=client,

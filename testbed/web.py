@@ -35,6 +35,12 @@ STATUS_LABELS = {
 templates.env.globals["status_label"] = lambda status: STATUS_LABELS.get(status, status)
 
 
+def compile_templates() -> None:
+    """Compile every page template now: a process that forks controllers does it once for all of them."""
+    for name in templates.env.list_templates():
+        templates.env.get_template(name)
+
+
 def render_index(
     request: Request, error: str | None = None, status_code: int = 200, agent_error: str | None = None
 ) -> HTMLResponse:

@@ -31,7 +31,7 @@ import os
 import sys
 import time
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -264,6 +264,16 @@ class PaperclipAgentClient:
 
     def set_status(self, status: str) -> None:
         self._request("PATCH", f"/api/issues/{self.issue_id}", json={"status": status})
+
+    def continue_later(self, after_s: float, next_step: str) -> str:
+        """Keep the issue in progress with a live continuation path: an issue monitor that has Paperclip wake this
+        agent for the issue again once ``after_s`` seconds have passed (its execution policy's ``monitor``, which
+        Paperclip's contract counts as "a real scheduled monitor ... that will wake the responsible assignee").
+        The answer is the time Paperclip will look again."""
+        at = datetime.now(UTC) + timedelta(seconds=after_s)
+        monitor = {"nextCheckAt": at.isoformat(timespec="milliseconds").replace("+00:00", "Z"), "notes": next_step}
+        issue = self._request("PATCH", f"/api/issues/{self.issue_id}", json={"executionPolicy": {"monitor": monitor}})
+        return str(issue.get("monitorNextCheckAt") or monitor["nextCheckAt"])
 
     def create_child(self, title: str, body: str, assignee_name: str) -> str:
         assignee = next(a["id"] for a in self._agents() if a["name"].lower() == assignee_name.lower())

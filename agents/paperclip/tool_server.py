@@ -44,7 +44,8 @@ Tools for the Paperclip issue you were woken for: read it and the user's new
 comments, comment, deliver your work as a ZIP attachment, delegate to a
 teammate through a child issue and wait for it, add a company skill, use the
 company's connected services (a protected action waits for the user's
-decision), set the issue's status."""
+decision), set the issue's status, or leave it in progress and be woken
+for it again later."""
 # How often a wait for the user's decision looks again.
 DECISION_POLL_S = 0.5
 
@@ -194,6 +195,14 @@ def create_server(client: StderrReceipts, workspace: Path) -> MCPServer:
             time.sleep(DECISION_POLL_S)
         answer = {"request_id": found["id"], "decision": found["status"], "outcome": found["outcome"]}
         return json.dumps(answer | {"result": found["result"]})
+
+    @server.tool(structured_output=False)
+    def continue_later(after_seconds: int, next_step: str) -> str:
+        """Leave your issue in progress with work still to do: Paperclip wakes you for it again once after_seconds
+        have passed (an issue monitor), to carry on with next_step. Your issue's comments say what is done."""
+        own = issue()
+        at = product(lambda: client.continue_later(after_seconds, next_step))
+        return f"issue {own} stays in progress; Paperclip wakes you for it again at {at}"
 
     @server.tool(structured_output=False)
     def set_status(status: Literal["in_progress", "in_review", "blocked", "done"]) -> str:

@@ -68,9 +68,11 @@ class Wallet:
             first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             self.journey.fail_check(check_id, f"{what}: {first}")
 
-    def _within_shown(self, probe: Callable[[], T | None], what: str) -> T | None:
-        """What ``probe`` finds within the environment's shown wait; None when it found nothing by then."""
-        deadline = time.monotonic() + self.journey.shown_budget()
+    def _within_shown(self, probe: Callable[[], T | None], what: str, at_a_tick: bool = False) -> T | None:
+        """What ``probe`` finds within the environment's shown wait; None when it found nothing by then.
+
+        ``at_a_tick``: what ``probe`` looks for is work the product takes up at its scheduler's next tick."""
+        deadline = time.monotonic() + self.journey.shown_budget(at_a_tick)
 
         def found_or_late() -> T | str | None:
             found = probe()
@@ -80,17 +82,23 @@ class Wallet:
         return None if found == LATE else found  # type: ignore[no-any-return]
 
     def wait_until_paused(self, task: Task) -> Pause:
-        """Until the product paused the agent; work that ends without a pause fails ``budget.run-paused``."""
+        """Until the product paused the agent; work that ends without a pause fails ``budget.run-paused``.
+
+        A product that learns a run's spend only as the run ends pauses the agent just after it: a task at rest
+        whose agent is not paused yet gets the environment's shown wait for the pause before it counts as over."""
+
+        def paused() -> Agent | None:
+            agent = self._now()
+            return agent if agent.paused_for_budget else None
 
         def paused_or_over() -> Agent | str | None:
-            agent = self._now()
-            if agent.paused_for_budget:
-                return agent
-            return "over" if self.journey.api.task(task.id).at_rest else None
+            return paused() or ("over" if self.journey.api.task(task.id).at_rest else None)
 
         what = f"{self.agent.name} paused for budget, or task {task.id} at rest"
         found = self.journey.wait(paused_or_over, what, "task-finished")
         if found == "over":
+            found = self._within_shown(paused, f"{self.agent.name} paused for budget once its run had ended")
+        if found is None:
             agent = self._now()
             self.journey.fail_check(rules.RUN_PAUSED, rules.never_paused(agent, self.budget_cents).detail)
         runs = self.journey.api.task(task.id).runs
@@ -149,7 +157,7 @@ class Wallet:
             runs = self.journey.api.task(task.id).runs
             return next((r for r in runs if str(r.id) not in pause.runs_before), None)
 
-        started = self._within_shown(new_run, "a run after the raise")
+        started = self._within_shown(new_run, "a run after the raise", at_a_tick=True)
         self.journey.require(rules.resumed(self._now(), started, cents), "resumed")
 
     def _served(self) -> int:

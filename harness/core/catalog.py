@@ -115,6 +115,12 @@ class Environment(_Frozen):
         " delivery it lists, a card for a request it made, a status it records); past that the product failed to"
         " show it. The testbed's pages refresh live within a second; Paperclip's took 19 s at load 11",
     )
+    scheduler_tick_s: float = Field(
+        default=0.0,
+        ge=0,
+        description="seconds between the product's scheduler ticks, where it takes up some work only at a tick (a"
+        " resumed agent's next run): a step waiting for such work waits that much longer than shown_wait_s",
+    )
     scripted_deadline_scale: float = Field(
         default=1.0,
         ge=1.0,

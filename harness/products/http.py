@@ -18,8 +18,12 @@ from typing import Any
 
 import httpx
 
+from agents.plain_http import plain_http_transport
+
 
 class ReadRetryTransport(httpx.HTTPTransport):
+    """A transport that retries a GET once when the connection was cut before its answer."""
+
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         try:
             return super().handle_request(request)
@@ -87,4 +91,6 @@ def product_json(send: Send, method: str, path: str, **kwargs: Any) -> Any:
 
 
 def product_client(base_url: str, timeout: float) -> httpx.Client:
-    return httpx.Client(base_url=base_url, timeout=timeout, transport=ReadRetryTransport())
+    return httpx.Client(
+        base_url=base_url, timeout=timeout, transport=plain_http_transport(base_url, ReadRetryTransport)
+    )

@@ -332,10 +332,14 @@ class Journey:
         self.screenshot(f"child task {child.id}")
         return child
 
-    def shown_budget(self) -> float:
+    def shown_budget(self, at_a_tick: bool = False) -> float:
         """Seconds a page step on something the product already has may take: the environment's
-        ``shown_wait_s``, within what is left of the attempt. Such a step fails in seconds, not at the deadline."""
-        return self.deadline.budget(self.cell.environment.shown_wait_s)
+        ``shown_wait_s``, within what is left of the attempt. Such a step fails in seconds, not at the deadline.
+
+        ``at_a_tick``: the step waits for work the product takes up at its scheduler's next tick, one
+        ``scheduler_tick_s`` more."""
+        environment = self.cell.environment
+        return self.deadline.budget(environment.shown_wait_s + (environment.scheduler_tick_s if at_a_tick else 0.0))
 
     def reload(self) -> None:
         self.current_page().reload()

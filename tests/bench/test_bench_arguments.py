@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.command_line import Ended, assert_refused, ended, never_parsed, put_a_file_in_the_way
 
 
 @pytest.mark.parametrize(
@@ -24,10 +27,44 @@ import pytest
         (["bench.replay_cells", "--cells", "no-such-cell"], "--cells: unknown id 'no-such-cell'"),
     ],
 )
-def test_a_bad_benchmark_command_line_is_one_line(tmp_path: Path, args: list[str], says: str) -> None:
-    """Before, zero repetitions ran and ended in a traceback (no median of nothing); NaN seconds ran unbounded."""
-    (tmp_path / "a-file").write_text("keep me\n")
-    done = subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, cwd=tmp_path, timeout=60)
-    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
-    assert says in done.stderr.splitlines()[-1], done.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+def test_a_bad_benchmark_command_line_is_one_line(
+    tmp_path: Path,
+    args: list[str],
+    says: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """Before, zero repetitions ran and ended in a traceback (no median of nothing); NaN seconds ran unbounded.
+
+    The benchmark's ``main`` is called in this process, without ``run_benchmark`` around it (it would take over
+    this worker's signals): what it wraps is proven by the subprocess test below.
+    """
+    before = put_a_file_in_the_way(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    never_parsed(monkeypatch)
+    module, *argv = args
+    done = ended(importlib.import_module(module).main, argv, capfd)
+    assert_refused(done, says, tmp_path, before)
+
+
+def test_python_m_bench_ends_as_its_main_does(tmp_path: Path) -> None:
+    """Through ``run_benchmark`` in a real interpreter: exit 2, the reason last, no traceback, nothing written."""
+    before = put_a_file_in_the_way(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.report", "--keep", "a-file"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert_refused(Ended.of(done), "--keep: a-file is a file, not a folder", tmp_path, before)
+
+
+def test_a_benchmark_command_line_wrongly_accepted_fails_the_test_instead_of_measuring(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The guard the in-process cases above stand behind: a good command line reaches it, and nothing is measured."""
+    never_parsed(monkeypatch)
+    with pytest.raises(AssertionError, match="python -m bench.proxy accepted"):
+        ended(importlib.import_module("bench.proxy").main, ["--calls", "1"], capfd)
+    assert capfd.readouterr().out == ""

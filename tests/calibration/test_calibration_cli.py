@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -29,6 +30,19 @@ def test_an_unknown_suite_is_refused_with_the_known_ones(capsys: pytest.CaptureF
         main(["oracel"])
     assert exit_.value.code == 2
     assert "unknown suite(s) oracel; known: oracle" in capsys.readouterr().err
+
+
+def test_python_m_calibration_ends_as_its_main_does(tmp_path: Path) -> None:
+    """The refusals here call ``main`` in this process; the interpreter ends with its status, and no traceback."""
+    done = subprocess.run(
+        [sys.executable, "-m", "calibration", "oracel", "--results", str(tmp_path / "results")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr, done.stderr
+    assert "unknown suite(s) oracel; known: oracle" in done.stderr.splitlines()[-1]
+    assert not any(tmp_path.iterdir())
 
 
 def test_a_results_path_under_a_file_is_refused_before_any_suite_runs(

@@ -46,8 +46,8 @@ TESTBED_CASES = [
 # stories judge the product's controls rather than a model.
 TEAM_CASES = ["hire-approval", "hire-rejected", "agent-controls"]
 # Of TESTBED_CASES, those Paperclip serves as well, with its cells there: scripted and its 2 replay profiles.
-# budget-stop there has no replay cell (see its reasons).
-PAPERCLIP_TOO = {"routine-run": 3, "budget-stop": 1, "hire-reuse": 3, "create-skill-studio": 3}
+# budget-stop there has no replay-codex cell (codex_local reports no cost: see its reason).
+PAPERCLIP_TOO = {"routine-run": 3, "budget-stop": 2, "hire-reuse": 3, "create-skill-studio": 3}
 
 
 def cell(execution_id: str) -> Cell:

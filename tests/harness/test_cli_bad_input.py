@@ -11,16 +11,18 @@ import pytest
 
 from harness.cli import main
 from harness.core import registry
+from tests.command_line import Ended, assert_refused, ended, never_starts, put_a_file_in_the_way
 
 
-def harness(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=60
-    )
+def a_folder_to_refuse_in(folder: Path) -> list[str]:
+    """A results folder with a campaign in it and a file in the way; what it holds before the command."""
+    (folder / "results" / "camp").mkdir(parents=True)
+    return put_a_file_in_the_way(folder)
 
 
-def listing(folder: Path) -> list[str]:
-    return sorted(str(path.relative_to(folder)) for path in folder.rglob("*"))
+def assert_one_line(done: Ended, says: str, folder: Path, before: list[str]) -> None:
+    assert_refused(done, says, folder, before)
+    assert len(done.err.strip().splitlines()) == 1, done.err
 
 
 @pytest.mark.parametrize(
@@ -49,23 +51,41 @@ def listing(folder: Path) -> list[str]:
         (["review", "results/camp", "--note", "x"], "is not an attempt folder"),
     ],
 )
-def test_bad_command_line_is_one_clear_line_and_changes_nothing(tmp_path: Path, args: list[str], says: str) -> None:
-    (tmp_path / "results" / "camp").mkdir(parents=True)
-    (tmp_path / "a-file").write_text("keep me\n")
-    before = listing(tmp_path)
-    done = harness(*args, cwd=tmp_path)
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert "Traceback" not in done.stderr
-    assert listing(tmp_path) == before and (tmp_path / "a-file").read_text() == "keep me\n"
+def test_bad_command_line_is_one_clear_line_and_changes_nothing(
+    tmp_path: Path,
+    args: list[str],
+    says: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    before = a_folder_to_refuse_in(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    never_starts(monkeypatch, "harness.running.campaign.run_cells")
+    assert_one_line(ended(main, args, capfd), says, tmp_path, before)
 
 
-def test_a_broken_attempt_in_a_cell_folder_can_still_be_reviewed(tmp_path: Path) -> None:
+def test_python_m_harness_cli_ends_as_its_main_does(tmp_path: Path) -> None:
+    """The cases above call ``main`` in this process; the interpreter ends with its status, and no traceback."""
+    before = a_folder_to_refuse_in(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "run", "--id", "build-revise", "--results", "a-file/x"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert_one_line(Ended.of(done), "a-file/x is under a-file", tmp_path, before)
+
+
+def test_a_broken_attempt_in_a_cell_folder_can_still_be_reviewed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
     cell = registry.catalog().cells()[0].execution_id
     broken = tmp_path / "results" / "camp" / cell / "1-abcd"
     broken.mkdir(parents=True)
-    done = harness("review", str(broken), "--note", "the run died before writing its record", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    monkeypatch.chdir(tmp_path)
+    done = ended(main, ["review", str(broken), "--note", "the run died before writing its record"], capfd)
+    assert done.status == 0, done.err
     assert (broken / "review.json").is_file()
 
 
@@ -124,3 +144,13 @@ def test_calibration_names_a_cell_cannot_have_are_refused_before_anything_starts
     assert main(["run", *argv]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.startswith(f"harness: {says}") and err.count("\n") == 1
+
+
+def test_a_command_line_wrongly_accepted_fails_the_test_instead_of_starting_a_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The guard the in-process cases above stand behind: a good command line reaches it, and nothing starts."""
+    never_starts(monkeypatch, "harness.running.campaign.run_cells")
+    with pytest.raises(AssertionError, match="reached harness.running.campaign.run_cells"):
+        ended(main, ["run", "--id", "build-revise", "--results", str(tmp_path)], capfd)
+    assert not any(tmp_path.iterdir())

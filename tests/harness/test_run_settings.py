@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from harness.cli import build_parser, run_settings
+from harness.cli import build_parser, main, run_settings
 from harness.core.settings import SETTINGS_OPTION, RunSettings
 from harness.running.campaign import PLUGIN, pytest_arguments
+from tests.command_line import ended, never_starts
 
 
 @pytest.mark.parametrize(
@@ -26,13 +25,18 @@ from harness.running.campaign import PLUGIN, pytest_arguments
     ],
 )
 def test_a_bad_value_is_one_line_and_exit_2_before_anything_runs(
-    tmp_path: Path, flags: list[str], refused: str
+    tmp_path: Path,
+    flags: list[str],
+    refused: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
 ) -> None:
-    command = [sys.executable, "-m", "harness.cli", "run", "--id", "build-revise", "--results", str(tmp_path), *flags]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2
-    assert done.stderr.startswith(f"harness: {refused} ") and done.stderr.count("\n") == 1, done.stderr
-    assert "Traceback" not in done.stderr and done.stdout == ""
+    """In this process (`python -m harness.cli` is proven to end as ``main`` does in test_cli_bad_input.py)."""
+    never_starts(monkeypatch, "harness.running.campaign.run_cells")
+    done = ended(main, ["run", "--id", "build-revise", "--results", str(tmp_path), *flags], capfd)
+    assert done.status == 2
+    assert done.err.startswith(f"harness: {refused} ") and done.err.count("\n") == 1, done.err
+    assert "Traceback" not in done.err and done.out == ""
     assert not any(tmp_path.iterdir()), "a refused run must not start"
 
 

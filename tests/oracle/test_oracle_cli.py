@@ -16,7 +16,9 @@ from calibration.deliveries import ENDLESS, WRONG_BUT_SELF_TESTED, project
 from calibration.sources import gated
 from calibration.zips import zip_bytes
 from oracle import checks as engine
+from oracle import cli
 from oracle.tasks.slugify import checks as ids
+from tests.command_line import Ended, ended, never_parsed
 
 
 def _oracle(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -48,13 +50,20 @@ def test_unreadable_archive_exits_1_without_traceback(client, tmp_path: Path) ->
     assert result["passed"] is False and result["checks"][0]["id"] == engine.INTAKE_READABLE
 
 
+def _refused(argv: list[str], capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Ended:
+    """``main(argv)`` in this process, for a command line refused while parsing (once parsed, ``main`` takes this
+    process's stop signals and grades); `python -m oracle` itself is proven by the engine-bound refusals."""
+    never_parsed(monkeypatch)
+    return ended(cli.main, argv, capfd)
+
+
 @pytest.mark.parametrize("name", ["absent.zip", "."])
-def test_a_missing_path_or_a_folder_is_a_usage_error_exit_2_in_one_line(tmp_path: Path, name: str) -> None:
-    done = _oracle("grade", "--mode", "base", str(tmp_path / name))
-    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
-    assert done.stderr.startswith("oracle: argument ZIP: ") and (
-        "no file at" in done.stderr or "is a folder" in done.stderr
-    )
+def test_a_missing_path_or_a_folder_is_a_usage_error_exit_2_in_one_line(
+    tmp_path: Path, name: str, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    done = _refused(["grade", "--mode", "base", str(tmp_path / name)], capfd, monkeypatch)
+    assert done.status == 2 and done.out == "" and done.err.count("\n") == 1, done.err
+    assert done.err.startswith("oracle: argument ZIP: ") and ("no file at" in done.err or "is a folder" in done.err)
 
 
 def test_missing_image_exits_2_with_one_line_hint(client, good_zip: Path) -> None:
@@ -128,6 +137,8 @@ BAD_VALUES = [
     ("--workers", "many"),
     ("--image", ""),
     ("--image", "  "),
+]
+BAD_QUESTIONS = [  # refused once the grade starts, so by a real `python -m oracle`
     ("--task", "nosuchtask"),
     ("--task", "../oracle"),
     ("--mode", "nosuchmode"),
@@ -135,14 +146,24 @@ BAD_VALUES = [
 ]
 
 
-@pytest.mark.parametrize(("flag", "value"), BAD_VALUES, ids=[f"{f}={v!r}" for f, v in BAD_VALUES])
-def test_a_bad_flag_value_is_one_line_and_exit_2(flag: str, value: str, good_zip: Path) -> None:
+def assert_one_line_exit_2(done: Ended) -> None:
     """Bad input is the question's fault (2), never the delivery's (1), and never a traceback."""
+    assert done.status == 2, (done.status, done.err)
+    assert done.out == "" and "Traceback" not in done.err
+    assert len(done.err.strip().splitlines()) == 1 and done.err.startswith("oracle: "), done.err
+
+
+@pytest.mark.parametrize(("flag", "value"), BAD_VALUES, ids=[f"{f}={v!r}" for f, v in BAD_VALUES])
+def test_a_bad_flag_value_is_one_line_and_exit_2(
+    flag: str, value: str, good_zip: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert_one_line_exit_2(_refused(["grade", "--mode", "base", flag, value, str(good_zip)], capfd, monkeypatch))
+
+
+@pytest.mark.parametrize(("flag", "value"), BAD_QUESTIONS, ids=[f"{f}={v!r}" for f, v in BAD_QUESTIONS])
+def test_a_task_or_mode_it_has_not_is_one_line_and_exit_2(flag: str, value: str, good_zip: Path) -> None:
     args = {"--mode": "base", flag: value}
-    done = _oracle("grade", *[part for pair in args.items() for part in pair], str(good_zip))
-    assert done.returncode == 2, (done.returncode, done.stderr)
-    assert done.stdout == "" and "Traceback" not in done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1 and done.stderr.startswith("oracle: "), done.stderr
+    assert_one_line_exit_2(Ended.of(_oracle("grade", *[part for pair in args.items() for part in pair], str(good_zip))))
 
 
 @pytest.mark.parametrize(
@@ -157,10 +178,12 @@ def test_a_bad_flag_value_is_one_line_and_exit_2(flag: str, value: str, good_zip
         ["preflight", "--image", ""],
     ],
 )
-def test_bad_usage_is_one_line_and_exit_2(argv: list[str]) -> None:
-    done = _oracle(*argv)
-    assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+def test_bad_usage_is_one_line_and_exit_2(
+    argv: list[str], capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    done = _refused(argv, capfd, monkeypatch)
+    assert done.status == 2 and done.out == "" and "Traceback" not in done.err
+    assert len(done.err.strip().splitlines()) == 1, done.err
 
 
 def test_an_invalid_image_reference_is_exit_2(client, good_zip: Path) -> None:

@@ -264,15 +264,21 @@ def test_woken_for_the_issue_alone_the_story_script_takes_in_the_new_comments_it
     assert script("story", woken).name == "story-revise"
 
 
-def test_metered_work_on_paperclip_takes_two_runs_the_first_writes_the_tool_and_leaves_the_issue_open():
+def test_metered_work_on_paperclip_takes_two_runs_the_first_leaves_the_issue_open_with_a_wake_scheduled():
+    """The first run's disposition is Paperclip's "in progress with a live continuation path": after its progress
+    comment it has the product wake it again for the issue (an issue monitor), and it neither delivers nor sets a
+    status (a comment alone would leave the issue stranded, which Paperclip's contract forbids)."""
     from oracle.tasks.slugify.contract import BUILD_TASK
 
     wake = _paperclip_wake(("agent a-1", "Delivered."))
     metered = f"{BUILD_TASK}\n\nThis is metered work: every model call counts against your budget."
     first = script("story", wake, first_read=_issue_read(metered))
     assert first.name == "story-first-step"
-    assert [s.kind for s in first.steps] == ["tool", "write", "tool", "finish"] and first.steps[1].path == "slugify.py"
-    assert not {"deliver", "set_status"} & {s.tool for s in first.steps}
+    assert [s.kind for s in first.steps] == ["tool", "write", "tool", "tool", "finish"]
+    assert first.steps[1].path == "slugify.py"
+    assert [s.tool for s in first.steps if s.kind == "tool"] == ["read_task", "comment", "continue_later"]
+    later = first.steps[3].arguments
+    assert 0 < later["after_seconds"] <= 30 and "deliver" in later["next_step"]
     spoken = json.loads(_issue_read(metered))
     spoken["comments"].append({"author_kind": "agent", "body": first.steps[2].arguments["body"]})
     assert script("story", wake, first_read=json.dumps(spoken)).name == "story-build"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import re
@@ -23,6 +24,7 @@ from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
 from testbed import agent_api, models, web
 from testbed import api as public_api
 from testbed.body_deadline import ENV as BODY_TIMEOUT_ENV
+from tests.command_line import Ended, assert_refused, ended, never_starts, put_a_file_in_the_way
 
 HUGE = 2**63
 INT_BODY_FIELDS = {  # every integer a request body carries, by route
@@ -338,6 +340,11 @@ def test_the_agents_test_subprocess_environment_is_the_allow_list(monkeypatch: p
 
 SERVE = ["testbed", "serve", "--data", "data", "--port", "0"]
 METERING = ["agents.metering", "--upstream", "http://127.0.0.1:9", "--provider", "openai", "--client-key", "k"]
+STARTS = {  # what each server's main does first once its command line is taken
+    "testbed": "testbed.__main__.configure_logging",
+    "agents.metering": "agents.metering.__main__.MeteringProxy",
+    "replay": "replay.__main__.create_app",
+}
 
 
 @pytest.mark.parametrize(
@@ -358,11 +365,34 @@ METERING = ["agents.metering", "--upstream", "http://127.0.0.1:9", "--provider",
     ],
     ids=lambda v: " ".join(v) if isinstance(v, list) else None,
 )
-def test_a_bad_server_command_line_is_one_clear_line(tmp_path: Path, args: list[str], says: str) -> None:
+def test_a_bad_server_command_line_is_one_clear_line(
+    tmp_path: Path,
+    args: list[str],
+    says: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
     """Before, a port out of range or a data folder under a file ended in a traceback; an infinite pace or a NaN
-    budget was taken, and a budget with it meant nothing."""
-    (tmp_path / "a-file").write_text("keep me\n")
+    budget was taken, and a budget with it meant nothing. The server's ``main`` is called in this process."""
+    before = put_a_file_in_the_way(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    module, *argv = args
+    never_starts(monkeypatch, STARTS[module])
+    done = ended(importlib.import_module(f"{module}.__main__").main, argv, capfd)
+    assert_refused(done, says, tmp_path, before)
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        ([*SERVE, "--data", "a-file/data"], "--data a-file/data: Not a directory"),
+        ([*METERING, "--upstream", "127.0.0.1:9"], "--upstream: '127.0.0.1:9' is not an http:// or https:// URL"),
+        (["replay", "--port", "99999"], "--port 99999 is not a port (0 to 65535)"),
+    ],
+    ids=lambda v: v[0] if isinstance(v, list) else None,
+)
+def test_python_m_ends_as_the_servers_main_does(tmp_path: Path, args: list[str], says: str) -> None:
+    """One real interpreter per server: exit 2, the reason last, no traceback, nothing written."""
+    before = put_a_file_in_the_way(tmp_path)
     done = subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, cwd=tmp_path, timeout=60)
-    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
-    assert says in done.stderr.splitlines()[-1], done.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+    assert_refused(Ended.of(done), says, tmp_path, before)

@@ -104,6 +104,7 @@ WAKE_CAUSES: dict[str, RunCause] = {
     "approval_approved": "user_decision",
     "issue_children_completed": "child_result",
     "issue_continuation_needed": "handoff",
+    "issue_monitor_due": "handoff",  # an issue monitor the agent scheduled to be woken again for its work
     "process_lost_retry": "recovery",
     "retry_failed_run": "recovery",
 }

@@ -16,6 +16,7 @@ PAPERCLIP_LOCAL = Environment(
     product="paperclip",
     fault_window_scale=15.0,
     shown_wait_s=30.0,
+    scheduler_tick_s=30.0,  # HEARTBEAT_SCHEDULER_INTERVAL_MS's default, which the instance keeps
     scripted_deadline_scale=3.0,
     description="The real Paperclip (pinned npm release) on this machine; its process adapter runs the scripted agent.",
 )
@@ -76,15 +77,6 @@ PRODUCT = ProductDeclaration(
             why="its budgets stop an agent on the cost its runs report (budget-hard-stop-pauses-agent), and its"
             " codex_local adapter reports none: every run's usage is recorded 'unpriced' at 0 cents"
             " (adapter-codex-local execute.js: costUsd null), so no budget ever stops a codex_local agent",
-        ),
-        "replay-claude.budget-stop": NoCell(
-            kind="not-yet",
-            why="claude_local reports a run's cost only as the run ends, so its budget pauses the agent between runs"
-            " (budget-hard-stop-pauses-agent); for work to be left then, the replay's first run must end without the"
-            " disposition its execution contract asks for, and the success hand-off it then queues, cancelled by the"
-            " pause as agent_not_invokable, leaves the issue blocked by its stranded-issue recovery, which Raise budget"
-            " & resume does not undo: that verdict would judge our agent's broken contract as"
-            " much as Paperclip's budget",
         ),
         "scripted.recover-controller": NoCell(
             kind="not-promised",

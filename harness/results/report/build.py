@@ -11,6 +11,7 @@ CI artifact, open it anywhere.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import time
@@ -57,7 +58,9 @@ def href(target: Path, page_dir: Path) -> str:
     return quote(os.path.relpath(target, page_dir).replace(os.sep, "/"))
 
 
+@functools.cache
 def _environment() -> Environment:
+    """One per process: an environment compiles each template once, and a cell worker writes a package per cell."""
     env = Environment(
         loader=PackageLoader("harness.results.report", "templates"),
         autoescape=select_autoescape(["html"]),
