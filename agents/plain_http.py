@@ -1,8 +1,8 @@
 """httpx transports for addresses that never speak TLS: a loopback port or a Unix socket on this machine.
 
 httpx builds a TLS context for every transport, loading the system's CA
-bundle (about 65 ms of CPU), even for a client that only ever sends plain
-HTTP. A runner is a fresh process for every run and the harness opens a
+bundle (a noticeable part of a fresh runner's start), even for a client that
+only ever sends plain HTTP. A runner is a fresh process for every run and the harness opens a
 client per product instance: a transport made here skips that load for a
 plain ``http://`` address, and keeps httpx's verified default for any other.
 """

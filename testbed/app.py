@@ -99,7 +99,7 @@ def create_app(
     app.add_exception_handler(RequestValidationError, unprocessable)
     app.add_exception_handler(Exception, server_error)
     # The routes themselves, not `include_router`: an included router's routes are built again for every app, at
-    # its first request (a tenth of a CPU-s of each controller start); a route built at import is shared by all.
+    # its first request, on each controller's start; a route built at import is shared by all.
     app.router.routes.extend(route for router in ROUTERS for route in router.routes)
     app.mount(TOOLS_PATH, tools)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

@@ -46,7 +46,7 @@ def harness_run(
 
 def ids(cells: list[str]) -> list[str]:
     """``--id`` for each cell (or case): one `harness run` plays them all, paying once for its Python, pytest
-    and Chromium start (about 4 of a scripted cell's 9-10 CPU-seconds)."""
+    and Chromium start (close to half of what a lone scripted cell costs; docs/measurements.md)."""
     return [part for cell in cells for part in ("--id", cell)]
 
 
