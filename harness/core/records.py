@@ -55,9 +55,13 @@ class CheckRecord(BaseModel):
 
 
 class TimelineEvent(BaseModel):
+    """One moment of the attempt on the harness's clock; ``kind`` places it in a lane of the reviewer's timeline."""
+
     at: datetime = Field(default_factory=utc_now)
     step: str
     detail: str = ""
+    kind: str | None = Field(None, description="check, fault, screenshot or download; None: a step of the story")
+    until: datetime | None = Field(None, description="when an event that lasts (a fault being injected) ended")
 
 
 class Timing(BaseModel):

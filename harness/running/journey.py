@@ -18,6 +18,7 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from datetime import UTC, datetime
 from typing import Any, Literal, NoReturn, cast
 
+import httpx
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel
 
@@ -30,6 +31,7 @@ from harness.core.records import CheckRecord, DownloadRecord
 from harness.core.story_inputs import draw, drawing
 from harness.core.verdicts import ExpectationUnmet, InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
+from harness.evidence.moments import watch_client
 from harness.products import product_driver
 from harness.products.base import HireFormView, ProductDriver, ProductInstance, TaskView
 from harness.products.records import Agent, Comment, Hire, RecordId, Run, Task
@@ -82,6 +84,8 @@ class Journey:
         self.driver = driver
         self.instance = instance
         self.api = instance.api
+        if isinstance(client := getattr(self.api, "http", None), httpx.Client):  # a driver on the shared client
+            watch_client(client, self.evidence.api_calls)
         self.browser_context = browser_context
         self.page = page
         self.camera = FullPageCamera(self.page)

@@ -21,6 +21,7 @@ import httpx
 from harness.checks.facts import lifecycle_facts
 from harness.checks.invariants import DELIVERY_BYTES, NAMES, RUNNER_IDENTITY, Violation, violations
 from harness.core.records import CheckRecord
+from harness.evidence.moments import sample_of
 from harness.evidence.recorder import EvidenceRecorder
 from harness.products.base import ProductApi
 from harness.products.http import ProductApiError
@@ -65,6 +66,7 @@ class InvariantWatch:
         try:
             on_page = shown() if shown else None
             tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
+            self.evidence.record_samples.add(sample_of(tasks))
             states = violations(lifecycle_facts(tasks, [], [], None, max_runs=1)) + _badge(on_page, tasks)
             events = self._delivery_bytes(tasks) + self._identity_changes(tasks)
         except UNREADABLE as error:

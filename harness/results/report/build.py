@@ -25,13 +25,18 @@ from pydantic import BaseModel
 from harness.core.records import ATTEMPT_SCHEMA_VERSION, utc_now
 from harness.core.schema import write_schema
 from harness.evidence.thumbnails import make_thumbnails, packaged_thumbnail, thumbnail_name
+from harness.results.assessed import current_checks
 from harness.results.compare import Comparison, read_comparisons
 from harness.results.packages import LoadedAttempt, PackageState, load_attempts, read_package
 from harness.results.promotion import read_promotions
 from harness.results.report import details, matrix, story
+from harness.results.report.timeline import build_timeline
 from harness.results.summary import VERDICT_ORDER, summarize
 
 STATIC = Path(__file__).with_name("static")
+TIMELINE_JS = (STATIC / "timeline.js").read_text()
+"""Inlined into each attempt page: a page on file:// loads it with no second request, and the package's own
+index (browsed without the report) has it too."""
 FILTER_DIMENSIONS = ("suite", "profile", "environment", "product", "case", "verdict", "check", "mode")
 """What the index filters rows by; each matches the row's latest attempt (its verdict, the checks it failed)."""
 PACKAGE_INDEX = "index.html"
@@ -271,7 +276,15 @@ def _attempt_context(
             Screenshot(name=name, full=ev(name), thumb=href(thumb, page_dir) if thumb.is_file() else None, error=error)
         )
     record = attempt.record
-    failed = [check for check in record.checks if check.failed] if record else []
+    current = current_checks(attempt.folder, record) if record else None
+    checks = current.checks if current else []
+    failed = [check for check in checks if check.failed]
+
+    def images(name: str) -> tuple[str, str | None]:
+        thumb = site.thumb(attempt, name)
+        return ev(name), href(thumb, page_dir) if thumb.is_file() else None
+
+    timeline = build_timeline(attempt.folder, record, images) if record else None
     trace = evidence / "trace.zip"
     trace_path = attempt.folder / "trace.zip" if not site.copy_evidence else trace
     files = {entry.path: entry for entry in details.package_files(evidence)}
@@ -283,6 +296,11 @@ def _attempt_context(
         "story": story.sentence(record) if record else "",
         "journey": story.journey(record, ev) if record else [],
         "failed": failed,
+        "checks": checks,
+        "checks_source": current.source if current else "attempt.json",
+        "timeline": timeline,
+        "timeline_js": TIMELINE_JS,
+        "why_events": {row.event.check_id: row.n for row in timeline.why} if timeline else {},
         "shots": screenshots,
         "zips": [details.zip_view(evidence, download) for download in record.downloads] if record else [],
         "snapshots": details.snapshot_views(evidence),
