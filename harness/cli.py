@@ -226,7 +226,7 @@ def _output_folder(path: Path, flag: str) -> Path:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from harness.results.report.build import build_report  # imports Jinja2 and Pillow: only when reporting
+    from harness.results.report.build import build_report, build_versus  # Jinja2 and Pillow: only when reporting
 
     built = build_report(results=_roots(args), out=_output_folder(args.out, "--out"), copy_evidence=args.copy_evidence)
     print(
@@ -234,6 +234,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
     )
     for path, error in built.thumbnail_errors.items():
         print(f"  unreadable screenshot {path}: {error}", file=sys.stderr)
+    for a, b in args.versus:
+        try:
+            print(f"attempt against attempt: {build_versus(a, b, built.out).as_uri()}")
+        except ValueError as error:
+            print(f"harness report --versus: {error}", file=sys.stderr)
+            return 2
     return 0
 
 
@@ -367,6 +373,15 @@ def _add_report_commands(commands: argparse._SubParsersAction) -> None:
         "--copy-evidence",
         action="store_true",
         help="copy packages into the site (self-contained) instead of linking into the results folder",
+    )
+    report.add_argument(
+        "--versus",
+        nargs=2,
+        type=Path,
+        action="append",
+        default=[],
+        metavar=("A", "B"),
+        help="also write the attempt-against-attempt page of two packages (repeatable)",
     )
     report.set_defaults(func=_cmd_report)
 

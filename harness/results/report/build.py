@@ -12,10 +12,11 @@ CI artifact, open it anywhere.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from urllib.parse import quote
 
@@ -31,6 +32,8 @@ from harness.results.packages import LoadedAttempt, PackageState, load_attempts,
 from harness.results.promotion import read_promotions
 from harness.results.report import details, matrix, story
 from harness.results.report.timeline import build_timeline
+from harness.results.report.versus import versus
+from harness.results.report.versus_pick import versus_pair
 from harness.results.summary import VERDICT_ORDER, summarize
 
 STATIC = Path(__file__).with_name("static")
@@ -174,7 +177,7 @@ def build_report(
         if names:
             thumbs[attempt.key] = href(site.thumb(attempt, names[-1]), site.out)
     summary = summarize(attempts)
-    comparisons = _comparison_pages(env, site.out, results, common)
+    comparisons = _comparison_pages(env, site, results, common, attempts)
     index.write_text(
         env.get_template("index.html").render(
             **common,
@@ -231,18 +234,77 @@ def write_package_index(folder: Path) -> Path:
 
 
 def _comparison_pages(
-    env: Environment, out: Path, results: Sequence[Path], common: dict[str, str]
+    env: Environment, site: _Site, results: Sequence[Path], common: dict[str, str], attempts: Sequence[LoadedAttempt]
 ) -> list[tuple[Path, Comparison | str, str]]:
-    """A page per comparison kept under the results folders: (path, comparison or why unreadable, page link)."""
+    """A page per comparison kept under the results folders: (path, comparison or why unreadable, page link).
+
+    Each cell that changed between the sides links to an attempt-against-attempt page of one attempt from each.
+    """
+    out = site.out
     listed: list[tuple[Path, Comparison | str, str]] = []
     template = env.get_template("comparison.html")
     for path, comparison in read_comparisons(results):
         page = out / "comparisons" / f"{path.stem}.html"
         if isinstance(comparison, Comparison):
             page.parent.mkdir(parents=True, exist_ok=True)
-            page.write_text(template.render(**common, c=comparison, root="../"))
+            links = {}
+            for cell in comparison.cells:
+                pair = versus_pair(attempts, comparison.base.campaign, comparison.candidate.campaign, cell)
+                if pair is not None:
+                    links[cell.execution_id] = href(_versus_page(env, site, *pair, common), page.parent)
+            page.write_text(template.render(**common, c=comparison, root="../", versus=links))
         listed.append((path, comparison, href(page, out)))
     return listed
+
+
+def _versus_page(env: Environment, site: _Site, a: LoadedAttempt, b: LoadedAttempt, common: Mapping[str, str]) -> Path:
+    """Write the attempt-against-attempt page of A and B (its screenshot diffs cached in the site by hashes)."""
+    assert a.record is not None and b.record is not None
+    name = hashlib.sha256(f"{a.key}\n{b.key}".encode()).hexdigest()[:16]
+    page = site.out / "versus" / f"{name}.html"
+    page.parent.mkdir(parents=True, exist_ok=True)
+    cache = site.out / "diffs"
+    compared = versus(site.evidence(a), a.record, site.evidence(b), b.record, cache)
+    shots = [
+        (
+            href(site.evidence(a) / p.a, page.parent),
+            href(site.evidence(b) / p.b, page.parent),
+            href(cache / p.diff.image, page.parent),
+        )
+        for p in compared.screenshots
+    ]
+    pages = {side.key: site.page(side) for side in (a, b)}
+    page.write_text(
+        env.get_template("versus.html").render(
+            **common,
+            root="../",
+            a=a,
+            b=b,
+            v=compared,
+            shots=shots,
+            a_page=href(pages[a.key], page.parent) if pages[a.key].is_file() else None,
+            b_page=href(pages[b.key], page.parent) if pages[b.key].is_file() else None,
+        )
+    )
+    return page
+
+
+def build_versus(a_folder: Path, b_folder: Path, out: Path = Path("report")) -> Path:
+    """The attempt-against-attempt page of any two packages (two attempts of a cell, or one cell in two
+    campaigns), written into the report folder OUT; returns the page."""
+    a, b = (read_package(folder.parents[2], folder) for folder in (a_folder, b_folder))
+    for side in (a, b):
+        if side.record is None:
+            raise ValueError(f"{side.folder} has no readable attempt.json: {side.problem}")
+    site = _Site(out, copy_evidence=False)
+    (site.out / "assets").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(STATIC / "report.css", site.out / "assets" / "report.css")
+    common = {
+        "generated_at": utc_now().strftime("%Y-%m-%d %H:%M UTC"),
+        "evidence_note": "linked from the results folder(s)",
+        "inline_css": "",
+    }
+    return _versus_page(_environment(), site, a, b, common)
 
 
 def _filters(attempts: Sequence[LoadedAttempt]) -> list[tuple[str, list[str]]]:
