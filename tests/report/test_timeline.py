@@ -136,3 +136,25 @@ def test_a_real_trace_shows_its_actions_and_a_planted_console_error(
     assert target.count() == 1 and "problem" in (target.get_attribute("class") or "")
     assert target.get_attribute("data-lane") == "check"
     assert errors == [] and remote == []
+
+
+def test_searching_the_campaign_for_a_check_id_finds_the_attempt_and_opens_its_event(
+    page: Page, played: dict[str, Path]
+) -> None:
+    errors, remote = watch(page)
+    page.goto((played["report"] / "index.html").as_uri())
+    page.get_by_test_id("search-link").click()
+    page.get_by_test_id("search-box").fill("restart.same-run")
+    hits = page.get_by_test_id("search-hits").locator("li")
+    exact = hits.filter(has_text="restart.same-run: passed")
+    assert exact.count() == 2  # the check ran in both attempts
+    scripted = exact.filter(has_text=SCRIPTED)
+    assert scripted.count() == 1
+    scripted.get_by_role("link").click()
+    target = page.locator("tr.ev:target")
+    assert target.count() == 1 and target.get_attribute("data-lane") == "check"
+    assert "restart.same-run" in target.inner_text()
+    page.go_back()
+    page.get_by_test_id("search-box").fill("gpt")
+    assert hits.count() >= 1 and hits.filter(has_text=REPLAY).count() == hits.count()
+    assert errors == [] and remote == []

@@ -30,8 +30,8 @@ from harness.results.assessed import current_checks
 from harness.results.compare import Comparison, read_comparisons
 from harness.results.packages import LoadedAttempt, PackageState, load_attempts, read_package
 from harness.results.promotion import read_promotions
-from harness.results.report import details, matrix, story
-from harness.results.report.timeline import build_timeline
+from harness.results.report import details, matrix, search, story
+from harness.results.report.timeline import Timeline, build_timeline
 from harness.results.report.versus import versus
 from harness.results.report.versus_pick import versus_pair
 from harness.results.summary import VERDICT_ORDER, summarize
@@ -161,12 +161,20 @@ def build_report(
     evidence_note = "copied into this report folder" if copy_evidence else "linked from the results folder(s)"
     common = {"generated_at": generated_at, "evidence_note": evidence_note, "inline_css": ""}
     attempt_template = env.get_template("attempt.html")
+    found: list[search.SearchDocument] = []
     for attempt in attempts:
         page = site.page(attempt)
         page.parent.mkdir(parents=True, exist_ok=True)
         context = _attempt_context(attempt, site, page.parent, shots[attempt.key], errors)
         root = href(site.out, page.parent) + "/"
         page.write_text(attempt_template.render(**common, **context, root=root, standalone=False))
+        if isinstance(timeline := context["timeline"], Timeline):
+            found += search.documents(attempt.key, href(page, site.out), timeline, len(found))
+    (site.out / "search.html").write_text(
+        env.get_template("search.html").render(
+            **common, root="", docs=[doc.model_dump() for doc in found], count=len(found), attempts=len(attempts)
+        )
+    )
 
     main_rows, diag_rows = matrix.rows(attempts)
     index = site.out / "index.html"
