@@ -7,7 +7,9 @@ every thumbnail (a fresh clone, or a new report folder), the *warm* builds
 reuse cached thumbnails (rebuilding after each campaign, the common case);
 the goal (at most 10 s) is for the warm median. The index weight counts the
 HTML, its stylesheet and script, and every image it embeds (thumbnails,
-never full screenshots).
+never full screenshots). Then the timelines: what building them adds to a
+build, and how long attempts with 2,000 and 10,000 events take to load in
+Chromium and to toggle a lane.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 
 from bench.arguments import count, output_folder
 from bench.entry import run_benchmark
+from bench.timeline_load import measure_load, timelines_seconds
 from harness.core import registry
 from harness.core.verdicts import Verdict
 from harness.results.report.build import build_report
@@ -72,6 +75,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--screenshots", type=count, default=4, help="screenshots per attempt (1280x900 PNG)")
     parser.add_argument("--repetitions", type=count, default=3, help="warm builds to take the median of")
     parser.add_argument(
+        "--timeline-events",
+        type=count,
+        nargs="*",
+        default=[2_000, 10_000],
+        help="events of the attempts whose page load is timed in Chromium",
+    )
+    parser.add_argument(
         "--keep", type=output_folder, help="generate into this folder and keep it (default: a temporary one)"
     )
     args = parser.parse_args(argv)
@@ -95,6 +105,11 @@ def main(argv: list[str] | None = None) -> int:
         )
         full = sum(p.stat().st_size for p in (folder / "results").rglob("screenshots/*.png"))
         print(f"for scale: all full-size screenshots together are {full / 1024 / 1024:.0f} MiB")
+        print(
+            f"of a build, the timelines of all {args.attempts} attempts take {timelines_seconds(folder / 'results'):.2f} s"
+        )
+        for events in args.timeline_events:
+            print(measure_load(folder, events))
     finally:
         if args.keep is None:
             shutil.rmtree(folder, ignore_errors=True)

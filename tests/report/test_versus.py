@@ -29,7 +29,9 @@ def changed_pct(a: Path, b: Path) -> float:
     canvas_a, canvas_b = Image.new("RGBA", size, (0, 0, 0, 0)), Image.new("RGBA", size, (0, 0, 0, 1))
     canvas_a.paste(left, (0, 0))
     canvas_b.paste(right, (0, 0))
-    changed = sum(1 for p, q in zip(canvas_a.getdata(), canvas_b.getdata(), strict=True) if p != q)
+    changed = sum(
+        1 for p, q in zip(canvas_a.get_flattened_data(), canvas_b.get_flattened_data(), strict=True) if p != q
+    )
     return 100 * changed / (size[0] * size[1])
 
 

@@ -1,0 +1,75 @@
+"""The reviewer's timeline under load: attempts with thousands of events, opened in Chromium from file://.
+
+Prints figures, asserts nothing. An attempt's events are made the way the
+harness keeps them (API calls and record samples as JSON lines beside a
+fixture package), so the page is built by the same code as a real one.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+from harness.core.records import AttemptRecord
+from harness.core.verdicts import Verdict
+from harness.evidence.moments import API_CALLS, RECORD_SAMPLES, ApiCall, JsonLines, RecordSample, RunSample, TaskSample
+from harness.results.report.build import build_report
+from harness.results.report.fixtures import EPOCH, write_attempt
+from harness.results.report.timeline import build_timeline
+from harness.running.browser import launch_options
+
+LOAD_GOALS_S = {2_000: 1.0, 10_000: 3.0}
+TOGGLE_GOAL_MS = 100.0
+
+
+def add_events(folder: Path, events: int) -> None:
+    """About ``events`` more timeline events: API calls (one in 50 answered 500) and record samples that change."""
+    calls, samples = JsonLines(folder / API_CALLS), JsonLines(folder / RECORD_SAMPLES)
+    for number in range(events * 9 // 10):
+        status = 500 if number % 50 == 0 else 200
+        at = EPOCH + timedelta(milliseconds=40 * number)
+        calls.add(ApiCall(at=at, method="GET", path=f"/api/tasks/{number % 7}", status=status, seconds=0.004))
+    for number in range(events // 10):
+        run = RunSample(id=str(number // 2), status="running" if number % 2 else "succeeded")
+        task = TaskSample(id="1", status="in_progress", runs=[run], messages=number // 4)
+        samples.add(RecordSample(at=EPOCH + timedelta(milliseconds=400 * number), tasks=[task]))
+
+
+def timelines_seconds(results: Path) -> float:
+    """The time building every attempt's timeline takes (the share of a report build the timelines add)."""
+    started = time.perf_counter()
+    for path in results.glob("*/*/*/attempt.json"):
+        build_timeline(path.parent, AttemptRecord.model_validate_json(path.read_text()))
+    return time.perf_counter() - started
+
+
+def measure_load(folder: Path, events: int) -> str:
+    """One attempt with ``events`` added events: its page's load time in Chromium and a lane toggle's time."""
+    results = folder / f"results-{events}"
+    package = write_attempt(results, "load", attempt="1-load", verdict=Verdict.FAILED, started_at=EPOCH)
+    add_events(package, events)
+    built = build_report([results], folder / f"report-{events}")
+    page_file = next((built.out / "attempts").rglob("*.html"))
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(**launch_options(playwright.chromium))
+        page = browser.new_page()
+        started = time.perf_counter()
+        page.goto(page_file.as_uri(), wait_until="load")
+        loaded = time.perf_counter() - started
+        rows = page.locator("tr.ev").count()
+        toggle_ms = page.evaluate(
+            """() => { const box = document.querySelector("input[name=lane-api]");
+                       const t0 = performance.now(); box.click(); document.body.offsetHeight;
+                       return performance.now() - t0; }"""
+        )
+        browser.close()
+    goal = LOAD_GOALS_S.get(events)
+    verdict = f" goal < {goal:.0f} s: {'met' if loaded < goal else 'MISSED'}" if goal else ""
+    return (
+        f"attempt with {rows} timeline events: page loaded (HTML parsed, laid out, script run) in {loaded:.2f} s;{verdict};"
+        f" a lane toggle took {toggle_ms:.1f} ms (goal < {TOGGLE_GOAL_MS:.0f} ms:"
+        f" {'met' if toggle_ms < TOGGLE_GOAL_MS else 'MISSED'}); page {page_file.stat().st_size // 1024} KiB"
+    )
