@@ -37,6 +37,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     packages = {cell: next((results / "test" / cell).iterdir()) for cell in records}
     return {
         "results": results,
+        "report": root / "report",
         **{f"page {c}": p for c, p in pages.items()},
         **{f"package {c}": p for c, p in packages.items()},
     }
