@@ -8,34 +8,20 @@ fixture package), so the page is built by the same code as a real one.
 from __future__ import annotations
 
 import time
-from datetime import timedelta
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from harness.core.records import AttemptRecord
+from harness.core.records import AttemptRecord, utc_now
 from harness.core.verdicts import Verdict
-from harness.evidence.moments import API_CALLS, RECORD_SAMPLES, ApiCall, JsonLines, RecordSample, RunSample, TaskSample
 from harness.results.report.build import build_report
-from harness.results.report.fixtures import EPOCH, write_attempt
+from harness.results.report.fixture_events import add_events
+from harness.results.report.fixtures import write_attempt
 from harness.results.report.timeline import build_timeline
 from harness.running.browser import launch_options
 
 LOAD_GOALS_S = {2_000: 1.0, 10_000: 3.0}
 TOGGLE_GOAL_MS = 100.0
-
-
-def add_events(folder: Path, events: int) -> None:
-    """About ``events`` more timeline events: API calls (one in 50 answered 500) and record samples that change."""
-    calls, samples = JsonLines(folder / API_CALLS), JsonLines(folder / RECORD_SAMPLES)
-    for number in range(events * 9 // 10):
-        status = 500 if number % 50 == 0 else 200
-        at = EPOCH + timedelta(milliseconds=40 * number)
-        calls.add(ApiCall(at=at, method="GET", path=f"/api/tasks/{number % 7}", status=status, seconds=0.004))
-    for number in range(events // 10):
-        run = RunSample(id=str(number // 2), status="running" if number % 2 else "succeeded")
-        task = TaskSample(id="1", status="in_progress", runs=[run], messages=number // 4)
-        samples.add(RecordSample(at=EPOCH + timedelta(milliseconds=400 * number), tasks=[task]))
 
 
 def timelines_seconds(results: Path) -> float:
@@ -49,8 +35,9 @@ def timelines_seconds(results: Path) -> float:
 def measure_load(folder: Path, events: int) -> str:
     """One attempt with ``events`` added events: its page's load time in Chromium and a lane toggle's time."""
     results = folder / f"results-{events}"
-    package = write_attempt(results, "load", attempt="1-load", verdict=Verdict.FAILED, started_at=EPOCH)
-    add_events(package, events)
+    start = utc_now()
+    package = write_attempt(results, "load", attempt="1-load", verdict=Verdict.FAILED, started_at=start)
+    add_events(package, events, start)
     built = build_report([results], folder / f"report-{events}")
     page_file = next((built.out / "attempts").rglob("*.html"))
     with sync_playwright() as playwright:
@@ -59,7 +46,7 @@ def measure_load(folder: Path, events: int) -> str:
         started = time.perf_counter()
         page.goto(page_file.as_uri(), wait_until="load")
         loaded = time.perf_counter() - started
-        rows = page.locator("tr.ev").count()
+        rows = page.locator("li.ev").count()
         toggle_ms = page.evaluate(
             """() => { const box = document.querySelector("input[name=lane-api]");
                        const t0 = performance.now(); box.click(); document.body.offsetHeight;

@@ -44,11 +44,11 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def lanes_on(page: Page) -> list[str]:
-    return page.eval_on_selector_all("tr.ev", "rows => rows.map(row => row.dataset.lane)")
+    return page.eval_on_selector_all("li.ev", "rows => rows.map(row => row.dataset.lane)")
 
 
 def visible_rows(page: Page) -> int:
-    return page.eval_on_selector_all("tr.ev", "rows => rows.filter(row => row.offsetParent !== null).length")
+    return page.eval_on_selector_all("li.ev", "rows => rows.filter(row => row.offsetParent !== null).length")
 
 
 def shown(page: Page) -> int:
@@ -72,7 +72,7 @@ def test_every_lane_in_time_order_and_the_filters_change_the_shown_count(page: P
     page.goto(played[f"page {SCRIPTED}"].as_uri())
     lanes = lanes_on(page)
     assert EVERY_LANE <= set(lanes), sorted(set(lanes))
-    times = page.eval_on_selector_all("tr.ev", "rows => rows.map(row => row.dataset.at)")
+    times = page.eval_on_selector_all("li.ev", "rows => rows.map(row => row.dataset.at)")
     assert times == sorted(times) and len(times) == len(lanes)
     total = len(lanes)
     assert shown(page) == total == visible_rows(page)
@@ -80,18 +80,29 @@ def test_every_lane_in_time_order_and_the_filters_change_the_shown_count(page: P
     assert shown(page) == total - lanes.count("api") == visible_rows(page)
     page.get_by_label("API calls").check()
     page.get_by_label("problems only").check()
-    problems = page.locator("tr.ev.problem").count()
+    problems = page.locator("li.ev.problem").count()
     assert shown(page) == problems == visible_rows(page) < total
     page.get_by_label("problems only").uncheck()
-    thumb = page.locator("tr.ev-step img.tl-thumb").first
+    thumb = page.locator("li.ev-step img.tl-thumb").first
     assert (thumb.get_attribute("alt") or "").startswith("screenshot: ")
     thumb.scroll_into_view_if_needed()  # thumbnails load lazily
     thumb.evaluate("image => image.decode()")
     assert thumb.evaluate("image => image.naturalWidth") > 0
 
+    # The keyboard moves between the rows shown; printing keeps the timeline and drops the controls.
+    page.get_by_label("API calls").uncheck()
+    page.locator("li.ev a.tl-n").first.focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowDown")
+    fourth_shown = page.evaluate("[...document.querySelectorAll('li.ev')].filter(row => row.offsetParent)[3].id")
+    assert page.evaluate("document.activeElement.closest('li.ev').id") == fourth_shown
+    page.emulate_media(media="print")
+    assert not page.locator(".tl-controls").is_visible() and visible_rows(page) == total - lanes.count("api")
+    page.emulate_media(media="screen")
+
     page.goto(played[f"page {REPLAY}"].as_uri())
     assert "model" in lanes_on(page)
-    model = page.locator("tr.ev-model").first.inner_text()
+    model = page.locator("li.ev-model").first.text_content() or ""
     assert "gpt-" in model and " in (" in model and "¢" in model and "runner (metering proxy" in model
     assert errors == [] and remote == []
 
@@ -100,7 +111,7 @@ def test_with_javascript_off_the_timeline_still_lists_every_event(browser: Brows
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
     page.goto(played[f"page {SCRIPTED}"].as_uri())
-    rows = page.locator("tr.ev").count()
+    rows = page.locator("li.ev").count()
     assert rows > 0 and visible_rows(page) == rows
     assert EVERY_LANE <= set(lanes_on(page))
     assert not page.locator(".tl-controls").is_visible()  # the filters need the script, so they stay hidden
@@ -125,7 +136,7 @@ def test_a_real_trace_shows_its_actions_and_a_planted_console_error(
 
     errors, remote = watch(page)
     page.goto(next((tmp_path / "report" / "attempts").rglob("*.html")).as_uri())
-    trace_rows = page.locator("tr.ev-trace")
+    trace_rows = page.locator("li.ev-trace")
     planted = trace_rows.filter(has_text="console error: " + PLANTED)
     assert planted.count() == 1 and "problem" in (planted.get_attribute("class") or "")
     assert trace_rows.filter(has_text="goto").count() == 1 and trace_rows.filter(has_text="click").count() >= 1
@@ -133,7 +144,7 @@ def test_a_real_trace_shows_its_actions_and_a_planted_console_error(
 
     # "Why it failed" links each failing check to its row on the timeline.
     page.get_by_test_id("why").get_by_role("link", name="on the timeline").first.click()
-    target = page.locator("tr.ev:target")
+    target = page.locator("li.ev:target")
     assert target.count() == 1 and "problem" in (target.get_attribute("class") or "")
     assert target.get_attribute("data-lane") == "check"
     assert errors == [] and remote == []
@@ -152,9 +163,9 @@ def test_searching_the_campaign_for_a_check_id_finds_the_attempt_and_opens_its_e
     scripted = exact.filter(has_text=SCRIPTED)
     assert scripted.count() == 1
     scripted.get_by_role("link").click()
-    target = page.locator("tr.ev:target")
+    target = page.locator("li.ev:target")
     assert target.count() == 1 and target.get_attribute("data-lane") == "check"
-    assert "restart.same-run" in target.inner_text()
+    assert "restart.same-run" in (target.text_content() or "")
     page.go_back()
     page.get_by_test_id("search-box").fill("gpt")
     assert hits.count() >= 1 and hits.filter(has_text=REPLAY).count() == hits.count()

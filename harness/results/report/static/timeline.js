@@ -31,13 +31,13 @@
   }
   window.addEventListener("hashchange", reveal);
   reveal();
-  var body = section.querySelector("tbody");
+  var body = section.querySelector("ol.tl-rows");
   body.addEventListener("keydown", function (event) {
     var step = { ArrowDown: 1, ArrowUp: -1, j: 1, k: -1 }[event.key];
-    var row = event.target.closest && event.target.closest("tr");
+    var row = event.target.closest && event.target.closest("li.ev");
     if (!step || !row) { return; }
     var next = step > 0 ? row.nextElementSibling : row.previousElementSibling;
     while (next && next.offsetParent === null) { next = step > 0 ? next.nextElementSibling : next.previousElementSibling; }
-    if (next) { event.preventDefault(); next.querySelector("a").focus(); }
+    if (next) { event.preventDefault(); next.querySelector("a.tl-n").focus(); }
   });
 }());
