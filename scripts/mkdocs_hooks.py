@@ -1,7 +1,8 @@
 """The docs build's hook: the reviewer's guide shows each report view as this revision builds it.
 
-The pictures are taken into a temporary folder and added to the site's files,
-so the docs folder is never written to (`mkdocs serve` would rebuild forever).
+A report is built from fixture packages and photographed in Chromium; the
+pictures are taken into a temporary folder and added to the site's files, so
+the docs folder is never written to (`mkdocs serve` would rebuild forever).
 """
 
 from __future__ import annotations
@@ -11,8 +12,52 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs.structure.files import File, Files
+from playwright.sync_api import sync_playwright
 
-from harness.results.report.showcase import photograph
+from harness.core.records import utc_now
+from harness.core.verdicts import Verdict
+from harness.results.report.build import build_report, build_versus
+from harness.results.report.fixture_events import add_events, add_model_calls
+from harness.results.report.fixtures import SCRIPTED_CELL, write_attempt
+from harness.running.browser import launch_options
+
+VIEWS = ("timeline", "versus", "search")
+
+
+def _packages(results: Path) -> tuple[Path, Path]:
+    start = utc_now()
+    passed = write_attempt(results, "c1", SCRIPTED_CELL, "1-aaaa", Verdict.PASSED, started_at=start)
+    failed = write_attempt(
+        results, "c2", SCRIPTED_CELL, "1-bbbb", Verdict.FAILED, reason="failed checks: oracle.build", started_at=start
+    )
+    for folder in (passed, failed):
+        add_events(folder, 60, start, span_s=8)
+        add_model_calls(folder, 4, start, span_s=8)
+    return passed, failed
+
+
+def photograph(out: Path) -> dict[str, Path]:
+    """Build the sample report under ``out`` and write one PNG per view there: {view: image}."""
+    passed, failed = _packages(out / "results")
+    report = out / "report"
+    build_report([out / "results"], report)
+    versus = build_versus(passed, failed, report)
+    attempt = next((report / "attempts" / "c2").rglob("*.html"))
+    images = {view: out / f"reviewer-{view}.png" for view in VIEWS}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(**launch_options(playwright.chromium))
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(attempt.as_uri())
+        page.get_by_label("problems only").check()
+        page.locator("#timeline").screenshot(path=images["timeline"])
+        page.goto(versus.as_uri())
+        page.screenshot(path=images["versus"], full_page=True)
+        page.goto((report / "search.html").as_uri())
+        page.get_by_test_id("search-box").fill("oracle.build")
+        page.screenshot(path=images["search"])
+        browser.close()
+    return images
+
 
 IMAGES = "images/reviewer"
 _taken = Path(tempfile.mkdtemp(prefix="everyday-docs-views-"))
