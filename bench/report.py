@@ -30,6 +30,7 @@ from bench.timeline_load import measure_load, timelines_seconds
 from harness.core import registry
 from harness.core.verdicts import Verdict
 from harness.results.report.build import build_report
+from harness.results.report.fixture_events import add_events, add_model_calls
 from harness.results.report.fixtures import EPOCH, write_attempt
 
 GOAL_S = 10.0
@@ -45,21 +46,26 @@ def fixture_cells() -> list[str]:
     return cells + [f"everyday-workflows-scripted.scripted.local.{case}" for case in RETIRED_CASES]
 
 
-def generate(results: Path, attempts: int, screenshots: int) -> None:
-    """ATTEMPTS packages spread over every catalog cell plus retired ones, one campaign per round."""
+def generate(results: Path, attempts: int, screenshots: int, events: int) -> None:
+    """ATTEMPTS packages spread over every catalog cell plus retired ones, one campaign per round, each with about
+    EVENTS timeline events (API calls, record samples and a few model calls, as a real attempt keeps them)."""
     cells = fixture_cells()
     for number in range(attempts):
         campaign, cell = divmod(number, len(cells))
         verdict = VERDICT_CYCLE[number % len(VERDICT_CYCLE)]
-        write_attempt(
+        started = EPOCH + timedelta(minutes=number)
+        folder = write_attempt(
             results,
             f"bench-{campaign:03d}",
             cells[cell],
             f"1-{number:06x}",
             verdict,
-            started_at=EPOCH + timedelta(minutes=number),
+            started_at=started,
             screenshots=screenshots,
         )
+        if events:
+            add_events(folder, events, started)
+            add_model_calls(folder, max(events // 20, 1), started)
 
 
 def page_weight(index: Path) -> int:
@@ -75,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--screenshots", type=count, default=4, help="screenshots per attempt (1280x900 PNG)")
     parser.add_argument("--repetitions", type=count, default=3, help="warm builds to take the median of")
     parser.add_argument(
+        "--events", type=int, default=300, help="timeline events per attempt (a real recover-controller: 270-420)"
+    )
+    parser.add_argument(
         "--timeline-events",
         type=count,
         nargs="*",
@@ -88,9 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     folder = args.keep or Path(tempfile.mkdtemp(prefix="everyday-report-bench-"))
     try:
         started = time.perf_counter()
-        generate(folder / "results", args.attempts, args.screenshots)
+        generate(folder / "results", args.attempts, args.screenshots, args.events)
         print(
-            f"generated {args.attempts} attempt packages ({args.screenshots} screenshots each) in {time.perf_counter() - started:.1f} s"
+            f"generated {args.attempts} attempt packages ({args.screenshots} screenshots, about {args.events} timeline"
+            f" events each) in {time.perf_counter() - started:.1f} s"
         )
         cold = build_report([folder / "results"], folder / "report")
         warm = [build_report([folder / "results"], folder / "report").seconds for _ in range(args.repetitions)]

@@ -32,6 +32,7 @@ from harness.results.packages import LoadedAttempt, PackageState, load_attempts,
 from harness.results.promotion import read_promotions
 from harness.results.report import details, matrix, search, story
 from harness.results.report.timeline import Timeline, build_timeline
+from harness.results.report.timeline_html import rows_html
 from harness.results.report.versus import versus
 from harness.results.report.versus_pick import versus_pair
 from harness.results.summary import VERDICT_ORDER, summarize
@@ -77,6 +78,7 @@ def _environment() -> Environment:
         lstrip_blocks=True,
     )
     env.globals["pct"] = lambda value: f"{100 * value:.0f}%"
+    env.globals["rows_html"] = rows_html
     return env
 
 

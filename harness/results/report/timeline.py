@@ -10,10 +10,9 @@ comparing 12.4 s with 12.9 s must know whether both came from one.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-
-from pydantic import BaseModel, Field
 
 from harness.core.records import AttemptRecord
 from harness.results.assessed import current_checks
@@ -24,7 +23,8 @@ from harness.results.report.trace_summary import TraceSummary, summarize_trace
 MIN_BAR_PCT = 0.4  # an instant still shows as a tick
 
 
-class Row(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Row:
     n: int
     event: Event
     offset_s: float
@@ -34,14 +34,18 @@ class Row(BaseModel):
     full: str | None = None
 
 
-class LaneInfo(BaseModel):
+@dataclass(frozen=True, slots=True)
+class LaneInfo:
     lane: Lane
     title: str
     events: int
     problems: int
 
 
-class Timeline(BaseModel):
+@dataclass(frozen=True)
+class Timeline:
+    """What the page shows; built and rendered in one report build, so plain data rather than a model."""
+
     started_at: datetime
     span_s: float
     rows: list[Row]
@@ -49,7 +53,7 @@ class Timeline(BaseModel):
     record_samples: int
     trace: TraceSummary | None
     checks_source: str
-    why: list[Row] = Field(default_factory=list, description="the failing checks' rows: where 'why it failed' links")
+    why: list[Row] = field(default_factory=list)  # the failing checks' rows: where "why it failed" links
 
     @property
     def problems(self) -> int:

@@ -8,13 +8,13 @@ yields no events, never an error, so an old package still shows its lanes.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from agents.meter import CALL_LOG_PREFIX
 from harness.core.records import AttemptRecord
@@ -43,31 +43,43 @@ LANE_TITLES = {
     Lane.TRACE: "Playwright trace",
 }
 HARNESS_CLOCK = "harness"
+M = TypeVar("M", bound=BaseModel)
 ACTIVE_RUN = frozenset({"queued", "running", "starting"})
 
 
-class Event(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One row's facts. A dataclass, not a model: a report makes hundreds of thousands of them from values already
+    validated where they were read."""
+
     lane: Lane
     at: datetime
-    seconds: float | None = None
     clock: str
     title: str
+    seconds: float | None = None
     detail: str = ""
     problem: bool = False
     image: str | None = None  # a package-relative screenshot
     check_id: str | None = None
 
 
-def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
+def _lines(path: Path, model: type[M]) -> list[M]:
+    """Every line of a JSON-lines file that is a valid ``model``: all in one validation when the file is whole, line
+    by line when one is torn (a crash mid-write) or malformed."""
     if not path.is_file():
-        return
-    for line in path.read_text(errors="replace").splitlines():
+        return []
+    lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    try:
+        return TypeAdapter(list[model]).validate_json(f"[{','.join(lines)}]")  # type: ignore[valid-type]
+    except ValidationError:
+        pass
+    kept = []
+    for line in lines:
         try:
-            value = json.loads(line)
-        except ValueError:
+            kept.append(model.model_validate_json(line))
+        except ValidationError:
             continue
-        if isinstance(value, dict):
-            yield value
+    return kept
 
 
 def steps_and_faults(record: AttemptRecord) -> list[Event]:
@@ -122,11 +134,7 @@ def checks(record: AttemptRecord, current: CurrentChecks) -> list[Event]:
 
 def api_calls(folder: Path) -> list[Event]:
     events = []
-    for line in _jsonl(folder / API_CALLS):
-        try:
-            call = ApiCall.model_validate(line)
-        except ValidationError:
-            continue
+    for call in _lines(folder / API_CALLS, ApiCall):
         status = "no answer" if call.status is None else str(call.status)
         events.append(
             Event(
@@ -175,11 +183,7 @@ def record_samples(folder: Path) -> tuple[list[Event], int]:
     events: list[Event] = []
     known: dict[str, TaskSample] = {}
     count = 0
-    for line in _jsonl(folder / RECORD_SAMPLES):
-        try:
-            sample = RecordSample.model_validate(line)
-        except ValidationError:
-            continue
+    for sample in _lines(folder / RECORD_SAMPLES, RecordSample):
         count += 1
         for task in sample.tasks:
             for title, problem in _task_changes(known.get(task.id), task):
