@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from agents.meter import CALL_LOG_PREFIX
+from harness.agents.meter import CALL_LOG_PREFIX
 from harness.core.records import AttemptRecord
 from harness.evidence.moments import API_CALLS, RECORD_SAMPLES, ApiCall, RecordSample, TaskSample
 from harness.results.assessed import CurrentChecks
