@@ -84,8 +84,8 @@ class Journey:
         self.driver = driver
         self.instance = instance
         self.api = instance.api
-        if isinstance(client := getattr(self.api, "http", None), httpx.Client):  # a driver on the shared client
-            watch_client(client, self.evidence.api_calls)
+        for client in [v for v in getattr(self.api, "__dict__", {}).values() if isinstance(v, httpx.Client)]:
+            watch_client(client, self.evidence.api_calls)  # every HTTP client the driver's API holds
         self.browser_context = browser_context
         self.page = page
         self.camera = FullPageCamera(self.page)

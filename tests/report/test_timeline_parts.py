@@ -16,7 +16,7 @@ from harness.evidence.moments import RECORD_SAMPLES, JsonLines, RecordSample, Ru
 from harness.results.report.fixtures import EPOCH, write_attempt
 from harness.results.report.screenshot_diff import diff_screenshots
 from harness.results.report.timeline import build_timeline
-from harness.results.report.trace_summary import summarize_trace
+from harness.results.report.trace_summary import cached_summary, summarize_trace
 
 
 def trace_zip(path: Path, version: int) -> Path:
@@ -121,3 +121,14 @@ def test_a_screenshot_pair_is_measured_once_and_then_read_from_the_cache(tmp_pat
     assert diff_screenshots(a, b, tmp_path / "cache").changed_pixels == -1  # the pair's hashes found it
     Image.new("RGB", (100, 60), "white").save(b)  # taller: the strip only one covers counts as changed
     assert diff_screenshots(a, b, tmp_path / "cache").changed_pixels == 100 * 10
+
+
+def test_a_trace_summary_is_kept_until_the_trace_changes(tmp_path: Path) -> None:
+    trace = trace_zip(tmp_path / "trace.zip", 8)
+    cache = tmp_path / "cache"
+    first = cached_summary(trace, cache)
+    (kept,) = cache.iterdir()
+    kept.write_text(first.model_copy(update={"playwright": "from the cache"}).model_dump_json())
+    assert cached_summary(trace, cache).playwright == "from the cache"
+    trace_zip(trace, 99)  # rewritten: another size or time, so read again
+    assert not cached_summary(trace, cache).known

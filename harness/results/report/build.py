@@ -44,6 +44,7 @@ index (browsed without the report) has it too."""
 FILTER_DIMENSIONS = ("suite", "profile", "environment", "product", "case", "verdict", "check", "mode")
 """What the index filters rows by; each matches the row's latest attempt (its verdict, the checks it failed)."""
 PACKAGE_INDEX = "index.html"
+TRACE_CACHE = "cache/traces"
 
 
 class BuildResult(BaseModel):
@@ -167,7 +168,7 @@ def build_report(
     for attempt in attempts:
         page = site.page(attempt)
         page.parent.mkdir(parents=True, exist_ok=True)
-        context = _attempt_context(attempt, site, page.parent, shots[attempt.key], errors)
+        context = _attempt_context(attempt, site, page.parent, shots[attempt.key], errors, site.out / TRACE_CACHE)
         root = href(site.out, page.parent) + "/"
         page.write_text(attempt_template.render(**common, **context, root=root, standalone=False))
         if isinstance(timeline := context["timeline"], Timeline):
@@ -332,8 +333,15 @@ def _filters(attempts: Sequence[LoadedAttempt]) -> list[tuple[str, list[str]]]:
 
 
 def _attempt_context(
-    attempt: LoadedAttempt, site: _Site, page_dir: Path, screenshot_names: list[str], errors: dict[Path, str]
+    attempt: LoadedAttempt,
+    site: _Site,
+    page_dir: Path,
+    screenshot_names: list[str],
+    errors: dict[Path, str],
+    trace_cache: Path | None = None,
 ) -> dict[str, object]:
+    """What the attempt page renders; ``trace_cache``: where the report keeps trace summaries (None for a package's
+    own index, which must write nothing into its package but the page)."""
     evidence = site.evidence(attempt)
     base = href(evidence, page_dir)
 
@@ -356,7 +364,7 @@ def _attempt_context(
         thumb = site.thumb(attempt, name)
         return ev(name), href(thumb, page_dir) if thumb.is_file() else None
 
-    timeline = build_timeline(attempt.folder, record, images) if record else None
+    timeline = build_timeline(attempt.folder, record, images, trace_cache) if record else None
     trace = evidence / "trace.zip"
     trace_path = attempt.folder / "trace.zip" if not site.copy_evidence else trace
     files = {entry.path: entry for entry in details.package_files(evidence)}

@@ -18,7 +18,7 @@ from harness.core.records import AttemptRecord
 from harness.results.assessed import current_checks
 from harness.results.report import timeline_lanes as lanes
 from harness.results.report.timeline_lanes import LANE_TITLES, Event, Lane
-from harness.results.report.trace_summary import TraceSummary, summarize_trace
+from harness.results.report.trace_summary import TraceSummary, cached_summary
 
 MIN_BAR_PCT = 0.4  # an instant still shows as a tick
 
@@ -64,10 +64,12 @@ class Timeline:
         return [{"lane": lane.lane.value, "events": lane.events, "problems": lane.problems} for lane in self.lanes]
 
 
-def events_of(folder: Path, record: AttemptRecord) -> tuple[list[Event], int, TraceSummary | None, str]:
+def events_of(
+    folder: Path, record: AttemptRecord, trace_cache: Path | None = None
+) -> tuple[list[Event], int, TraceSummary | None, str]:
     """Every lane's events of the package, the number of record samples, the trace summary and the checks' file."""
     trace_zip = folder / "trace.zip"
-    summary = summarize_trace(trace_zip) if trace_zip.is_file() else None
+    summary = cached_summary(trace_zip, trace_cache) if trace_zip.is_file() else None
     current = current_checks(folder, record)
     samples, sample_count = lanes.record_samples(folder)
     events = (
@@ -82,13 +84,17 @@ def events_of(folder: Path, record: AttemptRecord) -> tuple[list[Event], int, Tr
 
 
 def build_timeline(
-    folder: Path, record: AttemptRecord, images: Callable[[str], tuple[str, str | None]] = lambda name: (name, None)
+    folder: Path,
+    record: AttemptRecord,
+    images: Callable[[str], tuple[str, str | None]] = lambda name: (name, None),
+    trace_cache: Path | None = None,
 ) -> Timeline:
     """The attempt's timeline, ordered by time (stable: a lane's own order holds for equal times).
 
-    ``images`` turns a package-relative screenshot into (link to it, link to its thumbnail or None).
+    ``images`` turns a package-relative screenshot into (link to it, link to its thumbnail or None);
+    ``trace_cache`` is where trace summaries are kept between builds (None: read the trace every time).
     """
-    events, sample_count, summary, source = events_of(folder, record)
+    events, sample_count, summary, source = events_of(folder, record, trace_cache)
     events.sort(key=lambda event: event.at)
     start = record.timing.started_at
     last = max([record.timing.ended_at or start, *(e.at for e in events[-1:])])

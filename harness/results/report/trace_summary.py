@@ -9,6 +9,7 @@ trace it cannot read at all yields a summary with the reason instead of events.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import zipfile
 from datetime import UTC, datetime
@@ -157,3 +158,20 @@ def _failed_requests(network: list[dict[str, Any]]) -> list[TraceItem]:
             )
         )
     return items
+
+
+def cached_summary(path: Path, cache: Path | None) -> TraceSummary:
+    """``summarize_trace``, kept in ``cache`` under the trace's size and modification time: a trace is written once
+    by its attempt, and reading one is most of what a real attempt's timeline costs to build."""
+    if cache is None:
+        return summarize_trace(path)
+    stat = path.stat()
+    key = hashlib.sha256(f"{path.resolve()}\n{stat.st_size}\n{stat.st_mtime_ns}".encode()).hexdigest()[:24]
+    kept = cache / f"{key}.json"
+    try:
+        return TraceSummary.model_validate_json(kept.read_bytes())
+    except (OSError, ValueError):
+        summary = summarize_trace(path)
+        cache.mkdir(parents=True, exist_ok=True)
+        kept.write_text(summary.model_dump_json())
+        return summary
