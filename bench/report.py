@@ -81,7 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--screenshots", type=count, default=4, help="screenshots per attempt (1280x900 PNG)")
     parser.add_argument("--repetitions", type=count, default=3, help="warm builds to take the median of")
     parser.add_argument(
-        "--events", type=int, default=300, help="timeline events per attempt (a real recover-controller: 270-420)"
+        "--events",
+        type=int,
+        default=300,
+        help="timeline events per attempt (a real recover-controller attempt keeps a few hundred)",
     )
     parser.add_argument(
         "--timeline-events",
