@@ -13,7 +13,8 @@ from PIL import Image
 from harness.core.records import AttemptRecord, CheckRecord
 from harness.core.verdicts import Verdict
 from harness.evidence.moments import RECORD_SAMPLES, JsonLines, RecordSample, RunSample, TaskSample
-from harness.results.report.fixtures import EPOCH, write_attempt
+from harness.results.report.build import build_report
+from harness.results.report.fixtures import EPOCH, SCRIPTED_CELL, write_attempt
 from harness.results.report.screenshot_diff import diff_screenshots
 from harness.results.report.timeline import build_timeline
 from harness.results.report.trace_summary import cached_summary, summarize_trace
@@ -132,3 +133,20 @@ def test_a_trace_summary_is_kept_until_the_trace_changes(tmp_path: Path) -> None
     assert cached_summary(trace, cache).playwright == "from the cache"
     trace_zip(trace, 99)  # rewritten: another size or time, so read again
     assert not cached_summary(trace, cache).known
+
+
+def test_a_warm_build_renders_again_only_the_pages_whose_package_changed(tmp_path: Path) -> None:
+    results, report = tmp_path / "results", tmp_path / "report"
+    changed = write_attempt(results, "c1", SCRIPTED_CELL, "1-aaaa", Verdict.PASSED, started_at=EPOCH)
+    write_attempt(results, "c1", SCRIPTED_CELL, "2-aaaa", Verdict.PASSED, started_at=EPOCH)
+    build_report([results], report)
+    pages = {page.name: page for page in (report / "attempts").rglob("*.html")}
+    before = {name: page.stat().st_mtime_ns for name, page in pages.items()}
+    regraded = [CheckRecord(id="oracle.corrected", passed=False, detail="regraded")]
+    (changed / "assessment-1.json").write_text(json.dumps({"checks": [c.model_dump() for c in regraded]}))
+    build_report([results], report)
+    assert pages["2-aaaa.html"].stat().st_mtime_ns == before["2-aaaa.html"]  # kept as it was
+    assert pages["1-aaaa.html"].stat().st_mtime_ns != before["1-aaaa.html"]
+    assert "oracle.corrected" in pages["1-aaaa.html"].read_text()
+    assert "oracle.corrected" in (report / "search.html").read_text()  # the kept page's search entries stay too
+    assert "2-aaaa" in (report / "search.html").read_text()

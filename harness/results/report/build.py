@@ -30,7 +30,7 @@ from harness.results.assessed import current_checks
 from harness.results.compare import Comparison, read_comparisons
 from harness.results.packages import LoadedAttempt, PackageState, load_attempts, read_package
 from harness.results.promotion import read_promotions
-from harness.results.report import details, matrix, search, story
+from harness.results.report import details, matrix, page_cache, search, story
 from harness.results.report.timeline import Timeline, build_timeline
 from harness.results.report.timeline_html import rows_html
 from harness.results.report.versus import versus
@@ -167,15 +167,26 @@ def build_report(
     found: list[search.SearchDocument] = []
     for attempt in attempts:
         page = site.page(attempt)
-        page.parent.mkdir(parents=True, exist_ok=True)
-        context = _attempt_context(attempt, site, page.parent, shots[attempt.key], errors, site.out / TRACE_CACHE)
-        root = href(site.out, page.parent) + "/"
-        page.write_text(attempt_template.render(**common, **context, root=root, standalone=False))
-        if isinstance(timeline := context["timeline"], Timeline):
-            found += search.documents(attempt.key, href(page, site.out), timeline, len(found))
+        made_of = page_cache.signature(attempt, site.evidence(attempt), site.thumbs(attempt), copy_evidence)
+        documents = page_cache.kept(site.out, page, made_of)
+        if documents is None:
+            page.parent.mkdir(parents=True, exist_ok=True)
+            context = _attempt_context(attempt, site, page.parent, shots[attempt.key], errors, site.out / TRACE_CACHE)
+            root = href(site.out, page.parent) + "/"
+            page.write_text(attempt_template.render(**common, **context, root=root, standalone=False))
+            timeline = context["timeline"]
+            documents = (
+                search.documents(attempt.key, href(page, site.out), timeline) if isinstance(timeline, Timeline) else []
+            )
+            page_cache.keep(site.out, page, made_of, documents)
+        found += documents
     (site.out / "search.html").write_text(
         env.get_template("search.html").render(
-            **common, root="", docs=[doc.model_dump() for doc in found], count=len(found), attempts=len(attempts)
+            **common,
+            root="",
+            docs=[doc.model_dump() | {"id": number} for number, doc in enumerate(found)],
+            count=len(found),
+            attempts=len(attempts),
         )
     )
 

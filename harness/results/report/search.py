@@ -1,7 +1,7 @@
 """What a campaign's search finds: the events a reviewer asks about, each linking to its row on a timeline.
 
 Steps, faults, checks (every id, so a search for a check finds each attempt
-that ran it), model calls (one entry per model and attempt), product records
+that ran it; the detail of failed ones only), model calls (one entry per model and attempt), product records
 and the trace's problems; API calls and the trace's plain actions stay on the
 timelines. The page holds them as inline JSON and the vendored MiniSearch
 indexes them on the first query, so a page on file:// needs no fetch.
@@ -18,7 +18,6 @@ SEARCHED_LANES = frozenset({Lane.STEP, Lane.FAULT, Lane.CHECK, Lane.RECORD})
 
 
 class SearchDocument(BaseModel):
-    id: int
     title: str
     detail: str
     attempt: str
@@ -27,8 +26,8 @@ class SearchDocument(BaseModel):
     href: str
 
 
-def documents(attempt: str, page: str, timeline: Timeline, first_id: int) -> list[SearchDocument]:
-    """The attempt's searchable events, numbered from ``first_id``; ``page`` links to its attempt page."""
+def documents(attempt: str, page: str, timeline: Timeline) -> list[SearchDocument]:
+    """The attempt's searchable events; ``page`` links to its attempt page (the search page numbers them all)."""
     found: list[SearchDocument] = []
     models: set[str] = set()
     for row in timeline.rows:
@@ -42,9 +41,8 @@ def documents(attempt: str, page: str, timeline: Timeline, first_id: int) -> lis
             continue
         found.append(
             SearchDocument(
-                id=first_id + len(found),
                 title=event.title,
-                detail=event.detail[:300],
+                detail=event.detail[:300] if event.problem or event.lane is not Lane.CHECK else "",
                 attempt=attempt,
                 lane=event.lane.value,
                 problem=event.problem,
