@@ -17,7 +17,7 @@ from typing import TypeVar
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from harness.agents.meter import CALL_LOG_PREFIX
-from harness.core.records import AttemptRecord
+from harness.core.records import AttemptRecord, TimelineEvent
 from harness.evidence.moments import API_CALLS, RECORD_SAMPLES, ApiCall, RecordSample, TaskSample
 from harness.results.assessed import CurrentChecks
 from harness.results.report.trace_summary import TraceSummary
@@ -82,6 +82,13 @@ def _lines(path: Path, model: type[M]) -> list[M]:
     return kept
 
 
+def screenshot_of(note: TimelineEvent) -> str | None:
+    """The package-relative screenshot a note took (a package from before notes had kinds says so in its words)."""
+    if note.kind == "screenshot" or (note.kind is None and note.step.startswith("screenshot ")):
+        return note.detail if note.detail.endswith(".png") else None
+    return None
+
+
 def steps_and_faults(record: AttemptRecord) -> list[Event]:
     """The story's own notes: steps and screenshots in the browser lane, faults with how long they lasted."""
     events = []
@@ -90,7 +97,7 @@ def steps_and_faults(record: AttemptRecord) -> list[Event]:
             continue  # checks come from the current assessment (see ``checks``)
         lane = Lane.FAULT if note.kind == "fault" else Lane.STEP
         seconds = (note.until - note.at).total_seconds() if note.until else None
-        image = note.detail if note.kind == "screenshot" else None
+        image = screenshot_of(note)
         events.append(
             Event(
                 lane=lane,
@@ -108,15 +115,16 @@ def steps_and_faults(record: AttemptRecord) -> list[Event]:
 def checks(record: AttemptRecord, current: CurrentChecks) -> list[Event]:
     """Each check placed when it was decided: a failure at the moment it was observed (its note on the timeline);
     a check the record never noted (decided on a regrade) at the attempt's end."""
-    decided: dict[str, datetime] = {}
+    decided: dict[str, list[datetime]] = {}
     for note in record.timeline:
         if note.step.startswith("check "):
-            decided.setdefault(note.step.removeprefix("check "), note.at)
+            decided.setdefault(note.step.removeprefix("check "), []).append(note.at)
     end = record.timing.ended_at or (record.timeline[-1].at if record.timeline else record.timing.started_at)
     events = []
-    for check in current.checks:
+    for check in current.checks:  # a check decided twice (an invariant broken twice) takes its notes in turn
         outcome = "passed" if check.passed else "not observable" if check.unobservable else "FAILED"
-        at = decided.get(check.id)
+        moments = decided.get(check.id)
+        at = moments.pop(0) if moments else None
         where = "" if at else f" (decided in {current.source}, placed at the end)"
         events.append(
             Event(

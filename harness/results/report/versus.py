@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from harness.core.records import AttemptRecord, CheckRecord, TimelineEvent
 from harness.results.assessed import current_checks
 from harness.results.report.screenshot_diff import ScreenshotDiff, diff_screenshots
+from harness.results.report.timeline_lanes import screenshot_of
 
 STEP_KINDS = frozenset({None, "screenshot", "download", "fault"})
 
@@ -68,7 +69,7 @@ def _sides(record: AttemptRecord) -> list[StepSide]:
             step=note.step,
             detail=note.detail,
             offset_s=round((note.at - start).total_seconds(), 3),
-            screenshot=note.detail if note.kind == "screenshot" else None,
+            screenshot=screenshot_of(note),
         )
         for note in record.timeline
         if _is_step(note)
