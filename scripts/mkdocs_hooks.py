@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs.structure.files import File, Files
+from PIL import Image, ImageDraw
 from playwright.sync_api import sync_playwright
 
 from harness.core.records import utc_now
@@ -33,6 +34,12 @@ def _packages(results: Path) -> tuple[Path, Path]:
     for folder in (passed, failed):
         add_events(folder, 60, start, span_s=8)
         add_model_calls(folder, 4, start, span_s=8)
+    # The failed attempt's second screen shows an error banner, so the screenshot diff has something to find.
+    shot = next((failed / "screenshots").glob("02-*.png"))
+    with Image.open(shot) as image:
+        banner = image.convert("RGB")
+    ImageDraw.Draw(banner).rectangle((40, 120, 700, 170), fill=(192, 38, 45))
+    banner.save(shot)
     return passed, failed
 
 
