@@ -226,7 +226,8 @@ def _output_folder(path: Path, flag: str) -> Path:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from harness.results.report.build import build_report, build_versus  # Jinja2 and Pillow: only when reporting
+    from harness.results.report.build import build_report  # Jinja2 and Pillow: only when reporting
+    from harness.results.report.versus_page import build_versus
 
     built = build_report(results=_roots(args), out=_output_folder(args.out, "--out"), copy_evidence=args.copy_evidence)
     print(

@@ -17,9 +17,10 @@ from playwright.sync_api import sync_playwright
 
 from harness.core.records import utc_now
 from harness.core.verdicts import Verdict
-from harness.results.report.build import build_report, build_versus
+from harness.results.report.build import build_report
 from harness.results.report.fixture_events import add_events, add_model_calls
 from harness.results.report.fixtures import SCRIPTED_CELL, write_attempt
+from harness.results.report.versus_page import build_versus
 from harness.running.browser import launch_options
 
 VIEWS = ("timeline", "versus", "search")

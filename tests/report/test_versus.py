@@ -12,7 +12,8 @@ from playwright.sync_api import Page
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 from harness.results.compare import compare, record_comparison
-from harness.results.report.build import build_report, build_versus
+from harness.results.report.build import build_report
+from harness.results.report.versus_page import build_versus
 from tests.report.test_report_site import watch
 from tests.stories.harness_runs import harness_run, ids
 

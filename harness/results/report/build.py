@@ -11,16 +11,13 @@ CI artifact, open it anywhere.
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import os
 import shutil
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import quote
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment
 from pydantic import BaseModel
 
 from harness.core.records import ATTEMPT_SCHEMA_VERSION, utc_now
@@ -31,13 +28,12 @@ from harness.results.compare import Comparison, read_comparisons
 from harness.results.packages import LoadedAttempt, PackageState, load_attempts, read_package
 from harness.results.promotion import read_promotions
 from harness.results.report import details, matrix, page_cache, search, story
+from harness.results.report.site import STATIC, Site, environment, href, link_or_copy
 from harness.results.report.timeline import Timeline, build_timeline
-from harness.results.report.timeline_html import rows_html
-from harness.results.report.versus import versus
+from harness.results.report.versus_page import versus_page
 from harness.results.report.versus_pick import versus_pair
 from harness.results.summary import VERDICT_ORDER, summarize
 
-STATIC = Path(__file__).with_name("static")
 TIMELINE_JS = (STATIC / "timeline.js").read_text()
 """Inlined into each attempt page: a page on file:// loads it with no second request, and the package's own
 index (browsed without the report) has it too."""
@@ -63,68 +59,6 @@ class Screenshot(BaseModel):
     error: str | None = None
 
 
-def href(target: Path, page_dir: Path) -> str:
-    """A relative, URL-quoted link from a page's folder to a file: works from file:// and over HTTP."""
-    return quote(os.path.relpath(target, page_dir).replace(os.sep, "/"))
-
-
-@functools.cache
-def _environment() -> Environment:
-    """One per process: an environment compiles each template once, and a cell worker writes a package per cell."""
-    env = Environment(
-        loader=PackageLoader("harness.results.report", "templates"),
-        autoescape=select_autoescape(["html"]),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.globals["pct"] = lambda value: f"{100 * value:.0f}%"
-    env.globals["rows_html"] = rows_html
-    return env
-
-
-def _link_or_copy(source: str, target: str) -> None:
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copy2(source, target)
-
-
-class _Site:
-    """Paths of one build: where each attempt's page, evidence and thumbnails go."""
-
-    def __init__(self, out: Path, copy_evidence: bool) -> None:
-        self.out = out.resolve()
-        self.copy_evidence = copy_evidence
-        self._resolved: dict[str, Path] = {}  # resolving is a syscall per path part: once per package
-
-    def page(self, attempt: LoadedAttempt) -> Path:
-        return (
-            self.out
-            / "attempts"
-            / attempt.campaign
-            / attempt.execution_id
-            / f"{attempt.attempt}{_suffix(attempt)}.html"
-        )
-
-    def evidence(self, attempt: LoadedAttempt) -> Path:
-        if not self.copy_evidence:
-            return self._resolved.setdefault(attempt.key, attempt.folder.resolve())
-        return self.out / "evidence" / attempt.campaign / attempt.execution_id / f"{attempt.attempt}{_suffix(attempt)}"
-
-    def thumbs(self, attempt: LoadedAttempt) -> Path:
-        return self.out / "thumbs" / attempt.campaign / attempt.execution_id / f"{attempt.attempt}{_suffix(attempt)}"
-
-    def thumb(self, attempt: LoadedAttempt, name: str) -> Path:
-        """The package's own thumbnail when the harness made one, else the report's cached one."""
-        packaged = packaged_thumbnail(self.evidence(attempt) / name)
-        return packaged if packaged.is_file() else self.thumbs(attempt) / thumbnail_name(Path(name))
-
-
-def _suffix(attempt: LoadedAttempt) -> str:
-    return "" if attempt.duplicate == 1 else f"~{attempt.duplicate}"
-
-
 def _screenshot_files(attempt: LoadedAttempt) -> list[str]:
     """Recorded screenshots first, then any other PNG the folder holds (a broken package has no list)."""
     recorded = list(attempt.record.screenshots) if attempt.record else []
@@ -141,14 +75,14 @@ def build_report(
 ) -> BuildResult:
     """Build the site into OUT from every attempt under the RESULTS folders; returns what was built."""
     started = time.perf_counter()
-    site = _Site(out, copy_evidence)
+    site = Site(out, copy_evidence)
     attempts = load_attempts(results)
     (site.out / "assets").mkdir(parents=True, exist_ok=True)
     for asset in STATIC.iterdir():
         shutil.copyfile(asset, site.out / "assets" / asset.name)
     if copy_evidence:
         for attempt in attempts:
-            shutil.copytree(attempt.folder, site.evidence(attempt), dirs_exist_ok=True, copy_function=_link_or_copy)
+            shutil.copytree(attempt.folder, site.evidence(attempt), dirs_exist_ok=True, copy_function=link_or_copy)
 
     shots = {attempt.key: _screenshot_files(attempt) for attempt in attempts}
     jobs = [
@@ -159,7 +93,7 @@ def build_report(
     ]
     errors = make_thumbnails(jobs, workers)
 
-    env = _environment()
+    env = environment()
     generated_at = utc_now().strftime("%Y-%m-%d %H:%M UTC")
     evidence_note = "copied into this report folder" if copy_evidence else "linked from the results folder(s)"
     common = {"generated_at": generated_at, "evidence_note": evidence_note, "inline_css": ""}
@@ -237,11 +171,11 @@ def write_package_index(folder: Path) -> Path:
     """The package's own ``PACKAGE_INDEX``: its attempt page with every link inside the folder and the stylesheet
     inline, so a reviewer handed only the folder browses it like the report (no JSON to read)."""
     attempt = read_package(folder.parents[2], folder)
-    site = _Site(folder, copy_evidence=False)
+    site = Site(folder, copy_evidence=False)
     context = _attempt_context(attempt, site, site.out, _screenshot_files(attempt), {})
     page = folder / PACKAGE_INDEX
     page.write_text(
-        _environment()
+        environment()
         .get_template("attempt.html")
         .render(
             **context,
@@ -256,7 +190,7 @@ def write_package_index(folder: Path) -> Path:
 
 
 def _comparison_pages(
-    env: Environment, site: _Site, results: Sequence[Path], common: dict[str, str], attempts: Sequence[LoadedAttempt]
+    env: Environment, site: Site, results: Sequence[Path], common: dict[str, str], attempts: Sequence[LoadedAttempt]
 ) -> list[tuple[Path, Comparison | str, str]]:
     """A page per comparison kept under the results folders: (path, comparison or why unreadable, page link).
 
@@ -273,60 +207,10 @@ def _comparison_pages(
             for cell in comparison.cells:
                 pair = versus_pair(attempts, comparison.base.campaign, comparison.candidate.campaign, cell)
                 if pair is not None:
-                    links[cell.execution_id] = href(_versus_page(env, site, *pair, common), page.parent)
+                    links[cell.execution_id] = href(versus_page(env, site, *pair, common), page.parent)
             page.write_text(template.render(**common, c=comparison, root="../", versus=links))
         listed.append((path, comparison, href(page, out)))
     return listed
-
-
-def _versus_page(env: Environment, site: _Site, a: LoadedAttempt, b: LoadedAttempt, common: Mapping[str, str]) -> Path:
-    """Write the attempt-against-attempt page of A and B (its screenshot diffs cached in the site by hashes)."""
-    assert a.record is not None and b.record is not None
-    name = hashlib.sha256(f"{a.key}\n{b.key}".encode()).hexdigest()[:16]
-    page = site.out / "versus" / f"{name}.html"
-    page.parent.mkdir(parents=True, exist_ok=True)
-    cache = site.out / "diffs"
-    compared = versus(site.evidence(a), a.record, site.evidence(b), b.record, cache)
-    shots = [
-        (
-            href(site.evidence(a) / p.a, page.parent),
-            href(site.evidence(b) / p.b, page.parent),
-            href(cache / p.diff.image, page.parent),
-        )
-        for p in compared.screenshots
-    ]
-    pages = {side.key: site.page(side) for side in (a, b)}
-    page.write_text(
-        env.get_template("versus.html").render(
-            **common,
-            root="../",
-            a=a,
-            b=b,
-            v=compared,
-            shots=shots,
-            a_page=href(pages[a.key], page.parent) if pages[a.key].is_file() else None,
-            b_page=href(pages[b.key], page.parent) if pages[b.key].is_file() else None,
-        )
-    )
-    return page
-
-
-def build_versus(a_folder: Path, b_folder: Path, out: Path = Path("report")) -> Path:
-    """The attempt-against-attempt page of any two packages (two attempts of a cell, or one cell in two
-    campaigns), written into the report folder OUT; returns the page."""
-    a, b = (read_package(folder.parents[2], folder) for folder in (a_folder, b_folder))
-    for side in (a, b):
-        if side.record is None:
-            raise ValueError(f"{side.folder} has no readable attempt.json: {side.problem}")
-    site = _Site(out, copy_evidence=False)
-    (site.out / "assets").mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(STATIC / "report.css", site.out / "assets" / "report.css")
-    common = {
-        "generated_at": utc_now().strftime("%Y-%m-%d %H:%M UTC"),
-        "evidence_note": "linked from the results folder(s)",
-        "inline_css": "",
-    }
-    return _versus_page(_environment(), site, a, b, common)
 
 
 def _filters(attempts: Sequence[LoadedAttempt]) -> list[tuple[str, list[str]]]:
@@ -345,7 +229,7 @@ def _filters(attempts: Sequence[LoadedAttempt]) -> list[tuple[str, list[str]]]:
 
 def _attempt_context(
     attempt: LoadedAttempt,
-    site: _Site,
+    site: Site,
     page_dir: Path,
     screenshot_names: list[str],
     errors: dict[Path, str],
