@@ -20,8 +20,8 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel
 
 from harness.budgets import rules
+from harness.core.product_records import BUDGET_PAUSED, Agent, RecordId, Run, Task
 from harness.products.base import BudgetsDriver, CostPageView
-from harness.products.records import BUDGET_PAUSED, Agent, RecordId, Run, Task
 from harness.running.journey import Journey
 
 T = TypeVar("T")

@@ -32,8 +32,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from pydantic import BaseModel
 
+from harness.core.product_records import Agent, Company, Connection
 from harness.core.records import CheckRecord
-from harness.products.records import Agent, Company, Connection
 
 STORED = "readback.stored"
 SHOWN = "readback.shown"

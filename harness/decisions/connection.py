@@ -9,10 +9,10 @@ reads the real provider.
 
 from __future__ import annotations
 
+from harness.core.product_records import Interaction, Task
 from harness.core.records import CheckRecord
 from harness.decisions import requests
 from harness.decisions.rules import DecisionRecord, ExpectedRequest, IntentOutcome, intent_outcome_checks
-from harness.products.records import Interaction, Task
 from harness.running.journey import Journey
 
 

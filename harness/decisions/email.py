@@ -10,6 +10,7 @@ ever typed: nothing reaches the real provider.
 
 from __future__ import annotations
 
+from harness.core.product_records import Interaction, Task
 from harness.decisions import requests
 from harness.decisions.connection import connection_names
 from harness.decisions.contract import AGENTMAIL
@@ -20,7 +21,6 @@ from harness.decisions.rules import (
     email_card_checks,
     intent_outcome_checks,
 )
-from harness.products.records import Interaction, Task
 from harness.running.journey import Journey
 
 ACTION = "set_up_email"

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, cast
 
+from harness.core.product_records import Connection, Interaction, ProviderQuestionCard, Service, Task
 from harness.core.verdicts import StoryFailed
 from harness.decisions import requests
 from harness.decisions.connection import connection_names
@@ -35,7 +36,6 @@ from harness.decisions.rules import DecisionRecord, ExpectedRequest, credential_
 from harness.faults.restart import PendingRestart, keep_final_pending, restart_while_pending
 from harness.fixtures.gateway import GATEWAY_NAME, ArcadeGateway
 from harness.products.base import ProviderQuestionView
-from harness.products.records import Connection, Interaction, ProviderQuestionCard, Service, Task
 from harness.running.journey import Journey
 
 ACTION = "choose_provider"

@@ -17,6 +17,7 @@ from typing import Literal, cast
 
 from pydantic import BaseModel
 
+from harness.core.product_records import Interaction, Task
 from harness.core.verdicts import StoryFailed
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.decisions.rules import (
@@ -30,7 +31,6 @@ from harness.decisions.rules import (
     request_checks,
 )
 from harness.products.base import DecisionView, ProviderQuestionView, ProvidersApi, ServicesApi, ServicesDriver
-from harness.products.records import Interaction, Task
 from harness.running.journey import Journey
 
 # A decline story settles on the lead's reply after the decision; a silent agent fails the explanation check

@@ -17,9 +17,9 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, Field
 
+from harness.core.product_records import DecisionCard, EmailCard, Interaction, RecordId
 from harness.core.records import CheckRecord
 from harness.decisions.contract import AGENTMAIL_KEY_PAGE, explains_decline
-from harness.products.records import DecisionCard, EmailCard, Interaction, RecordId
 
 DOCUMENT_ID = re.compile(r"\bDOC-[0-9A-F]{8}\b")
 DECLINED_STAYS_DECLINED = "decision.declined-stays-declined"

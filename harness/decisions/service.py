@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from harness.core.product_records import Connection, Interaction, RecordId, Service, Task
 from harness.decisions import requests
 from harness.decisions.contract import CONNECTION_NAME, SERVICE_NAME
 from harness.decisions.rules import (
@@ -23,7 +24,6 @@ from harness.decisions.rules import (
     outcome_checks,
 )
 from harness.fixtures.documents import PROTECTED_ACTION, DocumentService
-from harness.products.records import Connection, Interaction, RecordId, Service, Task
 from harness.running.journey import Journey
 
 

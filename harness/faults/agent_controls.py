@@ -21,11 +21,11 @@ from typing import cast
 
 from pydantic import BaseModel
 
+from harness.core.product_records import Agent, RecordId, Run, Task
 from harness.core.records import CheckRecord
 from harness.core.verdicts import Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.products.base import AgentControlsDriver, AgentView, ControlsApi
-from harness.products.records import Agent, RecordId, Run, Task
 from harness.running.journey import Journey
 
 WATCH_S = 5.0

@@ -20,11 +20,11 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel
 
+from harness.core.product_records import RecordId, Run, Task
 from harness.core.records import CheckRecord
 from harness.core.verdicts import StoryFailed
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.faults.restart import RestartSnapshot, replaced_check, snapshot, start_controller, stop_controller
-from harness.products.records import RecordId, Run, Task
 from harness.running.journey import Journey, PendingMessage
 
 SIGNAL = signal.SIGTERM

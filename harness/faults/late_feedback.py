@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from harness.core.product_records import Agent, Comment, RecordId, Run, Task
 from harness.core.records import CheckRecord
-from harness.products.records import Agent, Comment, RecordId, Run, Task
 from harness.running.journey import Journey
 
 

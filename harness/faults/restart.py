@@ -18,10 +18,7 @@ from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-from harness.core.records import CheckRecord
-from harness.core.verdicts import InfrastructureFailed, StoryFailed, Unexercised
-from harness.products.base import InstanceError, ServicesApi
-from harness.products.records import (
+from harness.core.product_records import (
     Comment,
     Interaction,
     ProviderQuestionCard,
@@ -30,6 +27,9 @@ from harness.products.records import (
     Run,
     Task,
 )
+from harness.core.records import CheckRecord
+from harness.core.verdicts import InfrastructureFailed, StoryFailed, Unexercised
+from harness.products.base import InstanceError, ServicesApi
 from harness.running.journey import FINISHED_STATUSES, Journey, PendingMessage
 from harness.running.sandbox_watch import runner_alive
 

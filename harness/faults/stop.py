@@ -11,10 +11,10 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
+from harness.core.product_records import RecordId, Run, Task
 from harness.core.records import CheckRecord
 from harness.core.verdicts import StoryFailed, Unexercised
 from harness.products.base import TaskView
-from harness.products.records import RecordId, Run, Task
 from harness.running.journey import Journey
 from harness.running.sandbox_watch import runner_alive
 

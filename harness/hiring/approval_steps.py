@@ -15,9 +15,9 @@ from typing import cast
 
 from pydantic import BaseModel
 
+from harness.core.product_records import Agent, HireApproval
 from harness.hiring import approval_rules as rules
 from harness.products.base import ApprovalsDriver, ApprovalsView, TeamApi
-from harness.products.records import Agent, HireApproval
 from harness.running.journey import Journey
 
 

@@ -16,10 +16,10 @@ from typing import Literal, cast
 
 from pydantic import BaseModel
 
+from harness.core.product_records import Agent, Hire, Task
 from harness.decisions.requests import services_api
 from harness.hiring import rules
 from harness.products.base import HiringDriver
-from harness.products.records import Agent, Hire, Task
 from harness.running.journey import Journey
 
 

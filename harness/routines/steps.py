@@ -15,8 +15,8 @@ from typing import cast
 
 from pydantic import BaseModel
 
+from harness.core.product_records import RecordId, Routine, Task, TaskSummary
 from harness.products.base import RoutinesApi, RoutinesDriver, RoutineView
-from harness.products.records import RecordId, Routine, Task, TaskSummary
 from harness.routines import rules
 from harness.running.journey import Journey
 

@@ -26,13 +26,13 @@ from harness.checks.lifecycle import grade_lifecycle
 from harness.checks.metering import calls_metered
 from harness.checks.stalls import never_woken, retrying_errors
 from harness.checks.ui import thread_matches_records
+from harness.core.product_records import Agent, Comment, Hire, RecordId, Run, Task
 from harness.core.records import CheckRecord, DownloadRecord
 from harness.core.story_inputs import draw, drawing
 from harness.core.verdicts import ExpectationUnmet, InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.products import product_driver
 from harness.products.base import HireFormView, ProductDriver, ProductInstance, TaskView
-from harness.products.records import Agent, Comment, Hire, RecordId, Run, Task
 from harness.running.attempt import AttemptContext, Conclusion
 from harness.running.expectations import Expectation, check_id
 from harness.running.model_server import ModelServer, agent_cli_versions, end_cassette, model_server

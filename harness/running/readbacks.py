@@ -28,9 +28,9 @@ from harness.checks.readback import (
     stored_check,
     untouched_check,
 )
+from harness.core.product_records import Agent, Task
 from harness.core.records import CheckRecord
 from harness.products.base import ProductApi
-from harness.products.records import Agent, Task
 
 Fields = Mapping[str, str | None]
 Shown = Callable[[bool], Fields]

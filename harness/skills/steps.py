@@ -17,9 +17,9 @@ from typing import cast
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from harness.core.product_records import SkillEntry, Task
 from harness.core.records import CheckRecord
 from harness.products.base import SkillsDriver, StudioView, TaskSkillsView
-from harness.products.records import SkillEntry, Task
 from harness.running.journey import Journey
 from harness.skills import rules
 

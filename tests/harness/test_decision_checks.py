@@ -8,6 +8,7 @@ from urllib.parse import quote
 
 import httpx
 
+from harness.core.product_records import Connection, DecisionCard, EmailCard, Interaction, Service
 from harness.decisions.contract import AGENTMAIL_KEY_PAGE, explains_refusal
 from harness.decisions.rules import (
     ApprovalAfterDecline,
@@ -29,7 +30,6 @@ from harness.decisions.rules import (
 )
 from harness.decisions.service import InstalledService
 from harness.fixtures.documents import DocumentService
-from harness.products.records import Connection, DecisionCard, EmailCard, Interaction, Service
 
 EXPECTED = ExpectedRequest(
     kind="service_action", action="create_document", service_name="Docs", connection_id=3, agent_id=1
