@@ -32,9 +32,10 @@ from harness.decisions.provider_rules import (
     question_checks,
     question_survived_check,
 )
-from harness.decisions.rules import DecisionRecord, ExpectedRequest, credential_checks
+from harness.decisions.rules import DecisionRecord, ExpectedRequest, credential_checks, credential_sightings
 from harness.faults.restart import PendingRestart, keep_final_pending, restart_while_pending
 from harness.fixtures.gateway import GATEWAY_NAME, ArcadeGateway
+from harness.judging.observations import judge
 from harness.products.base import ProviderQuestionView
 from harness.running.journey import Journey
 
@@ -190,13 +191,18 @@ def require_choice_outcome(
     interactions = journey.evidence.snapshot("interactions", outcome.interactions)
     final = keep_final_pending(journey, restart)
     evidence = [path, interactions, final] + (["snapshots/gateway-capture.jsonl"] if gateway else [])
-    journey.record_checks(outcome_checks(outcome), evidence)
+    journey.record_checks(judge(outcome_checks, outcome), evidence)
     if gateway is not None:
         pages = {
             "task": requests.decision_page(journey).rendered_html(),
             "services": requests.services_page_html(journey),
         }
-        journey.record_checks(credential_checks(gateway.fixture.credential, api.raw_reads(), pages), [])
+        journey.record_checks(
+            judge(credential_checks, credential_sightings(gateway.fixture.credential, api.raw_reads(), pages)).reading(
+                origin="harness"
+            ),
+            [],
+        )
 
 
 def _replies_after(journey: Journey, task: Task, record: DecisionRecord) -> list[str]:

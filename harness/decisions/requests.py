@@ -30,6 +30,7 @@ from harness.decisions.rules import (
     decision_saved_checks,
     request_checks,
 )
+from harness.judging.observations import judge
 from harness.products.base import DecisionView, ProviderQuestionView, ProvidersApi, ServicesApi, ServicesDriver
 from harness.running.journey import Journey
 
@@ -148,7 +149,7 @@ def record_decision(
         "decision",
         f"{choice or word} on interaction {request.id}, saved {decided.status} at {decided.decided_at}",
     )
-    journey.record_checks(decision_saved_checks(record), [path, journey.evidence.screenshots[-1]])
+    journey.record_checks(judge(decision_saved_checks, record), [path, journey.evidence.screenshots[-1]])
     entered_decision(journey, request, record)
     return record
 

@@ -31,6 +31,7 @@ from harness.core.records import CheckRecord, DownloadRecord
 from harness.core.story_inputs import draw, drawing
 from harness.core.verdicts import ExpectationUnmet, InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
+from harness.judging.observations import Judgement, decided, judge
 from harness.products import product_driver
 from harness.products.base import HireFormView, ProductDriver, ProductInstance, TaskView
 from harness.running.attempt import AttemptContext, Conclusion
@@ -212,15 +213,17 @@ class Journey:
         """Keep the failed expectation with the screen as it was, and end the story as failed."""
         self._end_failed(check_id(expectation), detail, f"unmet {expectation}")
 
-    def require(self, check: CheckRecord, step: str, records: str | None = None) -> None:
+    def require(self, judged: Judgement | CheckRecord, step: str, records: str | None = None) -> None:
         """Keep a rule's verdict with a screenshot of the moment (and the records it read); a failure ends the story.
 
         For a story whose later steps would only repeat the same miss.
         """
-        if check.failed:
-            self.fail_check(check.id, check.detail, records)
-        self.screenshot(step)
-        self.record_checks([check], [self.evidence.screenshots[-1], *([records] if records else [])])
+        judgement = judged if isinstance(judged, Judgement) else decided([judged])
+        failed = next((check for check in judgement.checks if check.failed), None)
+        self.screenshot(f"failed {failed.id}" if failed else step)
+        self.record_checks(judgement, [self.evidence.screenshots[-1], *([records] if records else [])])
+        if failed:
+            raise ExpectationUnmet(failed.id, f"{failed.id}: {failed.detail}")
 
     def fail_check(self, check_id: str, detail: str, records: str | None = None) -> NoReturn:
         """A named check fails with the screen as it is (and the records it read); the story ends as failed."""
@@ -243,10 +246,13 @@ class Journey:
             self.camera.take(path)
             self.evidence.thumbnail(path)
 
-    def record_checks(self, checks: list[CheckRecord], evidence: list[str]) -> None:
-        """Keep checks decided elsewhere (a fault module's rules), each linked to its evidence."""
-        for check in checks:
-            self.evidence.keep(check.model_copy(update={"evidence": [*check.evidence, *evidence]}))
+    def record_checks(
+        self, judged: Judgement | list[CheckRecord], evidence: list[str], promise: str | None = None
+    ) -> list[CheckRecord]:
+        """Keep a rule's checks (a fault module's, a family's), each linked to its evidence and held to ``promise``;
+        a plain list is kept as decided while running. Returns the checks as kept."""
+        judgement = judged if isinstance(judged, Judgement) else decided(judged)
+        return self.evidence.observe(judgement, evidence, promise)
 
     # ---- read everything back (harness.checks.readback) --------------------------------
 
@@ -274,9 +280,10 @@ class Journey:
 
     def _read_back(self) -> None:
         """Read every entered value again (records, and each page opened afresh) and judge all of them."""
-        checks, kept = self.readbacks.judged()
-        if checks:
-            self.record_checks(checks, [self.evidence.snapshot("readback", kept)])
+        judgement, kept = self.readbacks.judged()
+        if judgement.checks:
+            path = self.evidence.snapshot("readback", kept)
+            self.record_checks(judgement.reading(path, origin="product"), [path])
 
     def create_task(self, title: str, body: str, assignee: Agent | None = None) -> Task:
         """Open the product, fill the new-task form and land on the task's page."""
@@ -576,8 +583,10 @@ class Journey:
         page = self.current_page()
         stored = task.user_messages()
         shown = [message.id for message in stored for _ in page.user_messages_with(message.body)]
-        check = thread_matches_records([message.id for message in stored], shown)
-        self.record_checks([check], [self.evidence.screenshots[-1]])
+        judgement = judge(thread_matches_records, [message.id for message in stored], shown)
+        self.record_checks(
+            judgement.reading(self.evidence.screenshots[-1], origin="product"), [self.evidence.screenshots[-1]]
+        )
 
     def _final_evidence(self) -> list[Run]:
         """The final screen, the invariants watched, the persisted records and the lifecycle checks; returns every run."""
@@ -603,13 +612,13 @@ class Journey:
             self.cell.case.max_run_records,
             done_statuses=self.cell.environment.done_statuses,
         )
-        self.record_checks(grade_lifecycle(facts), [records])
+        self.record_checks(judge(grade_lifecycle, facts).reading(records), [records])
         if self.sandboxes is not None:
             self.record_checks(self.sandboxes.conclude(self.sandboxes_api), [records])
         runs = [run for task in tasks for run in task.runs]
         if self.model_server is not None and self.driver.meters_model_calls:
-            check = calls_metered(self.model_server.model_calls(), sum(run.spend.calls for run in runs))
-            self.record_checks([check], [records])
+            judgement = judge(calls_metered, self.model_server.model_calls(), sum(run.spend.calls for run in runs))
+            self.record_checks(judgement.reading(records, "replay server calls"), [records])
         return runs
 
     def conclude(self) -> Conclusion:
