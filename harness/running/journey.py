@@ -21,6 +21,13 @@ from typing import Any, Literal, NoReturn, cast
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel
 
+from harness.checks.delivery import (
+    Graded,
+    downloaded_as_claimed,
+    downloads_again_alike,
+    oracle_checks,
+    revision_differs,
+)
 from harness.checks.facts import lifecycle_facts
 from harness.checks.lifecycle import grade_lifecycle
 from harness.checks.metering import calls_metered
@@ -501,40 +508,26 @@ class Journey:
             with self.evidence.timed("downloads"):
                 data = self.current_page().download_delivery_id(latest.id, timeout=self.shown_budget())
         record = self.evidence.download(phase, data)
-        self.evidence.check(
-            f"delivery.{phase}.sha256",
-            record.sha256 == latest.sha256,
-            f"downloaded {record.sha256}, product says {latest.sha256}",
-            [record.path],
-        )
+        claimed = judge(downloaded_as_claimed, phase, record.sha256, latest.sha256)
+        self.record_checks(claimed.reading(record.path, f"delivery {latest.id}"), [record.path])
         return record
 
     def download_again(self, original: DownloadRecord, task: Task) -> None:
         """The first delivery must still download with exactly its original bytes."""
         delivery = next((d for d in self.api.task(task.id).deliveries if d.sha256 == original.sha256), None)
         if delivery is None:
-            self.evidence.check(
-                "delivery.redownload-identical", False, f"no delivery with sha256 {original.sha256} any more"
-            )
+            self.record_checks(judge(downloads_again_alike, original.phase, original.sha256, None), [])
             return
         with self.expecting("delivery-downloadable", f"downloading delivery {delivery.id} again from the page"):
             with self.evidence.timed("downloads"):
                 data = self.current_page().download_delivery_id(delivery.id, timeout=self.shown_budget())
         again = self.evidence.download(f"{original.phase}-again", data)
-        self.evidence.check(
-            "delivery.redownload-identical",
-            again.sha256 == original.sha256,
-            f"{original.phase} downloaded again: {again.sha256} (originally {original.sha256})",
-            [original.path, again.path],
-        )
+        judged = judge(downloads_again_alike, original.phase, original.sha256, again.sha256)
+        self.record_checks(judged.reading(original.path, again.path, origin="harness"), [original.path, again.path])
 
     def require_different(self, first: DownloadRecord, second: DownloadRecord) -> None:
-        self.evidence.check(
-            "delivery.revision-differs",
-            first.sha256 != second.sha256,
-            f"{first.phase} {first.sha256[:12]} vs {second.phase} {second.sha256[:12]}",
-            [first.path, second.path],
-        )
+        judged = judge(revision_differs, first.phase, first.sha256, second.phase, second.sha256)
+        self.record_checks(judged.reading(first.path, second.path, origin="harness"), [first.path, second.path])
 
     # ---- the independent oracle ----------------------------------------------------
 
@@ -564,12 +557,9 @@ class Journey:
                 raise InfrastructureFailed(f"the oracle could not grade: {error}") from None
             self.oracle_image = result.image
             path = self.evidence.oracle_result(download, mode, result.passed, result.model_dump(mode="json"))
-            failing = [check.id for check in result.checks if not check.passed]
-            detail = f"mode {mode}: passed" if result.passed else f"mode {mode}: failed {', '.join(failing)}"
-            self.evidence.check(f"oracle.{download.phase}", result.passed, detail, [download.path, path])
-            for check in result.checks:
-                if not check.passed:
-                    self.evidence.check(f"oracle.{download.phase}.{check.id}", False, check.detail, [path])
+            failing = [(check.id, check.detail) for check in result.checks if not check.passed]
+            graded = Graded(phase=download.phase, mode=mode, passed=result.passed, failing=failing)
+            self.record_checks(judge(oracle_checks, graded).reading(path, origin="harness"), [download.path, path])
 
     # ---- the end of the attempt -------------------------------------------------------
 
