@@ -69,8 +69,8 @@ def require_pending_request(journey: Journey, task: Task, expected: ExpectedRequ
     cards = [card for card in page.decision_cards() if card.status == "pending"]
     journey.screenshot("decision requested")
     snapshot = journey.evidence.snapshot("interactions-before-decision", {"stored": stored, "shown": cards})
-    checks = request_checks(stored, expected, cards, journey.lead.name)
-    journey.record_checks(checks, [journey.evidence.screenshots[-1], snapshot])
+    judged = judge(request_checks, stored, expected, cards, journey.lead.name)
+    checks = journey.record_checks(judged, [journey.evidence.screenshots[-1], snapshot])
     failed = [check for check in checks if check.failed]
     if failed:
         raise StoryFailed(f"{failed[0].id}: {failed[0].detail}; nothing was clicked")
