@@ -42,7 +42,7 @@ from .session import AgentSession
 METER_URL = "http://metering-proxy"
 """The proxy's address as its clients name it; they reach it through its Unix socket."""
 
-log = logging.getLogger("harness.agents.meter")
+log = logging.getLogger("agents.meter")
 CALL_LOG_PREFIX = "model call: "
 """How a completed call's line in the run log begins; the JSON after it is what the reviewer's timeline plots."""
 

@@ -13,6 +13,7 @@ from PIL import Image
 from harness.core.records import AttemptRecord, CheckRecord
 from harness.core.verdicts import Verdict
 from harness.evidence.moments import RECORD_SAMPLES, JsonLines, RecordSample, RunSample, TaskSample
+from harness.judging.regrade import Assessment, write_assessment
 from harness.results.report.build import build_report
 from harness.results.report.fixtures import EPOCH, SCRIPTED_CELL, write_attempt
 from harness.results.report.screenshot_diff import diff_screenshots
@@ -98,13 +99,29 @@ def test_record_samples_become_changes_and_done_while_a_run_is_active_is_a_probl
     ]
 
 
+def regrade(package: Path, record: AttemptRecord, checks: list[CheckRecord]) -> None:
+    """An assessment as `harness regrade` writes it, with these checks."""
+    write_assessment(
+        package,
+        Assessment(
+            rules_digest="r" * 64,
+            based_on="attempt.json",
+            verdict=Verdict.FAILED,
+            reason="regraded",
+            verdict_before=record.verdict,
+            reason_before=record.reason,
+            checks=checks,
+        ),
+    )
+
+
 def test_the_newest_assessment_beside_attempt_json_decides_the_checks_shown(tmp_path: Path) -> None:
     package = write_attempt(tmp_path, verdict=Verdict.PASSED, started_at=EPOCH)
     record = AttemptRecord.model_validate_json((package / "attempt.json").read_text())
-    regraded = [*record.checks, CheckRecord(id="oracle.corrected", passed=False, detail="regraded")]
-    (package / "assessment-1.json").write_text(json.dumps({"checks": [c.model_dump() for c in regraded]}))
+    regrade(package, record, record.checks)
+    regrade(package, record, [*record.checks, CheckRecord(id="oracle.corrected", passed=False, detail="regraded")])
     timeline = build_timeline(package, record)
-    assert timeline.checks_source == "assessment-1.json"
+    assert timeline.checks_source.startswith("assessments/002-")
     assert [row.event.check_id for row in timeline.why] == ["oracle.corrected"]
     assert "placed at the end" in timeline.why[0].event.detail
 
@@ -142,8 +159,8 @@ def test_a_warm_build_renders_again_only_the_pages_whose_package_changed(tmp_pat
     build_report([results], report)
     pages = {page.name: page for page in (report / "attempts").rglob("*.html")}
     before = {name: page.stat().st_mtime_ns for name, page in pages.items()}
-    regraded = [CheckRecord(id="oracle.corrected", passed=False, detail="regraded")]
-    (changed / "assessment-1.json").write_text(json.dumps({"checks": [c.model_dump() for c in regraded]}))
+    record = AttemptRecord.model_validate_json((changed / "attempt.json").read_text())
+    regrade(changed, record, [CheckRecord(id="oracle.corrected", passed=False, detail="regraded")])
     build_report([results], report)
     assert pages["2-aaaa.html"].stat().st_mtime_ns == before["2-aaaa.html"]  # kept as it was
     assert pages["1-aaaa.html"].stat().st_mtime_ns != before["1-aaaa.html"]

@@ -45,6 +45,6 @@ def add_model_calls(folder: Path, calls: int, start: datetime, span_s: float = 4
             "started_at": at.isoformat(),
             "latency_s": 1.5,
         }
-        lines.append(f"{at:%Y-%m-%d %H:%M:%S},000 1 harness.agents.meter INFO {CALL_LOG_PREFIX}{json.dumps(report)}")
+        lines.append(f"{at:%Y-%m-%d %H:%M:%S},000 1 agents.meter INFO {CALL_LOG_PREFIX}{json.dumps(report)}")
     (folder / "logs").mkdir(exist_ok=True)
     (folder / "logs" / "run-1.log").write_text("\n".join(lines) + "\n")
