@@ -18,8 +18,8 @@ from pathlib import Path
 import httpx
 from pydantic import BaseModel, Field
 
+from harness.core.product_records import Task
 from harness.core.records import utc_now
-from harness.products.records import Task
 
 API_CALLS = "timeline/api-calls.jsonl"
 RECORD_SAMPLES = "timeline/record-samples.jsonl"
