@@ -100,6 +100,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             for name, given in (
                 ("--headed", settings.headed),
                 ("--junitxml", settings.junitxml),
+                ("--pair", settings.pair),
+                ("--rerun", settings.rerun),
                 ("pytest arguments", extra),
             )
             if given
@@ -135,8 +137,9 @@ def run_settings(args: argparse.Namespace) -> RunSettings:
     if args.resume is None:
         cells = select(**selection_kwargs(args))
         settings = RunSettings.model_validate({"cells": tuple(cell.execution_id for cell in cells), **given})
-        _require_known_calibration_names(settings, cells)
-        _require_fitting_cassette(settings, cells)
+        for _, variant in settings.variants():  # each variant of a paired run must be playable
+            _require_known_calibration_names(variant, cells)
+            _require_fitting_cassette(variant, cells)
         return settings
     from harness.results.plan import PlanError, read_plan
 

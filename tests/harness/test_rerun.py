@@ -1,0 +1,129 @@
+"""`--resume --rerun`: exactly the slots named are played again, beside the old attempts, which are superseded.
+
+The story is replaced by a script of verdicts (``_play``), so the slots, the
+records and the supersession are the real ones without starting a product.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import build_parser, run_settings
+from harness.core.records import AttemptRecord
+from harness.core.settings import RunSettings
+from harness.core.verdicts import Verdict
+from harness.results.epochs import by_cell, epoch_ends, recorded_in
+from harness.results.plan import write_plan
+from harness.running import attempt
+from harness.running.attempt import Conclusion, run_cell
+from harness.running.selection import select
+
+CELL = "everyday-workflows-scripted.scripted.local.build-revise"
+P, F, INFRA, U = Verdict.PASSED, Verdict.FAILED, Verdict.INFRASTRUCTURE_FAILED, Verdict.UNEXERCISED
+
+
+@pytest.fixture
+def script(monkeypatch: pytest.MonkeyPatch) -> list[Verdict]:
+    """The verdicts the next attempts end with, in order; every attempt played takes the next one."""
+    verdicts: list[Verdict] = []
+
+    def play(cell: Any, context: Any, open_journey: Any) -> tuple[Verdict, str, Conclusion]:
+        verdict = verdicts.pop(0)
+        return verdict, "" if verdict is P else f"scripted {verdict.value}", Conclusion()
+
+    monkeypatch.setattr(attempt, "_play", play)
+    return verdicts
+
+
+def _settings(tmp_path: Path, *argv: str) -> RunSettings:
+    return run_settings(build_parser().parse_args(["run", "--results", str(tmp_path), *argv]))
+
+
+def _run(settings: RunSettings) -> list[AttemptRecord]:
+    write_plan(settings)
+    (cell,) = select(ids=settings.cells)
+    return run_cell(cell, settings, _no_journey)
+
+
+def _no_journey(context: Any) -> Iterator[None]:
+    raise AssertionError("the scripted _play opens no journey")
+
+
+def _records(tmp_path: Path) -> list[AttemptRecord]:
+    return recorded_in(tmp_path / "c" / CELL)
+
+
+def test_rerun_plays_exactly_the_infrastructure_failures_again(tmp_path: Path, script: list[Verdict]) -> None:
+    script += [P, INFRA, F, INFRA, U]
+    first = _run(_settings(tmp_path, "--id", CELL, "--campaign", "c", "--attempts", "5"))
+    broke = {record.attempt for record in first if record.verdict is INFRA}
+    assert len(broke) == 2
+
+    assert _run(_settings(tmp_path, "--resume", "c")) == [], "by default only missing slots are played"
+
+    script += [P, P]
+    again = _run(_settings(tmp_path, "--resume", "c", "--rerun", "infrastructure_failed"))
+    assert {record.supersedes for record in again} == broke and script == []
+    records = _records(tmp_path)
+    assert len(records) == 7, "the old attempts stay on disk"
+    ends = epoch_ends(records)
+    assert sorted(end.verdict.value for end in ends) == ["failed", "passed", "passed", "passed", "unexercised"]
+    assert not broke & {end.attempt for end in ends}, "what was played again is counted no more"
+    assert [len(found) for found in by_cell(records).values()] == [5]
+
+    assert _run(_settings(tmp_path, "--resume", "c", "--rerun", "infrastructure_failed")) == []
+
+
+def test_missing_slots_and_interruptions_are_played_again(tmp_path: Path, script: list[Verdict]) -> None:
+    script += [P]
+    _run(_settings(tmp_path, "--id", CELL, "--campaign", "c", "--attempts", "1"))
+    (old,) = _records(tmp_path)
+    path = tmp_path / "c" / CELL / old.attempt / "attempt.json"
+    path.write_text(old.model_copy(update={"interrupted": True, "verdict": INFRA}).model_dump_json())
+    script += [P, F, P]
+    again = _run(_settings(tmp_path, "--resume", "c", "--attempts", "3", "--rerun", "missing,unexercised"))
+    assert [record.supersedes for record in again] == [old.attempt, None, None]
+
+
+def test_a_paired_run_plays_each_slot_once_per_variant_back_to_back(tmp_path: Path, script: list[Verdict]) -> None:
+    script += [P, F, P, INFRA]
+    played = _run(
+        _settings(tmp_path, "--id", CELL, "--campaign", "c", "--attempts", "2", "--pair", "pace=,0.01"),
+    )
+    assert [(r.pair and r.pair.variant, r.pair and r.pair.first) for r in played] == [
+        ("pace=", True),
+        ("pace=0.01", False),
+    ] * 2
+    pairs = [record.pair.id for record in played if record.pair]
+    assert pairs[0] == pairs[1] != pairs[2] == pairs[3]
+    # A half that broke plays its whole pair again, both halves under the same pair id.
+    script += [P, P]
+    again = _run(_settings(tmp_path, "--resume", "c", "--rerun", "infrastructure_failed"))
+    assert [record.pair and record.pair.id for record in again] == [pairs[2]] * 2
+    assert [record.supersedes for record in again] == [played[2].attempt, played[3].attempt]
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--id", CELL, "--rerun", "missing"], "--rerun says what a --resume plays again"),
+        (["--resume", "c", "--rerun", "failed"], "--rerun"),
+        (["--id", CELL, "--pair", "deadline=1,2"], "'deadline' cannot be paired"),
+        (["--id", CELL, "--pair", "pace=1"], "write SETTING=BASE,CANDIDATE"),
+        (["--id", CELL, "--pair", "pace=,2", "--pace", "1"], "do not name --pace beside it"),
+        (["--id", CELL, "--pair", "product-defect=,nope"], "has no defect 'nope'"),
+    ],
+)
+def test_bad_rerun_and_pair_flags_are_one_line(
+    tmp_path: Path, argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from harness.cli import main
+
+    write_plan(RunSettings(cells=(CELL,), campaign="c", results=tmp_path))
+    assert main(["run", "--results", str(tmp_path), *argv]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and says in error, error
