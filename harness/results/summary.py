@@ -17,7 +17,7 @@ from datetime import datetime
 from pydantic import BaseModel, Field
 
 from harness.core.records import AttemptRecord, utc_now
-from harness.results.epochs import by_cell, ending, figures
+from harness.results.epochs import by_cell, ending, figures, superseded
 from harness.results.packages import BROKEN, LoadedAttempt
 from harness.results.plan import planned_cells
 from harness.results.statistics import CellFigures, SuiteFigures, suite_mean
@@ -126,12 +126,19 @@ def attempts_table(attempts: Sequence[LoadedAttempt]) -> str:
     """One row per attempt, as a person reads it in a terminal: cell, how it ended, failed checks, time, cost.
 
     Attempts kept out of the matrix (calibration settings, retired cells) are
-    marked ``(diagnostic)``; a broken package shows why it cannot be read.
+    marked ``(diagnostic)``, attempts a retry or a resume played again
+    ``(superseded)`` (kept, no longer counted), a paired run's attempts with
+    their variant; a broken package shows why it cannot be read.
     """
     rows = [("cell", "verdict", "failed checks", "time", "cost")]
+    replaced = superseded(attempt.record for attempt in attempts if attempt.record)
     for attempt in attempts:
         record = attempt.record
         verdict = ending(record) if record else BROKEN
+        if record and record.pair:
+            verdict += f" [{record.pair.variant}]"
+        if record and record.attempt in replaced:
+            verdict += " (superseded)"
         if attempt.diagnostic_reason:
             verdict += " (diagnostic)"
         if record is None:

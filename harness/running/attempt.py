@@ -12,7 +12,7 @@ import re
 import secrets as random_tokens
 import traceback
 from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from harness.core.deadline import Deadline
 from harness.core.outcomes import is_known_finding
 from harness.core.records import Accounting, AttemptRecord, CellIdentity, PairMark, Provenance, Timing, utc_now
 from harness.core.settings import RunSettings
+from harness.core.story_inputs import same_inputs
 from harness.core.verdicts import CassetteDiverged, StoryOutcome, Verdict
 from harness.evidence.provenance import harness_digest, source_dirty, source_revision
 from harness.evidence.recorder import EvidenceRecorder
@@ -90,12 +91,13 @@ def run_cell(
     )
     attempts: list[AttemptRecord] = []
     for slot in slots:
-        for index, (label, variant) in enumerate(variants):
-            pair = None
-            if settings.pair is not None and slot.pair is not None:
-                pair = PairMark(id=slot.pair, variant=label, setting=settings.pair.setting, first=index == 0)
-            marks = SlotMarks(pair=pair, supersedes=slot.supersedes.get(label))
-            attempts += run_epoch(cell, variant, open_journey, secret_patterns, marks)
+        with same_inputs() if settings.pair else nullcontext():
+            for index, (label, variant) in enumerate(variants):
+                pair = None
+                if settings.pair is not None and slot.pair is not None:
+                    pair = PairMark(id=slot.pair, variant=label, setting=settings.pair.setting, first=index == 0)
+                marks = SlotMarks(pair=pair, supersedes=slot.supersedes.get(label))
+                attempts += run_epoch(cell, variant, open_journey, secret_patterns, marks)
     return attempts
 
 

@@ -6,15 +6,18 @@ records and the supersession are the real ones without starting a product.
 
 from __future__ import annotations
 
+import json
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness.cli import build_parser, run_settings
+from harness.cli import build_parser, main, run_settings
 from harness.core.records import AttemptRecord
 from harness.core.settings import RunSettings
+from harness.core.story_inputs import draw, drawing
 from harness.core.verdicts import Verdict
 from harness.results.epochs import by_cell, epoch_ends, recorded_in
 from harness.results.plan import write_plan
@@ -32,8 +35,10 @@ def script(monkeypatch: pytest.MonkeyPatch) -> list[Verdict]:
     verdicts: list[Verdict] = []
 
     def play(cell: Any, context: Any, open_journey: Any) -> tuple[Verdict, str, Conclusion]:
-        verdict = verdicts.pop(0)
-        return verdict, "" if verdict is P else f"scripted {verdict.value}", Conclusion()
+        """As a journey does: the story draws its inputs (kept in the reason, for the test to read)."""
+        with drawing():
+            nonce = draw("nonce", lambda: secrets.token_hex(4))
+        return verdicts.pop(0), f"nonce {nonce}", Conclusion()
 
     monkeypatch.setattr(attempt, "_play", play)
     return verdicts
@@ -78,6 +83,20 @@ def test_rerun_plays_exactly_the_infrastructure_failures_again(tmp_path: Path, s
     assert _run(_settings(tmp_path, "--resume", "c", "--rerun", "infrastructure_failed")) == []
 
 
+def test_the_summary_counts_the_newest_attempt_per_slot(
+    tmp_path: Path, script: list[Verdict], capsys: pytest.CaptureFixture[str]
+) -> None:
+    script += [P, INFRA, INFRA, P, P]
+    _run(_settings(tmp_path, "--id", CELL, "--campaign", "c", "--attempts", "3"))
+    _run(_settings(tmp_path, "--resume", "c", "--rerun", "infrastructure_failed"))
+    assert main(["summary", "c", "--results", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("infrastructure_failed (superseded)") == 2 and out.count("passed ") == 3
+    assert main(["summary", "c", "--results", str(tmp_path), "--json"]) == 0
+    tally = json.loads(capsys.readouterr().out)["campaigns"][0]["cells"][CELL]["tally"]
+    assert (tally["passed"], tally["infrastructure_failed"]) == (3, 0)
+
+
 def test_missing_slots_and_interruptions_are_played_again(tmp_path: Path, script: list[Verdict]) -> None:
     script += [P]
     _run(_settings(tmp_path, "--id", CELL, "--campaign", "c", "--attempts", "1"))
@@ -87,6 +106,7 @@ def test_missing_slots_and_interruptions_are_played_again(tmp_path: Path, script
     script += [P, F, P]
     again = _run(_settings(tmp_path, "--resume", "c", "--attempts", "3", "--rerun", "missing,unexercised"))
     assert [record.supersedes for record in again] == [old.attempt, None, None]
+    assert len({record.reason for record in again}) == 3, "slots of a plain run draw their own inputs"
 
 
 def test_a_paired_run_plays_each_slot_once_per_variant_back_to_back(tmp_path: Path, script: list[Verdict]) -> None:
@@ -100,6 +120,8 @@ def test_a_paired_run_plays_each_slot_once_per_variant_back_to_back(tmp_path: Pa
     ] * 2
     pairs = [record.pair.id for record in played if record.pair]
     assert pairs[0] == pairs[1] != pairs[2] == pairs[3]
+    nonces = [record.reason for record in played]
+    assert nonces[0] == nonces[1] != nonces[2] == nonces[3], "a pair's halves see the same story inputs"
     # A half that broke plays its whole pair again, both halves under the same pair id.
     script += [P, P]
     again = _run(_settings(tmp_path, "--resume", "c", "--rerun", "infrastructure_failed"))
@@ -121,8 +143,6 @@ def test_a_paired_run_plays_each_slot_once_per_variant_back_to_back(tmp_path: Pa
 def test_bad_rerun_and_pair_flags_are_one_line(
     tmp_path: Path, argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from harness.cli import main
-
     write_plan(RunSettings(cells=(CELL,), campaign="c", results=tmp_path))
     assert main(["run", "--results", str(tmp_path), *argv]) == 2
     error = capsys.readouterr().err
