@@ -12,6 +12,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from playwright.sync_api import Page, expect
 
 from harness.cli import main
 from harness.core.records import AttemptRecord, CheckRecord, PairMark
@@ -19,7 +20,7 @@ from harness.core.settings import RunSettings
 from harness.core.verdicts import Verdict
 from harness.results.compare import NO_DIFFERENCE, ONE_SIDE, REGRESSED, compare, comparison_schema_text
 from harness.results.plan import write_plan
-from harness.results.report.fixtures import EPOCH, write_attempt
+from harness.results.report.fixtures import DIGEST, EPOCH, write_attempt
 
 P, F, INFRA, S, U = (
     Verdict.PASSED,
@@ -32,6 +33,7 @@ BUILD = "s.scripted.local.build-revise"
 
 
 def _attempt(results: Path, campaign: str, cell: str, name: str, verdict: Verdict, minute: int, **update: Any) -> None:
+    """One light package; ``harness_digest`` goes to its provenance, anything else over its record's fields."""
     folder = write_attempt(
         results,
         campaign,
@@ -41,6 +43,7 @@ def _attempt(results: Path, campaign: str, cell: str, name: str, verdict: Verdic
         started_at=EPOCH + timedelta(minutes=minute),
         screenshots=0,
         phases=(),
+        harness_digest=update.pop("harness_digest", DIGEST),
     )
     if update:
         path = folder / "attempt.json"
@@ -288,7 +291,7 @@ def test_bad_input_is_one_line_and_exit_2(
     assert error.count("\n") == 1 and says in error
 
 
-def test_the_report_shows_a_page_per_comparison(tmp_path: Path) -> None:
+def test_the_report_shows_a_page_per_comparison_in_a_real_browser(tmp_path: Path, page: Page) -> None:
     from harness.results.compare import record_comparison
     from harness.results.report.build import build_report
 
@@ -298,9 +301,21 @@ def test_the_report_shows_a_page_per_comparison(tmp_path: Path) -> None:
     _paired(tmp_path, "paired", [(f"p{n}", P, F) for n in range(6)])
     record_comparison(compare(["paired"], tmp_path), tmp_path)
     built = build_report([tmp_path], tmp_path / "site")
-    index = built.index.read_text()
-    assert "base--cand.html" in index and "paired--paired.html" in index
-    page = (tmp_path / "site" / "comparisons" / "base--cand.html").read_text()
-    assert "regressed" in page and "1/35" in page and "Fisher" in page and "only on one side" in page
-    paired = (tmp_path / "site" / "comparisons" / "paired--paired.html").read_text()
-    assert "McNemar" in paired and "1/32" in paired and "product-defect=broken" in paired
+    page.goto(built.index.as_uri())
+    page.get_by_role("link", name="base → cand").click()
+    row = page.locator("table.comparison tr", has_text="s.scripted.local.a")
+    expect(row).to_contain_text("4/4 100% [51%, 100%]")
+    expect(row).to_contain_text("0/4 0% [0%, 49%]")
+    expect(row).to_contain_text("Fisher's exact test, two-sided")
+    expect(row.locator("td").nth(5)).to_have_text("1/35")
+    expect(row.locator("td").last).to_have_text("regressed")
+    expect(page.locator("table.comparison tr", has_text="gone")).to_contain_text("only on one side")
+    expect(page.locator("div.warn", has_text="the sides differ in harness_digest")).to_have_count(1)
+    expect(page.locator("tr.warn", has_text="harness_digest")).to_have_count(1)  # the provenance row, marked
+    page.get_by_role("link", name="← report").click()
+    page.get_by_role("link", name="paired (paired: product-defect= → product-defect=broken)").click()
+    row = page.locator("table.comparison tr", has_text="s.scripted.local.build-revise")
+    expect(row).to_contain_text("McNemar's exact test")
+    expect(row.locator("td").nth(6)).to_have_text("0")  # no pair went from fail to pass
+    expect(row).to_contain_text("1/32")
+    expect(row.locator("td").last).to_have_text("regressed")
