@@ -284,11 +284,28 @@ def _comparison(
     )
 
 
+def _variants(loaded: _Loaded) -> list[tuple[str, RunSettings | None]] | None:
+    """A paired campaign's (label, settings) of its base and candidate variants; None for a campaign without pairs.
+
+    From the plan when it names the pair, else from the pair marks the
+    attempts carry: a campaign is paired by what was recorded, never by a guess.
+    """
+    if loaded.plan is not None and loaded.plan.pair is not None:
+        return [(label, settings) for label, settings in loaded.plan.variants()]
+    marks = {(record.pair.first, record.pair.variant) for record in loaded.records if record.pair}
+    if not marks:
+        return None
+    firsts, seconds = (sorted(label for first, label in marks if first is wanted) for wanted in (True, False))
+    if len(firsts) != 1 or len(seconds) != 1:
+        raise CompareError(f"{loaded.folder.name}: its pair marks do not name one base and one candidate variant")
+    return [(firsts[0], loaded.plan), (seconds[0], loaded.plan)]
+
+
 def compare_independent(folders: Sequence[Path], alpha: float = DEFAULT_ALPHA) -> Comparison:
     """Each campaign after the first tested against the first, every cell as two independent samples."""
     loaded = [_load(folder) for folder in folders]
     for side in loaded:
-        if side.plan is not None and side.plan.pair is not None:
+        if _variants(side) is not None:
             raise CompareError(
                 f"{side.folder.name} is a paired campaign: compare its variants with `harness compare {side.folder.name}`"
             )
@@ -305,18 +322,19 @@ def compare_independent(folders: Sequence[Path], alpha: float = DEFAULT_ALPHA) -
 def compare_paired(folder: Path, alpha: float = DEFAULT_ALPHA) -> Comparison:
     """A paired campaign's base variant against its candidate, on the pairs its attempts recorded only."""
     loaded = _load(folder)
-    if loaded.plan is None or loaded.plan.pair is None:
+    variants = _variants(loaded)
+    if variants is None:
         raise CompareError(
-            f"{folder.name} is not a paired campaign (run with --pair): name a second campaign to compare it with"
+            f"{folder.name} is not a paired campaign (no attempt carries a pair id): name a second campaign to compare"
+            " it with"
         )
-    (base_label, base_settings), (candidate_label, candidate_settings) = loaded.plan.variants()
-    labels = (base_label, candidate_label)
+    labels = [label for label, _ in variants]
     by_variant = [[r for r in loaded.records if r.pair and r.pair.variant == label] for label in labels]
     ends = [loaded.ends(records) for records in by_variant]
     cells = []
     for cell in sorted(set(ends[0]) | set(ends[1])):
         base, cand = (side_counts(found[cell]) if cell in found else None for found in ends)
-        compared = _independent(cell, candidate_label, base, cand)
+        compared = _independent(cell, labels[1], base, cand)
         if base is not None and cand is not None:
             pairs = pair_counts(ends[0][cell], ends[1][cell])
             p = mcnemar_exact(pairs.pass_to_fail, pairs.fail_to_pass)
@@ -325,8 +343,7 @@ def compare_paired(folder: Path, alpha: float = DEFAULT_ALPHA) -> Comparison:
             )
         cells.append(compared)
     sides = [
-        _side(loaded, records, settings, label)
-        for records, settings, label in zip(by_variant, (base_settings, candidate_settings), labels, strict=True)
+        _side(loaded, records, settings, label) for records, (label, settings) in zip(by_variant, variants, strict=True)
     ]
     comparison = _comparison("paired", alpha, sides[0], sides[1:], cells)
     if unpaired := sum(1 for record in loaded.records if record.pair is None):

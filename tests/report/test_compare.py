@@ -18,7 +18,7 @@ from harness.cli import main
 from harness.core.records import AttemptRecord, CheckRecord, PairMark
 from harness.core.settings import RunSettings
 from harness.core.verdicts import Verdict
-from harness.results.compare import NO_DIFFERENCE, ONE_SIDE, REGRESSED, compare, comparison_schema_text
+from harness.results.compare import MCNEMAR, NO_DIFFERENCE, ONE_SIDE, REGRESSED, compare, comparison_schema_text
 from harness.results.plan import write_plan
 from harness.results.report.fixtures import DIGEST, EPOCH, write_attempt
 
@@ -232,20 +232,23 @@ def test_one_pair_the_other_way_breaks_the_rule(tmp_path: Path) -> None:
 
 
 def test_an_unpaired_campaign_is_never_compared_as_paired(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _paired(tmp_path, "marked", [(f"p{n}", P, F) for n in range(6)], plan=False)  # pair marks, but no paired plan
+    _paired(tmp_path, "marked", [(f"p{n}", P, F) for n in range(6)], plan=False)  # pairs recorded, the plan lost
     _paired(tmp_path, "paired", [(f"p{n}", P, F) for n in range(6)])
     _campaign(tmp_path, "plain", {"build-revise": [P] * 4})
+    _campaign(tmp_path, "other", {"build-revise": [F] * 4})
     for args, says in (
-        (["marked"], "marked is not a paired campaign"),
-        (["plain"], "plain is not a paired campaign"),
+        (["plain"], "plain is not a paired campaign (no attempt carries a pair id)"),
         (["plain", "paired"], "paired is a paired campaign"),
+        (["marked", "plain"], "marked is a paired campaign"),
     ):
         assert main(["compare", *args, "--results", str(tmp_path)]) == 2
         error = capsys.readouterr().err
         assert error.count("\n") == 1 and says in error
-    # two campaigns are independent samples whatever marks their attempts carry
-    (cell,) = compare(["plain", "marked"], tmp_path).cells
-    assert (cell.test, cell.pairs) == ("Fisher's exact test, two-sided", None)
+    # the recorded pairs make a campaign paired, with or without its plan; two campaigns are independent samples
+    (marked,) = compare(["marked"], tmp_path).cells
+    assert (marked.test, marked.p_exact, marked.pairs and marked.pairs.pass_to_fail) == (MCNEMAR, "1/32", 6)
+    (cell,) = compare(["plain", "other"], tmp_path).cells
+    assert (cell.test, cell.pairs, cell.p_exact) == ("Fisher's exact test, two-sided", None, "1/35")
 
 
 def test_json_matches_its_schema_and_names_what_the_issue_asks(
