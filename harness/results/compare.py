@@ -52,8 +52,9 @@ DIRECTIONS = (REGRESSED, IMPROVED, NO_DIFFERENCE, ONE_SIDE)
 FISHER = "Fisher's exact test, two-sided"
 MCNEMAR = "McNemar's exact test, two-sided (binomial on the discordant pairs)"
 POWER_NOTE = (
-    "approximate attempts per side to detect the observed difference with 80 % power at alpha (normal approximation"
-    " with Fleiss' continuity correction): an approximation, not an exact power computation"
+    "approximate attempts per side to detect the observed difference with 80 % power at alpha divided by the number"
+    " of tests (Holm's strictest step), by the normal approximation with Fleiss' continuity correction: an"
+    " approximation, not an exact power computation"
 )
 SETTINGS_COMPARED = (
     "product_defect",
@@ -233,7 +234,7 @@ def _decide(cells: list[CellComparison], alpha: float) -> list[CellComparison]:
             direction = REGRESSED if cand_rate < base_rate else IMPROVED
         approx = None
         if direction == NO_DIFFERENCE and base_rate is not None and cand_rate is not None:
-            approx = attempts_for_power(base_rate, cand_rate, alpha)
+            approx = attempts_for_power(base_rate, cand_rate, alpha / len(tested))
         decided.append(
             cell.model_copy(
                 update={"p_adjusted": float(p_adjusted), "direction": direction, "approx_attempts_per_side": approx}

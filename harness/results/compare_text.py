@@ -56,7 +56,7 @@ def _header(comparison: Comparison) -> list[str]:
         test = "McNemar's exact test on the recorded pairs, regressed/improved only where seed 003's rule holds too"
     else:
         names = ", ".join(side.campaign for side in comparison.candidates)
-        first = f"base {base.campaign} ({base.attempts} attempt(s)) -> {names}"
+        first = f"base campaign {base.campaign} ({base.attempts} attempt(s)) -> {names}"
         test = "Fisher's exact test (two-sided) per cell, every attempt counted"
     return [
         first,
@@ -82,12 +82,17 @@ def _matrix(comparison: Comparison) -> list[str]:
     for cell in comparison.cells:
         by_cell[cell.execution_id].append(cell)
     names = [comparison.base.campaign, *(side.campaign for side in comparison.candidates)]
+    rows = {
+        execution_id: [rate_text(cells[0].base), *(f"{rate_text(cell.candidate)} {cell.direction}" for cell in cells)]
+        for execution_id, cells in by_cell.items()
+    }
     width = max([len(cell) for cell in by_cell] + [4])
-    lines = [f"{'cell':<{width}}  " + "  ".join(f"{name:<34}" for name in names)]
+    columns = [max(len(text) for text in (name, *(row[i] for row in rows.values()))) for i, name in enumerate(names)]
+    header = "  ".join(f"{name:<{w}}" for name, w in zip(names, columns, strict=True))
+    lines = [f"{'cell':<{width}}  {header}".rstrip()]
     for execution_id, cells in by_cell.items():
-        row = [rate_text(cells[0].base)]
-        row += [f"{rate_text(cell.candidate)} {cell.direction}" for cell in cells]
-        lines.append(f"{execution_id:<{width}}  " + "  ".join(f"{text:<34}" for text in row))
+        texts = zip(rows[execution_id], columns, strict=True)
+        lines.append(f"{execution_id:<{width}}  " + "  ".join(f"{text:<{w}}" for text, w in texts).rstrip())
         for cell in cells:
             if cell.p_exact is not None:
                 lines.append(f"    {cell.candidate_campaign}: {verdict_text(cell)}")
