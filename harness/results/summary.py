@@ -17,7 +17,7 @@ from datetime import datetime
 from pydantic import BaseModel, Field
 
 from harness.core.records import AttemptRecord, utc_now
-from harness.results.epochs import by_cell, ending, figures, superseded
+from harness.results.epochs import ending, epoch_ends, figures, superseded
 from harness.results.packages import BROKEN, LoadedAttempt
 from harness.results.plan import planned_cells
 from harness.results.statistics import CellFigures, SuiteFigures, suite_mean
@@ -71,10 +71,19 @@ def count_by_mode(attempts: Sequence[LoadedAttempt]) -> dict[str, dict[str, int]
 def cell_and_suite_figures(
     records: Sequence[AttemptRecord],
 ) -> tuple[dict[str, CellFigures], dict[str, SuiteFigures]]:
-    """Per cell its figures over its epochs; per suite the mean of those cells' rates."""
-    cells = {cell: figures(ends) for cell, ends in by_cell(records).items()}
+    """Per cell its figures over its epochs; per suite the mean of those cells' rates.
+
+    A paired run's variants are figured apart, never pooled: their cells and
+    suites are keyed with the variant beside them (``<cell> [<variant>]``).
+    """
+    grouped: dict[str, list[AttemptRecord]] = defaultdict(list)
+    suite_of: dict[str, str] = {}
+    for record in records:
+        variant = f" [{record.pair.variant}]" if record.pair else ""
+        grouped[record.cell.execution_id + variant].append(record)
+        suite_of[record.cell.execution_id + variant] = record.cell.suite + variant
+    cells = {cell: figures(epoch_ends(grouped[cell])) for cell in sorted(grouped)}
     rates: dict[str, list[float]] = defaultdict(list)
-    suite_of = {record.cell.execution_id: record.cell.suite for record in records}
     for cell, cell_figures in cells.items():
         if cell_figures.rate is not None:
             rates[suite_of[cell]].append(cell_figures.rate)

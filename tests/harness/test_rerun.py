@@ -20,7 +20,9 @@ from harness.core.settings import RunSettings
 from harness.core.story_inputs import draw, drawing
 from harness.core.verdicts import Verdict
 from harness.results.epochs import by_cell, epoch_ends, recorded_in
+from harness.results.packages import read_package
 from harness.results.plan import write_plan
+from harness.results.summary import summarize_campaign
 from harness.running import attempt
 from harness.running.attempt import Conclusion, run_cell
 from harness.running.selection import select
@@ -127,6 +129,12 @@ def test_a_paired_run_plays_each_slot_once_per_variant_back_to_back(tmp_path: Pa
     again = _run(_settings(tmp_path, "--resume", "c", "--rerun", "infrastructure_failed"))
     assert [record.pair and record.pair.id for record in again] == [pairs[2]] * 2
     assert [record.supersedes for record in again] == [played[2].attempt, played[3].attempt]
+    # The campaign's figures keep the variants apart, each over its newest attempt per slot.
+    summary = summarize_campaign("c", [read_package(tmp_path, path) for path in (tmp_path / "c").glob("*/*")])
+    tallies = {
+        cell: (f.tally.passed, f.tally.failed, f.tally.infrastructure_failed) for cell, f in summary.cells.items()
+    }
+    assert tallies == {f"{CELL} [pace=]": (2, 0, 0), f"{CELL} [pace=0.01]": (1, 1, 0)}
 
 
 @pytest.mark.parametrize(
