@@ -18,8 +18,9 @@ from tests.stories import harness_runs
 pytest_plugins = ["harness.running.plugin"]
 
 TESTS = Path(__file__).parent
-# Whole folders whose every test drives a real product, browser, engine or agent CLI.
-E2E_FOLDERS = frozenset({"calibration", "stories", "paperclip", "vibe_kanban"})
+# Whole folders whose every test drives a real product, browser, engine or agent CLI; a plug-in's tests
+# (plugins/<name>/tests) are its product's, and count as such a folder.
+E2E_FOLDERS = frozenset({"calibration", "stories", "vibe_kanban", "packaging"})
 # Fixtures that start one of those: a test that asks for any of them is end to end.
 E2E_FIXTURES = frozenset(
     {"page", "browser", "context", "client", "oracle_image", "testbed", "fresh_testbed", "testbed_with_env", "api"}
@@ -67,8 +68,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             config.hook.pytest_deselected(items=swept)
             items[:] = [item for item in items if not item.get_closest_marker("defect_sweep")]
     for item in items:
-        folder = Path(str(item.path)).relative_to(TESTS).parts[0]
-        if folder in E2E_FOLDERS or E2E_FIXTURES & set(getattr(item, "fixturenames", ())):
+        path = Path(str(item.path))
+        folder = path.relative_to(TESTS).parts[0] if path.is_relative_to(TESTS) else "plugins"
+        if folder in E2E_FOLDERS or folder == "plugins" or E2E_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.e2e)
 
 
