@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
 from pathlib import Path
@@ -34,13 +33,17 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from harness.core.records import AttemptRecord, utc_now
-from harness.core.settings import RunSettings
+from harness.core.records import utc_now
+from harness.results.compare_sides import (
+    CompareError,
+    Side,
+    campaign_folder,
+    load_campaign,
+    paired_variants,
+    side_of,
+)
 from harness.results.counting import SideCounts, side_counts
-from harness.results.epochs import by_cell
-from harness.results.packages import ATTEMPT_FILE, campaign_package_folders, read_package
 from harness.results.paired import PairCounts, pair_counts
-from harness.results.plan import PLAN_FILE, PlanError, read_plan
 from harness.results.significance import attempts_for_power, fisher_exact, holm, mcnemar_exact
 
 COMPARISON_SCHEMA_VERSION = 2
@@ -56,30 +59,6 @@ POWER_NOTE = (
     " of tests (Holm's strictest step), by the normal approximation with Fleiss' continuity correction: an"
     " approximation, not an exact power computation"
 )
-SETTINGS_COMPARED = (
-    "product_defect",
-    "scripted_persona",
-    "replay_script",
-    "cassette",
-    "hard_stop_cents",
-    "pace_s",
-    "deadline_s",
-)
-"""Run settings that change what a campaign measures, recorded beside the attempts' provenance."""
-
-
-class CompareError(ValueError):
-    """A side that is not a campaign, or a design that cannot be compared so: one line, exit 2."""
-
-
-class Side(BaseModel):
-    campaign: str
-    variant: str | None = Field(None, description="the paired variant this side is (a paired campaign's sides)")
-    folder: str
-    attempts: int = Field(description="attempt packages read, superseded ones included")
-    provenance: dict[str, list[str]] = Field(
-        description="what the side ran on: each provenance field and run setting -> its distinct values"
-    )
 
 
 class CellComparison(BaseModel):
@@ -116,78 +95,6 @@ class Comparison(BaseModel):
         names = sorted({name for side in sides for name in side.provenance})
         rows = [(name, [", ".join(side.provenance.get(name, [])) for side in sides]) for name in names]
         return [(name, values, len(set(values)) > 1) for name, values in rows]
-
-
-def campaign_folder(reference: str, results: Path) -> Path:
-    """A campaign folder given as a path or as an id under the results folder (raises CompareError)."""
-    for folder in (Path(reference), results / reference):
-        if folder.is_dir() and ((folder / PLAN_FILE).is_file() or any(folder.glob(f"*/*/{ATTEMPT_FILE}"))):
-            return folder
-    if Path(reference).is_dir() or (results / reference).is_dir():
-        raise CompareError(f"{reference} is not a campaign folder (no {PLAN_FILE} and no attempt.json in it)")
-    raise CompareError(f"no campaign {reference} (neither a folder nor a campaign under {results})")
-
-
-def _plan(folder: Path) -> RunSettings | None:
-    try:
-        return read_plan(folder.parent, folder.name)
-    except PlanError:
-        return None
-
-
-@dataclass(frozen=True)
-class _Loaded:
-    """One campaign read: its records, and per cell the packages without a readable record."""
-
-    folder: Path
-    plan: RunSettings | None
-    records: list[AttemptRecord]
-    broken: Counter[str]
-    packages: int
-
-    def ends(self, records: Sequence[AttemptRecord] | None = None) -> dict[str, list[AttemptRecord | None]]:
-        """Per cell the newest attempt of each slot, and None for each unreadable package."""
-        found: dict[str, list[AttemptRecord | None]] = {
-            cell: list(ends) for cell, ends in by_cell(self.records if records is None else records).items()
-        }
-        if records is None:
-            for cell, count in self.broken.items():
-                found.setdefault(cell, []).extend([None] * count)
-        return found
-
-
-def _load(folder: Path) -> _Loaded:
-    loaded = [read_package(folder.parent, package) for package in campaign_package_folders(folder)]
-    return _Loaded(
-        folder=folder,
-        plan=_plan(folder),
-        records=[attempt.record for attempt in loaded if attempt.record],
-        broken=Counter(attempt.execution_id for attempt in loaded if attempt.record is None),
-        packages=len(loaded),
-    )
-
-
-def _provenance(records: Sequence[AttemptRecord], plan: RunSettings | None) -> dict[str, list[str]]:
-    values: dict[str, set[str]] = {}
-    for record in records:
-        provenance = record.provenance.model_dump(mode="json")
-        provenance["agent_clis"] = ", ".join(f"{k}={v}" for k, v in sorted(record.provenance.agent_clis.items()))
-        for name, value in provenance.items():
-            values.setdefault(name, set()).add(str(value))
-    settings = plan.model_dump(mode="json") if plan else {}
-    for name in SETTINGS_COMPARED:
-        values[f"settings.{name}"] = {str(settings.get(name))} if settings else {"(no plan)"}
-    return {name: sorted(found) for name, found in sorted(values.items())}
-
-
-def _side(loaded: _Loaded, records: Sequence[AttemptRecord], plan: RunSettings | None, variant: str | None) -> Side:
-    return Side(
-        campaign=loaded.folder.name,
-        variant=variant,
-        folder=str(loaded.folder),
-        attempts=len(records) if variant else loaded.packages,
-        provenance=_provenance(records, plan),
-    )
 
 
 def _independent(execution_id: str, candidate: str, base: SideCounts | None, cand: SideCounts | None) -> CellComparison:
@@ -285,28 +192,11 @@ def _comparison(
     )
 
 
-def _variants(loaded: _Loaded) -> list[tuple[str, RunSettings | None]] | None:
-    """A paired campaign's (label, settings) of its base and candidate variants; None for a campaign without pairs.
-
-    From the plan when it names the pair, else from the pair marks the
-    attempts carry: a campaign is paired by what was recorded, never by a guess.
-    """
-    if loaded.plan is not None and loaded.plan.pair is not None:
-        return [(label, settings) for label, settings in loaded.plan.variants()]
-    marks = {(record.pair.first, record.pair.variant) for record in loaded.records if record.pair}
-    if not marks:
-        return None
-    firsts, seconds = (sorted(label for first, label in marks if first is wanted) for wanted in (True, False))
-    if len(firsts) != 1 or len(seconds) != 1:
-        raise CompareError(f"{loaded.folder.name}: its pair marks do not name one base and one candidate variant")
-    return [(firsts[0], loaded.plan), (seconds[0], loaded.plan)]
-
-
 def compare_independent(folders: Sequence[Path], alpha: float = DEFAULT_ALPHA) -> Comparison:
     """Each campaign after the first tested against the first, every cell as two independent samples."""
-    loaded = [_load(folder) for folder in folders]
+    loaded = [load_campaign(folder) for folder in folders]
     for side in loaded:
-        if _variants(side) is not None:
+        if paired_variants(side) is not None:
             raise CompareError(
                 f"{side.folder.name} is a paired campaign: compare its variants with `harness compare {side.folder.name}`"
             )
@@ -316,14 +206,14 @@ def compare_independent(folders: Sequence[Path], alpha: float = DEFAULT_ALPHA) -
         for side, found in zip(loaded[1:], counts[1:], strict=True)
         for cell in sorted(set(counts[0]) | set(found))
     ]
-    sides = [_side(side, side.records, side.plan, None) for side in loaded]
+    sides = [side_of(side, side.records, side.plan, None) for side in loaded]
     return _comparison("independent", alpha, sides[0], sides[1:], cells)
 
 
 def compare_paired(folder: Path, alpha: float = DEFAULT_ALPHA) -> Comparison:
     """A paired campaign's base variant against its candidate, on the pairs its attempts recorded only."""
-    loaded = _load(folder)
-    variants = _variants(loaded)
+    loaded = load_campaign(folder)
+    variants = paired_variants(loaded)
     if variants is None:
         raise CompareError(
             f"{folder.name} is not a paired campaign (no attempt carries a pair id): name a second campaign to compare"
@@ -344,7 +234,8 @@ def compare_paired(folder: Path, alpha: float = DEFAULT_ALPHA) -> Comparison:
             )
         cells.append(compared)
     sides = [
-        _side(loaded, records, settings, label) for records, (label, settings) in zip(by_variant, variants, strict=True)
+        side_of(loaded, records, settings, label)
+        for records, (label, settings) in zip(by_variant, variants, strict=True)
     ]
     comparison = _comparison("paired", alpha, sides[0], sides[1:], cells)
     if unpaired := sum(1 for record in loaded.records if record.pair is None):
