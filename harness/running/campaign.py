@@ -150,7 +150,8 @@ def announce(settings: RunSettings, where: str = "") -> None:
     write_plan(settings)
     results, campaign = settings.results, settings.campaign
     doing = (
-        f"resuming campaign {campaign}: {len(settings.cells)} cell(s)"
+        f"resuming campaign {campaign}: {len(settings.cells)} cell(s), playing again what is"
+        f" {' or '.join(sorted(settings.reruns))}"
         if settings.resume
         else (f"running {len(settings.cells)} cell(s) in campaign {campaign}")
     )
