@@ -240,6 +240,8 @@ def compare_paired(folder: Path, alpha: float = DEFAULT_ALPHA) -> Comparison:
     comparison = _comparison("paired", alpha, sides[0], sides[1:], cells)
     if unpaired := sum(1 for record in loaded.records if record.pair is None):
         comparison.warnings.append(f"{unpaired} attempt(s) carry no pair id and were left out")
+    if broken := sum(loaded.broken.values()):
+        comparison.warnings.append(f"{broken} package(s) have no readable record, so no variant: left out")
     return comparison
 
 
