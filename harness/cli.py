@@ -145,6 +145,8 @@ def run_settings(args: argparse.Namespace) -> RunSettings:
 
     if any(selection_kwargs(args).values()) or given.get("campaign", args.resume) != args.resume:
         raise UsageError("--resume runs the campaign's own cells: name no selection and no other --campaign beside it")
+    if "pair" in given:
+        raise UsageError("--pair is part of a campaign's plan: a resume plays the campaign as it was started")
     checked = RunSettings.model_validate(given)  # the flags alone, so a bad value is named as typed
     try:
         plan = read_plan(checked.results, checked.resume or "")

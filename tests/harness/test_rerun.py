@@ -147,6 +147,7 @@ def test_a_paired_run_plays_each_slot_once_per_variant_back_to_back(tmp_path: Pa
         (["--id", CELL, "--pair", "pace=,2", "--pace", "1"], "do not name --pace beside it"),
         (["--id", CELL, "--pair", "product-defect=,nope"], "has no defect 'nope'"),
         (["--id", CELL, "--pair", "pace=,2", "--engine", "ray"], "--pair: the local engine's only"),
+        (["--resume", "c", "--pair", "pace=,2"], "--pair is part of a campaign's plan"),
     ],
 )
 def test_bad_rerun_and_pair_flags_are_one_line(
