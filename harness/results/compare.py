@@ -73,7 +73,8 @@ class CellComparison(BaseModel):
     p_adjusted: float | None = Field(description="Holm-adjusted across every test of this comparison")
     direction: str = Field(description="regressed, improved, no difference detected, only on one side")
     approx_attempts_per_side: int | None = Field(
-        None, description="where no difference was detected but the rates differ: " + POWER_NOTE
+        None,
+        description="independent samples where no difference was detected but the rates differ: " + POWER_NOTE,
     )
 
 
@@ -124,8 +125,26 @@ def _independent(execution_id: str, candidate: str, base: SideCounts | None, can
     )
 
 
+def _direction(cell: CellComparison, p_adjusted: Fraction, alpha: float) -> str:
+    """Regressed or improved only below alpha; pairs also need seed 003's rule, and point the way their
+    transitions do (never the pooled rates, which hold attempts whose partner was excluded)."""
+    if p_adjusted >= Fraction(str(alpha)) or cell.base is None or cell.candidate is None:
+        return NO_DIFFERENCE
+    if cell.pairs is not None:
+        if not cell.pairs.rule_holds:
+            return NO_DIFFERENCE
+        return REGRESSED if cell.pairs.pass_to_fail > cell.pairs.fail_to_pass else IMPROVED
+    if cell.base.rate is None or cell.candidate.rate is None:
+        return NO_DIFFERENCE
+    return REGRESSED if cell.candidate.rate < cell.base.rate else IMPROVED
+
+
 def _decide(cells: list[CellComparison], alpha: float) -> list[CellComparison]:
-    """Adjust every tested cell's p with Holm, then name each direction (and, short of one, the approximate n)."""
+    """Adjust every tested cell's p with Holm, then name each direction (and, short of one, the approximate n).
+
+    The approximate n is for independent samples only: a paired design's
+    power rests on how often pairs disagree, which the rates do not show.
+    """
     tested = [index for index, cell in enumerate(cells) if cell.p_exact is not None]
     adjusted = dict(zip(tested, holm([Fraction(cells[index].p_exact or 1) for index in tested]), strict=True))
     decided = []
@@ -133,20 +152,13 @@ def _decide(cells: list[CellComparison], alpha: float) -> list[CellComparison]:
         if index not in adjusted or cell.base is None or cell.candidate is None:
             decided.append(cell)
             continue
-        p_adjusted = adjusted[index]
-        significant = p_adjusted < Fraction(str(alpha)) and (cell.pairs is None or cell.pairs.rule_holds)
+        direction = _direction(cell, adjusted[index], alpha)
         base_rate, cand_rate = cell.base.rate, cell.candidate.rate
-        direction = NO_DIFFERENCE
-        if significant and base_rate is not None and cand_rate is not None:
-            direction = REGRESSED if cand_rate < base_rate else IMPROVED
         approx = None
-        if direction == NO_DIFFERENCE and base_rate is not None and cand_rate is not None:
+        if direction == NO_DIFFERENCE and cell.pairs is None and base_rate is not None and cand_rate is not None:
             approx = attempts_for_power(base_rate, cand_rate, alpha / len(tested))
-        decided.append(
-            cell.model_copy(
-                update={"p_adjusted": float(p_adjusted), "direction": direction, "approx_attempts_per_side": approx}
-            )
-        )
+        update = {"p_adjusted": float(adjusted[index]), "direction": direction, "approx_attempts_per_side": approx}
+        decided.append(cell.model_copy(update=update))
     return decided
 
 

@@ -19,7 +19,15 @@ from harness.cli import main
 from harness.core.records import AttemptRecord, CheckRecord, PairMark
 from harness.core.settings import RunSettings
 from harness.core.verdicts import Verdict
-from harness.results.compare import MCNEMAR, NO_DIFFERENCE, ONE_SIDE, REGRESSED, compare, comparison_schema_text
+from harness.results.compare import (
+    IMPROVED,
+    MCNEMAR,
+    NO_DIFFERENCE,
+    ONE_SIDE,
+    REGRESSED,
+    compare,
+    comparison_schema_text,
+)
 from harness.results.plan import write_plan
 from harness.results.report.fixtures import DIGEST, EPOCH, write_attempt
 
@@ -207,24 +215,27 @@ def test_a_paired_campaign_is_compared_on_its_recorded_pairs_only(tmp_path: Path
 
 
 @pytest.mark.parametrize(
-    ("moved", "direction", "p"),
+    ("moved", "way", "direction", "p"),
     [
-        (6, REGRESSED, "1/32"),  # the 003 rule holds and 2 / 2^6 < .05
-        (2, NO_DIFFERENCE, "1/2"),  # the rule holds, but two pairs cannot be significant
+        (6, (P, F), REGRESSED, "1/32"),  # the 003 rule holds and 2 / 2^6 < .05
+        (6, (F, P), IMPROVED, "1/32"),
+        (2, (P, F), NO_DIFFERENCE, "1/2"),  # the rule holds, but two pairs cannot be significant
     ],
 )
 def test_the_paired_rule_needs_the_003_rule_and_p_below_alpha(
-    tmp_path: Path, moved: int, direction: str, p: str
+    tmp_path: Path, moved: int, way: tuple[Verdict, Verdict], direction: str, p: str
 ) -> None:
-    halves = [(f"p{n}", P, F) for n in range(moved)] + [("same", P, P), ("machine", P, INFRA)]
+    halves = [(f"p{n}", *way) for n in range(moved)] + [("same", P, P), ("machine", P, INFRA)]
     _paired(tmp_path, "paired", halves)
     (tmp_path / "paired" / BUILD / "9-killed").mkdir()
     comparison = compare(["paired"], tmp_path)
     assert "1 package(s) have no readable record, so no variant: left out" in comparison.warnings
     (cell,) = comparison.cells
     assert cell.pairs is not None and cell.pairs.rule_holds
-    assert (cell.pairs.pass_to_fail, cell.pairs.excluded) == (moved, {"infrastructure_failed": 1})
-    assert (cell.direction, cell.p_exact) == (direction, p)
+    transitions = (cell.pairs.pass_to_fail, cell.pairs.fail_to_pass)
+    assert transitions == ((moved, 0) if way == (P, F) else (0, moved))
+    assert cell.pairs.excluded == {"infrastructure_failed": 1}
+    assert (cell.direction, cell.p_exact, cell.approx_attempts_per_side) == (direction, p, None)
 
 
 def test_one_pair_the_other_way_breaks_the_rule(tmp_path: Path) -> None:
