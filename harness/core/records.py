@@ -139,7 +139,9 @@ class PairMark(BaseModel):
     """
 
     id: str
-    variant: str = Field(description="the variant's label as the run named it (the setting's value, '' for unset)")
+    variant: str = Field(
+        description="the variant as --pair named it: `product-defect=download-other-bytes`, or `product-defect=` unset"
+    )
     setting: str = Field(description="the run setting the variants differ in (a RunSettings field name)")
     first: bool = Field(description="the base variant of the pair (named first in --pair), played first")
 
