@@ -42,6 +42,11 @@ class Side(BaseModel):
     variant: str | None = Field(None, description="the paired variant this side is (a paired campaign's sides)")
     folder: str
     attempts: int = Field(description="attempt packages read, superseded ones included")
+    read_from: dict[str, int] = Field(
+        default_factory=dict,
+        description="where the verdicts were read: attempt.json, or the newest assessment of `harness regrade` (named"
+        " by its rules digest) -> attempts",
+    )
     provenance: dict[str, list[str]] = Field(
         description="what the side ran on: each provenance field and run setting -> its distinct values"
     )
@@ -73,6 +78,7 @@ class LoadedCampaign:
     records: list[AttemptRecord]
     broken: Counter[str]
     packages: int
+    read_from: Counter[str]
 
     def ends(self, records: Sequence[AttemptRecord] | None = None) -> dict[str, list[AttemptRecord | None]]:
         """Per cell the newest attempt of each slot, and None for each unreadable package."""
@@ -93,6 +99,11 @@ def load_campaign(folder: Path) -> LoadedCampaign:
         records=[attempt.record for attempt in loaded if attempt.record],
         broken=Counter(attempt.execution_id for attempt in loaded if attempt.record is None),
         packages=len(loaded),
+        read_from=Counter(
+            f"assessment {attempt.assessment.rules_digest[:12]}" if attempt.assessment else ATTEMPT_FILE
+            for attempt in loaded
+            if attempt.record
+        ),
     )
 
 
@@ -117,6 +128,7 @@ def side_of(
         variant=variant,
         folder=str(loaded.folder),
         attempts=len(records) if variant else loaded.packages,
+        read_from=dict(sorted(loaded.read_from.items())),
         provenance=_provenance(records, plan),
     )
 

@@ -58,10 +58,13 @@ def _header(comparison: Comparison) -> list[str]:
         names = ", ".join(side.campaign for side in comparison.candidates)
         first = f"base campaign {base.campaign} ({base.attempts} attempt(s)) -> {names}"
         test = "Fisher's exact test (two-sided) per cell, every attempt counted"
-    return [
-        first,
-        f"{test}; Holm across {sum(1 for c in comparison.cells if c.test)} test(s), alpha {comparison.alpha}",
-    ]
+    read = "; ".join(
+        f"{side.variant or side.campaign}: " + ", ".join(f"{n} from {where}" for where, n in side.read_from.items())
+        for side in (base, *comparison.candidates)
+        if any(where != "attempt.json" for where in side.read_from)
+    )
+    tests = f"{test}; Holm across {sum(1 for c in comparison.cells if c.test)} test(s), alpha {comparison.alpha}"
+    return [first, tests] + ([f"verdicts read (regraded): {read}"] if read else [])
 
 
 def _rows(comparison: Comparison) -> list[str]:

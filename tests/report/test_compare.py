@@ -336,3 +336,31 @@ def test_the_report_shows_a_page_per_comparison_in_a_real_browser(tmp_path: Path
     expect(row.locator("td").nth(6)).to_have_text("0")  # no pair went from fail to pass
     expect(row).to_contain_text("1/32")
     expect(row.locator("td").last).to_have_text("regressed")
+
+
+def test_a_regraded_campaign_is_compared_on_its_newest_assessments_and_says_so(tmp_path: Path) -> None:
+    from harness.judging.regrade import Assessment, write_assessment
+
+    _campaign(tmp_path, "base", {"build-revise": [P] * 4})
+    _campaign(tmp_path, "cand", {"build-revise": [F] * 4})
+    # A corrected check finds two of the candidate's failures were passes after all.
+    for folder in sorted((tmp_path / "cand" / BUILD).iterdir())[:2]:
+        assessment = Assessment(
+            rules_digest="a" * 64,
+            based_on="attempt.json",
+            verdict=P,
+            reason="",
+            verdict_before=F,
+            reason_before="",
+            checks=[],
+        )
+        write_assessment(folder, assessment)
+    comparison = compare(["base", "cand"], tmp_path)
+    (cell,) = comparison.cells
+    # 4 of 4 against 2 of 4: p = (15 + 15) / 70 = 3/7
+    assert (cell.candidate and cell.candidate.passed, cell.p_exact, cell.direction) == (2, "3/7", NO_DIFFERENCE)
+    assert comparison.candidates[0].read_from == {"assessment aaaaaaaaaaaa": 2, "attempt.json": 2}
+    assert comparison.base.read_from == {"attempt.json": 4}
+    assert "verdicts read (regraded): cand: 2 from assessment aaaaaaaaaaaa, 2 from attempt.json" in _run(
+        tmp_path, "base", "cand"
+    )
