@@ -82,7 +82,7 @@ def test_the_compare_page_links_the_changed_cell_to_its_two_attempts(
     page: Page, sides: tuple[Path, Path, Path]
 ) -> None:
     results, good, bad = sides
-    record_comparison(compare("good", "bad", results=results), results)
+    record_comparison(compare(["good", "bad"], results=results), results)
     report = results.parent / "report-compare"
     build_report([results], report)
     page.goto(next((report / "comparisons").glob("*.html")).as_uri())

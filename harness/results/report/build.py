@@ -205,9 +205,9 @@ def _comparison_pages(
             page.parent.mkdir(parents=True, exist_ok=True)
             links = {}
             for cell in comparison.cells:
-                pair = versus_pair(attempts, comparison.base.campaign, comparison.candidate.campaign, cell)
-                if pair is not None:
-                    links[cell.execution_id] = href(versus_page(env, site, *pair, common), page.parent)
+                if (pair := versus_pair(attempts, comparison, cell)) is not None:
+                    key = f"{cell.execution_id} {cell.candidate_campaign}"
+                    links[key] = href(versus_page(env, site, *pair, common), page.parent)
             page.write_text(template.render(**common, c=comparison, root="../", versus=links))
         listed.append((path, comparison, href(page, out)))
     return listed
