@@ -5,11 +5,12 @@ PY := $(VENV)/bin/python
 ID ?= build-revise
 ARGS ?=
 
-.PHONY: help lint docs venv bytecode agents engine browser oracle-image paperclip vibe-kanban findings prerequisites test defect-sweep story calibrate bench bench-report soak flaky testbed report clean cluster-node cluster-demo
+.PHONY: help check lint docs venv bytecode agents engine browser oracle-image paperclip vibe-kanban findings prerequisites test defect-sweep story calibrate bench bench-report soak flaky testbed report clean cluster-node cluster-demo
 
 help:
 	@echo "make story ID=build-revise   run one cell (short case id or full execution id)"
-	@echo "make test                    set up everything, run make lint, then every test"
+	@echo "make check                   before every commit: make lint, then every test that starts nothing heavy (about a minute)"
+	@echo "make test                    before a merge: set up everything, run make lint, then every test"
 	@echo "make lint                    ruff (format and lint), mypy, import layers, docs in strict mode"
 	@echo "make calibrate [ENGINE=ray]  prove the oracle and the stories catch every bad delivery (ENGINE=ray: on a Ray cluster)"
 	@echo "make cluster-node [HEAD=ADDR] prepare this machine as a Ray node for --engine ray; join the cluster at ADDR"
@@ -91,11 +92,15 @@ docs: venv
 
 # Four pytest workers on 2 cores: most tests wait on a product, a browser or a container, so four keep the cores
 # busier than three for little more CPU (docs/measurements.md; TEST_WORKERS=N to change). worksteal: a worker that
-# runs out takes queued tests from a busy one. ARGS='-m "not e2e"' is the fast inner loop (no product, browser,
-# engine or agent CLI started).
+# runs out takes queued tests from a busy one. `make check` is the fast inner loop.
 TEST_WORKERS ?= 4
 test: lint prerequisites agents paperclip vibe-kanban
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15 $(ARGS)
+
+# The inner loop, before every commit: lint, then every test that needs no browser, Docker engine, product, agent CLI
+# or cluster (tests/needs.py), on both cores. --no-launch also fails any selected test that starts one of them.
+check: lint
+	$(PY) -m pytest --no-launch -n 2 -q -p no:cacheprovider $(ARGS)
 
 # Every testbed defect's own flow; make test plays one defect per flow, and every defect's calibration case.
 defect-sweep: prerequisites

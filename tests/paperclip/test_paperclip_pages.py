@@ -18,9 +18,11 @@ from harness.core.waiting import wait_for
 from harness.products.paperclip.instance import PaperclipInstance
 from harness.products.paperclip.pages import IssueListPage, IssuePage
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
+from tests.needs import needs
 
 
 @pytest.fixture
+@needs("product")
 def paperclip() -> Iterator[PaperclipInstance]:
     instance = PaperclipInstance(pace=0.05)
     try:

@@ -13,6 +13,7 @@ from pathlib import Path
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 from harness.results.epochs import epoch_ends
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import attempts, harness_run, run_temp, wait_for
 
 BUILD_REVISE = "everyday-workflows-scripted.scripted.local.build-revise"
@@ -25,6 +26,7 @@ def _harness(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, timeout=120)
 
 
+@marked(*PLAYS_CELLS)
 def test_a_defect_is_a_regression_on_the_cells_it_breaks_and_no_change_elsewhere(tmp_path: Path) -> None:
     for campaign, defect in (("normal", ()), ("broken", ("--product-defect", DEFECT))):
         done = harness_run(tmp_path, "--id", BUILD_REVISE, "--id", STOP_REDIRECT, "--attempts", "2", *defect)

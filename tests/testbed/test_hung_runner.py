@@ -17,8 +17,10 @@ from testbed.db import Database, now
 from testbed.models import RunLease
 from testbed.sandbox import leases
 from testbed.sandbox.containers import ContainerRunners
+from tests.needs import marked
 
 
+@marked("product")
 def test_a_runner_going_on_after_its_run_ended_is_stopped_after_the_grace(tmp_path: Path) -> None:
     db = Database(tmp_path / "testbed.sqlite3")
     runners = ContainerRunners(db, tmp_path, hung_grace_s=3600)
