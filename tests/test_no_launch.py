@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).parent.parent
 
-INNER = '''
+INNER = """
 import socket
 import subprocess
 import sys
@@ -65,7 +65,7 @@ def test_runs_the_docker_command_line():
         subprocess.run(["docker", "ps"], capture_output=True)
     except Exception:
         pass
-'''
+"""
 
 
 def test_no_launch_leaves_out_what_needs_something_and_fails_what_starts_it(

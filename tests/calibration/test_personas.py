@@ -41,5 +41,5 @@ def test_persona_is_caught_by_the_intended_check(case: PersonaCase, tmp_path: Pa
 
 def test_the_single_story_tests_named_above_run_the_default_scripted_cell() -> None:
     assert test_build_revise.CELL == "everyday-workflows-scripted.scripted.local.build-revise"
-    [mark] = test_hire_reuse.test_hire_reuse_passes_and_keeps_its_evidence.pytestmark
+    [mark] = [m for m in test_hire_reuse.test_hire_reuse_passes_and_keeps_its_evidence.pytestmark if m.args]
     assert "everyday-workflows-scripted.scripted.local.hire-reuse" in mark.args[1]

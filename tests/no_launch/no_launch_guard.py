@@ -200,7 +200,7 @@ def install() -> None:
     def guarded_connect(self: socket.socket, address: Any) -> None:
         if self.family == socket.AF_UNIX and isinstance(address, str | bytes):
             path = os.fsdecode(address)
-            if path in engine_sockets:
+            if path in engine_sockets and os.path.exists(path):  # a socket that is not there starts nothing
                 trip("docker", f"a connection to the Docker engine ({path})")
         connect(self, address)
 
