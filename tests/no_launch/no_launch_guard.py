@@ -49,6 +49,8 @@ ENTRY_POINTS: dict[str, list[tuple[str, str]]] = {
     "harness.products.testbed.forked": [("ForkedController.__init__", "product")],
     "harness.products.paperclip.instance": [("PaperclipInstance.start", "product")],
     "everyday_paperclip.instance": [("PaperclipInstance.start", "product")],
+    "harness.products.paperclip.findings.isolated_paperclip": [("Paperclip.start", "product")],
+    "everyday_paperclip.findings.isolated_paperclip": [("Paperclip.start", "product")],
     "everyday_vibe_kanban.instance": [("VibeKanbanInstance.start", "product")],
     "agents.launch": [("start", "agent_cli")],
     "harness.agents.launch": [("start", "agent_cli")],
@@ -164,6 +166,8 @@ def _command_need(args: Any) -> tuple[str, str] | None:
     words = " ".join(argv)
     if "-m testbed serve" in words:
         return "product", "the testbed's controller"
+    if name == "node" and "paperclip" in words.lower():
+        return "product", "Paperclip"
     return None
 
 

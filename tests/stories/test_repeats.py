@@ -47,6 +47,7 @@ def _complete(record: AttemptRecord) -> bool:
     return record.verdict is Verdict.PASSED and not record.interrupted
 
 
+@marked(*PLAYS_CELLS)
 def test_a_campaign_killed_half_way_resumes_to_one_complete_set(tmp_path: Path) -> None:
     temp = run_temp(tmp_path)
     temp.mkdir(parents=True, exist_ok=True)
