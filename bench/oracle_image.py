@@ -53,10 +53,15 @@ def build(name: str, path: str, mirror: str | None) -> tuple[float, float, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.oracle_image", description=__doc__.splitlines()[0])
-    parser.parse_args(argv)
-    found = [(name, shutil.which(name)) for name in image.BOOTSTRAPPERS]
+    parser.add_argument("--only", choices=image.BOOTSTRAPPERS, help="build with this bootstrapper alone")
+    args = parser.parse_args(argv)
+    found = [(name, shutil.which(name)) for name in image.BOOTSTRAPPERS if args.only in (None, name)]
     mirror = image.debian_mirror()
     contents: dict[str, set[str]] = {}
+    try:
+        contents["the image grades use"] = packages(image.resolve(image.engine()).id)
+    except (image.CannotGrade, subprocess.CalledProcessError):
+        pass
     for name, path in found:
         if not path:
             print(f"{name}: not installed")
@@ -67,9 +72,13 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             subprocess.run(["docker", "rmi", "-f", tag], capture_output=True)
         print(f"{name}: root {build_s:.1f} s, import {import_s:.1f} s, {len(contents[name])} packages")
-    if len(contents) == 2:
-        first, second = contents.values()
-        print(f"packages only in one: {sorted(first ^ second) or 'none'}")
+    names = list(contents)
+    for index, first in enumerate(names):
+        for second in names[index + 1 :]:
+            print(
+                f"{first} / {second}: only in the first {sorted(contents[first] - contents[second]) or 'none'},"
+                f" only in the second {sorted(contents[second] - contents[first]) or 'none'}"
+            )
     return 0
 
 

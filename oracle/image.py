@@ -136,6 +136,7 @@ def _say(line: str) -> None:
 BOOTSTRAPPERS = ("mmdebstrap", "debootstrap")
 """In order of preference. mmdebstrap resolves and unpacks the same suite, variant and packages in one apt run
 and writes the tar itself; debootstrap stays the fallback where only it is installed."""
+MMDEBSTRAP_MERGED_USR = "/usr/share/mmdebstrap/hooks/merged-usr"
 APT_LOCK = Path("/run/lock/everyday-evals-apt")
 """Every apt run of the set-up steps (engine, browser, this) takes it, so steps run at once wait for each other."""
 
@@ -193,6 +194,8 @@ def bootstrap_command(name: str, path: str, target: Path, mirror: str | None) ->
         path,
         "--quiet",
         *common,
+        # /usr merged by links, as debootstrap does, not by the usrmerge package (which would bring perl in).
+        f"--hook-dir={MMDEBSTRAP_MERGED_USR}",
         f"--customize-hook=rm -rf {prune}",
         "bookworm",
         str(target),
