@@ -20,7 +20,7 @@ help:
 	@echo "make flaky [K=10]            run every free scripted cell K times; print the cells whose verdicts differ"
 	@echo "make soak                    kill the testbed controller at random during real work; print lost/duplicated/stuck"
 	@echo "make oracle-image            build or verify the oracle's container image"
-	@echo "make agents                  install every registered agent CLI (agents/clis/) at its pin into .agents/"
+	@echo "make agents                  install every registered agent CLI (harness/agents/clis/) at its pin into .agents/"
 	@echo "make testbed                 start the reference product on http://127.0.0.1:8765"
 	@echo "make paperclip               install the pinned Paperclip and prepare its template data folder"
 	@echo "make vibe-kanban             install the pinned vibe-kanban (an outside plug-in's product, plugins/vibe-kanban)"
@@ -32,9 +32,9 @@ help:
 # What a story needs: the project and its plug-ins, no extras. The template plug-in (plugins/example) is installed
 # beside the project, as an outside package would be. scripts/step keeps each set-up step to one line with its time.
 BASE := $(VENV)/.installed
-$(BASE): pyproject.toml plugins/example/pyproject.toml plugins/vibe-kanban/pyproject.toml
+$(BASE): pyproject.toml plugins/example/pyproject.toml plugins/paperclip/pyproject.toml plugins/vibe-kanban/pyproject.toml
 	@scripts/step python -- sh -c 'test -x $(PY) || $(PYTHON) -m venv $(VENV); \
-		$(PY) -m pip install -q -e . -e plugins/example -e plugins/vibe-kanban'
+		$(PY) -m pip install -q -e . -e plugins/example -e plugins/paperclip -e plugins/vibe-kanban'
 	@touch $@
 
 # The dev and Ray extras (linters, the docs site, the tests' Docker witness, Ray): make check, test and cluster-*.
@@ -44,12 +44,12 @@ $(VENV)/.dev: $(BASE)
 
 venv: $(VENV)/.dev
 
-# The agent CLIs, pinned exactly by their registry entries (agents/clis/: one module per CLI), which
+# The agent CLIs, pinned exactly by their registry entries (harness/agents/clis/: one module per CLI), which
 # write the npm manifest (install scripts allowed only where an entry says so: Claude Code's postinstall
 # links its native binary). npm runs only when the pins changed or a CLI is missing.
 AGENTS := .agents
 agents: $(BASE)
-	$(PY) -m agents.install $(AGENTS)
+	$(PY) -m harness.agents.install $(AGENTS)
 
 engine:
 	@scripts/step engine --unless 'docker info' -- bash scripts/ensure-docker-engine.sh
@@ -60,9 +60,9 @@ browser: $(BASE)
 oracle-image: $(BASE) engine
 	@scripts/step oracle-image --unless '$(PY) -m oracle preflight' -- $(PY) -m oracle image
 
-# Paperclip (npm, pinned in harness/products/paperclip/install.py) into .cache/paperclip (as root: /var/cache/everyday-evals/paperclip), plus its template data folder.
+# Paperclip (npm, pinned in plugins/paperclip/everyday_paperclip/install.py) into .cache/paperclip (as root: /var/cache/everyday-evals/paperclip), plus its template data folder.
 paperclip: $(BASE)
-	$(PY) -m harness.products.paperclip install
+	$(PY) -m everyday_paperclip install
 
 # vibe-kanban (npm, pinned in plugins/vibe-kanban/everyday_vibe_kanban/install.py) into .cache/vibe-kanban
 # (as root: /var/cache/everyday-evals/vibe-kanban). The product comes in from an outside package (plugins/vibe-kanban).
@@ -71,23 +71,23 @@ vibe-kanban: $(BASE)
 		|| { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q unzip >/dev/null; }
 	$(PY) -m everyday_vibe_kanban install
 
-# Each known Paperclip finding's standalone reproduction (harness/products/paperclip/findings/), one after the other.
+# Each known Paperclip finding's standalone reproduction (plugins/paperclip/everyday_paperclip/findings/), one after the other.
 findings: venv paperclip
-	$(PY) -m harness.products.paperclip.findings
+	$(PY) -m everyday_paperclip.findings
 
 # The project's own bytecode, as any install of a package writes it. With PYTHONDONTWRITEBYTECODE
 # set (as on these machines) nothing else would, and every process (a product's controller, each
 # `python -m oracle grade`) would compile its modules again: 0.1 s of CPU at each start.
 # Up-to-date files are skipped, so this costs nothing when nothing changed.
 bytecode: $(BASE)
-	@$(PY) -m compileall -q harness oracle calibration stories testbed agents replay bench plugins
+	@$(PY) -m compileall -q harness oracle calibration stories bench plugins
 
 prerequisites: $(BASE) bytecode engine browser oracle-image
 
 lint: venv
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy harness oracle calibration stories testbed agents replay bench plugins/example/everyday_example plugins/vibe-kanban/everyday_vibe_kanban
+	$(VENV)/bin/mypy harness oracle calibration stories bench plugins/example/everyday_example plugins/paperclip/everyday_paperclip plugins/vibe-kanban/everyday_vibe_kanban
 	$(VENV)/bin/lint-imports --no-cache
 	@out=$$(mktemp -d) && NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir $$out/site >$$out/log 2>&1; \
 		status=$$?; [ $$status = 0 ] || grep -v '^INFO' $$out/log; rm -rf $$out; exit $$status
@@ -147,7 +147,7 @@ bench: venv prerequisites
 	$(PY) -m bench.calibration
 	$(PY) -m bench.cluster
 	$(MAKE) paperclip
-	$(PY) -m bench.paperclip
+	$(PY) -m everyday_paperclip.bench
 
 soak: venv
 	$(PY) -m bench.soak $(ARGS)
@@ -157,7 +157,7 @@ flaky: prerequisites
 	$(PY) -m bench.flaky --attempts $(or $(K),10) $(ARGS)
 
 testbed: venv
-	$(PY) -m testbed serve --data .cache/testbed --port 8765
+	$(PY) -m harness.testbed serve --data .cache/testbed --port 8765
 
 report: venv
 	$(VENV)/bin/harness report $(ARGS)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from agents.arguments import number, seconds
+from harness.agents.arguments import number, seconds
 from harness.core.output_paths import folder_problem
 
 __all__ = ["cell_id", "count", "output_folder", "seconds"]

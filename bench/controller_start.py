@@ -4,7 +4,7 @@ Every cell and every restart fault starts a controller, so its start-up is
 paid about 170 times a calibration run. Each repetition starts one controller
 each way, alternately, and times it from the start until its health route
 answers: wall time, and the CPU the controller process used to get there.
-The fresh interpreter (`python -m testbed serve`, as the harness started it
+The fresh interpreter (`python -m harness.testbed serve`, as the harness started it
 before) is the baseline measured in the same run. Prints medians and ratios;
 never asserts a time.
 """
@@ -44,10 +44,10 @@ def _answering(port: int, process: psutil.Process) -> float:
 
 
 def fresh_start(folder: Path) -> tuple[float, float]:
-    """`python -m testbed serve` as a new interpreter: (wall s, CPU s) until it answers."""
+    """`python -m harness.testbed serve` as a new interpreter: (wall s, CPU s) until it answers."""
     port = free_port()
     started = time.monotonic()
-    command = [sys.executable, "-m", "testbed", "serve", "--data", str(folder), "--port", str(port)]
+    command = [sys.executable, "-m", "harness.testbed", "serve", "--data", str(folder), "--port", str(port)]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         cpu = _answering(port, psutil.Process(process.pid))

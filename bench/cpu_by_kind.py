@@ -25,7 +25,7 @@ from types import TracebackType
 import psutil
 from pydantic import BaseModel
 
-from agents.registry import registered
+from harness.agents.registry import registered
 from harness.core.machine_cpu import machine_busy_seconds
 
 SAMPLE_S = 0.5
@@ -38,7 +38,7 @@ def _has(*parts: str) -> Callable[[str], bool]:
 KINDS: tuple[tuple[str, Callable[[str], bool]], ...] = (
     ("Chromium", _has("chromium", "chrome", "headless_shell")),
     ("Playwright's driver (node)", _has("playwright")),
-    ("product runners", _has("testbed.runner")),
+    ("product runners", _has("harness.testbed.runner")),
     ("agent CLIs", _has(*(name for cli in registered().values() for name in cli.processes))),
     ("product controllers", _has("testbed", "paperclip")),
     ("harness cell workers", _has("harness.running.cell_worker")),

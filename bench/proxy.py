@@ -106,11 +106,11 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"{'protocol':<20} {'direct median':>14} {'via proxy median':>17} {'added median':>13} {'direct p90':>11} {'proxy p90':>10}"
     )
-    with serving(["-m", "replay"], free_port()) as replay:
+    with serving(["-m", "harness.replay"], free_port()) as replay:
         for label, (provider, path, body) in CALLS.items():
             proxy_argv = [
                 "-m",
-                "agents.metering",
+                "harness.agents.metering",
                 "--upstream",
                 replay,
                 "--provider",

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 import httpx
 from pydantic import BaseModel
 
-from agents.receipts import ids_in
 from bench.arguments import count, seconds
 
 # The one import of the product's instance: it is moving to harness.products.testbed.instance.
 from bench.entry import run_benchmark
+from harness.agents.receipts import ids_in
 from harness.products.testbed import TestbedInstance
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
 

@@ -198,7 +198,7 @@ def calibration_rows() -> list[Row]:
 
 NOT_PLAYABLE_HERE: dict[str, str] = {
     **{
-        f"drain.{name}": "only Paperclip's process adapter drains on SIGTERM; the testbed declares no graceful drain,"
+        f"drain.{name}": "only an outside product with a graceful drain plays these; the testbed declares no graceful drain,"
         " so no defect of ours can act on it (its unit tests fail each rule)"
         for name in ("run-interrupted", "work-retried", "message-received", "delivered-once")
     },

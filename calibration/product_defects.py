@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from calibration.runner import Row, play_cell, played_rows
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
-from testbed.defects import REGISTRY
+from harness.testbed.defects import REGISTRY
 
 # A defect seen only while a run is active gets a slower agent, so the invariants sampled during waits
 # (every 0.5 s; a state counts once seen twice in a row, a delivery's bytes are read once, when it

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from agents.issued_secrets import PROXY_KEY_LABEL, RUN_TOKEN_LABEL
 from calibration.runner import Row, play_cell, played_rows
+from harness.agents.issued_secrets import PROXY_KEY_LABEL, RUN_TOKEN_LABEL
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 

@@ -152,7 +152,7 @@ def run_settings(args: argparse.Namespace) -> RunSettings:
 
 def _require_known_calibration_names(settings: RunSettings, cells: Sequence[Cell]) -> None:
     """A faulty persona or a product defect the selected cells cannot have is refused before anything starts."""
-    from agents.scripted.agent import PERSONAS
+    from harness.agents.scripted.agent import PERSONAS
 
     persona, defect = settings.scripted_persona, settings.product_defect
     if persona is not None:

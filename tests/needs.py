@@ -1,7 +1,7 @@
 """What a test needs, declared where the thing is started, and the `--no-launch` selection `make check` runs.
 
-A test needs a browser, a Docker engine, a product process, an agent CLI or
-a cluster when a fixture it uses (directly or through other fixtures) starts
+A test needs a browser, a Docker engine, a product process, an agent CLI, a
+cluster or a fresh virtualenv when a fixture it uses (directly or through other fixtures) starts
 one, or when it calls a helper that does. Fixtures say so with `@needs(...)`
 under `@pytest.fixture`; fixtures from outside packages are listed in
 OUTSIDE_FIXTURES; a test that starts the thing through a helper carries the
@@ -31,6 +31,7 @@ NEEDS = {
     "product": "starts a product process (the testbed's controller, Paperclip, vibe-kanban)",
     "agent_cli": "starts a real agent CLI (Codex, Claude Code, OpenCode)",
     "cluster": "starts a Ray cluster",
+    "fresh_venv": "makes a fresh virtualenv or installs with pip (the wheel beside other distributions)",
 }
 E2E = "e2e"
 """Needs something it does not name: every need's alias, and what a test marked by hand with `e2e` means."""

@@ -22,13 +22,17 @@ DURATION_WORDS = ("elapsed", "duration", "took", "serial")
 FAILING_CALLS = {"raises", "fail", "warns", "deprecated_call"}
 
 
+ROOT = TESTS.parent
+
+
 def _modules() -> Iterator[tuple[Path, ast.Module]]:
-    for path in sorted(TESTS.rglob("*.py")):
+    """The project's tests and every plug-in's (plugins/<name>/tests)."""
+    for path in sorted([*TESTS.rglob("*.py"), *ROOT.glob("plugins/*/tests/**/*.py")]):
         yield path, ast.parse(path.read_text(), filename=str(path))
 
 
 def _where(path: Path, node: ast.AST) -> str:
-    return f"{path.relative_to(TESTS.parent)}:{getattr(node, 'lineno', 0)}"
+    return f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
 
 
 def _called_name(call: ast.Call) -> str | None:

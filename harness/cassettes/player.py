@@ -23,8 +23,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from agents.metering.proxy import refusal
-from agents.metering.usage import protocol_of
+from harness.agents.metering.proxy import refusal
+from harness.agents.metering.usage import protocol_of
 from harness.cassettes.model import Cassette, Exchange
 from harness.cassettes.normalise import Normaliser
 

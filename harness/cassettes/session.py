@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agents.loopback import LoopbackServer
+from harness.agents.loopback import LoopbackServer
 from harness.cassettes.model import Cassette, Exchange, StreamedEvent
 from harness.cassettes.normalise import Normaliser
 from harness.cassettes.player import CassettePlayer, Divergence

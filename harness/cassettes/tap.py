@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from agents.metering.proxy import HOP_HEADERS
+from harness.agents.metering.proxy import HOP_HEADERS
 from harness.cassettes.model import Exchange, StreamedEvent
 
 EVENT_END = "\n\n"

@@ -27,9 +27,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
-from agents.install import MissingCli, locate
-from agents.registry import AgentCli, LiveProfile, registered
+from harness.agents.install import MissingCli, locate
+from harness.agents.registry import AgentCli, LiveProfile, registered
 from harness.core.observable import Fact, unobservable_reason
+from harness.core.prompt_formats import PromptFormat
 from harness.core.verdicts import EvidenceMode
 
 # Dots separate the parts of an execution ID, so no name may contain one.
@@ -113,7 +114,7 @@ class Environment(_Frozen):
         gt=0,
         description="seconds a page may take to show what the product already has (a message it stored, a"
         " delivery it lists, a card for a request it made, a status it records); past that the product failed to"
-        " show it. The testbed's pages refresh live within a second; Paperclip's took 19 s at load 11",
+        " show it. The testbed's pages refresh live within a second; a product whose pages are slower declares more (measured figures: docs/measurements.md)",
     )
     scheduler_tick_s: float = Field(
         default=0.0,
@@ -294,6 +295,9 @@ class ProductDeclaration(_Frozen):
         default_factory=dict,
         description="cells it has what the story needs for yet gets none of, by ``<profile>.<case>`` (a shell"
         " pattern), each with its kind and reason",
+    )
+    prompts: PromptFormat = Field(
+        default_factory=PromptFormat, description="how it words what it hands an agent, read by the model replay"
     )
 
     @field_validator("capabilities", "observes", mode="after")
@@ -535,7 +539,7 @@ def replay_profile(cli: AgentCli) -> Profile:
     )
 
 
-# One of each per registered agent CLI (agents.registry): a new CLI's module brings its profiles.
+# One of each per registered agent CLI (harness.agents.registry): a new CLI's module brings its profiles.
 REPLAY_PROFILES = tuple(replay_profile(cli) for cli in registered().values())
 LIVE_PROFILES = tuple(live_profile(cli, live) for cli in registered().values() for live in cli.live_profiles)
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from agents.plain_http import plain_http_transport
+from harness.agents.plain_http import plain_http_transport
 
 
 class ReadRetryTransport(httpx.HTTPTransport):

@@ -369,7 +369,7 @@ class HireApproval(Record):
     name: str
     status: Literal["pending", "approved", "rejected"]
     agent_id: RecordId | None = Field(
-        description="the agent the hire is for: made at approval (the testbed) or waiting with it (Paperclip)"
+        description="the agent the hire is for: made at approval (the testbed) or waiting with it, as some products do"
     )
 
 

@@ -17,8 +17,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents.metering.providers import BASE_URL_VARIABLE, Provider
-from agents.registry import AgentCli, registered
+from harness.agents.metering.providers import BASE_URL_VARIABLE, Provider
+from harness.agents.registry import AgentCli, registered
 from harness.cassettes.model import load_cassette
 from harness.cassettes.normalise import Normaliser
 from harness.cassettes.session import DIVERGENCE_FILE, Recording, Replaying
@@ -56,7 +56,7 @@ def agent_cli_versions(profile: Profile) -> dict[str, str]:
     """``{"codex": "@openai/codex@0.171.0"}`` for the profile's CLI (provenance); raises if it is missing."""
     if profile.agent_cli is None:
         return {}
-    from agents.install import MissingCli, locate
+    from harness.agents.install import MissingCli, locate
 
     try:
         cli = locate(profile.agent_cli)
@@ -108,9 +108,9 @@ class _Upstream:
 
 @contextmanager
 def replay_server(cell: Cell, override: str | None) -> Iterator[_Upstream]:
-    from agents.loopback import LoopbackServer
-    from replay.scripts import STORY_PACE_S
-    from replay.server import create_app
+    from harness.agents.loopback import LoopbackServer
+    from harness.replay.scripts import STORY_PACE_S
+    from harness.replay.server import create_app
 
     script = override or (PACED_SCRIPT if cell.case.scripted_pace_s else REPLAY_SCRIPT)
     # The paced script's pause after each file, as long as a person needs to act on this product's UI.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.cli_agent import Turn, reported_cost_of_run
+from harness.agents.cli_agent import Turn, reported_cost_of_run
 
 
 def turn(session: str | None, cost: float | None) -> Turn:

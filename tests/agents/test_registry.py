@@ -16,15 +16,15 @@ from pathlib import Path
 
 import pytest
 
-import agents.clis
-from agents.install import PROJECT_ROOT
-from agents.registry import ENTRY_POINT_GROUP, AgentCli, RegistryError, agent_cli, registered
+import harness.agents.clis
+from harness.agents.install import PROJECT_ROOT
+from harness.agents.registry import ENTRY_POINT_GROUP, AgentCli, RegistryError, agent_cli, registered
 from harness.core.catalog import LIVE_PROFILES, REPLAY_PROFILES
 from harness.core.registry import catalog
 
 THROWAWAY = """
-from agents.launch import LaunchRequest, LaunchSpec, base_env
-from agents.registry import AgentCli, LiveProfile, agent_cli
+from harness.agents.launch import LaunchRequest, LaunchSpec, base_env
+from harness.agents.registry import AgentCli, LiveProfile, agent_cli
 
 
 @agent_cli
@@ -48,12 +48,12 @@ class Throwaway(AgentCli):
 
 SEEN_FROM_A_FRESH_INTERPRETER = """
 import json, sys
-from agents.adapters import adapter_for, adapter_names
-from agents.install import MissingCli, locate, manifest
+from harness.agents.adapters import adapter_for, adapter_names
+from harness.agents.install import MissingCli, locate, manifest
 from bench.cpu_by_kind import kind_of
 from harness.core.catalog import LIVE_PROFILES, REPLAY_PROFILES, installed_agent_cli
 from harness.core.registry import catalog
-from testbed.web import adapter_names as hire_form_adapters
+from harness.testbed.web import adapter_names as hire_form_adapters
 
 try:
     locate("throwaway")
@@ -111,7 +111,7 @@ def test_an_outside_cli_with_one_entry_point_is_in_every_list(tmp_path: Path) ->
 
 def test_the_built_in_lists_are_the_registry_s() -> None:
     """Nothing in this interpreter registered a throwaway: the lists hold exactly the built-in modules' CLIs."""
-    modules = {module.name for module in pkgutil.iter_modules(agents.clis.__path__)}
+    modules = {module.name for module in pkgutil.iter_modules(harness.agents.clis.__path__)}
     assert {type(cli).__module__.rpartition(".")[2] for cli in registered().values()} == modules
     assert {profile.agent_cli for profile in REPLAY_PROFILES} == set(registered())
     assert {profile.agent_cli for profile in LIVE_PROFILES} == set(registered())

@@ -21,9 +21,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
-from agents.install import MissingCli, locate
-from agents.loopback import LoopbackServer, UnixRelay
-from agents.registry import cli
+from harness.agents.install import MissingCli, locate
+from harness.agents.loopback import LoopbackServer, UnixRelay
+from harness.agents.registry import cli
 
 
 async def echo(request: Request) -> JSONResponse:

@@ -6,14 +6,14 @@ import io
 import zipfile
 from pathlib import Path
 
-from agents.scripted.agent import (
+from harness.agents.scripted.agent import (
     DELEGATION,
     nonce_in,
     strip_delegation,
     suite_request,
     zip_workspace,
 )
-from agents.scripted.slugify_project import Requirements
+from harness.agents.scripted.slugify_project import Requirements
 from oracle.tasks.slugify.contract import BUILD_TASK, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
 from oracle.tasks.slugify_tests.contract import QA_TASK, qa_delegation_task
 

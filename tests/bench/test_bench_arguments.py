@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +22,7 @@ from tests.command_line import Ended, assert_refused, ended, never_parsed, put_a
         (["bench.report", "--keep", "a-file"], "--keep: a-file is a file, not a folder"),
         (["bench.proxy", "--calls", "0"], "--calls: 0 is not 1 or more"),
         (["bench.controller_start", "--repetitions", "-1"], "--repetitions: -1 is not 1 or more"),
-        (["bench.paperclip", "--rounds", "0"], "--rounds: 0 is not 1 or more"),
+        (["everyday_paperclip.bench", "--rounds", "0"], "--rounds: 0 is not 1 or more"),
         (["bench.parallel", "--max-parallel", "0"], "--max-parallel: 0 is not 1 or more"),
         (["bench.soak", "--max-seconds", "nan"], "--max-seconds: nan is not a positive, finite number of seconds"),
         (["bench.replay_cells", "--cells", "no-such-cell"], "--cells: unknown id 'no-such-cell'"),
@@ -55,6 +56,7 @@ def test_python_m_bench_ends_as_its_main_does(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},  # bench/ lives in the checkout
         timeout=60,
     )
     assert_refused(Ended.of(done), "--keep: a-file is a file, not a folder", tmp_path, before)

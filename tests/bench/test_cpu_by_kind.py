@@ -9,7 +9,9 @@ import pytest
 
 from bench.cpu_by_kind import OTHER, SAMPLER, CpuSampler, kind_of
 
-FORKSERVER = "from multiprocessing.forkserver import main; main(7, 11, ['testbed.__main__', 'uvicorn.loops.auto'])"
+FORKSERVER = (
+    "from multiprocessing.forkserver import main; main(7, 11, ['harness.testbed.__main__', 'uvicorn.loops.auto'])"
+)
 
 
 @pytest.mark.parametrize(
@@ -25,7 +27,7 @@ FORKSERVER = "from multiprocessing.forkserver import main; main(7, 11, ['testbed
             "Playwright's driver (node)",
         ),
         (["/venv/bin/python", "-B", "-c", FORKSERVER], "product controllers"),
-        (["/venv/bin/python", "-m", "testbed.runner", "--controller=http://127.0.0.1:1"], "product runners"),
+        (["/venv/bin/python", "-m", "harness.testbed.runner", "--controller=http://127.0.0.1:1"], "product runners"),
         (
             [
                 "node",

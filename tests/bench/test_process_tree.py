@@ -7,6 +7,7 @@ must not inherit every orphan of the suite).
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -29,7 +30,13 @@ def measured(shell: str, tmp_path: Path) -> TreePeak:
         f"print(run_measured(['bash', '-c', {shell!r}], Path({str(tmp_path / 'out')!r})).model_dump_json())"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True, cwd=tmp_path
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},  # bench/ lives in the checkout
     )
     return TreePeak.model_validate_json(done.stdout.strip().splitlines()[-1])
 

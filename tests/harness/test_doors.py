@@ -13,6 +13,7 @@ from harness.core import registry
 from harness.core.catalog import Case
 from harness.core.records import CheckRecord
 from harness.evidence.recorder import EvidenceRecorder
+from tests.harness.test_outside_products import named_outside_prose
 
 STORY = """
 from harness.core.catalog import Case
@@ -119,5 +120,4 @@ def test_vibe_kanban_comes_in_from_its_own_package_and_the_harness_names_it_nowh
         ),
     } == ids
     assert not any(i.endswith((".delegate-feedback", ".service-approve")) for i in ids)  # it declares no team or apps
-    sources = [p.read_text() for p in Path("harness").rglob("*") if p.is_file() and p.suffix in (".py", ".md", ".toml")]
-    assert not any("vibe" in text.lower() for text in sources)
+    assert not named_outside_prose("vibe")

@@ -22,8 +22,8 @@ from harness.decisions.provider_rules import (
 from harness.decisions.rules import DecisionRecord, DeclineGradeInput
 from harness.fixtures.gateway import LOOK_UP_ACTION, MARKER, ArcadeGateway
 from harness.products.records import Interaction, ProviderQuestionCard
-from testbed.providers import disclosure
-from testbed.service_client import ServiceError, call_action, list_actions
+from harness.testbed.providers import disclosure
+from harness.testbed.service_client import ServiceError, call_action, list_actions
 
 DISCLOSURE = disclosure("HubSpot", ["Composio", "Arcade", "Zapier"])
 MARKER_NOW = "HS-0123456789"

@@ -18,7 +18,7 @@ Three kinds of launch point are refused:
 - project and library entry points (a product instance's start, Playwright's
   start, an agent CLI's launch, Ray's start), patched when their module is
   imported, so a child that never imports them pays nothing;
-- executables (the docker CLI, Chromium, `python -m testbed serve`);
+- executables (the docker CLI, Chromium, the testbed's `serve`, a fresh virtualenv or pip install);
 - a connection to the Docker engine's socket (the oracle's own client and
   docker-py both connect through `socket.socket.connect`).
 """
@@ -29,6 +29,7 @@ import importlib.abc
 import importlib.machinery
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -47,12 +48,9 @@ ENTRY_POINTS: dict[str, list[tuple[str, str]]] = {
     "playwright.async_api._context_manager": [("PlaywrightContextManager.__aenter__", "browser")],
     "harness.products.testbed.instance": [("TestbedInstance.start", "product")],
     "harness.products.testbed.forked": [("ForkedController.__init__", "product")],
-    "harness.products.paperclip.instance": [("PaperclipInstance.start", "product")],
     "everyday_paperclip.instance": [("PaperclipInstance.start", "product")],
-    "harness.products.paperclip.findings.isolated_paperclip": [("Paperclip.start", "product")],
     "everyday_paperclip.findings.isolated_paperclip": [("Paperclip.start", "product")],
     "everyday_vibe_kanban.instance": [("VibeKanbanInstance.start", "product")],
-    "agents.launch": [("start", "agent_cli")],
     "harness.agents.launch": [("start", "agent_cli")],
     "ray": [("init", "cluster")],
     "ray.cluster_utils": [("Cluster.__init__", "cluster")],
@@ -164,8 +162,10 @@ def _command_need(args: Any) -> tuple[str, str] | None:
     if "run-driver" in argv:  # Playwright's driver, which launches the browser
         return "browser", "Playwright's driver"
     words = " ".join(argv)
-    if "-m testbed serve" in words:
+    if re.search(r"-m (harness\.)?testbed serve", words):
         return "product", "the testbed's controller"
+    if re.search(r"-m (venv|pip (install|wheel|download))\b", words):
+        return "fresh_venv", f"`{words[:120]}`"
     if name == "node" and "paperclip" in words.lower():
         return "product", "Paperclip"
     return None

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from agents.loopback import LoopbackServer
-from replay.server import Call, create_app
+from harness.agents.loopback import LoopbackServer
+from harness.replay.server import Call, create_app
 
 
 class Replay:

@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from agents.install import MissingCli, locate, pinned_versions, provenance
-from agents.registry import registered
+from harness.agents.install import MissingCli, locate, pinned_versions, provenance
+from harness.agents.registry import registered
 
 pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
 

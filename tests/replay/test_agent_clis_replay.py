@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from agents.cli_agent import last
-from agents.install import locate
-from agents.launch import LaunchRequest, RunOutcome, run
-from agents.metering.proxy import CallReport, ProxyConfig, start_proxy
-from agents.registry import registered
-from replay import reference
+from harness.agents.cli_agent import last
+from harness.agents.install import locate
+from harness.agents.launch import LaunchRequest, RunOutcome, run
+from harness.agents.metering.proxy import CallReport, ProxyConfig, start_proxy
+from harness.agents.registry import registered
+from harness.replay import reference
 
 pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agents.loopback import LoopbackServer
+from harness.agents.loopback import LoopbackServer
 from harness.cassettes.model import Cassette, load_cassette
 from harness.cassettes.normalise import Normaliser
 from harness.cassettes.player import CassettePlayer

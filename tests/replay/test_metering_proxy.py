@@ -5,11 +5,11 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from agents.metering.prices import UnpricedModel, price_table
-from agents.metering.proxy import Budget, CallNotAdmitted, CallReport, MeteringProxy, ProxyConfig, start_proxy
-from agents.metering.usage import Usage, UsageReader
-from replay.conversation import Reply
-from replay.protocols import chat, messages, responses
+from harness.agents.metering.prices import UnpricedModel, price_table
+from harness.agents.metering.proxy import Budget, CallNotAdmitted, CallReport, MeteringProxy, ProxyConfig, start_proxy
+from harness.agents.metering.usage import Usage, UsageReader
+from harness.replay.conversation import Reply
+from harness.replay.protocols import chat, messages, responses
 
 REPLY = Reply(text="hi", tool_call=None, input_tokens=1000, cached_tokens=600, output_tokens=50)
 EXPECTED = Usage(input_tokens=400, cached_input_tokens=600, output_tokens=50)

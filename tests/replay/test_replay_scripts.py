@@ -7,9 +7,9 @@ import json
 import httpx
 import pytest
 
-from replay import reference
-from replay.scripts import SCRIPTS, script
-from replay.steps import write, write_as_shell
+from harness.replay import reference
+from harness.replay.scripts import SCRIPTS, script
+from harness.replay.steps import write, write_as_shell
 
 
 def test_build_plays_the_reference_files_then_runs_the_tests_then_finishes():
@@ -112,7 +112,7 @@ def test_a_script_is_chosen_by_path_and_unknown_paths_are_logged(replay):
 
 
 def _briefing(body: str, teammates: str = "", news: str = "") -> str:
-    from agents.instructions import TOOLS
+    from harness.agents.instructions import TOOLS
 
     parts = ["You are Avery, lead engineer.", f"Your task #1: Build it\n\n{body}"]
     if teammates:
@@ -123,9 +123,9 @@ def _briefing(body: str, teammates: str = "", news: str = "") -> str:
 
 
 def test_the_story_script_builds_revises_delegates_or_replies_from_the_briefing():
-    from agents.instructions import resume_prompt
+    from harness.agents.instructions import resume_prompt
+    from harness.replay.scripts import script
     from oracle.tasks.slugify.contract import BUILD_TASK, REVISION_SEPARATOR, delegation_task, nonce_request
-    from replay.scripts import script
 
     build = script("story", _briefing(BUILD_TASK))
     assert build.name == "story-build" and [s.tool for s in build.steps if s.kind == "tool"] == [
@@ -199,8 +199,8 @@ def _paperclip_wake(*comments: tuple[str, str]) -> str:
 
 
 def test_the_story_script_reads_the_users_latest_comment_from_paperclips_wake_prompt():
+    from harness.replay.scripts import script
     from oracle.tasks.slugify.contract import REVISION_SEPARATOR, nonce_request
-    from replay.scripts import script
 
     revision = _paperclip_wake(("user local-board", REVISION_SEPARATOR), ("agent a-1", "Working on it."))
     assert script("story", revision).name == "story-revise"
@@ -286,8 +286,8 @@ def test_metered_work_on_paperclip_takes_two_runs_the_first_leaves_the_issue_ope
 
 
 def test_product_tools_are_called_by_each_clis_own_name_for_them():
-    from replay.conversation import Reply, ToolCall, filled, product_tool
-    from replay.protocols import responses
+    from harness.replay.conversation import Reply, ToolCall, filled, product_tool
+    from harness.replay.protocols import responses
 
     assert product_tool("deliver", ["Bash", "mcp__testbed__deliver"]) == "mcp__testbed__deliver"
     assert product_tool("deliver", ["bash", "testbed_deliver"]) == "testbed_deliver"
@@ -309,7 +309,7 @@ def test_product_tools_are_called_by_each_clis_own_name_for_them():
 
 def test_the_story_script_asks_the_user_for_decisions_and_reports_what_came_of_them():
     from harness.decisions.contract import EMAIL_TASK, document_task, notes_task
-    from replay.scripts import script
+    from harness.replay.scripts import script
 
     def tools(name: str) -> list[tuple[str, dict]]:
         return [(s.tool, s.arguments) for s in script("story", name).steps if s.kind == "tool"]
@@ -333,7 +333,7 @@ def test_the_story_script_asks_the_user_for_decisions_and_reports_what_came_of_t
 
 
 def test_a_step_fills_fields_of_the_latest_tool_result_however_deeply_the_cli_quoted_it():
-    from replay.conversation import filled
+    from harness.replay.conversation import filled
 
     result = json.dumps({"request_id": 3, "decision": "approved", "result": json.dumps({"id": "DOC-12AB34CD"})})
     wrapped = json.dumps({"content": [{"type": "text", "text": result}]})
@@ -395,8 +395,8 @@ def test_vibe_kanbans_task_prompt_and_a_resumed_sessions_plain_follow_up_without
 
 
 def test_a_cli_offered_some_product_tools_keeps_every_step_and_one_offered_none_works_without_them():
-    from replay.conversation import without_unoffered_tools
-    from replay.stories import build
+    from harness.replay.conversation import without_unoffered_tools
+    from harness.replay.stories import build
 
     script = build()
     assert without_unoffered_tools(script, ["Bash", "mcp__testbed__deliver"]) == script

@@ -80,7 +80,7 @@ def runner_containers() -> set[str]:
     run: what is new afterwards outlived it)."""
     import docker
 
-    from testbed.sandbox.containers import LABEL
+    from harness.testbed.sandbox.containers import LABEL
 
     sdk = docker.from_env()
     try:

@@ -75,8 +75,8 @@ def test_a_recorded_replay_cell_replays_to_the_same_verdict_checks_and_cost(cli:
 def test_a_paid_cell_is_recorded_where_its_runners_find_the_provider_and_replays_with_no_key(tmp_path: Path) -> None:
     """The paid path, without money: the model replay plays the provider at the operator's base URL. Replayed
     against a product changed since the recording, it never passes (the matching is the same for every CLI)."""
-    from agents.loopback import LoopbackServer
-    from replay.server import create_app
+    from harness.agents.loopback import LoopbackServer
+    from harness.replay.server import create_app
 
     cell = "everyday-workflows.runner-codex.local.build-revise"
     provider = LoopbackServer(create_app("story")).start()

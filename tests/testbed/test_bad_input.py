@@ -17,12 +17,12 @@ import pytest
 from fastapi.routing import APIRoute
 from product_helpers import new_agent, raw_exchange, runner_token
 
-from agents.environment import minimal_environment
+from harness.agents.environment import minimal_environment
 from harness.products.testbed import ApiClient, TestbedInstance
+from harness.testbed import agent_api, models, web
+from harness.testbed import api as public_api
+from harness.testbed.body_deadline import ENV as BODY_TIMEOUT_ENV
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
-from testbed import agent_api, models, web
-from testbed import api as public_api
-from testbed.body_deadline import ENV as BODY_TIMEOUT_ENV
 from tests.command_line import Ended, assert_refused, ended, never_starts, put_a_file_in_the_way
 from tests.needs import marked
 
@@ -336,12 +336,12 @@ def test_the_agents_test_subprocess_environment_is_the_allow_list(monkeypatch: p
     assert env["PATH"]
 
 
-SERVE = ["testbed", "serve", "--data", "data", "--port", "0"]
-METERING = ["agents.metering", "--upstream", "http://127.0.0.1:9", "--provider", "openai", "--client-key", "k"]
+SERVE = ["harness.testbed", "serve", "--data", "data", "--port", "0"]
+METERING = ["harness.agents.metering", "--upstream", "http://127.0.0.1:9", "--provider", "openai", "--client-key", "k"]
 STARTS = {  # what each server's main does first once its command line is taken
-    "testbed": "testbed.__main__.configure_logging",
-    "agents.metering": "agents.metering.__main__.MeteringProxy",
-    "replay": "replay.__main__.create_app",
+    "harness.testbed": "harness.testbed.__main__.configure_logging",
+    "harness.agents.metering": "harness.agents.metering.__main__.MeteringProxy",
+    "harness.replay": "harness.replay.__main__.create_app",
 }
 
 
@@ -359,7 +359,7 @@ STARTS = {  # what each server's main does first once its command line is taken
         ([*METERING, "--budget-cents", "nan"], "nan is not a finite number of cents, 0 or more"),
         ([*METERING, "--budget-cents=-5"], "-5 is not a finite number of cents, 0 or more"),
         ([*METERING, "--upstream", "127.0.0.1:9"], "--upstream: '127.0.0.1:9' is not an http:// or https:// URL"),
-        (["replay", "--port", "99999"], "--port 99999 is not a port (0 to 65535)"),
+        (["harness.replay", "--port", "99999"], "--port 99999 is not a port (0 to 65535)"),
     ],
     ids=lambda v: " ".join(v) if isinstance(v, list) else None,
 )
@@ -386,7 +386,7 @@ def test_a_bad_server_command_line_is_one_clear_line(
     [
         ([*SERVE, "--data", "a-file/data"], "--data a-file/data: Not a directory"),
         ([*METERING, "--upstream", "127.0.0.1:9"], "--upstream: '127.0.0.1:9' is not an http:// or https:// URL"),
-        (["replay", "--port", "99999"], "--port 99999 is not a port (0 to 65535)"),
+        (["harness.replay", "--port", "99999"], "--port 99999 is not a port (0 to 65535)"),
     ],
     ids=lambda v: v[0] if isinstance(v, list) else None,
 )

@@ -17,13 +17,13 @@ from collections.abc import Iterator
 import psutil
 import pytest
 
-from agents.loopback import LoopbackServer
-from agents.receipts import ids_in
+from harness.agents.loopback import LoopbackServer
+from harness.agents.receipts import ids_in
 from harness.products.records import READ_TOOLS
 from harness.products.testbed import TestbedInstance
+from harness.replay.server import create_app
+from harness.testbed.faults import DIE_AFTER_INBOX_COMMIT, ENV, SLOW_TOOL_SERVER
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR
-from replay.server import create_app
-from testbed.faults import DIE_AFTER_INBOX_COMMIT, ENV, SLOW_TOOL_SERVER
 from tests.needs import needs
 
 pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test

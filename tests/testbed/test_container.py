@@ -30,9 +30,9 @@ from harness.products import product_driver
 from harness.products.testbed import TestbedInstance
 from harness.products.testbed.instance import DATA_PREFIX
 from harness.running.ownership import release_run_folder
+from harness.testbed.sandbox.agent_socket import SOCKET_NAME, socket_folder
+from harness.testbed.sandbox.containers import LABEL, LABEL_DATA, data_label
 from oracle.engine import Image
-from testbed.sandbox.agent_socket import SOCKET_NAME, socket_folder
-from testbed.sandbox.containers import LABEL, LABEL_DATA, data_label
 from tests.needs import needs
 from tests.oracle.conftest import client, oracle_image  # noqa: F401  (fixtures the second engine needs)
 from tests.oracle.test_oracle_remote import SecondEngine, second_engine  # noqa: F401

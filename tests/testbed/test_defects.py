@@ -22,8 +22,8 @@ import httpx
 import pytest
 from product_helpers import model_call_report, runner_token, unique
 
-from agents.receipts import ids_in
 from calibration.product_defects import DEFECT_CASES, missing_cases, unknown_defects
+from harness.agents.receipts import ids_in
 from harness.decisions.contract import (
     AGENTMAIL_KEY_PAGE,
     EMAIL_TASK,
@@ -40,6 +40,7 @@ from harness.fixtures.gateway import GATEWAY_NAME, ArcadeGateway
 from harness.products.base import InstanceError
 from harness.products.records import Interaction, RecordId, Task
 from harness.products.testbed import ApiClient, TestbedInstance
+from harness.testbed.defects import REGISTRY, Area
 from oracle.tasks.slugify.contract import (
     BUILD_TASK,
     BUILD_TASK_TITLE,
@@ -48,7 +49,6 @@ from oracle.tasks.slugify.contract import (
     delegation_task,
 )
 from stories.create_skill_studio import SKILL_REQUEST, SKILL_TASK_TITLE
-from testbed.defects import REGISTRY, Area
 from tests.needs import needs
 
 pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test

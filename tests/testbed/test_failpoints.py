@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-import testbed
-from testbed import defects, failpoints
-from testbed.failpoints import failpoint
+import harness.testbed
+from harness.testbed import defects, failpoints
+from harness.testbed.failpoints import failpoint
 
-PRODUCT = Path(testbed.__file__).parent
+PRODUCT = Path(harness.testbed.__file__).parent
 POINT_CALL = re.compile(r"""failpoint\(\s*"([a-z.-]+)\"""")
 
 

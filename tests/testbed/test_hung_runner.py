@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from harness.testbed.db import Database, now
+from harness.testbed.models import RunLease
+from harness.testbed.sandbox import leases
+from harness.testbed.sandbox.containers import ContainerRunners
 from oracle.engine import NotFound
-from testbed.db import Database, now
-from testbed.models import RunLease
-from testbed.sandbox import leases
-from testbed.sandbox.containers import ContainerRunners
 from tests.needs import marked
 
 

@@ -16,9 +16,9 @@ import uuid
 import pytest
 from product_helpers import new_agent
 
-from agents.receipts import ids_in
+from harness.agents.receipts import ids_in
 from harness.products.testbed import TestbedInstance
-from testbed.faults import DIE_AFTER_INBOX_COMMIT, ENV
+from harness.testbed.faults import DIE_AFTER_INBOX_COMMIT, ENV
 
 pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
 

@@ -17,7 +17,7 @@ from product_helpers import raw_exchange, start_build
 
 from harness.products.base import InstanceError
 from harness.products.testbed import TestbedInstance
-from testbed import body_deadline
+from harness.testbed import body_deadline
 
 pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
 
@@ -60,7 +60,7 @@ def test_a_forked_controller_is_started_as_a_fresh_one_would_be(monkeypatch: pyt
 
 
 def test_a_controller_that_cannot_start_says_why_with_its_exit_code(tmp_path: Path) -> None:
-    """The forked controller parses its arguments as `python -m testbed serve` does and exits with its code."""
+    """The forked controller parses its arguments as `python -m harness.testbed serve` does and exits with its code."""
     instance = TestbedInstance(data_dir=tmp_path / "data", defects=("no-such-defect",))
     with pytest.raises(InstanceError, match=r"(?s)controller exited with 2: .*invalid choice: 'no-such-defect'"):
         instance.start()

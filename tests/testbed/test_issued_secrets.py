@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agents import issued_secrets
+from harness.agents import issued_secrets
 from harness.evidence.recorder import EvidenceRecorder
 from harness.products.testbed import TestbedInstance
 from harness.products.testbed.secrets import SECRET_PATTERNS

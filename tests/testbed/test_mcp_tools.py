@@ -22,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from harness.products.testbed import TestbedInstance
-from testbed.__main__ import GRACEFUL_SHUTDOWN_S
+from harness.testbed.__main__ import GRACEFUL_SHUTDOWN_S
 from tests.testbed.product_helpers import new_agent, runner_token, start_build
 
 

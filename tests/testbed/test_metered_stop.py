@@ -15,11 +15,11 @@ import pytest
 from held_upstream import HeldUpstream
 from product_helpers import model_call_report, new_agent, runner_token
 
-from agents.loopback import LoopbackServer
+from harness.agents.loopback import LoopbackServer
 from harness.products.testbed import TestbedInstance
+from harness.replay.server import create_app
 from harness.running.model_server import MODEL_PATHS
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
-from replay.server import create_app
 from tests.needs import needs
 
 pytestmark = pytest.mark.e2e  # a real product and runner (and agent CLI)

@@ -20,7 +20,7 @@ from harness.decisions.contract import CONTACT_EMAIL, HUBSPOT, JIRA, PROVIDER_OP
 from harness.fixtures.gateway import GATEWAY_NAME, ArcadeGateway
 from harness.products.records import Interaction, Task
 from harness.products.testbed import ApiClient, TestbedInstance
-from testbed.db import Database
+from harness.testbed.db import Database
 from tests.testbed.product_helpers import new_agent
 
 pytestmark = pytest.mark.e2e  # starts a real product in the test

@@ -9,11 +9,11 @@ import tarfile
 import uuid
 from pathlib import Path
 
+from harness.testbed.db import Database
+from harness.testbed.sandbox.containers import ContainerRunners
+from harness.testbed.sandbox.image import ensure, remove_older
 from oracle.engine import Engine, Image, NotFound
 from oracle.image import engine
-from testbed.db import Database
-from testbed.sandbox.containers import ContainerRunners
-from testbed.sandbox.image import ensure, remove_older
 from tests.needs import marked
 
 

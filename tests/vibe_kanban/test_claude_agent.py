@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from everyday_vibe_kanban import install
 
+from everyday_vibe_kanban import install
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR
 
 

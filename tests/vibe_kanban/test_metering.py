@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from everyday_vibe_kanban.metering import LEDGERS, LedgerHead, run_spend
-
-from agents.metering.proxy import CallReport
+from harness.agents.metering.proxy import CallReport
 
 
 def _report(call_id: str | None, cents: float, in_flight: bool = False, refused: str | None = None) -> str:

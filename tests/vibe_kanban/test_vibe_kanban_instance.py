@@ -14,10 +14,10 @@ from pathlib import Path
 
 import psutil
 import pytest
-from everyday_vibe_kanban.instance import PRODUCT_TMP, VibeKanbanInstance
-from everyday_vibe_kanban.pages import BoardPage
 from playwright.sync_api import Page
 
+from everyday_vibe_kanban.instance import PRODUCT_TMP, VibeKanbanInstance
+from everyday_vibe_kanban.pages import BoardPage
 from harness.core.waiting import wait_for
 from harness.products.records import Task
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR
@@ -165,8 +165,8 @@ def test_the_board_creates_and_starts_a_task_and_its_panel_shows_status_conversa
 @marked("product", "agent_cli")
 def test_the_real_claude_code_builds_and_revises_against_the_replay_and_each_runs_calls_are_metered() -> None:
     """The replay profile's path without a browser: vibe-kanban runs the pinned Claude Code behind our proxy."""
-    from agents.loopback import LoopbackServer
-    from replay.server import create_app
+    from harness.agents.loopback import LoopbackServer
+    from harness.replay.server import create_app
 
     app = create_app("story", pace_s=0)
     with LoopbackServer(app) as replay:

@@ -7,7 +7,7 @@ findings (a story failing on it is ours to fix).
 
 from __future__ import annotations
 
-from agents.registry import registered
+from harness.agents.registry import registered
 from harness.core.catalog import (
     CONTAINER,
     LOCAL,
@@ -19,10 +19,20 @@ from harness.core.catalog import (
     ProductDeclaration,
     ProductSuites,
 )
-from testbed.defects import REGISTRY as DEFECTS
+from harness.core.prompt_formats import PromptFormat
+from harness.testbed.defects import REGISTRY as DEFECTS
+
+# The runner's briefing (harness/agents/instructions.py): "Your task #N: <title>", the request, then what follows it;
+# a resumed session's new messages come as a list under "New messages from the user".
+PROMPTS = PromptFormat(
+    task=r"Your task #\d+: (?P<title>[^\n]*)\n\n(?P<body>.*?)(?:\n\n(?:Your teammates|You delivered|Conversation so far"
+    r"|New messages|You work in))",
+    new_messages=r"New messages from the user[^\n]*:\n(?P<messages>.*?)(?:\n\n(?:Act on them|You work in)|\Z)",
+)
 
 PRODUCT = ProductDeclaration(
     name="testbed",
+    prompts=PROMPTS,
     title="the testbed",
     driver="harness.products.testbed:DRIVER",
     environments=(

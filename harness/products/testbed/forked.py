@@ -1,12 +1,12 @@
 """Controllers forked from one parent that has already imported the testbed, instead of fresh interpreters.
 
-A fresh ``python -m testbed serve`` spends about 0.45 CPU-s importing
+A fresh ``python -m harness.testbed serve`` spends about 0.45 CPU-s importing
 FastAPI, pydantic and the app before it can answer, and a calibration run
 starts a controller for every cell and again at every restart fault: on two
 cores that import was a tenth of all the CPU calibration used. So each
 harness process keeps one multiprocessing forkserver that imports the
 testbed once, and each controller is a fork of it. The controller is
-otherwise what ``python -m testbed serve`` makes: its own session, its own
+otherwise what ``python -m harness.testbed serve`` makes: its own session, its own
 log on stdout and stderr, its data folder as working directory, the
 harness's environment at that moment, the same argument parsing and exit
 codes.
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 _CORE_MODULES = (
-    "testbed.__main__",
+    "harness.testbed.__main__",
     # What uvicorn and FastAPI import only once serving (about 0.04 CPU-s of each start otherwise).
     "uvicorn.protocols.http.auto",
     "uvicorn.protocols.websockets.auto",
@@ -44,7 +44,12 @@ _CORE_MODULES = (
     "anyio._backends._asyncio",
     "fastapi.telemetry._runtime",
 )
-MCP_MODULES = ("mcp.client.session", "mcp.client.streamable_http", "mcp.shared._httpx_utils", "testbed.mcp_tools")
+MCP_MODULES = (
+    "mcp.client.session",
+    "mcp.client.streamable_http",
+    "mcp.shared._httpx_utils",
+    "harness.testbed.mcp_tools",
+)
 """The MCP SDK, which a controller loads at its first service call or live agent's tool call.
 
 0.6 CPU-s of that controller, on the request's path: a scripted
@@ -83,7 +88,7 @@ def _own_socket_folder() -> None:
 
 
 def _serve(argv: list[str], cwd: str, log: str, environment: dict[str, str]) -> None:
-    """The forked child: become ``python -m testbed <argv>`` in its own session, writing to ``log``.
+    """The forked child: become ``python -m harness.testbed <argv>`` in its own session, writing to ``log``.
 
     ``environment`` is the harness's at this start, as a fresh process would
     inherit it: the forkserver's own is the one it had when it started.
@@ -98,7 +103,7 @@ def _serve(argv: list[str], cwd: str, log: str, environment: dict[str, str]) -> 
     os.dup2(out, 2)
     os.close(out)
     os.chdir(cwd)
-    from testbed.__main__ import main
+    from harness.testbed.__main__ import main
 
     sys.exit(main(argv))
 
@@ -170,7 +175,7 @@ class ForkedController:
     """A forked controller, seen through the part of ``subprocess.Popen`` the instance and its stop use."""
 
     def __init__(self, argv: list[str], cwd: Path, log: Path) -> None:
-        self.args = ["python", "-m", "testbed", *argv]
+        self.args = ["python", "-m", "harness.testbed", *argv]
         # Daemonic: should a controller outlive every teardown, the harness's exit stops it rather than waits for it.
         self._process = _ControllerProcess(
             target=_serve, args=(argv, str(cwd), str(log), dict(os.environ)), name="testbed-controller", daemon=True

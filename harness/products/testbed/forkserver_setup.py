@@ -16,7 +16,7 @@
 import gc
 import signal
 
-from testbed.web import compile_templates
+from harness.testbed.web import compile_templates
 
 compile_templates()
 gc.freeze()

@@ -24,7 +24,7 @@ from typing import Any, Literal
 import httpx
 import psutil
 
-from agents import issued_secrets
+from harness.agents import issued_secrets
 from harness.products.base import InstanceError
 from harness.products.processes import (
     free_port,

@@ -17,11 +17,11 @@ from typing import Any
 
 from harness.products.base import InstanceError
 from harness.products.records import RunLease
+from harness.testbed.sandbox import image, meters
+from harness.testbed.sandbox.agent_socket import socket_folder
+from harness.testbed.sandbox.containers import LABEL_DATA, READ_ONLY_MOUNTS, data_label
 from oracle.engine import Engine, EngineError, NotFound
 from oracle.image import CannotGrade, engine
-from testbed.sandbox import image, meters
-from testbed.sandbox.agent_socket import socket_folder
-from testbed.sandbox.containers import LABEL_DATA, READ_ONLY_MOUNTS, data_label
 
 IMAGE_LOCK = Path("/tmp/everyday-evals-runner-image.lock")
 

@@ -78,7 +78,7 @@ def missing_here(needs: Needs) -> list[str]:
 
 def main(argv: list[str]) -> int:
     """Print this machine's readiness for every registered agent CLI; exit 1 when something is missing."""
-    from agents.registry import registered
+    from harness.agents.registry import registered
 
     missing = missing_here(Needs(harness_digest=harness_digest(), agent_clis=tuple(registered())))
     for line in missing:

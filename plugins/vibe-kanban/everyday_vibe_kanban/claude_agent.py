@@ -4,7 +4,7 @@ vibe-kanban's Claude Code profile runs ``<base command> -p ... --output-format=s
 in the attempt's worktree (``--resume <session>`` for a follow-up), writes the
 prompt on stdin and reads JSON lines on stdout. A profile's
 ``base_command_override`` puts this module there instead of the real CLI, so
-the behaviour is :class:`agents.scripted.agent.ScriptedAgent`, unchanged;
+the behaviour is :class:`harness.agents.scripted.agent.ScriptedAgent`, unchanged;
 this module is only the thin client that answers its calls in that protocol:
 
 - the task is the first prompt of the session; each follow-up's prompt is
@@ -32,8 +32,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from agents.scripted.agent import ScriptedAgent
-from agents.session import AgentSession
+from harness.agents.scripted.agent import ScriptedAgent
+from harness.agents.session import AgentSession
 
 log = logging.getLogger("everyday_vibe_kanban.claude_agent")
 SESSIONS = ".everyday-sessions"

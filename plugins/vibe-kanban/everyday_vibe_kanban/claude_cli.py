@@ -34,9 +34,9 @@ import sys
 import time
 from pathlib import Path
 
-from agents.clis.claude import OFFLINE_ENV
-from agents.metering.proxy import CallReport, ProxyConfig, start_proxy
 from everyday_vibe_kanban.metering import LEDGERS, LedgerHead
+from harness.agents.clis.claude import OFFLINE_ENV
+from harness.agents.metering.proxy import CallReport, ProxyConfig, start_proxy
 
 TIME_LIMIT_EXIT = 124  # what timeout(1) returns: vibe-kanban records the run failed
 

@@ -165,7 +165,7 @@ class VibeKanbanInstance:
         )
 
     def _claude_command(self, model: str) -> str:
-        from agents.install import MissingCli, locate
+        from harness.agents.install import MissingCli, locate
 
         if not self.model_upstream:
             raise InstanceError(

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from agents.metering.proxy import CallReport
+from harness.agents.metering.proxy import CallReport
 from harness.products.records import Spend
 
 LEDGERS = "metering"

@@ -10,6 +10,7 @@ no outside services: each capability it lacks says why.
 from __future__ import annotations
 
 from harness.core.catalog import Environment, ProductDeclaration, ProductSuites
+from harness.core.prompt_formats import PromptFormat
 
 VIBE_KANBAN_LOCAL = Environment(
     name="vibe-kanban-local",
@@ -58,4 +59,7 @@ PRODUCT = ProductDeclaration(
     # nor why it started a run (run-cause); its logs show the tool steps of Claude Code's tools, not the
     # receipts of ours (receipts).
     observes=("message-read", "message-wakes"),
+    # A task attempt's prompt is its title and description as the person typed them; a follow-up resumes the
+    # session with the person's words as they are.
+    prompts=PromptFormat(task=r"^Title: (?P<title>[^\n]*)\n\nDescription:\s*(?P<body>.*)", resumes_with_words=True),
 )

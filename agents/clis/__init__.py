@@ -1,1 +1,0 @@
-"""The built-in agent CLIs: one module each, holding its whole registry entry (see :mod:`agents.registry`)."""
