@@ -9,7 +9,7 @@ ARGS ?=
 
 help:
 	@echo "make story ID=build-revise   run one cell (short case id or full execution id)"
-	@echo "make check                   before every commit: make lint, then every test that starts nothing heavy (about a minute)"
+	@echo "make check                   before every commit: make lint, then every test that starts nothing heavy"
 	@echo "make test                    before a merge: set up everything, run make lint, then every test"
 	@echo "make lint                    ruff (format and lint), mypy, import layers, docs in strict mode"
 	@echo "make calibrate [ENGINE=ray]  prove the oracle and the stories catch every bad delivery (ENGINE=ray: on a Ray cluster)"
