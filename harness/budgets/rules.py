@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from harness.core.product_records import BUDGET_PAUSED, Agent, Run, ShownBudget
 from harness.core.records import CheckRecord
-from harness.products.records import BUDGET_PAUSED, Agent, Run, ShownBudget
 
 RUN_PAUSED = "budget.run-paused"
 NO_CALL_WHILE_PAUSED = "budget.no-call-while-paused"

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from harness.checks.lifecycle import DeliveryFacts, LifecycleFacts, MessageFacts, RunFacts, TaskFacts
-from harness.products.records import READ_TOOLS, RecordId, Run, Task
+from harness.core.product_records import READ_TOOLS, RecordId, Run, Task
 
 
 def _id(value: RecordId | None) -> str | None:

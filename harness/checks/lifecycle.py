@@ -23,9 +23,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from harness.core.catalog import MAX_RUN_RECORDS
-from harness.core.records import CheckRecord
-from harness.products.records import BUDGET_PAUSED, SHUTDOWN_ERROR
+from harness.core.product_records import BUDGET_PAUSED, SHUTDOWN_ERROR
+from harness.core.records import MAX_RUN_RECORDS, CheckRecord
 
 EXECUTED_STATUSES = {"running", "succeeded", "failed", "cancelled"}
 ACTIVE_STATUSES = {"queued", "running"}
@@ -65,7 +64,8 @@ class RunFacts(BaseModel):
         None, description="the messages the runner's own read steps say it received; None when it reported no reads"
     )
     cause: str | None = Field(
-        None, description="why the product says it started the run (harness.products.records.RunCause); None: unsaid"
+        None,
+        description="why the product says it started the run (harness.core.product_records.RunCause); None: unsaid",
     )
 
     @property

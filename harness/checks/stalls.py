@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from harness.core.product_records import Activity, Interaction, Run, Task
 from harness.core.records import CheckRecord
-from harness.products.records import Activity, Interaction, Run, Task
 
 RUN_RETRYING_ERRORS = "stall.run-retrying-errors"
 TASK_NEVER_WOKEN = "stall.task-never-woken"

@@ -31,6 +31,7 @@ from harness.agents.install import MissingCli, locate
 from harness.agents.registry import AgentCli, LiveProfile, registered
 from harness.core.observable import Fact, unobservable_reason
 from harness.core.prompt_formats import PromptFormat
+from harness.core.records import MAX_RUN_RECORDS
 from harness.core.verdicts import EvidenceMode
 
 # Dots separate the parts of an execution ID, so no name may contain one.
@@ -41,7 +42,6 @@ EXECUTION_ID = re.compile(rf"{NAME_PATTERN}(\.{NAME_PATTERN}){{3}}")
 
 LIVE_DEADLINE_S = 12 * 60
 REPLAY_DEADLINE_S = 5 * 60
-MAX_RUN_RECORDS = 12
 # The seed suite's figures for delegation and hiring cells: one attempt, and a hard stop of this many cents
 # for the company and for the lead agent (applied through the product's budgets wherever agents call a model).
 DELEGATION_HARD_STOP_CENTS = 1_000

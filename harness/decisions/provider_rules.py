@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from harness.core.product_records import Interaction, ProviderQuestionCard
 from harness.core.records import CheckRecord
+from harness.core.references import CONTACT_MARKER as MARKER
 from harness.decisions.contract import PROVIDER_OPTIONS, claimed_ids, discloses
 from harness.decisions.rules import DecisionRecord, DeclineGradeInput, explanation_check
-from harness.fixtures.gateway import MARKER
-from harness.products.records import Interaction, ProviderQuestionCard
 
 QUESTION_KIND = "provider_question"
 

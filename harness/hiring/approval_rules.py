@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from harness.core.product_records import Agent, HireApproval
 from harness.core.records import CheckRecord
-from harness.products.records import Agent, HireApproval
 
 HIRE_WAITS = "approval.hire-waits"
 HIRE_APPROVED = "approval.hire-approved"

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from harness.core.product_records import Agent, Connection, RecordId, Task
 from harness.core.records import CheckRecord
-from harness.products.records import Agent, Connection, RecordId, Task
 
 ONE_AGENT = "hire.one-agent"
 REPORTS_TO_LEAD = "hire.reports-to-lead"

@@ -6,7 +6,7 @@ any product can supply them:
 - an **instance**: an isolated copy of the product (own data, ports and
   processes) that can be started, have its controller stopped and started
   again, and be torn down leaving nothing behind;
-- an **API** that answers in :mod:`harness.products.records`;
+- an **API** that answers in :mod:`harness.core.product_records`;
 - **pages**: the task list and a task's page, as a person uses them in the
   browser (selectors live in the driver's page objects, never in a story);
 - the product's **credential shapes**, so the evidence scan recognises them.
@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from harness.products.records import (
+from harness.core.product_records import (
     Activity,
     Agent,
     Company,

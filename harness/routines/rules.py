@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from harness.core.product_records import RecordId, RoutineFire, ShownRoutineRun, Task, TaskSummary
 from harness.core.records import CheckRecord
-from harness.products.records import RecordId, RoutineFire, ShownRoutineRun, Task, TaskSummary
 
 FIRED_ONCE = "routine.fired-once"
 RECORD_SHOWS_RUN = "routine.record-shows-run"

@@ -24,10 +24,10 @@ import io
 import zipfile
 from typing import Any, Protocol, runtime_checkable
 
+from harness.core.product_records import RecordId, Run, RunIdentity, RunLease, Task, TaskSummary
 from harness.core.records import CheckRecord
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.products.base import ProductInstance
-from harness.products.records import RecordId, Run, RunIdentity, RunLease, Task, TaskSummary
 
 RELEASE_WAIT_S = 30.0
 """How long after the work a product may take to bring a sandbox's workspace back and remove the sandbox."""

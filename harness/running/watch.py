@@ -20,11 +20,11 @@ import httpx
 
 from harness.checks.facts import lifecycle_facts
 from harness.checks.invariants import DELIVERY_BYTES, NAMES, RUNNER_IDENTITY, Violation, violations
+from harness.core.product_records import RecordId
 from harness.core.records import CheckRecord
 from harness.evidence.recorder import EvidenceRecorder
 from harness.products.base import ProductApi
 from harness.products.http import ProductApiError
-from harness.products.records import RecordId
 
 SAMPLE_INTERVAL_S = 0.5
 CONFIRM_S = 1.0

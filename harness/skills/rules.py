@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
+from harness.core.product_records import SkillEntry
 from harness.core.records import CheckRecord
-from harness.products.records import SkillEntry
 
 CREATED_ONCE = "skill.created-once"
 NOTICE_SHOWN = "skill.notice-shown"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.budgets.rules import no_call_while_paused, run_paused
-from harness.products.records import Agent, Spend
+from harness.core.product_records import Agent, Spend
 from tests.harness.test_team_checks import run
 
 LEAD = Agent(

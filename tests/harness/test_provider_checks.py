@@ -9,6 +9,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from harness.core.product_records import Interaction, ProviderQuestionCard
+from harness.core.references import CONTACT_MARKER as MARKER
 from harness.decisions.contract import PROVIDER_OPTIONS, discloses
 from harness.decisions.provider_rules import (
     GatewayCounts,
@@ -20,8 +22,7 @@ from harness.decisions.provider_rules import (
     question_survived_check,
 )
 from harness.decisions.rules import DecisionRecord, DeclineGradeInput
-from harness.fixtures.gateway import LOOK_UP_ACTION, MARKER, ArcadeGateway
-from harness.products.records import Interaction, ProviderQuestionCard
+from harness.fixtures.gateway import LOOK_UP_ACTION, ArcadeGateway
 from harness.testbed.providers import disclosure
 from harness.testbed.service_client import ServiceError, call_action, list_actions
 

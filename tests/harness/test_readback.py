@@ -15,7 +15,7 @@ from harness.checks.readback import (
     stored_check,
     untouched_check,
 )
-from harness.products.records import Agent, Company, Connection
+from harness.core.product_records import Agent, Company, Connection
 
 TITLE = "Build a slugify command-line tool"
 BODY = "Build it.\n\nDeliver a ZIP."

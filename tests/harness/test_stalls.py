@@ -13,7 +13,7 @@ from harness.checks.stalls import (
     never_woken,
     retrying_errors,
 )
-from harness.products.records import Activity, Interaction, Run, Task
+from harness.core.product_records import Activity, Interaction, Run, Task
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.core.product_records import Agent, AgentStatus, HireApproval, Run, Task
 from harness.faults.agent_controls import Paused, no_new_runs, no_work_taken, pause_settled, work_continued
 from harness.hiring.approval_rules import hire_approved, hire_waits, rejected_nothing_created
-from harness.products.records import Agent, AgentStatus, HireApproval, Run, Task
 
 LEAD = Agent(id=1, name="Avery", role="lead", reports_to=None, adapter="scripted", model="default")
 

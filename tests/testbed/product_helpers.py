@@ -6,7 +6,7 @@ import socket
 import uuid
 from pathlib import Path
 
-from harness.products.records import Agent, Run, Task
+from harness.core.product_records import Agent, Run, Task
 from harness.products.testbed import ApiClient
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
 

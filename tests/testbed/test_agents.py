@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from product_helpers import new_agent, start_build
 
-from harness.products.records import Agent, Task
+from harness.core.product_records import Agent, Task
 from harness.products.testbed import ApiClient, TestbedInstance
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, LATE_REQUIREMENT_MAX_LENGTH, REVISION_SEPARATOR
 

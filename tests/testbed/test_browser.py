@@ -13,8 +13,8 @@ from PIL import Image, ImageChops
 from playwright.sync_api import Page
 from product_helpers import start_build, unique
 
+from harness.core.product_records import Hire
 from harness.fixtures.documents import DocumentService
-from harness.products.records import Hire
 from harness.products.testbed import TestbedInstance
 from harness.products.testbed.pages import HireFormPage, TaskListPage, TaskPage
 from harness.running.screenshots import FullPageCamera

@@ -19,7 +19,7 @@ import pytest
 
 from harness.agents.loopback import LoopbackServer
 from harness.agents.receipts import ids_in
-from harness.products.records import READ_TOOLS
+from harness.core.product_records import READ_TOOLS
 from harness.products.testbed import TestbedInstance
 from harness.replay.server import create_app
 from harness.testbed.faults import DIE_AFTER_INBOX_COMMIT, ENV, SLOW_TOOL_SERVER

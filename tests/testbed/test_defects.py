@@ -24,6 +24,7 @@ from product_helpers import model_call_report, runner_token, unique
 
 from calibration.product_defects import DEFECT_CASES, missing_cases, unknown_defects
 from harness.agents.receipts import ids_in
+from harness.core.product_records import Interaction, RecordId, Task
 from harness.decisions.contract import (
     AGENTMAIL_KEY_PAGE,
     EMAIL_TASK,
@@ -38,7 +39,6 @@ from harness.decisions.contract import (
 from harness.fixtures.documents import PROTECTED_ACTION, DocumentService
 from harness.fixtures.gateway import GATEWAY_NAME, ArcadeGateway
 from harness.products.base import InstanceError
-from harness.products.records import Interaction, RecordId, Task
 from harness.products.testbed import ApiClient, TestbedInstance
 from harness.testbed.defects import REGISTRY, Area
 from oracle.tasks.slugify.contract import (

@@ -16,9 +16,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from harness.core.product_records import Interaction, Task
 from harness.decisions.contract import CONTACT_EMAIL, HUBSPOT, JIRA, PROVIDER_OPTIONS, contact_task, issues_task
 from harness.fixtures.gateway import GATEWAY_NAME, ArcadeGateway
-from harness.products.records import Interaction, Task
 from harness.products.testbed import ApiClient, TestbedInstance
 from harness.testbed.db import Database
 from tests.testbed.product_helpers import new_agent

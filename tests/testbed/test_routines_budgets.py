@@ -4,8 +4,8 @@ resumes it so the work finishes in a second run."""
 
 from __future__ import annotations
 
+from harness.core.product_records import BUDGET_PAUSED, Run
 from harness.core.waiting import wait_for
-from harness.products.records import BUDGET_PAUSED, Run
 from harness.products.testbed import ApiClient
 from stories.budget_stop import METERED_BUILD
 from tests.testbed.product_helpers import new_agent

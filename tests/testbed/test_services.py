@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.core.product_records import Interaction, Task
 from harness.decisions.contract import EMAIL_TASK, SERVICE_NAME, document_task, notes_task
 from harness.fixtures.documents import PROTECTED_ACTION, DocumentService
-from harness.products.records import Interaction, Task
 from harness.products.testbed import ApiClient, TestbedInstance
 from tests.testbed.product_helpers import new_agent, unique
 

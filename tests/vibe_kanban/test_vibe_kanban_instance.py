@@ -18,8 +18,8 @@ from playwright.sync_api import Page
 
 from everyday_vibe_kanban.instance import PRODUCT_TMP, VibeKanbanInstance
 from everyday_vibe_kanban.pages import BoardPage
+from harness.core.product_records import Task
 from harness.core.waiting import wait_for
-from harness.products.records import Task
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR
 from tests.needs import marked, needs
 

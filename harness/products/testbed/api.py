@@ -1,6 +1,6 @@
 """httpx client for the testbed's public API, answering in the harness's product records.
 
-The testbed's JSON already has the shape of :mod:`harness.products.records`,
+The testbed's JSON already has the shape of :mod:`harness.core.product_records`,
 so reading is validation; another product's client maps its own JSON there.
 """
 
@@ -11,9 +11,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from harness.core.waiting import WaitTimeout, wait_for
-from harness.products.http import ProductApiError, product_answer, product_client, product_json
-from harness.products.records import (
+from harness.core.product_records import (
     Activity,
     Agent,
     Comment,
@@ -35,6 +33,8 @@ from harness.products.records import (
     Task,
     TaskSummary,
 )
+from harness.core.waiting import WaitTimeout, wait_for
+from harness.products.http import ProductApiError, product_answer, product_client, product_json
 
 __all__ = ["ApiClient", "WaitTimeout"]
 

@@ -25,6 +25,7 @@ import httpx
 import psutil
 
 from harness.agents import issued_secrets
+from harness.core.product_records import RunIdentity, RunLease
 from harness.products.base import InstanceError
 from harness.products.processes import (
     free_port,
@@ -34,7 +35,6 @@ from harness.products.processes import (
     process_group_alive,
     stop_process,
 )
-from harness.products.records import RunIdentity, RunLease
 
 from . import sandbox as sandboxes
 from .api import ApiClient

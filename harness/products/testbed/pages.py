@@ -16,8 +16,8 @@ from typing import TypeVar
 from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from harness.core.product_records import DecisionCard, EmailCard, Hire, ProviderQuestionCard
 from harness.products.controls import download, press, read_all
-from harness.products.records import DecisionCard, EmailCard, Hire, ProviderQuestionCard
 from harness.products.testbed.declaration import PRODUCT
 
 DEFAULT_TIMEOUT_S = 60.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Locator, Page, expect
 
-from harness.products.records import ShownBudget, ShownRoutineRun
+from harness.core.product_records import ShownBudget, ShownRoutineRun
 
 
 class RoutinePage:

@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from harness.core.product_records import RunLease
 from harness.products.base import InstanceError
-from harness.products.records import RunLease
 from harness.testbed.sandbox import image, meters
 from harness.testbed.sandbox.agent_socket import socket_folder
 from harness.testbed.sandbox.containers import LABEL_DATA, READ_ONLY_MOUNTS, data_label

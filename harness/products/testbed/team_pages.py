@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Locator, Page, expect
 
-from harness.products.records import HireApproval, RecordId
+from harness.core.product_records import HireApproval, RecordId
 
 DEFAULT_TIMEOUT_S = 15.0
 

@@ -48,8 +48,7 @@ from everyday_paperclip.agent_clis import (
 )
 from everyday_paperclip.apps import PaperclipApps
 from everyday_paperclip.routines import PaperclipRoutines
-from harness.products.http import ProductApiError, product_answer, product_client, product_json
-from harness.products.records import (
+from harness.core.product_records import (
     BUDGET_PAUSED,
     SHUTDOWN_ERROR,
     Activity,
@@ -72,6 +71,7 @@ from harness.products.records import (
     Task,
     TaskSummary,
 )
+from harness.products.http import ProductApiError, product_answer, product_client, product_json
 
 TASK_STATUSES = {
     "backlog": "todo",

@@ -30,8 +30,8 @@ from typing import Any
 
 import httpx
 
+from harness.core.product_records import Connection, Interaction, RecordId, Service
 from harness.products.http import product_json
-from harness.products.records import Connection, Interaction, RecordId, Service
 
 TOOL_ACTION_KIND = "service_action"
 INTERACTION_STATUSES = {"pending": "pending", "accepted": "approved", "rejected": "declined"}

@@ -15,7 +15,7 @@ import time
 from playwright.sync_api import Locator, Page, expect
 
 from everyday_paperclip.pages import SHOWN_S, ms
-from harness.products.records import ShownBudget
+from harness.core.product_records import ShownBudget
 
 STATE_PAUSED = re.compile(r"^\s*paused\s*$", re.IGNORECASE | re.MULTILINE)
 

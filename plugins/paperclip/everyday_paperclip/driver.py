@@ -14,8 +14,8 @@ from everyday_paperclip.routine_pages import RoutinePage, RoutinesPage
 from everyday_paperclip.secrets import SECRET_PATTERNS
 from everyday_paperclip.skill_pages import ActivityFeedSkills
 from everyday_paperclip.team_pages import AgentPage, ApprovalsPage, HireDesk
+from harness.core.product_records import RecordId
 from harness.products.base import InstanceError
-from harness.products.records import RecordId
 
 
 class PaperclipDriver:

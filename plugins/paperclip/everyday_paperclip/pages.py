@@ -22,9 +22,9 @@ from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from everyday_paperclip.declaration import PAPERCLIP_LOCAL
+from harness.core.product_records import DecisionCard, EmailCard
 from harness.products.controls import download, press, read_all
 from harness.products.http import product_json
-from harness.products.records import DecisionCard, EmailCard
 
 DEFAULT_TIMEOUT_S = 60.0
 # How long a page may take to show what Paperclip already has (the environment's own figure). Playwright's default

@@ -16,8 +16,8 @@ from playwright.sync_api import Locator, Page, expect
 from everyday_paperclip.pages import SHOWN_S, ms
 from everyday_paperclip.routines import add_webhook
 from everyday_paperclip.team_pages import _prefix
+from harness.core.product_records import RecordId, ShownRoutineRun
 from harness.products.http import product_json
-from harness.products.records import RecordId, ShownRoutineRun
 
 # What a routine's Runs section shows for a run: Paperclip's routine-run status, which it derives from its execution
 # issue's (services/routines.js syncRunStatusForIssue: ``completed`` once the issue is done, ``failed`` once it is

@@ -18,8 +18,8 @@ from typing import Any
 
 import httpx
 
+from harness.core.product_records import RecordId, Routine, RoutineFire
 from harness.products.http import ProductApiError, product_json
-from harness.products.records import RecordId, Routine, RoutineFire
 
 WEBHOOK = "webhook"
 REPLAY_STATUS = 409  # a repeated Idempotency-Key on a signed webhook

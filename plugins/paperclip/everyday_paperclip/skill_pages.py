@@ -20,8 +20,8 @@ import httpx
 from playwright.sync_api import Locator, Page, expect
 
 from everyday_paperclip.pages import SHOWN_S, ms
+from harness.core.product_records import RecordId
 from harness.products.http import product_json
-from harness.products.records import RecordId
 
 CREATED = "company.skill_created"
 STUDIO_PATH = re.compile(r"/skills/studio/(?P<id>[^/?#]+)")

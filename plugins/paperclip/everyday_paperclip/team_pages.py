@@ -17,8 +17,8 @@ from playwright.sync_api import Locator, Page, expect
 
 from everyday_paperclip.api import PaperclipApi
 from everyday_paperclip.pages import SHOWN_S, ms
+from harness.core.product_records import Hire, HireApproval, RecordId
 from harness.products.http import product_json
-from harness.products.records import Hire, HireApproval, RecordId
 
 
 def _prefix(base_url: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from everyday_paperclip.api import PaperclipApi, _error_code
 from everyday_paperclip.cost_pages import STATE_PAUSED, _cents
-from harness.products.records import BUDGET_PAUSED
+from harness.core.product_records import BUDGET_PAUSED
 
 # An agent's budget card on Costs > Budgets, as Chromium's innerText gives it (the labels upper-cased by its CSS).
 PAUSED_CARD = (

@@ -12,7 +12,7 @@ from everyday_paperclip.agent.tool_server import StderrReceipts
 from everyday_paperclip.api import PaperclipApi
 from harness.agents.loopback import LoopbackServer
 from harness.agents.workspace_watch import WorkspaceWatch
-from harness.products.records import Receipt
+from harness.core.product_records import Receipt
 
 
 async def no_log(scope, receive, send) -> None:  # type: ignore[no-untyped-def]

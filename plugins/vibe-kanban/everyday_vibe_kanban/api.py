@@ -1,4 +1,4 @@
-"""vibe-kanban's HTTP API, answered in :mod:`harness.products.records`.
+"""vibe-kanban's HTTP API, answered in :mod:`harness.core.product_records`.
 
 The mapping, one place for it:
 
@@ -38,8 +38,7 @@ import psutil
 
 from everyday_vibe_kanban import delivery
 from everyday_vibe_kanban.logs import ProcessLog
-from harness.products.http import ProductApiError, product_client, product_json
-from harness.products.records import (
+from harness.core.product_records import (
     Activity,
     Agent,
     Comment,
@@ -57,6 +56,7 @@ from harness.products.records import (
     TaskStatus,
     TaskSummary,
 )
+from harness.products.http import ProductApiError, product_client, product_json
 
 EXECUTOR = "CLAUDE_CODE"
 TASK_STATUSES: dict[str, TaskStatus] = {

@@ -10,8 +10,8 @@ from typing import Any
 from everyday_vibe_kanban import install
 from everyday_vibe_kanban.instance import VibeKanbanInstance
 from everyday_vibe_kanban.pages import BoardPage, TaskPanel
+from harness.core.product_records import RecordId
 from harness.products.base import InstanceError
-from harness.products.records import RecordId
 
 
 class VibeKanbanDriver:

@@ -35,11 +35,11 @@ import psutil
 
 from everyday_vibe_kanban import install, metering
 from everyday_vibe_kanban.api import VibeKanbanApi
+from harness.core.product_records import Controller, Spend
 from harness.products.base import InstanceError
 from harness.products.http import ProductApiError
 from harness.products.processes import free_port, kill_groups, marked_processes, process_group_alive, stop_process
 from harness.products.processes import process_alive as _process_alive
-from harness.products.records import Controller, Spend
 
 PROJECT_NAME = "Everyday Evals"
 PRODUCT_TMP = Path("/var/tmp/vibe-kanban")  # where vibe-kanban keeps its worktrees, whatever its environment says

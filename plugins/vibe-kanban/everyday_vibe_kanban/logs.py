@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx
 
-from harness.products.records import Receipt
+from harness.core.product_records import Receipt
 
 FILE_WRITES = frozenset({"file_edit", "file_write"})
 # A command that writes one file from a heredoc (after making its folder); vibe-kanban shows it in backticks.

@@ -18,7 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from harness.agents.metering.proxy import CallReport
-from harness.products.records import Spend
+from harness.core.product_records import Spend
 
 LEDGERS = "metering"
 
