@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -71,6 +72,12 @@ def test_a_corrected_rule_changes_exactly_its_own_checks_and_the_report_names_th
         loaded = read_package(played, package)
         assert loaded.verdict == "failed" and loaded.assessment is not None
         assert loaded.assessment.changed == ["ui.thread-matches-records"]
+    capsys.readouterr()
+    assert main(["summary", "test", "--results", str(played), "--json"]) == 0
+    [campaign] = json.loads(capsys.readouterr().out)["campaigns"]
+    assert {cell["tally"]["failed"] for cell in campaign["cells"].values()} == {1}, (
+        "counts come from the new assessment"
+    )
     assert main(["report", "--results", str(played), "--out", str(tmp_path / "report")]) == 0
     pages = "".join(p.read_text() for p in (tmp_path / "report").rglob("*.html"))
     assert "Judged again" in pages and "ui.thread-matches-records" in pages
