@@ -20,6 +20,7 @@ SKIPS = {"skip", "skipif", "importorskip", "xfail"}
 CLOCKS = {"monotonic", "perf_counter", "time", "monotonic_ns", "perf_counter_ns", "time_ns", "process_time"}
 DURATION_WORDS = ("elapsed", "duration", "took", "serial")
 FAILING_CALLS = {"raises", "fail", "warns", "deprecated_call"}
+EXPECTATIONS = ("to_", "not_to_")
 
 
 ROOT = TESTS.parent
@@ -91,7 +92,8 @@ def _asserting_functions(modules: list[tuple[Path, ast.Module]]) -> set[str]:
                 continue
             called = {name for call in ast.walk(node) if isinstance(call, ast.Call) and (name := _called_name(call))}
             calls.setdefault(node.name, set()).update(called)
-            if any(isinstance(part, ast.Assert) for part in ast.walk(node)) or called & FAILING_CALLS:
+            expects = any(name.startswith(EXPECTATIONS) for name in called)  # Playwright's expect(...).to_...
+            if any(isinstance(part, ast.Assert) for part in ast.walk(node)) or called & FAILING_CALLS or expects:
                 asserting.add(node.name)
     grown = True
     while grown:
