@@ -4,7 +4,9 @@ A product driver declares the facts its product exposes (``ProductDeclaration.ob
 A check listed here needs every fact it names; on a product that does not
 expose one of them, and where the harness cannot observe it either, the
 check is recorded *not observable on <product>* instead of passed or failed,
-and no known finding may name it. A check not listed here needs only what
+and no known finding may name it. That is decided before the run, from the
+declaration alone (``harness list --not-observable`` shows it): a declared
+fact that an attempt then lacks fails the checks that need it. A check not listed here needs only what
 every driver gives (tasks, runs, messages, deliveries through the public API,
 or what the harness sees itself).
 """
@@ -34,7 +36,8 @@ Fact = Literal[
 FACTS: tuple[Fact, ...] = get_args(Fact)
 
 CHECK_FACTS: dict[str, frozenset[Fact]] = {
-    "lifecycle.messages-consumed": frozenset({"message-read"}),
+    # The product's "read by run N" is confirmed by run N's own read receipts: both are needed to judge it.
+    "lifecycle.messages-consumed": frozenset({"message-read", "receipts"}),
     # A consumed message handed to another run shows in that run's read receipts (every driver's runner writes
     # them); a product's own record of its wakes (message-wakes) adds to them where there is one.
     "lifecycle.messages-handed-once": frozenset({"message-read", "receipts"}),

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from harness.core.observable import CHECK_FACTS
 from harness.core.records import AttemptRecord, CheckRecord, DownloadRecord, TimelineEvent
 from harness.evidence.secret_scan import SecretFinding, scan_tree
 from harness.evidence.thumbnails import make_thumbnail, packaged_thumbnail
@@ -93,13 +94,24 @@ class EvidenceRecorder:
         return self.keep(CheckRecord(id=check_id, passed=passed, detail=detail, evidence=evidence or []))
 
     def keep(self, record: CheckRecord) -> CheckRecord:
-        """Keep a check decided elsewhere, as it is; one whose fact the product does not expose, as not observable.
+        """Keep a check decided elsewhere; whether it is *not observable* is decided from the declaration alone.
 
-        Neither its pass nor its failure would be evidence of anything: it was
-        decided on a value the product never gave.
+        A check whose facts the product does not declare is not observable,
+        whatever it found: neither its pass nor its failure would be evidence
+        of anything, it was decided on a value the product never gave. A check
+        whose facts the product declares cannot make itself not observable at
+        run time: that a declared fact is missing is a failure, named.
         """
-        if record.unobservable is None and (reason := self.unobservable(record.id)):
+        if reason := self.unobservable(record.id):
             record = CheckRecord.not_observable(record.id, reason, record.evidence)
+        elif record.unobservable is not None and (declared := CHECK_FACTS.get(record.id)):
+            record = CheckRecord(
+                id=record.id,
+                passed=False,
+                detail=f"the product declared {', '.join(sorted(declared))}, yet: {record.unobservable}",
+                evidence=record.evidence,
+                promise=record.promise,
+            )
         self.checks.append(record)
         outcome = "passed" if record.passed else "not observable" if record.unobservable else "FAILED"
         self.note(f"check {record.id}", outcome if record.passed else f"{outcome}: {record.detail}")

@@ -106,6 +106,15 @@ def test_a_check_on_a_fact_the_product_does_not_expose_is_kept_not_observable(tm
     assert decided.failed and recorder.failed_checks() == [decided]
 
 
+def test_a_check_cannot_make_itself_not_observable_on_a_fact_the_product_declares(tmp_path: Path) -> None:
+    testbed_stop = next(c for c in registry.catalog().cells() if c.execution_id.endswith("local.stop-redirect"))
+    recorder = EvidenceRecorder(tmp_path / "attempt", unobservable=testbed_stop.unobservable)
+    late = CheckRecord.not_observable("lifecycle.runner-identity", "run 4 carries no pid")
+    kept = recorder.keep(late)
+    assert kept.failed and kept.unobservable is None
+    assert kept.detail == "the product declared runner-identity, yet: run 4 carries no pid"
+
+
 def test_vibe_kanban_comes_in_from_its_own_package_and_the_harness_names_it_nowhere() -> None:
     assert registry.product("vibe-kanban").driver == "everyday_vibe_kanban.driver:DRIVER"
     ids = {c.execution_id for c in registry.catalog().cells() if c.environment.product == "vibe-kanban"}
