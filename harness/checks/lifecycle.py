@@ -350,9 +350,17 @@ def runs_have_a_cause(facts: LifecycleFacts) -> CheckRecord:
     judged only where the product declares run causes (``run-cause``), so a
     run without one is a declared fact gone missing: a failure naming the run.
     """
-    problems = [f"the product declared run-cause; run {run.id} on task {run.task_id} has none" for run in facts.runs if run.cause is None]
+    problems = [
+        f"the product declared run-cause; run {run.id} on task {run.task_id} has none"
+        for run in facts.runs
+        if run.cause is None
+    ]
     problems += [f"run {run.id} on task {run.task_id} ({_did(run, facts)}): {why}" for run, why in _unexplained(facts)]
-    return _check("lifecycle.runs-have-a-cause", problems, f"each of the {len(facts.runs)} runs' stated cause is borne out by the records")
+    return _check(
+        "lifecycle.runs-have-a-cause",
+        problems,
+        f"each of the {len(facts.runs)} runs' stated cause is borne out by the records",
+    )
 
 
 def _unexplained(facts: LifecycleFacts) -> list[tuple[RunFacts, str]]:

@@ -25,6 +25,7 @@ from harness.decisions.rules import (
 )
 from harness.fixtures.documents import PROTECTED_ACTION, DocumentService
 from harness.running.journey import Journey
+from harness.running.readbacks import NOTHING_SHOWN
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,8 @@ def install_document_service(journey: Journey) -> InstalledService:
         f"connection {connection.id}",
         {"name": CONNECTION_NAME, "policy": "ask_first"},
         lambda: _connection_fields(api.connections(), connection.id),
-        lambda reload: {},  # set through the API: the read-back of settings is the records'
+        lambda reload: {},
+        NOTHING_SHOWN,  # set through the API: the read-back of settings is the records'
     )
     journey.evidence.note(
         "service installed",

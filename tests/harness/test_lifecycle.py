@@ -66,9 +66,11 @@ def _break(facts: LifecycleFacts, how: str) -> LifecycleFacts:
     elif how == "woke-again":  # Paperclip: a comment read by the running run, then a deferred wake for it
         facts.messages[0].woke_run_ids = ["11", "12"]
     elif how == "handed-again":  # no wake recorded, but a later run's own reads name the consumed message
-        facts.runs.append(RunFacts(
+        facts.runs.append(
+            RunFacts(
                 id="12", task_id="1", status="succeeded", cause="user_message", received_message_ids=["5"], **IDENTITY
-            ))
+            )
+        )
     elif how == "too-many-runs":
         facts.runs += [
             RunFacts(id=str(100 + n), task_id="1", status="succeeded", cause="handoff", **IDENTITY) for n in range(11)
@@ -119,7 +121,9 @@ def test_the_interruption_the_story_caused_is_excused_but_only_as_a_cancellation
 
 def test_contention_cancellation_is_excused_only_without_identity() -> None:
     facts = healthy()
-    facts.runs.append(RunFacts(id="12", task_id="1", status="cancelled", provider_work_started=False, cause="assignment"))
+    facts.runs.append(
+        RunFacts(id="12", task_id="1", status="cancelled", provider_work_started=False, cause="assignment")
+    )
     assert failed_ids(facts) == []
     facts.runs[-1].pid = 99
     assert failed_ids(facts) == ["lifecycle.runner-identity", "lifecycle.runs-succeeded"]
