@@ -23,6 +23,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
+from harness.core.observable import Fact
 from harness.core.product_records import BUDGET_PAUSED, SHUTDOWN_ERROR
 from harness.core.records import MAX_RUN_RECORDS, CheckRecord
 
@@ -112,6 +113,11 @@ class LifecycleFacts(BaseModel):
     lead_agent_id: str | None = Field(None, description="the agent the story handed its top-level tasks to")
     max_runs: int = MAX_RUN_RECORDS
     done_statuses: list[str] = Field(default_factory=lambda: ["done"], description="the product's finished statuses")
+    observes: list[Fact] | None = Field(
+        None,
+        description="the facts the cell's driver declared before the run (ProductDeclaration.observes less what"
+        " its environment hides); None: a package from before they were kept",
+    )
 
 
 def _check(check_id: str, problems: list[str], ok: str) -> CheckRecord:

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validat
 
 from harness.agents.install import MissingCli, locate
 from harness.agents.registry import AgentCli, LiveProfile, registered
-from harness.core.observable import Fact, unobservable_reason
+from harness.core.observable import FACTS, Fact, unobservable_reason
 from harness.core.prompt_formats import PromptFormat
 from harness.core.records import MAX_RUN_RECORDS
 from harness.core.verdicts import EvidenceMode
@@ -397,6 +397,13 @@ class Cell(_Frozen):
     def paid(self) -> bool:
         """A live profile calls a real model and costs money."""
         return self.profile.live
+
+    @property
+    def observes(self) -> tuple[Fact, ...]:
+        """The facts this cell's product declares it exposes, less those its environment hides."""
+        product = self.suite.product
+        hidden = self.environment.hides
+        return tuple(fact for fact in product.observes if fact not in hidden) if product else FACTS
 
     def unobservable(self, check_id: str) -> str | None:
         """Why ``check_id`` cannot be judged on this cell's product; None when every fact it needs is exposed."""

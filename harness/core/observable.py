@@ -31,6 +31,11 @@ Fact = Literal[
     "run-cause",
     # A task's page lists the skills its runs created or used (a skills sidebar), each opening Skill Studio.
     "task-skills",
+    # Each task's own record counts the user messages no run has read yet: the product's counter, not one a driver
+    # works out from the messages (a counter recomputed from them can never disagree with them).
+    "unread-counter",
+    # Each task's own record names its active run: the product's pointer, not one a driver works out from the runs.
+    "active-run-pointer",
 ]
 
 FACTS: tuple[Fact, ...] = get_args(Fact)
@@ -47,6 +52,8 @@ CHECK_FACTS: dict[str, frozenset[Fact]] = {
     "restart.runner-kept-going": frozenset({"runner-identity", "receipts"}),
     "restart.message-received": frozenset({"receipts"}),
     "drain.message-received": frozenset({"receipts"}),
+    # The product's counter against the messages no runner's own read receipts name.
+    "invariant.unread-count": frozenset({"unread-counter", "receipts"}),
     "skill.sidebar-lists-created": frozenset({"task-skills"}),
     "skill.sidebar-opens-created": frozenset({"task-skills"}),
 }

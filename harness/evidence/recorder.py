@@ -93,18 +93,21 @@ class EvidenceRecorder:
     def check(self, check_id: str, passed: bool, detail: str = "", evidence: list[str] | None = None) -> CheckRecord:
         return self.keep(CheckRecord(id=check_id, passed=passed, detail=detail, evidence=evidence or []))
 
-    def keep(self, record: CheckRecord) -> CheckRecord:
+    def keep(self, record: CheckRecord, harness_unseen: bool = False) -> CheckRecord:
         """Keep a check decided elsewhere; whether it is *not observable* is decided from the declaration alone.
 
         A check whose facts the product does not declare is not observable,
         whatever it found: neither its pass nor its failure would be evidence
         of anything, it was decided on a value the product never gave. A check
         whose facts the product declares cannot make itself not observable at
-        run time: that a declared fact is missing is a failure, named.
+        run time: that a declared fact is missing is a failure, named. The one
+        exception is ``harness_unseen``: the harness itself never looked (a
+        story that never waited gives the invariant watch no sample), which
+        says nothing of the product's data.
         """
         if reason := self.unobservable(record.id):
             record = CheckRecord.not_observable(record.id, reason, record.evidence)
-        elif record.unobservable is not None and (declared := CHECK_FACTS.get(record.id)):
+        elif record.unobservable is not None and not harness_unseen and (declared := CHECK_FACTS.get(record.id)):
             record = CheckRecord(
                 id=record.id,
                 passed=False,

@@ -100,7 +100,7 @@ class Journey:
         self.readbacks = ReadBacks(lambda: settings_now(self.api), driver.name)
         self.current: TaskView | None = None
         self.oracle_image: str | None = None
-        self.watch = InvariantWatch(self.api, self.evidence, self.screenshot)
+        self.watch = InvariantWatch(self.api, self.evidence, self.screenshot, observes=self.cell.observes)
         sandboxed = self.cell.environment.sandbox != "process" and isinstance(instance, SandboxedInstance)
         self.sandboxes = SandboxWatch(cast(SandboxedInstance, instance)) if sandboxed else None
         self.sandboxes_api = cast(SandboxApi, self.api)
@@ -618,6 +618,7 @@ class Journey:
             self.lead.id,
             self.cell.case.max_run_records,
             done_statuses=self.cell.environment.done_statuses,
+            observes=self.cell.observes,
         )
         self.record_checks(grade_lifecycle(facts), [records])
         if self.sandboxes is not None:
