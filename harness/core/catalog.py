@@ -280,6 +280,11 @@ class ProductDeclaration(_Frozen):
         default_factory=dict, description="capabilities it does not have, each with the reason people read"
     )
     observes: tuple[Fact, ...] = Field(default=(), description="facts the product exposes to the harness")
+    derives: dict[Fact, str] = Field(
+        default_factory=dict,
+        description="facts the product does not expose that its driver works out from other records, each with how"
+        " (kept in each package as provenance ``derived``, never as the product's word)",
+    )
     promises: tuple[Promise, ...] = ()
     known_findings: tuple[KnownFinding, ...] = ()
     defects: tuple[str, ...] = Field(
@@ -310,6 +315,8 @@ class ProductDeclaration(_Frozen):
     def _consistent(self) -> ProductDeclaration:
         if both := sorted(set(self.capabilities) & set(self.lacks)):
             raise ValueError(f"product {self.name}: capabilities both declared and lacking: {both}")
+        if both := sorted(set(self.observes) & set(self.derives)):
+            raise ValueError(f"product {self.name}: facts both exposed and worked out by the driver: {both}")
         for finding in self.known_findings:
             for check in (*finding.checks, *finding.may_also_fail):
                 if reason := unobservable_reason(check, self.observes, self.name):
@@ -404,6 +411,11 @@ class Cell(_Frozen):
         product = self.suite.product
         hidden = self.environment.hides
         return tuple(fact for fact in product.observes if fact not in hidden) if product else FACTS
+
+    @property
+    def derives(self) -> dict[Fact, str]:
+        """The facts this cell's driver works out itself, each with how."""
+        return dict(self.suite.product.derives) if self.suite.product else {}
 
     def unobservable(self, check_id: str) -> str | None:
         """Why ``check_id`` cannot be judged on this cell's product; None when every fact it needs is exposed."""

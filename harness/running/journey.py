@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from harness.checks.facts import lifecycle_facts
 from harness.checks.lifecycle import grade_lifecycle
 from harness.checks.metering import calls_metered
+from harness.checks.observed_facts import observed_facts
 from harness.checks.stalls import never_woken, retrying_errors
 from harness.checks.ui import thread_matches_records
 from harness.core.product_records import Agent, Comment, Hire, RecordId, Run, Task
@@ -620,6 +621,7 @@ class Journey:
             done_statuses=self.cell.environment.done_statuses,
             observes=self.cell.observes,
         )
+        self.evidence.snapshot("facts", observed_facts(facts, self.cell.derives))
         self.record_checks(grade_lifecycle(facts), [records])
         if self.sandboxes is not None:
             self.record_checks(self.sandboxes.conclude(self.sandboxes_api), [records])
