@@ -112,6 +112,8 @@ class HireDesk:
     its name, then its role and title ("QA - QA"), its runtime and its state.
     """
 
+    shows = ("name", "role")  # its row shows no manager, and its runtime in Paperclip's words
+
     def __init__(self, page: Page, base_url: str, api: PaperclipApi) -> None:
         self.page = page
         self.base_url = base_url.rstrip("/")
