@@ -280,6 +280,11 @@ class ProductDeclaration(_Frozen):
         default_factory=dict, description="capabilities it does not have, each with the reason people read"
     )
     observes: tuple[Fact, ...] = Field(default=(), description="facts the product exposes to the harness")
+    observes_with: dict[str, tuple[Fact, ...]] = Field(
+        default_factory=dict,
+        description="facts it exposes only with some agents, by profile name (a shell pattern): a fact the agent"
+        " itself writes into the product's records (its read steps, say), which another agent does not",
+    )
     derives: dict[Fact, str] = Field(
         default_factory=dict,
         description="facts the product does not expose that its driver works out from other records, each with how"
@@ -407,10 +412,15 @@ class Cell(_Frozen):
 
     @property
     def observes(self) -> tuple[Fact, ...]:
-        """The facts this cell's product declares it exposes, less those its environment hides."""
+        """The facts this cell's product declares it exposes (with this cell's agent), less those its environment
+        hides."""
         product = self.suite.product
-        hidden = self.environment.hides
-        return tuple(fact for fact in product.observes if fact not in hidden) if product else FACTS
+        if product is None:
+            return FACTS
+        extra = [
+            f for key, facts in product.observes_with.items() if fnmatchcase(self.profile.name, key) for f in facts
+        ]
+        return tuple(sorted({*product.observes, *extra} - set(self.environment.hides)))
 
     @property
     def derives(self) -> dict[Fact, str]:
@@ -422,9 +432,9 @@ class Cell(_Frozen):
         product = self.suite.product
         if product is None:
             return None
-        observed = [fact for fact in product.observes if fact not in self.environment.hides]
-        where = product.title if observed == list(product.observes) else f"{product.title} ({self.environment.name})"
-        return unobservable_reason(check_id, observed, where)
+        hidden = set(self.environment.hides) & set(product.observes)
+        where = f"{product.title} ({self.environment.name})" if hidden else product.title
+        return unobservable_reason(check_id, self.observes, where)
 
     @property
     def known_finding(self) -> KnownFinding | None:

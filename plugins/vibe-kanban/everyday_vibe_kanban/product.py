@@ -59,6 +59,9 @@ PRODUCT = ProductDeclaration(
     # nor why it started a run (run-cause); its logs show the tool steps of Claude Code's tools, not the
     # receipts of ours (receipts).
     observes=("message-read", "message-wakes"),
+    # The scripted agent's read steps are tool uses in the run's logs that name the messages it received (the
+    # follow-up's ``<session>:<n>``): vibe-kanban keeps them as it keeps any tool use. Claude Code's reads name none.
+    observes_with={"scripted": ("receipts",)},
     derives={
         "unread-counter": "none counted: a follow-up is the prompt of the run it starts, handed over as it is sent",
         "active-run-pointer": "the first of the task's coding-agent processes vibe-kanban reports running",
