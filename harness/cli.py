@@ -107,6 +107,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             for name, given in (
                 ("--headed", settings.headed),
                 ("--junitxml", settings.junitxml),
+                ("--pair", settings.pair),
+                ("--rerun", settings.rerun),
                 ("pytest arguments", extra),
             )
             if given
@@ -142,13 +144,16 @@ def run_settings(args: argparse.Namespace) -> RunSettings:
     if args.resume is None:
         cells = select(**selection_kwargs(args))
         settings = RunSettings.model_validate({"cells": tuple(cell.execution_id for cell in cells), **given})
-        _require_known_calibration_names(settings, cells)
-        _require_fitting_cassette(settings, cells)
+        for _, variant in settings.variants():  # each variant of a paired run must be playable
+            _require_known_calibration_names(variant, cells)
+            _require_fitting_cassette(variant, cells)
         return settings
     from harness.results.plan import PlanError, read_plan
 
     if any(selection_kwargs(args).values()) or given.get("campaign", args.resume) != args.resume:
         raise UsageError("--resume runs the campaign's own cells: name no selection and no other --campaign beside it")
+    if "pair" in given:
+        raise UsageError("--pair is part of a campaign's plan: a resume plays the campaign as it was started")
     checked = RunSettings.model_validate(given)  # the flags alone, so a bad value is named as typed
     try:
         plan = read_plan(checked.results, checked.resume or "")
@@ -290,10 +295,15 @@ def _cmd_promote(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from harness.results.compare import CompareError, compare, record_comparison, table
+    from harness.results.compare import CompareError, compare, record_comparison
+    from harness.results.compare_text import table
 
     try:
-        comparison = compare(args.base, args.candidate, results=args.results)
+        alpha = float(args.alpha)
+    except ValueError:
+        raise UsageError(f"--alpha {args.alpha!r}: not a number") from None
+    try:
+        comparison = compare(args.campaigns, results=args.results, alpha=alpha)
     except CompareError as error:
         raise UsageError(str(error)) from error
     path = record_comparison(comparison, args.results)
@@ -433,11 +443,18 @@ def _add_report_commands(commands: argparse._SubParsersAction) -> None:
     schema.set_defaults(func=_cmd_schema)
 
     compare = commands.add_parser(
-        "compare", help="pair two campaigns by cell: rates, transitions, directions and an exact paired test"
+        "compare",
+        help="did it get worse? campaigns as independent samples (Fisher), or a paired campaign's pairs (McNemar)",
     )
-    compare.add_argument("base", metavar="BASE", help="the base campaign: its folder, or its id under --results")
-    compare.add_argument("candidate", metavar="CANDIDATE", help="the candidate campaign, the same way")
+    compare.add_argument(
+        "campaigns",
+        nargs="+",
+        metavar="CAMPAIGN",
+        help="a paired campaign (run with --pair); or a base and candidates, each tested against the first"
+        " (a folder, or an id under --results)",
+    )
     compare.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR", help="default results/")
+    compare.add_argument("--alpha", default="0.05", metavar="A", help="significance level after Holm (default 0.05)")
     compare.add_argument(
         "--json", action="store_true", help="print the comparison as JSON (harness schema --of comparison)"
     )
