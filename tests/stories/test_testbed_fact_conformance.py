@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import attempts, declaration_gaps, harness_run, ids
 
 CELLS = [
@@ -14,6 +15,7 @@ CELLS = [
 ]
 
 
+@marked(*PLAYS_CELLS)
 def test_each_testbed_environment_carries_exactly_the_facts_its_driver_declares(tmp_path: Path) -> None:
     done = harness_run(tmp_path, *ids(CELLS), cells=len(CELLS))
     played = {record.cell.execution_id: record for record in attempts(tmp_path)}

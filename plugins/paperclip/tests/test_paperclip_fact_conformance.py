@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import attempts, declaration_gaps, harness_run
 
 CELL = "everyday-workflows-paperclip.scripted.paperclip-local.build-revise"
 
 
+@marked(*PLAYS_CELLS)
 def test_the_build_revise_package_carries_exactly_the_facts_paperclips_driver_declares(tmp_path: Path) -> None:
     done = harness_run(tmp_path, "--id", CELL)
     [record] = attempts(tmp_path)
