@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from harness.core import registry
 from harness.core.catalog import SCRIPTED, Cell
+from harness.core.observable import CHECK_FACTS
 from harness.core.output_paths import file_problem, folder_problem, os_error_line
 from harness.core.settings import RunSettings, run_flags
 from harness.running.selection import SelectionError, not_applicable, select
@@ -78,6 +79,12 @@ def list_cells(**selectors: Any) -> list[str]:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
+    if args.not_observable:
+        for cell in select(**selection_kwargs(args)):
+            for check_id in sorted(CHECK_FACTS):
+                if reason := cell.unobservable(check_id):
+                    print(f"{cell.execution_id}  {check_id}  not observable: {reason}")
+        return 0
     if args.not_applicable:
         selectors = {k: v for k, v in selection_kwargs(args).items() if k not in ("ids", "shard")}
         for cell, reason in not_applicable(**selectors):
@@ -507,6 +514,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--not-applicable",
         action="store_true",
         help="print instead the cells the selection names that do not exist, each with the reason",
+    )
+    list_parser.add_argument(
+        "--not-observable",
+        action="store_true",
+        help="print, for each cell, the checks its product's declaration leaves not observable, with why"
+        " (decided before any run)",
     )
     list_parser.set_defaults(func=_cmd_list)
 

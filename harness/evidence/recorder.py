@@ -24,7 +24,7 @@ from harness.core.records import AttemptRecord, CheckRecord, DownloadRecord, Tim
 from harness.evidence.moments import API_CALLS, RECORD_SAMPLES, JsonLines
 from harness.evidence.secret_scan import SecretFinding, scan_tree
 from harness.evidence.thumbnails import make_thumbnail, packaged_thumbnail
-from harness.judging.keeping import kept_checks, observation_of
+from harness.judging.keeping import HARNESS_UNSEEN, kept_checks, observation_of
 from harness.judging.observations import OBSERVATIONS_FILE, Judgement, Observation, decided
 
 SUBFOLDERS = ("snapshots", "downloads", "oracle", "screenshots", "logs", "timeline")
@@ -109,9 +109,11 @@ class EvidenceRecorder:
     def check(self, check_id: str, passed: bool, detail: str = "", evidence: list[str] | None = None) -> CheckRecord:
         return self.keep(CheckRecord(id=check_id, passed=passed, detail=detail, evidence=evidence or []))
 
-    def keep(self, record: CheckRecord) -> CheckRecord:
-        """Keep a check the harness decided while it ran (see :meth:`observe`)."""
-        [kept] = self.observe(decided([record]))
+    def keep(self, record: CheckRecord, harness_unseen: bool = False) -> CheckRecord:
+        """Keep a check the harness decided while it ran (see :meth:`observe`); ``harness_unseen``: it is not
+        observable because the harness itself never looked (a story that never waited gives the invariant watch no
+        sample), which says nothing of the product's data (see :func:`harness.judging.keeping.kept_checks`)."""
+        [kept] = self.observe(decided([record], HARNESS_UNSEEN) if harness_unseen else decided([record]))
         return kept
 
     def observe(

@@ -139,6 +139,8 @@ def terminate(journey: Journey, task: Task, paused: Paused, title: str, body: st
     with journey.expecting("agent-controlled", "terminating the agent"):
         page.open().terminate(timeout=journey.shown_budget())
     journey.evidence.note("terminated", f"agent {paused.agent_id} terminated", kind="fault")
+    name = next(agent.name for agent in journey.api.agents() if str(agent.id) == str(paused.agent_id))
+    journey.readbacks.ended(f"agent {name}")  # a product may list no terminated agent: no look owed after a reload
     journey.screenshot("agent terminated")
     known = Paused(
         agent_id=paused.agent_id, run_id=paused.run_id, known_run_ids=[r.id for r in _runs_of(journey, paused.agent_id)]

@@ -12,12 +12,14 @@ from harness.cli import main
 from harness.core.records import CheckRecord
 from harness.judging.regrade import ASSESSMENTS_FOLDER, newest_assessment
 from harness.results.packages import read_package
+from tests.needs import PLAYS_CELLS, needs
 from tests.stories.harness_runs import harness_run
 
 CELLS = ("build-revise", "delegate-feedback")
 
 
 @pytest.fixture(scope="module")
+@needs(*PLAYS_CELLS)
 def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     results = tmp_path_factory.mktemp("regrade") / "results"
     done = harness_run(results, *[part for cell in CELLS for part in ("--id", cell)], cells=len(CELLS))

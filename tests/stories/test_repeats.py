@@ -13,6 +13,7 @@ from pathlib import Path
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 from harness.results.epochs import epoch_ends
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import attempts, harness_run, run_temp, wait_for
 
 BUILD_REVISE = "everyday-workflows-scripted.scripted.local.build-revise"
@@ -24,6 +25,7 @@ def _harness(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, timeout=120)
 
 
+@marked(*PLAYS_CELLS)
 def test_a_paired_run_compares_its_recorded_pairs_and_two_campaigns_compare_as_independent_samples(
     tmp_path: Path,
 ) -> None:
@@ -53,6 +55,7 @@ def _complete(record: AttemptRecord) -> bool:
     return record.verdict is Verdict.PASSED and not record.interrupted
 
 
+@marked(*PLAYS_CELLS)
 def test_a_campaign_killed_half_way_resumes_to_one_complete_set(tmp_path: Path) -> None:
     temp = run_temp(tmp_path)
     temp.mkdir(parents=True, exist_ok=True)
