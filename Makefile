@@ -93,8 +93,8 @@ lint: venv
 		status=$$?; [ $$status = 0 ] || grep -v '^INFO' $$out/log; rm -rf $$out; exit $$status
 
 # The documentation site (MkDocs, Material) into site/; strict, so a broken link or a page left out fails.
-docs: venv
-	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+docs: venv browser
+	EVERYDAY_DOCS_PHOTOGRAPH=1 NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 # Four pytest workers on 2 cores: most tests wait on a product, a browser or a container, so four keep the cores
 # busier than three for little more CPU (docs/measurements.md; TEST_WORKERS=N to change). worksteal: a worker that

@@ -14,6 +14,7 @@ from harness.core.verdicts import Verdict
 from harness.evidence.moments import API_CALLS, RECORD_SAMPLES
 from harness.results.report.build import build_report
 from harness.results.report.fixtures import SCRIPTED_CELL, write_attempt
+from tests.needs import PLAYS_CELLS, needs
 from tests.report.test_report_site import watch
 from tests.stories.harness_runs import attempts, harness_run, ids
 
@@ -24,6 +25,7 @@ PLANTED = "planted: the widget could not load its data"
 
 
 @pytest.fixture(scope="module")
+@needs(*PLAYS_CELLS, "agent_cli")
 def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """One scripted recover-controller attempt and one replay attempt (its agent's model calls), and their pages."""
     root = tmp_path_factory.mktemp("timeline")

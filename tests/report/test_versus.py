@@ -14,6 +14,7 @@ from harness.core.verdicts import Verdict
 from harness.results.compare import compare, record_comparison
 from harness.results.report.build import build_report
 from harness.results.report.versus_page import build_versus
+from tests.needs import PLAYS_CELLS, needs
 from tests.report.test_report_site import watch
 from tests.stories.harness_runs import harness_run, ids
 
@@ -37,6 +38,7 @@ def changed_pct(a: Path, b: Path) -> float:
 
 
 @pytest.fixture(scope="module")
+@needs(*PLAYS_CELLS)
 def sides(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     results = tmp_path_factory.mktemp("versus") / "results"
     good = harness_run(results, *ids([CELL]), "--campaign", "good")
