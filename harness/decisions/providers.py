@@ -35,7 +35,7 @@ from harness.decisions.provider_rules import (
 from harness.decisions.rules import DecisionRecord, ExpectedRequest, credential_checks
 from harness.faults.restart import PendingRestart, keep_final_pending, restart_while_pending
 from harness.fixtures.gateway import GATEWAY_NAME, ArcadeGateway
-from harness.products.base import ProviderQuestionView
+from harness.products.views import ProviderQuestionView
 from harness.running.journey import Journey
 
 ACTION = "choose_provider"

@@ -30,7 +30,8 @@ from harness.decisions.rules import (
     decision_saved_checks,
     request_checks,
 )
-from harness.products.base import DecisionView, ProviderQuestionView, ProvidersApi, ServicesApi, ServicesDriver
+from harness.products.api import ProductApi
+from harness.products.views import DecisionView, ProviderQuestionView
 from harness.running.journey import Journey
 
 # A decline story settles on the lead's reply after the decision; a silent agent fails the explanation check
@@ -38,8 +39,8 @@ from harness.running.journey import Journey
 REPLY_WAIT_S = 15.0
 
 
-def services_api(journey: Journey) -> ServicesApi:
-    return cast(ServicesApi, journey.api)
+def services_api(journey: Journey) -> ProductApi:
+    return journey.api
 
 
 def decision_page(journey: Journey) -> DecisionView:
@@ -127,7 +128,7 @@ def record_decision(
 
     decided: Interaction = journey.wait(saved, f"interaction {request.id} decided", "decision-saved")
     journey.screenshot(shot)
-    replay = api.decide(request.id, word) if choice is None else cast(ProvidersApi, api).choose(request.id, choice)
+    replay = api.decide(request.id, word) if choice is None else api.choose(request.id, choice)
     after = saved() or decided
     fields = ("status", "decided_by", "decided_at", "choice")
     changed = [f for f in fields if getattr(after, f) != getattr(decided, f)]
@@ -256,6 +257,6 @@ def services_page_html(journey: Journey) -> str:
     """The page listing the installed services and their connections, opened in a page of its own."""
     page = journey.browser_context.new_page()
     try:
-        return cast(ServicesDriver, journey.driver).services_page(page, journey.instance.base_url).rendered_html()
+        return journey.driver.services_page(page, journey.instance.base_url).rendered_html()
     finally:
         page.close()

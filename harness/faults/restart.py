@@ -14,7 +14,7 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any, Literal, Protocol, cast, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -29,7 +29,7 @@ from harness.core.product_records import (
 )
 from harness.core.records import CheckRecord
 from harness.core.verdicts import InfrastructureFailed, StoryFailed, Unexercised
-from harness.products.base import InstanceError, ServicesApi
+from harness.products.base import InstanceError
 from harness.running.journey import FINISHED_STATUSES, Journey, PendingMessage
 from harness.running.sandbox_watch import runner_alive
 
@@ -547,7 +547,7 @@ def _pending_moment(
     journey: Journey, moment: Moment, sig: signal.Signals, interaction: Interaction, shown: ProviderQuestionCard | None
 ) -> PendingMoment:
     controller = journey.api.controller()
-    api = cast(ServicesApi, journey.api)
+    api = journey.api
     stored = next((i for i in api.interactions(interaction.task_id) if str(i.id) == str(interaction.id)), None)
     return PendingMoment(
         moment=moment,

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from harness.core.product_records import RecordId, Run, Task
 from harness.core.records import CheckRecord
 from harness.core.verdicts import StoryFailed, Unexercised
-from harness.products.base import TaskView
+from harness.products.views import TaskView
 from harness.running.journey import Journey
 from harness.running.sandbox_watch import runner_alive
 

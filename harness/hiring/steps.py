@@ -12,14 +12,13 @@ downloaded from the child's page and graded by the oracle task named.
 
 from __future__ import annotations
 
-from typing import Literal, cast
+from typing import Literal
 
 from pydantic import BaseModel
 
 from harness.core.product_records import Agent, Hire, Task
 from harness.decisions.requests import services_api
 from harness.hiring import rules
-from harness.products.base import HiringDriver
 from harness.running.journey import Journey
 
 
@@ -62,7 +61,7 @@ class Team:
             model=lead.model,
             connection_ids=rules.bound_to(lead.id, connections),
         )
-        form = cast(HiringDriver, journey.driver).hire_form(journey.page, journey.instance.base_url)
+        form = journey.driver.hire_form(journey.page, journey.instance.base_url)
         with journey.expecting("hire-form-shown", f"filling the hire form for {name}"):
             form.open().fill(hire)
         journey.screenshot("hire form filled")

@@ -32,7 +32,8 @@ from harness.core.story_inputs import draw, drawing
 from harness.core.verdicts import ExpectationUnmet, InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.products import product_driver
-from harness.products.base import HireFormView, ProductDriver, ProductInstance, TaskView
+from harness.products.base import ProductDriver, ProductInstance
+from harness.products.views import HireFormView, TaskView
 from harness.running.attempt import AttemptContext, Conclusion
 from harness.running.expectations import Expectation, check_id
 from harness.running.model_server import ModelServer, agent_cli_versions, end_cassette, model_server
@@ -91,8 +92,8 @@ class Journey:
         self.current: TaskView | None = None
         self.oracle_image: str | None = None
         self.watch = InvariantWatch(self.api, self.evidence, self.screenshot)
-        sandboxed = self.cell.environment.sandbox != "process" and isinstance(instance, SandboxedInstance)
-        self.sandboxes = SandboxWatch(cast(SandboxedInstance, instance)) if sandboxed else None
+        in_sandboxes = self.cell.environment.sandbox != "process"
+        self.sandboxes = SandboxWatch(instance) if in_sandboxes and isinstance(instance, SandboxedInstance) else None
         self.sandboxes_api = cast(SandboxApi, self.api)
         self._stall_checked_at = 0.0
         self._grader = ThreadPoolExecutor(max_workers=2, thread_name_prefix="oracle")
@@ -186,12 +187,11 @@ class Journey:
         """Fail the story under the stall the product's records show (a run retrying server errors, a task no run
         took up after a person's decision), if any."""
         self._stall_checked_at = time.monotonic()
-        interactions = getattr(self.api, "interactions", None)  # a product where a person decides on requests
         try:
             tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
             stall = retrying_errors([run for task in tasks for run in task.runs], self.api.activity())
-            if stall is None and interactions is not None:
-                stall = never_woken(tasks, interactions(), datetime.now(UTC))
+            if stall is None:
+                stall = never_woken(tasks, self.api.interactions(), datetime.now(UTC))
         except UNREADABLE:  # a product restarting under a fault: look again at the next wait
             return
         if stall is not None:
@@ -262,8 +262,8 @@ class Journey:
 
         def shown(reload: bool) -> Fields:
             view = form
-            if reload and (hire_form := getattr(self.driver, "hire_form", None)) is not None:
-                view = hire_form(self.page, self.instance.base_url).open()  # a product that lists its team
+            if reload and self.driver.serves("hiring"):
+                view = self.driver.hire_form(self.page, self.instance.base_url).open()  # a product that lists its team
             return view.shown_agent(hire.name) if view is not None else {}
 
         self.entered(f"agent {hire.name}", fields, lambda: agent_fields(self.api.agents(), hire.name), shown)

@@ -30,7 +30,7 @@ from harness.checks.readback import (
 )
 from harness.core.product_records import Agent, Task
 from harness.core.records import CheckRecord
-from harness.products.base import ProductApi
+from harness.products.api import ProductApi
 
 Fields = Mapping[str, str | None]
 Shown = Callable[[bool], Fields]

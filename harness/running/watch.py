@@ -23,7 +23,7 @@ from harness.checks.invariants import DELIVERY_BYTES, NAMES, RUNNER_IDENTITY, Vi
 from harness.core.product_records import RecordId
 from harness.core.records import CheckRecord
 from harness.evidence.recorder import EvidenceRecorder
-from harness.products.base import ProductApi
+from harness.products.api import ProductApi
 from harness.products.http import ProductApiError
 
 SAMPLE_INTERVAL_S = 0.5
