@@ -119,7 +119,9 @@ class ProductApi(ABC):
         self._lacks("add_connection")
 
     def connections(self) -> list[Connection]:
-        self._lacks("connections")
+        """The connections to installed services; a product without services has none, so the read-back of every
+        setting a step must leave alone reads them on every product."""
+        return []
 
     def set_chat_connectors(self, enabled: bool) -> Company:
         self._lacks("set_chat_connectors")

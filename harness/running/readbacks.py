@@ -97,8 +97,7 @@ def _shown(readback: ReadBack, shown: Shown, reload: bool) -> dict[str, str | No
 
 def settings_now(api: ProductApi) -> Settings:
     """Every setting the product's API shows: the company's, each agent's, each connection's where it has them."""
-    connections = getattr(api, "connections", None)
-    return settings_of(api.company(), api.agents(), connections() if connections else [])
+    return settings_of(api.company(), api.agents(), api.connections())
 
 
 def agent_fields(team: list[Agent], name: str) -> dict[str, str | None]:

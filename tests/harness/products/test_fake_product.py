@@ -17,6 +17,7 @@ from harness.core.product_records import Task
 from harness.evidence.recorder import EvidenceRecorder
 from harness.products.fake import DRIVER, FakeInstance
 from harness.products.fake.world import UnknownDefect
+from harness.running.readbacks import settings_now
 
 REVISION = "Please also strip accents."
 
@@ -86,3 +87,10 @@ def test_the_recorder_keeps_the_fakes_records_as_they_read_back(tmp_path: Path) 
     read_back = [Task.model_validate(raw) for raw in json.loads((tmp_path / kept).read_text())]
     assert read_back == tasks
     assert download.sha256 == tasks[0].deliveries[-1].sha256
+
+
+def test_the_settings_read_back_on_a_product_without_services() -> None:
+    """Every step's read-back of the settings it must leave alone works on a product that has no connections."""
+    instance, _ = build_and_revise()
+    settings = settings_now(instance.api)
+    assert settings == settings_now(instance.api) and "Avery" in str(settings)

@@ -24,7 +24,7 @@ def test_a_capability_the_product_lacks_is_refused_by_name() -> None:
         FAKE.hire_form(None, instance.base_url)
     with pytest.raises(Lacks, match="no cell: the fake product lacks routines"):
         instance.api.deliver_webhook(1, "d-1")
-    assert not FAKE.serves("hiring") and instance.api.interactions() == []
+    assert not FAKE.serves("hiring") and instance.api.interactions() == [] == instance.api.connections()
 
 
 def test_every_capability_member_is_a_member_of_the_seam() -> None:
