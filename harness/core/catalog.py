@@ -109,7 +109,7 @@ class Environment(_Frozen):
         gt=0,
         description="seconds a page may take to show what the product already has (a message it stored, a"
         " delivery it lists, a card for a request it made, a status it records); past that the product failed to"
-        " show it. The testbed's pages refresh live within a second; a product whose pages are slower declares more (measured figures: docs/measurements.md)",
+        " show it. The testbed's pages refresh live; a product whose pages are slower declares more",
     )
     scheduler_tick_s: float = Field(
         default=0.0,
