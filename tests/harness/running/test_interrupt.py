@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.stories.harness_runs import WATCHDOG_FIRED
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_ctrl_c_at_any_moment_of_a_playwright_call_leaves_the_next_call_answering() -> None:
@@ -22,7 +22,7 @@ def test_ctrl_c_at_any_moment_of_a_playwright_call_leaves_the_next_call_answerin
     waited for anything but Playwright (the test below makes it happen).
     """
     done = subprocess.run(
-        [sys.executable, "-m", "tests.harness.interrupted_playwright_calls", "150"],
+        [sys.executable, "-m", "tests.harness.running.interrupted_playwright_calls", "150"],
         cwd=ROOT,
         capture_output=True,
         text=True,
