@@ -21,7 +21,7 @@ from harness.decisions.contract import CONTACT_TASK_TITLE, HUBSPOT, contact_task
 from harness.decisions.providers import require_question, restart_with_question_pending
 from harness.evidence.recorder import EvidenceRecorder
 from harness.running.attempt import AttemptContext
-from harness.running.journey import journey_factory
+from harness.running.journey_factory import journey_factory
 from tests.stories.harness_runs import harness_run
 
 QUESTION = ["provider.question-options", "provider.question-discloses", "provider.question-survived-restart"]
