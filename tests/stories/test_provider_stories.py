@@ -22,6 +22,7 @@ from harness.decisions.providers import require_question, restart_with_question_
 from harness.evidence.recorder import EvidenceRecorder
 from harness.running.attempt import AttemptContext
 from harness.running.journey_factory import journey_factory
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import harness_run
 
 QUESTION = ["provider.question-options", "provider.question-discloses", "provider.question-survived-restart"]
@@ -48,6 +49,7 @@ STORIES = {
 }
 
 
+@marked(*PLAYS_CELLS)
 @pytest.mark.parametrize("case", sorted(STORIES))
 def test_provider_story_passes_and_keeps_its_evidence(case: str, tmp_path: Path) -> None:
     done = harness_run(tmp_path, "--id", case)

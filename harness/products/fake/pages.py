@@ -30,6 +30,8 @@ class FakeTaskList:
 
 
 class FakeTaskPage:
+    shows = ("title", "body")
+
     def __init__(self, world: FakeWorld, task_id: RecordId) -> None:
         self.world = world
         self.task_id = task_id
