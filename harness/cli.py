@@ -23,9 +23,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from harness.core import registry
-from harness.core.catalog import SCRIPTED, Cell
+from harness.core.catalog import Cell
 from harness.core.observable import CHECK_FACTS
 from harness.core.output_paths import file_problem, folder_problem, os_error_line
+from harness.core.profiles import SCRIPTED
 from harness.core.settings import RunSettings, run_flags
 from harness.running.selection import SelectionError, not_applicable, select
 

@@ -14,3 +14,11 @@ class UnknownMode(ValueError):
     both around every command, and importing oracle.task pulls in pydantic,
     which a grade imports only after its container is on its way.
     """
+
+
+class DuplicateTask(ValueError):
+    """An installed package registers a task under a name a built-in task (or another package) already has.
+
+    Refused rather than resolved: either choice would grade some deliveries
+    by a task their story never named, and say nothing.
+    """

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar, cast
+from typing import TypeVar
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel
@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from harness.budgets import rules
 from harness.core.product_records import BUDGET_PAUSED, Agent, RecordId, Run, Task
 from harness.judging.observations import judge
-from harness.products.base import BudgetsDriver, CostPageView
+from harness.products.views import CostPageView
 from harness.running.journey import Journey
 
 T = TypeVar("T")
@@ -48,7 +48,7 @@ class Wallet:
         self.budget_cents = 0
 
     def _page(self) -> CostPageView:
-        driver = cast(BudgetsDriver, self.journey.driver)
+        driver = self.journey.driver
         return driver.cost_page(self.journey.page, self.journey.instance.base_url)
 
     def _now(self) -> Agent:

@@ -18,17 +18,12 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import os
 import re
-import shutil
-from collections.abc import Callable, Mapping
 from fnmatch import fnmatchcase
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
-from harness.agents.install import MissingCli, locate
-from harness.agents.registry import AgentCli, LiveProfile, registered
 from harness.core.observable import FACTS, Fact, unobservable_reason
 from harness.core.prompt_formats import PromptFormat
 from harness.core.records import MAX_RUN_RECORDS
@@ -114,7 +109,7 @@ class Environment(_Frozen):
         gt=0,
         description="seconds a page may take to show what the product already has (a message it stored, a"
         " delivery it lists, a card for a request it made, a status it records); past that the product failed to"
-        " show it. The testbed's pages refresh live within a second; a product whose pages are slower declares more (measured figures: docs/measurements.md)",
+        " show it. The testbed's pages refresh live; a product whose pages are slower declares more",
     )
     scheduler_tick_s: float = Field(
         default=0.0,
@@ -527,57 +522,6 @@ class Catalog(_Frozen):
         return sorted({member.name for suite in self.suites for member in getattr(suite, dimension)})
 
 
-SCRIPTED = Profile(
-    name="scripted",
-    adapter="scripted",
-    model="default",
-    live=False,
-    evidence_mode="scripted",
-    description="The testbed's deterministic, free agent: proves product and harness paths, not model quality.",
-)
-
-
-def live_profile(cli: AgentCli, live: LiveProfile) -> Profile:
-    """A real agent CLI with a real model, through the metering proxy to the provider: paid, manual-only."""
-    return Profile(
-        name=live.name,
-        adapter=cli.name,
-        model=live.model,
-        live=True,
-        evidence_mode="live",
-        required_env=(cli.key_variable,),
-        required_binary=cli.name,
-        model_server="provider",
-        agent_cli=cli.name,
-        only_cases=live.only_cases,
-        description=live.description,
-    )
-
-
-def replay_profile(cli: AgentCli) -> Profile:
-    """A real agent CLI against the local model replay: free, deterministic, evidence mode scripted."""
-    return Profile(
-        name=f"replay-{cli.name}",
-        adapter=cli.name,
-        model=cli.replay_model,
-        live=False,
-        evidence_mode="scripted",
-        model_server="replay",
-        agent_cli=cli.name,
-        description=f"The real {cli.name} CLI, its MCP tools and the metering proxy, against the local model replay (free).",
-    )
-
-
-# One of each per registered agent CLI (harness.agents.registry): a new CLI's module brings its profiles.
-REPLAY_PROFILES = tuple(replay_profile(cli) for cli in registered().values())
-LIVE_PROFILES = tuple(live_profile(cli, live) for cli in registered().values() for live in cli.live_profiles)
-
-
-def replay_profiles(clis: tuple[str, ...]) -> tuple[Profile, ...]:
-    """The replay profiles of the agent CLIs a product runs against the replay."""
-    return tuple(profile for profile in REPLAY_PROFILES if profile.agent_cli in clis)
-
-
 # The default product's suites: a short ``--id`` names a case's cell in SCRIPTED_SUITE on LOCAL.
 MANUAL_SUITE = "everyday-workflows"
 SCRIPTED_SUITE = "everyday-workflows-scripted"
@@ -595,38 +539,3 @@ def suite_definition_hash(suite: Suite) -> str:
     """
     canonical = json.dumps(suite.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
-def installed_agent_cli(name: str) -> str | None:
-    """Where an agent CLI is: the project's pinned install (``make agents``), else PATH."""
-    if name in registered():
-        try:
-            return str(locate(name).binary)
-        except MissingCli:
-            return None
-    return shutil.which(name)
-
-
-def live_cell_unavailable_reason(
-    cell: Cell,
-    env: Mapping[str, str] = os.environ,
-    which: Callable[[str], str | None] = installed_agent_cli,
-) -> str | None:
-    """Why a live cell must be reported ``skipped`` instead of run; None when it can run.
-
-    A live cell without its credentials or binary must never fall back to a
-    default agent, and never count as passed. The reason names what is missing,
-    never a value.
-    """
-    if not cell.profile.live:
-        return None
-    missing: list[str] = []
-    absent_env = [name for name in cell.profile.required_env if not env.get(name)]
-    if absent_env:
-        missing.append(f"environment variable(s) {', '.join(absent_env)} not set")
-    binary = cell.profile.required_binary
-    if binary and which(binary) is None:
-        missing.append(f"agent CLI '{binary}' not installed (run `make agents`)")
-    if not missing:
-        return None
-    return f"profile {cell.profile.name} cannot run: {'; '.join(missing)}"

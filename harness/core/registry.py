@@ -109,7 +109,7 @@ def product(name: str) -> ProductDeclaration:
 
 
 def _suites(declaration: ProductDeclaration, all_cases: tuple[Case, ...]) -> list[Suite]:
-    from harness.core.catalog import LIVE_PROFILES, SCRIPTED, replay_profiles
+    from harness.core.profiles import LIVE_PROFILES, SCRIPTED, replay_profiles
 
     names = {case.name for case in all_cases}
     if unknown := sorted({f.case for f in declaration.known_findings} - names):

@@ -36,7 +36,7 @@ from harness.decisions.rules import DecisionRecord, ExpectedRequest, credential_
 from harness.faults.restart import PendingRestart, keep_final_pending, restart_while_pending
 from harness.fixtures.gateway import GATEWAY_NAME, ArcadeGateway
 from harness.judging.observations import judge
-from harness.products.base import ProviderQuestionView
+from harness.products.views import ProviderQuestionView
 from harness.running.journey import Journey
 
 ACTION = "choose_provider"

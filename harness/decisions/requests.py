@@ -31,7 +31,8 @@ from harness.decisions.rules import (
     request_checks,
 )
 from harness.judging.observations import judge
-from harness.products.base import DecisionView, ProviderQuestionView, ProvidersApi, ServicesApi, ServicesDriver
+from harness.products.api import ProductApi
+from harness.products.views import DecisionView, ProviderQuestionView
 from harness.running.journey import Journey
 from harness.running.readbacks import shown_both
 
@@ -40,8 +41,8 @@ from harness.running.readbacks import shown_both
 REPLY_WAIT_S = 15.0
 
 
-def services_api(journey: Journey) -> ServicesApi:
-    return cast(ServicesApi, journey.api)
+def services_api(journey: Journey) -> ProductApi:
+    return journey.api
 
 
 def decision_page(journey: Journey) -> DecisionView:
@@ -129,7 +130,7 @@ def record_decision(
 
     decided: Interaction = journey.wait(saved, f"interaction {request.id} decided", "decision-saved")
     journey.screenshot(shot)
-    replay = api.decide(request.id, word) if choice is None else cast(ProvidersApi, api).choose(request.id, choice)
+    replay = api.decide(request.id, word) if choice is None else api.choose(request.id, choice)
     after = saved() or decided
     fields = ("status", "decided_by", "decided_at", "choice")
     changed = [f for f in fields if getattr(after, f) != getattr(decided, f)]
@@ -258,6 +259,6 @@ def services_page_html(journey: Journey) -> str:
     """The page listing the installed services and their connections, opened in a page of its own."""
     page = journey.browser_context.new_page()
     try:
-        return cast(ServicesDriver, journey.driver).services_page(page, journey.instance.base_url).rendered_html()
+        return journey.driver.services_page(page, journey.instance.base_url).rendered_html()
     finally:
         page.close()

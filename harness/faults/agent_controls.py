@@ -17,8 +17,6 @@ the message), so ``WATCH_S`` gives it many times that.
 
 from __future__ import annotations
 
-from typing import cast
-
 from pydantic import BaseModel
 
 from harness.core.product_records import Agent, RecordId, Run, Task
@@ -26,7 +24,7 @@ from harness.core.records import CheckRecord
 from harness.core.verdicts import Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.judging.observations import judge
-from harness.products.base import AgentControlsDriver, AgentView, ControlsApi
+from harness.products.views import AgentView
 from harness.running.journey import Journey
 
 WATCH_S = 5.0
@@ -145,7 +143,7 @@ def terminate(journey: Journey, task: Task, paused: Paused, title: str, body: st
     known = Paused(
         agent_id=paused.agent_id, run_id=paused.run_id, known_run_ids=[r.id for r in _runs_of(journey, paused.agent_id)]
     )
-    offered = cast(ControlsApi, journey.api).offer_task(title, body, paused.agent_id)
+    offered = journey.api.offer_task(title, body, paused.agent_id)
     journey.evidence.note("work offered", "refused" if offered is None else f"task {offered.id} accepted")
     new = _watch_for_new_runs(journey, known)
     kept = journey.evidence.snapshot("after-terminate", {"offered": offered, "new_runs": new})
@@ -161,7 +159,7 @@ def _assignee(journey: Journey, task: Task) -> Agent:
 
 
 def _agent_page(journey: Journey, agent_id: RecordId) -> AgentView:
-    return cast(AgentControlsDriver, journey.driver).agent_page(journey.page, journey.instance.base_url, agent_id)
+    return journey.driver.agent_page(journey.page, journey.instance.base_url, agent_id)
 
 
 def _runs_of(journey: Journey, agent_id: RecordId) -> list[Run]:

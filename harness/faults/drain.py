@@ -24,7 +24,8 @@ from harness.core.product_records import RecordId, Run, Task
 from harness.core.records import CheckRecord
 from harness.core.verdicts import StoryFailed
 from harness.core.waiting import WaitTimeout, wait_for
-from harness.faults.restart import RestartSnapshot, replaced_check, snapshot, start_controller, stop_controller
+from harness.faults.restart import snapshot, start_controller, stop_controller
+from harness.faults.restart_rules import RestartSnapshot, replaced_check
 from harness.judging.observations import judge
 from harness.running.journey import Journey, PendingMessage
 

@@ -15,7 +15,7 @@ from harness.core.product_records import RecordId, Run, Task
 from harness.core.records import CheckRecord
 from harness.core.verdicts import StoryFailed, Unexercised
 from harness.judging.observations import judge
-from harness.products.base import TaskView
+from harness.products.views import TaskView
 from harness.running.journey import Journey
 from harness.running.sandbox_watch import runner_alive
 

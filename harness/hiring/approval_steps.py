@@ -11,14 +11,13 @@ its own check id.
 
 from __future__ import annotations
 
-from typing import cast
-
 from pydantic import BaseModel
 
 from harness.core.product_records import Agent, HireApproval
 from harness.hiring import approval_rules as rules
 from harness.judging.observations import judge
-from harness.products.base import ApprovalsDriver, ApprovalsView, TeamApi
+from harness.products.api import ProductApi
+from harness.products.views import ApprovalsView
 from harness.running.journey import Journey
 
 
@@ -30,8 +29,8 @@ class WaitingHire(BaseModel):
     team_before: list[Agent]
 
 
-def team_api(journey: Journey) -> TeamApi:
-    return cast(TeamApi, journey.api)
+def team_api(journey: Journey) -> ProductApi:
+    return journey.api
 
 
 def ask_for_hire(journey: Journey, name: str, role: str) -> WaitingHire:
@@ -81,4 +80,4 @@ def _decide(journey: Journey, hire: WaitingHire, approve: bool) -> tuple[HireApp
 
 
 def _approvals(journey: Journey) -> ApprovalsView:
-    return cast(ApprovalsDriver, journey.driver).approvals_page(journey.page, journey.instance.base_url)
+    return journey.driver.approvals_page(journey.page, journey.instance.base_url)

@@ -12,7 +12,7 @@ downloaded from the child's page and graded by the oracle task named.
 
 from __future__ import annotations
 
-from typing import Literal, cast
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -20,7 +20,6 @@ from harness.core.product_records import Agent, Hire, Task
 from harness.decisions.requests import services_api
 from harness.hiring import rules
 from harness.judging.observations import judge
-from harness.products.base import HiringDriver
 from harness.running.journey import Journey
 
 
@@ -63,7 +62,7 @@ class Team:
             model=lead.model,
             connection_ids=rules.bound_to(lead.id, connections),
         )
-        form = cast(HiringDriver, journey.driver).hire_form(journey.page, journey.instance.base_url)
+        form = journey.driver.hire_form(journey.page, journey.instance.base_url)
         with journey.expecting("hire-form-shown", f"filling the hire form for {name}"):
             form.open().fill(hire)
         journey.screenshot("hire form filled")

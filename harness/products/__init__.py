@@ -3,8 +3,8 @@
 A product comes in as one package that declares itself (a
 :class:`~harness.core.catalog.ProductDeclaration` registered in the
 ``everyday_evals.products`` entry-point group) and names its driver; nothing
-else in the harness names a product. The protocol a driver implements is in
-:mod:`.base`.
+else in the harness names a product. The base class a driver subclasses is
+:class:`.base.ProductDriver`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 
 from harness.core.registry import RegistryError, product, products
-from harness.products.base import InstanceError, KeepsThingsOutside, ProductDriver
+from harness.products.base import InstanceError, ProductDriver
 
 __all__ = [
     "InstanceError",
@@ -64,9 +64,7 @@ def remove_leftovers(run_folder: Path, every_product: bool = False) -> None:
     ``every_product``: import each driver to ask (the process that started them is gone, and loaded none)."""
     for name in known_products():
         if every_product or _driver_module(name) in sys.modules:
-            driver = product_driver(name)
-            if isinstance(driver, KeepsThingsOutside):
-                driver.remove_leftovers(run_folder)
+            product_driver(name).remove_leftovers(run_folder)
 
 
 def cool_down() -> None:

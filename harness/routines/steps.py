@@ -11,13 +11,11 @@ Each step decides one rule of :mod:`harness.routines.rules`.
 
 from __future__ import annotations
 
-from typing import cast
-
 from pydantic import BaseModel
 
 from harness.core.product_records import RecordId, Routine, Task, TaskSummary
 from harness.judging.observations import judge
-from harness.products.base import RoutinesApi, RoutinesDriver, RoutineView
+from harness.products.views import RoutineView
 from harness.routines import rules
 from harness.running.journey import Journey
 
@@ -37,12 +35,12 @@ class RoutineDesk:
 
     def __init__(self, journey: Journey) -> None:
         self.journey = journey
-        self.api = cast(RoutinesApi, journey.api)
+        self.api = journey.api
         self.view: RoutineView | None = None
 
     def create(self, title: str, instructions: str) -> Routine:
         """Fill the new-routine form for the lead, with a webhook trigger, and land on the routine's page."""
-        driver = cast(RoutinesDriver, self.journey.driver)
+        driver = self.journey.driver
         with self.journey.expecting("task-page-shown", f"creating routine {title!r} in the browser"):
             self.view = (
                 driver.routines_page(self.journey.page, self.journey.instance.base_url)

@@ -19,7 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.core.catalog import Cell, live_cell_unavailable_reason, suite_definition_hash
+from harness.core.catalog import Cell, suite_definition_hash
+from harness.core.cli_probe import live_cell_unavailable_reason
 from harness.core.deadline import Deadline
 from harness.core.outcomes import is_known_finding
 from harness.core.records import Accounting, AttemptRecord, CellIdentity, Outcome, PairMark, Provenance, Timing, utc_now

@@ -57,7 +57,7 @@ def serve(requests: IO[str], replies: IO[str]) -> None:
     from harness.running import interrupt
     from harness.running.attempt import run_cell
     from harness.running.browser import launch_options
-    from harness.running.journey import journey_factory
+    from harness.running.journey_factory import journey_factory
     from harness.running.selection import select
 
     interrupt.install()

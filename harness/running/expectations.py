@@ -4,7 +4,7 @@ A wait or a page step that never reaches its state fails the attempt under
 ``expect.<name>`` (see :meth:`harness.running.journey.Journey.wait`). The
 names are a closed set so the type checker refuses a new one that is not
 listed here, and calibration can prove, name by name, that each can fail
-(``tests/harness/test_expectations.py``).
+(``tests/harness/running/test_expectations.py``).
 """
 
 from __future__ import annotations

@@ -37,16 +37,17 @@ from harness.checks.stalls import never_woken, retrying_errors
 from harness.checks.ui import thread_matches_records
 from harness.core.product_records import Agent, Comment, Hire, RecordId, Run, Task
 from harness.core.records import CheckRecord, DownloadRecord
-from harness.core.story_inputs import draw, drawing
+from harness.core.story_inputs import draw
 from harness.core.verdicts import ExpectationUnmet, InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.evidence.moments import watch_client
 from harness.judging.observations import Judgement, decided, judge
-from harness.products import product_driver
-from harness.products.base import HireFormView, ProductDriver, ProductInstance, TaskView
+from harness.products.base import ProductDriver, ProductInstance
+from harness.products.views import HireFormView, TaskView
 from harness.running.attempt import AttemptContext, Conclusion
+from harness.running.conclusion import conclusion
 from harness.running.expectations import Expectation, check_id
-from harness.running.model_server import ModelServer, agent_cli_versions, end_cassette, model_server
+from harness.running.model_server import ModelServer
 from harness.running.readbacks import (
     NOTHING_SHOWN,
     Fields,
@@ -61,7 +62,7 @@ from harness.running.readbacks import (
 from harness.running.sandbox_watch import SandboxApi, SandboxedInstance, SandboxWatch
 from harness.running.screenshots import FullPageCamera
 from harness.running.watch import UNREADABLE, InvariantWatch
-from harness.running.world import close_world, open_world
+from harness.running.world import close_world
 
 SETTLE_S = 5.0
 # The page already shows the message, so the product has it: its record must read back at once.
@@ -114,8 +115,8 @@ class Journey:
         self.current: TaskView | None = None
         self.oracle_image: str | None = None
         self.watch = InvariantWatch(self.api, self.evidence, self.screenshot, observes=self.cell.observes)
-        sandboxed = self.cell.environment.sandbox != "process" and isinstance(instance, SandboxedInstance)
-        self.sandboxes = SandboxWatch(cast(SandboxedInstance, instance)) if sandboxed else None
+        in_sandboxes = self.cell.environment.sandbox != "process"
+        self.sandboxes = SandboxWatch(instance) if in_sandboxes and isinstance(instance, SandboxedInstance) else None
         self.sandboxes_api = cast(SandboxApi, self.api)
         self._stall_checked_at = 0.0
         self._grader = ThreadPoolExecutor(max_workers=2, thread_name_prefix="oracle")
@@ -210,12 +211,11 @@ class Journey:
         """Fail the story under the stall the product's records show (a run retrying server errors, a task no run
         took up after a person's decision), if any."""
         self._stall_checked_at = time.monotonic()
-        interactions = getattr(self.api, "interactions", None)  # a product where a person decides on requests
         try:
             tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
             stall = retrying_errors([run for task in tasks for run in task.runs], self.api.activity())
-            if stall is None and interactions is not None:
-                stall = never_woken(tasks, interactions(), datetime.now(UTC))
+            if stall is None:
+                stall = never_woken(tasks, self.api.interactions(), datetime.now(UTC))
         except UNREADABLE:  # a product restarting under a fault: look again at the next wait
             return
         if stall is not None:
@@ -291,8 +291,8 @@ class Journey:
         fields = {"name": hire.name, "role": hire.role, "reports_to": hire.reports_to}
         fields |= {"adapter": hire.adapter, "model": hire.model}
 
-        hire_form = getattr(self.driver, "hire_form", None)
-        listing = hire_form(self.page, self.instance.base_url) if hire_form is not None else form
+        serves = self.driver.serves("hiring")
+        listing = self.driver.hire_form(self.page, self.instance.base_url) if serves else form
 
         def shown(reload: bool) -> Fields:
             view = listing.open() if reload and listing is not None else form  # a product that lists its team
@@ -650,21 +650,7 @@ class Journey:
         finally:
             with self.evidence.timed("oracle wait"):
                 self._record_grades()
-        return Conclusion(
-            agent_run_s=round(_busy_s(runs), 3),
-            accounting={
-                "cost_cents": sum(run.cost_cents for run in runs),
-                "run_count": len(runs),
-                "model_calls": sum(run.spend.calls for run in runs),
-                "simulated_cost_cents": round(sum(run.spend.simulated_cents for run in runs), 4),
-                "refused_model_calls": sum(run.spend.refused_calls for run in runs),
-                "agent_reported_cost_usd": _reported_cost_usd(runs),
-                "replay_model_calls": self.model_server.model_calls() if self.model_server else None,
-                "cost_recorded": bool(self.model_server and self.model_server.replaying),
-            },
-            oracle_image=self.oracle_image,
-            agent_clis=self.agent_clis,
-        )
+        return conclusion(runs, self.model_server, self.oracle_image, self.agent_clis)
 
     def close(self) -> None:
         """Close what the story started beside the product, then the browser context and the product; once."""
@@ -675,68 +661,6 @@ class Journey:
             self.resources.close()
         finally:
             close_world(self.evidence, self.driver, self.instance, self.browser_context)
-
-
-def _reported_cost_usd(runs: list[Run]) -> float | None:
-    """The sum of what the agent CLIs reported themselves (None when none did): a comparison, never spend."""
-    reported = [run.agent_reported_cost_usd for run in runs if run.agent_reported_cost_usd is not None]
-    return round(sum(reported), 6) if reported else None
-
-
-def _busy_s(runs: list[Run]) -> float:
-    """Seconds during which at least one run was active: a lead waiting on its teammate counts once."""
-    spans = sorted(
-        (datetime.fromisoformat(run.started_at), datetime.fromisoformat(run.ended_at))
-        for run in runs
-        if run.started_at and run.ended_at
-    )
-    busy, reach = 0.0, None
-    for start, end in spans:
-        if reach is None or start > reach:
-            busy, reach = busy + (end - start).total_seconds(), end
-        elif end > reach:
-            busy, reach = busy + (end - reach).total_seconds(), end
-    return busy
-
-
-def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
-    """Bind the session's browser; each attempt gets its own instance, context and trace."""
-
-    @contextmanager
-    def open_journey(context: AttemptContext) -> Iterator[Journey]:
-        with model_server(context.cell, context.settings) as server:
-            replayed = server.replaying.cassette.inputs if server and server.replaying else None
-            with drawing(list(replayed) if replayed else None) as drawn:
-                with _journey(context, server) as journey:
-                    yield journey
-            if server is not None:
-                end_cassette(context, server, drawn, journey.agent_clis)
-
-    @contextmanager
-    def _journey(context: AttemptContext, server: ModelServer | None) -> Iterator[Journey]:
-        driver = product_driver(context.cell.environment.product)
-        recorder = context.recorder
-        clis = agent_cli_versions(context.cell.profile)
-        instance, browser_context, page = open_world(browser, context, driver, server)
-        recorder.note("product started", f"{driver.name} at {instance.base_url}, data folder {instance.data_dir}")
-        if server and server.replaying:
-            recorder.note("cassette", f"the model answers from a cassette of {server.replaying.cassette.cell}")
-        elif server and server.upstream:
-            recorder.note("model replay", f"{server.upstream} ({', '.join(clis.values())})")
-        journey: Journey | None = None
-        try:
-            with recorder.timed("journey setup"):
-                journey = Journey(context, driver, instance, browser_context, page)
-                journey.agent_clis = clis
-                journey.model_server = server
-            yield journey
-        finally:
-            if journey is not None:
-                journey.close()  # concluding closed it already, unless the attempt ended before
-            else:
-                close_world(recorder, driver, instance, browser_context)
-
-    return open_journey
 
 
 def _where(run: Run) -> str:

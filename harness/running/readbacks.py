@@ -28,7 +28,7 @@ from harness.checks.readback import (
 )
 from harness.core.product_records import Agent, Task
 from harness.judging.observations import Judgement, judge
-from harness.products.base import ProductApi
+from harness.products.api import ProductApi
 
 Fields = Mapping[str, str | None]
 Shown = Callable[[bool], Fields]
@@ -117,8 +117,7 @@ def _shown(readback: ReadBack, shown: Shown, reload: bool) -> dict[str, str | No
 
 def settings_now(api: ProductApi) -> Settings:
     """Every setting the product's API shows: the company's, each agent's, each connection's where it has them."""
-    connections = getattr(api, "connections", None)
-    return settings_of(api.company(), api.agents(), connections() if connections else [])
+    return settings_of(api.company(), api.agents(), api.connections())
 
 
 def agent_fields(team: list[Agent], name: str) -> dict[str, str | None]:

@@ -20,7 +20,8 @@ import difflib
 from collections.abc import Iterable, Sequence
 
 from harness.core import registry
-from harness.core.catalog import LOCAL, SCRIPTED, SCRIPTED_SUITE, Catalog, Cell
+from harness.core.catalog import LOCAL, SCRIPTED_SUITE, Catalog, Cell
+from harness.core.profiles import SCRIPTED
 
 SELECTOR_FLAGS = "--all, --suite, --profile, --environment, --case or --id"
 

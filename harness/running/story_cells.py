@@ -13,7 +13,7 @@ from harness.core.verdicts import Verdict
 from harness.products import product_driver
 from harness.results.epochs import epoch_ends
 from harness.running.attempt import run_cell
-from harness.running.journey import journey_factory
+from harness.running.journey_factory import journey_factory
 from harness.running.plugin import browser, browser_type_launch_args  # noqa: F401  module fixtures outrank pytest-playwright's
 
 

@@ -25,7 +25,7 @@ from harness.core.product_records import RecordId
 from harness.core.records import CheckRecord
 from harness.evidence.moments import sample_of
 from harness.evidence.recorder import EvidenceRecorder
-from harness.products.base import ProductApi
+from harness.products.api import ProductApi
 from harness.products.http import ProductApiError
 
 SAMPLE_INTERVAL_S = 0.5

@@ -13,14 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import cast
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from harness.core.product_records import SkillEntry, Task
 from harness.core.records import CheckRecord
 from harness.judging.observations import judge
-from harness.products.base import SkillsDriver, StudioView, TaskSkillsView
+from harness.products.views import StudioView, TaskSkillsView
 from harness.running.journey import Journey
 from harness.skills import rules
 
@@ -43,9 +42,7 @@ class SkillLibrary:
             self.journey.fail_check(check_id, f"{what}: {first}")
 
     def _panel(self, task: Task) -> TaskSkillsView:
-        return cast(SkillsDriver, self.journey.driver).task_skills(
-            self.journey.page, self.journey.instance.base_url, task.id
-        )
+        return self.journey.driver.task_skills(self.journey.page, self.journey.instance.base_url, task.id)
 
     # ---- the steps ------------------------------------------------------------------------
 

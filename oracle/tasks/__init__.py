@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from oracle.task import OracleTask
 
-from oracle.task_errors import UnknownMode, UnknownTask
+from oracle.task_errors import DuplicateTask, UnknownMode, UnknownTask
 
 DEFAULT_TASK = "slugify"
 
-__all__ = ["DEFAULT_TASK", "UnknownMode", "UnknownTask", "folder", "known", "load"]
+__all__ = ["DEFAULT_TASK", "DuplicateTask", "UnknownMode", "UnknownTask", "folder", "known", "load"]
 
 
 def folder(name: str) -> str:
@@ -36,9 +36,20 @@ ENTRY_POINTS = "everyday_evals.oracle_tasks"
 
 
 def _modules() -> dict[str, str]:
-    """Each task's name and the module that exposes its `TASK`: the folders here, then installed plug-ins."""
-    built_in = {m.name.replace("_", "-"): f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__) if m.ispkg}
-    return {**{ep.name: ep.value for ep in entry_points(group=ENTRY_POINTS)}, **built_in}
+    """Each task's name and the module that exposes its `TASK`: the folders here, then installed plug-ins.
+
+    A plug-in's task named like a built-in one, or like another plug-in's,
+    is refused with DuplicateTask naming both modules.
+    """
+    found = {m.name.replace("_", "-"): f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__) if m.ispkg}
+    for entry in entry_points(group=ENTRY_POINTS):
+        if (other := found.get(entry.name)) is not None and other != entry.value:
+            raise DuplicateTask(
+                f"oracle task {entry.name!r} is registered twice: by {entry.value} (entry point group {ENTRY_POINTS})"
+                f" and by {other}; rename the plug-in's task"
+            )
+        found[entry.name] = entry.value
+    return found
 
 
 def known() -> list[str]:

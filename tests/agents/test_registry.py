@@ -19,7 +19,7 @@ import pytest
 import harness.agents.clis
 from harness.agents.install import PROJECT_ROOT
 from harness.agents.registry import ENTRY_POINT_GROUP, AgentCli, RegistryError, agent_cli, registered
-from harness.core.catalog import LIVE_PROFILES, REPLAY_PROFILES
+from harness.core.profiles import LIVE_PROFILES, REPLAY_PROFILES
 from harness.core.registry import catalog
 
 THROWAWAY = """
@@ -51,7 +51,8 @@ import json, sys
 from harness.agents.adapters import adapter_for, adapter_names
 from harness.agents.install import MissingCli, locate, manifest
 from bench.cpu_by_kind import kind_of
-from harness.core.catalog import LIVE_PROFILES, REPLAY_PROFILES, installed_agent_cli
+from harness.core.cli_probe import installed_agent_cli
+from harness.core.profiles import LIVE_PROFILES, REPLAY_PROFILES
 from harness.core.registry import catalog
 from harness.testbed.web import adapter_names as hire_form_adapters
 

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,28 @@ def test_a_task_cannot_register_an_id_twice_or_reuse_the_engines() -> None:
     for host, diagnostics in [(("a", "a"), ()), ((SANDBOX_COMPLETED,), ()), (("a",), ("a",)), ((), ENGINE_DIAGNOSTICS)]:
         with pytest.raises(ValueError, match="unique and distinct"):
             CheckRegistry.for_task(host=host, sandboxed=(), diagnostics=diagnostics)
+
+
+@pytest.mark.parametrize(
+    "plugged",
+    [
+        [EntryPoint("slugify", "elsewhere.slugify", tasks.ENTRY_POINTS)],
+        [EntryPoint("word-count", f"pkg{n}.tasks", tasks.ENTRY_POINTS) for n in (1, 2)],
+    ],
+    ids=["a-built-in-name", "two-plug-ins"],
+)
+def test_a_plugged_in_task_may_not_take_a_name_already_taken(
+    monkeypatch: pytest.MonkeyPatch, plugged: list[EntryPoint]
+) -> None:
+    monkeypatch.setattr(tasks, "entry_points", lambda group: plugged)
+    with pytest.raises(tasks.DuplicateTask, match=rf"oracle task '{plugged[0].name}' is registered twice"):
+        tasks.known()
+
+
+def test_a_plugged_in_task_with_a_name_of_its_own_is_known(monkeypatch: pytest.MonkeyPatch) -> None:
+    plugged = [EntryPoint("word-count", "pkg.tasks", tasks.ENTRY_POINTS)]
+    monkeypatch.setattr(tasks, "entry_points", lambda group: plugged)
+    assert "word-count" in tasks.known() and "slugify" in tasks.known()
 
 
 def test_unknown_task_and_mode_are_usage_errors_before_any_engine(tmp_path: Path) -> None:

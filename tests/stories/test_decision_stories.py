@@ -17,7 +17,7 @@ from harness.decisions.service import decide, install_document_service, require_
 from harness.evidence.recorder import EvidenceRecorder
 from harness.evidence.secret_scan import scan_tree
 from harness.running.attempt import AttemptContext
-from harness.running.journey import journey_factory
+from harness.running.journey_factory import journey_factory
 from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import each_passed
 

@@ -22,7 +22,8 @@ from harness.evidence.recorder import EvidenceRecorder
 from harness.faults.restart import restart_controller
 from harness.faults.stop import require_short_reply, stop_active_work
 from harness.running.attempt import AttemptContext
-from harness.running.journey import Journey, journey_factory
+from harness.running.journey import Journey
+from harness.running.journey_factory import journey_factory
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR, SOURCE_FILE, nonce_request
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
@@ -20,9 +20,8 @@ from harness.core.verdicts import Unexercised, Verdict
 from harness.decisions.contract import CONTACT_TASK_TITLE, HUBSPOT, contact_task
 from harness.decisions.providers import require_question, restart_with_question_pending
 from harness.evidence.recorder import EvidenceRecorder
-from harness.products.base import ProvidersApi
 from harness.running.attempt import AttemptContext
-from harness.running.journey import journey_factory
+from harness.running.journey_factory import journey_factory
 from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import harness_run
 
@@ -94,7 +93,7 @@ def test_a_question_answered_before_the_restart_leaves_the_attempt_unexercised(b
     with journey_factory(browser)(context) as journey:
         task = journey.create_task(CONTACT_TASK_TITLE, contact_task(HUBSPOT))
         question, shown = require_question(journey, task, HUBSPOT)
-        assert cast(ProvidersApi, journey.api).choose(question.id, "None").status_code == 200
+        assert journey.api.choose(question.id, "None").status_code == 200
         instance_before = journey.api.controller().instance_id
         with pytest.raises(Unexercised, match="no longer pending"):
             restart_with_question_pending(journey, question, shown)

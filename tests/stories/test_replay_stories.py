@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from harness.core import registry
-from harness.core.catalog import REPLAY_PROFILES
+from harness.core.profiles import REPLAY_PROFILES
 from harness.core.verdicts import Verdict
 from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import attempts, harness_run, ids, processes_of, runner_containers

@@ -34,6 +34,7 @@ from harness.core.product_records import (
     TaskSummary,
 )
 from harness.core.waiting import WaitTimeout, wait_for
+from harness.products.api import ProductApi
 from harness.products.http import ProductApiError, product_answer, product_client, product_json
 
 __all__ = ["ApiClient", "WaitTimeout"]
@@ -41,7 +42,9 @@ __all__ = ["ApiClient", "WaitTimeout"]
 T = TypeVar("T")
 
 
-class ApiClient:
+class ApiClient(ProductApi):
+    product = "the testbed"
+
     def __init__(self, base_url: str, timeout: float = 15.0) -> None:
         self.base_url = base_url.rstrip("/")
         self.http = product_client(self.base_url, timeout)

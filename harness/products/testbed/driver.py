@@ -1,4 +1,4 @@
-"""The testbed's implementation of the product driver protocol."""
+"""The testbed's driver: every capability, and the container sandbox besides the process one."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
+from harness.core.product_records import RecordId
+from harness.products.base import ProductDriver
 from harness.products.testbed import forked
 from harness.products.testbed import sandbox as sandboxes
 from harness.products.testbed.instance import DATA_PREFIX, TestbedInstance
@@ -31,7 +33,7 @@ def testbed_digest() -> str:
     return digest.hexdigest()
 
 
-class TestbedDriver:
+class TestbedDriver(ProductDriver):
     __test__ = False  # not a pytest test class, despite the name
 
     name = "testbed"
@@ -41,10 +43,6 @@ class TestbedDriver:
     def version(self) -> str:
         """The testbed ships with the harness: its version is a digest of its sources and its runners' agents."""
         return f"src-{testbed_digest()[:12]}"
-
-    def published_assets(self) -> frozenset[str]:
-        """The testbed is ours and renders its pages per request: nothing in it is exempt from the scan."""
-        return frozenset()
 
     def warm_up(self, many_instances: bool) -> None:
         forked.warm_up(many_controllers=many_instances)
@@ -78,10 +76,10 @@ class TestbedDriver:
     def task_list(self, page: Any, base_url: str) -> TaskListPage:
         return TaskListPage(page, base_url)
 
-    def task_page(self, page: Any, base_url: str, task_id: int) -> TaskPage:
+    def task_page(self, page: Any, base_url: str, task_id: RecordId) -> TaskPage:
         return TaskPage(page, base_url, task_id)
 
-    def task_skills(self, page: Any, base_url: str, task_id: int) -> TaskSkillsPanel:
+    def task_skills(self, page: Any, base_url: str, task_id: RecordId) -> TaskSkillsPanel:
         return TaskSkillsPanel(page, base_url, task_id)
 
     def services_page(self, page: Any, base_url: str) -> TaskListPage:
@@ -94,13 +92,13 @@ class TestbedDriver:
     def approvals_page(self, page: Any, base_url: str) -> ApprovalsPanel:
         return ApprovalsPanel(page, base_url)
 
-    def agent_page(self, page: Any, base_url: str, agent_id: int) -> AgentPage:
+    def agent_page(self, page: Any, base_url: str, agent_id: RecordId) -> AgentPage:
         return AgentPage(page, base_url, agent_id)
 
     def routines_page(self, page: Any, base_url: str) -> RoutinesPage:
         return RoutinesPage(page, base_url)
 
-    def routine_page(self, page: Any, base_url: str, routine_id: int) -> RoutinePage:
+    def routine_page(self, page: Any, base_url: str, routine_id: RecordId) -> RoutinePage:
         return RoutinePage(page, base_url, routine_id)
 
     def cost_page(self, page: Any, base_url: str) -> CostPage:

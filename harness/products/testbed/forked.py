@@ -1,9 +1,10 @@
 """Controllers forked from one parent that has already imported the testbed, instead of fresh interpreters.
 
-A fresh ``python -m harness.testbed serve`` spends about 0.45 CPU-s importing
-FastAPI, pydantic and the app before it can answer, and a calibration run
-starts a controller for every cell and again at every restart fault: on two
-cores that import was a tenth of all the CPU calibration used. So each
+A fresh ``python -m harness.testbed serve`` imports FastAPI, pydantic and
+the app before it can answer, and a calibration run starts a controller for
+every cell and again at every restart fault: that import was a large share of
+all the CPU calibration used (docs/measurements.md, "The testbed's
+controllers"). So each
 harness process keeps one multiprocessing forkserver that imports the
 testbed once, and each controller is a fork of it. The controller is
 otherwise what ``python -m harness.testbed serve`` makes: its own session, its own
@@ -36,7 +37,7 @@ from typing import Any
 
 _CORE_MODULES = (
     "harness.testbed.__main__",
-    # What uvicorn and FastAPI import only once serving (about 0.04 CPU-s of each start otherwise).
+    # What uvicorn and FastAPI import only once serving: each start would import them again otherwise.
     "uvicorn.protocols.http.auto",
     "uvicorn.protocols.websockets.auto",
     "uvicorn.loops.auto",
@@ -52,12 +53,11 @@ MCP_MODULES = (
 )
 """The MCP SDK, which a controller loads at its first service call or live agent's tool call.
 
-0.6 CPU-s of that controller, on the request's path: a scripted
-service-approve cell took 4.8 CPU-s and 4.3 s without it in the forkserver,
-3.4 CPU-s and 2.9 s with it (2026-12-03). The forkserver then takes 0.6 s
-longer to start, which a process playing one cell would wait for at its first
-controller whether the cell needs the SDK or not: only a process that forks
-many controllers preloads it.
+Its import is on the request's path of every controller that needs it; in the
+forkserver it is paid once, but the forkserver then takes longer to start,
+which a process playing one cell would wait for at its first controller
+whether the cell needs the SDK or not: only a process that forks many
+controllers preloads it (the figures: docs/measurements.md).
 """
 _LAST_MODULE = "harness.products.testbed.forkserver_setup"  # freezes what the modules before it made
 

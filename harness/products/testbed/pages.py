@@ -16,7 +16,7 @@ from typing import TypeVar
 from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from harness.core.product_records import DecisionCard, EmailCard, Hire, ProviderQuestionCard
+from harness.core.product_records import DecisionCard, EmailCard, Hire, ProviderQuestionCard, RecordId
 from harness.products.controls import download, press, read_all
 from harness.products.testbed.declaration import PRODUCT
 
@@ -118,7 +118,7 @@ class TaskListPage:
         """The page's markup as the browser holds it (a check searches it for what must never be rendered)."""
         return self.page.content()
 
-    def status_of(self, task_id: int) -> str:
+    def status_of(self, task_id: RecordId) -> str:
         row = self.page.locator(f'[data-testid="task-row"][data-task-id="{task_id}"]')
         return row.get_attribute("data-status") or ""
 
@@ -175,7 +175,7 @@ class HireFormPage:
 class TaskPage:
     shows = ("title", "body")
 
-    def __init__(self, page: Page, base_url: str, task_id: int) -> None:
+    def __init__(self, page: Page, base_url: str, task_id: RecordId) -> None:
         self.page = page
         self.base_url = base_url.rstrip("/")
         self.task_id = task_id
@@ -317,7 +317,7 @@ class TaskPage:
         self.wait_for_stop_result(run_id, timeout)
         return run_id
 
-    def click_stop(self, run_id: int, timeout: float = 5.0) -> bool:
+    def click_stop(self, run_id: RecordId, timeout: float = 5.0) -> bool:
         """Click Stop on run ``run_id`` if the page still offers it; False when the page shows the run ended first.
 
         The live fragment drops the button the moment the run ends, so a run
@@ -336,7 +336,7 @@ class TaskPage:
             return False
         return True
 
-    def wait_for_stop_result(self, run_id: int, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+    def wait_for_stop_result(self, run_id: RecordId, timeout: float = DEFAULT_TIMEOUT_S) -> None:
         """Wait until the page reports that run ``run_id`` was stopped and its process group has exited."""
         result = self.page.locator(f'[data-testid="stop-result"][data-run-id="{run_id}"]')
         expect(result).to_have_attribute("data-process-group-gone", "true", timeout=ms(timeout))
@@ -416,7 +416,7 @@ class TaskPage:
         links = self.page.get_by_test_id("delivery-download")
         return self._download(links.nth(index if index >= 0 else links.count() + index), save_to)
 
-    def download_delivery_id(self, delivery_id: int, timeout: float = DEFAULT_TIMEOUT_S) -> bytes:
+    def download_delivery_id(self, delivery_id: RecordId, timeout: float = DEFAULT_TIMEOUT_S) -> bytes:
         """Click the download link of one delivery, once the thread shows it."""
         item = self.page.locator(f'[data-testid="delivery"][data-delivery-id="{delivery_id}"]')
         expect(item).to_be_visible(timeout=ms(timeout))

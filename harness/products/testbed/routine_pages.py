@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from playwright.sync_api import Locator, Page, expect
 
-from harness.core.product_records import ShownBudget, ShownRoutineRun
+from harness.core.product_records import RecordId, ShownBudget, ShownRoutineRun
 
 
 class RoutinePage:
     """One routine's page: its webhook trigger and its record of runs."""
 
-    def __init__(self, page: Page, base_url: str, routine_id: int) -> None:
+    def __init__(self, page: Page, base_url: str, routine_id: RecordId) -> None:
         self.page = page
         self.base_url = base_url.rstrip("/")
         self.routine_id = routine_id

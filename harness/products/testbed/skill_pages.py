@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
+from harness.core.product_records import RecordId
 from harness.products.testbed.pages import DEFAULT_TIMEOUT_S, ms
 
 
@@ -47,7 +48,7 @@ class TaskSkillsPanel:
 
     where = "the task's thread"
 
-    def __init__(self, page: Page, base_url: str, task_id: int) -> None:
+    def __init__(self, page: Page, base_url: str, task_id: RecordId) -> None:
         self.page = page
         self.base_url = base_url.rstrip("/")
         self.task_id = task_id

@@ -15,7 +15,8 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from harness.core.catalog import Cell, installed_agent_cli
+from harness.core.catalog import Cell
+from harness.core.cli_probe import installed_agent_cli
 from harness.evidence.provenance import harness_digest
 from harness.running.browser import launch_options
 

@@ -71,6 +71,7 @@ from harness.core.product_records import (
     Task,
     TaskSummary,
 )
+from harness.products.api import ProductApi
 from harness.products.http import ProductApiError, product_answer, product_client, product_json
 
 TASK_STATUSES = {
@@ -160,7 +161,9 @@ def _epoch(value: str | None) -> float | None:
 SECRET_KEYS = (KEY_VARIABLE, CLAUDE_KEY_VARIABLE)
 
 
-class PaperclipApi(PaperclipApps, PaperclipRoutines):
+class PaperclipApi(PaperclipApps, PaperclipRoutines, ProductApi):
+    product = "Paperclip"
+
     def __init__(
         self,
         base_url: str,

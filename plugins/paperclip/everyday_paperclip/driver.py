@@ -1,4 +1,8 @@
-"""Paperclip's implementation of the product driver protocol."""
+"""Paperclip's driver: every page a capability it declares needs.
+
+The harness reads no per-run model calls from Paperclip (only the monthly spend), and each instance starts from its
+installed template and stops whole: the defaults for ``meters_model_calls``, ``warm_up`` and ``cool_down`` hold.
+"""
 
 from __future__ import annotations
 
@@ -15,13 +19,12 @@ from everyday_paperclip.secrets import SECRET_PATTERNS
 from everyday_paperclip.skill_pages import ActivityFeedSkills
 from everyday_paperclip.team_pages import AgentPage, ApprovalsPage, HireDesk
 from harness.core.product_records import RecordId
-from harness.products.base import InstanceError
+from harness.products.base import InstanceError, ProductDriver
 
 
-class PaperclipDriver:
+class PaperclipDriver(ProductDriver):
     name = "paperclip"
     secret_patterns = SECRET_PATTERNS
-    meters_model_calls = False  # the harness reads no per-run model calls from it (only the monthly spend)
 
     def __init__(self) -> None:
         # By base URL, for the hire desk, which acts through its instance's API; an instance nobody holds any more
@@ -35,12 +38,6 @@ class PaperclipDriver:
     def published_assets(self) -> frozenset[str]:
         """The installed release's built web UI, which Paperclip serves to every browser."""
         return install.published_ui_digests()
-
-    def warm_up(self, many_instances: bool) -> None:
-        """Nothing to begin: each instance starts from its installed template."""
-
-    def cool_down(self) -> None:
-        """Nothing to end: each instance stops whole."""
 
     def start_instance(
         self,

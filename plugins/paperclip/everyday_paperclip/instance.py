@@ -73,8 +73,8 @@ def paperclip_env(root: Path, port: int, jwt_secret: str | None, signing_secret:
 
 
 # Start-up milestones, each observed where it happens rather than in the server's log: in its default (non-production)
-# mode Paperclip logs through a pino-pretty worker thread, so a line reaches the file late (measured: "Using embedded
-# PostgreSQL" showed 0.1-0.4 s after Postgres was listening, sometimes after /api/health answered). In order: the
+# mode Paperclip logs through a pino-pretty worker thread, so a line reaches the file late (sometimes after
+# /api/health answered: docs/measurements.md, "Paperclip start-up"). In order: the
 # server has loaded its code and spawned its Postgres (a child process exists), Postgres marks itself ready in its
 # postmaster.pid, /api/health answers, and the startup sweep's line is in the log (the one milestone only the log shows).
 CODE_LOADED = "code loaded"
@@ -222,14 +222,11 @@ class PaperclipInstance:
 
         The server entry runs directly under the machine's node with no flags: the
         ``paperclipai run`` wrapper is not needed once the config exists. Start-up
-        is CPU-bound (about 1.5 CPU-s of the main thread loading some 2,600 modules,
-        8.6 MB of JavaScript, plus about 0.7 CPU-s of V8 helper threads; blocked
-        only about 0.3 s, on Postgres and the disk; no network, no sleep). Launch
-        choices measured and left out because none moved the CPU beyond the noise
-        between runs: ``NODE_ENV=production`` (no pretty-printing log worker),
-        ``--max-semi-space-size=64``, ``--single-threaded``, ``--v8-pool-size=1``,
-        ``--no-opt`` (with and without Sparkplug and Maglev), and Node 22 with
-        ``NODE_COMPILE_CACHE`` (slower). ``python -m everyday_paperclip.bench`` prints the split.
+        is CPU-bound (loading its modules; no network, no sleep), and no launch
+        option moved it beyond the noise between runs, so the server starts as the
+        release ships it: the figures and the options tried are in
+        docs/measurements.md ("Paperclip start-up"); ``python -m everyday_paperclip.bench``
+        prints the split.
         """
         if self.process is not None and self.process.poll() is None:
             raise InstanceError("the Paperclip server is already running")

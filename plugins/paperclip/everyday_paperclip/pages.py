@@ -22,7 +22,7 @@ from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from everyday_paperclip.declaration import PAPERCLIP_LOCAL
-from harness.core.product_records import DecisionCard, EmailCard
+from harness.core.product_records import DecisionCard, EmailCard, RecordId
 from harness.products.controls import download, press, read_all
 from harness.products.http import product_json
 
@@ -131,10 +131,10 @@ class ConnectionsPage:
 class IssuePage:
     shows = ("title", "body")
 
-    def __init__(self, page: Page, base_url: str, task_id: str) -> None:
+    def __init__(self, page: Page, base_url: str, task_id: RecordId) -> None:
         self.page = page
         self.base_url = base_url.rstrip("/")
-        self.task_id = task_id
+        self.task_id = str(task_id)
         self._where: dict[str, str] | None = None
 
     @property
@@ -270,7 +270,7 @@ class IssuePage:
 
     # ---- Stop ----------------------------------------------------------------------
 
-    def _run_url(self, run_id: str) -> str:
+    def _run_url(self, run_id: RecordId) -> str:
         """The run's own page, where Paperclip offers Cancel (the issue page has no Stop for a running run)."""
         run = product_json(httpx.request, "GET", f"{self.base_url}/api/heartbeat-runs/{run_id}", timeout=15)
         prefix = self.url.rsplit("/", 1)[1].split("-")[0]
@@ -280,7 +280,7 @@ class IssuePage:
     def _cancel_button(self) -> Locator:
         return self.page.get_by_role("main").get_by_role("button", name="Cancel", exact=True)
 
-    def click_stop(self, run_id: str, timeout: float = 5.0) -> bool:
+    def click_stop(self, run_id: RecordId, timeout: float = 5.0) -> bool:
         """Paperclip's Stop: open the run's page (the agent's "Live Run" link leads there) and click Cancel.
 
         False when the run ended first (the page shows the run but offers no
@@ -308,7 +308,7 @@ class IssuePage:
     def _run_status(self, status: str) -> Locator:
         return self.page.get_by_role("main").get_by_text(status, exact=True).first
 
-    def wait_for_stop_result(self, run_id: str, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+    def wait_for_stop_result(self, run_id: RecordId, timeout: float = DEFAULT_TIMEOUT_S) -> None:
         """The run's page says it was cancelled and offers Cancel no more; then back to the issue."""
         self.page.goto(self._run_url(run_id))
         expect(self._cancel_button).to_have_count(0, timeout=ms(timeout))
@@ -321,10 +321,10 @@ class IssuePage:
         """Every card in the thread, all read in one look (see ``read_all``)."""
         return [_decision_card(*row) for row in read_all(self.page, CARD, CARD_JS)]
 
-    def _card(self, interaction_id: str) -> Locator:
+    def _card(self, interaction_id: RecordId) -> Locator:
         return self.page.locator(f'{CARD}[id="interaction-{interaction_id}"]')
 
-    def wait_for_decision_card(self, interaction_id: str, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+    def wait_for_decision_card(self, interaction_id: RecordId, timeout: float = DEFAULT_TIMEOUT_S) -> None:
         """Until the thread shows the card; a card posted while the page was open may need one reload."""
         card = self._card(interaction_id).first
         try:
@@ -333,7 +333,7 @@ class IssuePage:
             self.reload()
             expect(card).to_be_visible(timeout=ms(timeout))
 
-    def decide(self, interaction_id: str, approve: bool, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+    def decide(self, interaction_id: RecordId, approve: bool, timeout: float = DEFAULT_TIMEOUT_S) -> None:
         """Approve & run, or Decline and confirm Decline (no reason given); wait until the card shows who decided."""
         card = self._card(interaction_id)
         if approve:
@@ -345,7 +345,7 @@ class IssuePage:
             confirm.last.click(timeout=ms(timeout))
         expect(card.get_by_text(DECIDED).first).to_be_visible(timeout=ms(timeout))
 
-    def email_card(self, interaction_id: str) -> EmailCard:
+    def email_card(self, interaction_id: RecordId) -> EmailCard:
         raise NotImplementedError("Paperclip's pinned release has no email setup card")
 
     def rendered_html(self) -> str:
@@ -353,7 +353,7 @@ class IssuePage:
 
     # ---- deliveries ----------------------------------------------------------------
 
-    def download_delivery_id(self, delivery_id: str, timeout: float = DEFAULT_TIMEOUT_S) -> bytes:
+    def download_delivery_id(self, delivery_id: RecordId, timeout: float = DEFAULT_TIMEOUT_S) -> bytes:
         """Open the Artifacts tab and click the file's link, once it is listed.
 
         Neither the tab nor a new file is added live to an open page (seen

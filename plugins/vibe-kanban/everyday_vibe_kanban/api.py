@@ -49,13 +49,12 @@ from harness.core.product_records import (
     Run,
     RunIdentity,
     RunStatus,
-    Skill,
-    SkillEntry,
     Spend,
     Task,
     TaskStatus,
     TaskSummary,
 )
+from harness.products.api import ProductApi
 from harness.products.http import ProductApiError, product_client, product_json
 
 EXECUTOR = "CLAUDE_CODE"
@@ -90,8 +89,10 @@ def _stamp(epoch: int) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat()
 
 
-class VibeKanbanApi:
+class VibeKanbanApi(ProductApi):
     """One instance's API client; ``agent_command(adapter, model)`` is the command line a hired agent's profile runs."""
+
+    product = "vibe-kanban"
 
     def __init__(
         self,
@@ -227,12 +228,6 @@ class VibeKanbanApi:
         self._call("PUT", "/api/config", json=config)
         self._roles[variant] = role
         return next(agent for agent in self.agents() if agent.id == variant)
-
-    def set_company_budget(self, cents: int) -> Company:
-        raise NotImplementedError("vibe-kanban has no budgets")
-
-    def set_agent_budget(self, agent_id: RecordId, cents: int | None) -> Agent:
-        raise NotImplementedError("vibe-kanban has no budgets")
 
     # ---- tasks, attempts and runs ---------------------------------------------------
 
@@ -453,12 +448,6 @@ class VibeKanbanApi:
 
     def delivery_bytes(self, delivery_id: RecordId) -> bytes:
         return delivery.zip_of(self.repo, str(delivery_id))
-
-    def skills(self) -> list[SkillEntry]:
-        raise NotImplementedError("vibe-kanban has no skill library")
-
-    def skill(self, skill_id: RecordId) -> Skill:
-        raise NotImplementedError("vibe-kanban has no skill library")
 
 
 def _adapter(command: str) -> str:

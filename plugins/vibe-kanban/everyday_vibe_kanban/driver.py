@@ -1,8 +1,10 @@
-"""vibe-kanban's implementation of the product driver protocol (:class:`harness.products.base.ProductDriver`)."""
+"""vibe-kanban's driver (:class:`harness.products.base.ProductDriver`): an instance and two pages; the rest is the defaults.
+
+vibe-kanban issues no credentials of its own and serves its web UI from inside its binary, so the defaults
+(no secret shapes, no published assets, nothing to warm up) hold."""
 
 from __future__ import annotations
 
-import re
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -11,13 +13,11 @@ from everyday_vibe_kanban import install
 from everyday_vibe_kanban.instance import VibeKanbanInstance
 from everyday_vibe_kanban.pages import BoardPage, TaskPanel
 from harness.core.product_records import RecordId
-from harness.products.base import InstanceError
+from harness.products.base import InstanceError, ProductDriver
 
 
-class VibeKanbanDriver:
+class VibeKanbanDriver(ProductDriver):
     name = "vibe-kanban"
-    # vibe-kanban issues no credentials of its own: nothing of its shape can leak.
-    secret_patterns: dict[str, re.Pattern[bytes]] = {}
     # Each Claude Code run's calls go through our metering proxy, which keeps them beside the instance.
     meters_model_calls = True
 
@@ -26,16 +26,6 @@ class VibeKanbanDriver:
 
     def version(self) -> str | None:
         return install.installed_version()
-
-    def published_assets(self) -> frozenset[str]:
-        """Its web UI is inside the server binary; nothing on disk to exempt."""
-        return frozenset()
-
-    def warm_up(self, many_instances: bool) -> None:
-        """Nothing to begin: each instance starts in about 4 s from the unpacked binary."""
-
-    def cool_down(self) -> None:
-        """Nothing to end: each instance stops whole."""
 
     def start_instance(
         self,

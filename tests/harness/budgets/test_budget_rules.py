@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from harness.budgets.rules import no_call_while_paused, run_paused
 from harness.core.product_records import Agent, Spend
-from tests.harness.test_team_checks import run
+from tests.harness.hiring.test_team_checks import run
 
 LEAD = Agent(
     id=1, name="Avery", role="lead", reports_to=None, adapter="claude", model="m", spend=Spend(cents=9, calls=0)

@@ -1,6 +1,6 @@
 """Interrupt sync-Playwright calls at random moments, as Ctrl-C does, and require the next call to answer.
 
-Run as a process of its own (``python -m tests.harness.interrupted_playwright_calls N``):
+Run as a process of its own (``python -m tests.harness.running.interrupted_playwright_calls N``):
 the SIGINTs it sends itself would otherwise hit the test runner. Exits 3 the
 moment a call after an interrupt hangs (10 s), 0 after ``N`` clean rounds.
 

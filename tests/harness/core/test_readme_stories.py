@@ -17,7 +17,7 @@ from pathlib import Path
 from harness.core import registry
 from harness.core.catalog import Catalog
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[3] / "README.md"
 COLUMNS = {  # column heading -> (product, environment)
     "testbed": ("testbed", "local"),
     "container": ("testbed", "container"),

@@ -9,7 +9,14 @@ import pytest
 from harness.core.product_records import Agent, Receipt, Run, Task
 from harness.faults.drain import DrainRecord, drain_checks
 from harness.faults.late_feedback import cites_delivery, delegation_checks
-from harness.faults.restart import MessageState, ReceiptDigest, RestartRecord, RestartSnapshot, RunState, restart_checks
+from harness.faults.restart_rules import (
+    MessageState,
+    ReceiptDigest,
+    RestartRecord,
+    RestartSnapshot,
+    RunState,
+    restart_checks,
+)
 from harness.faults.stop import ShortReplyView, StopRecord, changed_paths, process_group_gone, stop_checks
 
 SHA_EARLY, SHA_FINAL = "e" * 64, "f" * 64

@@ -15,7 +15,7 @@ from calibration.personas import PERSONA_CASES
 from calibration.product_defects import DEFECT_CASES
 from harness.running.expectations import EXPECTATIONS, check_id
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 # The method and the position of its expectation argument (keyword ``expectation`` anywhere).
 EXPECTATION_ARGUMENT = {"wait": 2, "expecting": 0, "unmet": 0}
 

@@ -9,14 +9,14 @@ from harness.core import registry
 from harness.core.catalog import (
     DELEGATION_HARD_STOP_CENTS,
     MANUAL_SUITE,
-    SCRIPTED,
     SCRIPTED_SUITE,
     Cell,
     Profile,
     Suite,
-    live_cell_unavailable_reason,
     suite_definition_hash,
 )
+from harness.core.cli_probe import live_cell_unavailable_reason
+from harness.core.profiles import SCRIPTED
 
 CASES = [
     "build-revise",

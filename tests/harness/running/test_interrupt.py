@@ -9,7 +9,7 @@ from pathlib import Path
 from tests.needs import marked
 from tests.stories.harness_runs import WATCHDOG_FIRED
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @marked("browser")
@@ -24,7 +24,7 @@ def test_ctrl_c_at_any_moment_of_a_playwright_call_leaves_the_next_call_answerin
     waited for anything but Playwright (the test below makes it happen).
     """
     done = subprocess.run(
-        [sys.executable, "-m", "tests.harness.interrupted_playwright_calls", "150"],
+        [sys.executable, "-m", "tests.harness.running.interrupted_playwright_calls", "150"],
         cwd=ROOT,
         capture_output=True,
         text=True,

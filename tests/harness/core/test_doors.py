@@ -13,7 +13,7 @@ from harness.core import registry
 from harness.core.catalog import Case
 from harness.core.records import CheckRecord
 from harness.evidence.recorder import EvidenceRecorder
-from tests.harness.test_outside_products import named_outside_prose
+from tests.harness.products.test_outside_products import named_outside_prose
 
 STORY = """
 from harness.core.catalog import Case
