@@ -110,6 +110,13 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         why="the runner's sandbox shares the host's network and sees the controller's data folder",
     ),
     DefectCase(
+        defect="sandbox-privileged",
+        case="build-revise",
+        cell=CONTAINER_CELL.format("build-revise"),
+        expected_check="sandbox.contained",
+        why="the runner's sandbox has no network and no extra mount, but runs privileged in the host's PID namespace",
+    ),
+    DefectCase(
         defect="download-other-bytes",
         case="build-revise",
         expected_check="delivery.build.sha256",
@@ -688,6 +695,13 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
         case="budget-stop",
         expected_check="budget.run-paused",
         why="the lead spends past its budget and finishes: nothing paused it",
+        alone=True,
+    ),
+    DefectCase(
+        defect="budget-pauses-a-call-late",
+        case="budget-stop",
+        expected_check="budget.run-paused",
+        why="the lead is paused, but only after one more 1 cent call was admitted past its 2 cent budget",
         alone=True,
     ),
     DefectCase(

@@ -29,16 +29,19 @@ Rule = Callable[[LifecycleFacts], list[Violation]]
 
 
 def done_while_active(facts: LifecycleFacts) -> list[Violation]:
-    """A task is not Done while a run on it is still running (a queued run may wait on a Done task)."""
+    """A task is not finished while a run on it is still running (a queued run may wait on a finished task).
+
+    Finished is the product's own word for it (``done_statuses``: vibe-kanban's agents leave their work
+    ``in_review``), never one product's spelling."""
     active = {run.task_id: run.id for run in facts.runs if run.status == "running"}
     return [
         Violation(
             invariant="done-while-active",
             subject=f"task {task.id}",
-            detail=f"task {task.id} is done while run {active[task.id]} is still running",
+            detail=f"task {task.id} is {task.status} while run {active[task.id]} is still running",
         )
         for task in facts.tasks
-        if task.status == "done" and task.id in active
+        if task.status in facts.done_statuses and task.id in active
     ]
 
 

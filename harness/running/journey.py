@@ -21,6 +21,7 @@ from typing import Any, Literal, NoReturn, cast
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel
 
+from harness.checks.deliveries import file_hashes, revision_differs
 from harness.checks.facts import lifecycle_facts
 from harness.checks.lifecycle import grade_lifecycle
 from harness.checks.metering import calls_metered
@@ -90,7 +91,9 @@ class Journey:
         self.readbacks = ReadBacks(lambda: settings_now(self.api), driver.name)
         self.current: TaskView | None = None
         self.oracle_image: str | None = None
-        self.watch = InvariantWatch(self.api, self.evidence, self.screenshot)
+        self.watch = InvariantWatch(
+            self.api, self.evidence, self.screenshot, done_statuses=self.cell.environment.done_statuses
+        )
         sandboxed = self.cell.environment.sandbox != "process" and isinstance(instance, SandboxedInstance)
         self.sandboxes = SandboxWatch(cast(SandboxedInstance, instance)) if sandboxed else None
         self.sandboxes_api = cast(SandboxApi, self.api)
@@ -522,12 +525,10 @@ class Journey:
         )
 
     def require_different(self, first: DownloadRecord, second: DownloadRecord) -> None:
-        self.evidence.check(
-            "delivery.revision-differs",
-            first.sha256 != second.sha256,
-            f"{first.phase} {first.sha256[:12]} vs {second.phase} {second.sha256[:12]}",
-            [first.path, second.path],
-        )
+        """The revision changed what was delivered: a file's content, not only the archive's bytes."""
+        files = [file_hashes((self.evidence.folder / d.path).read_bytes()) for d in (first, second)]
+        check = revision_differs(first.phase, files[0], second.phase, files[1])
+        self.evidence.keep(check.model_copy(update={"evidence": [first.path, second.path]}))
 
     # ---- the independent oracle ----------------------------------------------------
 
@@ -607,8 +608,10 @@ class Journey:
         if self.sandboxes is not None:
             self.record_checks(self.sandboxes.conclude(self.sandboxes_api), [records])
         runs = [run for task in tasks for run in task.runs]
-        if self.model_server is not None and self.driver.meters_model_calls:
-            check = calls_metered(self.model_server.model_calls(), sum(run.spend.calls for run in runs))
+        if self.cell.profile.model_server != "none" or self.model_server is not None:  # its agents call a model
+            answered = self.model_server.model_calls() if self.model_server is not None else None
+            metered = sum(run.spend.calls for run in runs) if self.driver.meters_model_calls else None
+            check = calls_metered(answered, metered, declared=self.driver.meters_model_calls)
             self.record_checks([check], [records])
         return runs
 

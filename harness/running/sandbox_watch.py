@@ -11,7 +11,8 @@ it gathers itself:
   the engine holds no container of the instance that still runs;
 - ``sandbox.workspace-returned``: each task's workspace, as the product lists
   it after the work, holds every file of the task's latest delivery with the
-  bytes the delivered ZIP has (a workspace left in the sandbox is not there).
+  bytes the delivered ZIP has (a workspace left in the sandbox is not there),
+  and at least one delivered file was compared.
 
 The evidence names a lease by its digest (``RunLease.digest``), never the
 raw sandbox id.
@@ -19,11 +20,9 @@ raw sandbox id.
 
 from __future__ import annotations
 
-import hashlib
-import io
-import zipfile
 from typing import Any, Protocol, runtime_checkable
 
+from harness.checks.deliveries import ReturnedWorkspace, file_hashes, workspace_returned
 from harness.core.product_records import RecordId, Run, RunIdentity, RunLease, Task, TaskSummary
 from harness.core.records import CheckRecord
 from harness.core.waiting import WaitTimeout, wait_for
@@ -141,26 +140,14 @@ class SandboxWatch:
 
     @staticmethod
     def _returned(tasks: list[Task], api: SandboxApi) -> CheckRecord:
-        problems, compared = [], 0
-        for task in tasks:
-            if not task.deliveries:
-                continue
-            latest = task.deliveries[-1]
-            with zipfile.ZipFile(io.BytesIO(api.delivery_bytes(latest.id))) as archive:
-                delivered = {
-                    info.filename: hashlib.sha256(archive.read(info)).hexdigest()
-                    for info in archive.infolist()
-                    if not info.is_dir()
-                }
-            kept = api.workspace_hashes(task.id)
-            differ = sorted(name for name, sha in delivered.items() if kept.get(name) != sha)
-            compared += len(delivered)
-            if differ:
-                problems.append(f"task {task.id}: {differ[:3]} not in its workspace as delivered")
-        return CheckRecord(
-            id="sandbox.workspace-returned",
-            passed=not problems,
-            detail=f"{compared} delivered file(s) are in their tasks' workspaces, byte for byte"
-            if not problems
-            else "; ".join(problems),
+        return workspace_returned(
+            [
+                ReturnedWorkspace(
+                    task_id=str(task.id),
+                    delivered=file_hashes(api.delivery_bytes(task.deliveries[-1].id)),
+                    kept=api.workspace_hashes(task.id),
+                )
+                for task in tasks
+                if task.deliveries
+            ]
         )

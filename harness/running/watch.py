@@ -40,11 +40,13 @@ class InvariantWatch:
         evidence: EvidenceRecorder,
         screenshot: Callable[[str], None],
         interval_s: float = SAMPLE_INTERVAL_S,
+        done_statuses: tuple[str, ...] = ("done",),
     ) -> None:
         self.api = api
         self.evidence = evidence
         self.screenshot = screenshot
         self.interval_s = interval_s
+        self.done_statuses = done_statuses  # the product's word for finished work (its environment's)
         self.samples = 0
         self.unreadable: list[str] = []  # why each sample that could not be read was dropped
         self._next_at = 0.0
@@ -65,7 +67,8 @@ class InvariantWatch:
         try:
             on_page = shown() if shown else None
             tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
-            states = violations(lifecycle_facts(tasks, [], [], None, max_runs=1)) + _badge(on_page, tasks)
+            facts = lifecycle_facts(tasks, [], [], None, max_runs=1, done_statuses=self.done_statuses)
+            states = violations(facts) + _badge(on_page, tasks, self.done_statuses)
             events = self._delivery_bytes(tasks) + self._identity_changes(tasks)
         except UNREADABLE as error:
             self.unreadable.append(f"{type(error).__name__}: {str(error).strip()[:120]}")
@@ -144,9 +147,13 @@ class InvariantWatch:
         )
 
 
-def _badge(on_page: tuple[RecordId, str] | None, tasks: list) -> list[Violation]:  # type: ignore[type-arg]
-    """The page's badge says Done while the product's own records show a run still running."""
-    if on_page is None or on_page[1] != "done":
+def _badge(
+    on_page: tuple[RecordId, str] | None,
+    tasks: list,  # type: ignore[type-arg]
+    done_statuses: tuple[str, ...],
+) -> list[Violation]:
+    """The page's badge says finished (in the product's word) while its own records show a run still running."""
+    if on_page is None or on_page[1] not in done_statuses:
         return []
     task_id = str(on_page[0])
     running = [run.id for task in tasks if str(task.id) == task_id for run in task.runs if run.status == "running"]
@@ -156,6 +163,6 @@ def _badge(on_page: tuple[RecordId, str] | None, tasks: list) -> list[Violation]
         Violation(
             invariant="done-while-active",
             subject=f"page of task {task_id}",
-            detail=f"the page shows task {task_id} done while run {running[0]} is still running",
+            detail=f"the page shows task {task_id} {on_page[1]} while run {running[0]} is still running",
         )
     ]

@@ -1,0 +1,104 @@
+"""Containment of a runner's sandbox, read from the whole of the engine's record of its container.
+
+A sandbox contains an agent only if every door is shut: a network or a
+mount is one way out, but so is a host variable visible inside (a key the
+agent may spend), the root user, an added capability or privileged mode, the
+host's PID or IPC namespace, a device, or a security option switched off.
+The rule reads a plain model of that record, built by whoever inspected the
+container, so it judges a saved package as it judged the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+SHARED_NAMESPACES = ("host",)
+UNCONFINED = ("seccomp=unconfined", "seccomp:unconfined", "apparmor=unconfined", "apparmor:unconfined")
+
+
+class SandboxMount(BaseModel):
+    type: str
+    destination: str
+    writable: bool
+
+
+class ContainerConfig(BaseModel):
+    """What the engine says a sandbox's container was allowed, by name (no variable's value is kept)."""
+
+    network_mode: str
+    mounts: list[SandboxMount] = Field(default_factory=list)
+    user: str = ""
+    privileged: bool = False
+    cap_add: list[str] = Field(default_factory=list)
+    cap_drop: list[str] = Field(default_factory=list)
+    pid_mode: str = ""
+    ipc_mode: str = ""
+    devices: list[str] = Field(default_factory=list)
+    security_opt: list[str] = Field(default_factory=list)
+    env_names: list[str] = Field(default_factory=list, description="the variables visible inside, names only")
+    given_env: list[str] = Field(
+        default_factory=list, description="the names the runner is given on purpose, and those its image bakes in"
+    )
+    read_only_mounts: list[str] = Field(
+        default_factory=list, description="where a bind mount may be, read-only (the agent socket's folder, ...)"
+    )
+
+    @classmethod
+    def from_inspect(
+        cls, found: Mapping[str, Any], given_env: list[str], read_only_mounts: list[str]
+    ) -> ContainerConfig:
+        """The engine's inspect record, reduced to what containment reads (variable names, never their values)."""
+        host = found.get("HostConfig") or {}
+        config = found.get("Config") or {}
+        return cls(
+            network_mode=str(host.get("NetworkMode") or ""),
+            mounts=[
+                SandboxMount(type=str(m.get("Type")), destination=str(m.get("Destination")), writable=bool(m.get("RW")))
+                for m in found.get("Mounts") or []
+            ],
+            user=str(config.get("User") or ""),
+            privileged=bool(host.get("Privileged")),
+            cap_add=list(host.get("CapAdd") or []),
+            cap_drop=list(host.get("CapDrop") or []),
+            pid_mode=str(host.get("PidMode") or ""),
+            ipc_mode=str(host.get("IpcMode") or ""),
+            devices=[str(d.get("PathOnHost", d)) for d in host.get("Devices") or []],
+            security_opt=list(host.get("SecurityOpt") or []),
+            env_names=sorted({entry.split("=", 1)[0] for entry in config.get("Env") or []}),
+            given_env=given_env,
+            read_only_mounts=read_only_mounts,
+        )
+
+
+def beyond_the_sandbox(config: ContainerConfig) -> list[str]:
+    """Every way out of the sandbox its configuration leaves open; empty when it is contained."""
+    found = []
+    if config.network_mode != "none":
+        found.append(f"network {config.network_mode}")
+    for mount in config.mounts:
+        if mount.type == "volume" or (mount.destination in config.read_only_mounts and not mount.writable):
+            continue
+        found.append(f"{mount.type} mount at {mount.destination}")
+    if config.user.split(":")[0] in ("", "0", "root"):
+        found.append(f"runs as root (user {config.user or 'unset'})")
+    if config.privileged:
+        found.append("privileged")
+    if config.cap_add:
+        found.append(f"capabilities added: {', '.join(config.cap_add)}")
+    if "ALL" not in config.cap_drop:
+        found.append("capabilities not all dropped")
+    for name, mode in (("PID", config.pid_mode), ("IPC", config.ipc_mode)):
+        if mode in SHARED_NAMESPACES or mode.startswith("container:"):
+            found.append(f"{name} namespace shared ({mode})")
+    if config.devices:
+        found.append(f"devices: {', '.join(config.devices)}")
+    if "no-new-privileges" not in config.security_opt and "no-new-privileges:true" not in config.security_opt:
+        found.append("new privileges allowed")
+    found += [f"security option {opt}" for opt in config.security_opt if opt in UNCONFINED]
+    leaked = sorted(set(config.env_names) - set(config.given_env))
+    if leaked:
+        found.append(f"variables visible inside that the runner was not given: {', '.join(leaked)}")
+    return found
