@@ -197,7 +197,7 @@ LIFECYCLE_CASES: tuple[LifecycleCase, ...] = (
         expected_check="lifecycle.within-time-limit",
         breaks=_failed_with("deadline_exceeded"),
     ),
-    LifecycleCase(name="more-than-12-runs", expected_check="lifecycle.bounded-runs", breaks=_too_many_runs),
+    LifecycleCase(name="more-runs-than-asked-for", expected_check="lifecycle.bounded-runs", breaks=_too_many_runs),
     LifecycleCase(
         name="interrupted-run-later-failed", expected_check="lifecycle.runs-succeeded", breaks=_interrupted_then_failed
     ),

@@ -15,6 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from harness.core.records import CheckRecord
+
+CONTAINED = "sandbox.contained"
+
 SHARED_NAMESPACES = ("host",)
 UNCONFINED = ("seccomp=unconfined", "seccomp:unconfined", "apparmor=unconfined", "apparmor:unconfined")
 
@@ -102,3 +106,22 @@ def beyond_the_sandbox(config: ContainerConfig) -> list[str]:
     if leaked:
         found.append(f"variables visible inside that the runner was not given: {', '.join(leaked)}")
     return found
+
+
+def contained(reach: dict[str, list[str]]) -> CheckRecord:
+    """Every sandbox seen running left no way out (``reach``: lease digest -> :func:`beyond_the_sandbox`)."""
+    if not reach:
+        return CheckRecord(
+            id=CONTAINED,
+            passed=False,
+            detail="no sandbox was seen running",
+            unobservable="every run ended before a wait could inspect its sandbox",
+        )
+    beyond = {digest[:12]: found for digest, found in reach.items() if found}
+    detail = (
+        f"{len(reach)} sandbox(es) reach only the controller's agent socket, as an unprivileged user with every"
+        " capability dropped, no shared namespace, device or host variable"
+        if not beyond
+        else f"sandboxes reach beyond the controller's agent API: {beyond}"
+    )
+    return CheckRecord(id=CONTAINED, passed=not beyond, detail=detail)

@@ -32,7 +32,7 @@ def lifecycle_facts(
     sent_messages: Sequence[str],
     interrupted_run_ids: Sequence[RecordId],
     lead_agent_id: RecordId | None,
-    max_runs: int,
+    max_runs: int | None,
     done_statuses: Sequence[str] = ("done",),
 ) -> LifecycleFacts:
     """Everything the grader judges, read back through the public API after the story."""

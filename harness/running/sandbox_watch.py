@@ -6,7 +6,8 @@ it gathers itself:
 
 - ``sandbox.contained``: each leased sandbox, inspected on the engine the
   first time a wait sees its run running, reaches nothing beyond the
-  controller's agent socket (no network, no other mount);
+  controller's agent socket: no network, no other mount, and nothing else
+  of its whole configuration opens a way out (:mod:`harness.checks.containment`);
 - ``sandbox.released``: once the work is over, every lease is released and
   the engine holds no container of the instance that still runs;
 - ``sandbox.workspace-returned``: each task's workspace, as the product lists
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
+from harness.checks.containment import contained
 from harness.checks.deliveries import ReturnedWorkspace, file_hashes, workspace_returned
 from harness.core.product_records import RecordId, Run, RunIdentity, RunLease, Task, TaskSummary
 from harness.core.records import CheckRecord
@@ -90,21 +92,7 @@ class SandboxWatch:
         return [self._contained(), *self._released_and_returned(api)]
 
     def _contained(self) -> CheckRecord:
-        beyond = {digest[:12]: reach for digest, reach in self.reach.items() if reach}
-        if not self.reach:
-            return CheckRecord(
-                id="sandbox.contained",
-                passed=False,
-                detail="no sandbox was seen running",
-                unobservable="every run ended before a wait could inspect its sandbox",
-            )
-        return CheckRecord(
-            id="sandbox.contained",
-            passed=not beyond,
-            detail=f"{len(self.reach)} sandbox(es) reach only the controller's agent socket"
-            if not beyond
-            else f"sandboxes reach beyond the controller's agent API: {beyond}",
-        )
+        return contained(self.reach)
 
     def _released_and_returned(self, api: SandboxApi) -> list[CheckRecord]:
         def read_tasks() -> list[Task]:

@@ -19,7 +19,17 @@ from datetime import UTC, datetime
 import httpx
 
 from harness.checks.facts import lifecycle_facts
-from harness.checks.invariants import DELIVERY_BYTES, NAMES, RUNNER_IDENTITY, Violation, violations
+from harness.checks.invariants import (
+    DELIVERY_BYTES,
+    NAMES,
+    Violation,
+    WatchSummary,
+    held,
+    runner_changed,
+    runner_identity,
+    violations,
+)
+from harness.checks.lifecycle import ACTIVE_STATUSES, RunFacts
 from harness.core.product_records import RecordId
 from harness.core.records import CheckRecord
 from harness.evidence.recorder import EvidenceRecorder
@@ -48,6 +58,7 @@ class InvariantWatch:
         self.interval_s = interval_s
         self.done_statuses = done_statuses  # the product's word for finished work (its environment's)
         self.samples = 0
+        self.active_samples = 0  # samples that saw a run queued or running
         self.unreadable: list[str] = []  # why each sample that could not be read was dropped
         self._next_at = 0.0
         self._suspects: dict[tuple[str, str], float] = {}
@@ -67,13 +78,14 @@ class InvariantWatch:
         try:
             on_page = shown() if shown else None
             tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
-            facts = lifecycle_facts(tasks, [], [], None, max_runs=1, done_statuses=self.done_statuses)
+            facts = lifecycle_facts(tasks, [], [], None, max_runs=None, done_statuses=self.done_statuses)
             states = violations(facts) + _badge(on_page, tasks, self.done_statuses)
-            events = self._delivery_bytes(tasks) + self._identity_changes(tasks)
+            events = self._delivery_bytes(tasks) + self._identity_changes(facts.runs)
         except UNREADABLE as error:
             self.unreadable.append(f"{type(error).__name__}: {str(error).strip()[:120]}")
             return
         self.samples += 1
+        self.active_samples += any(run.status in ACTIVE_STATUSES for run in facts.runs)
         seen = {(v.invariant, v.subject): v for v in states}
         self._suspects = {key: self._suspects.get(key, now) for key in seen}
         lasting = [v for key, v in seen.items() if now - self._suspects[key] >= CONFIRM_S]
@@ -88,13 +100,12 @@ class InvariantWatch:
         it went unseen; each is recorded not observable, with the reason.
         """
         broken = {invariant for invariant, _ in self._broken}
+        summary = WatchSummary(samples=self.samples, active_samples=self.active_samples)
         for name in NAMES:
             if name in broken:
                 continue
-            if self.samples:
-                self.evidence.check(f"invariant.{name}", True, f"held in all {self.samples} samples")
-            else:
-                self.evidence.keep(CheckRecord.not_observable(f"invariant.{name}", self._why_no_sample()))
+            verdict = held(name, summary)
+            self.evidence.keep(verdict or CheckRecord.not_observable(f"invariant.{name}", self._why_no_sample()))
 
     def _why_no_sample(self) -> str:
         if not self.unreadable:
@@ -118,20 +129,16 @@ class InvariantWatch:
                 )
         return found
 
-    def _identity_changes(self, tasks: list) -> list[Violation]:  # type: ignore[type-arg]
-        """A run's runner (instance, pid, start time), once known, is the same for the run's whole life."""
+    def _identity_changes(self, runs: list[RunFacts]) -> list[Violation]:
+        """A run's runner (instance, pid, start time, or a sandbox's lease), once known, is the same for its life."""
         found = []
-        for run in (r for task in tasks for r in task.runs if r.identity.pid is not None):
-            identity = (run.identity.runner_instance_id, run.identity.pid, run.identity.process_start_time)
-            known = self._identities.setdefault(str(run.id), identity)
-            if identity != known:
-                found.append(
-                    Violation(
-                        invariant=RUNNER_IDENTITY,
-                        subject=f"run {run.id}",
-                        detail=f"run {run.id}'s runner changed from {known} to {identity}",
-                    )
-                )
+        for run in runs:
+            identity = runner_identity(run)
+            if identity is None:
+                continue
+            known = self._identities.setdefault(run.id, identity)
+            if (changed := runner_changed(known, run)) is not None:
+                found.append(changed)
         return found
 
     def _record(self, violation: Violation) -> None:
