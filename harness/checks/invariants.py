@@ -84,8 +84,10 @@ def unread_count(facts: LifecycleFacts) -> list[Violation]:
 
 
 def runner_identity(run: RunFacts) -> tuple[object, ...] | None:
-    """Where the run's runner is: instance, pid and start time, and a sandbox's lease; None before it has any."""
-    return (run.runner_instance_id, run.pid, run.process_started_at, run.lease) if run.has_any_identity else None
+    """Where the run's runner is: instance, pid and start time, and a sandbox's lease; None until it is placed (a
+    process with a pid, or a sandbox with a lease: a runner instance named before its spawn is not a place yet)."""
+    placed = run.pid is not None or bool(run.lease)
+    return (run.runner_instance_id, run.pid, run.process_started_at, run.lease) if placed else None
 
 
 def runner_changed(known: tuple[object, ...], run: RunFacts) -> Violation | None:
