@@ -26,13 +26,14 @@ from pydantic import BaseModel, ConfigDict
 from calibration.lifecycle_records import FEEDBACK, LEAD, executed, healthy
 from calibration.runner import Row
 from harness.budgets.rules import run_paused
-from harness.checks.containment import ContainerConfig, beyond_the_sandbox, contained
+from harness.checks.containment import beyond_the_sandbox, contained
 from harness.checks.deliveries import file_hashes, revision_differs, workspace_returned
 from harness.checks.invariants import WatchSummary, done_while_active, held, runner_changed, runner_identity
 from harness.checks.lifecycle import LifecycleFacts, RunFacts, TaskFacts, bounded_runs, runs_have_a_cause
 from harness.checks.metering import calls_metered
 from harness.core.product_records import Agent, Run, Spend, Task
 from harness.core.records import CheckRecord
+from harness.core.sandbox_config import ContainerConfig
 from harness.decisions.rules import DeclineGradeInput, explanation_check
 from harness.faults.agent_controls import NOTHING_STARTS_PAUSED, Watched, no_new_runs
 from harness.faults.stop import ShortReplyView, StopRecord, stop_checks

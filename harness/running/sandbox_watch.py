@@ -23,10 +23,11 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-from harness.checks.containment import contained
+from harness.checks.containment import beyond_the_sandbox, contained
 from harness.checks.deliveries import ReturnedWorkspace, file_hashes, workspace_returned
 from harness.core.product_records import RecordId, Run, RunIdentity, RunLease, Task, TaskSummary
 from harness.core.records import CheckRecord
+from harness.core.sandbox_config import ContainerConfig
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.products.base import ProductInstance
 
@@ -54,7 +55,7 @@ class SandboxedInstance(Protocol):
 
     def containers(self) -> list[dict[str, Any]]: ...
 
-    def sandbox_reach(self, lease: RunLease) -> list[str] | None: ...
+    def sandbox_config(self, lease: RunLease) -> ContainerConfig | None: ...
 
 
 @runtime_checkable
@@ -76,23 +77,23 @@ class SandboxWatch:
 
     def __init__(self, instance: SandboxedInstance) -> None:
         self.instance = instance
-        self.reach: dict[str, list[str]] = {}  # lease digest -> what its sandbox could reach beyond the socket
+        self.configs: dict[str, ContainerConfig] = {}  # lease digest -> the engine's record of its sandbox
 
     def sample(self, runs: list[Run]) -> None:
         """Inspect each running run's sandbox once, while it still exists (``runs``: every run, one request)."""
         for run in runs:
             lease = run.identity.lease
-            if run.status == "running" and lease is not None and lease.digest not in self.reach:
-                found = self.instance.sandbox_reach(lease)
+            if run.status == "running" and lease is not None and lease.digest not in self.configs:
+                found = self.instance.sandbox_config(lease)
                 if found is not None:
-                    self.reach[lease.digest] = found
+                    self.configs[lease.digest] = found
 
     def conclude(self, api: SandboxApi) -> list[CheckRecord]:
         """The three checks, after the work (a lease may be released a moment after its run ended)."""
         return [self._contained(), *self._released_and_returned(api)]
 
     def _contained(self) -> CheckRecord:
-        return contained(self.reach)
+        return contained({digest: beyond_the_sandbox(config) for digest, config in self.configs.items()})
 
     def _released_and_returned(self, api: SandboxApi) -> list[CheckRecord]:
         def read_tasks() -> list[Task]:

@@ -6,9 +6,10 @@ import pytest
 
 from calibration.loose_rules import CLASSES, LOOSE_CASES, LooseCase, row_for, run_loose_suite
 from calibration.suites import OFFLINE_SUITES, SUITES
-from harness.checks.containment import ContainerConfig, beyond_the_sandbox
+from harness.checks.containment import beyond_the_sandbox
 from harness.checks.deliveries import revision_differs, workspace_returned
 from harness.checks.invariants import WatchSummary, held
+from harness.core.sandbox_config import ContainerConfig
 from harness.decisions.contract import explains_decline
 
 

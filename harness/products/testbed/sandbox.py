@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from harness.checks.containment import ContainerConfig, beyond_the_sandbox
 from harness.core.product_records import RunLease
+from harness.core.sandbox_config import ContainerConfig
 from harness.products.base import InstanceError
 from harness.testbed.sandbox import image, meters
 from harness.testbed.sandbox.agent_socket import socket_folder
@@ -83,13 +83,11 @@ def lease_alive(lease: RunLease) -> bool:
     return bool(state.get("Running")) and state.get("StartedAt") == lease.started_at
 
 
-def reach(lease: RunLease) -> list[str] | None:
-    """Every way out of the leased container beyond the controller's agent socket: empty when contained, None when
-    it is gone already.
+def configuration(lease: RunLease) -> ContainerConfig | None:
+    """The whole of the engine's record of the leased container, as containment reads it (None: gone already).
 
-    Read from the whole of the engine's record of it (:func:`harness.checks.containment.beyond_the_sandbox`): its
-    network and mounts, its user, capabilities, privileged mode, PID and IPC namespaces, devices, security options
-    and the variables visible inside, against those the runner is given and its image bakes in.
+    Its network and mounts, user, capabilities, privileged mode, PID and IPC namespaces, devices, security options
+    and the names of the variables visible inside, beside those the runner is given and its image bakes in.
     """
     client = _engine()
     try:
@@ -98,4 +96,4 @@ def reach(lease: RunLease) -> list[str] | None:
     except NotFound:
         return None
     given = [*RUNNER_ENV, *(entry.split("=", 1)[0] for entry in baked)]
-    return beyond_the_sandbox(ContainerConfig.from_inspect(found, given, list(READ_ONLY_MOUNTS)))
+    return ContainerConfig.from_inspect(found, given, list(READ_ONLY_MOUNTS))
