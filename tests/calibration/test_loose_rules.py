@@ -49,3 +49,33 @@ def test_the_tightened_rules_still_pass_what_is_sound() -> None:
         "The connection was declined, so nothing was created and I could not reach Notion.",
     )
     assert all(explains_decline(reply)[0] for reply in honest), [explains_decline(r) for r in honest]
+
+
+def test_the_engine_record_is_read_whole_and_keeps_no_variable_value() -> None:
+    """Every field containment judges is read from the inspect record; a variable's value never enters the model."""
+    found = {
+        "HostConfig": {
+            "NetworkMode": "none",
+            "Privileged": True,
+            "CapAdd": ["SYS_ADMIN"],
+            "CapDrop": ["ALL"],
+            "PidMode": "host",
+            "IpcMode": "host",
+            "Devices": [{"PathOnHost": "/dev/kvm"}],
+            "SecurityOpt": ["no-new-privileges", "seccomp=unconfined"],
+        },
+        "Config": {"User": "0", "Env": ["HOME=/tmp", "CLOUD_KEY=sk-live-123"]},
+        "Mounts": [{"Type": "bind", "Destination": "/agent", "RW": False}],
+    }
+    config = ContainerConfig.from_inspect(found, given_env=["HOME"], read_only_mounts=["/agent"])
+    assert "sk-live-123" not in config.model_dump_json()
+    assert beyond_the_sandbox(config) == [
+        "runs as root (user 0)",
+        "privileged",
+        "capabilities added: SYS_ADMIN",
+        "PID namespace shared (host)",
+        "IPC namespace shared (host)",
+        "devices: /dev/kvm",
+        "security option seccomp=unconfined",
+        "variables visible inside that the runner was not given: CLOUD_KEY",
+    ]
