@@ -27,7 +27,7 @@ from calibration.lifecycle_records import FEEDBACK, LEAD, executed, healthy
 from calibration.runner import Row
 from harness.budgets.rules import run_paused
 from harness.checks.containment import beyond_the_sandbox, contained
-from harness.checks.deliveries import file_hashes, revision_differs, workspace_returned
+from harness.checks.delivery import file_hashes, revision_differs, workspace_returned
 from harness.checks.invariants import WatchSummary, done_while_active, held, runner_changed, runner_identity
 from harness.checks.lifecycle import LifecycleFacts, RunFacts, TaskFacts, bounded_runs, runs_have_a_cause
 from harness.checks.metering import calls_metered

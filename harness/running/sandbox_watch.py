@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 from harness.checks.containment import beyond_the_sandbox, contained
-from harness.checks.deliveries import ReturnedWorkspace, file_hashes, workspace_returned
+from harness.checks.delivery import ReturnedWorkspace, file_hashes, workspace_returned
 from harness.core.product_records import RecordId, Run, RunIdentity, RunLease, Task, TaskSummary
 from harness.core.records import CheckRecord
 from harness.core.sandbox_config import ContainerConfig

@@ -7,7 +7,7 @@ import pytest
 from calibration.loose_rules import CLASSES, LOOSE_CASES, LooseCase, row_for, run_loose_suite
 from calibration.suites import OFFLINE_SUITES, SUITES
 from harness.checks.containment import beyond_the_sandbox
-from harness.checks.deliveries import revision_differs, workspace_returned
+from harness.checks.delivery import revision_differs, workspace_returned
 from harness.checks.invariants import WatchSummary, held
 from harness.core.sandbox_config import ContainerConfig
 from harness.decisions.contract import explains_decline
