@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 import httpx
@@ -30,8 +30,10 @@ from harness.checks.invariants import (
     violations,
 )
 from harness.checks.lifecycle import ACTIVE_STATUSES, RunFacts
+from harness.core.observable import Fact
 from harness.core.product_records import RecordId
 from harness.core.records import CheckRecord
+from harness.evidence.moments import sample_of
 from harness.evidence.recorder import EvidenceRecorder
 from harness.products.base import ProductApi
 from harness.products.http import ProductApiError
@@ -51,8 +53,11 @@ class InvariantWatch:
         screenshot: Callable[[str], None],
         interval_s: float = SAMPLE_INTERVAL_S,
         done_statuses: tuple[str, ...] = ("done",),
+        observes: Sequence[Fact] | None = None,
     ) -> None:
+        """``observes``: the facts the cell's driver declared (None: every rule judged as if all were)."""
         self.api = api
+        self.observes = observes
         self.evidence = evidence
         self.screenshot = screenshot
         self.interval_s = interval_s
@@ -78,7 +83,10 @@ class InvariantWatch:
         try:
             on_page = shown() if shown else None
             tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
-            facts = lifecycle_facts(tasks, [], [], None, max_runs=None, done_statuses=self.done_statuses)
+            self.evidence.record_samples.add(sample_of(tasks))
+            facts = lifecycle_facts(
+                tasks, [], [], None, max_runs=None, done_statuses=self.done_statuses, observes=self.observes
+            )
             states = violations(facts) + _badge(on_page, tasks, self.done_statuses)
             events = self._delivery_bytes(tasks) + self._identity_changes(facts.runs)
         except UNREADABLE as error:
@@ -105,7 +113,11 @@ class InvariantWatch:
             if name in broken:
                 continue
             verdict = held(name, summary)
-            self.evidence.keep(verdict or CheckRecord.not_observable(f"invariant.{name}", self._why_no_sample()))
+            if verdict is not None:
+                self.evidence.keep(verdict)
+            else:
+                unseen = CheckRecord.not_observable(f"invariant.{name}", self._why_no_sample())
+                self.evidence.keep(unseen, harness_unseen=True)
 
     def _why_no_sample(self) -> str:
         if not self.unreadable:
