@@ -109,11 +109,11 @@ def _contention_with_pid(f: LifecycleFacts) -> None:
 
 
 def _too_many_runs(f: LifecycleFacts) -> None:
-    f.runs += [executed(str(200 + n), "11", MATE, ended=13 + n * 0.1, cause="handoff") for n in range(11)]
+    f.runs += [executed(str(200 + n), "11", LEAD, ended=13 + n * 0.1, cause="handoff") for n in range(11)]
 
 
 def _still_running(f: LifecycleFacts) -> None:
-    f.runs.append(executed("102", "11", MATE, ended=0, status="running", cause="handoff"))
+    f.runs.append(executed("102", "11", LEAD, ended=0, status="running", cause="handoff"))
 
 
 def _interrupted_then_failed(f: LifecycleFacts) -> None:
@@ -199,7 +199,7 @@ LIFECYCLE_CASES: tuple[LifecycleCase, ...] = (
         expected_check="lifecycle.within-time-limit",
         breaks=_failed_with("deadline_exceeded"),
     ),
-    LifecycleCase(name="more-than-12-runs", expected_check="lifecycle.bounded-runs", breaks=_too_many_runs),
+    LifecycleCase(name="more-runs-than-asked-for", expected_check="lifecycle.bounded-runs", breaks=_too_many_runs),
     LifecycleCase(
         name="interrupted-run-later-failed", expected_check="lifecycle.runs-succeeded", breaks=_interrupted_then_failed
     ),

@@ -318,6 +318,11 @@ class Engine:
         found = self._json("GET", f"/images/{quote(reference, safe='/:')}/json")
         return Image(id=found["Id"], tags=list(found.get("RepoTags") or []))
 
+    def image_env(self, reference: str) -> list[str]:
+        """The variables the image bakes into every container of it (``NAME=value``), or NotFound."""
+        found = self._json("GET", f"/images/{quote(reference, safe='/:')}/json")
+        return list((found.get("Config") or {}).get("Env") or [])
+
     def images(self, label: str) -> list[Image]:
         """Every image carrying `label` (a key, or key=value)."""
         found = self._json("GET", "/images/json", query={"filters": json.dumps({"label": [label]})})

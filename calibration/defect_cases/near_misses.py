@@ -525,6 +525,13 @@ CASES: tuple[DefectCase, ...] = (
         alone=True,
     ),
     DefectCase(
+        defect="budget-pauses-a-call-late",
+        case="budget-stop",
+        expected_check="budget.run-paused",
+        why="the lead is paused, but only after one more 1 cent call was admitted past its 2 cent budget",
+        alone=True,
+    ),
+    DefectCase(
         defect="budget-pause-leaves-run-going",
         case="budget-stop",
         expected_check="budget.no-call-while-paused",

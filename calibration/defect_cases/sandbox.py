@@ -40,4 +40,11 @@ CASES: tuple[DefectCase, ...] = (
         expected_check="sandbox.contained",
         why="the runner's sandbox shares the host's network and sees the controller's data folder",
     ),
+    DefectCase(
+        defect="sandbox-privileged",
+        case="build-revise",
+        cell=CONTAINER_CELL.format("build-revise"),
+        expected_check="sandbox.contained",
+        why="the runner's sandbox has no network and no extra mount, but runs privileged in the host's PID namespace",
+    ),
 )

@@ -1,7 +1,9 @@
 """Rules over a budget that ran out: what the product recorded and showed, for any product.
 
-The product must pause the agent when its spend reaches its budget, end the
-run that was going as paused for budget, make no model call and start no run
+The product must pause the agent when its spend reaches its budget (and
+admit no call once it has: the spend may pass the budget by the one call
+that reached it, never by more), end the run that was going as paused for
+budget, make no model call and start no run
 while the agent stays paused, show the pause on its cost page, and take the
 work up again once the budget is raised.
 """
@@ -28,8 +30,24 @@ def never_paused(agent: Agent, budget_cents: int) -> CheckRecord:
     return CheckRecord(id=RUN_PAUSED, passed=False, detail=detail)
 
 
-def run_paused(run: Run | None, agent: Agent, spent_by: Run | None = None) -> CheckRecord:
-    """The run that was going when the budget ran out ended as paused for budget, and the agent is paused.
+def admitted_past_limit(agent: Agent, budget_cents: int, call_cents: float | None) -> list[str]:
+    """A call admitted once the spend had reached the budget: the spend, less the one call that reached it, is
+    still at the budget or above (``call_cents``: the most one call of the story's script costs; None where the
+    script's calls have no fixed price, so no upper bound can be drawn)."""
+    spent = agent.spend.cents + agent.spend.simulated_cents
+    if call_cents is None or spent - call_cents < budget_cents:
+        return []
+    return [
+        f"{agent.name} spent {spent:.2f} of a {budget_cents} cent budget in calls of at most {call_cents:g} cents:"
+        f" at least {int((spent - budget_cents) // call_cents)} call(s) admitted once the budget was reached"
+    ]
+
+
+def run_paused(
+    run: Run | None, agent: Agent, spent_by: Run | None, budget_cents: int, call_cents: float | None
+) -> CheckRecord:
+    """The run that was going when the budget ran out ended as paused for budget, the agent is paused, and no call
+    was admitted once its spend had reached the budget (:func:`admitted_past_limit`).
 
     ``run`` is None where none was going: a product that learns a run's spend only when the run ends pauses the
     agent between runs (``spent_by``: the newest run by then, ended on its own); the agent must be paused."""
@@ -38,9 +56,11 @@ def run_paused(run: Run | None, agent: Agent, spent_by: Run | None = None) -> Ch
         problems.append(f"run {run.id} is {run.status} ({run.error_code or 'no error code'}), not {BUDGET_PAUSED}")
     if not agent.paused_for_budget:
         problems.append(f"{agent.name} is not paused for budget")
+    problems += admitted_past_limit(agent, budget_cents, call_cents)
     ended = "no run was going" + (f" (the newest, run {spent_by.id}, had ended {spent_by.status})" if spent_by else "")
     going = f"run {run.id} ended {run.status} ({run.error_code})" if run is not None else ended
-    ok = f"{going}; {agent.name} is paused for budget"
+    bound = "" if call_cents is None else f", within one {call_cents:g} cent call of its {budget_cents} cent budget"
+    ok = f"{going}; {agent.name} is paused for budget{bound}"
     return CheckRecord(id=RUN_PAUSED, passed=not problems, detail="; ".join(problems) or ok)
 
 

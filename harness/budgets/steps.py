@@ -19,6 +19,8 @@ from typing import TypeVar
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel
 
+from harness.agents.adapters import SCRIPTED
+from harness.agents.scripted.agent import STEP_CENTS
 from harness.budgets import rules
 from harness.core.product_records import BUDGET_PAUSED, Agent, RecordId, Run, Task
 from harness.judging.observations import judge
@@ -46,6 +48,9 @@ class Wallet:
         self.journey = journey
         self.agent = agent
         self.budget_cents = 0
+        # The most one call of the work's script costs: the scripted agent bills each metered step at a fixed price;
+        # a real CLI's calls are priced by their usage, which no script fixes (None: no upper bound is drawn).
+        self.call_cents = STEP_CENTS if journey.cell.profile.adapter == SCRIPTED else None
 
     def _page(self) -> CostPageView:
         driver = self.journey.driver
@@ -143,9 +148,10 @@ class Wallet:
             judge(rules.no_call_while_paused, pause.calls, agent, since, served), "no call while paused", records
         )
         going = self._run(task, going_id) if going_id is not None else None
-        self.journey.require(
-            judge(rules.run_paused, going, agent, self._run(task, pause.spent_by)), "run paused", records
+        paused = judge(
+            rules.run_paused, going, agent, self._run(task, pause.spent_by), self.budget_cents, self.call_cents
         )
+        self.journey.require(paused, "run paused", records)
 
     def raise_budget(self, task: Task, cents: int, pause: Pause) -> None:
         """Raise the budget on the cost page; the agent must be resumed and a run take the work up again."""

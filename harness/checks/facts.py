@@ -33,7 +33,7 @@ def lifecycle_facts(
     sent_messages: Sequence[str],
     interrupted_run_ids: Sequence[RecordId],
     lead_agent_id: RecordId | None,
-    max_runs: int,
+    max_runs: int | None,
     done_statuses: Sequence[str] = ("done",),
     observes: Sequence[Fact] | None = None,
 ) -> LifecycleFacts:

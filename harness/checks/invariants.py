@@ -14,7 +14,8 @@ from collections.abc import Callable
 
 from pydantic import BaseModel
 
-from harness.checks.lifecycle import ACTIVE_STATUSES, LifecycleFacts
+from harness.checks.lifecycle import ACTIVE_STATUSES, LifecycleFacts, RunFacts
+from harness.core.records import CheckRecord
 
 
 class Violation(BaseModel):
@@ -26,19 +27,26 @@ class Violation(BaseModel):
 
 
 Rule = Callable[[LifecycleFacts], list[Violation]]
+# Checked on the bytes, not the facts: the watch downloads each new delivery once.
+DELIVERY_BYTES = "delivery-bytes"
+# Checked across samples by the watch: a run's runner never changes while the run lives.
+RUNNER_IDENTITY = "runner-identity"
 
 
 def done_while_active(facts: LifecycleFacts) -> list[Violation]:
-    """A task is not Done while a run on it is still running (a queued run may wait on a Done task)."""
+    """A task is not finished while a run on it is still running (a queued run may wait on a finished task).
+
+    Finished is the product's own word for it (``done_statuses``: vibe-kanban's agents leave their work
+    ``in_review``), never one product's spelling."""
     active = {run.task_id: run.id for run in facts.runs if run.status == "running"}
     return [
         Violation(
             invariant="done-while-active",
             subject=f"task {task.id}",
-            detail=f"task {task.id} is done while run {active[task.id]} is still running",
+            detail=f"task {task.id} is {task.status} while run {active[task.id]} is still running",
         )
         for task in facts.tasks
-        if task.status == "done" and task.id in active
+        if task.status in facts.done_statuses and task.id in active
     ]
 
 
@@ -92,11 +100,58 @@ def unread_count(facts: LifecycleFacts) -> list[Violation]:
     return found
 
 
+def runner_identity(run: RunFacts) -> tuple[object, ...] | None:
+    """Where the run's runner is: instance, pid and start time, and a sandbox's lease; None until it is placed (a
+    process with a pid, or a sandbox with a lease: a runner instance named before its spawn is not a place yet)."""
+    placed = run.pid is not None or bool(run.lease)
+    return (run.runner_instance_id, run.pid, run.process_started_at, run.lease) if placed else None
+
+
+def runner_changed(known: tuple[object, ...], run: RunFacts) -> Violation | None:
+    """A run's runner, once known (a process or a sandbox alike), is the same for the run's whole life."""
+    now = runner_identity(run)
+    if now is None or now == known:
+        return None
+    return Violation(
+        invariant=RUNNER_IDENTITY,
+        subject=f"run {run.id}",
+        detail=f"run {run.id}'s runner changed from {known} to {now}",
+    )
+
+
+class WatchSummary(BaseModel):
+    """How the watch sampled the work: every sample it read, and those that saw a run queued or running."""
+
+    samples: int = 0
+    active_samples: int | None = None  # None: a package from before this was kept
+
+
+ACTIVE_INVARIANTS = frozenset({"done-while-active", "one-active-run", "runner-identity"})
+"""Invariants about work in progress: a watch that never saw a run active has not watched them."""
+
+
+def held(name: str, summary: WatchSummary) -> CheckRecord | None:
+    """An invariant never seen broken holds only if the watch looked more than once, and (for one about work in
+    progress) while a run was active; None when nothing was sampled (the watch says why)."""
+    check_id = f"invariant.{name}"
+    if not summary.samples:
+        return None
+    if summary.samples < 2:
+        return CheckRecord(
+            id=check_id, passed=False, detail="sampled once: one look is no evidence it held over the work"
+        )
+    if name in ACTIVE_INVARIANTS and not summary.active_samples:
+        seen = "no evidence of" if summary.active_samples is None else "none of"
+        return CheckRecord(
+            id=check_id,
+            passed=False,
+            detail=f"{seen} the {summary.samples} samples saw a run active: nothing it is about was watched",
+        )
+    during = "" if name not in ACTIVE_INVARIANTS else f", {summary.active_samples} while a run was active"
+    return CheckRecord(id=check_id, passed=True, detail=f"held in all {summary.samples} samples{during}")
+
+
 RULES: tuple[Rule, ...] = (done_while_active, one_active_run, unread_count)
-# Checked on the bytes, not the facts: the watch downloads each new delivery once.
-DELIVERY_BYTES = "delivery-bytes"
-# Checked across samples by the watch: a run's runner never changes while the run lives.
-RUNNER_IDENTITY = "runner-identity"
 NAMES: tuple[str, ...] = ("done-while-active", "one-active-run", "unread-count", DELIVERY_BYTES, RUNNER_IDENTITY)
 
 

@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 
 from harness.core.observable import Fact
 from harness.core.product_records import BUDGET_PAUSED, SHUTDOWN_ERROR
-from harness.core.records import MAX_RUN_RECORDS, CheckRecord
+from harness.core.records import CheckRecord
 
 EXECUTED_STATUSES = {"running", "succeeded", "failed", "cancelled"}
 ACTIVE_STATUSES = {"queued", "running"}
@@ -34,6 +34,8 @@ USER_STOP_ERRORS = {None, "stopped_by_user", "paused_by_user"}  # a person's Sto
 BUDGET_ERROR = "budget_exceeded"
 TIME_LIMIT_ERROR = "deadline_exceeded"
 LIMIT_ERRORS = {BUDGET_ERROR, TIME_LIMIT_ERROR}
+RUNS_PER_ASK = 2
+"""Runs one thing asked of the agents may take: the work, and one follow-up (a child's result, a recovery)."""
 
 
 class TaskFacts(BaseModel):
@@ -111,7 +113,9 @@ class LifecycleFacts(BaseModel):
         default_factory=list, description="the run the story stopped on purpose (at most one is excused)"
     )
     lead_agent_id: str | None = Field(None, description="the agent the story handed its top-level tasks to")
-    max_runs: int = MAX_RUN_RECORDS
+    max_runs: int | None = Field(
+        None, description="the story's declared bound on runs; None: the bound its script asks for (RUNS_PER_ASK)"
+    )
     done_statuses: list[str] = Field(default_factory=lambda: ["done"], description="the product's finished statuses")
     observes: list[Fact] | None = Field(
         None,
@@ -203,10 +207,25 @@ def within_time_limit(facts: LifecycleFacts) -> CheckRecord:
     return _check("lifecycle.within-time-limit", problems, "no run reached its wall-clock limit")
 
 
+def run_bound(facts: LifecycleFacts) -> tuple[int, str]:
+    """The bound on runs and where it comes from: the story's declaration, else what its script asked for."""
+    if facts.max_runs is not None:
+        return facts.max_runs, "declared by the story"
+    asked = len(facts.tasks) + len(facts.sent_messages) + len(facts.interrupted_run_ids)
+    why = (
+        f"{RUNS_PER_ASK} per thing asked: {len(facts.tasks)} task(s), {len(facts.sent_messages)} message(s),"
+        f" {len(facts.interrupted_run_ids)} interruption(s)"
+    )
+    return RUNS_PER_ASK * asked, why
+
+
 def bounded_runs(facts: LifecycleFacts) -> CheckRecord:
+    """No more runs than the story's own script asks for: a product that runs work again and again is spending the
+    user's money on nothing anybody asked, however few runs that is against a bound for every story."""
     count = len(facts.runs)
-    problems = [f"{count} run records exceed the bound of {facts.max_runs}"] if count > facts.max_runs else []
-    return _check("lifecycle.bounded-runs", problems, f"{count} run records (bound {facts.max_runs})")
+    bound, why = run_bound(facts)
+    problems = [f"{count} run records exceed the bound of {bound} ({why})"] if count > bound else []
+    return _check("lifecycle.bounded-runs", problems, f"{count} run records (bound {bound}, {why})")
 
 
 def parent_owned_by_lead(facts: LifecycleFacts) -> CheckRecord:
@@ -351,10 +370,12 @@ def runs_have_a_cause(facts: LifecycleFacts) -> CheckRecord:
     message is one on its task that woke the run or that no earlier run had
     consumed (whether this run got it is lifecycle.messages-consumed's
     question); a recovery follows a run on the task that failed (a user's
-    Stop is not a fault). A person's decision, a child's result and a
-    documented hand-off are taken as the product states them. The check is
-    judged only where the product declares run causes (``run-cause``), so a
-    run without one is a declared fact gone missing: a failure naming the run.
+    Stop is not a fault); a person's decision answers a request an earlier
+    run on the task made; a child's result is a child task's run that
+    succeeded before it; a hand-off follows another agent's run on the task.
+    None is taken as the product states it. The check is judged only where
+    the product declares run causes (``run-cause``), so a run without one is
+    a declared fact gone missing: a failure naming the run.
     """
     problems = [
         f"the product declared run-cause; run {run.id} on task {run.task_id} has none"
@@ -398,9 +419,33 @@ def _cause_problem(run: RunFacts, earlier: list[RunFacts], facts: LifecycleFacts
     if run.cause == "resumed":
         paused = [r.id for r in earlier if r.error == BUDGET_PAUSED]
         return None if paused else "started as a resumption, but no earlier run on its task was paused for budget"
-    if run.cause in ("user_decision", "child_result", "handoff"):
-        return None
+    if run.cause == "user_decision":
+        asked = [r.id for r in earlier]
+        return None if asked else "started for a person's decision, but no earlier run on its task asked for one"
+    if run.cause == "child_result":
+        return _child_result_problem(run, facts)
+    if run.cause == "handoff":
+        others = [r.id for r in earlier if r.agent_id != run.agent_id]
+        return None if others else "started as a hand-off, but no earlier run of another agent on its task handed it on"
     return f"started for {run.cause!r}, which is none of the causes a run may have"
+
+
+def _child_result_problem(run: RunFacts, facts: LifecycleFacts) -> str | None:
+    """A child's result is a child task of the run's task with a run that succeeded (or a delivery), not after the
+    run it woke ended."""
+    children = {t.id for t in facts.tasks if t.parent_id == run.task_id}
+    results = [
+        r
+        for r in facts.runs
+        if r.task_id in children
+        and r.status == "succeeded"
+        and (run.ended_at is None or r.ended_at is None or r.ended_at <= run.ended_at)
+    ]
+    if results:
+        return None
+    if not children:
+        return "started for a child's result, but its task has no child task"
+    return "started for a child's result, but no child task's run had succeeded by then"
 
 
 def _did(run: RunFacts, facts: LifecycleFacts) -> str:

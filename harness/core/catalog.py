@@ -26,7 +26,6 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validat
 
 from harness.core.observable import FACTS, Fact, unobservable_reason
 from harness.core.prompt_formats import PromptFormat
-from harness.core.records import MAX_RUN_RECORDS
 from harness.core.verdicts import EvidenceMode
 
 # Dots separate the parts of an execution ID, so no name may contain one.
@@ -157,7 +156,13 @@ class Case(_Frozen):
         gt=0,
         description="a real CLI against the replay: it starts slowly, once per run (a story with more runs needs more)",
     )
-    max_run_records: int = Field(default=MAX_RUN_RECORDS, gt=0)
+    max_run_records: int | None = Field(
+        default=None,
+        gt=0,
+        description="the most runs an attempt may make; None: the bound the story's own script asks for, two runs for"
+        " each thing asked of the agents (a task, a message the person sent, the interruption the story caused):"
+        " the work and one follow-up (a child's result, a recovery)",
+    )
     scripted_pace_s: float | None = Field(
         default=None, gt=0, description="scripted agent seconds per step; a fault needs a window to land in"
     )

@@ -13,9 +13,6 @@ from pydantic import BaseModel, Field
 
 from harness.core.verdicts import EvidenceMode, Verdict
 
-MAX_RUN_RECORDS = 12
-"""The runs a case may make unless it declares its own bound."""
-
 ATTEMPT_SCHEMA_VERSION = 1
 
 

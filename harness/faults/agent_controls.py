@@ -10,12 +10,15 @@ again without being asked twice. Terminated, it takes no more: a task for it
 is refused, and no run of it starts.
 
 Watching for "nothing starts" is a window, not a state: a product that would
-start work on a waiting message does so within its own scheduling step (the
-testbed's scheduler ticks every 0.1 s; Paperclip wakes the agent as it stores
-the message), so ``WATCH_S`` gives it many times that.
+start work on a waiting message does so within its own scheduling step, so
+the window is ``WATCH_S`` on top of the product's declared scheduler tick
+(``Environment.scheduler_tick_s``), and a rule that saw nothing start in a
+shorter window has seen nothing (:class:`Watched`).
 """
 
 from __future__ import annotations
+
+import time
 
 from pydantic import BaseModel
 
@@ -32,6 +35,22 @@ PAUSE_SETTLES = "controls.pause-settles"
 NOTHING_STARTS_PAUSED = "controls.nothing-starts-while-paused"
 RESUME_CONTINUES = "controls.resume-continues"
 TERMINATED_TAKES_NO_WORK = "controls.terminated-takes-no-work"
+
+
+class Watched(BaseModel):
+    """How long the harness watched for a run to start, and the product's declared tick it had to cover."""
+
+    watched_s: float | None = None  # None: a package from before the window was kept
+    tick_s: float = 0.0
+
+    @property
+    def needed_s(self) -> float:
+        return WATCH_S + self.tick_s
+
+
+def window_s(tick_s: float) -> float:
+    """The window to watch: ``WATCH_S`` past the product's next scheduler tick."""
+    return WATCH_S + tick_s
 
 
 class Paused(BaseModel):
@@ -54,10 +73,25 @@ def pause_settled(run: Run) -> CheckRecord:
     return CheckRecord(id=PAUSE_SETTLES, passed=passed, detail=detail)
 
 
-def no_new_runs(check_id: str, new: list[Run], what: str) -> CheckRecord:
-    """No run of the agent besides those known before ``what``."""
+def _short(watched: Watched) -> list[str]:
+    """Why a quiet window proves nothing: it was not kept, or ended before the product's tick could start work."""
+    if watched.watched_s is None:
+        return ["no evidence of how long the harness watched"]
+    if watched.watched_s < watched.needed_s:
+        return [
+            f"watched only {watched.watched_s:.1f} s, under the {watched.needed_s:g} s a product with a"
+            f" {watched.tick_s:g} s scheduler tick needs to show whether it starts work"
+        ]
+    return []
+
+
+def no_new_runs(check_id: str, new: list[Run], what: str, watched: Watched) -> CheckRecord:
+    """No run of the agent besides those known before ``what``, over a window that covers the product's tick."""
     listed = ", ".join(f"run {r.id} on task {r.task_id} ({r.status})" for r in new)
-    return CheckRecord(id=check_id, passed=not new, detail=f"{what}: " + (listed or "no run of the agent started"))
+    problems = _short(watched) if not new else []
+    window = f" (watched {watched.watched_s:.1f} s)" if watched.watched_s is not None else ""
+    detail = f"{what}{window}: " + (listed or "no run of the agent started") + "".join(f"; {p}" for p in problems)
+    return CheckRecord(id=check_id, passed=not new and not problems, detail=detail)
 
 
 def work_continued(task: Task, paused: Paused) -> CheckRecord:
@@ -70,12 +104,13 @@ def work_continued(task: Task, paused: Paused) -> CheckRecord:
     )
 
 
-def no_work_taken(offered: Task | None, new: list[Run]) -> CheckRecord:
-    """The terminated agent was refused a new task, and no run of it started."""
+def no_work_taken(offered: Task | None, new: list[Run], watched: Watched) -> CheckRecord:
+    """The terminated agent was refused a new task, and no run of it started in a window covering its tick."""
     taken = [f"task {offered.id} was accepted for it"] if offered is not None else []
     taken += [f"run {r.id} on task {r.task_id} ({r.status})" for r in new]
-    detail = "; ".join(taken) or "a task for it was refused, and no run of it started"
-    return CheckRecord(id=TERMINATED_TAKES_NO_WORK, passed=not taken, detail=detail)
+    problems = taken or _short(watched)
+    detail = "; ".join(problems) or f"a task for it was refused, and no run of it started in {watched.watched_s:.1f} s"
+    return CheckRecord(id=TERMINATED_TAKES_NO_WORK, passed=not problems, detail=detail)
 
 
 # ---- the steps --------------------------------------------------------------------------------
@@ -105,10 +140,10 @@ def leave_work_while_paused(journey: Journey, task: Task, paused: Paused, reques
     """Send ``request`` on the task while its agent is paused, and watch: no run of the agent may start."""
     journey.open_task(task)
     journey.send_message(request)
-    new = _watch_for_new_runs(journey, paused)
-    kept = journey.evidence.snapshot("while-paused", new)
+    new, watched = _watch_for_new_runs(journey, paused)
+    kept = journey.evidence.snapshot("while-paused", {"new_runs": new, "watched": watched})
     journey.require(
-        judge(no_new_runs, NOTHING_STARTS_PAUSED, new, "while paused"), "nothing started while paused", kept
+        judge(no_new_runs, NOTHING_STARTS_PAUSED, new, "while paused", watched), "nothing started while paused", kept
     )
 
 
@@ -145,10 +180,10 @@ def terminate(journey: Journey, task: Task, paused: Paused, title: str, body: st
     )
     offered = journey.api.offer_task(title, body, paused.agent_id)
     journey.evidence.note("work offered", "refused" if offered is None else f"task {offered.id} accepted")
-    new = _watch_for_new_runs(journey, known)
-    kept = journey.evidence.snapshot("after-terminate", {"offered": offered, "new_runs": new})
+    new, watched = _watch_for_new_runs(journey, known)
+    kept = journey.evidence.snapshot("after-terminate", {"offered": offered, "new_runs": new, "watched": watched})
     journey.open_task(task)
-    journey.require(judge(no_work_taken, offered, new), "the terminated agent took no work", kept)
+    journey.require(judge(no_work_taken, offered, new, watched), "the terminated agent took no work", kept)
 
 
 # ---- reading the product ----------------------------------------------------------------------
@@ -171,12 +206,16 @@ def _new_runs(journey: Journey, paused: Paused) -> list[Run]:
     return [run for run in _runs_of(journey, paused.agent_id) if run.id not in paused.known_run_ids]
 
 
-def _watch_for_new_runs(journey: Journey, paused: Paused) -> list[Run]:
-    """The agent's runs that start within ``WATCH_S`` (none, on a product that keeps its controls)."""
+def _watch_for_new_runs(journey: Journey, paused: Paused) -> tuple[list[Run], Watched]:
+    """The agent's runs that start within the window past the product's next tick (none, on a product that keeps
+    its controls), and how long the harness watched."""
+    tick_s = journey.cell.environment.scheduler_tick_s
+    started = time.monotonic()
     try:
-        return wait_for(lambda: _new_runs(journey, paused), timeout=WATCH_S, what="a run of the agent")
+        new = wait_for(lambda: _new_runs(journey, paused), timeout=window_s(tick_s), what="a run of the agent")
     except WaitTimeout:
-        return []
+        new = []
+    return new, Watched(watched_s=round(time.monotonic() - started, 3), tick_s=tick_s)
 
 
 def _settled(journey: Journey, run: Run) -> Run:

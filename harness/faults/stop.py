@@ -142,10 +142,11 @@ def _later(task: Task, run: Run, than: Run) -> bool:
 
 
 def _uninvited(task: Task, stopped: Run | None, answering: Run | None, asked_at: str | None) -> list[Run]:
-    """Work nobody asked for after Stop: runs between the stopped one and the one that answered, and any
-    later run the product queued before the user's request was stored.
+    """Work nobody asked for after Stop: every run after the stopped one but the one that answered the user's one
+    request, wherever it falls (before that answer or after it), and the answering run too if the product queued
+    it before the request was stored.
 
-    The second kind matters because a run the product starts on its own right
+    The last kind matters because a run the product starts on its own right
     after Stop reads the request mid-way when it comes, and so may be the one
     that writes the last reply: by position alone it would look invited.
     """
@@ -153,8 +154,9 @@ def _uninvited(task: Task, stopped: Run | None, answering: Run | None, asked_at:
     if stopped is None:
         return []
     start = order.index(stopped.id) + 1
-    end = order.index(answering.id) if answering is not None and answering.id in order else len(order)
-    return [r for i, r in enumerate(task.runs) if i >= start and (i < end or _earlier(r.queued_at, asked_at))]
+    return [
+        r for r in task.runs[start:] if answering is None or r.id != answering.id or _earlier(r.queued_at, asked_at)
+    ]
 
 
 def _earlier(moment: str, than: str | None) -> bool:
@@ -262,7 +264,7 @@ def stop_checks(
         CheckRecord(
             id="stop.nothing-ran-after-stop",
             passed=not uninvited,
-            detail="no run between the stopped run and the one that answered, none queued before the request"
+            detail="no run after the stopped one but the one that answered, and that one queued after the request"
             if not uninvited
             else "ran after Stop, uninvited: "
             + "; ".join(

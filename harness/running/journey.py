@@ -26,6 +26,7 @@ from harness.checks.delivery import (
     Graded,
     downloaded_as_claimed,
     downloads_again_alike,
+    file_hashes,
     oracle_checks,
     revision_differs,
 )
@@ -114,7 +115,13 @@ class Journey:
         self.readbacks = ReadBacks(lambda: settings_now(self.api), driver.name)
         self.current: TaskView | None = None
         self.oracle_image: str | None = None
-        self.watch = InvariantWatch(self.api, self.evidence, self.screenshot, observes=self.cell.observes)
+        self.watch = InvariantWatch(
+            self.api,
+            self.evidence,
+            self.screenshot,
+            done_statuses=self.cell.environment.done_statuses,
+            observes=self.cell.observes,
+        )
         in_sandboxes = self.cell.environment.sandbox != "process"
         self.sandboxes = SandboxWatch(instance) if in_sandboxes and isinstance(instance, SandboxedInstance) else None
         self.sandboxes_api = cast(SandboxApi, self.api)
@@ -547,7 +554,9 @@ class Journey:
         self.record_checks(judged.reading(original.path, again.path, origin="harness"), [original.path, again.path])
 
     def require_different(self, first: DownloadRecord, second: DownloadRecord) -> None:
-        judged = judge(revision_differs, first.phase, first.sha256, second.phase, second.sha256)
+        """The revision changed what was delivered: a file's content, not only the archive's bytes."""
+        files = [file_hashes((self.evidence.folder / d.path).read_bytes()) for d in (first, second)]
+        judged = judge(revision_differs, first.phase, files[0], second.phase, files[1])
         self.record_checks(judged.reading(first.path, second.path, origin="harness"), [first.path, second.path])
 
     # ---- the independent oracle ----------------------------------------------------
@@ -629,8 +638,10 @@ class Journey:
         if self.sandboxes is not None:
             self.record_checks(self.sandboxes.conclude(self.sandboxes_api), [records])
         runs = [run for task in tasks for run in task.runs]
-        if self.model_server is not None and self.driver.meters_model_calls:
-            judgement = judge(calls_metered, self.model_server.model_calls(), sum(run.spend.calls for run in runs))
+        if self.cell.profile.model_server != "none" or self.model_server is not None:  # its agents call a model
+            answered = self.model_server.model_calls() if self.model_server is not None else None
+            metered = sum(run.spend.calls for run in runs) if self.driver.meters_model_calls else None
+            judgement = judge(calls_metered, answered, metered, declared=self.driver.meters_model_calls)
             self.record_checks(judgement.reading(records, "replay server calls"), [records])
         return runs
 

@@ -6,12 +6,14 @@ it gathers itself:
 
 - ``sandbox.contained``: each leased sandbox, inspected on the engine the
   first time a wait sees its run running, reaches nothing beyond the
-  controller's agent socket (no network, no other mount);
+  controller's agent socket: no network, no other mount, and nothing else
+  of its whole configuration opens a way out (:mod:`harness.checks.containment`);
 - ``sandbox.released``: once the work is over, every lease is released and
   the engine holds no container of the instance that still runs;
 - ``sandbox.workspace-returned``: each task's workspace, as the product lists
   it after the work, holds every file of the task's latest delivery with the
-  bytes the delivered ZIP has (a workspace left in the sandbox is not there).
+  bytes the delivered ZIP has (a workspace left in the sandbox is not there),
+  and at least one delivered file was compared.
 
 The evidence names a lease by its digest (``RunLease.digest``), never the
 raw sandbox id.
@@ -19,13 +21,13 @@ raw sandbox id.
 
 from __future__ import annotations
 
-import hashlib
-import io
-import zipfile
 from typing import Any, Protocol, runtime_checkable
 
+from harness.checks.containment import beyond_the_sandbox, contained
+from harness.checks.delivery import ReturnedWorkspace, file_hashes, workspace_returned
 from harness.core.product_records import RecordId, Run, RunIdentity, RunLease, Task, TaskSummary
 from harness.core.records import CheckRecord
+from harness.core.sandbox_config import ContainerConfig
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.products.base import ProductInstance
 
@@ -53,7 +55,7 @@ class SandboxedInstance(Protocol):
 
     def containers(self) -> list[dict[str, Any]]: ...
 
-    def sandbox_reach(self, lease: RunLease) -> list[str] | None: ...
+    def sandbox_config(self, lease: RunLease) -> ContainerConfig | None: ...
 
 
 @runtime_checkable
@@ -75,37 +77,23 @@ class SandboxWatch:
 
     def __init__(self, instance: SandboxedInstance) -> None:
         self.instance = instance
-        self.reach: dict[str, list[str]] = {}  # lease digest -> what its sandbox could reach beyond the socket
+        self.configs: dict[str, ContainerConfig] = {}  # lease digest -> the engine's record of its sandbox
 
     def sample(self, runs: list[Run]) -> None:
         """Inspect each running run's sandbox once, while it still exists (``runs``: every run, one request)."""
         for run in runs:
             lease = run.identity.lease
-            if run.status == "running" and lease is not None and lease.digest not in self.reach:
-                found = self.instance.sandbox_reach(lease)
+            if run.status == "running" and lease is not None and lease.digest not in self.configs:
+                found = self.instance.sandbox_config(lease)
                 if found is not None:
-                    self.reach[lease.digest] = found
+                    self.configs[lease.digest] = found
 
     def conclude(self, api: SandboxApi) -> list[CheckRecord]:
         """The three checks, after the work (a lease may be released a moment after its run ended)."""
         return [self._contained(), *self._released_and_returned(api)]
 
     def _contained(self) -> CheckRecord:
-        beyond = {digest[:12]: reach for digest, reach in self.reach.items() if reach}
-        if not self.reach:
-            return CheckRecord(
-                id="sandbox.contained",
-                passed=False,
-                detail="no sandbox was seen running",
-                unobservable="every run ended before a wait could inspect its sandbox",
-            )
-        return CheckRecord(
-            id="sandbox.contained",
-            passed=not beyond,
-            detail=f"{len(self.reach)} sandbox(es) reach only the controller's agent socket"
-            if not beyond
-            else f"sandboxes reach beyond the controller's agent API: {beyond}",
-        )
+        return contained({digest: beyond_the_sandbox(config) for digest, config in self.configs.items()})
 
     def _released_and_returned(self, api: SandboxApi) -> list[CheckRecord]:
         def read_tasks() -> list[Task]:
@@ -141,26 +129,14 @@ class SandboxWatch:
 
     @staticmethod
     def _returned(tasks: list[Task], api: SandboxApi) -> CheckRecord:
-        problems, compared = [], 0
-        for task in tasks:
-            if not task.deliveries:
-                continue
-            latest = task.deliveries[-1]
-            with zipfile.ZipFile(io.BytesIO(api.delivery_bytes(latest.id))) as archive:
-                delivered = {
-                    info.filename: hashlib.sha256(archive.read(info)).hexdigest()
-                    for info in archive.infolist()
-                    if not info.is_dir()
-                }
-            kept = api.workspace_hashes(task.id)
-            differ = sorted(name for name, sha in delivered.items() if kept.get(name) != sha)
-            compared += len(delivered)
-            if differ:
-                problems.append(f"task {task.id}: {differ[:3]} not in its workspace as delivered")
-        return CheckRecord(
-            id="sandbox.workspace-returned",
-            passed=not problems,
-            detail=f"{compared} delivered file(s) are in their tasks' workspaces, byte for byte"
-            if not problems
-            else "; ".join(problems),
+        return workspace_returned(
+            [
+                ReturnedWorkspace(
+                    task_id=str(task.id),
+                    delivered=file_hashes(api.delivery_bytes(task.deliveries[-1].id)),
+                    kept=api.workspace_hashes(task.id),
+                )
+                for task in tasks
+                if task.deliveries
+            ]
         )

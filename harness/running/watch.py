@@ -19,7 +19,17 @@ from datetime import UTC, datetime
 import httpx
 
 from harness.checks.facts import lifecycle_facts
-from harness.checks.invariants import DELIVERY_BYTES, NAMES, RUNNER_IDENTITY, Violation, violations
+from harness.checks.invariants import (
+    DELIVERY_BYTES,
+    NAMES,
+    Violation,
+    WatchSummary,
+    held,
+    runner_changed,
+    runner_identity,
+    violations,
+)
+from harness.checks.lifecycle import ACTIVE_STATUSES, RunFacts
 from harness.core.observable import Fact
 from harness.core.product_records import RecordId
 from harness.core.records import CheckRecord
@@ -42,6 +52,7 @@ class InvariantWatch:
         evidence: EvidenceRecorder,
         screenshot: Callable[[str], None],
         interval_s: float = SAMPLE_INTERVAL_S,
+        done_statuses: tuple[str, ...] = ("done",),
         observes: Sequence[Fact] | None = None,
     ) -> None:
         """``observes``: the facts the cell's driver declared (None: every rule judged as if all were)."""
@@ -50,7 +61,9 @@ class InvariantWatch:
         self.evidence = evidence
         self.screenshot = screenshot
         self.interval_s = interval_s
+        self.done_statuses = done_statuses  # the product's word for finished work (its environment's)
         self.samples = 0
+        self.active_samples = 0  # samples that saw a run queued or running
         self.unreadable: list[str] = []  # why each sample that could not be read was dropped
         self._next_at = 0.0
         self._suspects: dict[tuple[str, str], float] = {}
@@ -71,14 +84,16 @@ class InvariantWatch:
             on_page = shown() if shown else None
             tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
             self.evidence.record_samples.add(sample_of(tasks))
-            states = violations(lifecycle_facts(tasks, [], [], None, max_runs=1, observes=self.observes)) + _badge(
-                on_page, tasks
+            facts = lifecycle_facts(
+                tasks, [], [], None, max_runs=None, done_statuses=self.done_statuses, observes=self.observes
             )
-            events = self._delivery_bytes(tasks) + self._identity_changes(tasks)
+            states = violations(facts) + _badge(on_page, tasks, self.done_statuses)
+            events = self._delivery_bytes(tasks) + self._identity_changes(facts.runs)
         except UNREADABLE as error:
             self.unreadable.append(f"{type(error).__name__}: {str(error).strip()[:120]}")
             return
         self.samples += 1
+        self.active_samples += any(run.status in ACTIVE_STATUSES for run in facts.runs)
         seen = {(v.invariant, v.subject): v for v in states}
         self._suspects = {key: self._suspects.get(key, now) for key in seen}
         lasting = [v for key, v in seen.items() if now - self._suspects[key] >= CONFIRM_S]
@@ -93,11 +108,13 @@ class InvariantWatch:
         it went unseen; each is recorded not observable, with the reason.
         """
         broken = {invariant for invariant, _ in self._broken}
+        summary = WatchSummary(samples=self.samples, active_samples=self.active_samples)
         for name in NAMES:
             if name in broken:
                 continue
-            if self.samples:
-                self.evidence.check(f"invariant.{name}", True, f"held in all {self.samples} samples")
+            verdict = held(name, summary)
+            if verdict is not None:
+                self.evidence.keep(verdict)
             else:
                 unseen = CheckRecord.not_observable(f"invariant.{name}", self._why_no_sample())
                 self.evidence.keep(unseen, harness_unseen=True)
@@ -124,20 +141,16 @@ class InvariantWatch:
                 )
         return found
 
-    def _identity_changes(self, tasks: list) -> list[Violation]:  # type: ignore[type-arg]
-        """A run's runner (instance, pid, start time), once known, is the same for the run's whole life."""
+    def _identity_changes(self, runs: list[RunFacts]) -> list[Violation]:
+        """A run's runner (instance, pid, start time, or a sandbox's lease), once known, is the same for its life."""
         found = []
-        for run in (r for task in tasks for r in task.runs if r.identity.pid is not None):
-            identity = (run.identity.runner_instance_id, run.identity.pid, run.identity.process_start_time)
-            known = self._identities.setdefault(str(run.id), identity)
-            if identity != known:
-                found.append(
-                    Violation(
-                        invariant=RUNNER_IDENTITY,
-                        subject=f"run {run.id}",
-                        detail=f"run {run.id}'s runner changed from {known} to {identity}",
-                    )
-                )
+        for run in runs:
+            identity = runner_identity(run)
+            if identity is None:
+                continue
+            known = self._identities.setdefault(run.id, identity)
+            if (changed := runner_changed(known, run)) is not None:
+                found.append(changed)
         return found
 
     def _record(self, violation: Violation) -> None:
@@ -153,9 +166,13 @@ class InvariantWatch:
         )
 
 
-def _badge(on_page: tuple[RecordId, str] | None, tasks: list) -> list[Violation]:  # type: ignore[type-arg]
-    """The page's badge says Done while the product's own records show a run still running."""
-    if on_page is None or on_page[1] != "done":
+def _badge(
+    on_page: tuple[RecordId, str] | None,
+    tasks: list,  # type: ignore[type-arg]
+    done_statuses: tuple[str, ...],
+) -> list[Violation]:
+    """The page's badge says finished (in the product's word) while its own records show a run still running."""
+    if on_page is None or on_page[1] not in done_statuses:
         return []
     task_id = str(on_page[0])
     running = [run.id for task in tasks if str(task.id) == task_id for run in task.runs if run.status == "running"]
@@ -165,6 +182,6 @@ def _badge(on_page: tuple[RecordId, str] | None, tasks: list) -> list[Violation]
         Violation(
             invariant="done-while-active",
             subject=f"page of task {task_id}",
-            detail=f"the page shows task {task_id} done while run {running[0]} is still running",
+            detail=f"the page shows task {task_id} {on_page[1]} while run {running[0]} is still running",
         )
     ]

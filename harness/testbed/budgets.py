@@ -40,7 +40,9 @@ def pause_if_spent(conn: sqlite3.Connection, agent_id: int, simulated: bool) -> 
     if agent["paused_reason"] is not None:
         return True
     spent = _spent(conn, agent_id, simulated)
-    if agent["budget_cents"] is None or not failpoint("budget.reached", spent >= agent["budget_cents"]):
+    if agent["budget_cents"] is None or not failpoint(
+        "budget.reached", spent >= agent["budget_cents"], spent=spent, budget_cents=agent["budget_cents"]
+    ):
         return False
     conn.execute("UPDATE agents SET paused_reason = ?, paused_at = ? WHERE id = ?", (BUDGET, now(), agent_id))
     failpoint("budget.stop-runs", _ask_runs_to_stop)(conn, agent_id)

@@ -26,6 +26,7 @@ import psutil
 
 from harness.agents import issued_secrets
 from harness.core.product_records import RunIdentity, RunLease
+from harness.core.sandbox_config import ContainerConfig
 from harness.products.base import InstanceError
 from harness.products.processes import (
     free_port,
@@ -221,9 +222,9 @@ class TestbedInstance:
         """Every runner container of this instance on the engine, running or not (empty for local runners)."""
         return sandboxes.containers(self.data_dir) if self.sandbox == "container" else []
 
-    def sandbox_reach(self, lease: RunLease) -> list[str] | None:
-        """What the leased sandbox may reach beyond the controller's agent socket (the engine's record of it)."""
-        return sandboxes.reach(lease)
+    def sandbox_config(self, lease: RunLease) -> ContainerConfig | None:
+        """The engine's record of the leased sandbox, as containment reads it (None: gone already)."""
+        return sandboxes.configuration(lease)
 
     def runner_alive(self, identity: RunIdentity) -> bool:
         """The run's runner still runs, by the harness's own look: its leased container, else its process."""

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.product_records import RunLease
+from harness.core.sandbox_config import ContainerConfig
 from harness.products.base import InstanceError
 from harness.testbed.sandbox import image, meters
 from harness.testbed.sandbox.agent_socket import socket_folder
-from harness.testbed.sandbox.containers import LABEL_DATA, READ_ONLY_MOUNTS, data_label
+from harness.testbed.sandbox.containers import LABEL_DATA, READ_ONLY_MOUNTS, RUNNER_ENV, data_label
 from oracle.engine import Engine, EngineError, NotFound
 from oracle.image import CannotGrade, engine
 
@@ -82,25 +83,17 @@ def lease_alive(lease: RunLease) -> bool:
     return bool(state.get("Running")) and state.get("StartedAt") == lease.started_at
 
 
-def reach(lease: RunLease) -> list[str] | None:
-    """What the leased container may reach beyond the controller's agent socket: empty when contained, None when it
-    is gone already.
+def configuration(lease: RunLease) -> ContainerConfig | None:
+    """The whole of the engine's record of the leased container, as containment reads it (None: gone already).
 
-    Read from the engine's record of it: its network, and every mount other than its own workspace volume and the
-    read-only folders a runner is given (the agent socket's; an agent CLI run's metering socket and CLI programs).
+    Its network and mounts, user, capabilities, privileged mode, PID and IPC namespaces, devices, security options
+    and the names of the variables visible inside, beside those the runner is given and its image bakes in.
     """
+    client = _engine()
     try:
-        found = _engine().inspect(lease.sandbox_id)
+        found = client.inspect(lease.sandbox_id)
+        baked = client.image_env(str(found.get("Image") or lease.image_digest))
     except NotFound:
         return None
-    beyond = []
-    network = found["HostConfig"].get("NetworkMode")
-    if network != "none":
-        beyond.append(f"network {network}")
-    for mount in found.get("Mounts") or []:
-        if mount.get("Type") == "volume":
-            continue
-        if mount.get("Destination") in READ_ONLY_MOUNTS and not mount.get("RW"):
-            continue
-        beyond.append(f"{mount.get('Type')} mount at {mount.get('Destination')}")
-    return beyond
+    given = [*RUNNER_ENV, *(entry.split("=", 1)[0] for entry in baked)]
+    return ContainerConfig.from_inspect(found, given, list(READ_ONLY_MOUNTS))

@@ -18,6 +18,16 @@ def never_reached(reached: bool, **_: Any) -> bool:
 
 
 @defect(
+    "budget-pauses-a-call-late",
+    at="budget.reached",
+    summary="an agent is paused for budget only once its spend has passed the budget: one more call is admitted"
+    " after the spend reached it",
+)
+def one_call_late(reached: bool, *, spent: float, budget_cents: int, **_: Any) -> bool:
+    return spent > budget_cents
+
+
+@defect(
     "budget-pause-leaves-run-going",
     at="budget.stop-runs",
     summary="the agent is shown paused for budget, but its running run goes on making model calls",

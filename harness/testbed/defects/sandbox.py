@@ -63,3 +63,13 @@ def host_network(host_config: dict[str, Any], *, data_dir: Path, **_: Any) -> di
 )
 def lease_kept(release: bool, **_: Any) -> bool:
     return False
+
+
+@defect(
+    "sandbox-privileged",
+    at="sandbox.host-config",
+    summary="runner sandboxes keep the network and mounts shut, but run privileged in the host's PID namespace with"
+    " every capability and no-new-privileges off",
+)
+def privileged(host_config: dict[str, Any], **_: Any) -> dict[str, Any]:
+    return {**host_config, "Privileged": True, "PidMode": "host", "CapDrop": [], "CapAdd": ["ALL"], "SecurityOpt": []}

@@ -53,6 +53,8 @@ AGENTS_MOUNT = "/opt/agents"
 READ_ONLY_MOUNTS = (MOUNT_POINT, meters.MOUNT_POINT, AGENTS_MOUNT)
 """Every bind mount a runner's container may have, each read-only: the agent socket's folder, the run's metering
 socket's folder and the agent CLIs' programs. Anything else it is given reaches beyond the controller's API."""
+RUNNER_ENV = ("TESTBED_RUN_TOKEN", "HOME", "LC_ALL", "PYTHONPATH", "EVERYDAY_AGENTS_DIR")
+"""Every variable a runner's container is given beyond its image's: nothing of the host's environment."""
 
 
 class SandboxError(OSError):

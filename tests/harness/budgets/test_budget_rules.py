@@ -22,7 +22,18 @@ def test_a_call_the_model_server_answered_after_the_pause_fails_even_where_the_p
 def test_between_runs_the_agent_must_still_be_paused_and_a_run_that_was_going_must_end_paused_for_budget() -> None:
     paused = LEAD.model_copy(update={"paused_for_budget": True, "status": "paused"})
     ended = run(4)
-    between = run_paused(None, paused, ended)
+    between = run_paused(None, paused, ended, 9, 1.0)
     assert between.passed and "run 4, had ended succeeded" in between.detail
-    assert not run_paused(None, LEAD, ended).passed  # never paused
-    assert not run_paused(ended, paused).passed  # the run that was going was not paused for budget
+    assert not run_paused(None, LEAD, ended, 9, 1.0).passed  # never paused
+    assert not run_paused(ended, paused, None, 9, 1.0).passed  # the run that was going was not paused for budget
+
+
+def test_a_call_admitted_once_the_spend_had_reached_the_budget_fails_the_pause() -> None:
+    """Calls of 1 cent against a 2 cent budget: the pause must come at 2 cents (or within one call of it), not 3."""
+    paused = LEAD.model_copy(update={"paused_for_budget": True, "status": "paused"})
+    at_limit = paused.model_copy(update={"spend": Spend(simulated_cents=2.0, calls=2)})
+    past = paused.model_copy(update={"spend": Spend(simulated_cents=3.0, calls=3)})
+    assert run_paused(None, at_limit, run(4), 2, 1.0).passed
+    late = run_paused(None, past, run(4), 2, 1.0)
+    assert not late.passed and "1 call(s) admitted once the budget was reached" in late.detail
+    assert run_paused(None, past, run(4), 2, None).passed  # a script without a fixed call price draws no bound

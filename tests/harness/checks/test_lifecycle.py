@@ -73,7 +73,8 @@ def _break(facts: LifecycleFacts, how: str) -> LifecycleFacts:
         )
     elif how == "too-many-runs":
         facts.runs += [
-            RunFacts(id=str(100 + n), task_id="1", status="succeeded", cause="handoff", **IDENTITY) for n in range(11)
+            RunFacts(id=str(100 + n), task_id="1", agent_id="8", status="succeeded", cause="handoff", **IDENTITY)
+            for n in range(11)
         ]
     return facts
 

@@ -23,7 +23,7 @@ def test_the_required_bad_records_are_registered() -> None:
         "run-still-running",
         "unexcused-cancellation",
         "contention-exemption-with-pid",
-        "more-than-12-runs",
+        "more-runs-than-asked-for",
         "interrupted-run-later-failed",
     } <= names
     assert any(case.expected_check is None for case in LIFECYCLE_CASES)

@@ -5,9 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from harness.core.product_records import Agent, AgentStatus, HireApproval, Run, Task
-from harness.faults.agent_controls import Paused, no_new_runs, no_work_taken, pause_settled, work_continued
+from harness.faults.agent_controls import (
+    Paused,
+    Watched,
+    no_new_runs,
+    no_work_taken,
+    pause_settled,
+    work_continued,
+)
 from harness.hiring.approval_rules import hire_approved, hire_waits, rejected_nothing_created
 
+QUIET = Watched(watched_s=5.2, tick_s=0.0)
 LEAD = Agent(id=1, name="Avery", role="lead", reports_to=None, adapter="scripted", model="default")
 
 
@@ -96,8 +104,8 @@ def test_pause_settles_only_as_a_cancelled_run() -> None:
 
 
 def test_nothing_new_and_work_continued() -> None:
-    assert no_new_runs("controls.nothing-starts-while-paused", [], "while paused").passed
-    assert not no_new_runs("controls.nothing-starts-while-paused", [run(5, "running")], "while paused").passed
+    assert no_new_runs("controls.nothing-starts-while-paused", [], "while paused", QUIET).passed
+    assert not no_new_runs("controls.nothing-starts-while-paused", [run(5, "running")], "while paused", QUIET).passed
     paused = Paused(agent_id=1, run_id=4, known_run_ids=[4])
     assert work_continued(task(run(4, "cancelled"), run(5)), paused).passed
     assert not work_continued(task(run(4, "cancelled")), paused).passed
@@ -106,6 +114,15 @@ def test_nothing_new_and_work_continued() -> None:
 
 
 def test_a_terminated_agent_is_refused_work_and_runs_nothing() -> None:
-    assert no_work_taken(None, []).passed
-    assert not no_work_taken(task(), []).passed  # a task accepted for it
-    assert not no_work_taken(None, [run(6, "running")]).passed
+    assert no_work_taken(None, [], QUIET).passed
+    assert not no_work_taken(task(), [], QUIET).passed  # a task accepted for it
+    assert not no_work_taken(None, [run(6, "running")], QUIET).passed
+
+
+def test_a_quiet_window_shorter_than_the_products_tick_proves_nothing() -> None:
+    """Five quiet seconds on a product that takes work up at a 30 s tick: it has not had its chance to start any."""
+    short = Watched(watched_s=5.0, tick_s=30.0)
+    assert not no_new_runs("controls.nothing-starts-while-paused", [], "while paused", short).passed
+    assert not no_work_taken(None, [], short).passed
+    assert not no_work_taken(None, [], Watched()).passed  # a package that never kept the window: no evidence
+    assert no_work_taken(None, [], Watched(watched_s=35.1, tick_s=30.0)).passed
