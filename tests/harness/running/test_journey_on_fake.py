@@ -39,6 +39,7 @@ def play(tmp_path: Path, *defects: str) -> dict[str, bool]:
     instance = DRIVER.start_instance(0.0, defects=defects)
     browser = FakeBrowserContext()
     journey = Journey(context, DRIVER, instance, browser, browser.new_page())
+    journey.watch.interval_s = 0  # the fake's waits take no time: sample at every one, as a real wait's do over time
     task = journey.create_task("Build slugify", "A slug tool")
     journey.wait_until_finished(task, "the build")
     first = journey.download_latest_delivery(task, phase="build")
