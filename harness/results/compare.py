@@ -30,7 +30,6 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from harness.core.records import AttemptRecord, utc_now
-from harness.core.verdicts import Verdict
 from harness.results.epochs import by_cell, figures
 from harness.results.packages import ATTEMPT_FILE, campaign_package_folders, read_package
 from harness.results.plan import PLAN_FILE, PlanError, read_plan
@@ -139,7 +138,7 @@ def _side(folder: Path, records: Sequence[AttemptRecord]) -> Side:
 
 def _cell(execution_id: str, base: Sequence[AttemptRecord], candidate: Sequence[AttemptRecord]) -> CellComparison:
     def decisive(ends: Sequence[AttemptRecord]) -> list[bool]:
-        return [end.verdict is Verdict.PASSED for end in ends if not end.interrupted and end.verdict.value in DECISIVE]
+        return [end.verdict.is_pass for end in ends if not end.interrupted and end.verdict.value in DECISIVE]
 
     pairs = list(zip(decisive(base), decisive(candidate), strict=False))
     worse = sum(1 for before, after in pairs if before and not after)

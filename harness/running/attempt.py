@@ -22,8 +22,9 @@ from pydantic import BaseModel, ConfigDict
 from harness.core.catalog import Cell, live_cell_unavailable_reason, suite_definition_hash
 from harness.core.deadline import Deadline
 from harness.core.outcomes import is_known_finding
-from harness.core.records import Accounting, AttemptRecord, CellIdentity, Provenance, Timing, utc_now
+from harness.core.records import Accounting, AttemptRecord, CellIdentity, Provenance, RecoveryKind, Timing, utc_now
 from harness.core.settings import RunSettings
+from harness.core.verdict_rule import attempt_verdict
 from harness.core.verdicts import CassetteDiverged, StoryOutcome, Verdict
 from harness.evidence.provenance import harness_digest, source_dirty, source_revision
 from harness.evidence.recorder import EvidenceRecorder
@@ -100,10 +101,18 @@ def run_epoch(
     retries = 0 if settings.retry_of else cell.automatic_retries(settings.max_automatic_retries)
     for _ in range(1 + retries):
         retry_of = attempts[-1].attempt if attempts else settings.retry_of
-        attempts.append(run_attempt(cell, settings, open_journey, secret_patterns, retry_of))
+        attempts.append(run_attempt(cell, settings, open_journey, secret_patterns, retry_of, _retried(attempts)))
         if attempts[-1].verdict is not Verdict.INFRASTRUCTURE_FAILED:
             break
     return attempts
+
+
+def _retried(attempts: list[AttemptRecord]) -> str | None:
+    """Why the harness plays this epoch again: its last attempt's infrastructure failure (None for a first attempt)."""
+    if not attempts:
+        return None
+    last = attempts[-1]
+    return f"attempt {last.attempt} ended {last.verdict.value}: {last.reason}"
 
 
 def _play(cell: Cell, context: AttemptContext, open_journey: OpenJourney) -> tuple[Verdict, str, Conclusion]:
@@ -164,30 +173,15 @@ def _log_error(recorder: EvidenceRecorder, error: BaseException, when: str) -> N
         log.write(f"--- {type(error).__name__} {when}\n{text}\n")
 
 
-def count_checks(verdict: Verdict, reason: str, failed: list[str]) -> tuple[Verdict, str]:
-    """A failed check is never hidden: it makes a pass or an infrastructure failure a failure, and is always named.
-
-    Only what is not the product (Docker, the browser, the harness) may be
-    ``infrastructure_failed``, and only that is retried: a product that broke
-    a check while the machine also failed is still a product failure.
-    """
-    if not failed:
-        return verdict, reason
-    named = "failed checks: " + ", ".join(failed)
-    if verdict is Verdict.PASSED:
-        return Verdict.FAILED, named
-    if verdict is Verdict.INFRASTRUCTURE_FAILED:
-        return Verdict.FAILED, f"{named} (then: {reason})"
-    return verdict, f"{reason} ({named})"
-
-
 def run_attempt(
     cell: Cell,
     settings: RunSettings,
     open_journey: OpenJourney,
     secret_patterns: Mapping[str, re.Pattern[bytes]] | None = None,
     retry_of: str | None = None,
+    retried_because: str | None = None,
 ) -> AttemptRecord:
+    """One attempt, its package written; ``retried_because`` (a retry of an infrastructure failure) is its recovery."""
     cell_folder = settings.results / settings.campaign / cell.execution_id
     attempt_id = new_attempt_id(cell_folder)
     progress = AttemptProgress(cell.execution_id, attempt_id)
@@ -195,6 +189,8 @@ def run_attempt(
     started = utc_now()
     deadline = Deadline(settings.deadline_s or cell.deadline_s)
     conclusion = Conclusion()
+    if retry_of is not None:
+        recorder.recovered(RecoveryKind.ATTEMPT_RETRIED, retried_because or f"a retry of attempt {retry_of}")
 
     # A cassette stands in for the provider: a live cell replayed from one needs no key.
     unavailable = (settings.cassette is None and live_cell_unavailable_reason(cell)) or cost_limit_reason(
@@ -224,7 +220,7 @@ def run_attempt(
             )
             progress.ended(record, recorder.folder, INTERRUPTED)
             raise
-        verdict, reason = count_checks(verdict, reason, [check.id for check in recorder.failed_checks()])
+        verdict, reason = attempt_verdict(verdict, reason, recorder.checks, recorder.recoveries)
     record = _finish(
         recorder, cell, settings, attempt_id, retry_of, verdict, reason, started, deadline, conclusion, secret_patterns
     )
@@ -266,6 +262,7 @@ def _finish(
         retry_of=retry_of,
         interrupted=interrupted,
         checks=recorder.checks,
+        recoveries=recorder.recoveries,
         timeline=recorder.timeline,
         timing=Timing(
             started_at=started,

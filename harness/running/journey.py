@@ -39,6 +39,7 @@ from harness.running.model_server import ModelServer, agent_cli_versions, end_ca
 from harness.running.readbacks import Fields, ReadBacks, Shown, agent_fields, settings_now, task_fields
 from harness.running.sandbox_watch import SandboxApi, SandboxedInstance, SandboxWatch
 from harness.running.screenshots import FullPageCamera
+from harness.running.shared_browser import SharedBrowser
 from harness.running.watch import UNREADABLE, InvariantWatch
 from harness.running.world import close_world, open_world
 
@@ -678,7 +679,12 @@ def _busy_s(runs: list[Run]) -> float:
 
 
 def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
-    """Bind the session's browser; each attempt gets its own instance, context and trace."""
+    """Bind the session's browser; each attempt gets its own instance, context and trace.
+
+    A bare Playwright browser is wrapped here; pass a :class:`SharedBrowser`
+    to keep the browser it relaunched for the next attempts.
+    """
+    shared = browser if isinstance(browser, SharedBrowser) else SharedBrowser(browser)
 
     @contextmanager
     def open_journey(context: AttemptContext) -> Iterator[Journey]:
@@ -695,7 +701,7 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
         driver = product_driver(context.cell.environment.product)
         recorder = context.recorder
         clis = agent_cli_versions(context.cell.profile)
-        instance, browser_context, page = open_world(browser, context, driver, server)
+        instance, browser_context, page = open_world(shared, context, driver, server)
         recorder.note("product started", f"{driver.name} at {instance.base_url}, data folder {instance.data_dir}")
         if server and server.replaying:
             recorder.note("cassette", f"the model answers from a cassette of {server.replaying.cassette.cell}")

@@ -29,6 +29,7 @@ from harness.results.compare import Comparison, read_comparisons
 from harness.results.packages import LoadedAttempt, PackageState, load_attempts, read_package
 from harness.results.promotion import read_promotions
 from harness.results.report import details, matrix, story
+from harness.results.report.findings import finding_view
 from harness.results.summary import VERDICT_ORDER, summarize
 
 STATIC = Path(__file__).with_name("static")
@@ -283,6 +284,7 @@ def _attempt_context(
         "story": story.sentence(record) if record else "",
         "journey": story.journey(record, ev) if record else [],
         "failed": failed,
+        "finding": finding_view(record),
         "shots": screenshots,
         "zips": [details.zip_view(evidence, download) for download in record.downloads] if record else [],
         "snapshots": details.snapshot_views(evidence),
