@@ -224,7 +224,7 @@ def _figures_text(cell_figures: CellFigures) -> str:
     if cell_figures.rate is None:
         return "no decisive"
     low, high = cell_figures.interval.low, cell_figures.interval.high
-    return f"{cell_figures.tally.passed}/{cell_figures.n} {100 * cell_figures.rate:.0f}% [{100 * low:.0f}-{100 * high:.0f}]"
+    return f"{cell_figures.tally.passes}/{cell_figures.n} {100 * cell_figures.rate:.0f}% [{100 * low:.0f}-{100 * high:.0f}]"
 
 
 def table(comparison: Comparison) -> str:
