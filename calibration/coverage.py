@@ -47,6 +47,9 @@ from harness.running.expectations import EXPECTATIONS, check_id
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY_POINT_GROUPS = ("everyday_evals.products", "everyday_evals.stories", "everyday_evals.agents")
 """The doors through which code that emits checks comes in, the built-ins' and the plug-ins' alike."""
+NOT_JUDGING = ("harness/testbed", "harness/agents", "harness/replay")
+"""The reference product, the agent runtime and the model replay: code under judgement or playing a part, whose
+strings (failpoint names, tool names) are not checks."""
 
 CHECK_ID = re.compile(r"^(?P<family>[a-z]+)\.[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)*$")
 TEMPLATE_PREFIX = re.compile(r"^(?P<family>[a-z]+)\.")
@@ -165,7 +168,9 @@ def source_files(root: Path = ROOT) -> list[Path]:
     return [
         path
         for path in files
-        if _relative(path, root) not in NOT_EMITTING and "findings" not in _relative(path, root).parts[:-1]
+        if _relative(path, root) not in NOT_EMITTING
+        and "findings" not in _relative(path, root).parts[:-1]
+        and not str(_relative(path, root)).startswith(NOT_JUDGING)
     ]
 
 

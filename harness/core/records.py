@@ -154,6 +154,15 @@ class CellIdentity(BaseModel):
     case: str
 
 
+class Outcome(BaseModel):
+    """How the story ended before its checks were counted, and what the secret scan found: the verdict's inputs
+    besides the checks (:func:`harness.judging.verdict.verdict_of`)."""
+
+    verdict: Verdict
+    reason: str = ""
+    secret_found: str | None = Field(None, description="the secret scan's finding: the attempt fails whatever else")
+
+
 class AttemptRecord(BaseModel):
     schema_version: int = ATTEMPT_SCHEMA_VERSION
     campaign: str
@@ -171,7 +180,10 @@ class AttemptRecord(BaseModel):
     recoveries: list[Recovery] = Field(
         default_factory=list,
         description="every recovery of the harness's own infrastructure during the attempt; a pass with any is"
-        " passed_with_recovery",
+        " passed_with_recovery (a verdict input besides the checks, as the outcome is)",
+    )
+    outcome: Outcome | None = Field(
+        None, description="the verdict's inputs besides the checks, so the verdict can be derived again (regrade)"
     )
     timeline: list[TimelineEvent] = Field(default_factory=list)
     timing: Timing

@@ -22,13 +22,22 @@ from pydantic import BaseModel, ConfigDict
 from harness.core.catalog import Cell, live_cell_unavailable_reason, suite_definition_hash
 from harness.core.deadline import Deadline
 from harness.core.outcomes import is_known_finding
-from harness.core.records import Accounting, AttemptRecord, CellIdentity, Provenance, RecoveryKind, Timing, utc_now
+from harness.core.records import (
+    Accounting,
+    AttemptRecord,
+    CellIdentity,
+    Outcome,
+    Provenance,
+    RecoveryKind,
+    Timing,
+    utc_now,
+)
 from harness.core.settings import RunSettings
-from harness.core.verdict_rule import attempt_verdict
 from harness.core.verdicts import CassetteDiverged, StoryOutcome, Verdict
 from harness.evidence.provenance import harness_digest, source_dirty, source_revision
 from harness.evidence.recorder import EvidenceRecorder
 from harness.evidence.secret_scan import describe, secrets_from_environment
+from harness.judging.verdict import verdict_of
 from harness.products import product_driver
 from harness.products.http import ProductApiError
 from harness.results.epochs import INTERRUPTED, complete_epochs
@@ -220,7 +229,6 @@ def run_attempt(
             )
             progress.ended(record, recorder.folder, INTERRUPTED)
             raise
-        verdict, reason = attempt_verdict(verdict, reason, recorder.checks, recorder.recoveries)
     record = _finish(
         recorder, cell, settings, attempt_id, retry_of, verdict, reason, started, deadline, conclusion, secret_patterns
     )
@@ -245,6 +253,8 @@ def _finish(
 ) -> AttemptRecord:
     """Scan for secrets, then write attempt.json: a leak fails the attempt and names the file only."""
     known_secrets = {**secrets_from_environment(), **recorder.known_secrets}
+    outcome = Outcome(verdict=verdict, reason=reason)
+    verdict, reason = verdict_of(outcome, recorder.checks, interrupted, recorder.recoveries)
     ended = utc_now()
     wall = (ended - started).total_seconds()
     record = AttemptRecord(
@@ -263,6 +273,7 @@ def _finish(
         interrupted=interrupted,
         checks=recorder.checks,
         recoveries=recorder.recoveries,
+        outcome=outcome,
         timeline=recorder.timeline,
         timing=Timing(
             started_at=started,
@@ -294,10 +305,9 @@ def _finish(
     published = product_driver(cell.environment.product).published_assets()
     findings = recorder.withhold_secrets(known_secrets, secret_patterns, published)
     if findings:
-        update: dict[str, Any] = {
-            "verdict": Verdict.FAILED,
-            "reason": f"secret found in evidence: {describe(findings)}",
-        }
+        outcome = outcome.model_copy(update={"secret_found": describe(findings)})
+        verdict, reason = verdict_of(outcome, record.checks, interrupted, record.recoveries)
+        update: dict[str, Any] = {"verdict": verdict, "reason": reason, "outcome": outcome}
         if any(finding.path == path.name for finding in findings):
             # The record itself leaked: keep its shape, drop the free text that held the secret.
             update |= {"checks": [c.model_copy(update={"detail": "(withheld)"}) for c in record.checks], "timeline": []}

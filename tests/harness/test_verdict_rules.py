@@ -7,10 +7,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from harness.core.records import CheckRecord, Recovery, RecoveryKind
-from harness.core.verdict_rule import attempt_verdict, count_checks
+from harness.core.records import CheckRecord, Outcome, Recovery, RecoveryKind
 from harness.core.verdicts import Verdict
 from harness.evidence.recorder import EvidenceRecorder
+from harness.judging.verdict import count_checks, verdict_of
 from harness.products.http import ProductApiError
 from harness.running.attempt import AttemptContext, classify
 
@@ -74,6 +74,12 @@ PASSED_CHECK = CheckRecord(id="lifecycle.tasks-done", passed=True)
 FAILED_CHECK = CheckRecord(id="lifecycle.tasks-done", passed=False, detail="task 1 in progress")
 
 
+def attempt_verdict(
+    outcome: Verdict, reason: str, checks: list[CheckRecord], recoveries: list[Recovery]
+) -> tuple[Verdict, str]:
+    return verdict_of(Outcome(verdict=outcome, reason=reason), checks, False, recoveries)
+
+
 def test_a_pass_after_a_recovery_of_the_harness_is_passed_with_recovery_naming_it() -> None:
     verdict, reason = attempt_verdict(Verdict.PASSED, "", [PASSED_CHECK], [RELAUNCHED])
     assert verdict is Verdict.PASSED_WITH_RECOVERY and verdict.is_pass
@@ -100,3 +106,10 @@ def test_a_recovery_changes_only_a_pass(outcome: Verdict, checks: list[CheckReco
 def test_a_check_not_observable_is_no_failure_and_a_recovery_still_shows() -> None:
     unobservable = CheckRecord.not_observable("lifecycle.messages-consumed", "no read receipts")
     assert attempt_verdict(Verdict.PASSED, "", [unobservable], [RELAUNCHED])[0] is Verdict.PASSED_WITH_RECOVERY
+
+
+def test_an_interrupted_attempt_or_a_secret_outranks_a_recovery() -> None:
+    secret = Outcome(verdict=Verdict.PASSED, reason="", secret_found="logs/runner.log")
+    assert verdict_of(secret, [PASSED_CHECK], False, [RELAUNCHED])[0] is Verdict.FAILED
+    cut = Outcome(verdict=Verdict.INFRASTRUCTURE_FAILED, reason="interrupted by the user")
+    assert verdict_of(cut, [PASSED_CHECK], True, [RELAUNCHED])[0] is Verdict.INFRASTRUCTURE_FAILED

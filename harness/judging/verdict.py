@@ -1,16 +1,10 @@
-"""The attempt's verdict from what was recorded: one pure function a regrade can call on a saved package.
-
-Its inputs are the story's outcome (the verdict class and reason the story
-ended with, before any check is counted), the check records and the
-recoveries the harness recorded of its own infrastructure. No product,
-browser, clock or file: the same inputs always give the same verdict.
-"""
+"""The attempt's verdict from how its story ended and the checks it kept: one pure function, at run and at regrade."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.core.records import CheckRecord, Recovery
+from harness.core.records import CheckRecord, Outcome, Recovery
 from harness.core.verdicts import Verdict
 
 
@@ -31,17 +25,21 @@ def count_checks(verdict: Verdict, reason: str, failed: list[str]) -> tuple[Verd
     return verdict, f"{reason} ({named})"
 
 
-def attempt_verdict(
-    outcome: Verdict, reason: str, checks: Sequence[CheckRecord], recoveries: Sequence[Recovery]
+def verdict_of(
+    outcome: Outcome, checks: Sequence[CheckRecord], interrupted: bool = False, recoveries: Sequence[Recovery] = ()
 ) -> tuple[Verdict, str]:
-    """The verdict and its reason: failed checks first (they outrank any pass), then a pass that needed a recovery.
+    """The verdict and its reason. An interrupted attempt keeps how it ended: its checks were cut short.
 
     A pass after the harness recovered its own infrastructure stays a pass
     about the product, but is ``passed_with_recovery``, naming each recovery.
     Recoveries change nothing else: a failure is the product's whatever the
     machine did, and an infrastructure failure already says the machine broke.
     """
-    verdict, reason = count_checks(outcome, reason, [check.id for check in checks if check.failed])
+    if outcome.secret_found is not None:
+        return Verdict.FAILED, f"secret found in evidence: {outcome.secret_found}"
+    if interrupted:
+        return outcome.verdict, outcome.reason
+    verdict, reason = count_checks(outcome.verdict, outcome.reason, [check.id for check in checks if check.failed])
     if verdict.is_pass and recoveries:
         named = "; ".join(f"{recovery.kind.value}: {recovery.detail}" for recovery in recoveries)
         return Verdict.PASSED_WITH_RECOVERY, f"passed after the harness recovered its own infrastructure ({named})"
