@@ -18,10 +18,12 @@ from typing import Any
 import pytest
 from playwright.sync_api import BrowserType
 
+from harness.cli import main
 from harness.core import registry
 from harness.core.records import RecoveryKind
 from harness.core.settings import RunSettings
 from harness.core.verdicts import InfrastructureFailed, Verdict
+from harness.judging.regrade import newest_assessment
 from harness.products import product_driver
 from harness.results.packages import load_attempts
 from harness.results.summary import summarize, summary_text
@@ -67,6 +69,9 @@ def test_a_browser_gone_before_the_attempt_is_relaunched_and_the_pass_is_passed_
     assert any(event["step"] == "recovered: browser-relaunched" for event in saved["timeline"])
     attempts = load_attempts([tmp_path])
     assert "1 passed_with_recovery" in summary_text(summarize(attempts).campaigns[0], attempts)
+    assert main(["regrade", str(tmp_path)]) == 0  # judged again from the package alone, the recovery included
+    _, assessment = newest_assessment(tmp_path / "t" / CELL.execution_id / record.attempt) or ("", None)
+    assert assessment is not None and assessment.verdict is Verdict.PASSED_WITH_RECOVERY
 
 
 def test_a_retry_after_the_harness_failed_once_passes_with_recovery(shared: SharedBrowser, tmp_path: Path) -> None:
