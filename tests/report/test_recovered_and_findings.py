@@ -7,7 +7,8 @@ from pathlib import Path
 
 from harness.core.records import CheckRecord, Recovery, RecoveryKind
 from harness.core.verdicts import Verdict
-from harness.results.compare import compare, table
+from harness.results.compare import compare
+from harness.results.compare_text import table
 from harness.results.packages import load_attempts
 from harness.results.promotion import Decision, promotion_record
 from harness.results.report.build import build_report
@@ -50,11 +51,12 @@ def test_a_recovered_pass_counts_as_a_pass_and_is_shown_apart_in_summary_figures
 def test_compare_reads_a_recovered_pass_as_a_pass(tmp_path: Path) -> None:
     _campaign(tmp_path, "base", recovered=False)
     _campaign(tmp_path, "candidate", recovered=True)
-    comparison = compare(str(tmp_path / "base"), str(tmp_path / "candidate"))
+    comparison = compare([str(tmp_path / "base"), str(tmp_path / "candidate")])
     cell = next(c for c in comparison.cells)
-    assert (cell.pass_to_fail, cell.fail_to_pass) == (0, 0)
-    assert cell.candidate.tally.passed_with_recovery == 1 and cell.candidate.rate == 1.0
-    assert "2/2 100%" in table(comparison)
+    assert cell.candidate is not None and cell.base is not None
+    assert (cell.candidate.passed, cell.candidate.passed_with_recovery, cell.candidate.rate) == (2, 1, 1.0)
+    assert cell.direction == "no difference detected"
+    assert "2/2 100%" in table(comparison) and "(1 recovered)" in table(comparison)
 
 
 def test_the_report_shows_each_recovery_on_the_attempt_page_and_apart_in_the_figures(tmp_path: Path) -> None:
