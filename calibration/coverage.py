@@ -9,9 +9,15 @@ records reach it.
 
 The ids come from the code, not from a list kept by hand:
 
-- every string literal in ``harness/`` and ``stories/`` spelled as a check
-  id of a known family (``stop.run-cancelled``), wherever it is written: a
-  ``CheckRecord(id=...)``, a module constant, an argument of a helper;
+- the sources are the harness and every package the project's entry points
+  name: the stories, the built-in product, and every installed plug-in
+  (plugins/*), whose checks are calibrated like the harness's own;
+- the families are those of the ids the code hands to whatever emits a
+  check (``CheckRecord(id=...)``, a function or exception taking a
+  ``check_id``), as a literal, a module constant or an f-string;
+- every string literal in those sources spelled as a check id of one of
+  those families (``stop.run-cancelled``), wherever it is written, except
+  the reference product's failpoint names and file names;
 - every id built from a template (``f"delivery.{phase}"``), expanded from
   the code's own sets (the phases the stories download, the invariants the
   watch keeps, the lifecycle rules, the expectations). A template the code
@@ -23,8 +29,11 @@ The ids come from the code, not from a list kept by hand:
 from __future__ import annotations
 
 import ast
+import mimetypes
 import re
 from collections.abc import Callable, Iterable
+from importlib.metadata import entry_points
+from importlib.util import find_spec
 from pathlib import Path
 
 from calibration.personas import PERSONA_CASES
@@ -36,48 +45,18 @@ from harness.core import registry
 from harness.running.expectations import EXPECTATIONS, check_id
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ("harness", "stories")
+ENTRY_POINT_GROUPS = ("everyday_evals.products", "everyday_evals.stories", "everyday_evals.agents")
+"""The doors through which code that emits checks comes in, the built-ins' and the plug-ins' alike."""
 NOT_JUDGING = ("harness/testbed", "harness/agents", "harness/replay")
 """The reference product, the agent runtime and the model replay: code under judgement or playing a part, whose
 strings (failpoint names, tool names) are not checks."""
 
-FAMILIES = frozenset(
-    {
-        "approval",
-        "budget",
-        "connection",
-        "controls",
-        "credential",
-        "decision",
-        "delegate",
-        "delivery",
-        "drain",
-        "email",
-        "expect",
-        "gateway",
-        "hire",
-        "invariant",
-        "lifecycle",
-        "metering",
-        "oracle",
-        "product",
-        "provider",
-        "readback",
-        "restart",
-        "reuse",
-        "routine",
-        "sandbox",
-        "service",
-        "skill",
-        "stall",
-        "stop",
-        "ui",
-    }
-)
-"""Every family a check id starts with: a literal spelled ``<family>.<name>`` is a check id."""
-
 CHECK_ID = re.compile(r"^(?P<family>[a-z]+)\.[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)*$")
 TEMPLATE_PREFIX = re.compile(r"^(?P<family>[a-z]+)\.")
+ID_SHAPE = re.compile(r"^(?P<family>[a-z]+)\.[a-z0-9{]")
+FAILPOINT, FAILPOINT_AT = "failpoint", "at"
+ID_PARAMETER = "check_id"
+"""A function that takes a parameter of this name emits (or raises) the check it names; one of this name makes ids."""
 
 NOT_EMITTING = frozenset(
     {
@@ -114,7 +93,7 @@ None: ids that are not the harness's own checks (see the comment beside it).
 """
 
 
-def _template(node: ast.JoinedStr) -> str | None:
+def _template(node: ast.JoinedStr, known: frozenset[str]) -> str | None:
     """An f-string's shape with ``{}`` for each placeholder, when it starts with a check family."""
     shape = "".join(
         "{}" if isinstance(part, ast.FormattedValue) else str(part.value)
@@ -122,49 +101,176 @@ def _template(node: ast.JoinedStr) -> str | None:
         if isinstance(part, (ast.FormattedValue, ast.Constant))
     )
     found = TEMPLATE_PREFIX.match(shape)
-    if not found or found["family"] not in FAMILIES or " " in shape:
+    if not found or found["family"] not in known or " " in shape:
         return None
     return shape
 
 
-def scan(paths: Iterable[Path]) -> tuple[set[str], set[str]]:
-    """The literal check ids and the id templates in ``paths``' Python source."""
+def scan(paths: Iterable[Path], known: frozenset[str]) -> tuple[set[str], set[str]]:
+    """The literal check ids and the id templates of the ``known`` families in ``paths``' Python source."""
     literals, templates = set(), set()
     for path in paths:
         tree = ast.parse(path.read_text())
         formatted = {id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for part in node.values}
+        formatted |= {id(name) for name in _failpoint_names(tree)}
         for node in ast.walk(tree):
             if isinstance(node, ast.JoinedStr):
-                shape = _template(node)
+                shape = _template(node, known)
                 if shape:
                     templates.add(shape)
             elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in formatted:
                 found = CHECK_ID.match(node.value)
-                if found and found["family"] in FAMILIES:
+                if found and found["family"] in known and not _file_name(node.value):
                     literals.add(node.value)
     return literals, templates
 
 
+def _file_name(text: str) -> bool:
+    """A file's name (``delivery.zip``, ``routine.html``): spelled like a check id, it names a file."""
+    return mimetypes.guess_type(text)[0] is not None
+
+
+def _failpoint_names(tree: ast.Module) -> list[ast.expr]:
+    """The reference product's failpoint names (``failpoint("stop.signal", ...)``, ``@defect(..., at="stop.after")``):
+    spelled like check ids, they name places in the product's code, never a check."""
+    names: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if callee == FAILPOINT and node.args:
+                names.append(node.args[0])
+            names += [keyword.value for keyword in node.keywords if keyword.arg == FAILPOINT_AT]
+    return names
+
+
+def source_packages() -> dict[str, Path]:
+    """Top-level package -> its folder, for the harness and every package an entry point of the project's doors
+    names: the stories, the built-in product and every installed plug-in, whose checks are calibrated too."""
+    names = {"harness"} | {
+        entry.module.split(".")[0] for group in ENTRY_POINT_GROUPS for entry in entry_points(group=group)
+    }
+    specs = {name: find_spec(name) for name in sorted(names)}
+    return {
+        name: Path(next(iter(spec.submodule_search_locations)))
+        for name, spec in specs.items()
+        if spec is not None and spec.submodule_search_locations
+    }
+
+
+def _relative(path: Path, root: Path) -> Path:
+    return path.relative_to(root) if path.is_relative_to(root) else path
+
+
 def source_files(root: Path = ROOT) -> list[Path]:
-    """The harness's and the stories' modules, without the standalone reproductions of findings (no harness code)."""
-    files = [path for folder in SOURCES for path in sorted(root.joinpath(folder).rglob("*.py"))]
+    """Every module of those packages, without the standalone reproductions of findings (no harness code) and the
+    files that name check ids without emitting them."""
+    files = [path for folder in source_packages().values() for path in sorted(folder.rglob("*.py"))]
     return [
         path
         for path in files
-        if path.relative_to(root) not in NOT_EMITTING
-        and "findings" not in path.relative_to(root).parts[:-1]
-        and not str(path.relative_to(root)).startswith(NOT_JUDGING)
+        if _relative(path, root) not in NOT_EMITTING
+        and "findings" not in _relative(path, root).parts[:-1]
+        and not str(_relative(path, root)).startswith(NOT_JUDGING)
     ]
+
+
+def _shape(node: ast.expr, constants: dict[str, str]) -> str | None:
+    """The text an id argument spells: a literal, a module constant it names, or an f-string with ``{}``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name):
+        return constants.get(node.id)
+    if isinstance(node, ast.Attribute):
+        return constants.get(node.attr)
+    if isinstance(node, ast.JoinedStr):
+        return "".join(
+            "{}" if isinstance(part, ast.FormattedValue) else str(getattr(part, "value", "")) for part in node.values
+        )
+    return None
+
+
+def _id_position(function: ast.FunctionDef) -> int | None:
+    """Where a function takes the check id it emits (None: it takes none)."""
+    names = [argument.arg for argument in (*function.args.posonlyargs, *function.args.args)]
+    if ID_PARAMETER not in names:
+        return None
+    return names.index(ID_PARAMETER) - (names[0] in ("self", "cls"))
+
+
+def _emitters(tree: ast.Module) -> dict[str, int | None]:
+    """Callables of one module that emit a check: name -> the position of its id argument (None: keyword only).
+
+    A function with a ``check_id`` parameter, a class whose ``__init__`` has
+    one (an exception that fails the check it names), and the record itself.
+    """
+    found: dict[str, int | None] = {"CheckRecord": None}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and (position := _id_position(node)) is not None:
+            found[node.name] = position
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+                    if (position := _id_position(item)) is not None:
+                        found[node.name] = position
+    return found
+
+
+def _module_constants(tree: ast.Module) -> dict[str, str]:
+    return {
+        target.id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+
+
+def _id_shapes(tree: ast.Module, emitters: dict[str, int | None], constants: dict[str, str]) -> list[str | None]:
+    """What each call to an emitter names as its id, and what each id-making function returns."""
+    shapes: list[str | None] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == ID_PARAMETER:
+            shapes += [_shape(r.value, constants) for r in ast.walk(node) if isinstance(r, ast.Return) and r.value]
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if name not in emitters:
+            continue
+        shapes += [_shape(keyword.value, constants) for keyword in node.keywords if keyword.arg in ("id", ID_PARAMETER)]
+        position = emitters[name]
+        if position is not None and len(node.args) > position:
+            shapes.append(_shape(node.args[position], constants))
+    return shapes
+
+
+def check_families(paths: Iterable[Path]) -> frozenset[str]:
+    """The family of every id the code hands an emitter (see :func:`_emitters`), as a literal, a module constant or
+    an f-string, or returns from a function named ``check_id``: the families are read, never listed by hand."""
+    trees = [ast.parse(path.read_text()) for path in paths]
+    emitters: dict[str, int | None] = {}
+    constants: dict[str, str] = {}
+    for tree in trees:
+        emitters |= _emitters(tree)
+        constants |= _module_constants(tree)
+    shapes = [shape for tree in trees for shape in _id_shapes(tree, emitters, constants)]
+    return frozenset(found["family"] for shape in shapes if shape and (found := ID_SHAPE.match(shape)))
+
+
+def families(root: Path = ROOT) -> frozenset[str]:
+    """Every family a check id of the harness or a plug-in starts with: a literal spelled ``<family>.<name>`` is one."""
+    return check_families(source_files(root))
 
 
 def unknown_templates(root: Path = ROOT) -> set[str]:
     """Templates the code builds ids from that :data:`TEMPLATES` does not know how to expand."""
-    return scan(source_files(root))[1] - TEMPLATES.keys()
+    files = source_files(root)
+    return scan(files, check_families(files))[1] - TEMPLATES.keys()
 
 
 def emitted_check_ids(root: Path = ROOT) -> set[str]:
     """Every check id the harness can emit, from its code (see the module's docstring)."""
-    literals, templates = scan(source_files(root))
+    files = source_files(root)
+    literals, templates = scan(files, check_families(files))
     ids = set(literals)
     for shape in templates:
         expand = TEMPLATES.get(shape)
@@ -207,9 +313,6 @@ NOT_PLAYABLE_HERE: dict[str, str] = {
         " so no defect of ours can act on it (its unit tests fail each rule)"
         for name in ("run-interrupted", "work-retried", "message-received", "delivered-once")
     },
-    "lifecycle.messages-acted-once": "calibrated by the lifecycle records (follow-up-run-delivers-again), not by a"
-    " product defect: a testbed run handed a message again (consumed-message-woken-again) finds the project it"
-    " asks for already delivered and says so without delivering, so the work is never done twice",
 }
 """Check ids no played row can fail yet, each with why: listed, so the gap is visible and the test names it."""
 

@@ -142,7 +142,7 @@ def row_for(case: PersonaCase, record: AttemptRecord | None) -> Row:
     failed = record.failed_check_ids()
     missing = [check for check in case.also_expected if check not in failed]
     if case.expected_check is None:
-        ok = record.verdict is Verdict.PASSED
+        ok = record.verdict.is_pass
     else:
         ok = record.verdict is Verdict.FAILED and case.expected_check in failed and not missing
     return Row(

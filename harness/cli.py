@@ -299,6 +299,11 @@ def _cmd_promote(args: argparse.Namespace) -> int:
             print(f"  - {reason}", file=sys.stderr)
         return 1
     print(f"promoted {args.suite} on {len(decision.counted)} attempt(s): {path}")
+    if decision.recovered:
+        print(
+            f"of which {len(decision.recovered)} passed only after the harness recovered: "
+            + ", ".join(decision.recovered)
+        )
     return 0
 
 

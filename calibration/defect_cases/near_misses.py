@@ -56,6 +56,14 @@ CASES: tuple[DefectCase, ...] = (
         why="the revision run read the request; when it ends, a third run is woken and handed the request again",
     ),
     DefectCase(
+        defect="message-redone-in-a-fresh-workspace",
+        case="build-revise",
+        expected_check="lifecycle.messages-acted-once",
+        also_expected=("lifecycle.messages-handed-once",),
+        why="the revision request is handed to a third run in an emptied workspace, which builds and delivers again:"
+        " two runs answered one message with a delivery",
+    ),
+    DefectCase(
         defect="run-recorded-per-step",
         case="build-revise",
         expected_check="lifecycle.bounded-runs",

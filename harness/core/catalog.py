@@ -26,6 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validat
 
 from harness.core.observable import FACTS, Fact, unobservable_reason
 from harness.core.prompt_formats import PromptFormat
+from harness.core.records import CheckRecord
+from harness.core.signatures import FailureSignature, unmatched
 from harness.core.verdicts import EvidenceMode
 
 # Dots separate the parts of an execution ID, so no name may contain one.
@@ -200,6 +202,11 @@ class KnownFinding(_Frozen):
     may_also_fail: tuple[str, ...] = Field(
         default=(), description="exact checks that a race inside the product decides, run by run"
     )
+    signatures: tuple[FailureSignature, ...] = Field(
+        min_length=1,
+        description="what the failure looks like: at least one for each of ``checks`` (a ``may_also_fail`` check may"
+        " have some); a failure of a signed check that matches none of its signatures is new, never this finding",
+    )
     what: str = Field(min_length=1, description="what the product did, as the closing note and README report it")
     reproduction: str = Field(
         min_length=1,
@@ -217,12 +224,28 @@ class KnownFinding(_Frozen):
             raise ValueError(f"known finding for {self.case}: check ids must be exact, not patterns: {patterns}")
         return self
 
+    @model_validator(mode="after")
+    def _signed_checks(self) -> KnownFinding:
+        signed = {signature.check for signature in self.signatures}
+        if unsigned := [check for check in self.checks if check not in signed]:
+            raise ValueError(f"known finding for {self.case}: no signature for its check(s) {unsigned}")
+        if strangers := sorted(signed - {*self.checks, *self.may_also_fail}):
+            raise ValueError(f"known finding for {self.case}: signatures of checks it does not declare: {strangers}")
+        return self
+
     def applies_to(self, case: str, profile: str) -> bool:
         return self.case == case and (not self.profiles or profile in self.profiles)
 
-    def explains(self, failed_checks: set[str]) -> bool:
-        """The failure is this finding: every declared check failed, and nothing outside the declared set."""
-        return set(self.checks) <= failed_checks <= {*self.checks, *self.may_also_fail}
+    def explains(self, failures: list[CheckRecord]) -> bool:
+        """The failure is this finding: every declared check failed, nothing outside the declared set, and each
+        failure of a signed check looks as its signature says."""
+        failed = {failure.id for failure in failures}
+        within = set(self.checks) <= failed <= {*self.checks, *self.may_also_fail}
+        return within and not self.unmatched(failures)
+
+    def unmatched(self, failures: list[CheckRecord]) -> list[CheckRecord]:
+        """Failures of this finding's checks that do not look like it: a new defect on the same check."""
+        return unmatched(self.signatures, failures)
 
 
 class Promise(_Frozen):

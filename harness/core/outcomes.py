@@ -15,7 +15,8 @@ from harness.core.verdicts import Verdict
 
 def is_known_finding(record: AttemptRecord, finding: KnownFinding | None) -> bool:
     """The record fails exactly as the cell's known finding declares."""
-    return finding is not None and record.verdict is Verdict.FAILED and finding.explains(set(record.failed_check_ids()))
+    failures = [check for check in record.checks if check.failed]
+    return finding is not None and record.verdict is Verdict.FAILED and finding.explains(failures)
 
 
 def unexpected(record: AttemptRecord, finding: KnownFinding | None) -> str | None:
@@ -23,8 +24,8 @@ def unexpected(record: AttemptRecord, finding: KnownFinding | None) -> str | Non
     if record.verdict is Verdict.SKIPPED or is_known_finding(record, finding):
         return None
     if finding is None:
-        return None if record.verdict is Verdict.PASSED else f"{record.verdict.value}: {record.reason}"
-    if record.verdict is Verdict.PASSED:
+        return None if record.verdict.is_pass else f"{record.verdict.value}: {record.reason}"
+    if record.verdict.is_pass:
         if finding.intermittent:
             return None
         return (
@@ -32,6 +33,12 @@ def unexpected(record: AttemptRecord, finding: KnownFinding | None) -> str | Non
             f" ({', '.join(finding.checks)}): remove it if the product was fixed"
         )
     failed = ", ".join(sorted(record.failed_check_ids())) or "no check"
+    if new := finding.unmatched([check for check in record.checks if check.failed]):
+        looks = "; ".join(f"{check.id}: {check.detail}" for check in new)
+        return (
+            f"{record.verdict.value} on the known finding's check(s), but not as its signature says (a new"
+            f" failure): {looks}"
+        )
     return (
         f"{record.verdict.value} on {failed}, not as its known finding declares"
         f" ({', '.join(finding.checks)}): {record.reason}"

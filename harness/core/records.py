@@ -7,6 +7,7 @@ pydantic model with a schema version; readers reject what they do not know.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -62,6 +63,25 @@ class TimelineEvent(BaseModel):
     detail: str = ""
     kind: str | None = Field(None, description="check, fault, screenshot or download; None: a step of the story")
     until: datetime | None = Field(None, description="when an event that lasts (a fault being injected) ended")
+
+
+class RecoveryKind(str, Enum):
+    """The harness's own infrastructure it may recover during an attempt; a story's deliberate fault is none of these."""
+
+    BROWSER_RELAUNCHED = "browser-relaunched"
+    ATTEMPT_RETRIED = "attempt-retried"
+
+
+class Recovery(BaseModel):
+    """One recovery of the harness's own infrastructure: what failed, what the harness did, and when.
+
+    Only the harness records these (never a story or a fault module), so a
+    story that restarts the product on purpose leaves none.
+    """
+
+    kind: RecoveryKind
+    detail: str
+    at: datetime = Field(default_factory=utc_now)
 
 
 class Timing(BaseModel):
@@ -179,6 +199,11 @@ class AttemptRecord(BaseModel):
         " runs it again",
     )
     checks: list[CheckRecord] = Field(default_factory=list)
+    recoveries: list[Recovery] = Field(
+        default_factory=list,
+        description="every recovery of the harness's own infrastructure during the attempt; a pass with any is"
+        " passed_with_recovery (a verdict input besides the checks, as the outcome is)",
+    )
     outcome: Outcome | None = Field(
         None, description="the verdict's inputs besides the checks, so the verdict can be derived again (regrade)"
     )

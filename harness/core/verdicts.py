@@ -11,10 +11,22 @@ from enum import Enum
 
 class Verdict(str, Enum):
     PASSED = "passed"
+    PASSED_WITH_RECOVERY = "passed_with_recovery"
+    """Passed, but only after the harness recovered its own infrastructure (a relaunched browser, a retried
+    attempt): a pass about the product, shown apart so a shaky machine is never read as a clean one."""
     FAILED = "failed"
     INFRASTRUCTURE_FAILED = "infrastructure_failed"
     UNEXERCISED = "unexercised"
     SKIPPED = "skipped"
+
+    @property
+    def is_pass(self) -> bool:
+        """A pass about the product, clean or after a recovery of the harness's own: both count as passes."""
+        return self in PASSES
+
+
+PASSES = frozenset({Verdict.PASSED, Verdict.PASSED_WITH_RECOVERY})
+"""The verdicts that count as a pass; every figure shows the recovered ones apart."""
 
 
 class EvidenceMode(str, Enum):

@@ -20,7 +20,15 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from harness.core.records import AttemptRecord, CheckRecord, DownloadRecord, TimelineEvent, utc_now
+from harness.core.records import (
+    AttemptRecord,
+    CheckRecord,
+    DownloadRecord,
+    Recovery,
+    RecoveryKind,
+    TimelineEvent,
+    utc_now,
+)
 from harness.evidence.moments import API_CALLS, RECORD_SAMPLES, JsonLines
 from harness.evidence.secret_scan import SecretFinding, scan_tree
 from harness.evidence.thumbnails import make_thumbnail, packaged_thumbnail
@@ -61,6 +69,7 @@ class EvidenceRecorder:
         for name in SUBFOLDERS:
             (folder / name).mkdir(parents=True, exist_ok=True)
         self.checks: list[CheckRecord] = []
+        self.recoveries: list[Recovery] = []
         self._observations: list[Observation] = []
         self.timeline: list[TimelineEvent] = []
         self.downloads: list[DownloadRecord] = []
@@ -94,6 +103,11 @@ class EvidenceRecorder:
     def note(self, step: str, detail: str = "", kind: str | None = None) -> None:
         self.timeline.append(TimelineEvent(step=step, detail=detail, kind=kind))
         self.on_step(step)
+
+    def recovered(self, kind: RecoveryKind, detail: str) -> None:
+        """The harness recovered its own infrastructure: kept in the package, so a pass after it reads as one."""
+        self.recoveries.append(Recovery(kind=kind, detail=detail))
+        self.note(f"recovered: {kind.value}", detail)
 
     @contextmanager
     def fault(self, step: str, detail: str = "") -> Iterator[None]:

@@ -268,7 +268,8 @@ def stop_checks(
             if not uninvited
             else "ran after Stop, uninvited: "
             + "; ".join(
-                f"run {r.id} ({r.status}, {sum(1 for d in task.deliveries if d.run_id == r.id)} delivery(ies))"
+                f"run {r.id} ({r.status}, cause {r.cause or 'not stated'},"
+                f" {sum(1 for d in task.deliveries if d.run_id == r.id)} delivery(ies))"
                 for r in uninvited
             ),
         ),

@@ -151,7 +151,7 @@ def assess(folder: Path, record: AttemptRecord, unobservable: Unobservable) -> A
     if record.outcome is None:
         raise RegradeError(f"{folder}: attempt.json keeps no outcome: recorded before it could be regraded")
     checks, missing, rules, decided = judge_observations(read_observations(folder), unobservable)
-    verdict, reason = verdict_of(record.outcome, checks, record.interrupted)
+    verdict, reason = verdict_of(record.outcome, checks, record.interrupted, record.recoveries)
     return Assessment(
         rules_digest=rules_digest(rules),
         based_on="attempt.json",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.core.records import CheckRecord, Outcome
+from harness.core.records import CheckRecord, Outcome, Recovery
 from harness.core.verdicts import Verdict
 
 
@@ -18,17 +18,29 @@ def count_checks(verdict: Verdict, reason: str, failed: list[str]) -> tuple[Verd
     if not failed:
         return verdict, reason
     named = "failed checks: " + ", ".join(failed)
-    if verdict is Verdict.PASSED:
+    if verdict.is_pass:
         return Verdict.FAILED, named
     if verdict is Verdict.INFRASTRUCTURE_FAILED:
         return Verdict.FAILED, f"{named} (then: {reason})"
     return verdict, f"{reason} ({named})"
 
 
-def verdict_of(outcome: Outcome, checks: Sequence[CheckRecord], interrupted: bool = False) -> tuple[Verdict, str]:
-    """The verdict and its reason. An interrupted attempt keeps how it ended: its checks were cut short."""
+def verdict_of(
+    outcome: Outcome, checks: Sequence[CheckRecord], interrupted: bool = False, recoveries: Sequence[Recovery] = ()
+) -> tuple[Verdict, str]:
+    """The verdict and its reason. An interrupted attempt keeps how it ended: its checks were cut short.
+
+    A pass after the harness recovered its own infrastructure stays a pass
+    about the product, but is ``passed_with_recovery``, naming each recovery.
+    Recoveries change nothing else: a failure is the product's whatever the
+    machine did, and an infrastructure failure already says the machine broke.
+    """
     if outcome.secret_found is not None:
         return Verdict.FAILED, f"secret found in evidence: {outcome.secret_found}"
     if interrupted:
         return outcome.verdict, outcome.reason
-    return count_checks(outcome.verdict, outcome.reason, [check.id for check in checks if check.failed])
+    verdict, reason = count_checks(outcome.verdict, outcome.reason, [check.id for check in checks if check.failed])
+    if verdict.is_pass and recoveries:
+        named = "; ".join(f"{recovery.kind.value}: {recovery.detail}" for recovery in recoveries)
+        return Verdict.PASSED_WITH_RECOVERY, f"passed after the harness recovered its own infrastructure ({named})"
+    return verdict, reason

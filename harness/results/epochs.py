@@ -23,7 +23,9 @@ from harness.results.packages import read_package
 from harness.results.statistics import CellFigures, Tally, cell_figures
 
 INTERRUPTED = "interrupted"
-COMPLETE = frozenset({Verdict.PASSED, Verdict.FAILED, Verdict.UNEXERCISED, Verdict.SKIPPED})
+COMPLETE = frozenset(
+    {Verdict.PASSED, Verdict.PASSED_WITH_RECOVERY, Verdict.FAILED, Verdict.UNEXERCISED, Verdict.SKIPPED}
+)
 """Endings a resume keeps: an infrastructure failure or an interruption is run again."""
 
 

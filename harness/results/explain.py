@@ -47,6 +47,8 @@ def explain(record: AttemptRecord, package: Path) -> Explanation:
         return Explanation(why=_cut(detail) + more, evidence=cited)
     if record.verdict is Verdict.PASSED and not record.interrupted:
         return Explanation(why="", evidence=package)
+    if record.verdict is Verdict.PASSED_WITH_RECOVERY and not record.interrupted:
+        return Explanation(why=_cut(record.reason), evidence=package)
     log = package / HARNESS_ERROR_LOG
     where = log if record.verdict is Verdict.INFRASTRUCTURE_FAILED and log.is_file() else package
     return Explanation(why=_cut(record.reason), evidence=where)

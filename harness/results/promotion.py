@@ -41,7 +41,8 @@ from harness.results.review import default_reviewer
 PROMOTIONS_FOLDER = "promotions"
 PROMOTION_SCHEMA_VERSION = 1
 MIN_INDEPENDENT_ATTEMPTS = 3
-DECISIVE = frozenset({"passed", "failed"})
+DECISIVE = frozenset({"passed", "passed_with_recovery", "failed"})
+RECOVERED = "passed_with_recovery"
 NEEDS_REVIEW = frozenset({"failed", "infrastructure_failed", "unexercised", "broken"})
 # How many attempt keys a reason names before it says "and N more".
 NAMED = 5
@@ -66,6 +67,11 @@ class PromotionRecord(BaseModel):
     counts: dict[str, dict[str, int]] = Field(description="execution id -> verdict -> attempts")
     independent: dict[str, int] = Field(description="local execution id -> independent attempts")
     attempts: list[str]
+    recovered: list[str] = Field(
+        default_factory=list,
+        description="attempts that passed only after the harness recovered its own infrastructure: passes, named"
+        " apart from the clean ones",
+    )
     notes: list[ReviewedAttempt]
 
 
@@ -78,6 +84,11 @@ class Decision(BaseModel):
     @property
     def accepted(self) -> bool:
         return not self.reasons
+
+    @property
+    def recovered(self) -> list[str]:
+        """The counted attempts that passed only after a recovery of the harness's own: passes, shown apart."""
+        return [a.key for a in self.counted if a.verdict == RECOVERED]
 
 
 def _named(keys: Sequence[str]) -> str:
@@ -250,6 +261,7 @@ def promotion_record(decision: Decision, promoted_by: str | None = None) -> Prom
             if items[0].environment == "local"
         },
         attempts=[a.key for a in decision.counted],
+        recovered=decision.recovered,
         notes=notes,
     )
 

@@ -1,7 +1,7 @@
 """The figures behind repeated attempts: pure functions over counts (the tests that compare them: significance.py).
 
-Denominator policy: only *decisive* attempts (``passed`` and ``failed``)
-enter a rate, pass@k or pass^k. Infrastructure failures, ``unexercised``,
+Denominator policy: only *decisive* attempts (``passed``,
+``passed_with_recovery`` and ``failed``) enter a rate, pass@k or pass^k. Infrastructure failures, ``unexercised``,
 ``skipped`` and interrupted attempts say nothing about the product or the
 agent, so they are counted beside the figures (``Tally``), never folded in:
 folding them in as failures would blame the agent for the machine, and as
@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 Z_95 = 1.959963984540054
 """The standard normal quantile of 0.975: a two-sided 95 % interval."""
-DECISIVE = ("passed", "failed")
+DECISIVE = ("passed", "passed_with_recovery", "failed")
 MIN_TRANSITIONS = 2
 """A change of direction needs at least this many transitions one way (and none the other), as 003_*.txt states."""
 
@@ -63,9 +63,11 @@ def _check_k(n: int, c: int, k: int) -> None:
 
 
 class Tally(BaseModel):
-    """How a set of attempts ended: decisive ones in ``passed``/``failed``, every other ending beside them."""
+    """How a set of attempts ended: decisive ones in ``passed``/``passed_with_recovery``/``failed``, every other
+    ending beside them. A pass after the harness recovered its own infrastructure counts as a pass, kept apart."""
 
     passed: int = 0
+    passed_with_recovery: int = 0
     failed: int = 0
     infrastructure_failed: int = 0
     unexercised: int = 0
@@ -73,9 +75,14 @@ class Tally(BaseModel):
     interrupted: int = 0
 
     @property
+    def passes(self) -> int:
+        """Passes, clean or after a recovery: the numerator of every rate."""
+        return self.passed + self.passed_with_recovery
+
+    @property
     def n(self) -> int:
         """Decisive attempts: the only denominator."""
-        return self.passed + self.failed
+        return self.passes + self.failed
 
     def add(self, ending: str) -> None:
         setattr(self, ending, getattr(self, ending) + 1)
@@ -99,7 +106,7 @@ class CellFigures(BaseModel):
 
 
 def cell_figures(tally: Tally, failed_checks: dict[str, int] | None = None) -> CellFigures:
-    n, c = tally.n, tally.passed
+    n, c = tally.n, tally.passes
     return CellFigures(
         tally=tally,
         n=n,

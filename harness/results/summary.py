@@ -23,7 +23,15 @@ from harness.results.plan import planned_cells
 from harness.results.statistics import CellFigures, SuiteFigures, suite_mean
 
 SUMMARY_SCHEMA_VERSION = 1
-VERDICT_ORDER = ("passed", "failed", "infrastructure_failed", "unexercised", "skipped", "broken")
+VERDICT_ORDER = (
+    "passed",
+    "passed_with_recovery",
+    "failed",
+    "infrastructure_failed",
+    "unexercised",
+    "skipped",
+    "broken",
+)
 
 
 class Durations(BaseModel):

@@ -23,7 +23,17 @@ from harness.core.catalog import Cell, suite_definition_hash
 from harness.core.cli_probe import live_cell_unavailable_reason
 from harness.core.deadline import Deadline
 from harness.core.outcomes import is_known_finding
-from harness.core.records import Accounting, AttemptRecord, CellIdentity, Outcome, PairMark, Provenance, Timing, utc_now
+from harness.core.records import (
+    Accounting,
+    AttemptRecord,
+    CellIdentity,
+    Outcome,
+    PairMark,
+    Provenance,
+    RecoveryKind,
+    Timing,
+    utc_now,
+)
 from harness.core.settings import RunSettings
 from harness.core.story_inputs import same_inputs
 from harness.core.verdicts import CassetteDiverged, StoryOutcome, Verdict
@@ -128,10 +138,18 @@ def run_epoch(
     for _ in range(1 + retries):
         retry_of = attempts[-1].attempt if attempts else settings.retry_of
         slot = marks if not attempts else marks.model_copy(update={"supersedes": None})
-        attempts.append(run_attempt(cell, settings, open_journey, secret_patterns, retry_of, slot))
+        attempts.append(run_attempt(cell, settings, open_journey, secret_patterns, retry_of, slot, _retried(attempts)))
         if attempts[-1].verdict is not Verdict.INFRASTRUCTURE_FAILED:
             break
     return attempts
+
+
+def _retried(attempts: list[AttemptRecord]) -> str | None:
+    """Why the harness plays this epoch again: its last attempt's infrastructure failure (None for a first attempt)."""
+    if not attempts:
+        return None
+    last = attempts[-1]
+    return f"attempt {last.attempt} ended {last.verdict.value}: {last.reason}"
 
 
 def _play(cell: Cell, context: AttemptContext, open_journey: OpenJourney) -> tuple[Verdict, str, Conclusion]:
@@ -199,7 +217,9 @@ def run_attempt(
     secret_patterns: Mapping[str, re.Pattern[bytes]] | None = None,
     retry_of: str | None = None,
     marks: SlotMarks | None = None,
+    retried_because: str | None = None,
 ) -> AttemptRecord:
+    """One attempt, its package written; ``retried_because`` (a retry of an infrastructure failure) is its recovery."""
     cell_folder = settings.results / settings.campaign / cell.execution_id
     attempt_id = new_attempt_id(cell_folder)
     progress = AttemptProgress(cell.execution_id, attempt_id)
@@ -207,6 +227,8 @@ def run_attempt(
     started = utc_now()
     deadline = Deadline(settings.deadline_s or cell.deadline_s)
     conclusion = Conclusion()
+    if retry_of is not None:
+        recorder.recovered(RecoveryKind.ATTEMPT_RETRIED, retried_because or f"a retry of attempt {retry_of}")
 
     # A cassette stands in for the provider: a live cell replayed from one needs no key.
     unavailable = (settings.cassette is None and live_cell_unavailable_reason(cell)) or cost_limit_reason(
@@ -274,7 +296,7 @@ def _finish(
     """Scan for secrets, then write attempt.json: a leak fails the attempt and names the file only."""
     known_secrets = {**secrets_from_environment(), **recorder.known_secrets}
     outcome = Outcome(verdict=verdict, reason=reason)
-    verdict, reason = verdict_of(outcome, recorder.checks, interrupted)
+    verdict, reason = verdict_of(outcome, recorder.checks, interrupted, recorder.recoveries)
     ended = utc_now()
     wall = (ended - started).total_seconds()
     record = AttemptRecord(
@@ -294,6 +316,7 @@ def _finish(
         pair=marks.pair if marks else None,
         interrupted=interrupted,
         checks=recorder.checks,
+        recoveries=recorder.recoveries,
         outcome=outcome,
         timeline=recorder.timeline,
         timing=Timing(
@@ -327,7 +350,7 @@ def _finish(
     findings = recorder.withhold_secrets(known_secrets, secret_patterns, published)
     if findings:
         outcome = outcome.model_copy(update={"secret_found": describe(findings)})
-        verdict, reason = verdict_of(outcome, record.checks, interrupted)
+        verdict, reason = verdict_of(outcome, record.checks, interrupted, record.recoveries)
         update: dict[str, Any] = {"verdict": verdict, "reason": reason, "outcome": outcome}
         if any(finding.path == path.name for finding in findings):
             # The record itself leaked: keep its shape, drop the free text that held the secret.

@@ -49,6 +49,9 @@ class Played(BaseModel):
 def serve(requests: IO[str], replies: IO[str]) -> None:
     """Play each request's cells with one shared browser, relaunched only if it went away.
 
+    The first launch happens before the first cell; a relaunch is the
+    attempt's own (``SharedBrowser``), recorded in the package of the attempt that found the browser gone.
+
     Imported here: a caller that only starts workers need not load Playwright and the product drivers.
     """
     from playwright.sync_api import sync_playwright
@@ -59,30 +62,33 @@ def serve(requests: IO[str], replies: IO[str]) -> None:
     from harness.running.browser import launch_options
     from harness.running.journey_factory import journey_factory
     from harness.running.selection import select
+    from harness.running.shared_browser import SharedBrowser
 
     interrupt.install()
     with sync_playwright() as playwright:
-        browser = None
+        shared: SharedBrowser | None = None
         for line in requests:
             try:
                 settings = RunSettings.model_validate_json(line)
                 cells = select(ids=settings.cells)
                 # Beside the browser's launch; a worker lives to play many cells.
                 warm_up((cell.environment.product for cell in cells), many_instances=True)
-                if browser is None or not browser.is_connected():
-                    browser = playwright.chromium.launch(headless=True, **launch_options(playwright.chromium))
+                if shared is None:
+                    shared = SharedBrowser(
+                        playwright.chromium.launch(headless=True, **launch_options(playwright.chromium))
+                    )
             except Exception as error:  # a bad request, or no browser: answered, and the next request tries again
                 played = Played(error=(str(error).strip().splitlines() or [type(error).__name__])[0])
             else:
                 played = Played()
                 for cell in cells:
                     secret_shapes = product_driver(cell.environment.product).secret_patterns
-                    attempts = run_cell(cell, settings, journey_factory(browser), secret_shapes)
+                    attempts = run_cell(cell, settings, journey_factory(shared), secret_shapes)
                     played.verdicts[cell.execution_id] = attempts[-1].verdict.value
             replies.write(played.model_dump_json() + "\n")
             replies.flush()
-        if browser is not None:
-            browser.close()
+        if shared is not None:
+            shared.close()
     cool_down()
 
 

@@ -15,11 +15,17 @@ from harness.products import product_driver
 from harness.running.attempt import AttemptContext
 from harness.running.journey import Journey
 from harness.running.model_server import ModelServer, agent_cli_versions, end_cassette, model_server
+from harness.running.shared_browser import SharedBrowser
 from harness.running.world import close_world, open_world
 
 
 def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
-    """Bind the session's browser; each attempt gets its own instance, context and trace."""
+    """Bind the session's browser; each attempt gets its own instance, context and trace.
+
+    A bare Playwright browser is wrapped here; pass a :class:`SharedBrowser`
+    to keep the browser it relaunched for the next attempts.
+    """
+    shared = browser if isinstance(browser, SharedBrowser) else SharedBrowser(browser)
 
     @contextmanager
     def open_journey(context: AttemptContext) -> Iterator[Journey]:
@@ -36,7 +42,7 @@ def journey_factory(browser: Any) -> Callable[[AttemptContext], Any]:
         driver = product_driver(context.cell.environment.product)
         recorder = context.recorder
         clis = agent_cli_versions(context.cell.profile)
-        instance, browser_context, page = open_world(browser, context, driver, server)
+        instance, browser_context, page = open_world(shared, context, driver, server)
         recorder.note("product started", f"{driver.name} at {instance.base_url}, data folder {instance.data_dir}")
         if server and server.replaying:
             recorder.note("cassette", f"the model answers from a cassette of {server.replaying.cassette.cell}")

@@ -23,6 +23,7 @@ from harness.products import cool_down, warm_up
 from harness.running import interrupt
 from harness.running.browser import launch_options
 from harness.running.selection import select
+from harness.running.shared_browser import SharedBrowser
 
 # Where each process keeps the settings it parsed from the option (the controller and every worker alike).
 SETTINGS_KEY = pytest.StashKey[RunSettings]()
@@ -97,3 +98,16 @@ def browser(launch_browser: Callable[[], Browser]) -> Iterator[Browser]:
             raise
         # The driver's pending calls died with it: asyncio would report each of their futures as "never retrieved".
         logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+
+
+@pytest.fixture(scope="session")
+def shared_browser(browser: Browser) -> Iterator[SharedBrowser]:
+    """The session's browser as every attempt opens it: relaunched, and the relaunch recorded, if it went away."""
+    shared = SharedBrowser(browser)
+    yield shared
+    if shared.browser is not browser:  # the relaunched one; the fixture above closes the first
+        try:
+            shared.close()
+        except Exception:
+            if not interrupt.interrupted():
+                raise

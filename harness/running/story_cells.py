@@ -14,13 +14,18 @@ from harness.products import product_driver
 from harness.results.epochs import epoch_ends
 from harness.running.attempt import run_cell
 from harness.running.journey_factory import journey_factory
-from harness.running.plugin import browser, browser_type_launch_args  # noqa: F401  module fixtures outrank pytest-playwright's
+from harness.running.plugin import (  # noqa: F401  module fixtures outrank pytest-playwright's
+    browser,
+    browser_type_launch_args,
+    shared_browser,
+)
+from harness.running.shared_browser import SharedBrowser
 
 
-def test_cell(cell: Cell, run_settings: RunSettings, browser, record_property) -> None:  # noqa: F811
+def test_cell(cell: Cell, run_settings: RunSettings, shared_browser: SharedBrowser, record_property) -> None:  # noqa: F811
     """The cell's epochs played now; the item fails when any of them is not what the catalog expects."""
     secret_shapes = product_driver(cell.environment.product).secret_patterns
-    attempts = run_cell(cell, run_settings, journey_factory(browser), secret_shapes)
+    attempts = run_cell(cell, run_settings, journey_factory(shared_browser), secret_shapes)
     ends = epoch_ends(attempts)
     record_property("attempts", len(attempts))
     if not ends:

@@ -18,12 +18,13 @@ from harness.evidence.secret_scan import secrets_from_environment
 from harness.products.base import ProductDriver, ProductInstance
 from harness.running.attempt import AttemptContext
 from harness.running.model_server import ModelServer
+from harness.running.shared_browser import SharedBrowser
 
 SCRIPTED_PACE_S = 0.05
 
 
 def open_world(
-    browser: Any, context: AttemptContext, driver: ProductDriver, server: ModelServer | None
+    browser: SharedBrowser, context: AttemptContext, driver: ProductDriver, server: ModelServer | None
 ) -> tuple[ProductInstance, Any, Any]:
     """The started product, and the attempt's browser context (traced) and page.
 
@@ -35,7 +36,9 @@ def open_world(
         starting = starter.submit(_start_product, context, driver, server)
         try:
             with context.recorder.timed("browser"):
-                browser_context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
+                browser_context = browser.new_context(
+                    context.recorder, accept_downloads=True, viewport={"width": 1280, "height": 900}
+                )
                 # DOM snapshots of every action, no screencast: the journey keeps its own step screenshots,
                 # and the screencast's frames cost about a tenth of a scripted cell's CPU (a CPU-s of 10).
                 browser_context.tracing.start(screenshots=False, snapshots=True)

@@ -159,10 +159,18 @@ def thread_context(request: Request, task_id: int, whole_page: bool = False) -> 
 
 @router.get("/tasks/{task_id}", response_class=HTMLResponse)
 def task_page(task_id: PathId, request: Request) -> HTMLResponse:
+    return render_task(request, task_id)
+
+
+def render_task(
+    request: Request, task_id: int, status_code: int = 200, composer_error: str | None = None, composer_text: str = ""
+) -> HTMLResponse:
+    """The task page; a refused message is shown again in its composer, with the reason beside it."""
     context = thread_context(request, task_id, whole_page=True)
     parent = context["task"].parent_id  # type: ignore[attr-defined]
     context["parent"] = records.task(controller_of(request).db, parent) if parent else None
-    return templates.TemplateResponse(request, "task.html", context)
+    context |= {"composer_error": composer_error, "composer_text": composer_text}
+    return templates.TemplateResponse(request, "task.html", context, status_code=status_code)
 
 
 @router.get("/tasks/{task_id}/live", response_class=HTMLResponse)
@@ -170,13 +178,27 @@ def task_live(task_id: PathId, request: Request) -> HTMLResponse:
     return templates.TemplateResponse(request, "_live.html", thread_context(request, task_id))
 
 
-@router.post("/tasks/{task_id}/comments")
-def comment_form(task_id: PathId, request: Request, body: Annotated[str, Form()] = "") -> RedirectResponse:
-    """Fallback for the composer without JavaScript; the script posts to the JSON API instead."""
+EMPTY_MESSAGE = "Write a message before sending: an empty message is not sent."
+
+
+@router.post("/tasks/{task_id}/comments", response_model=None)
+def comment_form(
+    task_id: PathId, request: Request, body: Annotated[str, Form()] = ""
+) -> HTMLResponse | RedirectResponse:
+    """Fallback for the composer without JavaScript; the script posts to the JSON API instead.
+
+    A message the API refuses (empty, too long, on a cancelled task) is never
+    dropped in silence: the page comes back with the reason and what was typed.
+    """
     try:
         post_comment(task_id, CommentCreate(body=body), request)
-    except ValidationError:
-        pass
+    except ValidationError as error:
+        reason = EMPTY_MESSAGE if not body.strip() else "; ".join(str(e["msg"]) for e in error.errors())
+        return render_task(request, task_id, 422, reason, body)
+    except HTTPException as error:
+        if error.status_code == 404:
+            raise
+        return render_task(request, task_id, error.status_code, str(error.detail), body)
     return RedirectResponse(f"/tasks/{task_id}", status_code=303)
 
 

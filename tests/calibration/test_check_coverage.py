@@ -7,11 +7,16 @@ from pathlib import Path
 import pytest
 
 from calibration.coverage import (
+    NOT_PLAYABLE_HERE,
     TEMPLATES,
     calibration_rows,
     catalog_check_ids,
+    check_families,
     emitted_check_ids,
+    families,
     scan,
+    source_files,
+    source_packages,
     story_phases,
     uncalibrated,
     unknown_templates,
@@ -50,9 +55,44 @@ def test_the_scan_finds_ids_however_they_are_written(tmp_path: Path) -> None:
         "path = 'attempt.json'; logger = 'harness.running.plugin'; sentence = f'stop. {x}'\n"
         "detail = f'run {run.id} is still {status}'\n"
     )
-    literals, templates = scan([source])
+    literals, templates = scan([source], frozenset({"stop", "gateway", "restart", "delivery", "oracle"}))
     assert literals == {"stop.process-group-gone", "gateway.reply-has-marker", "restart.same-run"}
     assert templates == {"delivery.{}.sha256", "oracle.{}"} and templates <= TEMPLATES.keys()
+
+
+def test_the_families_are_read_from_what_the_code_hands_to_whatever_emits_a_check(tmp_path: Path) -> None:
+    source = tmp_path / "emitters.py"
+    source.write_text(
+        "PAUSED = 'budget.run-paused'\n"
+        "class Unmet(Exception):\n"
+        "    def __init__(self, check_id, reason): ...\n"
+        "def fail(journey, check_id, detail): ...\n"
+        "def check_id(name): return f'expect.{name}'\n"
+        "CheckRecord(id=PAUSED, passed=False)\n"
+        "CheckRecord(id=f'oracle.{phase}', passed=True)\n"
+        "fail(journey, 'hire.one-agent', 'two')\n"
+        "raise Unmet('gateway.marker', 'none')\n"
+        "logging.getLogger('harness.running')\n"
+        "failpoint('stop.signal', True)\n"
+        "open('delivery.zip')\n"
+    )
+    assert check_families([source]) == {"budget", "oracle", "hire", "gateway", "expect"}
+    literals, _ = scan([source], frozenset({"budget", "stop", "delivery"}))
+    assert literals == {"budget.run-paused"}  # a failpoint's name and a file's name are no check ids
+
+
+def test_the_sources_are_found_through_the_entry_points_plug_ins_included() -> None:
+    packages = source_packages()
+    assert {"harness", "stories", "everyday_paperclip", "everyday_vibe_kanban", "everyday_example"} <= packages.keys()
+    files = source_files()
+    assert any("everyday_paperclip" in path.parts for path in files)
+    assert not any("findings" in path.parts[:-1] or "tests" in path.parts for path in files)
+    assert {"drain", "restart", "lifecycle", "oracle", "expect", "invariant", "stop", "ui"} <= families()
+
+
+def test_what_is_excused_is_only_what_no_testbed_defect_can_play_yet() -> None:
+    assert "lifecycle.messages-acted-once" not in NOT_PLAYABLE_HERE
+    assert any("lifecycle.messages-acted-once" in checks for _, checks in calibration_rows())
 
 
 ROWS = calibration_rows()

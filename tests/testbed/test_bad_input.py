@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import importlib
 import io
 import json
@@ -395,3 +396,17 @@ def test_python_m_ends_as_the_servers_main_does(tmp_path: Path, args: list[str],
     before = put_a_file_in_the_way(tmp_path)
     done = subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert_refused(Ended.of(done), says, tmp_path, before)
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [("", "an empty message is not sent"), (" \n ", "an empty message is not sent"), ("x" * 20_001, "at most 20000")],
+)
+def test_a_refused_message_from_the_no_script_form_is_a_4xx_page_keeping_the_text(
+    testbed: TestbedInstance, body: str, says: str
+) -> None:
+    task = testbed.api.create_task("form message", "", assignee_id=None)
+    answer = form_post(testbed, f"/tasks/{task.id}/comments", {"body": body})
+    assert answer.status_code == 422 and says in answer.text
+    assert 'data-testid="composer-error"' in answer.text and html.escape(body, quote=False) in answer.text
+    assert testbed.api.task(task.id).comments == []

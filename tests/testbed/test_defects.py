@@ -335,10 +335,14 @@ def read_and_rest(instance: TestbedInstance) -> Symptoms:
     read = api.wait_for_task(task.id, lambda t: t.settled and bool(t.user_messages()[0].consumed_by_run_id), 60)
     reader = read.user_messages()[0].consumed_by_run_id
     try:  # a further run would start at once; a resting task has none
-        later = api.wait_for_task(task.id, lambda t: len(t.runs) > 2 and all_ended(t), 5, "a further run")
+        api.wait_for_task(task.id, lambda t: len(t.runs) > 2, 5, "a further run")
     except TimeoutError:
         return set()
+    later = api.wait_for_task(task.id, all_ended, 60, "the further run to end")
     again = [run.id for run in later.runs if run.id != reader and message.id in received_ids(later, run.id)]
+    receivers = {run.id for run in later.runs if message.id in received_ids(later, run.id)}
+    if len({delivery.run_id for delivery in later.deliveries} & receivers) > 1:
+        return {"message-redone-in-a-fresh-workspace"}  # two runs that received the message each delivered
     return {"consumed-message-woken-again"} if again else set()
 
 
@@ -631,6 +635,7 @@ FLOW_OF: dict[str, str] = {
     "delivery-store-fails": "read-after-success",
     "restart-reply-echoed": "restart",
     "consumed-message-woken-again": "read-and-rest",
+    "message-redone-in-a-fresh-workspace": "read-and-rest",
     "parent-run-recorded-as-teammate": "delegate",
     "deliveries-hidden-after-agents-second": "hire",
     "sidebar-lists-skill-twice": "skill",

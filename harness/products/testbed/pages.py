@@ -288,6 +288,15 @@ class TaskPage:
         composer.get_by_label("Message").fill(text)
         press(composer.get_by_role("button", name="Send"))
 
+    def composer_error(self) -> str | None:
+        """The reason the composer shows for a message it refused; None while it shows none."""
+        error = self.page.get_by_test_id("composer-error")
+        return error.inner_text() if error.is_visible() else None
+
+    def composer_text(self) -> str:
+        """What the composer holds now (what a person typed stays there when a message is refused)."""
+        return self.page.get_by_test_id("composer").get_by_label("Message").input_value()
+
     def _poll(self, probe: Callable[[], T | None], timeout: float, what: str) -> T:
         """Re-read the live DOM until ``probe`` finds what it looks for."""
         deadline = time.monotonic() + timeout

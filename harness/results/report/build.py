@@ -28,6 +28,7 @@ from harness.results.compare import Comparison, read_comparisons
 from harness.results.packages import LoadedAttempt, PackageState, load_attempts, read_package
 from harness.results.promotion import read_promotions
 from harness.results.report import details, matrix, page_cache, search, story
+from harness.results.report.findings import finding_view
 from harness.results.report.site import STATIC, Site, environment, href, link_or_copy
 from harness.results.report.timeline import Timeline, build_timeline
 from harness.results.report.versus_page import versus_page
@@ -271,6 +272,7 @@ def _attempt_context(
         "story": story.sentence(record) if record else "",
         "journey": story.journey(record, ev) if record else [],
         "failed": failed,
+        "finding": finding_view(record),
         "checks": checks,
         "checks_source": current.source if current else "attempt.json",
         "timeline": timeline,

@@ -19,7 +19,7 @@ from PIL import Image, ImageDraw
 
 from harness.core import registry
 from harness.core.catalog import suite_definition_hash
-from harness.core.records import Accounting, AttemptRecord, CellIdentity, Provenance, Timing
+from harness.core.records import Accounting, AttemptRecord, CellIdentity, CheckRecord, Provenance, Recovery, Timing
 from harness.core.verdicts import EvidenceMode, Verdict
 from harness.evidence.recorder import EvidenceRecorder
 from harness.results.packages import catalog_cells
@@ -160,8 +160,10 @@ def write_attempt(
     extra: dict[str, Any] | None = None,
     cost_cents: int = 0,
     agent_reported_cost_usd: float | None = None,
+    recoveries: tuple[Recovery, ...] = (),
+    also_checks: tuple[CheckRecord, ...] = (),
 ) -> Path:
-    """Write one complete package and return its folder."""
+    """Write one complete package and return its folder (``also_checks``: kept after the usual ones)."""
     recorder = EvidenceRecorder(results / campaign / execution_id / attempt)
     started = started_at or EPOCH
     for number in range(screenshots):
@@ -198,6 +200,8 @@ def write_attempt(
         ],
     )
     recorder.check("lifecycle.tasks-done", verdict is not Verdict.FAILED, "every task done", [tasks])
+    for check in also_checks:
+        recorder.keep(check)
     (recorder.folder / "trace.zip").write_bytes(delivery_zip("trace"))
     (recorder.folder / "logs" / "controller.log").write_text("controller started\n")
     cell = catalog_cells().get(execution_id)
@@ -210,6 +214,7 @@ def write_attempt(
         reason=reason,
         retry_of=retry_of,
         checks=recorder.checks,
+        recoveries=list(recoveries),
         timeline=recorder.timeline,
         timing=Timing(
             started_at=started,

@@ -11,7 +11,6 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from harness.core.verdicts import Verdict
 from harness.results.epochs import by_cell
 from harness.running.cluster.local import local_cluster
 
@@ -31,7 +30,7 @@ def main(argv: list[str]) -> int:
     ends = [cell_ends[-1] for cell_ends in by_cell(records).values()]
     per_node = Counter(end.provenance.node for end in ends)
     print("cells per node: " + ", ".join(f"{node}: {count}" for node, count in sorted(per_node.items(), key=str)))
-    passed = bool(ends) and all(end.verdict is Verdict.PASSED for end in ends)
+    passed = bool(ends) and all(end.verdict.is_pass for end in ends)
     if status == 0 and passed and len(per_node) >= 2:
         print("cluster demo: every cell passed, and each node played some")
         return 0

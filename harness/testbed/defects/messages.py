@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
+from pathlib import Path
 from typing import Any
 
 from ..models import Comment
@@ -66,6 +68,12 @@ _unread_again: set[int] = set()
     " is handed the message again, though the first run consumed it",
 )
 def unread_again(_: None, *, conn: sqlite3.Connection, run: sqlite3.Row, status: str, **__: Any) -> None:
+    _count_unread_again(conn, run, status)
+
+
+def _count_unread_again(conn: sqlite3.Connection, run: sqlite3.Row, status: str) -> bool:
+    """A succeeded run's read messages unread again (once each), in the same transaction as its end, so the task
+    never looks settled between; True when there were any."""
     read = [
         row["id"]
         for row in conn.execute(
@@ -73,6 +81,22 @@ def unread_again(_: None, *, conn: sqlite3.Connection, run: sqlite3.Row, status:
         )
         if row["id"] not in _unread_again
     ]
-    if status == "succeeded" and read:  # in the same transaction as the end: the task never looks settled between
-        _unread_again.update(read)
-        conn.executemany("UPDATE comments SET consumed_by_run_id = NULL WHERE id = ?", [(i,) for i in read])
+    if status != "succeeded" or not read:
+        return False
+    _unread_again.update(read)
+    conn.executemany("UPDATE comments SET consumed_by_run_id = NULL WHERE id = ?", [(i,) for i in read])
+    return True
+
+
+@defect(
+    "message-redone-in-a-fresh-workspace",
+    at="run.ended",
+    summary="a run that read a message counts it unread again when it ends and clears the task's workspace: the"
+    " next run is handed the message again with nothing of the work done, and does the requested work a second time",
+)
+def redone_from_scratch(_: None, *, conn: sqlite3.Connection, run: sqlite3.Row, status: str, **__: Any) -> None:
+    if not _count_unread_again(conn, run, status):
+        return
+    # The controller keeps a run's log under <data>/logs and a task's workspace under <data>/workspaces.
+    data_dir = Path(run["log_path"]).parents[1]
+    shutil.rmtree(data_dir / "workspaces" / f"task-{run['task_id']}", ignore_errors=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from everyday_paperclip.promises import HOT_RESTART, PROMISES
 from harness.core.catalog import Environment, KnownFinding, NoCell, ProductDeclaration, ProductSuites
 from harness.core.prompt_formats import PromptFormat
+from harness.core.signatures import FailureSignature
 
 PAPERCLIP_LOCAL = Environment(
     name="paperclip-local",
@@ -32,6 +33,9 @@ DRAIN_AFTERMATH = (
     "lifecycle.settled",
     "lifecycle.no-pending-bookkeeping",
 )
+
+# A run Paperclip starts on a cancelled issue, as stop.nothing-ran-after-stop prints it.
+UNINVITED_RUN = r"run \S+ \(\w+, cause (not stated|handoff), \d+ delivery\(ies\)\)"
 
 # Its wake prompt lists the comments that woke the run after "New comments in order:", each as "N. comment <id> at
 # <time> by user <id>" (an agent's: "by agent") with its body on the lines below; a wake for the issue alone names it
@@ -115,6 +119,17 @@ PRODUCT = ProductDeclaration(
                 "lifecycle.runs-succeeded",
                 "lifecycle.no-pending-bookkeeping",
             ),
+            signatures=(
+                # The adopted run (same identity, re-adopted) never ends succeeded: Codex's is terminalized, Claude
+                # Code's end is never recorded; and no receipt of it lists the comment queued across the restart.
+                FailureSignature(
+                    check="restart.same-run",
+                    pattern=r"-> (?!succeeded\b)\w+; identity (unchanged|UNKNOWN)[^;]*; re-adopted by the new controller",
+                ),
+                FailureSignature(
+                    check="restart.message-received", pattern=r"^no read receipt of run \S+ lists message"
+                ),
+            ),
             what="the hot restart adopts the CLI's run, but the CLI's stdout is a pipe to the old server: Codex dies at"
             " its next write and the run is terminalized with no retry, the task left in progress; Claude Code carries"
             " on and finishes, and the adopted run's end is never recorded",
@@ -125,6 +140,14 @@ PRODUCT = ProductDeclaration(
             profiles=("scripted",),  # found on the process adapter (the replay cells are not promised)
             checks=("restart.same-run", "restart.message-received", "lifecycle.runs-succeeded"),
             may_also_fail=("restart.records-once",),
+            signatures=(
+                # The start-up reaper ends the live run failed (process_lost), so it never reads the late comment.
+                FailureSignature(check="restart.same-run", pattern=r"-> failed; identity "),
+                FailureSignature(
+                    check="restart.message-received", pattern=r"^no read receipt of run \S+ lists message"
+                ),
+                FailureSignature(check="lifecycle.runs-succeeded", pattern=r"ended failed \(process_lost\)"),
+            ),
             what="the new server reaps the live run process_lost and a new run redoes the work",
             reproduction="reaper_ignores_live_pid",
         ),
@@ -136,6 +159,14 @@ PRODUCT = ProductDeclaration(
                 "stop.workspace-unchanged",
                 "stop.run-cancelled",
                 "stop.no-earlier-run-active",
+            ),
+            # Every uninvited run is the success path's follow-up (its wake reason, missing_issue_comment, is not
+            # stated as a cause) or the continuation recovery (a hand-off).
+            signatures=(
+                FailureSignature(
+                    check="stop.nothing-ran-after-stop",
+                    pattern=rf"^ran after Stop, uninvited: {UNINVITED_RUN}(; {UNINVITED_RUN})*$",
+                ),
             ),
             what="after a board Cancel Paperclip starts a new run of the stopped agent on the same issue (its"
             " success path's follow-up or its continuation recovery, whichever wins a race), which carries on the"
@@ -150,6 +181,8 @@ PRODUCT = ProductDeclaration(
             checks=("drain.run-interrupted",),
             may_also_fail=(*DRAIN_AFTERMATH, "lifecycle.runs-succeeded"),
             intermittent=True,
+            # The drained run is recorded succeeded (its null exit code read as 0), not cut short.
+            signatures=(FailureSignature(check="drain.run-interrupted", pattern=r"ended succeeded \("),),
             what="a process run killed by the drain's SIGTERM has a null exit code, read as 0: when the run's own end"
             " lands before the drain's, it is recorded succeeded and the drain queues no retry: the issue is left in"
             " progress, its late comment never handed over (nothing took it up within a minute of the restart)",
@@ -161,6 +194,10 @@ PRODUCT = ProductDeclaration(
             checks=("lifecycle.runs-succeeded",),
             may_also_fail=DRAIN_AFTERMATH,
             intermittent=True,
+            # The drained run is the adapter's own failure, not interrupted.
+            signatures=(
+                FailureSignature(check="lifecycle.runs-succeeded", pattern=r"ended failed \(adapter_failed\)"),
+            ),
             what="the drain signals Claude Code before it records the run: when the CLI's exit is recorded first, the run"
             " is the adapter's own failure (adapter_failed), not interrupted, the drain queues no retry, and the run's"
             " ordinary end starts a missing-comment run mid-shutdown that the new server reaps process_lost (its"
@@ -171,6 +208,8 @@ PRODUCT = ProductDeclaration(
             case="service-decline",
             checks=("decision.declined-stays-declined",),
             may_also_fail=("service.no-call-after-decline",),
+            # A later approval of the declined request is accepted by a route.
+            signatures=(FailureSignature(check="decision.declined-stays-declined", pattern=r"\(accepted by [^)]+\)$"),),
             what="rejecting an Approve tool action card leaves its action request pending in the Apps review queue,"
             " which still approves it and runs the declined call",
             reproduction="declined_action_still_approvable",

@@ -13,6 +13,7 @@ from everyday_paperclip.declaration import PRODUCT
 from everyday_paperclip.findings import isolated_paperclip
 from everyday_paperclip.findings.runner import FINDINGS_DIR, explained, reproductions, run_all
 from harness.core.catalog import KnownFinding
+from harness.core.signatures import FailureSignature
 
 
 def fake(root: Path, name: str, status: int, body: str = "") -> None:
@@ -76,10 +77,26 @@ def test_a_declared_reproduction_without_its_folder_is_an_error(
 def test_explains_lists_each_known_finding_naming_the_folder() -> None:
     findings = [
         KnownFinding(
-            case="recover-controller", checks=("lifecycle.runs-succeeded",), what="w", reproduction="null_exit"
+            case="recover-controller",
+            checks=("lifecycle.runs-succeeded",),
+            signatures=(FailureSignature(check="lifecycle.runs-succeeded", pattern="ended failed"),),
+            what="w",
+            reproduction="null_exit",
         ),
-        KnownFinding(case="stop-redirect", checks=("stop.a", "stop.b"), what="w", reproduction="null_exit"),
-        KnownFinding(case="recover-controller-sigkill", checks=("restart.same-run",), what="w", reproduction="reaper"),
+        KnownFinding(
+            case="stop-redirect",
+            checks=("stop.a", "stop.b"),
+            signatures=(FailureSignature(check="stop.a", pattern="a"), FailureSignature(check="stop.b", pattern="b")),
+            what="w",
+            reproduction="null_exit",
+        ),
+        KnownFinding(
+            case="recover-controller-sigkill",
+            checks=("restart.same-run",),
+            signatures=(FailureSignature(check="restart.same-run", pattern="failed"),),
+            what="w",
+            reproduction="reaper",
+        ),
     ]
     assert explained(findings) == {
         "null_exit": "recover-controller: lifecycle.runs-succeeded; stop-redirect: stop.a, stop.b",

@@ -12,6 +12,7 @@ from harness.core import registry
 from harness.core.catalog import KnownFinding, ProductDeclaration, Suite
 from harness.core.outcomes import is_known_finding, unexpected
 from harness.core.records import AttemptRecord, CellIdentity, CheckRecord, Provenance, Timing
+from harness.core.signatures import FailureSignature
 from harness.core.verdicts import EvidenceMode, Verdict
 from harness.running.campaign import exit_status, summary
 
@@ -19,6 +20,7 @@ STOP = KnownFinding(
     case="stop-redirect",
     checks=("stop.process-group-gone",),
     may_also_fail=("stop.reply-has-nonce", "stop.workspace-unchanged", "lifecycle.messages-handed-once"),
+    signatures=(FailureSignature(check="stop.process-group-gone", pattern=r"^process group \d+ still has members"),),
     what="a run carries on the stopped work",
     reproduction="cancel-recorded-after-kill",
 )
@@ -34,9 +36,30 @@ TESTBED_STOP = next(
 )
 
 
+AS_DECLARED = {
+    "stop.process-group-gone": "process group 4242 still has members after the product said it was stopped",
+    "stop.nothing-ran-after-stop": "ran after Stop, uninvited: run 7f3a (running, cause not stated, 1 delivery(ies))",
+}
+"""What each finding's check prints when the finding shows."""
+
+
+def _as_declared(check_id: str) -> str:
+    return AS_DECLARED.get(check_id, "")
+
+
+def failures(*ids: str) -> list[CheckRecord]:
+    """Failed check records, each printing what its finding prints."""
+    return [CheckRecord(id=i, passed=False, detail=_as_declared(i)) for i in ids]
+
+
 def record(
-    execution_id: str, verdict: Verdict, failed: tuple[str, ...] = (), passed: tuple[str, ...] = ()
+    execution_id: str,
+    verdict: Verdict,
+    failed: tuple[str, ...] = (),
+    passed: tuple[str, ...] = (),
+    details: dict[str, str] | None = None,
 ) -> AttemptRecord:
+    """An attempt record whose failed checks print ``details`` (check id -> detail), else what the findings print."""
     suite, profile, environment, case = execution_id.split(".")
     return AttemptRecord(
         campaign="c",
@@ -44,7 +67,8 @@ def record(
         cell=CellIdentity(execution_id=execution_id, suite=suite, profile=profile, environment=environment, case=case),
         verdict=verdict,
         reason="why",
-        checks=[CheckRecord(id=c, passed=False) for c in failed] + [CheckRecord(id=c, passed=True) for c in passed],
+        checks=[CheckRecord(id=c, passed=False, detail=(details or {}).get(c, _as_declared(c))) for c in failed]
+        + [CheckRecord(id=c, passed=True) for c in passed],
         timing=Timing(started_at=datetime.now(UTC), deadline_s=60),
         provenance=Provenance(
             source_revision="r",
@@ -67,7 +91,7 @@ def record(
     ],
 )
 def test_a_finding_explains_its_checks_and_nothing_else(failed: set[str], explained: bool) -> None:
-    assert STOP.explains(failed) is explained
+    assert STOP.explains(failures(*sorted(failed))) is explained
 
 
 def test_a_cell_failing_as_its_finding_declares_is_expected_and_marked_in_the_summary() -> None:
@@ -126,10 +150,22 @@ def test_only_product_findings_are_declared_never_on_the_testbed() -> None:
 def test_a_finding_on_a_check_its_product_cannot_observe_is_refused_when_the_catalog_loads() -> None:
     paperclip = registry.product("paperclip")
     assert "process-group-gone" not in paperclip.observes and "message-read" not in paperclip.observes
-    unobservable = STOP.model_copy(update={"checks": ("lifecycle.messages-handed-once",), "may_also_fail": ()})
+    unobservable = STOP.model_copy(
+        update={
+            "checks": ("lifecycle.messages-handed-once",),
+            "may_also_fail": (),
+            "signatures": (FailureSignature(check="lifecycle.messages-handed-once", pattern="twice"),),
+        }
+    )
     with pytest.raises(ValidationError, match="not observable here .paperclip does not expose message-read"):
         ProductDeclaration.model_validate({**paperclip.model_dump(), "known_findings": (unobservable,)})
-    observable = STOP.model_copy(update={"checks": ("stop.nothing-ran-after-stop",), "may_also_fail": ()})
+    observable = STOP.model_copy(
+        update={
+            "checks": ("stop.nothing-ran-after-stop",),
+            "may_also_fail": (),
+            "signatures": (FailureSignature(check="stop.nothing-ran-after-stop", pattern="uninvited"),),
+        }
+    )
     assert ProductDeclaration.model_validate({**paperclip.model_dump(), "known_findings": (observable,)})
 
 
@@ -138,7 +174,9 @@ def test_a_finding_names_exact_checks_never_a_family() -> None:
         STOP.model_copy(update={"may_also_fail": ("stop.*",)}).model_validate(
             {**STOP.model_dump(), "may_also_fail": ("stop.*",)}
         )
-    assert not STOP.explains({"stop.process-group-gone", "stop.run-cancelled"})  # not declared: a new regression
+    assert not STOP.explains(
+        failures("stop.process-group-gone", "stop.run-cancelled")
+    )  # not declared: a new regression
 
 
 def test_an_intermittent_finding_expects_its_failure_or_a_pass_and_nothing_else() -> None:
@@ -149,3 +187,108 @@ def test_an_intermittent_finding_expects_its_failure_or_a_pass_and_nothing_else(
     other = record(PAPERCLIP_STOP.execution_id, Verdict.FAILED, failed=("lifecycle.runs-succeeded",))
     assert unexpected(other, racy) is not None
     assert unexpected(record(PAPERCLIP_STOP.execution_id, Verdict.PASSED), STOP) is not None  # a steady one: fixed
+
+
+def test_a_failure_of_the_findings_check_that_does_not_look_like_it_is_a_new_failure() -> None:
+    """By ids alone this failure would be the finding; its detail says it is another defect on the same check."""
+    other_way = [CheckRecord(id="stop.process-group-gone", passed=False, detail="the product never said it stopped")]
+    assert not STOP.explains(other_way)
+    assert STOP.unmatched(other_way) == other_way
+    assert STOP.explains(failures("stop.process-group-gone"))
+    assert STOP.unmatched(failures("stop.process-group-gone")) == []
+
+
+def test_a_cell_failing_its_findings_check_in_another_way_ends_the_run_non_zero_naming_the_new_failure() -> None:
+    assert PAPERCLIP_STOP.known_finding is not None
+    check = PAPERCLIP_STOP.known_finding.checks[0]
+    other = record(
+        PAPERCLIP_STOP.execution_id,
+        Verdict.FAILED,
+        failed=(check,),
+        details={check: "ran after Stop, uninvited: run 9 (succeeded, cause recovery, 0 delivery(ies))"},
+    )
+    assert not is_known_finding(other, PAPERCLIP_STOP.known_finding)
+    problem = unexpected(other, PAPERCLIP_STOP.known_finding)
+    assert problem is not None and "not as its signature says" in problem and "cause recovery" in problem
+    assert exit_status([other], [PAPERCLIP_STOP]) == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"signatures": ()}, "at least 1 item"),
+        (
+            {"signatures": (FailureSignature(check="stop.reply-has-nonce", pattern="x"),)},
+            "no signature for its check",
+        ),
+        (
+            {
+                "signatures": (
+                    FailureSignature(check="stop.process-group-gone", pattern="x"),
+                    FailureSignature(check="lifecycle.tasks-done", pattern="x"),
+                )
+            },
+            "signatures of checks it does not declare",
+        ),
+    ],
+)
+def test_a_finding_must_sign_each_of_its_checks_and_only_its_own(change: dict[str, object], says: str) -> None:
+    with pytest.raises(ValidationError, match=says):
+        KnownFinding.model_validate({**STOP.model_dump(), **change})
+
+
+def test_a_signature_is_a_regular_expression() -> None:
+    with pytest.raises(ValidationError, match="not a regular expression"):
+        FailureSignature(check="stop.process-group-gone", pattern="(unclosed")
+
+
+def test_a_signature_reads_the_records_a_failure_names_too() -> None:
+    signature = FailureSignature(check="restart.same-run", pattern=r"snapshots/restart\.json")
+    named = CheckRecord(id="restart.same-run", passed=False, detail="", evidence=["snapshots/restart.json"])
+    assert signature.matches(named)
+    assert not signature.matches(named.model_copy(update={"evidence": ["snapshots/stop.json"]}))
+    assert not signature.matches(named.model_copy(update={"id": "restart.message-received"}))
+
+
+PAPERCLIP_PRINTS = {
+    # What each Paperclip finding's check prints when it shows (the check's detail, with the values of the finding's
+    # reproduction report).
+    ("recover-controller", "restart.same-run"): (
+        "run 16b8: running -> running -> failed; identity unchanged (pid 24420/24420/24420); re-adopted by the new"
+        " controller"
+    ),
+    (
+        "recover-controller",
+        "restart.message-received",
+    ): "no read receipt of run 16b8 lists message 77 after the restart",
+    ("recover-controller-sigkill", "restart.same-run"): (
+        "run 9c55: running -> failed -> failed; identity unchanged (pid 23573/23573/23573); NOT re-adopted by the new"
+        " controller"
+    ),
+    ("recover-controller-sigkill", "restart.message-received"): (
+        "no read receipt of run 9c55 lists message 12 after the restart"
+    ),
+    ("recover-controller-sigkill", "lifecycle.runs-succeeded"): "run 9c55 ended failed (process_lost)",
+    ("stop-redirect", "stop.nothing-ran-after-stop"): (
+        "ran after Stop, uninvited: run 9807 (running, cause not stated, 1 delivery(ies))"
+    ),
+    ("recover-controller-drain", "drain.run-interrupted"): (
+        "run 68ea ended succeeded (None; {'exit_code': None}); its runner was stopped by the shutdown"
+    ),
+    ("recover-controller-drain", "lifecycle.runs-succeeded"): "run 68ea ended failed (adapter_failed)",
+    ("service-decline", "decision.declined-stays-declined"): (
+        "a later approval of declined request 83d7: review-queue 200; it now reads declined (accepted by review-queue)"
+    ),
+}
+
+
+def test_every_paperclip_finding_is_recognised_by_what_its_checks_print() -> None:
+    findings = registry.product("paperclip").known_findings
+    for finding in findings:
+        failed = [
+            CheckRecord(id=check, passed=False, detail=PAPERCLIP_PRINTS[(finding.case, check)])
+            for check in finding.checks
+        ]
+        assert finding.explains(failed), (finding.case, finding.checks)
+        elsewhere = [c.model_copy(update={"detail": "a different failure"}) for c in failed]
+        assert not finding.explains(elsewhere), finding.case

@@ -7,9 +7,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from harness.core.records import CheckRecord, Outcome, Recovery, RecoveryKind
 from harness.core.verdicts import Verdict
 from harness.evidence.recorder import EvidenceRecorder
-from harness.judging.verdict import count_checks
+from harness.judging.verdict import count_checks, verdict_of
 from harness.products.http import ProductApiError
 from harness.running.attempt import AttemptContext, classify
 
@@ -66,3 +67,49 @@ def test_a_product_that_errs_while_starting_is_infrastructure(tmp_path: Path) ->
     verdict, _ = classify(_product_error(), context, product_running=False)
     assert verdict is Verdict.INFRASTRUCTURE_FAILED
     assert context.recorder.checks == []
+
+
+RELAUNCHED = Recovery(kind=RecoveryKind.BROWSER_RELAUNCHED, detail="the browser was gone")
+PASSED_CHECK = CheckRecord(id="lifecycle.tasks-done", passed=True)
+FAILED_CHECK = CheckRecord(id="lifecycle.tasks-done", passed=False, detail="task 1 in progress")
+
+
+def attempt_verdict(
+    outcome: Verdict, reason: str, checks: list[CheckRecord], recoveries: list[Recovery]
+) -> tuple[Verdict, str]:
+    return verdict_of(Outcome(verdict=outcome, reason=reason), checks, False, recoveries)
+
+
+def test_a_pass_after_a_recovery_of_the_harness_is_passed_with_recovery_naming_it() -> None:
+    verdict, reason = attempt_verdict(Verdict.PASSED, "", [PASSED_CHECK], [RELAUNCHED])
+    assert verdict is Verdict.PASSED_WITH_RECOVERY and verdict.is_pass
+    assert "browser-relaunched: the browser was gone" in reason
+
+
+def test_without_a_recovery_a_pass_is_a_clean_pass() -> None:
+    assert attempt_verdict(Verdict.PASSED, "", [PASSED_CHECK], []) == (Verdict.PASSED, "")
+
+
+@pytest.mark.parametrize(
+    ("outcome", "checks", "verdict"),
+    [
+        (Verdict.PASSED, [FAILED_CHECK], Verdict.FAILED),  # a failed check outranks any recovery
+        (Verdict.INFRASTRUCTURE_FAILED, [PASSED_CHECK], Verdict.INFRASTRUCTURE_FAILED),
+        (Verdict.UNEXERCISED, [PASSED_CHECK], Verdict.UNEXERCISED),
+        (Verdict.SKIPPED, [], Verdict.SKIPPED),
+    ],
+)
+def test_a_recovery_changes_only_a_pass(outcome: Verdict, checks: list[CheckRecord], verdict: Verdict) -> None:
+    assert attempt_verdict(outcome, "why", checks, [RELAUNCHED])[0] is verdict
+
+
+def test_a_check_not_observable_is_no_failure_and_a_recovery_still_shows() -> None:
+    unobservable = CheckRecord.not_observable("lifecycle.messages-consumed", "no read receipts")
+    assert attempt_verdict(Verdict.PASSED, "", [unobservable], [RELAUNCHED])[0] is Verdict.PASSED_WITH_RECOVERY
+
+
+def test_an_interrupted_attempt_or_a_secret_outranks_a_recovery() -> None:
+    secret = Outcome(verdict=Verdict.PASSED, reason="", secret_found="logs/runner.log")
+    assert verdict_of(secret, [PASSED_CHECK], False, [RELAUNCHED])[0] is Verdict.FAILED
+    cut = Outcome(verdict=Verdict.INFRASTRUCTURE_FAILED, reason="interrupted by the user")
+    assert verdict_of(cut, [PASSED_CHECK], True, [RELAUNCHED])[0] is Verdict.INFRASTRUCTURE_FAILED
