@@ -11,6 +11,7 @@ from pathlib import Path
 
 from harness.core import registry
 from harness.core.verdicts import Verdict
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import attempts, harness_run
 
 PAPERCLIP_STOP = next(
@@ -20,6 +21,7 @@ PAPERCLIP_STOP = next(
 )
 
 
+@marked(*PLAYS_CELLS)
 def test_a_planted_defect_on_a_findings_check_is_reported_as_new_not_as_the_finding(tmp_path: Path) -> None:
     finding = PAPERCLIP_STOP.known_finding
     assert finding is not None

@@ -29,7 +29,7 @@ from harness.results.packages import load_attempts
 from harness.results.summary import summarize, summary_text
 from harness.running.attempt import AttemptContext, run_epoch
 from harness.running.browser import launch_options
-from harness.running.journey import journey_factory
+from harness.running.journey_factory import journey_factory
 from harness.running.shared_browser import SharedBrowser
 
 CELL = next(
