@@ -78,6 +78,12 @@ def list_cells(**selectors: Any) -> list[str]:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
+    if args.judges:
+        from harness.judges.door import describe
+
+        for name, about in describe():
+            print(f"{name}  {about}")
+        return 0
     if args.not_applicable:
         selectors = {k: v for k, v in selection_kwargs(args).items() if k not in ("ids", "shard")}
         for cell, reason in not_applicable(**selectors):
@@ -454,6 +460,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print instead the cells the selection names that do not exist, each with the reason",
     )
+    list_parser.add_argument(
+        "--judges", action="store_true", help="print instead the judges registered behind the judges' door"
+    )
     list_parser.set_defaults(func=_cmd_list)
 
     run_parser = commands.add_parser("run", help="run the selected cells and print a verdict summary")
@@ -469,7 +478,56 @@ def build_parser() -> argparse.ArgumentParser:
     clean.set_defaults(func=_cmd_clean)
 
     _add_report_commands(commands)
+    _add_judge_command(commands)
     return parser
+
+
+def _cmd_judge(args: argparse.Namespace) -> int:
+    from harness.judges.campaign import judge_campaign
+    from harness.judges.door import JudgeDoorError
+    from harness.judges.settings import JudgeSettings
+
+    campaign = args.campaign if args.campaign.is_dir() else args.results / args.campaign
+    if not campaign.is_dir():
+        raise UsageError(f"no campaign {args.campaign} (neither a folder nor a campaign under {args.results})")
+    try:
+        settings = JudgeSettings.from_environment(
+            endpoint=args.judge_endpoint,
+            model=args.judge_model,
+            protocol=args.judge_protocol,
+            budget_cents=args.judge_budget_cents,
+            timeout_s=args.judge_timeout,
+        )
+        run = judge_campaign(campaign, args.judges, settings)
+    except ValidationError as error:
+        raise UsageError(f"judge settings: {error.errors()[0]['loc']}: {error.errors()[0]['msg']}") from error
+    except JudgeDoorError as error:
+        raise UsageError(str(error)) from error
+    print(run.line())
+    for path in run.judgements:
+        print(f"  {path}")
+    return 0
+
+
+def _add_judge_command(commands: argparse._SubParsersAction) -> None:
+    judge = commands.add_parser(
+        "judge", help="judge a saved campaign's criteria; each judgement is a new file beside its package"
+    )
+    judge.add_argument(
+        "campaign", type=Path, metavar="CAMPAIGN", help="the campaign: its folder, or its id under --results"
+    )
+    judge.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR", help="default results/")
+    judge.add_argument(
+        "--judge", dest="judges", action="append", required=True, metavar="NAME", help="a judge (harness list --judges)"
+    )
+    judge.add_argument("--judge-endpoint", metavar="URL", help="the model judge's endpoint, before /v1")
+    judge.add_argument("--judge-model", metavar="MODEL", help="the model judge's pinned model id")
+    judge.add_argument("--judge-protocol", choices=("openai", "anthropic"), help="the endpoint's wire protocol")
+    judge.add_argument("--judge-timeout", type=float, metavar="S", help="seconds one judge call may take")
+    judge.add_argument(
+        "--judge-budget-cents", type=float, metavar="C", help="stop calling models once the judges spent this much"
+    )
+    judge.set_defaults(func=_cmd_judge)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validat
 
 from harness.agents.install import MissingCli, locate
 from harness.agents.registry import AgentCli, LiveProfile, registered
+from harness.core.criteria import Criterion
 from harness.core.observable import Fact, unobservable_reason
 from harness.core.prompt_formats import PromptFormat
 from harness.core.records import MAX_RUN_RECORDS
@@ -173,6 +174,11 @@ class Case(_Frozen):
     )
     one_attempt: bool = Field(
         default=False, description="never retried automatically: a second paid attempt doubles the spend"
+    )
+    criteria: tuple[Criterion, ...] = Field(
+        default=(),
+        description="judged criteria beside the checks: decided by a judge over the saved package (harness judge);"
+        " never judged, they read 'not judged', never a pass",
     )
     description: str = ""
 
