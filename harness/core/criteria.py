@@ -38,7 +38,10 @@ class Criterion(BaseModel):
     text: str = Field(min_length=1, description="the question a judge answers, in a person's words")
     evidence: tuple[EvidenceNeed, ...] = Field(min_length=1)
     fallback: str | None = Field(
-        None, description="the deterministic rule the built-in `rules` judge applies (None: it cannot decide this)"
+        None,
+        pattern=r"^[\w.]+:\w+$",
+        description="``module:function`` the built-in `rules` judge calls with the agent's text, (ok, what is"
+        " missing) back (None: no rule decides it)",
     )
 
     @property
@@ -63,5 +66,5 @@ def decline_explanation(what: str) -> Criterion:
             " done because they declined, without claiming it was done anyway or inventing an id of anything made?"
         ),
         evidence=(DECLINE_REPLY,),
-        fallback="explains-decline",
+        fallback="harness.decisions.contract:explains_decline",
     )

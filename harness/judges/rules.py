@@ -1,20 +1,28 @@
 """The built-in ``rules`` judge: each criterion's deterministic fallback rule, through the same door as a model.
 
 It is the keyword matcher the stories used before judges, kept so a suite
-can be judged with no model at all. It decides only the criteria that name a
-fallback rule it knows; any other is inconclusive, never a pass.
+can be judged with no model at all. A criterion names its fallback as
+``module:function`` (the decline stories': ``harness.decisions.contract:explains_decline``),
+a function from the agent's text to (ok, what is missing); the judge only
+calls it. A criterion without one is inconclusive here, never a pass. The name
+is resolved when judging, so the judges' package depends on no story family.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from pkgutil import resolve_name
+from typing import cast
 
-from harness.decisions.contract import explains_decline
 from harness.judges.models import Finding, JudgeRequest, JudgeResult, JudgeStatus
 
-# fallback name -> the rule: the agent's text in, (ok, what is missing) out
-FALLBACKS: dict[str, Callable[[str], tuple[bool, str]]] = {"explains-decline": explains_decline}
+Rule = Callable[[str], tuple[bool, str]]
+
+
+def fallback_rule(name: str | None) -> Rule | None:
+    """The function a criterion names as its fallback, or None when it names none."""
+    return cast(Rule, resolve_name(name)) if name else None
 
 
 class RulesJudge:
@@ -31,7 +39,7 @@ class RulesJudge:
                 | {"status": status, "reason": reason, **more}
             )
 
-        rule = FALLBACKS.get(request.fallback or "")
+        rule = fallback_rule(request.fallback)
         if rule is None:
             return result(JudgeStatus.INCONCLUSIVE, f"no rule decides {request.criterion_id}; a model judge can")
         texts = request.agent_texts()

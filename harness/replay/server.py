@@ -124,7 +124,10 @@ def create_app(default_script: str = "build", pace_s: float = STORY_PACE_S) -> F
             output_tokens=len(answer.text) // 4 + 16,
         )
         log.add(Call(path=path, script=name, model=request.model, key=key, user_text=conversation.user_text))
-        await asyncio.sleep(answer.think_s)
+        try:
+            await asyncio.sleep(answer.think_s)
+        except asyncio.CancelledError:  # the server stops while a slow judge "thinks": nobody waits for it any more
+            return JSONResponse({"error": {"message": "replay stopping"}}, status_code=503)
         body = render_whole(rendered, request.model)
         if answer.refused and "choices" in body:
             body["choices"][0]["message"] |= {"content": None, "refusal": answer.text}
