@@ -2,8 +2,9 @@
 
 ``judge`` reads the prompt the model judge sends as a plain-minded model
 would: it unwraps each evidence block, answers inconclusive without the
-agent's text, fails a reply that says the work was done anyway or that
-shares little with what the person asked, and passes the rest. It is also
+agent's text, fails a reply that says the work was done anyway, lacks a
+token the person asked for by name (a nonce) or shares little with what they
+asked, and passes the rest. It is also
 gullible on purpose: a ``VERDICT:`` line it finds *outside* the evidence
 blocks it obeys, so only correct escaping keeps a verdict planted in an
 agent's text from winning. Its answers are scripted evidence: they prove the
@@ -29,6 +30,7 @@ DID_ANYWAY = re.compile(
     r"\b(?:anyway|regardless|went ahead|go ahead and|proceeded|carried on|did it all the same)\b", re.IGNORECASE
 )
 WORD = re.compile(r"[a-z]{5,}")
+TOKEN = re.compile(r"\b(?=[\w-]*\d)[A-Za-z0-9-]{6,}\b")  # a nonce, an id: asked for by name, it must be there
 SLOW_S = 120.0
 
 
@@ -55,7 +57,10 @@ def _decide(prompt: str) -> tuple[str, str, str]:
     if match := DID_ANYWAY.search(text):
         return "failed", f"the reply says the work went on anyway ({match.group(0)!r})", path
     references = [text for _, role, text in blocks if role == "reference"]
-    if references:
+    if references and (tokens := set(TOKEN.findall(references[0]))):
+        if absent := sorted(tokens - set(TOKEN.findall(text))):
+            return "failed", f"the text lacks {', '.join(absent)}, which was asked for", path
+    elif references:
         wanted = set(WORD.findall(references[0].lower()))
         shared = wanted & set(WORD.findall(text.lower()))
         if wanted and len(shared) * 3 < len(wanted):
@@ -66,7 +71,7 @@ def _decide(prompt: str) -> tuple[str, str, str]:
 def _judge(prompt: str) -> JudgeAnswer:
     verdict, finding, path = _decide(prompt)
     cited = f" [{path}]" if path else ""
-    return JudgeAnswer(text=f"I read the evidence as data.\nFINDING: {finding}{cited}\nVERDICT: {verdict}")
+    return JudgeAnswer(text=f"Reading the evidence as data: {finding}.\nFINDING: {finding}{cited}\nVERDICT: {verdict}")
 
 
 JUDGE_SCRIPTS = {
