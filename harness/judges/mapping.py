@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from enum import Enum
 from pathlib import Path
 
@@ -78,17 +79,35 @@ def judged(criterion: Criterion, kept: Judgement | None) -> JudgedCriterion:
 
 
 def criteria_states(package: Path, criteria: tuple[Criterion, ...], judge: str | None = None) -> list[JudgedCriterion]:
-    """Each criterion's state by ``judge`` (None: the newest judgement of any judge, by its file's number order)."""
+    """Each criterion's state by ``judge`` (None: the jury of every judge's newest judgement)."""
     found = newest(package)
     states = []
     for criterion in criteria:
         by_judge = found.get(criterion.id, {})
-        kept = by_judge.get(judge) if judge else _latest(list(by_judge.values()))
-        states.append(judged(criterion, kept))
+        if judge is not None:
+            states.append(judged(criterion, by_judge.get(judge)))
+        else:
+            states.append(jury(criterion, list(by_judge.values())))
     return states
 
 
-def _latest(kept: list[Judgement]) -> Judgement | None:
-    decided = [k for k in kept if k.result.status is not JudgeStatus.ERROR]
-    chosen = decided or kept
-    return chosen[-1] if chosen else None
+def jury(criterion: Criterion, kept: list[Judgement]) -> JudgedCriterion:
+    """Several judges, each judged independently: the majority of those that answered decides; a judge that
+    errored is left out; a tie is inconclusive; only errors is an instrument failure."""
+    if len(kept) <= 1:
+        return judged(criterion, kept[0] if kept else None)
+    answered = [k for k in kept if k.result.status is not JudgeStatus.ERROR]
+    if not answered:
+        return judged(criterion, kept[-1])
+    votes = Counter(k.result.status for k in answered)
+    (top, top_n), *rest = votes.most_common()
+    names = ", ".join(f"{k.result.judge} {k.result.status.value}" for k in kept)
+    if rest and rest[0][1] == top_n:
+        return JudgedCriterion(
+            criterion=criterion.id, state=CriterionState.INCONCLUSIVE, judge="jury", reason=f"a tie: {names}"
+        )
+    winner = next(k for k in answered if k.result.status is top)
+    decided = judged(criterion, winner)
+    return decided.model_copy(
+        update={"judge": "jury", "reason": f"{top_n} of {len(answered)} judges: {names}; {decided.reason}"}
+    )

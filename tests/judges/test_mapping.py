@@ -71,3 +71,16 @@ def test_promotion_names_criteria_never_judged_and_broken_judges(tmp_path: Path)
     assert by_state["not judged"].endswith("/1 (harness judge CAMPAIGN --judge NAME)")
     assert by_state["instrument failed"].endswith("/2 (harness judge CAMPAIGN --judge NAME)")
     assert unjudged_reasons(loaded[2:], cases) == []
+
+
+def test_a_jury_decides_by_majority_leaves_errors_out_and_calls_a_tie_inconclusive(tmp_path: Path) -> None:
+    def state(*statuses: JudgeStatus, attempt: str) -> CriterionState:
+        package = decline_package(tmp_path, "text", attempt=attempt)
+        for number, status in enumerate(statuses):
+            judge_as(package, status, judge=f"j{number}")
+        return criteria_states(package, (CRITERION,))[0].state
+
+    assert state(JudgeStatus.FAILED, JudgeStatus.FAILED, JudgeStatus.PASSED, attempt="1") is CriterionState.FAILED
+    assert state(JudgeStatus.PASSED, JudgeStatus.ERROR, attempt="2") is CriterionState.PASSED
+    assert state(JudgeStatus.PASSED, JudgeStatus.FAILED, attempt="3") is CriterionState.INCONCLUSIVE
+    assert state(JudgeStatus.ERROR, JudgeStatus.ERROR, attempt="4") is CriterionState.INSTRUMENT_FAILED
