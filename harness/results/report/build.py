@@ -29,6 +29,7 @@ from harness.results.compare import Comparison, read_comparisons
 from harness.results.packages import LoadedAttempt, PackageState, load_attempts, read_package
 from harness.results.promotion import read_promotions
 from harness.results.report import details, matrix, story
+from harness.results.report.judged import judged_views
 from harness.results.summary import VERDICT_ORDER, summarize
 
 STATIC = Path(__file__).with_name("static")
@@ -286,6 +287,7 @@ def _attempt_context(
         "shots": screenshots,
         "zips": [details.zip_view(evidence, download) for download in record.downloads] if record else [],
         "snapshots": details.snapshot_views(evidence),
+        "judged": judged_views(attempt.case, attempt.folder),
         "files": files,
         "trace": {"href": ev("trace.zip"), "command": f".venv/bin/playwright show-trace {trace_path}"}
         if trace.is_file()
