@@ -258,8 +258,21 @@ def _cmd_merge(args: argparse.Namespace) -> int:
 
 
 def _cmd_review(args: argparse.Namespace) -> int:
-    from harness.results.review import ReviewError, write_review
+    from harness.results.review import ReviewError, default_reviewer, write_review
 
+    if args.criterion or args.set:
+        from harness.judges.override import OverrideError, override
+
+        if not (args.criterion and args.set):
+            raise UsageError("--criterion and --set go together: which judged criterion, and its result")
+        folder = args.attempt.parent if args.attempt.name == "attempt.json" else args.attempt
+        try:
+            path = override(folder, args.criterion, args.set, args.reviewer or default_reviewer(), args.note)
+        except OverrideError as error:
+            print(f"{PROG} review: {error}", file=sys.stderr)
+            return USAGE_ERROR
+        print(f"judged criterion {args.criterion} set to {args.set}: {path}")
+        return 0
     try:
         path = write_review(args.attempt, note=args.note, reviewer=args.reviewer)
     except ReviewError as error:
@@ -385,6 +398,10 @@ def _add_report_commands(commands: argparse._SubParsersAction) -> None:
     review.add_argument("attempt", type=Path, metavar="ATTEMPT_PATH", help="the attempt's folder")
     review.add_argument("--note", required=True, help="what the reviewer concluded")
     review.add_argument("--reviewer", help="who reviewed (default: git user.name)")
+    review.add_argument("--criterion", metavar="ID", help="a judged criterion of the attempt's case to set by hand")
+    review.add_argument(
+        "--set", choices=("passed", "failed", "inconclusive"), help="the criterion's result, over any judge's"
+    )
     review.set_defaults(func=_cmd_review)
 
     promote = commands.add_parser("promote", help="promote a suite version, or name every reason it cannot be")

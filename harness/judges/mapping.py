@@ -21,6 +21,8 @@ from harness.core.records import CheckRecord
 from harness.judges.models import JudgeStatus
 from harness.judges.store import Judgement, newest
 
+REVIEW_JUDGE = "review"  # a person's override (harness.judges.override)
+
 
 class CriterionState(str, Enum):
     PASSED = "passed"
@@ -70,7 +72,7 @@ def judged(criterion: Criterion, kept: Judgement | None) -> JudgedCriterion:
     return JudgedCriterion(
         criterion=criterion.id,
         state=STATE[result.status],
-        judge=result.judge,
+        judge=result.judge + (f" ({result.reviewer})" if result.reviewer else ""),
         judge_model=result.judge_model,
         reason=result.reason,
         evidence=cited,
@@ -86,6 +88,8 @@ def criteria_states(package: Path, criteria: tuple[Criterion, ...], judge: str |
         by_judge = found.get(criterion.id, {})
         if judge is not None:
             states.append(judged(criterion, by_judge.get(judge)))
+        elif REVIEW_JUDGE in by_judge:  # a person's override decides, over any judge
+            states.append(judged(criterion, by_judge[REVIEW_JUDGE]))
         else:
             states.append(jury(criterion, list(by_judge.values())))
     return states

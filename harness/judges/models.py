@@ -113,6 +113,7 @@ class JudgeResult(BaseModel):
         False, description="the judge's model is the agent's: self-preference may inflate a pass"
     )
     request_digest: str = ""
+    reviewer: str | None = Field(None, description="a person's override (judge ``review``): who set it")
 
     model_config = ConfigDict(populate_by_name=True)
 

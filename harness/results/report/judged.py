@@ -45,7 +45,7 @@ def judged_views(case: str, package: Path) -> list[CriterionView]:
     for criterion, state in zip(found.criteria, criteria_states(package, found.criteria), strict=True):
         rows = [
             JudgeRow(
-                judge=name,
+                judge=name + (f" ({j.result.reviewer})" if j.result.reviewer else ""),
                 status=j.result.status.value,
                 reason=j.result.reason,
                 model=j.result.judge_model,
