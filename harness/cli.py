@@ -515,6 +515,10 @@ def _cmd_judge(args: argparse.Namespace) -> int:
             budget_cents=args.judge_budget_cents,
             timeout_s=args.judge_timeout,
         )
+        if "model" in args.judges and not (settings.endpoint and settings.model):
+            raise UsageError(
+                "--judge model needs --judge-endpoint and --judge-model (or EVERYDAY_JUDGE_ENDPOINT, _MODEL)"
+            )
         run = judge_campaign(campaign, args.judges, settings)
     except ValidationError as error:
         raise UsageError(f"judge settings: {error.errors()[0]['loc']}: {error.errors()[0]['msg']}") from error
