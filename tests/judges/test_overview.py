@@ -40,3 +40,16 @@ def test_judged_it_reads_evaluated_with_the_judges_spend_apart(tmp_path: Path) -
     summary = summarize(load_attempts([tmp_path])).campaigns[0]
     assert summary.judged.quality_gate == "evaluated" and summary.judged.judge_cost_cents == 0.5
     assert summary.cost_cents == 0, "a judge's spend is not the agents'"
+
+
+def test_agreement_between_judges_is_counted_across_a_campaign(tmp_path: Path) -> None:
+    from tests.judges.test_mapping import judge_as
+
+    agreeing = decline_package(tmp_path, "text", attempt="1")
+    disagreeing = decline_package(tmp_path, "text", attempt="2")
+    for package, second in ((agreeing, JudgeStatus.PASSED), (disagreeing, JudgeStatus.FAILED)):
+        judge_as(package, JudgeStatus.PASSED, judge="model")
+        judge_as(package, second, judge="rules")
+        judge_as(package, JudgeStatus.ERROR, judge="broken")
+    judged = summarize(load_attempts([tmp_path])).campaigns[0].judged
+    assert (judged.compared, judged.agreed) == (2, 1)
