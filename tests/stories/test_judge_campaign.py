@@ -35,6 +35,8 @@ def test_a_played_campaign_is_judged_by_a_model_once_then_from_the_cache(
     assert played.returncode == 0, played.stdout + played.stderr
     (package,) = (results / "test").glob("*/*/attempt.json")
     package = package.parent
+    extra = json.loads((package / "attempt.json").read_text())["extra"]
+    assert extra[f"criteria.{CRITERION}"] == "not_judged", "attempt.json names its criteria not judged at the end"
     with LoopbackServer(create_app("build")) as replay:
         flags = ["--judge", "model", "--judge-endpoint", f"{replay.url}/scripts/judge", "--judge-protocol", "anthropic"]
         judge = ["judge", "test", "--results", str(results), *flags, "--judge-model", "claude-haiku-4-5"]
