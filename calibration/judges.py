@@ -11,13 +11,19 @@ instrument failure (or, for the refusal, inconclusive), never the agent's.
 
 The model judge plays against the local replay (scripted evidence: the
 rows prove the judge's plumbing, parsing and escaping, never a model's
-judgement); the rules judge plays the criteria it has a fallback for.
+judgement); the rules judge plays the criteria it has a fallback for. With
+``EVERYDAY_JUDGE_LIVE=1`` (opt-in, paid) the labelled and injection cases go
+to the endpoint configured by ``EVERYDAY_JUDGE_*`` instead, and each judge's
+agreement with the labels is reported: true and false positive rates (a
+*positive* is a failure caught) and Cohen's kappa.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -162,9 +168,83 @@ def _package(root: Path, case: JudgeCase) -> Path:
     return package
 
 
+LIVE_VARIABLE = "EVERYDAY_JUDGE_LIVE"
+
+
+class Agreement(BaseModel):
+    """How a judge's answers on the labelled cases agree with the labels (inconclusive counts as no failure)."""
+
+    judge: str
+    cases: int
+    true_positive_rate: float | None  # must-fail cases it failed
+    false_positive_rate: float | None  # must-pass cases it failed
+    kappa: float | None  # Cohen's kappa over the three labels
+
+    def line(self) -> str:
+        def shown(value: float | None) -> str:
+            return "-" if value is None else f"{value:.2f}"
+
+        return (
+            f"{self.cases} labelled case(s): TPR {shown(self.true_positive_rate)}, FPR {shown(self.false_positive_rate)},"
+            f" kappa {shown(self.kappa)}"
+        )
+
+
+def agreement(judge: str, pairs: list[tuple[str, str]]) -> Agreement:
+    """(label, answer) pairs of one judge over the labelled cases."""
+    must_fail = [got for label, got in pairs if label == "failed"]
+    must_pass = [got for label, got in pairs if label == "passed"]
+    observed = sum(label == got for label, got in pairs) / len(pairs) if pairs else 0.0
+    labels, answers = Counter(label for label, _ in pairs), Counter(got for _, got in pairs)
+    expected = sum(labels[k] * answers[k] for k in labels) / len(pairs) ** 2 if pairs else 0.0
+    return Agreement(
+        judge=judge,
+        cases=len(pairs),
+        true_positive_rate=must_fail.count("failed") / len(must_fail) if must_fail else None,
+        false_positive_rate=must_pass.count("failed") / len(must_pass) if must_pass else None,
+        kappa=None if not pairs or expected == 1 else (observed - expected) / (1 - expected),
+    )
+
+
+def _settings(case: JudgeCase, replay_url: str, live: bool) -> JudgeSettings:
+    """The replay's script for the case, or (live, for a labelled or injection case) the configured endpoint."""
+    if live and not case.name.startswith("instrument-"):
+        return JudgeSettings.from_environment()
+    return JudgeSettings(
+        endpoint=f"{replay_url}/scripts/{case.script}",
+        model=JUDGE_MODEL,
+        protocol="anthropic",
+        timeout_s=INSTRUMENT_TIMEOUT_S,
+    )
+
+
+def _agreement_rows(rows: list[Row]) -> list[Row]:
+    """One row per judge: its agreement with the labels; wrong when it passed a case that must fail."""
+    found = []
+    labelled = [r for r in rows if not r.delivery.startswith("instrument-")]
+    for judge in sorted({r.mode for r in labelled}):
+        mine = [r for r in labelled if r.mode == judge]
+        figures = agreement(judge, [(r.expected, r.got) for r in mine])
+        passed_a_failure = [r.delivery for r in mine if r.expected == "failed" and r.got == "passed"]
+        found.append(
+            Row(
+                suite="judges",
+                delivery="agreement-with-labels",
+                mode=judge,
+                expected="no must-fail case passed",
+                got=figures.line(),
+                deciding="labels",
+                detail=f"passed what must fail: {', '.join(passed_a_failure)}" if passed_a_failure else "",
+                ok=not passed_a_failure,
+            )
+        )
+    return found
+
+
 def run_judge_suite(keep: Path | None = None) -> list[Row]:
     """Every labelled case through every judge it names; a row is right when the judge answers as labelled."""
     criteria = _criteria()
+    live = os.environ.get(LIVE_VARIABLE) == "1"
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="judge-calibration-") as folder, LoopbackServer(create_app()) as replay:
         root = Path(folder)
@@ -172,13 +252,7 @@ def run_judge_suite(keep: Path | None = None) -> list[Row]:
             package = _package(root, case)
             request = build_request(package, f"calibration/{case.name}", "calibration", criteria[case.criterion])
             for name in case.judges:
-                settings = JudgeSettings(
-                    endpoint=f"{replay.url}/scripts/{case.script}",
-                    model=JUDGE_MODEL,
-                    protocol="anthropic",
-                    timeout_s=INSTRUMENT_TIMEOUT_S,
-                )
-                result = load_judge(name, settings).judge(request, package)
+                result = load_judge(name, _settings(case, replay.url, live)).judge(request, package)
                 got = result.status.value
                 rows.append(
                     Row(
@@ -192,4 +266,4 @@ def run_judge_suite(keep: Path | None = None) -> list[Row]:
                         ok=got == case.expected,
                     )
                 )
-    return rows
+    return rows + _agreement_rows(rows)
