@@ -37,6 +37,9 @@ from harness.running.expectations import EXPECTATIONS, check_id
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ("harness", "stories")
+NOT_JUDGING = ("harness/testbed", "harness/agents", "harness/replay")
+"""The reference product, the agent runtime and the model replay: code under judgement or playing a part, whose
+strings (failpoint names, tool names) are not checks."""
 
 FAMILIES = frozenset(
     {
@@ -148,7 +151,9 @@ def source_files(root: Path = ROOT) -> list[Path]:
     return [
         path
         for path in files
-        if path.relative_to(root) not in NOT_EMITTING and "findings" not in path.relative_to(root).parts[:-1]
+        if path.relative_to(root) not in NOT_EMITTING
+        and "findings" not in path.relative_to(root).parts[:-1]
+        and not str(path.relative_to(root)).startswith(NOT_JUDGING)
     ]
 
 

@@ -313,6 +313,18 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_regrade(args: argparse.Namespace) -> int:
+    from harness.judging.regrade import RegradeError
+    from harness.results.regrade import describe, regrade
+
+    try:
+        done = regrade(args.paths)
+    except RegradeError as error:
+        raise UsageError(str(error)) from error
+    print("\n".join(describe(done)))
+    return 1 if any(item.assessment is None for item in done) else 0
+
+
 def _cmd_schema(args: argparse.Namespace) -> int:
     from harness.core.schema import write_schema
 
@@ -446,6 +458,15 @@ def _add_report_commands(commands: argparse._SubParsersAction) -> None:
         "--json", action="store_true", help="print the comparison as JSON (harness schema --of comparison)"
     )
     compare.set_defaults(func=_cmd_compare)
+
+    regrade = commands.add_parser(
+        "regrade",
+        help="judge saved attempts again with the current checks; writes a new assessment beside each, never over it",
+    )
+    regrade.add_argument(
+        "paths", nargs="+", type=Path, metavar="RESULTS", help="a results folder, a campaign, a cell or one attempt"
+    )
+    regrade.set_defaults(func=_cmd_regrade)
 
     summary = commands.add_parser(
         "summary", help="print a campaign's attempts as a table (cell, verdict, failed checks, time, cost)"

@@ -38,7 +38,7 @@ from .registry import AgentCli, cli
 from .session import AgentSession
 from .workspace_watch import WorkspaceWatch
 
-log = logging.getLogger("harness.agents.cli")
+log = logging.getLogger("agents.cli")
 
 POLL_SECONDS = 0.2
 T = TypeVar("T")

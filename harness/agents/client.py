@@ -24,7 +24,7 @@ import httpx
 
 from .plain_http import plain_http_transport
 
-log = logging.getLogger("harness.agents.client")
+log = logging.getLogger("agents.client")
 
 # The runner's wall-clock limit for waiting on an unreachable controller.
 RETRY_FOR_SECONDS = 15 * 60

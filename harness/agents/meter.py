@@ -40,7 +40,7 @@ from .session import AgentSession
 METER_URL = "http://metering-proxy"
 """The proxy's address as its clients name it; they reach it through its Unix socket."""
 
-log = logging.getLogger("harness.agents.meter")
+log = logging.getLogger("agents.meter")
 
 STATUS_PATH = "/.meter/status"
 """Where a proxy served on a socket tells its runner its calls so far (the run's key only; never forwarded)."""

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from harness.budgets import rules
 from harness.core.product_records import BUDGET_PAUSED, Agent, RecordId, Run, Task
+from harness.judging.observations import judge
 from harness.products.base import BudgetsDriver, CostPageView
 from harness.running.journey import Journey
 
@@ -133,16 +134,18 @@ class Wallet:
             self.journey.excuse_interruption(self._run(task, going_id))
         with self._on_page(rules.COST_PAGE_SHOWS_PAUSE, f"reading {self.agent.name}'s row on the cost page"):
             shown = self._page().open().agent(self.agent.name)
-        self.journey.require(rules.cost_page_shows(shown, self.budget_cents), "cost page")
+        self.journey.require(judge(rules.cost_page_shows, shown, self.budget_cents), "cost page")
         agent = self._now()
         records = self.journey.evidence.snapshot("task-while-paused", self.journey.api.task(task.id))
         since = [r for r in self.journey.api.task(task.id).runs if str(r.id) not in pause.runs_before]
         served = self._served() - pause.served
         self.journey.require(
-            rules.no_call_while_paused(pause.calls, agent, since, served), "no call while paused", records
+            judge(rules.no_call_while_paused, pause.calls, agent, since, served), "no call while paused", records
         )
         going = self._run(task, going_id) if going_id is not None else None
-        self.journey.require(rules.run_paused(going, agent, self._run(task, pause.spent_by)), "run paused", records)
+        self.journey.require(
+            judge(rules.run_paused, going, agent, self._run(task, pause.spent_by)), "run paused", records
+        )
 
     def raise_budget(self, task: Task, cents: int, pause: Pause) -> None:
         """Raise the budget on the cost page; the agent must be resumed and a run take the work up again."""
@@ -158,7 +161,7 @@ class Wallet:
             return next((r for r in runs if str(r.id) not in pause.runs_before), None)
 
         started = self._within_shown(new_run, "a run after the raise", at_a_tick=True)
-        self.journey.require(rules.resumed(self._now(), started, cents), "resumed")
+        self.journey.require(judge(rules.resumed, self._now(), started, cents), "resumed")
 
     def _served(self) -> int:
         server = self.journey.model_server

@@ -182,3 +182,12 @@ def untouched_check(steps: Sequence[StepChanges]) -> CheckRecord:
     changed = [f"{step.step}: {', '.join(step.changes)}" for step in steps if step.changes]
     detail = "; ".join(changed) if changed else f"{len(steps)} step(s), each left every other setting as it was"
     return CheckRecord(id=UNTOUCHED, passed=not changed, detail=detail)
+
+
+def readback_checks(readbacks: list[ReadBack], steps: list[StepChanges], product: str) -> list[CheckRecord]:
+    """Every read-back check of an attempt: stored and shown where something was entered, untouched settings where
+    steps were watched; none when nothing was."""
+    checks = [stored_check(readbacks), shown_check(readbacks, product)] if readbacks else []
+    if steps:
+        checks.append(untouched_check(steps))
+    return checks

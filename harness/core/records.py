@@ -134,6 +134,15 @@ class CellIdentity(BaseModel):
     case: str
 
 
+class Outcome(BaseModel):
+    """How the story ended before its checks were counted, and what the secret scan found: the verdict's inputs
+    besides the checks (:func:`harness.judging.verdict.verdict_of`)."""
+
+    verdict: Verdict
+    reason: str = ""
+    secret_found: str | None = Field(None, description="the secret scan's finding: the attempt fails whatever else")
+
+
 class AttemptRecord(BaseModel):
     schema_version: int = ATTEMPT_SCHEMA_VERSION
     campaign: str
@@ -148,6 +157,9 @@ class AttemptRecord(BaseModel):
         " runs it again",
     )
     checks: list[CheckRecord] = Field(default_factory=list)
+    outcome: Outcome | None = Field(
+        None, description="the verdict's inputs besides the checks, so the verdict can be derived again (regrade)"
+    )
     timeline: list[TimelineEvent] = Field(default_factory=list)
     timing: Timing
     accounting: Accounting = Field(default_factory=Accounting)

@@ -13,6 +13,7 @@ from harness.core.product_records import Interaction, Task
 from harness.core.records import CheckRecord
 from harness.decisions import requests
 from harness.decisions.rules import DecisionRecord, ExpectedRequest, IntentOutcome, intent_outcome_checks
+from harness.judging.observations import judge
 from harness.running.journey import Journey
 
 
@@ -51,4 +52,4 @@ def require_intent_outcome(
         decline_grade=grade,
     )
     path = journey.evidence.snapshot("intent-outcome", outcome)
-    journey.record_checks(intent_outcome_checks(outcome), [path])
+    journey.record_checks(judge(intent_outcome_checks, outcome), [path])

@@ -21,6 +21,7 @@ from harness.decisions.rules import (
     email_card_checks,
     intent_outcome_checks,
 )
+from harness.judging.observations import judge
 from harness.running.journey import Journey
 
 ACTION = "set_up_email"
@@ -47,7 +48,7 @@ def require_email_card(journey: Journey, task: Task) -> Interaction:
     again = page.email_card(request.id)
     journey.screenshot("email card after reload")
     path = journey.evidence.snapshot("email-card", {"first": first, "after_reload": again})
-    journey.record_checks(email_card_checks(first, again), [path, journey.evidence.screenshots[-1]])
+    journey.record_checks(judge(email_card_checks, first, again), [path, journey.evidence.screenshots[-1]])
     return request
 
 
@@ -64,4 +65,4 @@ def require_email_outcome(journey: Journey, task: Task, before: list[str], recor
         decline_grade=grade,
     )
     path = journey.evidence.snapshot("email-outcome", outcome)
-    journey.record_checks(intent_outcome_checks(outcome), [path])
+    journey.record_checks(judge(intent_outcome_checks, outcome), [path])

@@ -32,9 +32,10 @@ from harness.decisions.provider_rules import (
     question_checks,
     question_survived_check,
 )
-from harness.decisions.rules import DecisionRecord, ExpectedRequest, credential_checks
+from harness.decisions.rules import DecisionRecord, ExpectedRequest, credential_checks, credential_sightings
 from harness.faults.restart import PendingRestart, keep_final_pending, restart_while_pending
 from harness.fixtures.gateway import GATEWAY_NAME, ArcadeGateway
+from harness.judging.observations import judge
 from harness.products.base import ProviderQuestionView
 from harness.running.journey import Journey
 
@@ -94,8 +95,7 @@ def require_question(journey: Journey, task: Task, provider: str) -> tuple[Inter
     shown = question_page(journey).provider_question(stored.id)
     journey.screenshot("provider question")
     path = journey.evidence.snapshot("provider-question", {"stored": stored, "shown": shown})
-    checks = question_checks(stored, shown)
-    journey.record_checks(checks, [path, journey.evidence.screenshots[-1]])
+    checks = journey.record_checks(judge(question_checks, stored, shown), [path, journey.evidence.screenshots[-1]])
     failed = [check for check in checks if check.failed]
     if failed:
         raise StoryFailed(f"{failed[0].id}: {failed[0].detail}; nothing was chosen")
@@ -116,8 +116,8 @@ def restart_with_question_pending(
         return page.provider_question(question.id)
 
     record = restart_while_pending(journey, question, signal.SIGTERM, on_the_page)
-    check = question_survived_check(question, record.after.stored, shown, record.after.shown)
-    journey.record_checks([check], [*record.evidence, journey.evidence.screenshots[-1]])
+    judged = judge(question_survived_check, question, record.after.stored, shown, record.after.shown)
+    [check] = journey.record_checks(judged, [*record.evidence, journey.evidence.screenshots[-1]])
     if record.after.stored is None or record.after.shown is None:
         raise StoryFailed(f"{check.id}: {check.detail}; there is nothing to choose on")
     return record
@@ -160,7 +160,7 @@ def require_native_outcome(journey: Journey, task: Task, provider: str) -> None:
     """After Not now on a native card: no provider question for the provider either."""
     found = requests.services_api(journey).interactions(task.id)
     path = journey.evidence.snapshot("interactions", found)
-    journey.record_checks([no_question_check(found, provider)], [path])
+    journey.record_checks(judge(no_question_check, found, provider), [path])
 
 
 def require_choice_outcome(
@@ -190,13 +190,18 @@ def require_choice_outcome(
     interactions = journey.evidence.snapshot("interactions", outcome.interactions)
     final = keep_final_pending(journey, restart)
     evidence = [path, interactions, final] + (["snapshots/gateway-capture.jsonl"] if gateway else [])
-    journey.record_checks(outcome_checks(outcome), evidence)
+    journey.record_checks(judge(outcome_checks, outcome), evidence)
     if gateway is not None:
         pages = {
             "task": requests.decision_page(journey).rendered_html(),
             "services": requests.services_page_html(journey),
         }
-        journey.record_checks(credential_checks(gateway.fixture.credential, api.raw_reads(), pages), [])
+        journey.record_checks(
+            judge(credential_checks, credential_sightings(gateway.fixture.credential, api.raw_reads(), pages)).reading(
+                origin="harness"
+            ),
+            [],
+        )
 
 
 def _replies_after(journey: Journey, task: Task, record: DecisionRecord) -> list[str]:

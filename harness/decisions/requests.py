@@ -30,6 +30,7 @@ from harness.decisions.rules import (
     decision_saved_checks,
     request_checks,
 )
+from harness.judging.observations import judge
 from harness.products.base import DecisionView, ProviderQuestionView, ProvidersApi, ServicesApi, ServicesDriver
 from harness.running.journey import Journey
 
@@ -68,8 +69,8 @@ def require_pending_request(journey: Journey, task: Task, expected: ExpectedRequ
     cards = [card for card in page.decision_cards() if card.status == "pending"]
     journey.screenshot("decision requested")
     snapshot = journey.evidence.snapshot("interactions-before-decision", {"stored": stored, "shown": cards})
-    checks = request_checks(stored, expected, cards, journey.lead.name)
-    journey.record_checks(checks, [journey.evidence.screenshots[-1], snapshot])
+    judged = judge(request_checks, stored, expected, cards, journey.lead.name)
+    checks = journey.record_checks(judged, [journey.evidence.screenshots[-1], snapshot])
     failed = [check for check in checks if check.failed]
     if failed:
         raise StoryFailed(f"{failed[0].id}: {failed[0].detail}; nothing was clicked")
@@ -148,7 +149,7 @@ def record_decision(
         "decision",
         f"{choice or word} on interaction {request.id}, saved {decided.status} at {decided.decided_at}",
     )
-    journey.record_checks(decision_saved_checks(record), [path, journey.evidence.screenshots[-1]])
+    journey.record_checks(judge(decision_saved_checks, record), [path, journey.evidence.screenshots[-1]])
     entered_decision(journey, request, record)
     return record
 

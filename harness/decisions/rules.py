@@ -274,25 +274,44 @@ def encoded_forms(secret: str) -> set[bytes]:
     return forms
 
 
-def credential_checks(secret: str, api_answers: Mapping[str, bytes], pages: Mapping[str, str]) -> list[CheckRecord]:
-    """The connection's credential in no API answer and on no page (the detail names where, never the value)."""
+class CredentialSightings(BaseModel):
+    """Where the harness found a connection's credential in what the product served: names only, never the value."""
+
+    in_api: list[str]
+    api_answers: int
+    on_pages: list[str]
+    pages: int
+
+
+def credential_sightings(
+    secret: str, api_answers: Mapping[str, bytes], pages: Mapping[str, str]
+) -> CredentialSightings:
+    """Look for the credential, in every encoding it could be served in, in each API answer and page."""
     needles = encoded_forms(secret)
-    in_api = sorted(path for path, body in api_answers.items() if any(n in body for n in needles))
-    on_pages = sorted(name for name, html in pages.items() if any(n in html.encode() for n in needles))
+    return CredentialSightings(
+        in_api=sorted(path for path, body in api_answers.items() if any(n in body for n in needles)),
+        api_answers=len(api_answers),
+        on_pages=sorted(name for name, html in pages.items() if any(n in html.encode() for n in needles)),
+        pages=len(pages),
+    )
+
+
+def credential_checks(seen: CredentialSightings) -> list[CheckRecord]:
+    """The connection's credential in no API answer and on no page (the detail names where, never the value)."""
     return [
         CheckRecord(
             id="credential.not-in-api",
-            passed=not in_api,
-            detail=f"the credential is in the answer of {', '.join(in_api)}"
-            if in_api
-            else f"absent from {len(api_answers)} API answer(s)",
+            passed=not seen.in_api,
+            detail=f"the credential is in the answer of {', '.join(seen.in_api)}"
+            if seen.in_api
+            else f"absent from {seen.api_answers} API answer(s)",
         ),
         CheckRecord(
             id="credential.not-rendered",
-            passed=not on_pages,
-            detail=f"the credential is in the page {', '.join(on_pages)}"
-            if on_pages
-            else f"absent from {len(pages)} page(s)",
+            passed=not seen.on_pages,
+            detail=f"the credential is in the page {', '.join(seen.on_pages)}"
+            if seen.on_pages
+            else f"absent from {seen.pages} page(s)",
         ),
     ]
 

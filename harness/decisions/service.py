@@ -20,10 +20,12 @@ from harness.decisions.rules import (
     ExpectedRequest,
     ServiceOutcome,
     credential_checks,
+    credential_sightings,
     no_call_before_decision,
     outcome_checks,
 )
 from harness.fixtures.documents import PROTECTED_ACTION, DocumentService
+from harness.judging.observations import judge
 from harness.running.journey import Journey
 
 
@@ -116,6 +118,11 @@ def require_service_outcome(journey: Journey, task: Task, installed: InstalledSe
         approval_after_decline=later,
     )
     path = journey.evidence.snapshot("service-outcome", outcome)
-    journey.record_checks(outcome_checks(outcome), [path, "snapshots/service-capture.jsonl"])
+    journey.record_checks(judge(outcome_checks, outcome), [path, "snapshots/service-capture.jsonl"])
     pages = {"task": requests.decision_page(journey).rendered_html(), "services": requests.services_page_html(journey)}
-    journey.record_checks(credential_checks(installed.fixture.credential, api.raw_reads(), pages), [])
+    journey.record_checks(
+        judge(credential_checks, credential_sightings(installed.fixture.credential, api.raw_reads(), pages)).reading(
+            origin="harness"
+        ),
+        [],
+    )

@@ -12,7 +12,7 @@ import json
 import re
 import shutil
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,6 +23,8 @@ from pydantic import BaseModel
 from harness.core.records import AttemptRecord, CheckRecord, DownloadRecord, TimelineEvent
 from harness.evidence.secret_scan import SecretFinding, scan_tree
 from harness.evidence.thumbnails import make_thumbnail, packaged_thumbnail
+from harness.judging.keeping import kept_checks, observation_of
+from harness.judging.observations import OBSERVATIONS_FILE, Judgement, Observation, decided
 
 SUBFOLDERS = ("snapshots", "downloads", "oracle", "screenshots", "logs")
 
@@ -58,6 +60,7 @@ class EvidenceRecorder:
         for name in SUBFOLDERS:
             (folder / name).mkdir(parents=True, exist_ok=True)
         self.checks: list[CheckRecord] = []
+        self._observations: list[Observation] = []
         self.timeline: list[TimelineEvent] = []
         self.downloads: list[DownloadRecord] = []
         self.screenshots: list[str] = []
@@ -93,17 +96,28 @@ class EvidenceRecorder:
         return self.keep(CheckRecord(id=check_id, passed=passed, detail=detail, evidence=evidence or []))
 
     def keep(self, record: CheckRecord) -> CheckRecord:
-        """Keep a check decided elsewhere, as it is; one whose fact the product does not expose, as not observable.
+        """Keep a check the harness decided while it ran (see :meth:`observe`)."""
+        [kept] = self.observe(decided([record]))
+        return kept
 
-        Neither its pass nor its failure would be evidence of anything: it was
-        decided on a value the product never gave.
+    def observe(
+        self, judgement: Judgement, evidence: Sequence[str] = (), promise: str | None = None
+    ) -> list[CheckRecord]:
+        """Keep a judgement's checks, each linked to ``evidence`` (and held to ``promise``), and what they came from.
+
+        The observation is appended to the package at once, so a regrade
+        judges exactly the checks this attempt kept, in the same order.
         """
-        if record.unobservable is None and (reason := self.unobservable(record.id)):
-            record = CheckRecord.not_observable(record.id, reason, record.evidence)
-        self.checks.append(record)
-        outcome = "passed" if record.passed else "not observable" if record.unobservable else "FAILED"
-        self.note(f"check {record.id}", outcome if record.passed else f"{outcome}: {record.detail}")
-        return record
+        observation = observation_of(judgement, len(self._observations) + 1, list(evidence), promise)
+        self._observations.append(observation)
+        with (self.folder / OBSERVATIONS_FILE).open("a") as out:
+            out.write(observation.model_dump_json() + "\n")
+        kept = kept_checks(judgement.checks, observation, self.unobservable)
+        for record in kept:
+            self.checks.append(record)
+            outcome = "passed" if record.passed else "not observable" if record.unobservable else "FAILED"
+            self.note(f"check {record.id}", outcome if record.passed else f"{outcome}: {record.detail}")
+        return kept
 
     def failed_checks(self) -> list[CheckRecord]:
         return [check for check in self.checks if check.failed]

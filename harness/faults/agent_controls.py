@@ -25,6 +25,7 @@ from harness.core.product_records import Agent, RecordId, Run, Task
 from harness.core.records import CheckRecord
 from harness.core.verdicts import Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
+from harness.judging.observations import judge
 from harness.products.base import AgentControlsDriver, AgentView, ControlsApi
 from harness.running.journey import Journey
 
@@ -98,7 +99,7 @@ def pause_while_working(journey: Journey, task: Task, source: str) -> Paused:
     ended = _settled(journey, run)
     journey.excuse_interruption(ended)
     kept = journey.evidence.snapshot("paused-run", ended)
-    journey.require(pause_settled(ended), "the paused run settled", kept)
+    journey.require(judge(pause_settled, ended), "the paused run settled", kept)
     return Paused(agent_id=agent.id, run_id=run.id, known_run_ids=[r.id for r in _runs_of(journey, agent.id)])
 
 
@@ -108,7 +109,9 @@ def leave_work_while_paused(journey: Journey, task: Task, paused: Paused, reques
     journey.send_message(request)
     new = _watch_for_new_runs(journey, paused)
     kept = journey.evidence.snapshot("while-paused", new)
-    journey.require(no_new_runs(NOTHING_STARTS_PAUSED, new, "while paused"), "nothing started while paused", kept)
+    journey.require(
+        judge(no_new_runs, NOTHING_STARTS_PAUSED, new, "while paused"), "nothing started while paused", kept
+    )
 
 
 def resume(journey: Journey, task: Task, paused: Paused) -> None:
@@ -127,7 +130,7 @@ def resume(journey: Journey, task: Task, paused: Paused) -> None:
         )
     finished = journey.wait_until_finished(task, "the resumed work")
     kept = journey.evidence.snapshot("resumed-work", finished)
-    journey.require(work_continued(finished, paused), "the work continued", kept)
+    journey.require(judge(work_continued, finished, paused), "the work continued", kept)
 
 
 def terminate(journey: Journey, task: Task, paused: Paused, title: str, body: str) -> None:
@@ -145,7 +148,7 @@ def terminate(journey: Journey, task: Task, paused: Paused, title: str, body: st
     new = _watch_for_new_runs(journey, known)
     kept = journey.evidence.snapshot("after-terminate", {"offered": offered, "new_runs": new})
     journey.open_task(task)
-    journey.require(no_work_taken(offered, new), "the terminated agent took no work", kept)
+    journey.require(judge(no_work_taken, offered, new), "the terminated agent took no work", kept)
 
 
 # ---- reading the product ----------------------------------------------------------------------

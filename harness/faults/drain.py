@@ -25,6 +25,7 @@ from harness.core.records import CheckRecord
 from harness.core.verdicts import StoryFailed
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.faults.restart import RestartSnapshot, replaced_check, snapshot, start_controller, stop_controller
+from harness.judging.observations import judge
 from harness.running.journey import Journey, PendingMessage
 
 SIGNAL = signal.SIGTERM
@@ -113,8 +114,7 @@ def require_drained(journey: Journey, task: Task, record: DrainRecord) -> None:
     """After the work: the drain's checks on the task as the product now records it."""
     current = journey.api.task(task.id)
     path = journey.evidence.snapshot("drain-final", current)
-    checks = drain_checks(record, current)
-    journey.record_checks([c.model_copy(update={"promise": record.promise}) for c in checks], [*record.evidence, path])
+    journey.record_checks(judge(drain_checks, record, current), [*record.evidence, path], record.promise)
 
 
 def _after(moment: str | None, signalled_at: datetime) -> bool:

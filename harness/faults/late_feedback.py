@@ -15,6 +15,7 @@ from datetime import datetime
 
 from harness.core.product_records import Agent, Comment, RecordId, Run, Task
 from harness.core.records import CheckRecord
+from harness.judging.observations import judge
 from harness.running.journey import Journey
 
 
@@ -44,7 +45,7 @@ def require_delegation(journey: Journey, parent: Task, teammate: Agent, feedback
     children = [journey.api.task(child.id) for child in current.children]
     mate = next(agent for agent in journey.api.agents() if agent.id == teammate.id)
     path = journey.evidence.snapshot("delegation", {"parent": current, "children": children, "teammate": mate})
-    journey.record_checks(delegation_checks(current, children, journey.lead, mate, feedback), [path])
+    journey.record_checks(judge(delegation_checks, current, children, journey.lead, mate, feedback), [path])
 
 
 def cites_delivery(text: str, delivery_id: RecordId, sha256: str) -> bool:

@@ -29,6 +29,7 @@ from harness.core.product_records import (
 )
 from harness.core.records import CheckRecord
 from harness.core.verdicts import InfrastructureFailed, StoryFailed, Unexercised
+from harness.judging.observations import judge
 from harness.products.base import InstanceError, ServicesApi
 from harness.running.journey import FINISHED_STATUSES, Journey, PendingMessage
 from harness.running.sandbox_watch import runner_alive
@@ -307,9 +308,9 @@ def require_recovered(journey: Journey, task: Task, record: RestartRecord) -> No
     page = journey.current_page()
     page.reload()
     shown = len(page.user_messages_with(message.body)) if message else 0
-    checks = restart_checks(record, final, current, shown_in_thread=shown)
+    checks = judge(restart_checks, record, final, current, shown_in_thread=shown)
     promise = record.driven.promise if record.driven else None
-    journey.record_checks([c.model_copy(update={"promise": promise}) for c in checks], [*record.evidence, final_path])
+    journey.record_checks(checks, [*record.evidence, final_path], promise)
 
 
 def snapshot(
@@ -530,7 +531,7 @@ def restart_while_pending(
     journey.screenshot(f"after {sig.name} restart")
     journey.evidence.note("restart", f"controller {sig.name} while interaction {interaction.id} was pending")
     record = PendingRestart(before=before, after=after, evidence=[before_path, after_path])
-    journey.record_checks([replaced_check(before, after)], record.evidence)
+    journey.record_checks(judge(replaced_check, before, after), record.evidence)
     return record
 
 

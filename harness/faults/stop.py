@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from harness.core.product_records import RecordId, Run, Task
 from harness.core.records import CheckRecord
 from harness.core.verdicts import StoryFailed, Unexercised
+from harness.judging.observations import judge
 from harness.products.base import TaskView
 from harness.running.journey import Journey
 from harness.running.sandbox_watch import runner_alive
@@ -87,7 +88,7 @@ def require_short_reply(
     # The new direction and the answer to it, for the story's judged criterion (a judge reads the package only).
     journey.evidence.snapshot("short-reply", {"request": request, "reply": view.latest_reply})
     after = journey.record_workspace_hashes(task, "after reply")
-    checks = stop_checks(stopped, journey.api.task(task.id), request, nonce, view, unchanged_since, after)
+    checks = judge(stop_checks, stopped, journey.api.task(task.id), request, nonce, view, unchanged_since, after)
     journey.record_checks(
         checks, ["snapshots/stop.json", "snapshots/workspace-after-stop.json", "snapshots/workspace-after-reply.json"]
     )

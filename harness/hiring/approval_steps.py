@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from harness.core.product_records import Agent, HireApproval
 from harness.hiring import approval_rules as rules
+from harness.judging.observations import judge
 from harness.products.base import ApprovalsDriver, ApprovalsView, TeamApi
 from harness.running.journey import Journey
 
@@ -43,7 +44,7 @@ def ask_for_hire(journey: Journey, name: str, role: str) -> WaitingHire:
     journey.evidence.note("hire requested", f"{name} ({role}), reporting to {lead.name}, on {lead.adapter}")
     approvals, team = api.hire_approvals(), api.agents()
     kept = journey.evidence.snapshot("hire-requested", {"requested": requested, "approvals": approvals, "team": team})
-    journey.require(rules.hire_waits(requested, approvals, team, name), "hire waits for approval", kept)
+    journey.require(judge(rules.hire_waits, requested, approvals, team, name), "hire waits for approval", kept)
     assert requested is not None  # hire_waits passed
     page = _approvals(journey)
     with journey.expecting("approval-shown", f"Approvals listing the hire of {name}"):
@@ -55,7 +56,7 @@ def ask_for_hire(journey: Journey, name: str, role: str) -> WaitingHire:
 def approve_hire(journey: Journey, hire: WaitingHire) -> Agent:
     """Press Approve in Approvals: the hire must then be the one active agent of its name (returned)."""
     decided, team, kept = _decide(journey, hire, approve=True)
-    journey.require(rules.hire_approved(decided, team, hire.name), "approved hire on the team", kept)
+    journey.require(judge(rules.hire_approved, decided, team, hire.name), "approved hire on the team", kept)
     return next(agent for agent in team if agent.name == hire.name)
 
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from harness.core.product_records import Agent, Hire, Task
 from harness.decisions.requests import services_api
 from harness.hiring import rules
+from harness.judging.observations import judge
 from harness.products.base import HiringDriver
 from harness.running.journey import Journey
 
@@ -78,11 +79,13 @@ class Team:
         after = journey.api.agents()
         connections = services_api(journey).connections()
         kept = journey.evidence.snapshot("agents-after-hire", {"agents": after, "connections": connections})
-        journey.require(rules.one_agent(before, after, name), "one agent hired", kept)
+        journey.require(judge(rules.one_agent, before, after, name), "one agent hired", kept)
         hired = next(agent for agent in after if agent.name == name)
-        journey.require(rules.reports_to_lead(hired, lead), "hire reports to the lead", kept)
-        journey.require(rules.same_runner(hired, lead), "hire on the lead's runner", kept)
-        journey.require(rules.same_connections(hired, lead, connections), "hire bound to the lead's connections", kept)
+        journey.require(judge(rules.reports_to_lead, hired, lead), "hire reports to the lead", kept)
+        journey.require(judge(rules.same_runner, hired, lead), "hire on the lead's runner", kept)
+        journey.require(
+            judge(rules.same_connections, hired, lead, connections), "hire bound to the lead's connections", kept
+        )
         self.after_hire = after
         return hired
 

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from harness.core import registry
 from harness.core.catalog import Cell
 from harness.core.records import ATTEMPT_SCHEMA_VERSION, AttemptRecord
+from harness.judging.regrade import ASSESSMENTS_FOLDER, newest_assessment
 from harness.results.review import ReviewFile, read_reviews
 
 ATTEMPT_FILE = "attempt.json"
@@ -41,6 +42,15 @@ def catalog_cells() -> dict[str, Cell]:
     return {cell.execution_id: cell for cell in registry.catalog().cells()}
 
 
+class AssessmentNote(BaseModel):
+    """The assessment a reader took the checks and verdict from, and what it changed against attempt.json."""
+
+    file: str
+    rules_digest: str
+    verdict_before: str
+    changed: list[str]
+
+
 class LoadedAttempt(BaseModel):
     """One package as found on disk: its record when readable, else why not."""
 
@@ -55,6 +65,7 @@ class LoadedAttempt(BaseModel):
     state: PackageState = PackageState.OK
     problem: str | None = None
     reviews: ReviewFile | None = None
+    assessment: AssessmentNote | None = None
     duplicate: int = 1  # >1 when another results folder holds a *different* package at the same path
 
     @property
@@ -133,8 +144,12 @@ class LoadedAttempt(BaseModel):
         return None
 
 
-def read_package(results: Path, folder: Path) -> LoadedAttempt:
-    """Read one package; any defect becomes a broken attempt with a one-line reason."""
+def read_package(results: Path, folder: Path, assessed: bool = True) -> LoadedAttempt:
+    """Read one package; any defect becomes a broken attempt with a one-line reason.
+
+    With ``assessed``, the checks, verdict and reason are the newest
+    assessment's (``harness regrade``), and ``assessment`` names it.
+    """
     campaign, execution_id, attempt = folder.relative_to(results).parts
     loaded = LoadedAttempt(
         results=results,
@@ -167,6 +182,18 @@ def read_package(results: Path, folder: Path) -> LoadedAttempt:
         where = ".".join(str(part) for part in first["loc"])
         problem = f"attempt.json does not match the schema: {where}: {first['msg']} ({error.error_count()} error(s))"
         return loaded.model_copy(update={"state": PackageState.BROKEN, "problem": problem})
+    if assessed and (newest := newest_assessment(folder)):
+        name, assessment = newest
+        record = record.model_copy(
+            update={"checks": assessment.checks, "verdict": assessment.verdict, "reason": assessment.reason}
+        )
+        note = AssessmentNote(
+            file=f"{ASSESSMENTS_FOLDER}/{name}",
+            rules_digest=assessment.rules_digest,
+            verdict_before=assessment.verdict_before.value,
+            changed=sorted({change.id for change in assessment.changed}),
+        )
+        return loaded.model_copy(update={"record": record, "assessment": note})
     return loaded.model_copy(update={"record": record})
 
 

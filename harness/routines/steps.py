@@ -16,6 +16,7 @@ from typing import cast
 from pydantic import BaseModel
 
 from harness.core.product_records import RecordId, Routine, Task, TaskSummary
+from harness.judging.observations import judge
 from harness.products.base import RoutinesApi, RoutinesDriver, RoutineView
 from harness.routines import rules
 from harness.running.journey import Journey
@@ -94,16 +95,16 @@ class RoutineDesk:
     def require_fired_once(self, routine: Routine, delivery: Delivery) -> None:
         started = self._started(routine, delivery)
         kept = self.journey.evidence.snapshot("routine-tasks", [t.model_dump() for t in started])
-        self.journey.require(rules.fired_once(started, delivery.delivery_id, delivery.sends), "fired once", kept)
+        self.journey.require(judge(rules.fired_once, started, delivery.delivery_id, delivery.sends), "fired once", kept)
 
     def require_record(self, routine_id: RecordId, task: Task) -> None:
         """The routine's record lists the run, and its page shows it with the task's status now."""
         stored = self.api.routine(routine_id)
         kept = self.journey.evidence.snapshot(f"routine-{routine_id}", stored.model_dump())
-        self.journey.require(rules.record_lists(stored.fires, task), "routine record", kept)
+        self.journey.require(judge(rules.record_lists, stored.fires, task), "routine record", kept)
         status = self.journey.api.task(task.id).status
         assert self.view is not None, "the routine was created through its page"
         with self.journey.expecting("page-shows-status", f"opening routine {routine_id}'s page"):
             shown = self.view.reload().runs()
-        self.journey.require(rules.page_lists(shown, task.id, status), "routine page")
+        self.journey.require(judge(rules.page_lists, shown, task.id, status), "routine page")
         self.journey.open_task(task)  # the person ends where the work is: the task's page

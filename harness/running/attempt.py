@@ -22,12 +22,13 @@ from pydantic import BaseModel, ConfigDict
 from harness.core.catalog import Cell, live_cell_unavailable_reason, suite_definition_hash
 from harness.core.deadline import Deadline
 from harness.core.outcomes import is_known_finding
-from harness.core.records import Accounting, AttemptRecord, CellIdentity, Provenance, Timing, utc_now
+from harness.core.records import Accounting, AttemptRecord, CellIdentity, Outcome, Provenance, Timing, utc_now
 from harness.core.settings import RunSettings
 from harness.core.verdicts import CassetteDiverged, StoryOutcome, Verdict
 from harness.evidence.provenance import harness_digest, source_dirty, source_revision
 from harness.evidence.recorder import EvidenceRecorder
 from harness.evidence.secret_scan import describe, secrets_from_environment
+from harness.judging.verdict import verdict_of
 from harness.products import product_driver
 from harness.products.http import ProductApiError
 from harness.results.epochs import INTERRUPTED, complete_epochs
@@ -164,23 +165,6 @@ def _log_error(recorder: EvidenceRecorder, error: BaseException, when: str) -> N
         log.write(f"--- {type(error).__name__} {when}\n{text}\n")
 
 
-def count_checks(verdict: Verdict, reason: str, failed: list[str]) -> tuple[Verdict, str]:
-    """A failed check is never hidden: it makes a pass or an infrastructure failure a failure, and is always named.
-
-    Only what is not the product (Docker, the browser, the harness) may be
-    ``infrastructure_failed``, and only that is retried: a product that broke
-    a check while the machine also failed is still a product failure.
-    """
-    if not failed:
-        return verdict, reason
-    named = "failed checks: " + ", ".join(failed)
-    if verdict is Verdict.PASSED:
-        return Verdict.FAILED, named
-    if verdict is Verdict.INFRASTRUCTURE_FAILED:
-        return Verdict.FAILED, f"{named} (then: {reason})"
-    return verdict, f"{reason} ({named})"
-
-
 def run_attempt(
     cell: Cell,
     settings: RunSettings,
@@ -224,7 +208,6 @@ def run_attempt(
             )
             progress.ended(record, recorder.folder, INTERRUPTED)
             raise
-        verdict, reason = count_checks(verdict, reason, [check.id for check in recorder.failed_checks()])
     record = _finish(
         recorder, cell, settings, attempt_id, retry_of, verdict, reason, started, deadline, conclusion, secret_patterns
     )
@@ -249,6 +232,8 @@ def _finish(
 ) -> AttemptRecord:
     """Scan for secrets, then write attempt.json: a leak fails the attempt and names the file only."""
     known_secrets = {**secrets_from_environment(), **recorder.known_secrets}
+    outcome = Outcome(verdict=verdict, reason=reason)
+    verdict, reason = verdict_of(outcome, recorder.checks, interrupted)
     ended = utc_now()
     wall = (ended - started).total_seconds()
     record = AttemptRecord(
@@ -266,6 +251,7 @@ def _finish(
         retry_of=retry_of,
         interrupted=interrupted,
         checks=recorder.checks,
+        outcome=outcome,
         timeline=recorder.timeline,
         timing=Timing(
             started_at=started,
@@ -298,10 +284,9 @@ def _finish(
     published = product_driver(cell.environment.product).published_assets()
     findings = recorder.withhold_secrets(known_secrets, secret_patterns, published)
     if findings:
-        update: dict[str, Any] = {
-            "verdict": Verdict.FAILED,
-            "reason": f"secret found in evidence: {describe(findings)}",
-        }
+        outcome = outcome.model_copy(update={"secret_found": describe(findings)})
+        verdict, reason = verdict_of(outcome, record.checks, interrupted)
+        update: dict[str, Any] = {"verdict": verdict, "reason": reason, "outcome": outcome}
         if any(finding.path == path.name for finding in findings):
             # The record itself leaked: keep its shape, drop the free text that held the secret.
             update |= {"checks": [c.model_copy(update={"detail": "(withheld)"}) for c in record.checks], "timeline": []}

@@ -21,6 +21,13 @@ from typing import Any, Literal, NoReturn, cast
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel
 
+from harness.checks.delivery import (
+    Graded,
+    downloaded_as_claimed,
+    downloads_again_alike,
+    oracle_checks,
+    revision_differs,
+)
 from harness.checks.facts import lifecycle_facts
 from harness.checks.lifecycle import grade_lifecycle
 from harness.checks.metering import calls_metered
@@ -31,6 +38,7 @@ from harness.core.records import CheckRecord, DownloadRecord
 from harness.core.story_inputs import draw, drawing
 from harness.core.verdicts import ExpectationUnmet, InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
+from harness.judging.observations import Judgement, decided, judge
 from harness.products import product_driver
 from harness.products.base import HireFormView, ProductDriver, ProductInstance, TaskView
 from harness.running.attempt import AttemptContext, Conclusion
@@ -212,15 +220,17 @@ class Journey:
         """Keep the failed expectation with the screen as it was, and end the story as failed."""
         self._end_failed(check_id(expectation), detail, f"unmet {expectation}")
 
-    def require(self, check: CheckRecord, step: str, records: str | None = None) -> None:
+    def require(self, judged: Judgement | CheckRecord, step: str, records: str | None = None) -> None:
         """Keep a rule's verdict with a screenshot of the moment (and the records it read); a failure ends the story.
 
         For a story whose later steps would only repeat the same miss.
         """
-        if check.failed:
-            self.fail_check(check.id, check.detail, records)
-        self.screenshot(step)
-        self.record_checks([check], [self.evidence.screenshots[-1], *([records] if records else [])])
+        judgement = judged if isinstance(judged, Judgement) else decided([judged])
+        failed = next((check for check in judgement.checks if check.failed), None)
+        self.screenshot(f"failed {failed.id}" if failed else step)
+        self.record_checks(judgement, [self.evidence.screenshots[-1], *([records] if records else [])])
+        if failed:
+            raise ExpectationUnmet(failed.id, f"{failed.id}: {failed.detail}")
 
     def fail_check(self, check_id: str, detail: str, records: str | None = None) -> NoReturn:
         """A named check fails with the screen as it is (and the records it read); the story ends as failed."""
@@ -243,10 +253,13 @@ class Journey:
             self.camera.take(path)
             self.evidence.thumbnail(path)
 
-    def record_checks(self, checks: list[CheckRecord], evidence: list[str]) -> None:
-        """Keep checks decided elsewhere (a fault module's rules), each linked to its evidence."""
-        for check in checks:
-            self.evidence.keep(check.model_copy(update={"evidence": [*check.evidence, *evidence]}))
+    def record_checks(
+        self, judged: Judgement | list[CheckRecord], evidence: list[str], promise: str | None = None
+    ) -> list[CheckRecord]:
+        """Keep a rule's checks (a fault module's, a family's), each linked to its evidence and held to ``promise``;
+        a plain list is kept as decided while running. Returns the checks as kept."""
+        judgement = judged if isinstance(judged, Judgement) else decided(judged)
+        return self.evidence.observe(judgement, evidence, promise)
 
     # ---- read everything back (harness.checks.readback) --------------------------------
 
@@ -274,9 +287,10 @@ class Journey:
 
     def _read_back(self) -> None:
         """Read every entered value again (records, and each page opened afresh) and judge all of them."""
-        checks, kept = self.readbacks.judged()
-        if checks:
-            self.record_checks(checks, [self.evidence.snapshot("readback", kept)])
+        judgement, kept = self.readbacks.judged()
+        if judgement.checks:
+            path = self.evidence.snapshot("readback", kept)
+            self.record_checks(judgement.reading(path, origin="product"), [path])
 
     def create_task(self, title: str, body: str, assignee: Agent | None = None) -> Task:
         """Open the product, fill the new-task form and land on the task's page."""
@@ -494,40 +508,26 @@ class Journey:
             with self.evidence.timed("downloads"):
                 data = self.current_page().download_delivery_id(latest.id, timeout=self.shown_budget())
         record = self.evidence.download(phase, data)
-        self.evidence.check(
-            f"delivery.{phase}.sha256",
-            record.sha256 == latest.sha256,
-            f"downloaded {record.sha256}, product says {latest.sha256}",
-            [record.path],
-        )
+        claimed = judge(downloaded_as_claimed, phase, record.sha256, latest.sha256)
+        self.record_checks(claimed.reading(record.path, f"delivery {latest.id}"), [record.path])
         return record
 
     def download_again(self, original: DownloadRecord, task: Task) -> None:
         """The first delivery must still download with exactly its original bytes."""
         delivery = next((d for d in self.api.task(task.id).deliveries if d.sha256 == original.sha256), None)
         if delivery is None:
-            self.evidence.check(
-                "delivery.redownload-identical", False, f"no delivery with sha256 {original.sha256} any more"
-            )
+            self.record_checks(judge(downloads_again_alike, original.phase, original.sha256, None), [])
             return
         with self.expecting("delivery-downloadable", f"downloading delivery {delivery.id} again from the page"):
             with self.evidence.timed("downloads"):
                 data = self.current_page().download_delivery_id(delivery.id, timeout=self.shown_budget())
         again = self.evidence.download(f"{original.phase}-again", data)
-        self.evidence.check(
-            "delivery.redownload-identical",
-            again.sha256 == original.sha256,
-            f"{original.phase} downloaded again: {again.sha256} (originally {original.sha256})",
-            [original.path, again.path],
-        )
+        judged = judge(downloads_again_alike, original.phase, original.sha256, again.sha256)
+        self.record_checks(judged.reading(original.path, again.path, origin="harness"), [original.path, again.path])
 
     def require_different(self, first: DownloadRecord, second: DownloadRecord) -> None:
-        self.evidence.check(
-            "delivery.revision-differs",
-            first.sha256 != second.sha256,
-            f"{first.phase} {first.sha256[:12]} vs {second.phase} {second.sha256[:12]}",
-            [first.path, second.path],
-        )
+        judged = judge(revision_differs, first.phase, first.sha256, second.phase, second.sha256)
+        self.record_checks(judged.reading(first.path, second.path, origin="harness"), [first.path, second.path])
 
     # ---- the independent oracle ----------------------------------------------------
 
@@ -557,12 +557,9 @@ class Journey:
                 raise InfrastructureFailed(f"the oracle could not grade: {error}") from None
             self.oracle_image = result.image
             path = self.evidence.oracle_result(download, mode, result.passed, result.model_dump(mode="json"))
-            failing = [check.id for check in result.checks if not check.passed]
-            detail = f"mode {mode}: passed" if result.passed else f"mode {mode}: failed {', '.join(failing)}"
-            self.evidence.check(f"oracle.{download.phase}", result.passed, detail, [download.path, path])
-            for check in result.checks:
-                if not check.passed:
-                    self.evidence.check(f"oracle.{download.phase}.{check.id}", False, check.detail, [path])
+            failing = [(check.id, check.detail) for check in result.checks if not check.passed]
+            graded = Graded(phase=download.phase, mode=mode, passed=result.passed, failing=failing)
+            self.record_checks(judge(oracle_checks, graded).reading(path, origin="harness"), [download.path, path])
 
     # ---- the end of the attempt -------------------------------------------------------
 
@@ -576,8 +573,10 @@ class Journey:
         page = self.current_page()
         stored = task.user_messages()
         shown = [message.id for message in stored for _ in page.user_messages_with(message.body)]
-        check = thread_matches_records([message.id for message in stored], shown)
-        self.record_checks([check], [self.evidence.screenshots[-1]])
+        judgement = judge(thread_matches_records, [message.id for message in stored], shown)
+        self.record_checks(
+            judgement.reading(self.evidence.screenshots[-1], origin="product"), [self.evidence.screenshots[-1]]
+        )
 
     def _final_evidence(self) -> list[Run]:
         """The final screen, the invariants watched, the persisted records and the lifecycle checks; returns every run."""
@@ -603,13 +602,13 @@ class Journey:
             self.cell.case.max_run_records,
             done_statuses=self.cell.environment.done_statuses,
         )
-        self.record_checks(grade_lifecycle(facts), [records])
+        self.record_checks(judge(grade_lifecycle, facts).reading(records), [records])
         if self.sandboxes is not None:
             self.record_checks(self.sandboxes.conclude(self.sandboxes_api), [records])
         runs = [run for task in tasks for run in task.runs]
         if self.model_server is not None and self.driver.meters_model_calls:
-            check = calls_metered(self.model_server.model_calls(), sum(run.spend.calls for run in runs))
-            self.record_checks([check], [records])
+            judgement = judge(calls_metered, self.model_server.model_calls(), sum(run.spend.calls for run in runs))
+            self.record_checks(judgement.reading(records, "replay server calls"), [records])
         return runs
 
     def conclude(self) -> Conclusion:

@@ -23,13 +23,11 @@ from harness.checks.readback import (
     Settings,
     StepChanges,
     changed_settings,
+    readback_checks,
     settings_of,
-    shown_check,
-    stored_check,
-    untouched_check,
 )
 from harness.core.product_records import Agent, Task
-from harness.core.records import CheckRecord
+from harness.judging.observations import Judgement, judge
 from harness.products.base import ProductApi
 
 Fields = Mapping[str, str | None]
@@ -74,16 +72,16 @@ class ReadBacks:
         yield
         self.steps.append(StepChanges(step=step, changes=changed_settings(before, self.settings(), about)))
 
-    def judged(self) -> tuple[list[CheckRecord], dict[str, Any]]:
+    def judged(self) -> tuple[Judgement, dict[str, Any]]:
         """Every place read again and every check over them, with what the evidence keeps (no check: nothing noted)."""
         for place in self.places:
             place.readback.stored[AFTER_RELOAD] = dict(place.stored())
             place.readback.shown[AFTER_RELOAD] = _shown(place.readback, place.shown, reload=True)
         readbacks = [place.readback for place in self.places]
-        checks = [stored_check(readbacks), shown_check(readbacks, self.product)] if readbacks else []
-        if self.steps:
-            checks.append(untouched_check(self.steps))
-        return checks, {"entered": readbacks, "steps": self.steps}
+        return judge(readback_checks, readbacks, list(self.steps), self.product), {
+            "entered": readbacks,
+            "steps": self.steps,
+        }
 
 
 def _shown(readback: ReadBack, shown: Shown, reload: bool) -> dict[str, str | None]:

@@ -19,6 +19,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from harness.core.product_records import SkillEntry, Task
 from harness.core.records import CheckRecord
+from harness.judging.observations import judge
 from harness.products.base import SkillsDriver, StudioView, TaskSkillsView
 from harness.running.journey import Journey
 from harness.skills import rules
@@ -52,7 +53,7 @@ class SkillLibrary:
         """Exactly one library entry is new since the request, and the product tells the person of it once."""
         library = self.journey.api.skills()
         kept = self.journey.evidence.snapshot("skills-after-request", [s.model_dump() for s in library])
-        self.journey.require(rules.created_once(self.before, library), "one new skill", kept)
+        self.journey.require(judge(rules.created_once, self.before, library), "one new skill", kept)
         created = next(s for s in library if str(s.id) not in self.before)
         # The document as the product keeps it, for the story's judged criterion (a judge reads the package only).
         self.journey.evidence.snapshot("skill-created", self.journey.api.skill(created.id).model_dump())
@@ -60,7 +61,7 @@ class SkillLibrary:
         panel = self._panel(task)
         with self._on_page(rules.NOTICE_SHOWN, f"waiting for a notice of the skill in {panel.where}"):
             panel.wait_for_notice(self.journey.shown_budget())
-        self.journey.require(rules.notice_shown(panel.notice_skill_ids(), panel.where), "skill notice shown")
+        self.journey.require(judge(rules.notice_shown, panel.notice_skill_ids(), panel.where), "skill notice shown")
         return created
 
     def _open_notice(self, task: Task, created: SkillEntry, step: str, again: bool = False) -> StudioView:
@@ -103,12 +104,17 @@ class SkillLibrary:
             for check_id in (rules.SIDEBAR_LISTS_CREATED, rules.SIDEBAR_OPENS_CREATED):
                 self.journey.evidence.keep(CheckRecord.not_observable(check_id, reason))
             return self._open_notice(task, created, "studio from notice again", again=True)
-        self.journey.require(rules.sidebar_lists(created, panel.sidebar_skill_ids()), "task sidebar")
+        self.journey.require(judge(rules.sidebar_lists, created, panel.sidebar_skill_ids()), "task sidebar")
         with self._on_page(rules.SIDEBAR_OPENS_CREATED, f"opening skill {created.id} from the sidebar"):
             studio = panel.open_from_sidebar(created.id)
         self.journey.require(
-            rules.is_same_skill(
-                rules.SIDEBAR_OPENS_CREATED, created, studio.skill_id(), studio.slug(), "Studio opened from the sidebar"
+            judge(
+                rules.is_same_skill,
+                rules.SIDEBAR_OPENS_CREATED,
+                created,
+                studio.skill_id(),
+                studio.slug(),
+                "Studio opened from the sidebar",
             ),
             "studio from sidebar",
         )
@@ -124,7 +130,7 @@ class SkillLibrary:
         self.journey.require(saved, "edit shown", kept)
         with self._on_page(rules.EDIT_KEPT_AFTER_RELOAD, f"reloading Studio on skill {created.id}"):
             studio = studio.reload()
-        self.journey.require(rules.edit_kept(edit.text, studio.body()), "edit after reload")
+        self.journey.require(judge(rules.edit_kept, edit.text, studio.body()), "edit after reload")
         self.journey.open_task(task)  # the person ends where the work is: the task's page
 
 

@@ -33,7 +33,7 @@ SCRIPTED_ADAPTER = "scripted"
 # Why a person's action ended a run: their Stop, or their pausing or terminating its agent.
 STOPPED_BY_USER, PAUSED_BY_USER, TERMINATED_BY_USER = "stopped_by_user", "paused_by_user", "terminated_by_user"
 
-log = logging.getLogger("harness.testbed.controller")
+log = logging.getLogger("testbed.controller")
 
 # A message only wakes a task when it is newer than the task's last failed or
 # cancelled run: Stop and crashes must not restart work on their own, and a

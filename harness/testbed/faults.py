@@ -19,7 +19,7 @@ DIE_AFTER_INBOX_COMMIT = "die-after-inbox-commit"
 SLOW_TOOL_SERVER = "slow-tool-server"
 SLOW_TOOL_SERVER_DELAY_S = 15.0
 
-log = logging.getLogger("harness.testbed.faults")
+log = logging.getLogger("testbed.faults")
 
 
 def enabled(name: str) -> bool:

@@ -25,7 +25,7 @@ from .controller import Controller, token_hash
 
 PATH = "/mcp"
 
-log = logging.getLogger("harness.testbed.mcp")
+log = logging.getLogger("testbed.mcp")
 
 
 def bearer(headers: Any) -> str:

@@ -19,7 +19,7 @@ from harness.agents.client import AgentClient, RunEnded
 from harness.agents.metering.providers import OPERATOR_VARIABLES
 from harness.agents.session import AgentSession
 
-log = logging.getLogger("harness.testbed.runner")
+log = logging.getLogger("testbed.runner")
 
 
 def main(argv: list[str] | None = None) -> int:

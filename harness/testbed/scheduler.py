@@ -14,7 +14,7 @@ import threading
 from . import interactions
 from .controller import Controller
 
-log = logging.getLogger("harness.testbed.scheduler")
+log = logging.getLogger("testbed.scheduler")
 
 
 class Scheduler:

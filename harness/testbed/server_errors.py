@@ -20,7 +20,7 @@ from .db import record_activity
 RUN_REQUEST_FAILED = "run_request_failed"
 RUN_PATH = re.compile(r"^/api/agent/runs/(?P<run_id>\d+)/")
 
-log = logging.getLogger("harness.testbed.controller")
+log = logging.getLogger("testbed.controller")
 
 
 async def server_error(request: Request, error: Exception) -> JSONResponse:

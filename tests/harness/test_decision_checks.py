@@ -19,6 +19,7 @@ from harness.decisions.rules import (
     IntentOutcome,
     ServiceOutcome,
     credential_checks,
+    credential_sightings,
     decision_saved_checks,
     declined_stays_declined,
     email_card_checks,
@@ -208,9 +209,13 @@ def test_a_decline_needs_no_call_and_an_honest_explanation() -> None:
 
 def test_the_credential_is_found_wherever_it_leaks_and_never_named() -> None:
     secret = "docsvc_abcdefghijklmnop"
-    clean = verdicts(credential_checks(secret, {"/api/connections": b"[]"}, {"task": "<html></html>"}))
+    clean = verdicts(
+        credential_checks(credential_sightings(secret, {"/api/connections": b"[]"}, {"task": "<html></html>"}))
+    )
     assert clean == {"credential.not-in-api": True, "credential.not-rendered": True}
-    leaked = credential_checks(secret, {"/api/connections": secret.encode()}, {"services": f'<li data-x="{secret}">'})
+    leaked = credential_checks(
+        credential_sightings(secret, {"/api/connections": secret.encode()}, {"services": f'<li data-x="{secret}">'})
+    )
     assert verdicts(leaked) == {"credential.not-in-api": False, "credential.not-rendered": False}
     assert all(secret not in check.detail for check in leaked)
     for encoded in (
@@ -220,7 +225,9 @@ def test_the_credential_is_found_wherever_it_leaks_and_never_named() -> None:
         secret.encode().hex(),
         secret.encode().hex().upper(),
     ):
-        near = credential_checks(secret + ("/+" if "%2F" in encoded else ""), {"/a": encoded.encode()}, {"p": encoded})
+        near = credential_checks(
+            credential_sightings(secret + ("/+" if "%2F" in encoded else ""), {"/a": encoded.encode()}, {"p": encoded})
+        )
         assert verdicts(near) == {"credential.not-in-api": False, "credential.not-rendered": False}, encoded
 
 

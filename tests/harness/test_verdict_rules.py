@@ -9,8 +9,9 @@ import pytest
 
 from harness.core.verdicts import Verdict
 from harness.evidence.recorder import EvidenceRecorder
+from harness.judging.verdict import count_checks
 from harness.products.http import ProductApiError
-from harness.running.attempt import AttemptContext, classify, count_checks
+from harness.running.attempt import AttemptContext, classify
 
 
 def test_a_failed_check_turns_a_pass_into_a_failure_and_is_named() -> None:

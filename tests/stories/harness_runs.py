@@ -17,6 +17,8 @@ import psutil
 
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
+from harness.judging.regrade import assess
+from harness.results.packages import catalog_cells
 from harness.running.interrupt import STUCK_AFTER_INTERRUPT_S
 
 WATCHDOG_FIRED = "most recent call first"
@@ -35,13 +37,27 @@ def harness_run(
     so ``processes_of`` finds exactly this run's processes on a shared machine.
     """
     run_temp(results).mkdir(parents=True, exist_ok=True)
-    return subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "harness.cli", "run", "--results", str(results), "--campaign", "test", *args],
         capture_output=True,
         text=True,
         timeout=600 * cells,
         env={**(env or os.environ), "TMPDIR": str(run_temp(results))},
     )
+    assert_judged_again_alike(results)
+    return done
+
+
+def assert_judged_again_alike(results: Path) -> None:
+    """Every attempt the run wrote, judged again from its package by the current rules, gives exactly the checks
+    and the verdict it was written with (nothing is written: the package stays as the run left it)."""
+    for path in sorted(results.glob("test/*/*/attempt.json")):
+        record = AttemptRecord.model_validate_json(path.read_text())
+        if record.outcome is None or record.outcome.secret_found:
+            continue  # cut short before its outcome was kept, or its free text withheld with a secret
+        assessment = assess(path.parent, record, catalog_cells()[record.cell.execution_id].unobservable)
+        assert not assessment.changed, f"{path.parent}: judged again, these checks differ: {assessment.changed}"
+        assert (assessment.verdict, assessment.reason) == (record.verdict, record.reason), path.parent
 
 
 def ids(cells: list[str]) -> list[str]:

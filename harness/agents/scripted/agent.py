@@ -46,7 +46,7 @@ from .service_requests import (
 from .slugify_project import Requirements, project, source
 from .slugify_suite import suite
 
-log = logging.getLogger("harness.agents.scripted")
+log = logging.getLogger("agents.scripted")
 
 PERSONAS = (
     "default",

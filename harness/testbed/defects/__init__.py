@@ -47,7 +47,7 @@ __all__ = ["ENV", "REGISTRY", "Area", "Defect", "UnknownDefect", "configure"]
 
 ENV = "TESTBED_DEFECTS"
 
-log = logging.getLogger("harness.testbed.defects")
+log = logging.getLogger("testbed.defects")
 
 
 class UnknownDefect(ValueError):

@@ -15,7 +15,7 @@ from ..providers import NONE, disclosure, entry, gateway
 from .registry import declarer
 
 defect = declarer("providers")
-log = logging.getLogger("harness.testbed.defects")
+log = logging.getLogger("testbed.defects")
 
 
 @defect(

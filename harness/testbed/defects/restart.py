@@ -14,7 +14,7 @@ from .registry import declarer
 from .sql import adopted_at
 
 defect = declarer("restart")
-log = logging.getLogger("harness.testbed.defects")
+log = logging.getLogger("testbed.defects")
 
 
 @defect(

@@ -12,7 +12,7 @@ from ..db import Database
 from .registry import declarer
 
 defect = declarer("sandbox")
-log = logging.getLogger("harness.testbed.defects")
+log = logging.getLogger("testbed.defects")
 
 
 @defect(

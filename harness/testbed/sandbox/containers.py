@@ -34,7 +34,7 @@ from ..supervisor import RunnerSpec, runner_command
 from . import image, leases, meters
 from .agent_socket import MOUNT_POINT, SOCKET_NAME, data_digest, socket_folder
 
-log = logging.getLogger("harness.testbed.sandbox")
+log = logging.getLogger("testbed.sandbox")
 
 LABEL = "everyday-evals.runner"
 LABEL_INSTANCE = "everyday-evals.runner.instance"

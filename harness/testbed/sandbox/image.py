@@ -30,7 +30,7 @@ from oracle.engine import Engine, EngineError, Image, NotFound
 from oracle.image import CannotGrade
 from oracle.image import resolve as resolve_oracle_image
 
-log = logging.getLogger("harness.testbed.sandbox")
+log = logging.getLogger("testbed.sandbox")
 
 IMAGE_ENV = "EVERYDAY_RUNNER_IMAGE"
 REPOSITORY = "everyday-evals-runner"

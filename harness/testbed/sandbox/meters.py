@@ -38,7 +38,7 @@ from harness.agents.session import AgentSession
 from ..supervisor import RunnerSpec
 from .agent_socket import data_digest
 
-log = logging.getLogger("harness.testbed.sandbox")
+log = logging.getLogger("testbed.sandbox")
 
 MOUNT_POINT = "/run/model"
 """Where a run's metering socket folder appears inside its container."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -52,9 +53,15 @@ class GivenAnswers(StderrReceipts):
 
 
 def call(client: GivenAnswers, name: str, arguments: dict[str, Any]) -> tuple[bool, str]:
-    """(an error?, the text): called in-process, a tool's error is raised, as the server then answers it."""
+    """(an error?, the text): called in-process, a tool's error is raised, as the server then answers it.
+
+    The call gets an event loop of its own in a thread: a worker that already drives a browser through
+    Playwright's sync API has a loop running in its main thread.
+    """
+    coroutine = create_server(client, client.workspaces).call_tool(name, arguments)
     try:
-        result = asyncio.run(create_server(client, client.workspaces).call_tool(name, arguments))
+        with ThreadPoolExecutor(max_workers=1) as own_loop:
+            result = own_loop.submit(asyncio.run, coroutine).result()
     except ToolError as error:
         return True, str(error)
     assert isinstance(result, CallToolResult), result

@@ -1,0 +1,107 @@
+"""`harness regrade`: saved packages judged again by the current rules, a new assessment beside the original."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.checks import ui
+from harness.cli import main
+from harness.core.records import CheckRecord
+from harness.judging.regrade import ASSESSMENTS_FOLDER, newest_assessment
+from harness.results.packages import read_package
+from tests.stories.harness_runs import harness_run
+
+CELLS = ("build-revise", "delegate-feedback")
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    results = tmp_path_factory.mktemp("regrade") / "results"
+    done = harness_run(results, *[part for cell in CELLS for part in ("--id", cell)], cells=len(CELLS))
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return results
+
+
+def _packages(results: Path) -> list[Path]:
+    return sorted(path.parent for path in results.glob("test/*/*/attempt.json"))
+
+
+def _bytes(results: Path) -> dict[Path, bytes]:
+    return {
+        path: path.read_bytes()
+        for path in results.rglob("*")
+        if path.is_file() and ASSESSMENTS_FOLDER not in path.parts
+    }
+
+
+def test_unchanged_rules_reproduce_every_check_and_verdict_beside_the_untouched_original(
+    played: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = _bytes(played)
+    assert main(["regrade", str(played)]) == 0
+    printed = capsys.readouterr().out
+    assert f"regraded: {len(CELLS)} unchanged, 0 changed, 0 not regraded" in printed
+    assert _bytes(played) == before, "the original files are left byte for byte"
+    for package in _packages(played):
+        name, assessment = newest_assessment(package) or ("", None)
+        assert assessment is not None and name.startswith("001-")
+        record = read_package(played, package, assessed=False).record
+        assert record is not None
+        assert assessment.checks == record.checks and assessment.verdict is record.verdict and not assessment.changed
+
+
+def test_a_corrected_rule_changes_exactly_its_own_checks_and_the_report_names_them(
+    played: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    def stricter(stored_ids: list[str | int], shown_ids: list[str | int]) -> CheckRecord:
+        return CheckRecord(id="ui.thread-matches-records", passed=False, detail="corrected rule: shown twice")
+
+    monkeypatch.setattr(ui, "thread_matches_records", stricter)
+    assert main(["regrade", str(played)]) == 0
+    assert "changed" in capsys.readouterr().out
+    for package in _packages(played):
+        _, assessment = newest_assessment(package) or ("", None)
+        assert assessment is not None
+        assert {change.id for change in assessment.changed} == {"ui.thread-matches-records"}
+        assert assessment.verdict.value == "failed" and assessment.verdict_before.value == "passed"
+        loaded = read_package(played, package)
+        assert loaded.verdict == "failed" and loaded.assessment is not None
+        assert loaded.assessment.changed == ["ui.thread-matches-records"]
+    assert main(["report", "--results", str(played), "--out", str(tmp_path / "report")]) == 0
+    pages = "".join(p.read_text() for p in (tmp_path / "report").rglob("*.html"))
+    assert "Judged again" in pages and "ui.thread-matches-records" in pages
+
+
+def test_a_package_without_the_inputs_a_rule_now_needs_is_no_evidence_never_a_pass(
+    played: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def needs_more(
+        stored_ids: list[str | int], shown_ids: list[str | int], reloaded_ids: list[str | int]
+    ) -> CheckRecord:
+        return CheckRecord(id="ui.thread-matches-records", passed=True)
+
+    monkeypatch.setattr(ui, "thread_matches_records", needs_more)
+    assert main(["regrade", str(played)]) == 0
+    for package in _packages(played):
+        _, assessment = newest_assessment(package) or ("", None)
+        assert assessment is not None and assessment.no_evidence == ["ui.thread-matches-records"]
+        [check] = [c for c in assessment.checks if c.id == "ui.thread-matches-records"]
+        assert check.failed and check.detail.startswith("no evidence: ")
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["regrade", "no-such-folder"], "no-such-folder: no such folder"),
+        (["regrade", "."], ": holds no attempt"),
+    ],
+)
+def test_a_path_with_nothing_to_regrade_is_one_line(
+    args: list[str], says: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
