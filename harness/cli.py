@@ -315,13 +315,19 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 def _cmd_regrade(args: argparse.Namespace) -> int:
     from harness.judging.regrade import RegradeError
-    from harness.results.regrade import describe, regrade
+    from harness.results.regrade import describe, packages_under, regrade
 
     try:
+        settings = _judge_settings(args) if args.judges else None
         done = regrade(args.paths)
+        packages = packages_under(args.paths) if args.judges else []
     except RegradeError as error:
         raise UsageError(str(error)) from error
     print("\n".join(describe(done)))
+    if settings is not None:
+        from harness.judges.campaign import judge_packages
+
+        print(judge_packages(packages, args.judges, settings).line())
     return 1 if any(item.assessment is None for item in done) else 0
 
 
@@ -466,6 +472,7 @@ def _add_report_commands(commands: argparse._SubParsersAction) -> None:
     regrade.add_argument(
         "paths", nargs="+", type=Path, metavar="RESULTS", help="a results folder, a campaign, a cell or one attempt"
     )
+    _add_judge_flags(regrade, required=False)
     regrade.set_defaults(func=_cmd_regrade)
 
     summary = commands.add_parser(
@@ -520,14 +527,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _cmd_judge(args: argparse.Namespace) -> int:
-    from harness.judges.campaign import judge_campaign
-    from harness.judges.door import JudgeDoorError
+def _judge_settings(args: argparse.Namespace) -> Any:
+    """The judges' settings of a command line (flags over ``EVERYDAY_JUDGE_*``), refused in one line."""
+    from harness.judges.door import JudgeDoorError, judge_names
     from harness.judges.settings import JudgeSettings
 
-    campaign = args.campaign if args.campaign.is_dir() else args.results / args.campaign
-    if not campaign.is_dir():
-        raise UsageError(f"no campaign {args.campaign} (neither a folder nor a campaign under {args.results})")
     try:
         settings = JudgeSettings.from_environment(
             endpoint=args.judge_endpoint,
@@ -536,15 +540,25 @@ def _cmd_judge(args: argparse.Namespace) -> int:
             budget_cents=args.judge_budget_cents,
             timeout_s=args.judge_timeout,
         )
-        if "model" in args.judges and not (settings.endpoint and settings.model):
-            raise UsageError(
-                "--judge model needs --judge-endpoint and --judge-model (or EVERYDAY_JUDGE_ENDPOINT, _MODEL)"
-            )
-        run = judge_campaign(campaign, args.judges, settings)
+        unknown = [name for name in args.judges if name not in judge_names()]
     except ValidationError as error:
         raise UsageError(f"judge settings: {error.errors()[0]['loc']}: {error.errors()[0]['msg']}") from error
     except JudgeDoorError as error:
         raise UsageError(str(error)) from error
+    if unknown:
+        raise UsageError(f"no judge {', '.join(unknown)}; known: {', '.join(judge_names())}")
+    if "model" in args.judges and not (settings.endpoint and settings.model):
+        raise UsageError("--judge model needs --judge-endpoint and --judge-model (or EVERYDAY_JUDGE_ENDPOINT, _MODEL)")
+    return settings
+
+
+def _cmd_judge(args: argparse.Namespace) -> int:
+    from harness.judges.campaign import judge_campaign
+
+    campaign = args.campaign if args.campaign.is_dir() else args.results / args.campaign
+    if not campaign.is_dir():
+        raise UsageError(f"no campaign {args.campaign} (neither a folder nor a campaign under {args.results})")
+    run = judge_campaign(campaign, args.judges, _judge_settings(args))
     print(run.line())
     for path in run.judgements:
         print(f"  {path}")
@@ -559,17 +573,28 @@ def _add_judge_command(commands: argparse._SubParsersAction) -> None:
         "campaign", type=Path, metavar="CAMPAIGN", help="the campaign: its folder, or its id under --results"
     )
     judge.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR", help="default results/")
-    judge.add_argument(
-        "--judge", dest="judges", action="append", required=True, metavar="NAME", help="a judge (harness list --judges)"
+    _add_judge_flags(judge, required=True)
+    judge.set_defaults(func=_cmd_judge)
+
+
+def _add_judge_flags(parser: argparse.ArgumentParser, required: bool) -> None:
+    """The judges and their settings: shared by ``harness judge`` and ``harness regrade --judge``."""
+    parser.add_argument(
+        "--judge",
+        dest="judges",
+        action="append",
+        required=required,
+        default=[],
+        metavar="NAME",
+        help="a judge of the stories' judged criteria (harness list --judges); repeat for a jury",
     )
-    judge.add_argument("--judge-endpoint", metavar="URL", help="the model judge's endpoint, before /v1")
-    judge.add_argument("--judge-model", metavar="MODEL", help="the model judge's pinned model id")
-    judge.add_argument("--judge-protocol", choices=("openai", "anthropic"), help="the endpoint's wire protocol")
-    judge.add_argument("--judge-timeout", type=float, metavar="S", help="seconds one judge call may take")
-    judge.add_argument(
+    parser.add_argument("--judge-endpoint", metavar="URL", help="the model judge's endpoint, before /v1")
+    parser.add_argument("--judge-model", metavar="MODEL", help="the model judge's pinned model id")
+    parser.add_argument("--judge-protocol", choices=("openai", "anthropic"), help="the endpoint's wire protocol")
+    parser.add_argument("--judge-timeout", type=float, metavar="S", help="seconds one judge call may take")
+    parser.add_argument(
         "--judge-budget-cents", type=float, metavar="C", help="stop calling models once the judges spent this much"
     )
-    judge.set_defaults(func=_cmd_judge)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -56,16 +56,23 @@ def _packages(campaign: Path) -> list[Path]:
 
 def judge_campaign(campaign: Path, judges: list[str], settings: JudgeSettings) -> JudgeRun:
     """Judge every package of ``campaign`` (a folder) with each of ``judges``."""
-    settings = settings if settings.cache else settings.model_copy(update={"cache": campaign.parent / CACHE_FOLDER})
+    return judge_packages(_packages(campaign), judges, settings)
+
+
+def judge_packages(packages: list[Path], judges: list[str], settings: JudgeSettings) -> JudgeRun:
+    """Judge each package folder (``<results>/<campaign>/<cell>/<attempt>``) with each of ``judges``; the reply
+    cache defaults to ``<results>/.judge-cache`` of the first."""
+    if not settings.cache and packages:
+        settings = settings.model_copy(update={"cache": packages[0].parents[2] / CACHE_FOLDER})
     cases = {case.name: case for case in registry.cases()}
     run = JudgeRun()
     built = {name: load_judge(name, settings) for name in judges}
-    for package in _packages(campaign):
+    for package in packages:
         record = AttemptRecord.model_validate_json((package / "attempt.json").read_bytes())
         case = cases.get(record.cell.case)
         if case is None or not case.criteria:
             continue
-        attempt = package.relative_to(campaign.parent).as_posix()
+        attempt = "/".join(package.parts[-3:])
         for criterion in case.criteria:
             request = build_request(package, attempt, case.name, criterion, agent_model=_agent_model(record))
             for name, judge in built.items():

@@ -36,3 +36,11 @@ def test_the_rules_judge_a_campaign_and_print_what_it_wrote(tmp_path: Path, caps
     out = capsys.readouterr().out
     assert out.startswith("1 judgement(s): 1 passed; 0 model call(s)")
     assert (package / "judgements" / "rules" / "explanation-after-decline" / "0001.json").is_file()
+
+
+def test_regrade_with_a_judge_judges_the_same_packages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    package = decline_package(tmp_path, "You declined, so I wasn't able to do it.")
+    main(["regrade", str(package), "--judge", "rules"])
+    assert "1 judgement(s): 1 passed" in capsys.readouterr().out
+    assert (package / "judgements" / "rules" / "explanation-after-decline" / "0001.json").is_file()
+    assert main(["regrade", str(package), "--judge", "nobody"]) == 2
