@@ -5,11 +5,12 @@ PY := $(VENV)/bin/python
 ID ?= build-revise
 ARGS ?=
 
-.PHONY: help lint docs venv bytecode agents engine browser oracle-image paperclip vibe-kanban findings prerequisites test defect-sweep story calibrate bench bench-report soak flaky testbed report clean cluster-node cluster-demo
+.PHONY: help check lint docs venv bytecode agents engine browser oracle-image paperclip vibe-kanban findings prerequisites test defect-sweep story calibrate bench bench-report soak flaky testbed report clean cluster-node cluster-demo
 
 help:
 	@echo "make story ID=build-revise   run one cell (short case id or full execution id)"
-	@echo "make test                    set up everything, run make lint, then every test"
+	@echo "make check                   before every commit: make lint, then every test that starts nothing heavy"
+	@echo "make test                    before a merge: set up everything, run make lint, then every test"
 	@echo "make lint                    ruff (format and lint), mypy, import layers, docs in strict mode"
 	@echo "make calibrate [ENGINE=ray]  prove the oracle and the stories catch every bad delivery (ENGINE=ray: on a Ray cluster)"
 	@echo "make cluster-node [HEAD=ADDR] prepare this machine as a Ray node for --engine ray; join the cluster at ADDR"
@@ -28,38 +29,44 @@ help:
 	@echo "make docs                    build the documentation site into site/ (open site/index.html)"
 	@echo "make clean                   delete results/, report/, site/ and caches (asks first; FORCE=1 skips asking)"
 
-# The template plug-in (plugins/example) is installed beside the project, as an outside package would be.
-$(VENV)/.installed: pyproject.toml plugins/example/pyproject.toml plugins/paperclip/pyproject.toml plugins/vibe-kanban/pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,cluster]' -e plugins/example -e plugins/paperclip -e plugins/vibe-kanban
-	touch $@
+# What a story needs: the project and its plug-ins, no extras. The template plug-in (plugins/example) is installed
+# beside the project, as an outside package would be. scripts/step keeps each set-up step to one line with its time.
+BASE := $(VENV)/.installed
+$(BASE): pyproject.toml plugins/example/pyproject.toml plugins/paperclip/pyproject.toml plugins/vibe-kanban/pyproject.toml
+	@scripts/step python -- sh -c 'test -x $(PY) || $(PYTHON) -m venv $(VENV); \
+		$(PY) -m pip install -q -e . -e plugins/example -e plugins/paperclip -e plugins/vibe-kanban'
+	@touch $@
 
-venv: $(VENV)/.installed
+# The dev and Ray extras (linters, the docs site, the tests' Docker witness, Ray): make check, test and cluster-*.
+$(VENV)/.dev: $(BASE)
+	@scripts/step dev-tools -- $(PY) -m pip install -q -e '.[dev,cluster]'
+	@touch $@
+
+venv: $(VENV)/.dev
 
 # The agent CLIs, pinned exactly by their registry entries (harness/agents/clis/: one module per CLI), which
 # write the npm manifest (install scripts allowed only where an entry says so: Claude Code's postinstall
 # links its native binary). npm runs only when the pins changed or a CLI is missing.
 AGENTS := .agents
-agents: venv
+agents: $(BASE)
 	$(PY) -m harness.agents.install $(AGENTS)
 
 engine:
-	@bash scripts/ensure-docker-engine.sh
+	@scripts/step engine --unless 'docker info' -- bash scripts/ensure-docker-engine.sh
 
-browser: venv
-	@bash scripts/ensure-browser.sh $(PY)
+browser: $(BASE)
+	@scripts/step browser --unless '$(PY) -m harness.running.browser --check' -- bash scripts/ensure-browser.sh $(PY)
 
-oracle-image: venv engine
-	$(PY) -m oracle image
+oracle-image: $(BASE) engine
+	@scripts/step oracle-image --unless '$(PY) -m oracle preflight' -- $(PY) -m oracle image
 
 # Paperclip (npm, pinned in plugins/paperclip/everyday_paperclip/install.py) into .cache/paperclip (as root: /var/cache/everyday-evals/paperclip), plus its template data folder.
-paperclip: venv
+paperclip: $(BASE)
 	$(PY) -m everyday_paperclip install
 
 # vibe-kanban (npm, pinned in plugins/vibe-kanban/everyday_vibe_kanban/install.py) into .cache/vibe-kanban
 # (as root: /var/cache/everyday-evals/vibe-kanban). The product comes in from an outside package (plugins/vibe-kanban).
-vibe-kanban: venv
+vibe-kanban: $(BASE)
 	@command -v unzip >/dev/null 2>&1 || ! { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; } \
 		|| { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q unzip >/dev/null; }
 	$(PY) -m everyday_vibe_kanban install
@@ -72,10 +79,10 @@ findings: venv paperclip
 # set (as on these machines) nothing else would, and every process (a product's controller, each
 # `python -m oracle grade`) would compile its modules again: 0.1 s of CPU at each start.
 # Up-to-date files are skipped, so this costs nothing when nothing changed.
-bytecode: venv
-	$(PY) -m compileall -q harness oracle calibration stories bench plugins
+bytecode: $(BASE)
+	@$(PY) -m compileall -q harness oracle calibration stories bench plugins
 
-prerequisites: venv bytecode engine browser oracle-image
+prerequisites: $(BASE) bytecode engine browser oracle-image
 
 lint: venv
 	$(VENV)/bin/ruff format --check .
@@ -91,18 +98,25 @@ docs: venv
 
 # Four pytest workers on 2 cores: most tests wait on a product, a browser or a container, so four keep the cores
 # busier than three for little more CPU (docs/measurements.md; TEST_WORKERS=N to change). worksteal: a worker that
-# runs out takes queued tests from a busy one. ARGS='-m "not e2e"' is the fast inner loop (no product, browser,
-# engine or agent CLI started).
+# runs out takes queued tests from a busy one. `make check` is the fast inner loop.
 TEST_WORKERS ?= 4
 test: lint prerequisites agents paperclip vibe-kanban
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15 $(ARGS)
+
+# The inner loop, before every commit: lint, then every test that needs no browser, Docker engine, product, agent CLI
+# or cluster (tests/needs.py), on both cores. --no-launch also fails any selected test that starts one of them.
+check: lint
+	$(PY) -m pytest --no-launch -n 2 -q -p no:cacheprovider $(ARGS)
 
 # Every testbed defect's own flow; make test plays one defect per flow, and every defect's calibration case.
 defect-sweep: prerequisites
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal --defect-sweep tests/testbed/test_defects.py
 
 # A Paperclip or vibe-kanban cell (its execution id names the product's environment), or --all, which holds them, installs the product first.
-story: prerequisites $(if $(findstring replay-,$(ID) $(ARGS))$(findstring runner-,$(ID) $(ARGS))$(findstring --all,$(ARGS)),agents) $(if $(findstring paperclip,$(ID) $(ARGS))$(findstring --all,$(ARGS)),paperclip) $(if $(findstring vibe-kanban,$(ID) $(ARGS))$(findstring --all,$(ARGS)),vibe-kanban)
+# The set-up steps run at once (make -j): pip beside the engine, the browser once pip is done, the image once the engine is up.
+STORY_NEEDS := prerequisites $(if $(findstring replay-,$(ID) $(ARGS))$(findstring runner-,$(ID) $(ARGS))$(findstring --all,$(ARGS)),agents) $(if $(findstring paperclip,$(ID) $(ARGS))$(findstring --all,$(ARGS)),paperclip) $(if $(findstring vibe-kanban,$(ID) $(ARGS))$(findstring --all,$(ARGS)),vibe-kanban)
+story:
+	@$(MAKE) --no-print-directory -j4 $(STORY_NEEDS)
 	$(VENV)/bin/harness run --id $(ID) $(ARGS)
 
 # ENGINE=ray: the story cells play on the Ray cluster at $$RAY_ADDRESS (else a two-node one started on this machine).
@@ -114,14 +128,14 @@ calibrate: prerequisites agents
 # then (with HEAD=ADDR) `ray start` joins the cluster with one cell slot per core (SLOTS=N to change).
 HEAD ?=
 SLOTS ?= $(shell nproc)
-cluster-node: prerequisites agents paperclip vibe-kanban
+cluster-node: venv prerequisites agents paperclip vibe-kanban
 	$(PY) -m harness.running.cluster.readiness
 	$(if $(HEAD),$(VENV)/bin/ray start --address $(HEAD) --resources '{"harness_cell_slots": $(SLOTS)}',@echo "ready; join a cluster with: make cluster-node HEAD=<head address>")
 
-cluster-demo: prerequisites
+cluster-demo: venv prerequisites
 	$(PY) -m harness.running.cluster.demo $(ARGS)
 
-bench: prerequisites
+bench: venv prerequisites
 	$(PY) -m bench.oracle
 	$(PY) -m bench.harness
 	$(PY) -m bench.report

@@ -9,7 +9,11 @@ load affect them alike:
   removed through the engine API, as a grade does it;
 - a full grade in-process (`oracle.grade`), as stories call it;
 - a full grade from the command line (`python -m oracle grade ...`), as a
-  user runs it: the in-process grade plus interpreter start-up and imports.
+  user runs it: the in-process grade plus interpreter start-up and imports;
+- a batch of BATCH grades with as many workers (`oracle.grade_batch`), set
+  against BATCH single grades one after another: what running a batch's
+  containers at once saves (a test sees them overlap on the engine; how
+  much that is worth is this figure).
 
 The ratios are the figures to watch: the command line against the bare
 `docker run` (goal <= 2.0) and the in-process grade against the bare
@@ -34,13 +38,14 @@ from pydantic import BaseModel
 from bench.arguments import count
 from bench.entry import run_benchmark
 from calibration.zips import zip_bytes
-from oracle import grade, image, tasks
+from oracle import GradeJob, GradeOptions, grade, grade_batch, image, tasks
 from oracle.sandbox import USER, SandboxLimits, hardened_container, wait_bounded
 
 BENCH_TASK = "slugify"
 BENCH_MODE = "separator+max-length"
 IN_PROCESS_GOAL = 2.5
 CLI_GOAL = 2.0
+BATCH = 3
 
 
 class BenchResult(BaseModel):
@@ -54,6 +59,7 @@ class BenchResult(BaseModel):
     bare_s: list[float]
     grade_s: list[float]
     cli_s: list[float]
+    batch_s: list[float] = []
 
     @staticmethod
     def _median(values: list[float]) -> float:
@@ -83,6 +89,14 @@ class BenchResult(BaseModel):
                 f"full {BENCH_TASK} {BENCH_MODE} grade, `python -m oracle` median {m(self.cli_s):.3f} s",
                 f"ratio in-process grade / bare API run       {self.in_process_ratio:.2f} ({verdict(self.in_process_ratio, IN_PROCESS_GOAL)})",
                 f"ratio command-line grade / bare docker run  {self.cli_ratio:.2f} ({verdict(self.cli_ratio, CLI_GOAL)})",
+                *(
+                    [
+                        f"batch of {BATCH} grades, {BATCH} workers          median {m(self.batch_s):.3f} s",
+                        f"ratio batch / {BATCH} grades one after another   {m(self.batch_s) / (BATCH * m(self.grade_s)):.2f}",
+                    ]
+                    if self.batch_s
+                    else []
+                ),
             ]
         )
 
@@ -148,7 +162,7 @@ def bench(repetitions: int = 7, image_ref: str | None = None) -> BenchResult:
         with hardened_container(client, chosen.id, ["python3", "-c", "pass"], limits) as container_id:
             wait_bounded(client, container_id, limits)
 
-    timings: dict[str, list[float]] = {"bare_cli_s": [], "bare_s": [], "grade_s": [], "cli_s": []}
+    timings: dict[str, list[float]] = {"bare_cli_s": [], "bare_s": [], "grade_s": [], "cli_s": [], "batch_s": []}
     with tempfile.TemporaryDirectory(prefix="everyday-bench-") as folder:
         good = Path(folder) / "good.zip"
         good.write_bytes(zip_bytes(tasks.load(BENCH_TASK).reference_solution()))
@@ -157,6 +171,12 @@ def bench(repetitions: int = 7, image_ref: str | None = None) -> BenchResult:
             result = grade(good, BENCH_MODE, BENCH_TASK, image_ref=chosen.id, client=client)
             if not result.passed:
                 raise RuntimeError(f"the reference solution failed the benchmark grade: {result.deciding_check}")
+
+        def batch() -> None:
+            jobs = [GradeJob(zip_path=good, mode=BENCH_MODE, task=BENCH_TASK) for _ in range(BATCH)]
+            results = grade_batch(jobs, GradeOptions(workers=BATCH, image_ref=chosen.id), client=client)
+            if not all(result.passed for result in results):
+                raise RuntimeError("the reference solution failed a batch grade")
 
         figures: dict[str, Callable[[], None]] = {
             "bare_cli_s": lambda: _run(bare_docker_run_command(chosen.id, limits)),
@@ -177,6 +197,7 @@ def bench(repetitions: int = 7, image_ref: str | None = None) -> BenchResult:
                     str(good),
                 ]
             ),
+            "batch_s": batch,
         }
         for action in figures.values():  # warm-up, not counted
             action()

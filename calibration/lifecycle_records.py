@@ -36,9 +36,10 @@ def executed(
     ended: float,
     status: str = "succeeded",
     error: str | None = None,
-    cause: str | None = None,
+    cause: str | None = "assignment",
 ) -> RunFacts:
-    """A run that really executed: runner id, pid and process start time, an end time; ``cause``: what asked for it."""
+    """A run that really executed: runner id, pid and process start time, an end time; ``cause``: what asked for it
+    (a run's first on its task is an assignment; the product declares causes, so None is one gone missing)."""
     return RunFacts(
         cause=cause,
         id=run_id,
@@ -97,6 +98,7 @@ def _contention_before_work(f: LifecycleFacts) -> None:
             status="cancelled",
             error="workspace_contention",
             provider_work_started=False,
+            cause="assignment",
         ),
     )
 
@@ -107,11 +109,11 @@ def _contention_with_pid(f: LifecycleFacts) -> None:
 
 
 def _too_many_runs(f: LifecycleFacts) -> None:
-    f.runs += [executed(str(200 + n), "11", MATE, ended=13 + n * 0.1) for n in range(11)]
+    f.runs += [executed(str(200 + n), "11", MATE, ended=13 + n * 0.1, cause="handoff") for n in range(11)]
 
 
 def _still_running(f: LifecycleFacts) -> None:
-    f.runs.append(executed("102", "11", MATE, ended=0, status="running"))
+    f.runs.append(executed("102", "11", MATE, ended=0, status="running", cause="handoff"))
 
 
 def _interrupted_then_failed(f: LifecycleFacts) -> None:
@@ -134,7 +136,7 @@ def _drained_then_retried(f: LifecycleFacts) -> None:
 def _follow_up_run_delivers_again(f: LifecycleFacts) -> None:
     """A follow-up run received the feedback the first run had already answered, and delivered the work again."""
     f.runs.append(
-        executed("102", "11", MATE, ended=13).model_copy(update={"received_message_ids": ["50"]}),
+        executed("102", "11", MATE, ended=13, cause="user_message").model_copy(update={"received_message_ids": ["50"]}),
     )
     f.deliveries.append(DeliveryFacts(id="8", task_id="11", run_id="102", sha256="b" * 64, created_at=at(12.5)))
 
@@ -232,7 +234,9 @@ LIFECYCLE_CASES: tuple[LifecycleCase, ...] = (
         name="consumed-feedback-handed-to-another-run",
         expected_check="lifecycle.messages-handed-once",
         breaks=lambda f: f.runs.append(
-            executed("102", "11", MATE, ended=13).model_copy(update={"received_message_ids": ["50"]})
+            executed("102", "11", MATE, ended=13, cause="user_message").model_copy(
+                update={"received_message_ids": ["50"]}
+            )
         ),
     ),
     LifecycleCase(

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from harness.core import registry
 from harness.core.catalog import SCRIPTED, Cell
+from harness.core.observable import CHECK_FACTS
 from harness.core.output_paths import file_problem, folder_problem, os_error_line
 from harness.core.settings import RunSettings, run_flags
 from harness.running.selection import SelectionError, not_applicable, select
@@ -84,6 +85,12 @@ def _cmd_list(args: argparse.Namespace) -> int:
         for name, about in describe():
             print(f"{name}  {about}")
         return 0
+    if args.not_observable:
+        for cell in select(**selection_kwargs(args)):
+            for check_id in sorted(CHECK_FACTS):
+                if reason := cell.unobservable(check_id):
+                    print(f"{cell.execution_id}  {check_id}  not observable: {reason}")
+        return 0
     if args.not_applicable:
         selectors = {k: v for k, v in selection_kwargs(args).items() if k not in ("ids", "shard")}
         for cell, reason in not_applicable(**selectors):
@@ -106,6 +113,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             for name, given in (
                 ("--headed", settings.headed),
                 ("--junitxml", settings.junitxml),
+                ("--pair", settings.pair),
+                ("--rerun", settings.rerun),
                 ("pytest arguments", extra),
             )
             if given
@@ -141,13 +150,16 @@ def run_settings(args: argparse.Namespace) -> RunSettings:
     if args.resume is None:
         cells = select(**selection_kwargs(args))
         settings = RunSettings.model_validate({"cells": tuple(cell.execution_id for cell in cells), **given})
-        _require_known_calibration_names(settings, cells)
-        _require_fitting_cassette(settings, cells)
+        for _, variant in settings.variants():  # each variant of a paired run must be playable
+            _require_known_calibration_names(variant, cells)
+            _require_fitting_cassette(variant, cells)
         return settings
     from harness.results.plan import PlanError, read_plan
 
     if any(selection_kwargs(args).values()) or given.get("campaign", args.resume) != args.resume:
         raise UsageError("--resume runs the campaign's own cells: name no selection and no other --campaign beside it")
+    if "pair" in given:
+        raise UsageError("--pair is part of a campaign's plan: a resume plays the campaign as it was started")
     checked = RunSettings.model_validate(given)  # the flags alone, so a bad value is named as typed
     try:
         plan = read_plan(checked.results, checked.resume or "")
@@ -232,7 +244,8 @@ def _output_folder(path: Path, flag: str) -> Path:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from harness.results.report.build import build_report  # imports Jinja2 and Pillow: only when reporting
+    from harness.results.report.build import build_report  # Jinja2 and Pillow: only when reporting
+    from harness.results.report.versus_page import build_versus
 
     built = build_report(results=_roots(args), out=_output_folder(args.out, "--out"), copy_evidence=args.copy_evidence)
     print(
@@ -240,6 +253,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
     )
     for path, error in built.thumbnail_errors.items():
         print(f"  unreadable screenshot {path}: {error}", file=sys.stderr)
+    for a, b in args.versus:
+        try:
+            print(f"attempt against attempt: {build_versus(a, b, built.out).as_uri()}")
+        except ValueError as error:
+            print(f"harness report --versus: {error}", file=sys.stderr)
+            return 2
     return 0
 
 
@@ -302,10 +321,15 @@ def _cmd_promote(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from harness.results.compare import CompareError, compare, record_comparison, table
+    from harness.results.compare import CompareError, compare, record_comparison
+    from harness.results.compare_text import table
 
     try:
-        comparison = compare(args.base, args.candidate, results=args.results)
+        alpha = float(args.alpha)
+    except ValueError:
+        raise UsageError(f"--alpha {args.alpha!r}: not a number") from None
+    try:
+        comparison = compare(args.campaigns, results=args.results, alpha=alpha)
     except CompareError as error:
         raise UsageError(str(error)) from error
     path = record_comparison(comparison, args.results)
@@ -405,6 +429,15 @@ def _add_report_commands(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="copy packages into the site (self-contained) instead of linking into the results folder",
     )
+    report.add_argument(
+        "--versus",
+        nargs=2,
+        type=Path,
+        action="append",
+        default=[],
+        metavar=("A", "B"),
+        help="also write the attempt-against-attempt page of two packages (repeatable)",
+    )
     report.set_defaults(func=_cmd_report)
 
     merge = commands.add_parser("merge", help="copy results folders together; refuses to overwrite different files")
@@ -455,11 +488,18 @@ def _add_report_commands(commands: argparse._SubParsersAction) -> None:
     schema.set_defaults(func=_cmd_schema)
 
     compare = commands.add_parser(
-        "compare", help="pair two campaigns by cell: rates, transitions, directions and an exact paired test"
+        "compare",
+        help="did it get worse? campaigns as independent samples (Fisher), or a paired campaign's pairs (McNemar)",
     )
-    compare.add_argument("base", metavar="BASE", help="the base campaign: its folder, or its id under --results")
-    compare.add_argument("candidate", metavar="CANDIDATE", help="the candidate campaign, the same way")
+    compare.add_argument(
+        "campaigns",
+        nargs="+",
+        metavar="CAMPAIGN",
+        help="a paired campaign (run with --pair); or a base and candidates, each tested against the first"
+        " (a folder, or an id under --results)",
+    )
     compare.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR", help="default results/")
+    compare.add_argument("--alpha", default="0.05", metavar="A", help="significance level after Holm (default 0.05)")
     compare.add_argument(
         "--json", action="store_true", help="print the comparison as JSON (harness schema --of comparison)"
     )
@@ -504,6 +544,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--not-applicable",
         action="store_true",
         help="print instead the cells the selection names that do not exist, each with the reason",
+    )
+    list_parser.add_argument(
+        "--not-observable",
+        action="store_true",
+        help="print, for each cell, the checks its product's declaration leaves not observable, with why"
+        " (decided before any run)",
     )
     list_parser.add_argument(
         "--judges", action="store_true", help="print instead the judges registered behind the judges' door"

@@ -133,24 +133,41 @@ def _say(line: str) -> None:
     print(f"oracle image: {line}", file=sys.stderr, flush=True)
 
 
-def _ensure_debootstrap() -> str:
+BOOTSTRAPPERS = ("mmdebstrap", "debootstrap")
+"""In order of preference. mmdebstrap resolves and unpacks the same suite, variant and packages in one apt run
+and writes the tar itself; debootstrap stays the fallback where only it is installed."""
+MMDEBSTRAP_MERGED_USR = "/usr/share/mmdebstrap/hooks/merged-usr"
+APT_LOCK = Path("/run/lock/everyday-evals-apt")
+"""Every apt run of the set-up steps (engine, browser, this) takes it, so steps run at once wait for each other."""
+
+
+def _ensure_bootstrapper() -> tuple[str, str]:
+    """(name, path) of the bootstrapper to use, installing mmdebstrap with apt-get where neither is present."""
     import shutil
+
+    for name in BOOTSTRAPPERS:
+        found = shutil.which(name)
+        if found:
+            return name, found
+    if os.geteuid() != 0 or not shutil.which("apt-get"):
+        raise CannotGrade("mmdebstrap is missing: install it (`apt-get install mmdebstrap`) or pull " + PINNED_IMAGE)
+    apt_install("mmdebstrap")
+    return "mmdebstrap", shutil.which("mmdebstrap") or "mmdebstrap"
+
+
+def apt_install(*packages: str) -> None:
+    """`apt-get update` then install, quietly, holding APT_LOCK so parallel set-up steps never race for dpkg."""
+    import fcntl
     import subprocess
 
-    found = shutil.which("debootstrap")
-    if found:
-        return found
-    if os.geteuid() != 0 or not shutil.which("apt-get"):
-        raise CannotGrade("debootstrap is missing: install it (`apt-get install debootstrap`) or pull " + PINNED_IMAGE)
-    _say("installing debootstrap with apt-get ...")
-    subprocess.run(["apt-get", "update", "-q"], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(
-        ["apt-get", "install", "-y", "-q", "debootstrap"],
-        check=True,
-        stdout=subprocess.DEVNULL,
-        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
-    )
-    return shutil.which("debootstrap") or "debootstrap"
+    environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    with open(APT_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for command in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", *packages]):
+            done = subprocess.run(command, capture_output=True, text=True, env=environment)
+            if done.returncode != 0:
+                tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+                raise CannotGrade(f"`{' '.join(command)}` failed: {tail[0]}")
 
 
 def _try_pull(client: Engine) -> Image | None:
@@ -163,38 +180,61 @@ def _try_pull(client: Engine) -> Image | None:
         return None
 
 
+def bootstrap_command(name: str, path: str, target: Path, mirror: str | None) -> list[str]:
+    """The command that makes the root: bookworm, minbase, python3, from `mirror` (None: the tool's default).
+
+    mmdebstrap writes `target` as a tar (numeric owners) with _PRUNE already
+    gone; debootstrap writes a folder, pruned afterwards.
+    """
+    common = ["--variant=minbase", "--include=python3"]
+    if name == "debootstrap":
+        return [path, *common, "bookworm", str(target), *([mirror] if mirror else [])]
+    prune = " ".join(f'"$1"/{part}' for part in _PRUNE)
+    return [
+        path,
+        "--quiet",
+        *common,
+        # /usr merged by links, as debootstrap does, not by the usrmerge package (which would bring perl in).
+        f"--hook-dir={MMDEBSTRAP_MERGED_USR}",
+        f"--customize-hook=rm -rf {prune}",
+        "bookworm",
+        str(target),
+        *([mirror] if mirror else []),
+    ]
+
+
 def _build_local(client: Engine) -> Image:
-    """Minimal Debian root with python3 via debootstrap, imported as LOCAL_TAG."""
+    """Minimal Debian root with python3 (mmdebstrap, else debootstrap), imported as LOCAL_TAG."""
     import shutil
     import subprocess
     import tempfile
 
-    debootstrap = _ensure_debootstrap()
+    name, path = _ensure_bootstrapper()
     mirror = debian_mirror()
     with tempfile.TemporaryDirectory(prefix="everyday-oracle-root-") as workdir:
-        root = Path(workdir) / "root"
+        target = Path(workdir) / ("root.tar" if name == "mmdebstrap" else "root")
         _say(
-            f"debootstrap bookworm (minbase + python3) from {mirror or 'the default archive of debootstrap'} into {root} (about a minute; set {MIRROR_ENV} to choose the archive) ..."
+            f"{name} bookworm (minbase + python3) from {mirror or 'its default archive'} (set {MIRROR_ENV} to choose) ..."
         )
-        done = subprocess.run(
-            [
-                debootstrap,
-                "--variant=minbase",
-                "--include=python3",
-                "bookworm",
-                str(root),
-                *([mirror] if mirror else []),
-            ],
-            capture_output=True,
-            text=True,
-        )
+        done = subprocess.run(bootstrap_command(name, path, target, mirror), capture_output=True, text=True)
         if done.returncode != 0:
             tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
-            raise CannotGrade(f"debootstrap failed: {tail[0]}")
+            raise CannotGrade(f"{name} failed: {tail[0]}")
+        if name == "mmdebstrap":
+            return import_tar(client, target)
         for part in _PRUNE:
-            shutil.rmtree(root / part, ignore_errors=True)
-        _say(f"importing the root into Docker as {LOCAL_TAG} ...")
-        return import_root(client, root)
+            shutil.rmtree(target / part, ignore_errors=True)
+        return import_root(client, target)
+
+
+def import_tar(client: Engine, tar: Path, reference: str = LOCAL_TAG) -> Image:
+    """Send a root's tar to the engine as `reference` (repository:tag), with LC_ALL set."""
+    repository, tag = reference.rsplit(":", 1)
+    with tar.open("rb") as archive:
+        try:
+            return client.import_image(archive, repository, tag, ["ENV LC_ALL=C.UTF-8"])
+        except EngineError as error:
+            raise CannotGrade(f"importing the root failed: {error.explanation}") from None
 
 
 def import_root(client: Engine, root: Path, reference: str = LOCAL_TAG) -> Image:

@@ -21,8 +21,8 @@ if options=$("$python" -m harness.running.browser --check 2>/dev/null); then
 fi
 if can_apt; then
   echo "Installing Debian's chromium-headless-shell ..." >&2
-  apt-get update -q >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium-headless-shell >/dev/null
+  # One apt at a time: the other set-up steps (make -j) may be installing too (oracle/image.py takes the same lock).
+  flock /run/lock/everyday-evals-apt sh -c 'apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium-headless-shell' >/dev/null
   "$python" -m harness.running.browser --check && exit 0
 fi
 echo "No Chromium found: run '.venv/bin/playwright install chromium' (or install Debian's chromium-headless-shell) and try again." >&2

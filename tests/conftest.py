@@ -1,5 +1,6 @@
 """Shared test configuration: the harness plugin (real Chromium launch options and story cells), and the
-`e2e` marker that keeps a fast inner loop (`pytest -m "not e2e"`) apart from the real-parts tests."""
+markers of what a test needs (tests/needs.py), which keep `make check` (`pytest --no-launch`) apart from the
+real-parts tests."""
 
 from __future__ import annotations
 
@@ -15,17 +16,7 @@ from harness.core.machine_cpu import MachineCpu
 from harness.running.ownership import claim_run_folder, end_processes_naming, release_run_folder, remove_dead_owners
 from tests.stories import harness_runs
 
-pytest_plugins = ["harness.running.plugin"]
-
-TESTS = Path(__file__).parent
-# Whole folders whose every test drives a real product, browser, engine or agent CLI; a plug-in's tests
-# (plugins/<name>/tests) are its product's, and count as such a folder.
-E2E_FOLDERS = frozenset({"calibration", "stories", "vibe_kanban", "packaging"})
-# Fixtures that start one of those: a test that asks for any of them is end to end.
-E2E_FIXTURES = frozenset(
-    {"page", "browser", "context", "client", "oracle_image", "testbed", "fresh_testbed", "testbed_with_env", "api"}
-    | {"replay", "docker_engine", "engine"}
-)
+pytest_plugins = ["harness.running.plugin", "tests.needs", "pytester"]
 
 
 RUN_FOLDER = pytest.StashKey[Path]()
@@ -35,9 +26,6 @@ MACHINE_CPU = pytest.StashKey[MachineCpu]()
 def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):
         config.stash[MACHINE_CPU] = MachineCpu()
-    config.addinivalue_line(
-        "markers", "e2e: drives a real product, browser, Docker engine or agent CLI (deselect with -m 'not e2e')"
-    )
     config.addinivalue_line("markers", "defect_sweep: a testbed defect's own flow, played only with --defect-sweep")
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         # A process that starts products and browsers (an xdist worker, or a run without workers) works in a
@@ -67,11 +55,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if swept:
             config.hook.pytest_deselected(items=swept)
             items[:] = [item for item in items if not item.get_closest_marker("defect_sweep")]
-    for item in items:
-        path = Path(str(item.path))
-        folder = path.relative_to(TESTS).parts[0] if path.is_relative_to(TESTS) else "plugins"
-        if folder in E2E_FOLDERS or folder == "plugins" or E2E_FIXTURES & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.e2e)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:

@@ -15,9 +15,11 @@ the calls cost.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
@@ -41,6 +43,8 @@ METER_URL = "http://metering-proxy"
 """The proxy's address as its clients name it; they reach it through its Unix socket."""
 
 log = logging.getLogger("agents.meter")
+CALL_LOG_PREFIX = "model call: "
+"""How a completed call's line in the run log begins; the JSON after it is what the reviewer's timeline plots."""
 
 STATUS_PATH = "/.meter/status"
 """Where a proxy served on a socket tells its runner its calls so far (the run's key only; never forwarded)."""
@@ -98,6 +102,7 @@ class Meter:
             simulated=session.model_upstream is not None,
         )
         self.calls: list[CallReport] = []
+        self._admitted: dict[str, tuple[datetime, float]] = {}  # call id -> when it was forwarded
         self.refused = threading.Event()
         if unix_socket is None:
             self.proxy, self.server = start_proxy(self.config, self._on_call, self._admit)
@@ -109,6 +114,8 @@ class Meter:
 
     def _admit(self, report: CallReport) -> None:
         """The product records the call before it is forwarded; a run that has ended gets no call through."""
+        if report.call_id:
+            self._admitted[report.call_id] = (datetime.now(UTC), time.perf_counter())
         try:
             self.session.client.admit_call(report.model_dump(mode="json"))
         except (RunEnded, AgentApiError) as error:
@@ -117,9 +124,19 @@ class Meter:
 
     def _on_call(self, report: CallReport) -> None:
         self.calls.append(report)
+        log.info("%s%s", CALL_LOG_PREFIX, self._call_line(report))
         self.session.client.report_call(report.model_dump(mode="json"))
         if report.refused and "budget" in report.refused:
             self.refused.set()
+
+    def _call_line(self, report: CallReport) -> str:
+        """The call as the run log keeps it for the reviewer's timeline: the proxy's report, when it was forwarded
+        and how long its answer took (on the runner's clock, in UTC)."""
+        ended = datetime.now(UTC)
+        started_at, started = self._admitted.pop(report.call_id or "", (ended, time.perf_counter()))
+        latency = round(time.perf_counter() - started, 4)
+        line = report.model_dump(mode="json") | {"started_at": started_at.isoformat(), "latency_s": latency}
+        return json.dumps(line, sort_keys=True)
 
     async def _status_route(self, request: Request) -> Response:
         """The figures, once every call reported so far is on the product's record: the runner's last read comes

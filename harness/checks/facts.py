@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from harness.checks.lifecycle import DeliveryFacts, LifecycleFacts, MessageFacts, RunFacts, TaskFacts
+from harness.core.observable import Fact
 from harness.core.product_records import READ_TOOLS, RecordId, Run, Task
 
 
@@ -34,10 +35,13 @@ def lifecycle_facts(
     lead_agent_id: RecordId | None,
     max_runs: int,
     done_statuses: Sequence[str] = ("done",),
+    observes: Sequence[Fact] | None = None,
 ) -> LifecycleFacts:
-    """Everything the grader judges, read back through the public API after the story."""
+    """Everything the grader judges, read back through the public API after the story; ``observes``: the facts
+    the cell's driver declared."""
     return LifecycleFacts(
         done_statuses=list(done_statuses),
+        observes=None if observes is None else list(observes),
         tasks=[
             TaskFacts(
                 id=str(t.id),

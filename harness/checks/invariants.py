@@ -43,12 +43,19 @@ def done_while_active(facts: LifecycleFacts) -> list[Violation]:
 
 
 def one_active_run(facts: LifecycleFacts) -> list[Violation]:
-    """At most one active run per task, and the task's active-run pointer names exactly it."""
+    """At most one active run per task, counted from the runs list (each run's own record); and where the product
+    names a task's active run itself (``active-run-pointer``), that pointer names exactly it.
+
+    A pointer a driver works out from the same runs list is not the product's claim: compared with the runs it
+    came from it could never disagree, so it is not compared (a package from before declarations were kept is
+    judged as it was).
+    """
+    pointer_claimed = facts.observes is None or "active-run-pointer" in facts.observes
     found = []
     for task in facts.tasks:
         active = sorted(run.id for run in facts.runs if run.task_id == task.id and run.status in ACTIVE_STATUSES)
         expected = active[0] if len(active) == 1 else None
-        if len(active) > 1 or task.active_run_id != expected:
+        if len(active) > 1 or (pointer_claimed and task.active_run_id != expected):
             found.append(
                 Violation(
                     invariant="one-active-run",
@@ -60,16 +67,26 @@ def one_active_run(facts: LifecycleFacts) -> list[Violation]:
 
 
 def unread_count(facts: LifecycleFacts) -> list[Violation]:
-    """A task's unread counter equals its stored messages that no run has read."""
+    """A task's unread counter equals its user messages that no run's own read receipts name yet.
+
+    The truth is the runners' word (their read receipts), never the product's "consumed by run N" marks: the
+    counter is worked out from those marks, so compared with them it could not disagree, and a product that
+    marks a message read without handing it over would keep both in step. Judged where the product declares its
+    own counter and receipts (``invariant.unread-count`` in harness.core.observable).
+    """
+    if facts.observes is not None and not {"unread-counter", "receipts"} <= set(facts.observes):
+        return []  # not observable on this product: the recorder says so, from the declaration
+    received = {message_id for run in facts.runs for message_id in run.received_message_ids or []}
     found = []
     for task in facts.tasks:
-        unread = [m.id for m in facts.messages if m.task_id == task.id and m.consumed_by_run_id is None]
+        unread = [m.id for m in facts.messages if m.task_id == task.id and m.id not in received]
         if task.unconsumed_messages != len(unread):
             found.append(
                 Violation(
                     invariant="unread-count",
                     subject=f"task {task.id}",
-                    detail=f"task {task.id} counts {task.unconsumed_messages} unread message(s); stored unread: {unread or 'none'}",
+                    detail=f"task {task.id} counts {task.unconsumed_messages} unread message(s); no run's read"
+                    f" receipts name: {unread or 'none'}",
                 )
             )
     return found

@@ -23,6 +23,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
+from harness.core.observable import Fact
 from harness.core.product_records import BUDGET_PAUSED, SHUTDOWN_ERROR
 from harness.core.records import MAX_RUN_RECORDS, CheckRecord
 
@@ -112,6 +113,11 @@ class LifecycleFacts(BaseModel):
     lead_agent_id: str | None = Field(None, description="the agent the story handed its top-level tasks to")
     max_runs: int = MAX_RUN_RECORDS
     done_statuses: list[str] = Field(default_factory=lambda: ["done"], description="the product's finished statuses")
+    observes: list[Fact] | None = Field(
+        None,
+        description="the facts the cell's driver declared before the run (ProductDeclaration.observes less what"
+        " its environment hides); None: a package from before they were kept",
+    )
 
 
 def _check(check_id: str, problems: list[str], ok: str) -> CheckRecord:
@@ -233,7 +239,9 @@ def messages_stored_once(facts: LifecycleFacts) -> CheckRecord:
 
 
 def messages_consumed(facts: LifecycleFacts) -> CheckRecord:
-    """Every user message read by a run that succeeded, or by the run the user then stopped on purpose."""
+    """Every user message read by a run that succeeded, or by the run the user then stopped on purpose, and that
+    run's own read receipts name it (judged only where the product declares both ``message-read`` and
+    ``receipts``: a reader without receipts is a declared fact missing, a failure)."""
     readers = {r.id: r for r in facts.runs if r.status == "succeeded" or _excused_interruption(r, facts)}
     problems = [
         f"message {m.id} was never consumed"
@@ -250,19 +258,19 @@ def messages_consumed(facts: LifecycleFacts) -> CheckRecord:
         and readers[m.consumed_by_run_id].received_message_ids is not None
         and m.id not in (readers[m.consumed_by_run_id].received_message_ids or [])
     ]
-    unconfirmed = sorted(
-        {
-            m.consumed_by_run_id
-            for m in facts.messages
-            if m.consumed_by_run_id in readers and readers[m.consumed_by_run_id].received_message_ids is None
-        }
-    )
-    if unconfirmed and not problems:  # the product's word alone is no evidence that the runner got them
-        return CheckRecord.not_observable(
-            "lifecycle.messages-consumed",
-            f"run(s) {', '.join(unconfirmed)} reported no read receipts, so their receiving the messages the product"
-            " marks them as having read cannot be confirmed",
+    # The product declared read receipts (the check is judged only where it does): a run the product says read a
+    # message yet whose runner reported no read at all is missing a declared fact, never a pass.
+    problems += [
+        f"the product declared receipts; run {run_id} has none, so its reading message(s)"
+        f" {', '.join(sorted(m.id for m in facts.messages if m.consumed_by_run_id == run_id))} is unconfirmed"
+        for run_id in sorted(
+            {
+                m.consumed_by_run_id
+                for m in facts.messages
+                if m.consumed_by_run_id in readers and readers[m.consumed_by_run_id].received_message_ids is None
+            }
         )
+    ]
     return _check("lifecycle.messages-consumed", problems, "every user message consumed by a successful run")
 
 
@@ -344,20 +352,21 @@ def runs_have_a_cause(facts: LifecycleFacts) -> CheckRecord:
     consumed (whether this run got it is lifecycle.messages-consumed's
     question); a recovery follows a run on the task that failed (a user's
     Stop is not a fault). A person's decision, a child's result and a
-    documented hand-off are taken as the product states them. A run whose
-    cause the product does not say is not judged (a product that says it
-    for none leaves the check not observable, never failed).
+    documented hand-off are taken as the product states them. The check is
+    judged only where the product declares run causes (``run-cause``), so a
+    run without one is a declared fact gone missing: a failure naming the run.
     """
-    check_id = "lifecycle.runs-have-a-cause"
-    stated = [run for run in facts.runs if run.cause is not None]
-    if facts.runs and not stated:
-        return CheckRecord.not_observable(check_id, "the product says for none of its runs why it started it")
-    problems = [f"run {run.id} on task {run.task_id} ({_did(run, facts)}): {why}" for run, why in _unexplained(facts)]
-    unsaid = len(facts.runs) - len(stated)
-    ok = f"each of the {len(stated)} runs with a stated cause is borne out by the records" + (
-        f" ({unsaid} without one not judged)" if unsaid else ""
+    problems = [
+        f"the product declared run-cause; run {run.id} on task {run.task_id} has none"
+        for run in facts.runs
+        if run.cause is None
+    ]
+    problems += [f"run {run.id} on task {run.task_id} ({_did(run, facts)}): {why}" for run, why in _unexplained(facts)]
+    return _check(
+        "lifecycle.runs-have-a-cause",
+        problems,
+        f"each of the {len(facts.runs)} runs' stated cause is borne out by the records",
     )
-    return _check(check_id, problems, ok)
 
 
 def _unexplained(facts: LifecycleFacts) -> list[tuple[RunFacts, str]]:

@@ -9,9 +9,11 @@ what the person did. These rules do, over plain text, for any product:
 - ``readback.stored``: each value, as the product's API returns it, is the
   value typed or chosen;
 - ``readback.shown``: each value, as the product's page shows it (at the
-  step, and after a reload), is the value typed or chosen. A value the page
-  does not show is not observable there, never failed; when no page shows
-  any, the check is not observable;
+  step, and after a reload), is the value typed or chosen. Which fields a
+  page shows is its page object's declaration (``shows``), fixed before it
+  is looked at: a field it does not declare is not compared there, one it
+  declares yet left out of a look fails (a declared fact gone missing);
+  where no page declares any, the check is not observable;
 - ``readback.untouched``: every setting (the company's, each agent's, each
   connection's) reads the same after a person's step as before it. What the
   step adds (a new agent, a new connection) is not compared, and neither are
@@ -30,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from harness.core.product_records import Agent, Company, Connection
 from harness.core.records import CheckRecord
@@ -55,14 +57,16 @@ Looks = dict[str, dict[str, str | None]]
 
 
 class ReadBack(BaseModel):
-    """One place's values as entered, and as each look read them from the product's records and its page.
-
-    A field missing from a look at the page is one the page does not show.
-    """
+    """One place's values as entered, and as each look read them from the product's records and its page."""
 
     entered: Entered
     stored: Looks = {}
     shown: Looks = {}
+    shows: dict[str, list[str]] | None = Field(
+        None,
+        description="each look -> the fields its page declares it shows, before it is looked at (None: a package"
+        " from before pages declared them, which is no evidence of what was shown)",
+    )
 
 
 def stored_text(value: str | None) -> str | None:
@@ -113,10 +117,30 @@ def stored_check(readbacks: Sequence[ReadBack]) -> CheckRecord:
 def shown_check(readbacks: Sequence[ReadBack], product: str) -> CheckRecord:
     """Each value the person entered is what the page shows, at the step and after a reload, word for word.
 
-    A field a page does not show is not compared; with none shown at all, the
-    check is not observable on ``product``.
+    A field the page does not declare it shows is not compared; one it
+    declares and left out of a look fails. With no page declaring any field,
+    the check is not observable on ``product`` (decided by the declarations,
+    not by what a look happened to return).
     """
-    problems, compared = _compare(readbacks, "shown", shown_text)
+    undeclared = [item.entered.where for item in readbacks if item.shows is None]
+    if undeclared:
+        detail = f"no evidence of which fields the pages show for {', '.join(undeclared)} (no declaration kept)"
+        return CheckRecord(id=SHOWN, passed=False, detail=detail)
+    problems, compared = [], 0
+    for item in readbacks:
+        for look, declared in (item.shows or {}).items():
+            fields = item.shown.get(look, {})
+            for field in (f for f in item.entered.typed if f in declared):
+                compared += 1
+                typed, seen = item.entered.typed[field], fields.get(field)
+                if field not in fields:
+                    problems.append(
+                        f"{item.entered.where} {field} {look}: the page declares it shows it, the look read none"
+                    )
+                elif shown_text(seen) != shown_text(typed):
+                    problems.append(
+                        f"{item.entered.where} {field} {look}: entered {_short(typed)}, shown {_short(seen)}"
+                    )
     if not compared:
         entered = sum(len(item.entered.typed) for item in readbacks)
         return CheckRecord.not_observable(SHOWN, f"{product}'s pages show none of the {entered} value(s) entered")

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validat
 from harness.agents.install import MissingCli, locate
 from harness.agents.registry import AgentCli, LiveProfile, registered
 from harness.core.criteria import Criterion
-from harness.core.observable import Fact, unobservable_reason
+from harness.core.observable import FACTS, Fact, unobservable_reason
 from harness.core.prompt_formats import PromptFormat
 from harness.core.records import MAX_RUN_RECORDS
 from harness.core.verdicts import EvidenceMode
@@ -286,6 +286,16 @@ class ProductDeclaration(_Frozen):
         default_factory=dict, description="capabilities it does not have, each with the reason people read"
     )
     observes: tuple[Fact, ...] = Field(default=(), description="facts the product exposes to the harness")
+    observes_with: dict[str, tuple[Fact, ...]] = Field(
+        default_factory=dict,
+        description="facts it exposes only with some agents, by profile name (a shell pattern): a fact the agent"
+        " itself writes into the product's records (its read steps, say), which another agent does not",
+    )
+    derives: dict[Fact, str] = Field(
+        default_factory=dict,
+        description="facts the product does not expose that its driver works out from other records, each with how"
+        " (kept in each package as provenance ``derived``, never as the product's word)",
+    )
     promises: tuple[Promise, ...] = ()
     known_findings: tuple[KnownFinding, ...] = ()
     defects: tuple[str, ...] = Field(
@@ -316,6 +326,8 @@ class ProductDeclaration(_Frozen):
     def _consistent(self) -> ProductDeclaration:
         if both := sorted(set(self.capabilities) & set(self.lacks)):
             raise ValueError(f"product {self.name}: capabilities both declared and lacking: {both}")
+        if both := sorted(set(self.observes) & set(self.derives)):
+            raise ValueError(f"product {self.name}: facts both exposed and worked out by the driver: {both}")
         for finding in self.known_findings:
             for check in (*finding.checks, *finding.may_also_fail):
                 if reason := unobservable_reason(check, self.observes, self.name):
@@ -404,14 +416,31 @@ class Cell(_Frozen):
         """A live profile calls a real model and costs money."""
         return self.profile.live
 
+    @property
+    def observes(self) -> tuple[Fact, ...]:
+        """The facts this cell's product declares it exposes (with this cell's agent), less those its environment
+        hides."""
+        product = self.suite.product
+        if product is None:
+            return FACTS
+        extra = [
+            f for key, facts in product.observes_with.items() if fnmatchcase(self.profile.name, key) for f in facts
+        ]
+        return tuple(sorted({*product.observes, *extra} - set(self.environment.hides)))
+
+    @property
+    def derives(self) -> dict[Fact, str]:
+        """The facts this cell's driver works out itself, each with how."""
+        return dict(self.suite.product.derives) if self.suite.product else {}
+
     def unobservable(self, check_id: str) -> str | None:
         """Why ``check_id`` cannot be judged on this cell's product; None when every fact it needs is exposed."""
         product = self.suite.product
         if product is None:
             return None
-        observed = [fact for fact in product.observes if fact not in self.environment.hides]
-        where = product.title if observed == list(product.observes) else f"{product.title} ({self.environment.name})"
-        return unobservable_reason(check_id, observed, where)
+        hidden = set(self.environment.hides) & set(product.observes)
+        where = f"{product.title} ({self.environment.name})" if hidden else product.title
+        return unobservable_reason(check_id, self.observes, where)
 
     @property
     def known_finding(self) -> KnownFinding | None:

@@ -4,7 +4,9 @@ A product driver declares the facts its product exposes (``ProductDeclaration.ob
 A check listed here needs every fact it names; on a product that does not
 expose one of them, and where the harness cannot observe it either, the
 check is recorded *not observable on <product>* instead of passed or failed,
-and no known finding may name it. A check not listed here needs only what
+and no known finding may name it. That is decided before the run, from the
+declaration alone (``harness list --not-observable`` shows it): a declared
+fact that an attempt then lacks fails the checks that need it. A check not listed here needs only what
 every driver gives (tasks, runs, messages, deliveries through the public API,
 or what the harness sees itself).
 """
@@ -29,12 +31,18 @@ Fact = Literal[
     "run-cause",
     # A task's page lists the skills its runs created or used (a skills sidebar), each opening Skill Studio.
     "task-skills",
+    # Each task's own record counts the user messages no run has read yet: the product's counter, not one a driver
+    # works out from the messages (a counter recomputed from them can never disagree with them).
+    "unread-counter",
+    # Each task's own record names its active run: the product's pointer, not one a driver works out from the runs.
+    "active-run-pointer",
 ]
 
 FACTS: tuple[Fact, ...] = get_args(Fact)
 
 CHECK_FACTS: dict[str, frozenset[Fact]] = {
-    "lifecycle.messages-consumed": frozenset({"message-read"}),
+    # The product's "read by run N" is confirmed by run N's own read receipts: both are needed to judge it.
+    "lifecycle.messages-consumed": frozenset({"message-read", "receipts"}),
     # A consumed message handed to another run shows in that run's read receipts (every driver's runner writes
     # them); a product's own record of its wakes (message-wakes) adds to them where there is one.
     "lifecycle.messages-handed-once": frozenset({"message-read", "receipts"}),
@@ -44,6 +52,8 @@ CHECK_FACTS: dict[str, frozenset[Fact]] = {
     "restart.runner-kept-going": frozenset({"runner-identity", "receipts"}),
     "restart.message-received": frozenset({"receipts"}),
     "drain.message-received": frozenset({"receipts"}),
+    # The product's counter against the messages no runner's own read receipts name.
+    "invariant.unread-count": frozenset({"unread-counter", "receipts"}),
     "skill.sidebar-lists-created": frozenset({"task-skills"}),
     "skill.sidebar-opens-created": frozenset({"task-skills"}),
 }

@@ -58,9 +58,13 @@ class CheckRecord(BaseModel):
 
 
 class TimelineEvent(BaseModel):
+    """One moment of the attempt on the harness's clock; ``kind`` places it in a lane of the reviewer's timeline."""
+
     at: datetime = Field(default_factory=utc_now)
     step: str
     detail: str = ""
+    kind: str | None = Field(None, description="check, fault, screenshot or download; None: a step of the story")
+    until: datetime | None = Field(None, description="when an event that lasts (a fault being injected) ended")
 
 
 class Timing(BaseModel):
@@ -134,6 +138,21 @@ class CellIdentity(BaseModel):
     case: str
 
 
+class PairMark(BaseModel):
+    """This attempt's half of a pair made by design: the same slot played once per variant, back to back.
+
+    Only attempts carrying the same ``id`` are ever compared as a pair; two
+    campaigns run apart have none, so nothing can pair them by position.
+    """
+
+    id: str
+    variant: str = Field(
+        description="the variant as --pair named it: `product-defect=download-other-bytes`, or `product-defect=` unset"
+    )
+    setting: str = Field(description="the run setting the variants differ in (a RunSettings field name)")
+    first: bool = Field(description="the base variant of the pair (named first in --pair), played first")
+
+
 class Outcome(BaseModel):
     """How the story ended before its checks were counted, and what the secret scan found: the verdict's inputs
     besides the checks (:func:`harness.judging.verdict.verdict_of`)."""
@@ -151,6 +170,12 @@ class AttemptRecord(BaseModel):
     verdict: Verdict
     reason: str = ""
     retry_of: str | None = None
+    supersedes: str | None = Field(
+        None,
+        description="the attempt of this slot that a resume played again (`--rerun`): it stays on disk, no longer"
+        " counted",
+    )
+    pair: PairMark | None = None
     interrupted: bool = Field(
         False,
         description="a Ctrl-C (or kill) cut the attempt short: its verdict is not the cell's result, and a resume"

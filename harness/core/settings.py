@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from harness.core.output_paths import file_problem, folder_problem
+from harness.core.pairing import PairSpec
 
 # The one pytest option that carries a run's settings, as JSON, to pytest and to every xdist worker.
 SETTINGS_OPTION = "--run-settings"
@@ -33,6 +34,10 @@ def flag(name: str, text: str, metavar: str | None = None) -> dict[str, Any]:
     """Field metadata that makes a field a `harness run` flag (read by the CLI's parser builder)."""
     return {"flag": name, "metavar": metavar, "help": text}
 
+
+RerunReason = Literal["missing", "infrastructure_failed", "unexercised", "skipped"]
+"""What a resume may play again: what never ended, and endings that say nothing about the product or agent.
+A pass or a failure is final: playing failures again until they pass would bias every figure."""
 
 CAMPAIGN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 """A campaign id names a folder under the results folder: one plain name, never a path out of it."""
@@ -80,9 +85,27 @@ class RunSettings(BaseModel):
         default=None,
         json_schema_extra=flag(
             "--resume",
-            "run only what campaign CAMPAIGN is missing: cells, attempts short of K, attempts that ended in an"
-            " infrastructure failure or were interrupted",
+            "play campaign CAMPAIGN's own plan again for its attempt slots that are missing (never ended with a"
+            " verdict) or ended as --rerun names; finished attempts stay on disk",
             "CAMPAIGN",
+        ),
+    )
+    rerun: tuple[RerunReason, ...] | None = Field(
+        default=None,
+        json_schema_extra=flag(
+            "--rerun",
+            "with --resume: which slots to play again, comma-separated from missing, infrastructure_failed,"
+            " unexercised, skipped (default missing); a pass or a failure is never played again",
+            "WHAT",
+        ),
+    )
+    pair: PairSpec | None = Field(
+        default=None,
+        json_schema_extra=flag(
+            "--pair",
+            "a paired run: play each attempt once per variant, back to back, with the same inputs (for example"
+            " product-defect=,download-other-bytes); `harness compare CAMPAIGN` then compares the recorded pairs",
+            "SETTING=BASE,CANDIDATE",
         ),
     )
     headed: bool = Field(default=False, json_schema_extra=flag("--headed", "show the browser"))
@@ -182,6 +205,12 @@ class RunSettings(BaseModel):
             raise ValueError("a campaign id is one name of letters, digits, '.', '_' and '-' (not a path)")
         return campaign
 
+    @field_validator("rerun", mode="before")
+    @classmethod
+    def _rerun_from_text(cls, rerun: Any) -> Any:
+        """``missing,infrastructure_failed`` as typed; a list as the plan's JSON holds it."""
+        return tuple(part.strip() for part in rerun.split(",") if part.strip()) if isinstance(rerun, str) else rerun
+
     @field_validator("results")
     @classmethod
     def _results_can_be_a_folder(cls, results: Path) -> Path:
@@ -203,6 +232,28 @@ class RunSettings(BaseModel):
         if self.record and self.cassette is not None:
             raise ValueError("--record and --cassette exclude each other: a replay spends nothing worth recording")
         return self
+
+    @model_validator(mode="after")
+    def _rerun_only_a_resume(self) -> RunSettings:
+        if self.rerun is not None and self.resume is None:
+            raise ValueError("--rerun says what a --resume plays again: name --resume CAMPAIGN beside it")
+        if self.pair is not None and getattr(self, self.pair.setting) is not None:
+            raise ValueError(f"--pair sets {self.pair.flag} for each variant: do not name --{self.pair.flag} beside it")
+        return self
+
+    @property
+    def reruns(self) -> frozenset[str]:
+        """What this resume plays again (missing slots when --rerun is not named)."""
+        return frozenset(self.rerun or ("missing",))
+
+    def variants(self) -> list[tuple[str, RunSettings]]:
+        """(label, settings) of each variant a slot is played with: one unlabelled, or a pair's base then candidate."""
+        if self.pair is None:
+            return [("", self)]
+        return [
+            (label, RunSettings.model_validate({**self.model_dump(), "pair": None, self.pair.setting: value}))
+            for label, value in self.pair.values()
+        ]
 
     def calibration_marks(self) -> dict[str, str]:
         """What makes an attempt a calibration diagnostic, kept out of the matrix and of promotion: its faulty

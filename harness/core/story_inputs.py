@@ -40,6 +40,8 @@ class _Draws:
 
 
 _active: _Draws | None = None
+_pair: list[list[DrawnInput]] | None = None
+"""Inside ``same_inputs``: empty until the pair's first attempt has drawn, then holding its draws."""
 
 
 def draw(kind: str, make: Callable[[], str]) -> str:
@@ -49,11 +51,29 @@ def draw(kind: str, make: Callable[[], str]) -> str:
 
 @contextmanager
 def drawing(recorded: list[DrawnInput] | None = None) -> Iterator[list[DrawnInput]]:
-    """Collect the attempt's draws (the list is filled as it runs); with ``recorded``, hand those back first."""
+    """Collect the attempt's draws (the list is filled as it runs); with ``recorded``, hand those back first.
+
+    Inside ``same_inputs`` without a cassette, the pair's first attempt's draws are what is handed back.
+    """
     global _active
+    if recorded is None and _pair:
+        recorded = _pair[0]
     draws = _Draws(recorded)
     _active = draws
     try:
         yield draws.drawn
     finally:
         _active = None
+        if _pair == []:
+            _pair.append(list(draws.drawn))
+
+
+@contextmanager
+def same_inputs() -> Iterator[None]:
+    """Every attempt played inside draws what the first one drew: a pair's variants see the same story inputs."""
+    global _pair
+    _pair = []
+    try:
+        yield
+    finally:
+        _pair = None

@@ -33,6 +33,7 @@ from harness.decisions.rules import (
 from harness.judging.observations import judge
 from harness.products.base import DecisionView, ProviderQuestionView, ProvidersApi, ServicesApi, ServicesDriver
 from harness.running.journey import Journey
+from harness.running.readbacks import shown_both
 
 # A decline story settles on the lead's reply after the decision; a silent agent fails the explanation check
 # once this much of the deadline has passed with the task finished, instead of at the attempt's deadline.
@@ -173,7 +174,7 @@ def entered_decision(journey: Journey, request: Interaction, record: DecisionRec
             fields["choice"] = cast(ProviderQuestionView, page).provider_question(request.id).choice
         return fields
 
-    journey.entered(f"interaction {request.id}", typed, stored, shown)
+    journey.entered(f"interaction {request.id}", typed, stored, shown, shown_both(typed))
 
 
 def settle_after_decision(journey: Journey, task: Task, record: DecisionRecord) -> DeclineGradeInput | None:

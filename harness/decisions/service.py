@@ -27,6 +27,7 @@ from harness.decisions.rules import (
 from harness.fixtures.documents import PROTECTED_ACTION, DocumentService
 from harness.judging.observations import judge
 from harness.running.journey import Journey
+from harness.running.readbacks import NOTHING_SHOWN
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,8 @@ def install_document_service(journey: Journey) -> InstalledService:
         f"connection {connection.id}",
         {"name": CONNECTION_NAME, "policy": "ask_first"},
         lambda: _connection_fields(api.connections(), connection.id),
-        lambda reload: {},  # set through the API: the read-back of settings is the records'
+        lambda reload: {},
+        NOTHING_SHOWN,  # set through the API: the read-back of settings is the records'
     )
     journey.evidence.note(
         "service installed",

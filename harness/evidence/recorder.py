@@ -20,13 +20,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from harness.core.records import AttemptRecord, CheckRecord, DownloadRecord, TimelineEvent
+from harness.core.records import AttemptRecord, CheckRecord, DownloadRecord, TimelineEvent, utc_now
+from harness.evidence.moments import API_CALLS, RECORD_SAMPLES, JsonLines
 from harness.evidence.secret_scan import SecretFinding, scan_tree
 from harness.evidence.thumbnails import make_thumbnail, packaged_thumbnail
-from harness.judging.keeping import kept_checks, observation_of
+from harness.judging.keeping import HARNESS_UNSEEN, kept_checks, observation_of
 from harness.judging.observations import OBSERVATIONS_FILE, Judgement, Observation, decided
 
-SUBFOLDERS = ("snapshots", "downloads", "oracle", "screenshots", "logs")
+SUBFOLDERS = ("snapshots", "downloads", "oracle", "screenshots", "logs", "timeline")
 
 
 def _slug(name: str) -> str:
@@ -70,6 +71,8 @@ class EvidenceRecorder:
         self.known_secrets: dict[str, str] = {}
         self._thumbnailer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="thumbnails")
         self._thumbnails: list[Future[Any]] = []
+        self.api_calls = JsonLines(folder / API_CALLS)
+        self.record_samples = JsonLines(folder / RECORD_SAMPLES)
 
     def add_known_secret(self, label: str, value: str) -> None:
         """A value the package must never hold; the scan before writing fails the attempt if it does."""
@@ -88,16 +91,29 @@ class EvidenceRecorder:
         finally:
             self.phases[phase] = self.phases.get(phase, 0.0) + time.perf_counter() - started
 
-    def note(self, step: str, detail: str = "") -> None:
-        self.timeline.append(TimelineEvent(step=step, detail=detail))
+    def note(self, step: str, detail: str = "", kind: str | None = None) -> None:
+        self.timeline.append(TimelineEvent(step=step, detail=detail, kind=kind))
         self.on_step(step)
+
+    @contextmanager
+    def fault(self, step: str, detail: str = "") -> Iterator[None]:
+        """Mark a fault the harness injects from its start to its end, so the timeline shows what overlapped it."""
+        event = TimelineEvent(step=step, detail=detail, kind="fault")
+        self.timeline.append(event)
+        self.on_step(step)
+        try:
+            yield
+        finally:
+            event.until = utc_now()
 
     def check(self, check_id: str, passed: bool, detail: str = "", evidence: list[str] | None = None) -> CheckRecord:
         return self.keep(CheckRecord(id=check_id, passed=passed, detail=detail, evidence=evidence or []))
 
-    def keep(self, record: CheckRecord) -> CheckRecord:
-        """Keep a check the harness decided while it ran (see :meth:`observe`)."""
-        [kept] = self.observe(decided([record]))
+    def keep(self, record: CheckRecord, harness_unseen: bool = False) -> CheckRecord:
+        """Keep a check the harness decided while it ran (see :meth:`observe`); ``harness_unseen``: it is not
+        observable because the harness itself never looked (a story that never waited gives the invariant watch no
+        sample), which says nothing of the product's data (see :func:`harness.judging.keeping.kept_checks`)."""
+        [kept] = self.observe(decided([record], HARNESS_UNSEEN) if harness_unseen else decided([record]))
         return kept
 
     def observe(
@@ -116,7 +132,7 @@ class EvidenceRecorder:
         for record in kept:
             self.checks.append(record)
             outcome = "passed" if record.passed else "not observable" if record.unobservable else "FAILED"
-            self.note(f"check {record.id}", outcome if record.passed else f"{outcome}: {record.detail}")
+            self.note(f"check {record.id}", outcome if record.passed else f"{outcome}: {record.detail}", kind="check")
         return kept
 
     def failed_checks(self) -> list[CheckRecord]:
@@ -126,7 +142,7 @@ class EvidenceRecorder:
         """A fresh, ordered file name for the screenshot of a decision point."""
         path = self.folder / "screenshots" / f"{len(self.screenshots) + 1:02d}-{_slug(step)}.png"
         self.screenshots.append(self.relative(path))
-        self.note(f"screenshot {step}", self.relative(path))
+        self.note(f"screenshot {step}", self.relative(path), kind="screenshot")
         return path
 
     def thumbnail(self, screenshot: Path) -> None:
@@ -152,7 +168,7 @@ class EvidenceRecorder:
             phase=phase, path=self.relative(path), sha256=hashlib.sha256(data).hexdigest(), size=len(data)
         )
         self.downloads.append(record)
-        self.note(f"download {phase}", f"{record.size} bytes, sha256 {record.sha256}")
+        self.note(f"download {phase}", f"{record.size} bytes, sha256 {record.sha256}", kind="download")
         return record
 
     def oracle_result(self, download: DownloadRecord, mode: str, passed: bool, result: Mapping[str, Any]) -> str:

@@ -94,7 +94,7 @@ def pause_while_working(journey: Journey, task: Task, source: str) -> Paused:
         raise Unexercised(f"run {run.id} ended before Pause could be pressed")
     with journey.expecting("agent-controlled", f"pausing {agent.name}"):
         page.pause(timeout=journey.shown_budget())
-    journey.evidence.note("paused", f"{agent.name} paused while run {run.id} worked")
+    journey.evidence.note("paused", f"{agent.name} paused while run {run.id} worked", kind="fault")
     journey.screenshot("agent paused")
     ended = _settled(journey, run)
     journey.excuse_interruption(ended)
@@ -138,7 +138,9 @@ def terminate(journey: Journey, task: Task, paused: Paused, title: str, body: st
     page = _agent_page(journey, paused.agent_id)
     with journey.expecting("agent-controlled", "terminating the agent"):
         page.open().terminate(timeout=journey.shown_budget())
-    journey.evidence.note("terminated", f"agent {paused.agent_id} terminated")
+    journey.evidence.note("terminated", f"agent {paused.agent_id} terminated", kind="fault")
+    name = next(agent.name for agent in journey.api.agents() if str(agent.id) == str(paused.agent_id))
+    journey.readbacks.ended(f"agent {name}")  # a product may list no terminated agent: no look owed after a reload
     journey.screenshot("agent terminated")
     known = Paused(
         agent_id=paused.agent_id, run_id=paused.run_id, known_run_ids=[r.id for r in _runs_of(journey, paused.agent_id)]

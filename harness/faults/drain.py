@@ -61,11 +61,12 @@ def drain_controller(journey: Journey, run: Run, once_stored: PendingMessage) ->
     before = snapshot(journey, "before", SIGNAL, current, message_id)
     before_path = journey.evidence.snapshot("drain-before", before)
     signalled_at = datetime.now(UTC)
-    stop_controller(journey, SIGNAL, before.controller_pid)
-    runner_gone = not journey.instance.process_alive(
-        current.identity.pid or 0, current.identity.process_start_time or 0
-    )
-    start_controller(journey)
+    with journey.evidence.fault("controller SIGTERM drain", f"run {run.id} running"):
+        stop_controller(journey, SIGNAL, before.controller_pid)
+        runner_gone = not journey.instance.process_alive(
+            current.identity.pid or 0, current.identity.process_start_time or 0
+        )
+        start_controller(journey)
     journey.excuse_interruption(current)
     after = snapshot(journey, "after", SIGNAL, journey.api.run(run.id), message_id)
     after_path = journey.evidence.snapshot("drain-after", after)

@@ -24,7 +24,9 @@ def require_arrived_while_active(journey: Journey, run: Run, message: Comment) -
     current = journey.api.run(run.id)
     if current.ended_at and datetime.fromisoformat(current.ended_at) < datetime.fromisoformat(message.created_at):
         journey.ended_before(current, "the feedback arrived")
-    journey.evidence.note("feedback landed", f"message {message.id} stored while run {run.id} was {current.status}")
+    journey.evidence.note(
+        "feedback landed", f"message {message.id} stored while run {run.id} was {current.status}", kind="fault"
+    )
 
 
 def note_arrival(journey: Journey, run: Run, message: Comment) -> None:
@@ -36,7 +38,7 @@ def note_arrival(journey: Journey, run: Run, message: Comment) -> None:
     current = journey.api.run(run.id)
     after = current.ended_at and datetime.fromisoformat(current.ended_at) < datetime.fromisoformat(message.created_at)
     when = f"after run {run.id} ended {current.status} (a follow-up)" if after else f"while run {run.id} was running"
-    journey.evidence.note("feedback landed", f"message {message.id} stored {when}")
+    journey.evidence.note("feedback landed", f"message {message.id} stored {when}", kind="fault")
 
 
 def require_delegation(journey: Journey, parent: Task, teammate: Agent, feedback: str) -> None:

@@ -175,10 +175,11 @@ def restart_controller(
     before = snapshot(journey, "before", sig, current, message_id)
     before_path = journey.evidence.snapshot(f"{name}-before", before)
     signalled_at = datetime.now(UTC)
-    driven = _request_restart(journey, sig)
-    stop_controller(journey, sig, before.controller_pid)
-    kept_going = runner_alive(journey.instance, current)
-    start_controller(journey)
+    with journey.evidence.fault(f"controller {sig.name} restart", f"run {run.id} running"):
+        driven = _request_restart(journey, sig)
+        stop_controller(journey, sig, before.controller_pid)
+        kept_going = runner_alive(journey.instance, current)
+        start_controller(journey)
     if isinstance(journey.instance, HotRestartable) and driven.intent is not None:
         driven.report = journey.instance.hot_restart_report()
     journey.evidence.note("restart driven", f"{driven.promise or 'no product promise'}: {driven.mechanism}")

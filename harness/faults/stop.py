@@ -56,7 +56,10 @@ def stop_active_work(journey: Journey, task: Task, source: str, more_work: str) 
         target = journey.wait_until_saved(task, source)
         if target is not None:
             journey.screenshot("before stop")
-            with journey.expecting("task-page-shown", f"showing run {target.id}, to stop it"):
+            with (
+                journey.evidence.fault("Stop", f"run {target.id}"),
+                journey.expecting("task-page-shown", f"showing run {target.id}, to stop it"),
+            ):
                 clicked = page.click_stop(target.id)
             ended = _wait_until_ended(journey, target, STOP_END_WAIT_S if clicked else None)
             if ended.status == "cancelled":

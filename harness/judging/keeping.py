@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from harness.core.observable import CHECK_FACTS
 from harness.core.records import CheckRecord
 from harness.judging.observations import Judgement, Observation
 
 Unobservable = Callable[[str], str | None]
+HARNESS_UNSEEN = "the harness itself never looked (a story that never waited gives the invariant watch no sample)"
 
 
 def observation_of(judgement: Judgement, seq: int, evidence: list[str], promise: str | None) -> Observation:
@@ -29,15 +31,35 @@ def observation_of(judgement: Judgement, seq: int, evidence: list[str], promise:
 def kept_checks(
     checks: Sequence[CheckRecord], observation: Observation, unobservable: Unobservable
 ) -> list[CheckRecord]:
-    """The checks as kept: linked to the observation's evidence, held to its promise; a check whose fact the
-    product does not expose, as not observable (decided from the product's declaration, not from the data)."""
+    """The checks as kept: linked to the observation's evidence, held to its promise; whether one is *not
+    observable* is decided from the product's declaration alone, never from the data.
+
+    A check whose facts the product does not declare is not observable,
+    whatever it found: it was decided on a value the product never gave. A
+    check whose facts the product declares cannot make itself not observable
+    at run time: a declared fact missing is a failure, named. The one
+    exception is a check the harness kept as ``HARNESS_UNSEEN``: the harness
+    itself never looked, which says nothing of the product's data.
+    """
     kept: list[CheckRecord] = []
     for check in checks:
         update: dict[str, object] = {"evidence": [*check.evidence, *observation.evidence]}
         if observation.promise is not None:
             update["promise"] = observation.promise
         record = check.model_copy(update=update)
-        if record.unobservable is None and (reason := unobservable(record.id)):
+        if reason := unobservable(record.id):
             record = CheckRecord.not_observable(record.id, reason, record.evidence)
+        elif (
+            record.unobservable is not None
+            and observation.why_decided != HARNESS_UNSEEN
+            and (declared := CHECK_FACTS.get(record.id))
+        ):
+            record = CheckRecord(
+                id=record.id,
+                passed=False,
+                detail=f"the product declared {', '.join(sorted(declared))}, yet: {record.unobservable}",
+                evidence=record.evidence,
+                promise=record.promise,
+            )
         kept.append(record)
     return kept

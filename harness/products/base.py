@@ -23,7 +23,7 @@ import re
 import signal
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from harness.core.product_records import (
     Activity,
@@ -192,6 +192,9 @@ class TaskView(Protocol):
     """A task's page: its status, thread, deliveries and Stop, as a person sees them."""
 
     task_id: RecordId
+    shows: ClassVar[tuple[str, ...]]
+    """The new-task form's fields the page shows (``title``, ``body``), declared before any look: one it
+    declares yet leaves out of a look fails readback.shown, one it does not declare is not compared."""
 
     def open(self) -> TaskView: ...
     def reload(self) -> TaskView: ...
@@ -199,9 +202,8 @@ class TaskView(Protocol):
     def status(self) -> str: ...
     def wait_until_status(self, status: str, timeout: float = ...) -> None: ...
     def shown_fields(self) -> Mapping[str, str | None]:
-        """What the page shows of what the person typed into the new-task form (``title``, ``body``), read as
-        it stands; a field the page does not show is left out (not observable there), one it should show but
-        does not is None."""
+        """What the page shows of what the person typed into the new-task form, read as it stands: each field
+        of ``shows``, None where it shows nothing."""
         ...
 
     def user_messages_with(self, text: str) -> list[Any]: ...
@@ -281,6 +283,9 @@ class TaskSkillsView(Protocol):
 class HireFormView(Protocol):
     """The product's hire form (story hire-reuse): filled as a person would, then submitted."""
 
+    shows: ClassVar[tuple[str, ...]]
+    """The hire form's fields the page shows of an agent it lists, declared before any look (see TaskView.shows)."""
+
     def open(self) -> HireFormView: ...
     def fill(self, hire: Hire) -> None:
         """Enter every field, without submitting (the story keeps a screenshot of the filled form)."""
@@ -291,8 +296,8 @@ class HireFormView(Protocol):
         ...
 
     def shown_agent(self, name: str) -> Mapping[str, str | None]:
-        """What the page (the form's, as it stands) shows of the agent named ``name``: the hire form's fields
-        (``name``, ``role``, ``reports_to``, ``adapter``, ``model``), leaving out those it does not show."""
+        """What the page (the form's, as it stands) shows of the agent named ``name``: each field of ``shows``
+        (of the hire form's ``name``, ``role``, ``reports_to``, ``adapter``, ``model``)."""
         ...
 
 

@@ -1,22 +1,24 @@
-"""`harness compare BASE CANDIDATE`: did the candidate campaign get better or worse than the base, cell by cell?
+"""`harness compare`: did the candidate get better or worse than the base, cell by cell, by a test that fits the design?
 
-Pairing: attempts are paired by cell (execution id); within a cell the
-i-th decisive attempt of each side (oldest first, each independent attempt
-once, by the last of its automatic retries) form a pair. A pair that passed
-on the base and failed on the candidate is a pass->fail transition, and the
-other way round a fail->pass one. A cell's direction follows the 003 rule
-(``harness.results.statistics.direction``): at least two transitions one
-way and none the other.
+Two designs, never mixed:
 
-Overall: a sign test over the cells (McNemar's exact test with the cells as
-the pairs): each paired cell with more transitions one way than the other
-counts as worse or better, ties drop out, and the p-value is the two-sided
-exact binomial one. It assumes the cells are independent of each other and
-that, were nothing different, a cell would be as likely to move one way as
-the other; it says nothing about cells present on one side only.
+- *Independent campaigns* (``harness compare BASE CANDIDATE [MORE ...]``):
+  campaigns run at different times share no pairs, so each cell's attempts
+  are two independent samples. Every attempt is counted (unequal n kept) and
+  the cell gets Fisher's exact two-sided test; each further campaign is
+  tested against the first.
+- *A paired campaign* (``harness compare CAMPAIGN``, run with ``--pair``):
+  each slot was played once per variant with the same inputs, and only the
+  pairs recorded on the attempts enter: their transitions, McNemar's exact
+  p, and seed 003's rule (two transitions one way, none the other).
 
-The comparison is recorded under ``<results>/comparisons/`` with both sides'
-provenance, and warns when the sides differ in more than one of them.
+Either way the cells' p-values are adjusted with Holm's method across every
+test made, and a cell is ``regressed`` or ``improved`` only when its
+adjusted p is below alpha (for pairs: and the rule holds). The result
+depends only on the attempts' verdicts and pair ids, never on folder names,
+start times or the order they are listed in. The comparison is recorded
+under ``<results>/comparisons/`` with each side's provenance, and warns when
+the sides differ in more than one of them.
 """
 
 from __future__ import annotations
@@ -25,192 +27,264 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
+from fractions import Fraction
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from harness.core.records import AttemptRecord, utc_now
-from harness.core.verdicts import Verdict
-from harness.results.epochs import by_cell, figures
-from harness.results.packages import ATTEMPT_FILE, campaign_package_folders, read_package
-from harness.results.plan import PLAN_FILE, PlanError, read_plan
-from harness.results.statistics import DECISIVE, CellFigures, direction, exact_paired_p
+from harness.core.records import utc_now
+from harness.results.compare_sides import (
+    CompareError,
+    Side,
+    campaign_folder,
+    load_campaign,
+    paired_variants,
+    side_of,
+)
+from harness.results.counting import SideCounts, side_counts
+from harness.results.paired import PairCounts, pair_counts
+from harness.results.significance import attempts_for_power, fisher_exact, holm, mcnemar_exact
 
-COMPARISON_SCHEMA_VERSION = 1
+COMPARISON_SCHEMA_VERSION = 2
 COMPARISONS_FOLDER = "comparisons"
-WEAK_BELOW_PAIRS = 10
-DIRECTIONS = ("improved", "regressed", "unchanged", "inconclusive")
-TEST_ASSUMES = (
-    "the paired cells are independent of each other, and with no real difference a cell is as likely to move"
-    " one way as the other; cells without transitions either way, and cells on one side only, are left out"
+DEFAULT_ALPHA = 0.05
+WEAK_BELOW_CELLS = 10
+REGRESSED, IMPROVED, NO_DIFFERENCE, ONE_SIDE = "regressed", "improved", "no difference detected", "only on one side"
+DIRECTIONS = (REGRESSED, IMPROVED, NO_DIFFERENCE, ONE_SIDE)
+FISHER = "Fisher's exact test, two-sided"
+MCNEMAR = "McNemar's exact test, two-sided (binomial on the discordant pairs)"
+POWER_NOTE = (
+    "approximate attempts per side to detect the observed difference with 80 % power at alpha divided by the number"
+    " of tests (Holm's strictest step), by the normal approximation with Fleiss' continuity correction: an"
+    " approximation, not an exact power computation"
 )
-SETTINGS_COMPARED = (
-    "product_defect",
-    "scripted_persona",
-    "replay_script",
-    "cassette",
-    "hard_stop_cents",
-    "pace_s",
-    "deadline_s",
-)
-"""Run settings that change what a campaign measures, recorded beside the attempts' provenance."""
-
-
-class CompareError(ValueError):
-    """A side that is not a campaign: one line, exit 2."""
-
-
-class Side(BaseModel):
-    campaign: str
-    folder: str
-    attempts: int
-    provenance: dict[str, list[str]] = Field(
-        description="what the side ran on: each provenance field and run setting -> its distinct values"
-    )
 
 
 class CellComparison(BaseModel):
     execution_id: str
-    base: CellFigures
-    candidate: CellFigures
-    pairs: int = Field(description="decisive attempts paired (the i-th of each side)")
-    pass_to_fail: int
-    fail_to_pass: int
-    direction: str = Field(description="improved, regressed (the 003 rule), unchanged (no transition), inconclusive")
-
-
-class PairedTest(BaseModel):
-    name: str = "exact sign test over cells (McNemar's exact test, two-sided)"
-    worse: int = Field(description="paired cells with more pass->fail than fail->pass transitions")
-    better: int = Field(description="paired cells with more fail->pass than pass->fail transitions")
-    p_value: float
-    assumes: str = TEST_ASSUMES
+    candidate_campaign: str = Field(description="the side tested against the base (a matrix has several)")
+    base: SideCounts | None = Field(description="None: the cell is not on the base side")
+    candidate: SideCounts | None = Field(description="None: the cell is not on the candidate side")
+    pairs: PairCounts | None = Field(None, description="a paired campaign's recorded pairs of this cell")
+    test: str | None = Field(description="the test computed (None when the cell is on one side only)")
+    p_value: float | None = Field(description="the test's p-value")
+    p_exact: str | None = Field(description="the same p-value as an exact fraction")
+    p_adjusted: float | None = Field(description="Holm-adjusted across every test of this comparison")
+    direction: str = Field(description="regressed, improved, no difference detected, only on one side")
+    approx_attempts_per_side: int | None = Field(
+        None,
+        description="independent samples where no difference was detected but the rates differ: " + POWER_NOTE,
+    )
 
 
 class Comparison(BaseModel):
     schema_version: int = COMPARISON_SCHEMA_VERSION
     compared_at: datetime = Field(default_factory=utc_now)
+    design: Literal["independent", "paired"]
+    alpha: float
+    correction: str = "Holm across every test of the comparison"
     base: Side
-    candidate: Side
-    cells: list[CellComparison]
-    only_base: list[str]
-    only_candidate: list[str]
-    counts: dict[str, int] = Field(description="direction -> paired cells")
-    test: PairedTest
+    candidates: list[Side] = Field(description="each tested against the base, in the order named")
+    cells: list[CellComparison] = Field(description="per cell (sorted) and per candidate (in order)")
+    counts: dict[str, int] = Field(description="direction -> cell comparisons")
     warnings: list[str]
 
-
-def campaign_folder(reference: str, results: Path) -> Path:
-    """A campaign folder given as a path or as an id under the results folder (raises CompareError)."""
-    for folder in (Path(reference), results / reference):
-        if folder.is_dir() and ((folder / PLAN_FILE).is_file() or any(folder.glob(f"*/*/{ATTEMPT_FILE}"))):
-            return folder
-    if Path(reference).is_dir() or (results / reference).is_dir():
-        raise CompareError(f"{reference} is not a campaign folder (no {PLAN_FILE} and no attempt.json in it)")
-    raise CompareError(f"no campaign {reference} (neither a folder nor a campaign under {results})")
+    def provenance_rows(self) -> list[tuple[str, list[str], bool]]:
+        """Each provenance name, its values on each side (base first), and whether the sides differ in it."""
+        sides = [self.base, *self.candidates]
+        names = sorted({name for side in sides for name in side.provenance})
+        rows = [(name, [", ".join(side.provenance.get(name, [])) for side in sides]) for name in names]
+        return [(name, values, len(set(values)) > 1) for name, values in rows]
 
 
-def _records(folder: Path) -> list[AttemptRecord]:
-    loaded = (read_package(folder.parent, package) for package in campaign_package_folders(folder))
-    return [attempt.record for attempt in loaded if attempt.record]
-
-
-def _provenance(folder: Path, records: Sequence[AttemptRecord]) -> dict[str, list[str]]:
-    values: dict[str, set[str]] = {}
-    for record in records:
-        provenance = record.provenance.model_dump(mode="json")
-        provenance["agent_clis"] = ", ".join(f"{k}={v}" for k, v in sorted(record.provenance.agent_clis.items()))
-        for name, value in provenance.items():
-            values.setdefault(name, set()).add(str(value))
-    try:
-        settings = read_plan(folder.parent, folder.name).model_dump(mode="json")
-    except PlanError:
-        settings = {}
-    for name in SETTINGS_COMPARED:
-        values[f"settings.{name}"] = {str(settings.get(name))} if settings else {"(no plan)"}
-    return {name: sorted(found) for name, found in sorted(values.items())}
-
-
-def _side(folder: Path, records: Sequence[AttemptRecord]) -> Side:
-    return Side(
-        campaign=folder.name, folder=str(folder), attempts=len(records), provenance=_provenance(folder, records)
-    )
-
-
-def _cell(execution_id: str, base: Sequence[AttemptRecord], candidate: Sequence[AttemptRecord]) -> CellComparison:
-    def decisive(ends: Sequence[AttemptRecord]) -> list[bool]:
-        return [end.verdict is Verdict.PASSED for end in ends if not end.interrupted and end.verdict.value in DECISIVE]
-
-    pairs = list(zip(decisive(base), decisive(candidate), strict=False))
-    worse = sum(1 for before, after in pairs if before and not after)
-    better = sum(1 for before, after in pairs if after and not before)
+def _independent(execution_id: str, candidate: str, base: SideCounts | None, cand: SideCounts | None) -> CellComparison:
+    if base is None or cand is None:
+        return CellComparison(
+            execution_id=execution_id,
+            candidate_campaign=candidate,
+            base=base,
+            candidate=cand,
+            test=None,
+            p_value=None,
+            p_exact=None,
+            p_adjusted=None,
+            direction=ONE_SIDE,
+        )
+    p = fisher_exact(base.passed, base.n, cand.passed, cand.n)
     return CellComparison(
         execution_id=execution_id,
-        base=figures(base),
-        candidate=figures(candidate),
-        pairs=len(pairs),
-        pass_to_fail=worse,
-        fail_to_pass=better,
-        direction=direction(worse, better),
+        candidate_campaign=candidate,
+        base=base,
+        candidate=cand,
+        test=FISHER,
+        p_value=float(p),
+        p_exact=str(p),
+        p_adjusted=None,
+        direction=NO_DIFFERENCE,
     )
 
 
-def _warnings(base: Side, candidate: Side, pairs: int) -> list[str]:
+def _direction(cell: CellComparison, p_adjusted: Fraction, alpha: float) -> str:
+    """Regressed or improved only below alpha; pairs also need seed 003's rule, and point the way their
+    transitions do (never the pooled rates, which hold attempts whose partner was excluded)."""
+    if p_adjusted >= Fraction(str(alpha)) or cell.base is None or cell.candidate is None:
+        return NO_DIFFERENCE
+    if cell.pairs is not None:
+        if not cell.pairs.rule_holds:
+            return NO_DIFFERENCE
+        return REGRESSED if cell.pairs.pass_to_fail > cell.pairs.fail_to_pass else IMPROVED
+    if cell.base.rate is None or cell.candidate.rate is None:
+        return NO_DIFFERENCE
+    return REGRESSED if cell.candidate.rate < cell.base.rate else IMPROVED
+
+
+def _decide(cells: list[CellComparison], alpha: float) -> list[CellComparison]:
+    """Adjust every tested cell's p with Holm, then name each direction (and, short of one, the approximate n).
+
+    The approximate n is for independent samples only: a paired design's
+    power rests on how often pairs disagree, which the rates do not show.
+    """
+    tested = [index for index, cell in enumerate(cells) if cell.p_exact is not None]
+    adjusted = dict(zip(tested, holm([Fraction(cells[index].p_exact or 1) for index in tested]), strict=True))
+    decided = []
+    for index, cell in enumerate(cells):
+        if index not in adjusted or cell.base is None or cell.candidate is None:
+            decided.append(cell)
+            continue
+        direction = _direction(cell, adjusted[index], alpha)
+        base_rate, cand_rate = cell.base.rate, cell.candidate.rate
+        approx = None
+        if direction == NO_DIFFERENCE and cell.pairs is None and base_rate is not None and cand_rate is not None:
+            approx = attempts_for_power(base_rate, cand_rate, alpha / len(tested))
+        update = {"p_adjusted": float(adjusted[index]), "direction": direction, "approx_attempts_per_side": approx}
+        decided.append(cell.model_copy(update=update))
+    return decided
+
+
+def _warnings(base: Side, candidates: Sequence[Side], tested: int) -> list[str]:
     warnings = []
-    if pairs < WEAK_BELOW_PAIRS:
-        warnings.append(f"only {pairs} paired cell(s), fewer than {WEAK_BELOW_PAIRS}: the comparison is weak")
-    differ = [
-        name
-        for name in sorted(set(base.provenance) | set(candidate.provenance))
-        if base.provenance.get(name) != candidate.provenance.get(name)
-    ]
-    for name in differ:
-        before = ", ".join(base.provenance.get(name, [])) or "-"
-        after = ", ".join(candidate.provenance.get(name, [])) or "-"
-        warnings.append(f"the sides differ in {name}: {before} -> {after}")
-    if len(differ) > 1:
-        warnings.append(
-            f"the sides differ in {len(differ)} things ({', '.join(differ)}): a change cannot be put down to one alone"
-        )
+    if tested < WEAK_BELOW_CELLS:
+        warnings.append(f"only {tested} cell test(s), fewer than {WEAK_BELOW_CELLS}: the comparison is weak")
+    for candidate in candidates:
+        differ = [
+            name
+            for name in sorted(set(base.provenance) | set(candidate.provenance))
+            if base.provenance.get(name) != candidate.provenance.get(name)
+        ]
+        for name in differ:
+            before = ", ".join(base.provenance.get(name, [])) or "-"
+            after = ", ".join(candidate.provenance.get(name, [])) or "-"
+            warnings.append(f"{candidate.campaign}: the sides differ in {name}: {before} -> {after}")
+        if len(differ) > 1 and candidate.variant is None:
+            warnings.append(
+                f"{candidate.campaign} differs from the base in {len(differ)} things ({', '.join(differ)}):"
+                " a change cannot be put down to one alone"
+            )
     return warnings
 
 
-def compare(base_reference: str, candidate_reference: str, results: Path = Path("results")) -> Comparison:
-    """Pair the two campaigns by cell and judge each cell and the whole (raises CompareError)."""
-    base_folder = campaign_folder(base_reference, results)
-    candidate_folder = campaign_folder(candidate_reference, results)
-    base_records, candidate_records = _records(base_folder), _records(candidate_folder)
-    base_cells, candidate_cells = by_cell(base_records), by_cell(candidate_records)
-    cells = [
-        _cell(cell, base_cells[cell], candidate_cells[cell]) for cell in sorted(set(base_cells) & set(candidate_cells))
-    ]
+def _comparison(
+    design: Literal["independent", "paired"],
+    alpha: float,
+    base: Side,
+    candidates: list[Side],
+    cells: list[CellComparison],
+) -> Comparison:
+    cells = _decide(sorted(cells, key=lambda cell: cell.execution_id), alpha)
     counts = Counter(cell.direction for cell in cells)
-    worse = sum(1 for cell in cells if cell.pass_to_fail > cell.fail_to_pass)
-    better = sum(1 for cell in cells if cell.fail_to_pass > cell.pass_to_fail)
-    base, candidate = _side(base_folder, base_records), _side(candidate_folder, candidate_records)
     return Comparison(
+        design=design,
+        alpha=alpha,
         base=base,
-        candidate=candidate,
+        candidates=candidates,
         cells=cells,
-        only_base=sorted(set(base_cells) - set(candidate_cells)),
-        only_candidate=sorted(set(candidate_cells) - set(base_cells)),
         counts={name: counts.get(name, 0) for name in DIRECTIONS},
-        test=PairedTest(worse=worse, better=better, p_value=exact_paired_p(worse, better)),
-        warnings=_warnings(base, candidate, len(cells)),
+        warnings=_warnings(base, candidates, sum(1 for cell in cells if cell.test)),
     )
+
+
+def compare_independent(folders: Sequence[Path], alpha: float = DEFAULT_ALPHA) -> Comparison:
+    """Each campaign after the first tested against the first, every cell as two independent samples."""
+    loaded = [load_campaign(folder) for folder in folders]
+    for side in loaded:
+        if paired_variants(side) is not None:
+            raise CompareError(
+                f"{side.folder.name} is a paired campaign: compare its variants with `harness compare {side.folder.name}`"
+            )
+    counts = [{cell: side_counts(ends) for cell, ends in side.ends().items()} for side in loaded]
+    cells = [
+        _independent(cell, side.folder.name, counts[0].get(cell), found.get(cell))
+        for side, found in zip(loaded[1:], counts[1:], strict=True)
+        for cell in sorted(set(counts[0]) | set(found))
+    ]
+    sides = [side_of(side, side.records, side.plan, None) for side in loaded]
+    return _comparison("independent", alpha, sides[0], sides[1:], cells)
+
+
+def compare_paired(folder: Path, alpha: float = DEFAULT_ALPHA) -> Comparison:
+    """A paired campaign's base variant against its candidate, on the pairs its attempts recorded only."""
+    loaded = load_campaign(folder)
+    variants = paired_variants(loaded)
+    if variants is None:
+        raise CompareError(
+            f"{folder.name} is not a paired campaign (no attempt carries a pair id): name a second campaign to compare"
+            " it with"
+        )
+    labels = [label for label, _ in variants]
+    by_variant = [[r for r in loaded.records if r.pair and r.pair.variant == label] for label in labels]
+    ends = [loaded.ends(records) for records in by_variant]
+    cells = []
+    for cell in sorted(set(ends[0]) | set(ends[1])):
+        base, cand = (side_counts(found[cell]) if cell in found else None for found in ends)
+        compared = _independent(cell, labels[1], base, cand)
+        if base is not None and cand is not None:
+            pairs = pair_counts(ends[0][cell], ends[1][cell])
+            p = mcnemar_exact(pairs.pass_to_fail, pairs.fail_to_pass)
+            compared = compared.model_copy(
+                update={"pairs": pairs, "test": MCNEMAR, "p_value": float(p), "p_exact": str(p)}
+            )
+        cells.append(compared)
+    sides = [
+        side_of(loaded, records, settings, label)
+        for records, (label, settings) in zip(by_variant, variants, strict=True)
+    ]
+    comparison = _comparison("paired", alpha, sides[0], sides[1:], cells)
+    if unpaired := sum(1 for record in loaded.records if record.pair is None):
+        comparison.warnings.append(f"{unpaired} attempt(s) carry no pair id and were left out")
+    if broken := sum(loaded.broken.values()):
+        comparison.warnings.append(f"{broken} package(s) have no readable record, so no variant: left out")
+    return comparison
+
+
+def compare(references: Sequence[str], results: Path = Path("results"), alpha: float = DEFAULT_ALPHA) -> Comparison:
+    """One paired campaign, or two or more independent ones (raises CompareError)."""
+    if not 0 < alpha < 1:
+        raise CompareError(f"--alpha {alpha:g}: must lie between 0 and 1")
+    folders = [campaign_folder(reference, results) for reference in references]
+    if len(folders) == 1:
+        return compare_paired(folders[0], alpha)
+    return compare_independent(folders, alpha)
+
+
+def comparison_name(comparison: Comparison) -> str:
+    """The file stem a comparison is kept under: its sides' names."""
+    if comparison.design == "paired":
+        return f"{comparison.base.campaign}--paired"
+    return "--".join([comparison.base.campaign, *(side.campaign for side in comparison.candidates)])
 
 
 def record_comparison(comparison: Comparison, results: Path) -> Path:
     """Keep the comparison beside the campaigns (the report shows every one kept)."""
     folder = results / COMPARISONS_FOLDER
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{comparison.base.campaign}--{comparison.candidate.campaign}.json"
+    path = folder / f"{comparison_name(comparison)}.json"
     path.write_text(comparison.model_dump_json(indent=2) + "\n")
     return path
 
 
 def read_comparisons(roots: Sequence[Path]) -> list[tuple[Path, Comparison | str]]:
-    """Every comparison kept under the roots; an unreadable one as a message."""
+    """Every comparison kept under the roots; an unreadable one (or one of an older schema) as a message."""
     found: list[tuple[Path, Comparison | str]] = []
     for root in roots:
         for path in sorted((root / COMPARISONS_FOLDER).glob("*.json")):
@@ -219,41 +293,6 @@ def read_comparisons(roots: Sequence[Path]) -> list[tuple[Path, Comparison | str
             except (ValueError, OSError) as error:
                 found.append((path, f"unreadable comparison: {str(error).splitlines()[0]}"))
     return found
-
-
-def _figures_text(cell_figures: CellFigures) -> str:
-    if cell_figures.rate is None:
-        return "no decisive"
-    low, high = cell_figures.interval.low, cell_figures.interval.high
-    return f"{cell_figures.tally.passed}/{cell_figures.n} {100 * cell_figures.rate:.0f}% [{100 * low:.0f}-{100 * high:.0f}]"
-
-
-def table(comparison: Comparison) -> str:
-    """The comparison as a person reads it in a terminal."""
-    width = max([len(cell.execution_id) for cell in comparison.cells] + [4])
-    lines = [
-        f"base {comparison.base.campaign} ({comparison.base.attempts} attempt(s))"
-        f" -> candidate {comparison.candidate.campaign} ({comparison.candidate.attempts} attempt(s))",
-        f"{'cell':<{width}}  {'base':<18} {'candidate':<18} {'p->f':>4} {'f->p':>4}  direction",
-    ]
-    for cell in comparison.cells:
-        lines.append(
-            f"{cell.execution_id:<{width}}  {_figures_text(cell.base):<18} {_figures_text(cell.candidate):<18}"
-            f" {cell.pass_to_fail:>4} {cell.fail_to_pass:>4}  {cell.direction}"
-        )
-    for side, cells in (("base", comparison.only_base), ("candidate", comparison.only_candidate)):
-        lines += [f"{cell:<{width}}  only in the {side}" for cell in cells]
-    counts = ", ".join(f"{n} {name}" for name, n in comparison.counts.items())
-    test = comparison.test
-    lines += [
-        f"paired cells {len(comparison.cells)}, only in the base {len(comparison.only_base)},"
-        f" only in the candidate {len(comparison.only_candidate)}",
-        f"directions: {counts}",
-        f"{test.name}: {test.worse} worse, {test.better} better, p = {test.p_value:.4g}",
-        f"  assumes {test.assumes}",
-    ]
-    lines += [f"warning: {warning}" for warning in comparison.warnings]
-    return "\n".join(lines)
 
 
 def comparison_schema_text() -> str:

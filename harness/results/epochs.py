@@ -4,8 +4,11 @@
 cell; an epoch that ends in an infrastructure failure may be retried
 automatically, and that retry belongs to the same epoch (``retry_of``). An
 epoch's ending is its last attempt's: ``interrupted`` when a Ctrl-C cut it
-short (never a verdict), else that attempt's verdict. Resume, the per-cell
-figures and the comparison all count epochs through this module.
+short (never a verdict), else that attempt's verdict. An epoch is also an
+attempt *slot*: a resume told to play a slot again writes an attempt that
+``supersedes`` the old one, which stays on disk and is counted no more.
+Resume, the per-cell figures and the comparison all count epochs through
+this module, so they agree on which attempt stands for each slot.
 """
 
 from __future__ import annotations
@@ -35,11 +38,17 @@ def is_complete(record: AttemptRecord) -> bool:
 
 
 def epoch_ends(records: Iterable[AttemptRecord]) -> list[AttemptRecord]:
-    """The last attempt of each epoch (an original attempt and the retries that followed it), oldest first."""
+    """The newest attempt of each slot (an original attempt, its retries and what a resume played again), oldest
+    first."""
     records = list(records)
-    superseded = {record.retry_of for record in records if record.retry_of}
-    ends = [record for record in records if record.attempt not in superseded]
-    return sorted(ends, key=lambda record: record.timing.started_at)
+    replaced = superseded(records)
+    ends = [record for record in records if record.attempt not in replaced]
+    return sorted(ends, key=lambda record: (record.timing.started_at, record.attempt))
+
+
+def superseded(records: Iterable[AttemptRecord]) -> set[str]:
+    """The attempts another attempt replaced: by an automatic retry, or by a resume's ``--rerun``."""
+    return {replaced for record in records for replaced in (record.retry_of, record.supersedes) if replaced}
 
 
 def by_cell(records: Iterable[AttemptRecord]) -> dict[str, list[AttemptRecord]]:

@@ -27,7 +27,7 @@ def write_plan(settings: RunSettings) -> Path:
     folder = settings.results / settings.campaign
     folder.mkdir(parents=True, exist_ok=True)
     partial = folder / f".{PLAN_FILE}.partial"
-    partial.write_text(settings.model_copy(update={"resume": None}).model_dump_json(indent=2) + "\n")
+    partial.write_text(settings.model_copy(update={"resume": None, "rerun": None}).model_dump_json(indent=2) + "\n")
     return partial.replace(folder / PLAN_FILE)
 
 

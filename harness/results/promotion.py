@@ -17,8 +17,8 @@ first, so a maintainer fixes them all in one pass. The rules (issue 6):
   judge``): "not judged" is no verdict, and a judge that broke (an
   instrument failure) must judge again;
 - when a baseline campaign is named, the candidate (the one counted
-  campaign) is not worse than it: no cell of the suite regressed under the
-  paired rule of ``harness compare`` (two pass->fail transitions, none back).
+  campaign) is not worse than it: no cell of the suite regressed by
+  ``harness compare``'s test (Fisher's exact, Holm-adjusted, below alpha).
 
 Counted attempts are the suite's attempts that are not diagnostics
 (diagnostics stay in the report, out of the promoted matrix).
@@ -38,7 +38,7 @@ from harness.core.catalog import Case, Catalog, suite_definition_hash
 from harness.core.records import utc_now
 from harness.judges.mapping import CriterionState, criteria_states
 from harness.results.calibration_record import CalibrationRecord, calibration_path, read_calibration
-from harness.results.compare import CompareError, compare
+from harness.results.compare import REGRESSED, CompareError, compare
 from harness.results.packages import LoadedAttempt, load_attempts
 from harness.results.review import default_reviewer
 
@@ -232,13 +232,14 @@ def baseline_reasons(suite: str, results: Sequence[Path], campaigns: Sequence[st
     if not pairs:
         return [f"no results folder holds both the baseline {baseline} and the candidate {campaigns[0]}"]
     try:
-        comparison = compare(str(pairs[0][0]), str(pairs[0][1]))
+        comparison = compare([str(pairs[0][0]), str(pairs[0][1])])
     except CompareError as error:
         return [f"cannot compare with the baseline: {error}"]
     return [
-        f"{cell.execution_id} regressed against the baseline {baseline}: {cell.pass_to_fail} pass->fail, no fail->pass"
+        f"{cell.execution_id} regressed against the baseline {baseline}: {cell.test}, p = {cell.p_exact}"
+        f" (Holm {cell.p_adjusted:.3g})"
         for cell in comparison.cells
-        if cell.direction == "regressed" and cell.execution_id.split(".")[0] == suite
+        if cell.direction == REGRESSED and cell.execution_id.split(".")[0] == suite
     ]
 
 

@@ -1,4 +1,4 @@
-"""The figures behind repeated attempts and paired comparisons: pure functions over counts.
+"""The figures behind repeated attempts: pure functions over counts (the tests that compare them: significance.py).
 
 Denominator policy: only *decisive* attempts (``passed`` and ``failed``)
 enter a rate, pass@k or pass^k. Infrastructure failures, ``unexercised``,
@@ -134,23 +134,6 @@ def suite_mean(rates: list[float]) -> SuiteFigures:
         return SuiteFigures(cells=0, mean=None, interval=Interval(low=0.0, high=1.0))
     mean = sum(rates) / len(rates)
     return SuiteFigures(cells=len(rates), mean=mean, interval=_wilson_around(mean, len(rates)))
-
-
-def exact_paired_p(worse: int, better: int) -> float:
-    """Two-sided exact p-value of McNemar's test on the discordant pairs (a sign test): 1 when there are none.
-
-    Under the null hypothesis each discordant pair is equally likely to go
-    either way, so the count one way is Binomial(worse + better, 1/2); the
-    p-value doubles the smaller tail (capped at 1). It assumes the pairs are
-    independent of each other and ignores the concordant ones.
-    """
-    if worse < 0 or better < 0:
-        raise ValueError(f"counts cannot be negative: {worse}, {better}")
-    total = worse + better
-    if total == 0:
-        return 1.0
-    tail = sum(comb(total, i) for i in range(min(worse, better) + 1)) / 2**total
-    return min(1.0, 2 * tail)
 
 
 def direction(pass_to_fail: int, fail_to_pass: int) -> str:

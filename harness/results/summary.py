@@ -20,7 +20,7 @@ from harness.core import registry
 from harness.core.criteria import Criterion
 from harness.core.records import AttemptRecord, utc_now
 from harness.judges.overview import JudgedOverview, overview
-from harness.results.epochs import by_cell, ending, figures
+from harness.results.epochs import ending, epoch_ends, figures, superseded
 from harness.results.packages import BROKEN, LoadedAttempt
 from harness.results.plan import planned_cells
 from harness.results.statistics import CellFigures, SuiteFigures, suite_mean
@@ -77,10 +77,19 @@ def count_by_mode(attempts: Sequence[LoadedAttempt]) -> dict[str, dict[str, int]
 def cell_and_suite_figures(
     records: Sequence[AttemptRecord],
 ) -> tuple[dict[str, CellFigures], dict[str, SuiteFigures]]:
-    """Per cell its figures over its epochs; per suite the mean of those cells' rates."""
-    cells = {cell: figures(ends) for cell, ends in by_cell(records).items()}
+    """Per cell its figures over its epochs; per suite the mean of those cells' rates.
+
+    A paired run's variants are figured apart, never pooled: their cells and
+    suites are keyed with the variant beside them (``<cell> [<variant>]``).
+    """
+    grouped: dict[str, list[AttemptRecord]] = defaultdict(list)
+    suite_of: dict[str, str] = {}
+    for record in records:
+        variant = f" [{record.pair.variant}]" if record.pair else ""
+        grouped[record.cell.execution_id + variant].append(record)
+        suite_of[record.cell.execution_id + variant] = record.cell.suite + variant
+    cells = {cell: figures(epoch_ends(grouped[cell])) for cell in sorted(grouped)}
     rates: dict[str, list[float]] = defaultdict(list)
-    suite_of = {record.cell.execution_id: record.cell.suite for record in records}
     for cell, cell_figures in cells.items():
         if cell_figures.rate is not None:
             rates[suite_of[cell]].append(cell_figures.rate)
@@ -137,12 +146,19 @@ def attempts_table(attempts: Sequence[LoadedAttempt]) -> str:
     """One row per attempt, as a person reads it in a terminal: cell, how it ended, failed checks, time, cost.
 
     Attempts kept out of the matrix (calibration settings, retired cells) are
-    marked ``(diagnostic)``; a broken package shows why it cannot be read.
+    marked ``(diagnostic)``, attempts a retry or a resume played again
+    ``(superseded)`` (kept, no longer counted), a paired run's attempts with
+    their variant; a broken package shows why it cannot be read.
     """
     rows = [("cell", "verdict", "failed checks", "time", "cost")]
+    replaced = superseded(attempt.record for attempt in attempts if attempt.record)
     for attempt in attempts:
         record = attempt.record
         verdict = ending(record) if record else BROKEN
+        if record and record.pair:
+            verdict += f" [{record.pair.variant}]"
+        if record and record.attempt in replaced:
+            verdict += " (superseded)"
         if attempt.diagnostic_reason:
             verdict += " (diagnostic)"
         if record is None:

@@ -12,7 +12,7 @@ import re
 import secrets as random_tokens
 import traceback
 from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -22,8 +22,9 @@ from pydantic import BaseModel, ConfigDict
 from harness.core.catalog import Cell, live_cell_unavailable_reason, suite_definition_hash
 from harness.core.deadline import Deadline
 from harness.core.outcomes import is_known_finding
-from harness.core.records import Accounting, AttemptRecord, CellIdentity, Outcome, Provenance, Timing, utc_now
+from harness.core.records import Accounting, AttemptRecord, CellIdentity, Outcome, PairMark, Provenance, Timing, utc_now
 from harness.core.settings import RunSettings
+from harness.core.story_inputs import same_inputs
 from harness.core.verdicts import CassetteDiverged, StoryOutcome, Verdict
 from harness.evidence.provenance import harness_digest, source_dirty, source_revision
 from harness.evidence.recorder import EvidenceRecorder
@@ -31,8 +32,9 @@ from harness.evidence.secret_scan import describe, secrets_from_environment
 from harness.judging.verdict import verdict_of
 from harness.products import product_driver
 from harness.products.http import ProductApiError
-from harness.results.epochs import INTERRUPTED, complete_epochs
+from harness.results.epochs import INTERRUPTED, recorded_in
 from harness.results.explain import HARNESS_ERROR_LOG
+from harness.results.slots import slots_to_play
 from harness.running.cost_limit import cost_limit_reason
 from harness.running.interrupt import interrupted, stopped_by
 from harness.running.progress import AttemptProgress
@@ -73,18 +75,38 @@ def run_cell(
     open_journey: OpenJourney,
     secret_patterns: Mapping[str, re.Pattern[bytes]] | None = None,
 ) -> list[AttemptRecord]:
-    """Every attempt this run plays of a cell: the epochs still missing, each with its automatic retries.
+    """Every attempt this run plays of a cell: its slots, each with its automatic retries.
 
-    A fresh run plays ``settings.attempts`` epochs; a resume only those the
-    campaign does not already hold complete on disk (an infrastructure
-    failure or an interruption is played again, nothing that ended otherwise is).
+    A fresh run plays ``settings.attempts`` slots; a resume only those
+    ``slots_to_play`` names (missing ones, and those that ended as ``--rerun``
+    says). A paired run plays each slot once per variant, back to back, and
+    marks both attempts with the slot's pair id.
     """
-    wanted = settings.epochs
-    done = complete_epochs(settings.results / settings.campaign / cell.execution_id) if settings.resume else 0
+    variants = settings.variants()
+    slots = slots_to_play(
+        recorded_in(settings.results / settings.campaign / cell.execution_id) if settings.resume else [],
+        settings.epochs,
+        [label for label, _ in variants],
+        settings.reruns if settings.resume else None,
+        paired=settings.pair is not None,
+    )
     attempts: list[AttemptRecord] = []
-    for _ in range(max(0, wanted - done)):
-        attempts += run_epoch(cell, settings, open_journey, secret_patterns)
+    for slot in slots:
+        with same_inputs() if settings.pair else nullcontext():
+            for index, (label, variant) in enumerate(variants):
+                pair = None
+                if settings.pair is not None and slot.pair is not None:
+                    pair = PairMark(id=slot.pair, variant=label, setting=settings.pair.setting, first=index == 0)
+                marks = SlotMarks(pair=pair, supersedes=slot.supersedes.get(label))
+                attempts += run_epoch(cell, variant, open_journey, secret_patterns, marks)
     return attempts
+
+
+class SlotMarks(BaseModel):
+    """What an attempt records about its slot: its half of a pair, and the attempt a resume played it instead of."""
+
+    pair: PairMark | None = None
+    supersedes: str | None = None
 
 
 def run_epoch(
@@ -92,16 +114,20 @@ def run_epoch(
     settings: RunSettings,
     open_journey: OpenJourney,
     secret_patterns: Mapping[str, re.Pattern[bytes]] | None = None,
+    marks: SlotMarks | None = None,
 ) -> list[AttemptRecord]:
     """One independent attempt: one, plus at most one retry after an infrastructure failure (none for a one-attempt case).
 
     With ``settings.retry_of`` the epoch began elsewhere (on a lost node): its first attempt here is that retry.
+    A retry keeps the slot's pair; only the first attempt supersedes what a resume replaces.
     """
     attempts: list[AttemptRecord] = []
+    marks = marks or SlotMarks()
     retries = 0 if settings.retry_of else cell.automatic_retries(settings.max_automatic_retries)
     for _ in range(1 + retries):
         retry_of = attempts[-1].attempt if attempts else settings.retry_of
-        attempts.append(run_attempt(cell, settings, open_journey, secret_patterns, retry_of))
+        slot = marks if not attempts else marks.model_copy(update={"supersedes": None})
+        attempts.append(run_attempt(cell, settings, open_journey, secret_patterns, retry_of, slot))
         if attempts[-1].verdict is not Verdict.INFRASTRUCTURE_FAILED:
             break
     return attempts
@@ -171,6 +197,7 @@ def run_attempt(
     open_journey: OpenJourney,
     secret_patterns: Mapping[str, re.Pattern[bytes]] | None = None,
     retry_of: str | None = None,
+    marks: SlotMarks | None = None,
 ) -> AttemptRecord:
     cell_folder = settings.results / settings.campaign / cell.execution_id
     attempt_id = new_attempt_id(cell_folder)
@@ -205,11 +232,23 @@ def run_attempt(
                 conclusion,
                 secret_patterns,
                 interrupted=True,
+                marks=marks,
             )
             progress.ended(record, recorder.folder, INTERRUPTED)
             raise
     record = _finish(
-        recorder, cell, settings, attempt_id, retry_of, verdict, reason, started, deadline, conclusion, secret_patterns
+        recorder,
+        cell,
+        settings,
+        attempt_id,
+        retry_of,
+        verdict,
+        reason,
+        started,
+        deadline,
+        conclusion,
+        secret_patterns,
+        marks=marks,
     )
     known = " (known finding)" if is_known_finding(record, cell.known_finding) else ""
     progress.ended(record, recorder.folder, record.verdict.value + known)
@@ -229,6 +268,7 @@ def _finish(
     conclusion: Conclusion,
     secret_patterns: Mapping[str, re.Pattern[bytes]] | None,
     interrupted: bool = False,
+    marks: SlotMarks | None = None,
 ) -> AttemptRecord:
     """Scan for secrets, then write attempt.json: a leak fails the attempt and names the file only."""
     known_secrets = {**secrets_from_environment(), **recorder.known_secrets}
@@ -249,6 +289,8 @@ def _finish(
         verdict=verdict,
         reason=reason,
         retry_of=retry_of,
+        supersedes=marks.supersedes if marks else None,
+        pair=marks.pair if marks else None,
         interrupted=interrupted,
         checks=recorder.checks,
         outcome=outcome,

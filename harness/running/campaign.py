@@ -97,12 +97,12 @@ def summary(
     ends = by_cell(records)
     many = any(len(cell_ends) > 1 for cell_ends in ends.values())
     lines = [f"campaign {campaign}: {len(ends)} cell(s)" + (f", {len(epoch_ends(records))} attempt(s)" if many else "")]
-    for execution_id, cell_ends in ends.items():
+    for (execution_id, variant), cell_ends in by_variant(ends).items():
         record = (counted_ends(cell_ends, epochs) or cell_ends)[-1]
         mode = record.provenance.evidence_mode.value
         known = " (known finding)" if is_known_finding(record, findings.get(execution_id)) else ""
         node = f" (node {record.provenance.node})" if record.provenance.node else ""
-        lines.append(f"  {ending(record) + known:<22} [{mode}] {execution_id}{node}")
+        lines.append(f"  {ending(record) + known:<22} [{mode}] {execution_id}{node}{variant and f' {variant}'}")
         if many:
             cell_figures = figures(cell_ends)
             lines.append(f"      {figures_line(cell_figures)}")
@@ -119,6 +119,15 @@ def summary(
     counts = Counter(ending(end) for cell_ends in ends.values() for end in cell_ends)
     lines.append("verdicts: " + (", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items())) or "none"))
     return "\n".join(lines)
+
+
+def by_variant(ends: dict[str, list[AttemptRecord]]) -> dict[tuple[str, str], list[AttemptRecord]]:
+    """(cell, variant label) -> its ends: a paired run's variants are figured apart, never pooled ('' unpaired)."""
+    split: dict[tuple[str, str], list[AttemptRecord]] = {}
+    for execution_id, cell_ends in ends.items():
+        for end in cell_ends:
+            split.setdefault((execution_id, end.pair.variant if end.pair else ""), []).append(end)
+    return dict(sorted(split.items()))
 
 
 def exit_status(records: Sequence[AttemptRecord], cells: Sequence[Cell], epochs: int = 1) -> int:
@@ -141,11 +150,14 @@ def announce(settings: RunSettings, where: str = "") -> None:
     write_plan(settings)
     results, campaign = settings.results, settings.campaign
     doing = (
-        f"resuming campaign {campaign}: {len(settings.cells)} cell(s)"
+        f"resuming campaign {campaign}: {len(settings.cells)} cell(s), playing again what is"
+        f" {' or '.join(sorted(settings.reruns))}"
         if settings.resume
         else (f"running {len(settings.cells)} cell(s) in campaign {campaign}")
     )
     times = f", {settings.epochs} attempt(s) each" if settings.epochs > 1 else ""
+    if settings.pair is not None:
+        times += ", each played as " + " then ".join(label for label, _ in settings.variants())
     print(f"{doing}{times}{where}; evidence under {results / campaign}")
     sys.stdout.flush()
 
@@ -158,11 +170,13 @@ def conclude(settings: RunSettings) -> tuple[list[AttemptRecord], int]:
     print()
     cells = [catalog_cells()[execution_id] for execution_id in settings.cells]
     print(summary(records, cells, results, campaign, settings.epochs))
+    if settings.pair is not None:
+        print(f"paired run ({settings.pair.flag}): `harness compare {campaign}` compares the recorded pairs")
     (results / campaign).mkdir(parents=True, exist_ok=True)
     (results / campaign / "summary.json").write_text(
         summarize_campaign(campaign, attempts, planned=settings.cells).model_dump_json(indent=2) + "\n"
     )
-    return records, exit_status(records, cells, settings.epochs)
+    return records, exit_status(records, cells, settings.epochs * len(settings.variants()))
 
 
 def run_cells(settings: RunSettings, extra: Sequence[str] = (), show_pytest: bool = False) -> int:
@@ -181,7 +195,8 @@ def run_cells(settings: RunSettings, extra: Sequence[str] = (), show_pytest: boo
     progress = run_folder / "progress"
     progress.mkdir()
     os.environ[PROGRESS_ENV] = str(progress)
-    board = board_for(progress, len(settings.cells) * settings.epochs, results / campaign, show_pytest or bool(extra))
+    played = len(settings.cells) * settings.epochs * len(settings.variants())
+    board = board_for(progress, played, results / campaign, show_pytest or bool(extra))
     board.start()
     try:
         pytest_status = pytest.main(pytest_arguments(settings, extra), plugins=[board])

@@ -18,6 +18,7 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from datetime import UTC, datetime
 from typing import Any, Literal, NoReturn, cast
 
+import httpx
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel
 
@@ -31,6 +32,7 @@ from harness.checks.delivery import (
 from harness.checks.facts import lifecycle_facts
 from harness.checks.lifecycle import grade_lifecycle
 from harness.checks.metering import calls_metered
+from harness.checks.observed_facts import observed_facts
 from harness.checks.stalls import never_woken, retrying_errors
 from harness.checks.ui import thread_matches_records
 from harness.core.product_records import Agent, Comment, Hire, RecordId, Run, Task
@@ -38,13 +40,24 @@ from harness.core.records import CheckRecord, DownloadRecord
 from harness.core.story_inputs import draw, drawing
 from harness.core.verdicts import ExpectationUnmet, InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
+from harness.evidence.moments import watch_client
 from harness.judging.observations import Judgement, decided, judge
 from harness.products import product_driver
 from harness.products.base import HireFormView, ProductDriver, ProductInstance, TaskView
 from harness.running.attempt import AttemptContext, Conclusion
 from harness.running.expectations import Expectation, check_id
 from harness.running.model_server import ModelServer, agent_cli_versions, end_cassette, model_server
-from harness.running.readbacks import Fields, ReadBacks, Shown, agent_fields, settings_now, task_fields
+from harness.running.readbacks import (
+    NOTHING_SHOWN,
+    Fields,
+    ReadBacks,
+    Shown,
+    Shows,
+    agent_fields,
+    settings_now,
+    shown_both,
+    task_fields,
+)
 from harness.running.sandbox_watch import SandboxApi, SandboxedInstance, SandboxWatch
 from harness.running.screenshots import FullPageCamera
 from harness.running.watch import UNREADABLE, InvariantWatch
@@ -90,6 +103,8 @@ class Journey:
         self.driver = driver
         self.instance = instance
         self.api = instance.api
+        for client in [v for v in getattr(self.api, "__dict__", {}).values() if isinstance(v, httpx.Client)]:
+            watch_client(client, self.evidence.api_calls)  # every HTTP client the driver's API holds
         self.browser_context = browser_context
         self.page = page
         self.camera = FullPageCamera(self.page)
@@ -98,7 +113,7 @@ class Journey:
         self.readbacks = ReadBacks(lambda: settings_now(self.api), driver.name)
         self.current: TaskView | None = None
         self.oracle_image: str | None = None
-        self.watch = InvariantWatch(self.api, self.evidence, self.screenshot)
+        self.watch = InvariantWatch(self.api, self.evidence, self.screenshot, observes=self.cell.observes)
         sandboxed = self.cell.environment.sandbox != "process" and isinstance(instance, SandboxedInstance)
         self.sandboxes = SandboxWatch(cast(SandboxedInstance, instance)) if sandboxed else None
         self.sandboxes_api = cast(SandboxApi, self.api)
@@ -152,7 +167,8 @@ class Journey:
             "budgets",
             {"company budget_cents": str(cents), "lead budget_cents": str(cents)},
             self._budgets,
-            lambda reload: {},  # set through the API: no page of the person's shows it
+            lambda reload: {},
+            NOTHING_SHOWN,
         )
 
     def _budgets(self) -> dict[str, str | None]:
@@ -263,23 +279,27 @@ class Journey:
 
     # ---- read everything back (harness.checks.readback) --------------------------------
 
-    def entered(self, where: str, typed: Mapping[str, str], stored: Callable[[], Fields], shown: Shown) -> None:
+    def entered(
+        self, where: str, typed: Mapping[str, str], stored: Callable[[], Fields], shown: Shown, shows: Shows
+    ) -> None:
         """Values the person just typed or chose at ``where``, read back now and when the attempt concludes
-        (:meth:`harness.running.readbacks.ReadBacks.entered`)."""
-        self.readbacks.entered(where, typed, stored, shown)
+        (:meth:`harness.running.readbacks.ReadBacks.entered`); ``shows``: the fields each look's page declares."""
+        self.readbacks.entered(where, typed, stored, shown, shows)
 
     def entered_agent(self, hire: Hire, form: HireFormView | None) -> None:
         """An agent set up as ``hire`` says (through the API, or the hire form ``form`` as it stands now)."""
         fields = {"name": hire.name, "role": hire.role, "reports_to": hire.reports_to}
         fields |= {"adapter": hire.adapter, "model": hire.model}
 
+        hire_form = getattr(self.driver, "hire_form", None)
+        listing = hire_form(self.page, self.instance.base_url) if hire_form is not None else form
+
         def shown(reload: bool) -> Fields:
-            view = form
-            if reload and (hire_form := getattr(self.driver, "hire_form", None)) is not None:
-                view = hire_form(self.page, self.instance.base_url).open()  # a product that lists its team
+            view = listing.open() if reload and listing is not None else form  # a product that lists its team
             return view.shown_agent(hire.name) if view is not None else {}
 
-        self.entered(f"agent {hire.name}", fields, lambda: agent_fields(self.api.agents(), hire.name), shown)
+        shows = (form.shows if form else (), listing.shows if listing else ())
+        self.entered(f"agent {hire.name}", fields, lambda: agent_fields(self.api.agents(), hire.name), shown, shows)
 
     def leaving_settings(self, step: str, about: Collection[str] = ()) -> AbstractContextManager[None]:
         """A step that must change no setting but those it is ``about`` (:meth:`ReadBacks.leaving_settings`)."""
@@ -307,6 +327,7 @@ class Journey:
             {"title": title, "body": body},
             lambda: task_fields(self.api.task(task.id)),
             lambda reload: self.task_view(task.id, reload).shown_fields(),
+            shown_both(self.current.shows),
         )
         return task
 
@@ -601,7 +622,9 @@ class Journey:
             self.lead.id,
             self.cell.case.max_run_records,
             done_statuses=self.cell.environment.done_statuses,
+            observes=self.cell.observes,
         )
+        self.evidence.snapshot("facts", observed_facts(facts, self.cell.derives))
         self.record_checks(judge(grade_lifecycle, facts).reading(records), [records])
         if self.sandboxes is not None:
             self.record_checks(self.sandboxes.conclude(self.sandboxes_api), [records])

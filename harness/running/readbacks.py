@@ -33,6 +33,15 @@ from harness.products.base import ProductApi
 Fields = Mapping[str, str | None]
 Shown = Callable[[bool], Fields]
 """What a page shows of a place's fields: the page as it stands (False), or opened afresh (True)."""
+Shows = tuple[Collection[str], Collection[str]]
+"""The fields the page of each look declares it shows, before it is looked at: (at the step, after a reload)."""
+NOTHING_SHOWN: Shows = ((), ())
+"""A place set through the API: no page of the person's shows it."""
+
+
+def shown_both(fields: Collection[str]) -> Shows:
+    """The same page, with the same declared fields, at the step and after a reload."""
+    return (fields, fields)
 
 
 @dataclass(frozen=True)
@@ -53,13 +62,19 @@ class ReadBacks:
     places: list[EnteredPlace] = field(default_factory=list)
     steps: list[StepChanges] = field(default_factory=list)
 
-    def entered(self, where: str, typed: Mapping[str, str], stored: Callable[[], Fields], shown: Shown) -> None:
+    def entered(
+        self, where: str, typed: Mapping[str, str], stored: Callable[[], Fields], shown: Shown, shows: Shows
+    ) -> None:
         """Values the person just typed or chose at ``where``: read back now, and again by :meth:`judged`.
 
         ``stored`` reads them from the product's API; ``shown`` from its page,
-        leaving out a field the page does not show.
+        whose page object declares in ``shows`` which fields each look shows.
         """
-        readback = ReadBack(entered=Entered(where=where, typed=dict(typed)))
+        at_step, after_reload = shows
+        readback = ReadBack(
+            entered=Entered(where=where, typed=dict(typed)),
+            shows={AT_STEP: sorted(at_step), AFTER_RELOAD: sorted(after_reload)},
+        )
         readback.stored[AT_STEP] = dict(stored())
         readback.shown[AT_STEP] = _shown(readback, shown, reload=False)
         self.places.append(EnteredPlace(readback=readback, stored=stored, shown=shown))
@@ -72,11 +87,18 @@ class ReadBacks:
         yield
         self.steps.append(StepChanges(step=step, changes=changed_settings(before, self.settings(), about)))
 
+    def ended(self, where: str) -> None:
+        """The story itself removed the place (it terminated the agent): no page owes it a look after a reload."""
+        for place in self.places:
+            if place.readback.entered.where == where and place.readback.shows is not None:
+                place.readback.shows[AFTER_RELOAD] = []
+
     def judged(self) -> tuple[Judgement, dict[str, Any]]:
         """Every place read again and every check over them, with what the evidence keeps (no check: nothing noted)."""
         for place in self.places:
             place.readback.stored[AFTER_RELOAD] = dict(place.stored())
-            place.readback.shown[AFTER_RELOAD] = _shown(place.readback, place.shown, reload=True)
+            if (place.readback.shows or {}).get(AFTER_RELOAD):  # no page declares a field there: nothing to look at
+                place.readback.shown[AFTER_RELOAD] = _shown(place.readback, place.shown, reload=True)
         readbacks = [place.readback for place in self.places]
         return judge(readback_checks, readbacks, list(self.steps), self.product), {
             "entered": readbacks,

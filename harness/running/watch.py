@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 import httpx
 
 from harness.checks.facts import lifecycle_facts
 from harness.checks.invariants import DELIVERY_BYTES, NAMES, RUNNER_IDENTITY, Violation, violations
+from harness.core.observable import Fact
 from harness.core.product_records import RecordId
 from harness.core.records import CheckRecord
+from harness.evidence.moments import sample_of
 from harness.evidence.recorder import EvidenceRecorder
 from harness.products.base import ProductApi
 from harness.products.http import ProductApiError
@@ -40,8 +42,11 @@ class InvariantWatch:
         evidence: EvidenceRecorder,
         screenshot: Callable[[str], None],
         interval_s: float = SAMPLE_INTERVAL_S,
+        observes: Sequence[Fact] | None = None,
     ) -> None:
+        """``observes``: the facts the cell's driver declared (None: every rule judged as if all were)."""
         self.api = api
+        self.observes = observes
         self.evidence = evidence
         self.screenshot = screenshot
         self.interval_s = interval_s
@@ -65,7 +70,10 @@ class InvariantWatch:
         try:
             on_page = shown() if shown else None
             tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
-            states = violations(lifecycle_facts(tasks, [], [], None, max_runs=1)) + _badge(on_page, tasks)
+            self.evidence.record_samples.add(sample_of(tasks))
+            states = violations(lifecycle_facts(tasks, [], [], None, max_runs=1, observes=self.observes)) + _badge(
+                on_page, tasks
+            )
             events = self._delivery_bytes(tasks) + self._identity_changes(tasks)
         except UNREADABLE as error:
             self.unreadable.append(f"{type(error).__name__}: {str(error).strip()[:120]}")
@@ -91,7 +99,8 @@ class InvariantWatch:
             if self.samples:
                 self.evidence.check(f"invariant.{name}", True, f"held in all {self.samples} samples")
             else:
-                self.evidence.keep(CheckRecord.not_observable(f"invariant.{name}", self._why_no_sample()))
+                unseen = CheckRecord.not_observable(f"invariant.{name}", self._why_no_sample())
+                self.evidence.keep(unseen, harness_unseen=True)
 
     def _why_no_sample(self) -> str:
         if not self.unreadable:

@@ -13,6 +13,7 @@ import pytest
 from calibration.__main__ import main
 from calibration.runner import Row, where_the_time_went
 from harness.evidence.provenance import harness_digest
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import processes_naming, run_temp, stopped_mid_run
 
 
@@ -82,6 +83,7 @@ def test_the_slowest_story_cells_are_named_with_their_time() -> None:
     assert where_the_time_went([row("graded-zip", 0.0)]) == ""
 
 
+@marked(*PLAYS_CELLS)
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "kill"])
 def test_calibration_told_to_stop_stops_its_cells_and_records_nothing(tmp_path: Path, sig: signal.Signals) -> None:
     """Ctrl-C once printed a traceback and then played every case left (two minutes more); `kill` left a cell's

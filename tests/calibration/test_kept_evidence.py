@@ -14,6 +14,7 @@ from calibration.__main__ import _discard
 from calibration.personas import PersonaCase, row_for, run_persona
 from calibration.record import record_calibration
 from calibration.runner import Row, kept, played_rows
+from tests.needs import PLAYS_CELLS, marked
 
 
 def _row(ok: bool) -> Row:
@@ -66,6 +67,7 @@ def test_a_stopped_run_discards_what_it_kept_and_only_the_folders_it_made(tmp_pa
     assert sorted(p.name for p in (results / "calibration").iterdir()) == ["earlier.json"]
 
 
+@marked(*PLAYS_CELLS)
 def test_a_real_wrong_row_keeps_its_attempt_and_the_record_names_it(tmp_path: Path) -> None:
     """The default persona passes; a case expecting it to fail is wrong, and its whole attempt is kept."""
     case = PersonaCase(case="build-revise", persona="default", expected_check="build.no-such-check")

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from calibration.personas import PERSONA_CASES, PersonaCase, row_for, run_persona
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories import (
     test_build_revise,
     test_decision_stories,
@@ -28,6 +29,7 @@ GOOD_PATH_STORY_TESTS = {
 RUN_HERE = [case for case in PERSONA_CASES if not (case.persona == "default" and case.case in GOOD_PATH_STORY_TESTS)]
 
 
+@marked(*PLAYS_CELLS)
 @pytest.mark.parametrize("case", RUN_HERE, ids=[c.label for c in RUN_HERE])
 def test_persona_is_caught_by_the_intended_check(case: PersonaCase, tmp_path: Path) -> None:
     record = run_persona(case, tmp_path)
@@ -39,5 +41,5 @@ def test_persona_is_caught_by_the_intended_check(case: PersonaCase, tmp_path: Pa
 
 def test_the_single_story_tests_named_above_run_the_default_scripted_cell() -> None:
     assert test_build_revise.CELL == "everyday-workflows-scripted.scripted.local.build-revise"
-    [mark] = test_hire_reuse.test_hire_reuse_passes_and_keeps_its_evidence.pytestmark
+    [mark] = [m for m in test_hire_reuse.test_hire_reuse_passes_and_keeps_its_evidence.pytestmark if m.args]
     assert "everyday-workflows-scripted.scripted.local.hire-reuse" in mark.args[1]

@@ -14,6 +14,7 @@ from calibration.product_defects import DEADLINE_REASON, DEFECT_CASES, DefectCas
 from harness.core.deadline import Deadline
 from harness.core.records import AttemptRecord, CheckRecord
 from harness.core.verdicts import Verdict
+from tests.needs import PLAYS_CELLS, marked
 
 
 def test_the_registry_and_the_cases_match() -> None:
@@ -39,6 +40,7 @@ def test_a_deadline_is_recognised_in_the_reason() -> None:
     assert not DEADLINE_REASON.search("failed checks: invariant.unread-count")
 
 
+@marked(*PLAYS_CELLS)
 @pytest.mark.parametrize("case", DEFECT_CASES, ids=[c.label for c in DEFECT_CASES])
 def test_the_defect_is_caught_by_its_intended_check(case: DefectCase, tmp_path: Path) -> None:
     row = row_for(case, run_defect(case, tmp_path))

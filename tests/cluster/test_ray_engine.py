@@ -27,6 +27,7 @@ from harness.core.verdicts import Verdict
 from harness.results.epochs import by_cell
 from harness.running.cluster.local import local_cluster, node_arguments
 from harness.running.cluster.nodes import node_name
+from tests.needs import needs
 
 pytestmark = pytest.mark.e2e
 
@@ -38,6 +39,7 @@ PLACEHOLDER_KEY = {"ANTHROPIC_API_KEY": "placeholder-never-sent"}
 
 
 @pytest.fixture(scope="module")
+@needs("cluster")
 def cluster() -> Iterator[Any]:
     """Two ready nodes, shared by the tests that leave them as they found them (the key only in the nodes' env)."""
     with ExitStack() as stack:
@@ -50,6 +52,7 @@ def cluster() -> Iterator[Any]:
 
 
 @pytest.fixture
+@needs("cluster")
 def own_cluster() -> Iterator[Any]:
     """A cluster of its own, for a test that kills one of its nodes."""
     with local_cluster(nodes=2) as started:

@@ -9,7 +9,7 @@ expensive:
 - ``make TARGET`` must name a target that ``make help`` lists (``help`` itself excepted), and an ``ID=`` it passes
   must be a selection ``harness list`` accepts;
 - any other command must show its help (``<program> <subcommands> --help``) and every long flag it uses must appear
-  there; a ``harness run`` must also name a selection ``harness list`` accepts.
+  there; a ``harness run`` must also name a selection ``harness list`` accepts (a ``--resume`` names none).
 
 The README's size is held here too: it is the front door, and everything longer belongs on the site.
 """
@@ -153,7 +153,13 @@ def problems(command: str) -> list[str]:
         for flag in (a.split("=", 1)[0] for a in arguments if a.startswith("--"))
         if not re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", shown.stdout)
     ]
-    if program[0].endswith("/harness") and words[:1] == ["run"] and (failure := _harness_list(_selection(arguments))):
+    resumes = "--resume" in arguments  # a resume plays its campaign's own plan and names no selection
+    if (
+        program[0].endswith("/harness")
+        and words[:1] == ["run"]
+        and not resumes
+        and (failure := _harness_list(_selection(arguments)))
+    ):
         found.append(failure)
     return found
 

@@ -16,6 +16,7 @@ from calibration.runner import play_cell
 from harness.core.settings import RunSettings
 from harness.core.verdicts import Verdict
 from harness.running.cell_worker import CellWorker, CellWorkers
+from tests.needs import marked
 
 
 def _descendants(pid: int) -> list[psutil.Process]:
@@ -25,6 +26,7 @@ def _descendants(pid: int) -> list[psutil.Process]:
         return []
 
 
+@marked("browser")
 def test_an_unknown_cell_gets_a_one_line_error_and_the_worker_serves_on(tmp_path: Path) -> None:
     worker = CellWorker()
     try:
@@ -40,6 +42,7 @@ def test_an_unknown_cell_gets_a_one_line_error_and_the_worker_serves_on(tmp_path
         worker.close()
 
 
+@marked("browser")
 def test_a_worker_holds_its_callers_stderr_for_its_stacks_and_nothing_else(tmp_path: Path) -> None:
     """Where a worker stuck after Ctrl-C prints its stacks (see test_interrupt): its caller's stderr, passed as a
     file descriptor; its own stderr (a cell's prints, its children's output) goes nowhere."""
@@ -54,6 +57,7 @@ def test_a_worker_holds_its_callers_stderr_for_its_stacks_and_nothing_else(tmp_p
         worker.close()
 
 
+@marked("browser")
 def test_a_killed_worker_fails_its_request_and_a_new_one_serves_the_next(tmp_path: Path) -> None:
     worker = CellWorker()
     try:
@@ -69,6 +73,7 @@ def test_a_killed_worker_fails_its_request_and_a_new_one_serves_the_next(tmp_pat
         worker.close()
 
 
+@marked("browser")
 def test_workers_told_to_stop_never_start_again_for_a_request_that_comes_after(tmp_path: Path) -> None:
     """Ctrl-C ended an idle worker; a request that came just after it once started a new worker, which played its
     whole cell while calibration waited for it (until calibration's watchdog ended it, 150 s later)."""

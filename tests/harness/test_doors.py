@@ -106,6 +106,26 @@ def test_a_check_on_a_fact_the_product_does_not_expose_is_kept_not_observable(tm
     assert decided.failed and recorder.failed_checks() == [decided]
 
 
+def test_a_check_cannot_make_itself_not_observable_on_a_fact_the_product_declares(tmp_path: Path) -> None:
+    testbed_stop = next(c for c in registry.catalog().cells() if c.execution_id.endswith("local.stop-redirect"))
+    recorder = EvidenceRecorder(tmp_path / "attempt", unobservable=testbed_stop.unobservable)
+    late = CheckRecord.not_observable("lifecycle.runner-identity", "run 4 carries no pid")
+    kept = recorder.keep(late)
+    assert kept.failed and kept.unobservable is None
+    assert kept.detail == "the product declared runner-identity, yet: run 4 carries no pid"
+
+
+def test_what_a_cell_cannot_judge_is_listed_before_any_run(capsys: pytest.CaptureFixture[str]) -> None:
+    """vibe-kanban keeps the scripted agent's read steps (receipts) but not Claude Code's: decided per profile."""
+    scripted = "everyday-workflows-vibe-kanban.scripted.vibe-kanban-local.build-revise"
+    replay = "everyday-workflows-vibe-kanban-replay.replay-claude.vibe-kanban-local.build-revise"
+    assert main(["list", "--not-observable", "--id", scripted, "--id", replay]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    consumed = [line for line in printed if "lifecycle.messages-consumed" in line]
+    assert consumed == [f"{replay}  lifecycle.messages-consumed  not observable: vibe-kanban does not expose receipts"]
+    assert f"{scripted}  lifecycle.runs-have-a-cause  not observable: vibe-kanban does not expose run-cause" in printed
+
+
 def test_vibe_kanban_comes_in_from_its_own_package_and_the_harness_names_it_nowhere() -> None:
     assert registry.product("vibe-kanban").driver == "everyday_vibe_kanban.driver:DRIVER"
     ids = {c.execution_id for c in registry.catalog().cells() if c.environment.product == "vibe-kanban"}

@@ -6,11 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.needs import marked
 from tests.stories.harness_runs import WATCHDOG_FIRED
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@marked("browser")
 def test_ctrl_c_at_any_moment_of_a_playwright_call_leaves_the_next_call_answering() -> None:
     """Raised inside Playwright's loop, Ctrl-C could cut short the handling of a driver message.
 

@@ -19,8 +19,12 @@ def facts(
     unread: int = 0,
     consumed: str | None = "r1",
     extra_runs: tuple[str, ...] = (),
+    received: list[str] | None = None,
 ) -> LifecycleFacts:
-    runs = [RunFacts(id="r1", task_id="t1", agent_id="a1", status=run_status)]
+    """One task, run r1 and message m1; r1's read receipts name m1 when the product says r1 consumed it."""
+    if received is None and consumed == "r1":
+        received = ["m1"]
+    runs = [RunFacts(id="r1", task_id="t1", agent_id="a1", status=run_status, received_message_ids=received)]
     runs += [RunFacts(id=f"r{n}", task_id="t1", agent_id="a1", status=s) for n, s in enumerate(extra_runs, start=2)]
     return LifecycleFacts(
         tasks=[TaskFacts(id="t1", title="t", status=status, active_run_id=pointer, unconsumed_messages=unread)],
@@ -57,6 +61,32 @@ def test_a_wrong_pointer_or_two_active_runs_is_named() -> None:
 def test_a_counter_that_disagrees_with_the_stored_messages_is_named() -> None:
     assert names(violations(facts(unread=1))) == ["unread-count"]
     assert names(violations(facts(unread=0, consumed=None))) == ["unread-count"]
+
+
+def test_a_message_marked_read_that_no_runner_received_is_still_unread() -> None:
+    """The counter and the product's "consumed by" marks agree (the old rule's truth), but no run's own read
+    receipts name the message: it is unread by the harness's count, whatever the product's marks say."""
+    sample = facts(unread=0, consumed="r1", received=[])
+    [violation] = violations(sample)
+    assert violation.invariant == "unread-count"
+    assert "counts 0 unread message(s); no run's read receipts name: ['m1']" in violation.detail
+
+
+def test_the_unread_count_is_not_judged_where_the_product_keeps_no_counter_or_receipts() -> None:
+    sample = facts(unread=0, consumed="r1", received=[])
+    sample.observes = ["message-read", "message-wakes"]  # vibe-kanban: the driver's counter is its own arithmetic
+    assert violations(sample) == []
+
+
+def test_a_pointer_the_driver_works_out_from_the_runs_is_no_claim_but_two_active_runs_are() -> None:
+    derived = ["message-wakes", "runner-identity", "receipts", "run-cause"]  # Paperclip declares no pointer
+    wrong = facts(status="in_progress", run_status="running", pointer=None)
+    assert names(violations(wrong)) == ["one-active-run"]
+    wrong.observes = derived
+    assert violations(wrong) == []
+    two = facts(status="in_progress", run_status="running", pointer="r1", extra_runs=("running",))
+    two.observes = derived
+    assert names(violations(two)) == ["one-active-run"]
 
 
 class _Unreachable:

@@ -66,9 +66,15 @@ def _break(facts: LifecycleFacts, how: str) -> LifecycleFacts:
     elif how == "woke-again":  # Paperclip: a comment read by the running run, then a deferred wake for it
         facts.messages[0].woke_run_ids = ["11", "12"]
     elif how == "handed-again":  # no wake recorded, but a later run's own reads name the consumed message
-        facts.runs.append(RunFacts(id="12", task_id="1", status="succeeded", received_message_ids=["5"], **IDENTITY))
+        facts.runs.append(
+            RunFacts(
+                id="12", task_id="1", status="succeeded", cause="user_message", received_message_ids=["5"], **IDENTITY
+            )
+        )
     elif how == "too-many-runs":
-        facts.runs += [RunFacts(id=str(100 + n), task_id="1", status="succeeded", **IDENTITY) for n in range(11)]
+        facts.runs += [
+            RunFacts(id=str(100 + n), task_id="1", status="succeeded", cause="handoff", **IDENTITY) for n in range(11)
+        ]
     return facts
 
 
@@ -115,7 +121,9 @@ def test_the_interruption_the_story_caused_is_excused_but_only_as_a_cancellation
 
 def test_contention_cancellation_is_excused_only_without_identity() -> None:
     facts = healthy()
-    facts.runs.append(RunFacts(id="12", task_id="1", status="cancelled", provider_work_started=False))
+    facts.runs.append(
+        RunFacts(id="12", task_id="1", status="cancelled", provider_work_started=False, cause="assignment")
+    )
     assert failed_ids(facts) == []
     facts.runs[-1].pid = 99
     assert failed_ids(facts) == ["lifecycle.runner-identity", "lifecycle.runs-succeeded"]
@@ -134,7 +142,15 @@ def delegated() -> LifecycleFacts:
     facts.runs[0].ended_at = T0 + timedelta(seconds=2)
     facts.runs[1].ended_at = T0 + timedelta(seconds=9)
     facts.runs.append(
-        RunFacts(id="20", task_id="2", agent_id="8", status="succeeded", ended_at=T0 + timedelta(seconds=5), **IDENTITY)
+        RunFacts(
+            id="20",
+            task_id="2",
+            agent_id="8",
+            status="succeeded",
+            cause="assignment",
+            ended_at=T0 + timedelta(seconds=5),
+            **IDENTITY,
+        )
     )
     facts.deliveries.append(DeliveryFacts(id="3", task_id="2", run_id="20", created_at=T0 + timedelta(seconds=4)))
     return facts
@@ -166,7 +182,15 @@ def test_a_healthy_delegation_passes() -> None:
 def test_a_teammate_on_the_parent_breaks_ownership_only() -> None:
     facts = delegated()
     facts.runs.append(
-        RunFacts(id="21", task_id="1", agent_id="8", status="succeeded", ended_at=T0 + timedelta(seconds=6), **IDENTITY)
+        RunFacts(
+            id="21",
+            task_id="1",
+            agent_id="8",
+            status="succeeded",
+            cause="assignment",
+            ended_at=T0 + timedelta(seconds=6),
+            **IDENTITY,
+        )
     )
     assert failed_ids(facts) == ["lifecycle.parent-owned-by-lead"]
     facts = delegated()
@@ -215,12 +239,10 @@ def test_a_session_id_alone_voids_the_contention_exemption() -> None:
     assert "lifecycle.runs-succeeded" in failed_ids(facts)
 
 
-def test_consumption_the_runners_own_reads_cannot_confirm_is_not_observable_never_a_pass() -> None:
+def test_a_reader_without_the_declared_read_receipts_fails_naming_the_run() -> None:
+    """The product declared receipts; a run it says read a message yet that reported no read is missing them."""
     facts = healthy()
     facts.runs[1].received_message_ids = None  # the runner reported no read receipts
     [check] = [c for c in grade_lifecycle(facts) if c.id == "lifecycle.messages-consumed"]
-    assert not check.passed and not check.failed
-    assert check.unobservable and "run(s) 11 reported no read receipts" in check.unobservable
-    facts.messages[0].consumed_by_run_id = None  # a problem the product's own records show still fails
-    [check] = [c for c in grade_lifecycle(facts) if c.id == "lifecycle.messages-consumed"]
-    assert check.failed
+    assert check.failed and check.unobservable is None
+    assert "the product declared receipts; run 11 has none, so its reading message(s) 5 is unconfirmed" in check.detail

@@ -21,11 +21,17 @@ TITLE = "Build a slugify command-line tool"
 BODY = "Build it.\n\nDeliver a ZIP."
 
 
-def _task(stored: dict[str, str | None], shown: dict[str, str | None] | None = None) -> ReadBack:
+def _task(
+    stored: dict[str, str | None],
+    shown: dict[str, str | None] | None = None,
+    shows: tuple[str, ...] = ("title", "body"),
+) -> ReadBack:
+    """Task 1 as read back; ``shows``: the fields its page declares it shows."""
     return ReadBack(
         entered=Entered(where="task 1", typed={"title": TITLE, "body": BODY}),
         stored={AT_STEP: stored, AFTER_RELOAD: stored},
         shown={AT_STEP: shown or {}, AFTER_RELOAD: shown or {}},
+        shows={AT_STEP: list(shows), AFTER_RELOAD: list(shows)},
     )
 
 
@@ -52,7 +58,7 @@ def test_a_page_that_lays_text_out_otherwise_still_shows_it() -> None:
 
 
 def test_a_value_shown_otherwise_after_a_reload_fails() -> None:
-    readback = _task({"title": TITLE, "body": BODY}, {"title": TITLE})
+    readback = _task({"title": TITLE, "body": BODY}, {"title": TITLE}, shows=("title",))
     readback.shown[AFTER_RELOAD] = {"title": "Untitled"}
     check = shown_check([readback], "p")
     assert check.failed and f"title {AFTER_RELOAD}" in check.detail and "at the step" not in check.detail
@@ -62,8 +68,23 @@ def test_a_value_the_page_should_show_but_does_not_fails() -> None:
     assert shown_check([_task({"title": TITLE, "body": BODY}, {"title": None})], "p").failed
 
 
+def test_a_field_the_page_declares_yet_leaves_out_of_a_look_fails_naming_it() -> None:
+    """What used to be "not observable there" at run time: the page object declared it shows the body."""
+    check = shown_check([_task({"title": TITLE, "body": BODY}, {"title": TITLE})], "p")
+    assert check.failed and check.unobservable is None
+    assert f"task 1 body {AFTER_RELOAD}: the page declares it shows it, the look read none" in check.detail
+
+
+def test_a_package_that_kept_no_declaration_of_what_pages_show_is_no_evidence() -> None:
+    readback = _task({"title": TITLE, "body": BODY}, {"title": TITLE, "body": BODY})
+    readback.shows = None
+    check = shown_check([readback], "p")
+    assert check.failed and "no evidence of which fields the pages show for task 1" in check.detail
+
+
 def test_nothing_shown_anywhere_is_not_observable_never_passed() -> None:
-    check = shown_check([_task({"title": TITLE, "body": BODY})], "vibe-kanban")
+    """Decided by the declarations alone: the page declares no field, whatever a look returns."""
+    check = shown_check([_task({"title": TITLE, "body": BODY}, {"title": "anything"}, shows=())], "vibe-kanban")
     assert not check.passed and not check.failed and "vibe-kanban" in str(check.unobservable)
 
 

@@ -1,4 +1,4 @@
-"""lifecycle.runs-have-a-cause: each stated cause must hold in the records; an unsaid cause is never a failure."""
+"""lifecycle.runs-have-a-cause: each stated cause must hold in the records; a cause unsaid where the product declares\nrun causes is a declared fact missing, a failure."""
 
 from __future__ import annotations
 
@@ -11,19 +11,20 @@ def test_a_healthy_delegation_is_explained() -> None:
     assert check.passed and not check.failed, check.detail
 
 
-def test_a_product_that_says_no_cause_leaves_the_check_not_observable() -> None:
+def test_a_product_that_declares_causes_yet_says_none_fails_naming_each_run() -> None:
     facts = healthy()
     for run in facts.runs:
         run.cause = None
     check = runs_have_a_cause(facts)
-    assert not check.passed and not check.failed and check.unobservable
+    assert check.failed and check.unobservable is None
+    assert all(f"the product declared run-cause; run {run.id} on task" in check.detail for run in facts.runs)
 
 
-def test_a_run_without_a_stated_cause_is_not_judged_beside_explained_ones() -> None:
+def test_a_run_without_a_stated_cause_fails_beside_explained_ones() -> None:
     facts = healthy()
-    facts.runs.append(executed("102", "11", MATE, ended=14))
+    facts.runs.append(executed("102", "11", MATE, ended=14, cause=None))
     check = runs_have_a_cause(facts)
-    assert check.passed and "1 without one not judged" in check.detail
+    assert check.failed and check.detail == "the product declared run-cause; run 102 on task 11 has none"
 
 
 def test_a_recovery_after_a_failed_run_and_a_run_for_a_message_it_got_are_explained() -> None:

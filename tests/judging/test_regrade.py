@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -11,12 +12,14 @@ from harness.cli import main
 from harness.core.records import CheckRecord
 from harness.judging.regrade import ASSESSMENTS_FOLDER, newest_assessment
 from harness.results.packages import read_package
+from tests.needs import PLAYS_CELLS, needs
 from tests.stories.harness_runs import harness_run
 
 CELLS = ("build-revise", "delegate-feedback")
 
 
 @pytest.fixture(scope="module")
+@needs(*PLAYS_CELLS)
 def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     results = tmp_path_factory.mktemp("regrade") / "results"
     done = harness_run(results, *[part for cell in CELLS for part in ("--id", cell)], cells=len(CELLS))
@@ -69,6 +72,12 @@ def test_a_corrected_rule_changes_exactly_its_own_checks_and_the_report_names_th
         loaded = read_package(played, package)
         assert loaded.verdict == "failed" and loaded.assessment is not None
         assert loaded.assessment.changed == ["ui.thread-matches-records"]
+    capsys.readouterr()
+    assert main(["summary", "test", "--results", str(played), "--json"]) == 0
+    [campaign] = json.loads(capsys.readouterr().out)["campaigns"]
+    assert {cell["tally"]["failed"] for cell in campaign["cells"].values()} == {1}, (
+        "counts come from the new assessment"
+    )
     assert main(["report", "--results", str(played), "--out", str(tmp_path / "report")]) == 0
     pages = "".join(p.read_text() for p in (tmp_path / "report").rglob("*.html"))
     assert "Judged again" in pages and "ui.thread-matches-records" in pages

@@ -17,9 +17,11 @@ from calibration.deliveries import project
 from calibration.zips import zip_bytes
 from oracle import image
 from oracle.engine import Engine, Image
+from tests.needs import needs
 
 
 @pytest.fixture(scope="session")
+@needs("docker")
 def client() -> Engine:
     try:
         return image.engine()

@@ -19,6 +19,7 @@ from oracle import checks as engine
 from oracle import cli
 from oracle.tasks.slugify import checks as ids
 from tests.command_line import Ended, ended, never_parsed
+from tests.needs import marked
 
 
 def _oracle(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -160,6 +161,7 @@ def test_a_bad_flag_value_is_one_line_and_exit_2(
     assert_one_line_exit_2(_refused(["grade", "--mode", "base", flag, value, str(good_zip)], capfd, monkeypatch))
 
 
+@marked("docker")
 @pytest.mark.parametrize(("flag", "value"), BAD_QUESTIONS, ids=[f"{f}={v!r}" for f, v in BAD_QUESTIONS])
 def test_a_task_or_mode_it_has_not_is_one_line_and_exit_2(flag: str, value: str, good_zip: Path) -> None:
     args = {"--mode": "base", flag: value}
@@ -238,22 +240,33 @@ def test_a_batch_that_cannot_grade_exits_2_and_prints_nothing(client, tmp_path: 
     assert done.returncode == 2 and done.stdout == "" and len(done.stderr.strip().splitlines()) == 1
 
 
-def test_a_batch_runs_containers_in_parallel_and_keeps_the_order(client, tmp_path: Path) -> None:
-    """Two slow deliveries graded with two workers take about one deadline, not two: the containers overlap."""
+def test_a_batch_runs_containers_in_parallel_and_keeps_the_order(client, witness, tmp_path: Path) -> None:
+    """Two slow deliveries graded with three workers are in the engine at the same time, and come back in order.
+
+    Overlap is seen on the engine (two of this process's grade containers running at once), not timed: how much
+    a batch saves is a figure `python -m bench.oracle` prints.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
     from oracle import GradeJob, GradeOptions, grade_batch
+    from oracle.sandbox import LABEL_PID
 
     endless = [_zip(tmp_path, f"endless{i}.zip", project(gated(ENDLESS, "True"))) for i in range(2)]
     good = _zip(tmp_path, "good.zip", project())
-    started = time.monotonic()
     jobs = [GradeJob(zip_path=path, mode="base") for path in (endless[0], good, endless[1])]
-    results = grade_batch(jobs, GradeOptions(deadline_s=4, command_timeout_s=20, workers=3), client=client)
-    elapsed = time.monotonic() - started
+    options = GradeOptions(deadline_s=4, command_timeout_s=20, workers=3)
+    most_at_once = 0
+    with ThreadPoolExecutor(1) as pool:
+        batch = pool.submit(grade_batch, jobs, options, client=client)
+        while not batch.done():
+            running = witness.api.containers(filters={"label": f"{LABEL_PID}={os.getpid()}", "status": "running"})
+            most_at_once = max(most_at_once, len(running))
+            time.sleep(0.05)
+        results = batch.result()
     assert [r.zip_path for r in results] == [str(endless[0]), str(good), str(endless[1])]
     assert [r.passed for r in results] == [False, True, False]
     assert all(r.deciding_check == engine.SANDBOX_COMPLETED for r in (results[0], results[2]))
-    # Overlap, measured within this run (no absolute time on a shared machine): serial grades would take their sum.
-    serial = sum(r.elapsed_s for r in results)
-    assert elapsed < serial, f"the batch took {elapsed:.1f} s, its grades {serial:.1f} s in all: they did not overlap"
+    assert most_at_once >= 2, "the batch's containers never ran at the same time"
 
 
 def test_a_reader_that_went_away_gets_no_traceback_and_no_container_is_left(client, tmp_path: Path) -> None:

@@ -91,3 +91,14 @@ def test_a_root_that_cannot_be_tarred_leaves_no_image(client, tmp_path: Path) ->
         image.import_root(client, tmp_path / "absent", reference)
     with pytest.raises(NotFound):
         client.image(reference)
+
+
+def test_both_bootstrappers_make_the_same_root_and_mmdebstrap_prunes_it_in_its_tar(tmp_path: Path) -> None:
+    fast = image.bootstrap_command("mmdebstrap", "/usr/bin/mmdebstrap", tmp_path / "root.tar", "MIRROR")
+    slow = image.bootstrap_command("debootstrap", "/usr/sbin/debootstrap", tmp_path / "root", None)
+    for command in (fast, slow):
+        assert {"--variant=minbase", "--include=python3", "bookworm"} <= set(command)
+    assert fast[-2:] == [str(tmp_path / "root.tar"), "MIRROR"] and slow[-1] == str(tmp_path / "root")
+    [hook] = [part for part in fast if part.startswith("--customize-hook=")]
+    assert all(f'"$1"/{part}' in hook for part in image._PRUNE)
+    assert image.BOOTSTRAPPERS[0] == "mmdebstrap"

@@ -39,6 +39,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from docker.errors import DockerException
 
 from oracle.sandbox import LABEL_PID
+from tests.needs import needs
 
 STARTUP_S = 60.0
 
@@ -154,6 +155,7 @@ class SecondEngine(NamedTuple):
 
 
 @pytest.fixture(scope="module")
+@needs("docker")
 def second_engine(oracle_image) -> Iterator[SecondEngine]:
     """A second dockerd that holds a copy of the oracle image; torn down completely afterwards."""
     dockerd = shutil.which("dockerd")

@@ -132,13 +132,11 @@ def test_leftovers_of_dead_grades_are_removed_and_live_ones_kept(client, witness
 def test_grade_deadline_is_enforced_from_the_host(client, tmp_path: Path) -> None:
     path = tmp_path / "endless.zip"
     path.write_bytes(zip_bytes(project(gated(ENDLESS, "True"))))
-    started = time.monotonic()
     result = grade(path, "base", command_timeout_s=20, deadline_s=2, client=client)
-    # Ended by the 2 s deadline: without it, the endless call would run to its 20 s command timeout.
-    assert time.monotonic() - started < 20
+    # Ended by the 2 s deadline, which the host enforces and names: not by the endless call's 20 s command timeout.
     assert (
         result.deciding_check == engine.SANDBOX_COMPLETED
-        and "killed" in next(c for c in result.checks if c.id == engine.SANDBOX_COMPLETED).detail
+        and "within 2 s and was killed" in next(c for c in result.checks if c.id == engine.SANDBOX_COMPLETED).detail
     )
 
 

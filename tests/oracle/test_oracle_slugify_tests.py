@@ -22,6 +22,7 @@ from oracle.tasks.slugify_tests import checks as ids
 from oracle.tasks.slugify_tests.contract import QA_TASK
 from oracle.tasks.slugify_tests.faults import FAULTS, REFERENCE_IMPLEMENTATION
 from oracle.tasks.slugify_tests.judging import collector_plan
+from tests.needs import marked
 
 TASK = "slugify-tests"
 
@@ -147,6 +148,7 @@ def test_a_malformed_zip_is_a_failed_intake_check_not_a_crash(client, tmp_path: 
     assert json.loads(done.stdout)["deciding_check"] == "intake.readable"
 
 
+@marked("docker")
 @pytest.mark.parametrize(
     ("args", "says"),
     [

@@ -13,6 +13,7 @@ import pytest
 from calibration.zips import zip_bytes
 from oracle import OracleTask, UnknownMode, UnknownTask, grade, tasks
 from oracle.checks import ENGINE_DIAGNOSTICS, INTAKE, SANDBOX_COMPLETED, CheckRegistry
+from tests.needs import marked
 
 
 def _oracle(*args: str) -> subprocess.CompletedProcess:
@@ -49,6 +50,7 @@ def test_unknown_task_and_mode_are_usage_errors_before_any_engine(tmp_path: Path
         grade(tmp_path / "absent.zip", "no-such-mode")
 
 
+@marked("docker")
 @pytest.mark.parametrize(
     ("args", "says"),
     [

@@ -14,6 +14,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+from tests.needs import marked
+
 PROJECT = Path(__file__).resolve().parents[2]
 TOP_LEVEL = {"harness", "stories", "oracle", "calibration"}
 
@@ -24,6 +26,7 @@ def _run(*args: str | Path, cwd: Path) -> str:
     return done.stdout
 
 
+@marked("fresh_venv")
 def test_the_wheel_holds_four_packages_and_installs_beside_the_openai_agents_sdk(tmp_path: Path) -> None:
     source = tmp_path / "source"  # a copy: a build writes its own folders beside the sources
     source.mkdir()

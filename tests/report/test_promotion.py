@@ -198,14 +198,17 @@ def _epochs(results: Path, campaign: str, verdicts: list[Verdict]) -> None:
 
 
 def test_a_candidate_worse_than_its_baseline_is_refused(tmp_path: Path) -> None:
-    _epochs(tmp_path, "base", [Verdict.PASSED] * 3)
-    _epochs(tmp_path, "same", [Verdict.PASSED, Verdict.FAILED, Verdict.PASSED])
-    _epochs(tmp_path, "worse", [Verdict.FAILED, Verdict.FAILED, Verdict.PASSED])
+    _epochs(tmp_path, "base", [Verdict.PASSED] * 4)
+    _epochs(tmp_path, "same", [Verdict.PASSED, Verdict.FAILED, Verdict.PASSED, Verdict.FAILED])
+    _epochs(tmp_path, "worse", [Verdict.FAILED] * 4)
 
     def regressions(candidate: str) -> list[str]:
         reasons = evaluate(SCRIPTED_SUITE, [tmp_path], campaigns=[candidate], baseline="base").reasons
         return [reason for reason in reasons if "baseline" in reason]
 
-    assert regressions("worse") == [f"{BUILD} regressed against the baseline base: 2 pass->fail, no fail->pass"]
-    assert regressions("same") == [], "one transition is not a regression"
+    # 4 of 4 against 0 of 4: Fisher's two-sided p = 2/70 (one cell, so Holm leaves it as it is)
+    expected = f"{BUILD} regressed against the baseline base: Fisher's exact test, two-sided, p = 1/35 (Holm 0.0286)"
+    assert regressions("worse") == [expected]
+    # 4 of 4 against 2 of 4: p = (15 + 15) / 70, far from significant
+    assert regressions("same") == [], "two failures in four are no detected regression"
     assert evaluate(SCRIPTED_SUITE, [tmp_path], baseline="base").reasons[-1].endswith("name exactly one --campaign")

@@ -1,4 +1,4 @@
-"""The estimators and the paired test against values worked out by hand (figures in each test's comment)."""
+"""The estimators and the 003 direction rule against values worked out by hand (figures in each test's comment)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from harness.results.statistics import (
     Tally,
     cell_figures,
     direction,
-    exact_paired_p,
     pass_at_k,
     pass_hat_k,
     suite_mean,
@@ -75,17 +74,6 @@ def test_suite_mean_uses_the_cells_as_the_unit() -> None:
     assert figures.interval.low == pytest.approx(0.342382, abs=1e-5)
     assert figures.interval.high == pytest.approx(1.0)
     assert suite_mean([]).mean is None
-
-
-def test_exact_paired_p() -> None:
-    # 0 against 5: 2 * C(5,0) / 2^5 = 1/16
-    assert exact_paired_p(0, 5) == pytest.approx(0.0625)
-    # 1 against 9: 2 * (C(10,0) + C(10,1)) / 2^10 = 22/1024
-    assert exact_paired_p(1, 9) == pytest.approx(22 / 1024)
-    assert exact_paired_p(9, 1) == exact_paired_p(1, 9)
-    # 3 against 3: the whole lower half and more, capped at 1
-    assert exact_paired_p(3, 3) == 1.0
-    assert exact_paired_p(0, 0) == 1.0
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import TypeVar
 
 import psutil
+from pydantic import TypeAdapter
 
+from harness.checks.observed_facts import ObservedFact, conformance_gaps
+from harness.core.observable import FACTS, Fact
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 from harness.judging.regrade import assess
@@ -195,3 +198,17 @@ def stopped_mid_run(command: list[str], temp: Path, sign: str, sig: signal.Signa
     finally:
         started.kill()
     return subprocess.CompletedProcess(command, started.returncode, stdout, stderr)
+
+
+BUILD_REVISE_FACTS: tuple[Fact, ...] = ("message-read", "message-wakes", "runner-identity", "receipts", "run-cause")
+"""The facts build-revise reaches on any product: a message read, the runs that did the work and what they read.
+It stops nothing and makes no skill, so it cannot show process-group-gone or task-skills."""
+
+
+def declaration_gaps(package: Path, exercised: tuple[Fact, ...] = BUILD_REVISE_FACTS) -> list[str]:
+    """Where a package's records and its driver's declaration part: a declared fact among ``exercised`` that no
+    record carries, or an undeclared one carried as the product's (each kept fact names its provenance)."""
+    kept = TypeAdapter(list[ObservedFact]).validate_json((package / "snapshots" / "facts.json").read_text())
+    assert {o.fact for o in kept} == set(FACTS), "the package keeps an entry for every fact"
+    assert all(o.provenance is not None for o in kept if o.carried_by), "each fact carried names its provenance"
+    return conformance_gaps(kept, exercised)

@@ -8,12 +8,14 @@ from pathlib import Path
 
 from calibration.product_defects import DEFECT_CASES
 from harness.core.verdicts import Verdict
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import attempts, harness_run, processes_of
 
 CELL = "everyday-workflows-scripted.scripted.local.budget-stop"
 BUDGET_CHECKS = {c.expected_check for c in DEFECT_CASES if c.case == "budget-stop"}
 
 
+@marked(*PLAYS_CELLS)
 def test_budget_stop_passes_with_every_budget_check(tmp_path: Path) -> None:
     done = harness_run(tmp_path, "--id", CELL)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.core.verdicts import Verdict
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import (
     attempts,
     ctrl_c,
@@ -28,6 +29,7 @@ from tests.stories.story_expectations import BUILD_REVISE_CHECKS
 CELL = "everyday-workflows-scripted.scripted.local.build-revise"
 
 
+@marked(*PLAYS_CELLS)
 def test_build_revise_passes_and_leaves_a_complete_evidence_package(tmp_path: Path) -> None:
     done = harness_run(tmp_path, "--id", "build-revise")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -61,6 +63,7 @@ def test_build_revise_passes_and_leaves_a_complete_evidence_package(tmp_path: Pa
     assert processes_of(tmp_path) == [], "a product process outlived the attempt"
 
 
+@marked(*PLAYS_CELLS)
 def test_a_leaked_secret_fails_the_attempt_and_names_the_file_not_the_secret(tmp_path: Path) -> None:
     # The build task text contains "dependency-free": pretending it is a key makes the snapshots leak it.
     env = {**os.environ, "DEMO_API_KEY": "dependency-free"}
@@ -74,6 +77,7 @@ def test_a_leaked_secret_fails_the_attempt_and_names_the_file_not_the_secret(tmp
     assert (package / "snapshots/tasks.json.withheld").is_file()
 
 
+@marked(*PLAYS_CELLS)
 def test_an_oracle_without_image_is_an_infrastructure_failure_retried_once(tmp_path: Path) -> None:
     env = {**os.environ, "EVERYDAY_ORACLE_IMAGE": "everyday-evals-oracle:does-not-exist"}
     done = harness_run(tmp_path, "--id", "build-revise", "--max-automatic-retries", "1", env=env)
@@ -84,6 +88,7 @@ def test_an_oracle_without_image_is_an_infrastructure_failure_retried_once(tmp_p
     assert second.retry_of == first.attempt
 
 
+@marked(*PLAYS_CELLS)
 def test_a_paid_cell_without_credentials_is_skipped_not_run(tmp_path: Path) -> None:
     env = {key: value for key, value in os.environ.items() if key not in {"OPENAI_API_KEY"}}
     done = harness_run(tmp_path, "--id", "everyday-workflows.runner-codex.local.build-revise", env=env)
@@ -93,6 +98,7 @@ def test_a_paid_cell_without_credentials_is_skipped_not_run(tmp_path: Path) -> N
     assert done.returncode == 0 and "skipped" in done.stdout
 
 
+@marked(*PLAYS_CELLS)
 @pytest.mark.parametrize(
     ("whole_group", "sig"),
     [(False, signal.SIGINT), (True, signal.SIGINT), (False, signal.SIGTERM)],

@@ -18,6 +18,7 @@ import pytest
 from harness.cassettes.model import CASSETTE_FILE, load_cassette
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import attempts, harness_run
 
 REPLAY_CLIS = ("claude", "opencode")
@@ -56,6 +57,7 @@ def _replays_like_its_recording(
     return replayed
 
 
+@marked(*PLAYS_CELLS)
 @pytest.mark.parametrize("cli", REPLAY_CLIS)
 def test_a_recorded_replay_cell_replays_to_the_same_verdict_checks_and_cost(cli: str, tmp_path: Path) -> None:
     # The operator's keys, as for a paid run: the proxies send them on every call, and none may land anywhere.
@@ -69,6 +71,7 @@ def test_a_recorded_replay_cell_replays_to_the_same_verdict_checks_and_cost(cli:
     assert replayed.accounting.simulated_cost_cents == original.accounting.simulated_cost_cents
 
 
+@marked(*PLAYS_CELLS)
 def test_a_paid_cell_is_recorded_where_its_runners_find_the_provider_and_replays_with_no_key(tmp_path: Path) -> None:
     """The paid path, without money: the model replay plays the provider at the operator's base URL. Replayed
     against a product changed since the recording, it never passes (the matching is the same for every CLI)."""

@@ -18,6 +18,7 @@ from harness.evidence.recorder import EvidenceRecorder
 from harness.evidence.secret_scan import scan_tree
 from harness.running.attempt import AttemptContext
 from harness.running.journey import journey_factory
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import each_passed
 
 COMMON = [
@@ -66,6 +67,7 @@ def test_every_check_of_a_decision_story_has_a_calibration_case_that_fails_on_it
     assert sorted(checks - calibrated) == [], "checks of a decision story that no calibration case fails"
 
 
+@marked(*PLAYS_CELLS)
 def test_every_decision_story_passes_and_keeps_its_decision_evidence(tmp_path: Path) -> None:
     for case, (record, package) in each_passed(tmp_path, sorted(STORIES)).items():
         checks, snapshots, screenshot = STORIES[case]
@@ -113,6 +115,7 @@ def test_the_credential_is_in_no_package_trace_or_agent_environment(browser: Any
 REPLAY_CELLS = {"service-approve": "claude", "service-decline": "codex", "connection-decline": "opencode"}
 
 
+@marked(*PLAYS_CELLS, "agent_cli")
 def test_real_agent_clis_decide_through_the_products_tools(tmp_path: Path) -> None:
     """The real CLIs (against the model replay) ask through the product's MCP tools and wait for the person."""
     cells = [f"everyday-workflows-replay.replay-{cli}.local.{case}" for case, cli in REPLAY_CELLS.items()]

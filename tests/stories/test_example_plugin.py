@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.core.verdicts import Verdict
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import attempts, harness_run
 
 CELL = "example-scripted.scripted.example-local.build-once"
 
 
+@marked(*PLAYS_CELLS)
 def test_the_plug_in_story_runs_on_the_plug_in_product_and_passes(tmp_path: Path) -> None:
     done = harness_run(tmp_path, "--id", CELL)
     assert done.returncode == 0, done.stdout + done.stderr

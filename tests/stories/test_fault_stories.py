@@ -7,10 +7,12 @@ import json
 from pathlib import Path
 
 from calibration.personas import PERSONA_CASES
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import each_passed
 from tests.stories.story_expectations import FAULT_STORIES as STORIES
 
 
+@marked(*PLAYS_CELLS)
 def test_every_fault_story_passes_with_the_scripted_agent_and_keeps_its_evidence(tmp_path: Path) -> None:
     for case, (record, package) in each_passed(tmp_path, sorted(STORIES)).items():
         assert set(STORIES[case]["checks"]) <= {check.id for check in record.checks if check.passed}, case

@@ -13,6 +13,7 @@ from calibration.replay_scripts import REPLAY_CASES, row_for, run_replay_case
 from harness.core.catalog import DELEGATION_HARD_STOP_CENTS
 from harness.core.verdicts import Verdict
 from harness.hiring import rules as hiring
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import attempts, harness_run, processes_of
 
 CHECKS = [
@@ -28,6 +29,7 @@ CHECKS = [
 SNAPSHOTS = ["agents-before-hire", "agents-after-hire", "first-use", "second-use", "agents"]
 
 
+@marked(*PLAYS_CELLS)
 @pytest.mark.parametrize(
     "execution_id",
     [
@@ -58,6 +60,7 @@ def test_hire_reuse_passes_and_keeps_its_evidence(execution_id: str, tmp_path: P
     assert processes_of(tmp_path) == []
 
 
+@marked(*PLAYS_CELLS)
 def test_the_hard_stop_of_a_hiring_cell_stops_an_agent_that_keeps_spending(tmp_path: Path) -> None:
     [case] = [c for c in REPLAY_CASES if c.case == "hire-reuse"]
     row = row_for(case, run_replay_case(case, tmp_path))

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from harness.core.verdicts import Verdict
 from harness.running.ownership import OWNED_ROOT_NAME
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import attempts, harness_run, processes_naming, run_temp, wait_for
 
 
@@ -48,6 +49,7 @@ def start_and_kill_mid_story(results: Path) -> None:
     assert any((temp / OWNED_ROOT_NAME).iterdir())
 
 
+@marked(*PLAYS_CELLS)
 def test_the_next_run_removes_what_a_killed_run_left(tmp_path: Path) -> None:
     start_and_kill_mid_story(tmp_path)
     done = harness_run(tmp_path, "--id", "build-revise")
@@ -59,6 +61,7 @@ def test_the_next_run_removes_what_a_killed_run_left(tmp_path: Path) -> None:
     assert list((run_temp(tmp_path) / OWNED_ROOT_NAME).iterdir()) == []
 
 
+@marked(*PLAYS_CELLS)
 def test_harness_clean_says_what_it_removed(tmp_path: Path) -> None:
     start_and_kill_mid_story(tmp_path)
     done = subprocess.run(

@@ -15,6 +15,7 @@ import zipfile
 from pathlib import Path
 
 from harness.core.verdicts import Verdict
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import (
     attempts,
     ctrl_c,
@@ -31,6 +32,7 @@ CELLS = (
 )
 
 
+@marked(*PLAYS_CELLS)
 def test_two_cells_run_at_once_each_with_its_own_product_and_package(tmp_path: Path) -> None:
     done = harness_run(tmp_path, "--id", CELLS[0], "--id", CELLS[1], "--max-parallel", "2")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -67,6 +69,7 @@ def test_two_cells_run_at_once_each_with_its_own_product_and_package(tmp_path: P
     assert processes_of(tmp_path) == [], "a product or browser process outlived the run"
 
 
+@marked(*PLAYS_CELLS)
 def test_ctrl_c_with_two_workers_leaves_no_product_or_browser_behind(tmp_path: Path) -> None:
     # Both products and both Chromiums keep their data under this TMPDIR: that is how they are recognised.
     temp = run_temp(tmp_path)

@@ -23,6 +23,7 @@ from harness.evidence.recorder import EvidenceRecorder
 from harness.products.base import ProvidersApi
 from harness.running.attempt import AttemptContext
 from harness.running.journey import journey_factory
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import harness_run
 
 QUESTION = ["provider.question-options", "provider.question-discloses", "provider.question-survived-restart"]
@@ -49,6 +50,7 @@ STORIES = {
 }
 
 
+@marked(*PLAYS_CELLS)
 @pytest.mark.parametrize("case", sorted(STORIES))
 def test_provider_story_passes_and_keeps_its_evidence(case: str, tmp_path: Path) -> None:
     done = harness_run(tmp_path, "--id", case)

@@ -1,4 +1,4 @@
-"""Repeated attempts, a paired comparison against a product defect, and a campaign resumed after a real SIGKILL,
+"""Repeated attempts, a paired run against a product defect, and a campaign resumed after a real SIGKILL,
 all through the real `harness run` and `harness compare` commands on the testbed's scripted cells."""
 
 from __future__ import annotations
@@ -13,38 +13,49 @@ from pathlib import Path
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 from harness.results.epochs import epoch_ends
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import attempts, harness_run, run_temp, wait_for
 
 BUILD_REVISE = "everyday-workflows-scripted.scripted.local.build-revise"
-STOP_REDIRECT = "everyday-workflows-scripted.scripted.local.stop-redirect"
-DEFECT = "stop-without-signal"
-"""Breaks Stop (stop-redirect) and nothing build-revise does."""
+DEFECT = "download-other-bytes"
+"""Serves other bytes than the agent delivered: build-revise's download checks must catch it."""
 
 
 def _harness(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, timeout=120)
 
 
-def test_a_defect_is_a_regression_on_the_cells_it_breaks_and_no_change_elsewhere(tmp_path: Path) -> None:
-    for campaign, defect in (("normal", ()), ("broken", ("--product-defect", DEFECT))):
-        done = harness_run(tmp_path, "--id", BUILD_REVISE, "--id", STOP_REDIRECT, "--attempts", "2", *defect)
-        assert done.returncode == (0 if not defect else 1), done.stdout + done.stderr
-        (tmp_path / "test").rename(tmp_path / campaign)
-    compared = _harness("compare", "normal", "broken", "--results", str(tmp_path), "--json")
+@marked(*PLAYS_CELLS)
+def test_a_paired_run_compares_its_recorded_pairs_and_two_campaigns_compare_as_independent_samples(
+    tmp_path: Path,
+) -> None:
+    done = harness_run(tmp_path, "--id", BUILD_REVISE, "--attempts", "2", "--pair", f"product-defect=,{DEFECT}")
+    assert done.returncode == 1, done.stdout + done.stderr  # the defect's half fails, as it must
+    assert "harness compare test" in done.stdout
+    records = attempts(tmp_path)
+    assert len(records) == 4 and len({record.pair.id for record in records if record.pair}) == 2
+    compared = _harness("compare", "test", "--results", str(tmp_path), "--json")
     assert compared.returncode == 0, compared.stderr
-    comparison = json.loads(compared.stdout)
-    directions = {cell["execution_id"]: cell["direction"] for cell in comparison["cells"]}
-    assert directions == {STOP_REDIRECT: "regressed", BUILD_REVISE: "unchanged"}
-    assert comparison["counts"]["regressed"] == 1 and comparison["test"]["worse"] == 1
-    assert any("settings.product_defect" in warning for warning in comparison["warnings"])
-    table = _harness("compare", "normal", "broken", "--results", str(tmp_path)).stdout
-    assert "regressed" in table and "p = 1" in table
+    (cell,) = json.loads(compared.stdout)["cells"]
+    # two pairs, each pass -> fail: seed 003's rule holds, but McNemar's p = 2 / 2^2 = 1/2 is no detected difference
+    assert (cell["pairs"]["pass_to_fail"], cell["pairs"]["fail_to_pass"], cell["pairs"]["rule_holds"]) == (2, 0, True)
+    assert (cell["p_exact"], cell["direction"]) == ("1/2", "no difference detected")
+    assert "failed checks: " in cell_reasons(records, DEFECT), "the defect's half names the check that caught it"
+
+    independent = _harness("compare", "test", "test", "--results", str(tmp_path))
+    assert independent.returncode == 2 and "paired campaign" in independent.stderr
+
+
+def cell_reasons(records: list[AttemptRecord], defect: str) -> str:
+    """The reasons of the attempts played with the defect switched on."""
+    return " ".join(r.reason for r in records if r.pair and r.pair.variant.endswith(defect))
 
 
 def _complete(record: AttemptRecord) -> bool:
     return record.verdict is Verdict.PASSED and not record.interrupted
 
 
+@marked(*PLAYS_CELLS)
 def test_a_campaign_killed_half_way_resumes_to_one_complete_set(tmp_path: Path) -> None:
     temp = run_temp(tmp_path)
     temp.mkdir(parents=True, exist_ok=True)

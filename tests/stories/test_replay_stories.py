@@ -18,6 +18,7 @@ import pytest
 from harness.core import registry
 from harness.core.catalog import REPLAY_PROFILES
 from harness.core.verdicts import Verdict
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import attempts, harness_run, ids, processes_of, runner_containers
 from tests.stories.story_expectations import BUILD_REVISE_CHECKS, FAULT_STORIES
 
@@ -33,6 +34,7 @@ CELLS = [
 CHECKS = {"build-revise": BUILD_REVISE_CHECKS} | {case: story["checks"] for case, story in FAULT_STORIES.items()}
 
 
+@marked(*PLAYS_CELLS, "agent_cli")
 @pytest.mark.parametrize("cli", sorted({cli for cli, _, _ in CELLS}))
 def test_a_real_cli_passes_its_stories_against_the_replay(cli: str, tmp_path: Path) -> None:
     """The CLI's cells play in one `harness run`: one Python, pytest and Chromium start for them all."""

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from calibration.product_defects import DEFECT_CASES
 from harness.core.verdicts import Verdict
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import attempts, harness_run, processes_of
 
 CELL = "everyday-workflows-scripted.scripted.local.routine-run"
@@ -16,6 +17,7 @@ ROUTINE_CHECKS = {
 }
 
 
+@marked(*PLAYS_CELLS)
 def test_routine_run_passes_with_every_routine_check(tmp_path: Path) -> None:
     done = harness_run(tmp_path, "--id", CELL)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -26,6 +28,7 @@ def test_routine_run_passes_with_every_routine_check(tmp_path: Path) -> None:
     assert processes_of(tmp_path) == []
 
 
+@marked(*PLAYS_CELLS, "agent_cli")
 def test_a_real_agent_cli_does_the_routines_work(tmp_path: Path) -> None:
     """The real CLI (against the model replay) builds the tool on the task the routine started, once."""
     done = harness_run(tmp_path, "--id", "everyday-workflows-replay.replay-claude.local.routine-run")

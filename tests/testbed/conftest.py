@@ -7,11 +7,13 @@ from collections.abc import Iterator
 import pytest
 
 from harness.products.testbed import ApiClient, TestbedInstance
+from tests.needs import needs
 
 FAST_PACE = 0.05
 
 
 @pytest.fixture(scope="module")
+@needs("product")
 def testbed() -> Iterator[TestbedInstance]:
     """One fast instance per test module; tests create their own agents and tasks on it."""
     with TestbedInstance(pace=FAST_PACE) as instance:
@@ -19,6 +21,7 @@ def testbed() -> Iterator[TestbedInstance]:
 
 
 @pytest.fixture
+@needs("product")
 def fresh_testbed(request: pytest.FixtureRequest) -> Iterator[TestbedInstance]:
     """An instance of its own, for tests that restart or slow it; pace from ``@pytest.mark.pace(s)``."""
     marker = request.node.get_closest_marker("pace")
@@ -27,6 +30,7 @@ def fresh_testbed(request: pytest.FixtureRequest) -> Iterator[TestbedInstance]:
 
 
 @pytest.fixture
+@needs("product")
 def testbed_with_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[TestbedInstance]:
     """An instance whose controller starts with extra environment, from ``@pytest.mark.controller_env(NAME=value)``.
 

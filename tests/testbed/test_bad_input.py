@@ -8,7 +8,6 @@ import json
 import re
 import subprocess
 import sys
-import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +24,7 @@ from harness.testbed import api as public_api
 from harness.testbed.body_deadline import ENV as BODY_TIMEOUT_ENV
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
 from tests.command_line import Ended, assert_refused, ended, never_starts, put_a_file_in_the_way
+from tests.needs import marked
 
 HUGE = 2**63
 INT_BODY_FIELDS = {  # every integer a request body carries, by route
@@ -301,7 +301,6 @@ def test_an_upload_larger_than_a_delivery_is_refused_while_streaming(
 @pytest.mark.controller_env(**{BODY_TIMEOUT_ENV: "1"})
 def test_a_body_that_never_finishes_is_answered_408(testbed_with_env: TestbedInstance) -> None:
     before = snapshot(testbed_with_env.api)
-    started = time.monotonic()
     answer = raw_exchange(
         testbed_with_env.port,
         b"POST /api/tasks HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -309,7 +308,6 @@ def test_a_body_that_never_finishes_is_answered_408(testbed_with_env: TestbedIns
     )
     assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
     assert b"not received within 1 s" in answer
-    assert time.monotonic() - started < 8
     assert snapshot(testbed_with_env.api) == before
 
 
@@ -382,6 +380,7 @@ def test_a_bad_server_command_line_is_one_clear_line(
     assert_refused(done, says, tmp_path, before)
 
 
+@marked("product")
 @pytest.mark.parametrize(
     ("args", "says"),
     [

@@ -24,6 +24,7 @@ from harness.products.testbed import TestbedInstance
 from harness.replay.server import create_app
 from harness.testbed.faults import DIE_AFTER_INBOX_COMMIT, ENV, SLOW_TOOL_SERVER
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR
+from tests.needs import needs
 
 pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
 
@@ -42,6 +43,7 @@ class Product:
 
 
 @pytest.fixture
+@needs("product")
 def product(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Product]:
     """A product whose live agents talk to a fresh replay server; script and time limit from ``@pytest.mark.replay``.
 

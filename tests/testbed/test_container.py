@@ -33,6 +33,7 @@ from harness.running.ownership import release_run_folder
 from harness.testbed.sandbox.agent_socket import SOCKET_NAME, socket_folder
 from harness.testbed.sandbox.containers import LABEL, LABEL_DATA, data_label
 from oracle.engine import Image
+from tests.needs import needs
 from tests.oracle.conftest import client, oracle_image  # noqa: F401  (fixtures the second engine needs)
 from tests.oracle.test_oracle_remote import SecondEngine, second_engine  # noqa: F401
 from tests.stories.harness_runs import attempts, ctrl_c, harness_run, run_temp, wait_for
@@ -43,6 +44,7 @@ pytestmark = pytest.mark.e2e  # starts a real product and real containers
 
 
 @pytest.fixture()
+@needs("docker")
 def engine_sdk() -> Iterator[docker.DockerClient]:
     sdk = docker.from_env()
     yield sdk

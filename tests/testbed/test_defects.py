@@ -49,6 +49,7 @@ from oracle.tasks.slugify.contract import (
     delegation_task,
 )
 from stories.create_skill_studio import SKILL_REQUEST, SKILL_TASK_TITLE
+from tests.needs import needs
 
 pytestmark = pytest.mark.e2e  # starts a real product, runner or agent CLI in the test
 
@@ -654,6 +655,7 @@ FLOW_OF: dict[str, str] = {
 
 
 @pytest.fixture
+@needs("product")
 def instance_with(request: pytest.FixtureRequest) -> Iterator[Callable[..., TestbedInstance]]:
     started: list[TestbedInstance] = []
 

@@ -17,4 +17,4 @@ def test_only_a_process_that_forks_many_controllers_preloads_the_mcp_sdk() -> No
 def test_every_preloaded_module_exists() -> None:
     """A misspelt name would only print a warning in the forkserver and preload nothing."""
     for name in preloaded_modules(many_controllers=True)[:-1]:
-        importlib.import_module(name)
+        assert importlib.import_module(name).__name__ == name

@@ -17,8 +17,10 @@ from harness.testbed.models import RunLease
 from harness.testbed.sandbox import leases
 from harness.testbed.sandbox.containers import ContainerRunners
 from oracle.engine import NotFound
+from tests.needs import marked
 
 
+@marked("product")
 def test_a_runner_going_on_after_its_run_ended_is_stopped_after_the_grace(tmp_path: Path) -> None:
     db = Database(tmp_path / "testbed.sqlite3")
     runners = ContainerRunners(db, tmp_path, hung_grace_s=3600)

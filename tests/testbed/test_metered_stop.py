@@ -20,6 +20,7 @@ from harness.products.testbed import TestbedInstance
 from harness.replay.server import create_app
 from harness.running.model_server import MODEL_PATHS
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
+from tests.needs import needs
 
 pytestmark = pytest.mark.e2e  # a real product and runner (and agent CLI)
 
@@ -27,6 +28,7 @@ HELD_CALL = 2  # the first call is answered in full (and metered as always); the
 
 
 @pytest.fixture
+@needs("product")
 def world() -> Iterator[tuple[TestbedInstance, HeldUpstream, LoopbackServer]]:
     replay = LoopbackServer(create_app("story")).start()
     held = HeldUpstream(f"{replay.url}/scripts/story", hold=HELD_CALL)

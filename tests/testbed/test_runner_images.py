@@ -14,6 +14,7 @@ from harness.testbed.sandbox.containers import ContainerRunners
 from harness.testbed.sandbox.image import ensure, remove_older
 from oracle.engine import Engine, Image, NotFound
 from oracle.image import engine
+from tests.needs import marked
 
 
 def _empty_root() -> io.BytesIO:
@@ -30,6 +31,7 @@ def _present(client: Engine, image: Image) -> bool:
         return False
 
 
+@marked("docker")
 def test_a_new_runner_image_removes_the_older_ones_no_container_uses() -> None:
     client = engine()
     label = f"everyday-evals.test.{uuid.uuid4().hex[:12]}"  # only this test's images: another session's stay
@@ -53,6 +55,7 @@ def test_a_new_runner_image_removes_the_older_ones_no_container_uses() -> None:
                 client.remove_image(image.id)
 
 
+@marked("docker")
 def test_a_sandbox_whose_prepared_image_was_removed_runs_on_this_codes_own(tmp_path: Path) -> None:
     client = engine()
     prepared = client.import_image(_empty_root(), "everyday-evals-test-runner", uuid.uuid4().hex[:12], [])

@@ -21,6 +21,7 @@ from everyday_vibe_kanban.pages import BoardPage
 from harness.core.product_records import Task
 from harness.core.waiting import wait_for
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE, REVISION_SEPARATOR
+from tests.needs import marked, needs
 
 RUN_S = 120.0
 
@@ -33,6 +34,7 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.fixture
+@needs("product")
 def vibe_kanban() -> Iterator[VibeKanbanInstance]:
     instance = VibeKanbanInstance(pace=0.05)
     try:
@@ -50,6 +52,7 @@ def _finished(instance: VibeKanbanInstance, task_id: str, runs: int) -> Task:
     return wait_for(done, RUN_S, what=f"run {runs} of task {task_id} to end")
 
 
+@marked("product")
 def test_an_instance_answers_and_a_stop_leaves_no_process_folder_or_worktree() -> None:
     instance = VibeKanbanInstance(pace=0.05)
     try:
@@ -76,6 +79,7 @@ def _worktree(instance: VibeKanbanInstance, task_id: str) -> Path:
     return wait_for(lambda: (p := instance.on_disk(reported)).is_dir() and p, what=f"{reported} on disk")
 
 
+@marked("product")
 def test_two_instances_keep_their_worktrees_apart_and_a_second_start_deletes_none_of_the_first() -> None:
     """vibe-kanban deletes, at start, every worktree in its folder its own database does not know: without a
     folder of its own per instance, B's start would delete A's worktree under A's running agent."""
@@ -158,6 +162,7 @@ def test_the_board_creates_and_starts_a_task_and_its_panel_shows_status_conversa
     assert panel.download_delivery_id("0" * 40) == b"", "a commit not on the branch the panel names is no delivery"
 
 
+@marked("product", "agent_cli")
 def test_the_real_claude_code_builds_and_revises_against_the_replay_and_each_runs_calls_are_metered() -> None:
     """The replay profile's path without a browser: vibe-kanban runs the pinned Claude Code behind our proxy."""
     from harness.agents.loopback import LoopbackServer

@@ -86,5 +86,14 @@ PRODUCT = ProductDeclaration(
             " a hard stop of the CLI before the testbed pauses the agent, not the pause the story needs",
         ),
     },
-    observes=("message-read", "runner-identity", "receipts", "process-group-gone", "run-cause", "task-skills"),
+    observes=(
+        "message-read",
+        "runner-identity",
+        "receipts",
+        "process-group-gone",
+        "run-cause",
+        "task-skills",
+        "unread-counter",
+        "active-run-pointer",
+    ),
 )

@@ -126,6 +126,8 @@ class TaskListPage:
 class HireFormPage:
     """The hire form on the start page: name, role, manager, runner, model and the connections the agent may use."""
 
+    shows = ("name", "role", "adapter", "model")  # the team list shows no manager
+
     def __init__(self, page: Page, base_url: str) -> None:
         self.page = page
         self.base_url = base_url.rstrip("/")
@@ -171,6 +173,8 @@ class HireFormPage:
 
 
 class TaskPage:
+    shows = ("title", "body")
+
     def __init__(self, page: Page, base_url: str, task_id: int) -> None:
         self.page = page
         self.base_url = base_url.rstrip("/")

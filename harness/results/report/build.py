@@ -11,31 +11,37 @@ CI artifact, open it anywhere.
 
 from __future__ import annotations
 
-import functools
-import os
 import shutil
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import quote
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment
 from pydantic import BaseModel
 
 from harness.core.records import ATTEMPT_SCHEMA_VERSION, utc_now
 from harness.core.schema import write_schema
 from harness.evidence.thumbnails import make_thumbnails, packaged_thumbnail, thumbnail_name
+from harness.results.assessed import current_checks
 from harness.results.compare import Comparison, read_comparisons
 from harness.results.packages import LoadedAttempt, PackageState, load_attempts, read_package
 from harness.results.promotion import read_promotions
-from harness.results.report import details, matrix, story
+from harness.results.report import details, matrix, page_cache, search, story
 from harness.results.report.judged import judged_views
+from harness.results.report.site import STATIC, Site, environment, href, link_or_copy
+from harness.results.report.timeline import Timeline, build_timeline
+from harness.results.report.versus_page import versus_page
+from harness.results.report.versus_pick import versus_pair
 from harness.results.summary import VERDICT_ORDER, summarize
 
-STATIC = Path(__file__).with_name("static")
+TIMELINE_JS = (STATIC / "timeline.js").read_text()
+"""Inlined into each attempt page: a page on file:// loads it with no second request, and the package's own
+index (browsed without the report) has it too."""
 FILTER_DIMENSIONS = ("suite", "profile", "environment", "product", "case", "verdict", "check", "mode")
 """What the index filters rows by; each matches the row's latest attempt (its verdict, the checks it failed)."""
 PACKAGE_INDEX = "index.html"
+TRACE_CACHE = "cache/traces"
 
 
 class BuildResult(BaseModel):
@@ -54,67 +60,6 @@ class Screenshot(BaseModel):
     error: str | None = None
 
 
-def href(target: Path, page_dir: Path) -> str:
-    """A relative, URL-quoted link from a page's folder to a file: works from file:// and over HTTP."""
-    return quote(os.path.relpath(target, page_dir).replace(os.sep, "/"))
-
-
-@functools.cache
-def _environment() -> Environment:
-    """One per process: an environment compiles each template once, and a cell worker writes a package per cell."""
-    env = Environment(
-        loader=PackageLoader("harness.results.report", "templates"),
-        autoescape=select_autoescape(["html"]),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.globals["pct"] = lambda value: f"{100 * value:.0f}%"
-    return env
-
-
-def _link_or_copy(source: str, target: str) -> None:
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copy2(source, target)
-
-
-class _Site:
-    """Paths of one build: where each attempt's page, evidence and thumbnails go."""
-
-    def __init__(self, out: Path, copy_evidence: bool) -> None:
-        self.out = out.resolve()
-        self.copy_evidence = copy_evidence
-        self._resolved: dict[str, Path] = {}  # resolving is a syscall per path part: once per package
-
-    def page(self, attempt: LoadedAttempt) -> Path:
-        return (
-            self.out
-            / "attempts"
-            / attempt.campaign
-            / attempt.execution_id
-            / f"{attempt.attempt}{_suffix(attempt)}.html"
-        )
-
-    def evidence(self, attempt: LoadedAttempt) -> Path:
-        if not self.copy_evidence:
-            return self._resolved.setdefault(attempt.key, attempt.folder.resolve())
-        return self.out / "evidence" / attempt.campaign / attempt.execution_id / f"{attempt.attempt}{_suffix(attempt)}"
-
-    def thumbs(self, attempt: LoadedAttempt) -> Path:
-        return self.out / "thumbs" / attempt.campaign / attempt.execution_id / f"{attempt.attempt}{_suffix(attempt)}"
-
-    def thumb(self, attempt: LoadedAttempt, name: str) -> Path:
-        """The package's own thumbnail when the harness made one, else the report's cached one."""
-        packaged = packaged_thumbnail(self.evidence(attempt) / name)
-        return packaged if packaged.is_file() else self.thumbs(attempt) / thumbnail_name(Path(name))
-
-
-def _suffix(attempt: LoadedAttempt) -> str:
-    return "" if attempt.duplicate == 1 else f"~{attempt.duplicate}"
-
-
 def _screenshot_files(attempt: LoadedAttempt) -> list[str]:
     """Recorded screenshots first, then any other PNG the folder holds (a broken package has no list)."""
     recorded = list(attempt.record.screenshots) if attempt.record else []
@@ -131,14 +76,14 @@ def build_report(
 ) -> BuildResult:
     """Build the site into OUT from every attempt under the RESULTS folders; returns what was built."""
     started = time.perf_counter()
-    site = _Site(out, copy_evidence)
+    site = Site(out, copy_evidence)
     attempts = load_attempts(results)
     (site.out / "assets").mkdir(parents=True, exist_ok=True)
     for asset in STATIC.iterdir():
         shutil.copyfile(asset, site.out / "assets" / asset.name)
     if copy_evidence:
         for attempt in attempts:
-            shutil.copytree(attempt.folder, site.evidence(attempt), dirs_exist_ok=True, copy_function=_link_or_copy)
+            shutil.copytree(attempt.folder, site.evidence(attempt), dirs_exist_ok=True, copy_function=link_or_copy)
 
     shots = {attempt.key: _screenshot_files(attempt) for attempt in attempts}
     jobs = [
@@ -149,17 +94,36 @@ def build_report(
     ]
     errors = make_thumbnails(jobs, workers)
 
-    env = _environment()
+    env = environment()
     generated_at = utc_now().strftime("%Y-%m-%d %H:%M UTC")
     evidence_note = "copied into this report folder" if copy_evidence else "linked from the results folder(s)"
     common = {"generated_at": generated_at, "evidence_note": evidence_note, "inline_css": ""}
     attempt_template = env.get_template("attempt.html")
+    found: list[search.SearchDocument] = []
     for attempt in attempts:
         page = site.page(attempt)
-        page.parent.mkdir(parents=True, exist_ok=True)
-        context = _attempt_context(attempt, site, page.parent, shots[attempt.key], errors)
-        root = href(site.out, page.parent) + "/"
-        page.write_text(attempt_template.render(**common, **context, root=root, standalone=False))
+        made_of = page_cache.signature(attempt, site.evidence(attempt), site.thumbs(attempt), copy_evidence)
+        documents = page_cache.kept(site.out, page, made_of)
+        if documents is None:
+            page.parent.mkdir(parents=True, exist_ok=True)
+            context = _attempt_context(attempt, site, page.parent, shots[attempt.key], errors, site.out / TRACE_CACHE)
+            root = href(site.out, page.parent) + "/"
+            page.write_text(attempt_template.render(**common, **context, root=root, standalone=False))
+            timeline = context["timeline"]
+            documents = (
+                search.documents(attempt.key, href(page, site.out), timeline) if isinstance(timeline, Timeline) else []
+            )
+            page_cache.keep(site.out, page, made_of, documents)
+        found += documents
+    (site.out / "search.html").write_text(
+        env.get_template("search.html").render(
+            **common,
+            root="",
+            docs=[doc.model_dump() | {"id": number} for number, doc in enumerate(found)],
+            count=len(found),
+            attempts=len(attempts),
+        )
+    )
 
     main_rows, diag_rows = matrix.rows(attempts)
     index = site.out / "index.html"
@@ -170,7 +134,7 @@ def build_report(
         if names:
             thumbs[attempt.key] = href(site.thumb(attempt, names[-1]), site.out)
     summary = summarize(attempts)
-    comparisons = _comparison_pages(env, site.out, results, common)
+    comparisons = _comparison_pages(env, site, results, common, attempts)
     index.write_text(
         env.get_template("index.html").render(
             **common,
@@ -208,11 +172,11 @@ def write_package_index(folder: Path) -> Path:
     """The package's own ``PACKAGE_INDEX``: its attempt page with every link inside the folder and the stylesheet
     inline, so a reviewer handed only the folder browses it like the report (no JSON to read)."""
     attempt = read_package(folder.parents[2], folder)
-    site = _Site(folder, copy_evidence=False)
+    site = Site(folder, copy_evidence=False)
     context = _attempt_context(attempt, site, site.out, _screenshot_files(attempt), {})
     page = folder / PACKAGE_INDEX
     page.write_text(
-        _environment()
+        environment()
         .get_template("attempt.html")
         .render(
             **context,
@@ -227,16 +191,25 @@ def write_package_index(folder: Path) -> Path:
 
 
 def _comparison_pages(
-    env: Environment, out: Path, results: Sequence[Path], common: dict[str, str]
+    env: Environment, site: Site, results: Sequence[Path], common: dict[str, str], attempts: Sequence[LoadedAttempt]
 ) -> list[tuple[Path, Comparison | str, str]]:
-    """A page per comparison kept under the results folders: (path, comparison or why unreadable, page link)."""
+    """A page per comparison kept under the results folders: (path, comparison or why unreadable, page link).
+
+    Each cell that changed between the sides links to an attempt-against-attempt page of one attempt from each.
+    """
+    out = site.out
     listed: list[tuple[Path, Comparison | str, str]] = []
     template = env.get_template("comparison.html")
     for path, comparison in read_comparisons(results):
         page = out / "comparisons" / f"{path.stem}.html"
         if isinstance(comparison, Comparison):
             page.parent.mkdir(parents=True, exist_ok=True)
-            page.write_text(template.render(**common, c=comparison, root="../"))
+            links = {}
+            for cell in comparison.cells:
+                if (pair := versus_pair(attempts, comparison, cell)) is not None:
+                    key = f"{cell.execution_id} {cell.candidate_campaign}"
+                    links[key] = href(versus_page(env, site, *pair, common), page.parent)
+            page.write_text(template.render(**common, c=comparison, root="../", versus=links))
         listed.append((path, comparison, href(page, out)))
     return listed
 
@@ -256,8 +229,15 @@ def _filters(attempts: Sequence[LoadedAttempt]) -> list[tuple[str, list[str]]]:
 
 
 def _attempt_context(
-    attempt: LoadedAttempt, site: _Site, page_dir: Path, screenshot_names: list[str], errors: dict[Path, str]
+    attempt: LoadedAttempt,
+    site: Site,
+    page_dir: Path,
+    screenshot_names: list[str],
+    errors: dict[Path, str],
+    trace_cache: Path | None = None,
 ) -> dict[str, object]:
+    """What the attempt page renders; ``trace_cache``: where the report keeps trace summaries (None for a package's
+    own index, which must write nothing into its package but the page)."""
     evidence = site.evidence(attempt)
     base = href(evidence, page_dir)
 
@@ -272,7 +252,15 @@ def _attempt_context(
             Screenshot(name=name, full=ev(name), thumb=href(thumb, page_dir) if thumb.is_file() else None, error=error)
         )
     record = attempt.record
-    failed = [check for check in record.checks if check.failed] if record else []
+    current = current_checks(attempt.folder, record) if record else None
+    checks = current.checks if current else []
+    failed = [check for check in checks if check.failed]
+
+    def images(name: str) -> tuple[str, str | None]:
+        thumb = site.thumb(attempt, name)
+        return ev(name), href(thumb, page_dir) if thumb.is_file() else None
+
+    timeline = build_timeline(attempt.folder, record, images, trace_cache) if record else None
     trace = evidence / "trace.zip"
     trace_path = attempt.folder / "trace.zip" if not site.copy_evidence else trace
     files = {entry.path: entry for entry in details.package_files(evidence)}
@@ -284,6 +272,11 @@ def _attempt_context(
         "story": story.sentence(record) if record else "",
         "journey": story.journey(record, ev) if record else [],
         "failed": failed,
+        "checks": checks,
+        "checks_source": current.source if current else "attempt.json",
+        "timeline": timeline,
+        "timeline_js": TIMELINE_JS,
+        "why_events": {row.event.check_id: row.n for row in timeline.why} if timeline else {},
         "shots": screenshots,
         "zips": [details.zip_view(evidence, download) for download in record.downloads] if record else [],
         "snapshots": details.snapshot_views(evidence),

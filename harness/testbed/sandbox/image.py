@@ -1,7 +1,7 @@
 """The image a sandboxed runner runs in: the oracle's Debian root plus the runner's code, made on the engine itself.
 
 No registry is needed: the image is the oracle's locally built root
-(``python -m oracle image``: debootstrap, or its pinned pull where a registry
+(``python -m oracle image``: mmdebstrap, or its pinned pull where a registry
 answers) with the runner's Python code copied in and committed, tagged by a
 digest of that code, so a changed runner gets a new image and an unchanged
 one is reused. ``EVERYDAY_RUNNER_IMAGE`` names a prepared image instead (a

@@ -94,7 +94,7 @@ RUN_STATUSES = {
 }
 # "interrupted": a graceful shutdown's drain (or a lease released mid-run) cut the run short.
 # Why Paperclip woke an agent (a run's ``contextSnapshot.wakeReason``), in the harness's words. A reason not
-# listed is left unsaid (the run's cause is then not judged), never guessed.
+# listed is left unsaid, never guessed: the driver declares run-cause, so lifecycle.runs-have-a-cause names that run.
 WAKE_CAUSES: dict[str, RunCause] = {
     "issue_assigned": "assignment",
     "issue_commented": "user_message",

@@ -74,6 +74,12 @@ PRODUCT = ProductDeclaration(
     # "run-cause": the reason Paperclip woke the agent for each run (api.py: WAKE_CAUSES).
     # No "task-skills": an issue's page lists no skills (its activity feed tells of a new one: skill_pages.py).
     observes=("message-wakes", "runner-identity", "receipts", "run-cause"),
+    derives={
+        "message-read": "the first run that received each comment, by its wake context or a read step in its log"
+        " (api.py: _receivers); Paperclip records no reader of a comment itself",
+        "unread-counter": "the user comments no run received (api.py: the task's unconsumed_user_messages)",
+        "active-run-pointer": "the first of the issue's runs Paperclip reports active",
+    },
     promises=PROMISES,
     no_cell={
         "replay-*.recover-controller-sigkill": NoCell(

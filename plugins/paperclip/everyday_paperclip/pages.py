@@ -129,6 +129,8 @@ class ConnectionsPage:
 
 
 class IssuePage:
+    shows = ("title", "body")
+
     def __init__(self, page: Page, base_url: str, task_id: str) -> None:
         self.page = page
         self.base_url = base_url.rstrip("/")
@@ -195,7 +197,7 @@ class IssuePage:
     def shown_fields(self) -> dict[str, str | None]:
         """The issue's title (its heading) and description (the thread's first bubble).
 
-        The description is left out where the page shows no description bubble (a layout without the thread).
+        The description is None where the page shows no description bubble.
         """
         title = self.page.get_by_role("main").get_by_role("heading", level=2).first.inner_text()
         body = self.page.evaluate(
@@ -204,7 +206,7 @@ class IssuePage:
                 return brief ? (brief.querySelector(".paperclip-markdown") ?? brief).innerText : null;
             }"""
         )
-        return {"title": title} | ({"body": body} if body is not None else {})
+        return {"title": title, "body": body}
 
     # ---- thread --------------------------------------------------------------------
 

@@ -112,6 +112,8 @@ class HireDesk:
     its name, then its role and title ("QA - QA"), its runtime and its state.
     """
 
+    shows = ("name", "role")  # its row shows no manager, and its runtime in Paperclip's words
+
     def __init__(self, page: Page, base_url: str, api: PaperclipApi) -> None:
         self.page = page
         self.base_url = base_url.rstrip("/")
@@ -142,8 +144,7 @@ class HireDesk:
     def shown_agent(self, name: str) -> dict[str, str | None]:
         """The agent's name and title (the role the person gave) as its row shows them; it shows no manager, and
         its runtime in Paperclip's words (Process), not the runner the person chose."""
-        if any(a.name == name and a.status == "terminated" for a in self.api.agents()):
-            return {}  # Paperclip's Agents page lists no terminated agent (nor one pending approval): nothing shown
+        # Paperclip's Agents page lists no terminated agent: a story that terminates one says so (ReadBacks.ended).
         row = self._row(name)
         try:  # the page lists its agents once it has fetched them, after its New Agent button shows
             expect(row).to_have_count(1, timeout=ms(SHOWN_S))

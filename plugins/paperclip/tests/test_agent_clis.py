@@ -15,10 +15,12 @@ from everyday_paperclip.agent_clis import (
     claude_local_config,
     codex_local_config,
 )
+from tests.needs import marked
 
 UPSTREAM = "http://127.0.0.1:43210/scripts/story"
 
 
+@marked("product", "agent_cli")
 def test_codex_on_paperclip_talks_only_to_the_replay_with_a_dummy_key(tmp_path: Path) -> None:
     settings = {"model_upstream": UPSTREAM, "workspaces": str(tmp_path), "instance": str(tmp_path / "instance")}
     config = codex_local_config("Avery", "gpt-5-codex", settings)
@@ -37,6 +39,7 @@ def test_codex_on_paperclip_talks_only_to_the_replay_with_a_dummy_key(tmp_path: 
     )
 
 
+@marked("product", "agent_cli")
 def test_claude_on_paperclip_talks_only_to_the_replay_through_our_pinned_cli_and_tools(tmp_path: Path) -> None:
     settings = {"model_upstream": UPSTREAM, "workspaces": str(tmp_path), "instance": str(tmp_path / "instance")}
     config = claude_local_config("Avery", "claude-sonnet-4-5", settings)

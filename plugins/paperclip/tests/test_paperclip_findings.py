@@ -7,8 +7,10 @@ import subprocess
 import pytest
 
 from everyday_paperclip.findings.runner import FINDINGS_DIR, REPRODUCED, run_one
+from tests.needs import marked
 
 
+@marked("product")
 def test_the_null_exit_code_reproduction_shows_its_defect_and_leaves_nothing_behind(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
@@ -19,6 +21,7 @@ def test_the_null_exit_code_reproduction_shows_its_defect_and_leaves_nothing_beh
     _nothing_left_running()
 
 
+@marked("product")
 def test_the_declined_action_reproduction_runs_the_call_a_person_rejected(capfd: pytest.CaptureFixture[str]) -> None:
     """The card is rejected, the review queue still lists its action request and approves it: the service gets the
     call (what `decision.declined-stays-declined` names on the service-decline cell)."""
@@ -30,6 +33,7 @@ def test_the_declined_action_reproduction_runs_the_call_a_person_rejected(capfd:
     _nothing_left_running()
 
 
+@marked("product")
 def test_the_hot_restart_reproduction_shows_both_clis_cut_off_and_leaves_nothing_behind(
     capfd: pytest.CaptureFixture[str],
 ) -> None:

@@ -14,8 +14,10 @@ from pathlib import Path
 import psutil
 
 from everyday_paperclip.instance import PaperclipInstance
+from tests.needs import marked
 
 
+@marked("product")
 def test_instance_starts_restarts_and_leaves_nothing_behind() -> None:
     instance = PaperclipInstance()
     try:
@@ -34,6 +36,7 @@ def test_instance_starts_restarts_and_leaves_nothing_behind() -> None:
     assert not instance.root.exists()
 
 
+@marked("product")
 def test_postgres_keeps_its_shared_memory_in_the_instance_folder_and_no_socket_so_a_kill_leaves_none() -> None:
     """A SIGKILLed postmaster cannot remove its segments, nor its socket and lock file: in /dev/shm and /tmp
     they would stay until reboot."""
@@ -55,6 +58,7 @@ def test_postgres_keeps_its_shared_memory_in_the_instance_folder_and_no_socket_s
     assert not instance.root.exists()
 
 
+@marked("product")
 def test_api_client_reads_a_scripted_build_as_harness_records() -> None:
     with PaperclipInstance(pace=0.01) as instance:
         api = instance.api
@@ -82,6 +86,7 @@ def test_api_client_reads_a_scripted_build_as_harness_records() -> None:
         assert issued[f"run token issued to run {run.id}"].startswith("eyJ")
 
 
+@marked("product")
 def test_a_hot_restart_does_not_adopt_a_process_adapter_run_and_the_driver_says_so() -> None:
     """Paperclip adopts live runs only on its hot restart (what ``paperclipai service restart`` asks for).
 

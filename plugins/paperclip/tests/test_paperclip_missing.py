@@ -6,11 +6,13 @@ import os
 from pathlib import Path
 
 from harness.core.verdicts import Verdict
+from tests.needs import marked
 from tests.stories.harness_runs import attempts, harness_run
 
 CELL = "everyday-workflows-paperclip.scripted.paperclip-local.build-revise"
 
 
+@marked("browser")
 def test_a_paperclip_cell_without_paperclip_is_an_infrastructure_failure_that_says_how_to_install(
     tmp_path: Path,
 ) -> None:

@@ -18,9 +18,11 @@ from everyday_paperclip.instance import PaperclipInstance
 from everyday_paperclip.pages import IssueListPage, IssuePage
 from harness.core.waiting import wait_for
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
+from tests.needs import needs
 
 
 @pytest.fixture
+@needs("product")
 def paperclip() -> Iterator[PaperclipInstance]:
     instance = PaperclipInstance(pace=0.05)
     try:

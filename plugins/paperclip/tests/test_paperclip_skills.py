@@ -10,6 +10,7 @@ from pathlib import Path
 
 from harness.core.verdicts import Verdict
 from harness.skills import rules
+from tests.needs import marked
 from tests.stories.harness_runs import attempts, harness_run, processes_of
 
 CELL = "everyday-workflows-paperclip.scripted.paperclip-local.create-skill-studio"
@@ -22,6 +23,7 @@ DECIDED = [
 ]
 
 
+@marked("browser", "product")
 def test_the_person_finds_the_new_skill_in_the_activity_feed_and_saves_an_edit_in_studio(tmp_path: Path) -> None:
     done = harness_run(tmp_path, "--id", CELL)
     [record] = attempts(tmp_path)

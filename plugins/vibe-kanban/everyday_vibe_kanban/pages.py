@@ -84,6 +84,10 @@ class BoardPage:
 class TaskPanel:
     """A task's panel beside the board: its status, the latest attempt's conversation, follow-up and Stop."""
 
+    # This page object has no reading of the panel's title and description apart from the attempt's prompt (the
+    # conversation's first entry): it declares neither, so neither is compared.
+    shows: tuple[str, ...] = ()
+
     def __init__(self, page: Page, base_url: str, task_id: str, project_id: str, repo: Any) -> None:
         self.page = page
         self.base_url = base_url.rstrip("/")
@@ -130,8 +134,7 @@ class TaskPanel:
         expect(self._header.locator("p").first).to_have_text(label, timeout=ms(timeout))
 
     def shown_fields(self) -> dict[str, str | None]:
-        """Nothing yet: this page object has no reading of the panel's title and description apart from the
-        attempt's prompt (the conversation's first entry), so neither is compared here (not observable)."""
+        """Nothing: the panel declares no field it shows (see ``shows``)."""
         return {}
 
     # ---- conversation ----------------------------------------------------------------

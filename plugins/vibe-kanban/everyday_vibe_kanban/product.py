@@ -59,6 +59,13 @@ PRODUCT = ProductDeclaration(
     # nor why it started a run (run-cause); its logs show the tool steps of Claude Code's tools, not the
     # receipts of ours (receipts).
     observes=("message-read", "message-wakes"),
+    # The scripted agent's read steps are tool uses in the run's logs that name the messages it received (the
+    # follow-up's ``<session>:<n>``): vibe-kanban keeps them as it keeps any tool use. Claude Code's reads name none.
+    observes_with={"scripted": ("receipts",)},
+    derives={
+        "unread-counter": "none counted: a follow-up is the prompt of the run it starts, handed over as it is sent",
+        "active-run-pointer": "the first of the task's coding-agent processes vibe-kanban reports running",
+    },
     # A task attempt's prompt is its title and description as the person typed them; a follow-up resumes the
     # session with the person's words as they are.
     prompts=PromptFormat(task=r"^Title: (?P<title>[^\n]*)\n\nDescription:\s*(?P<body>.*)", resumes_with_words=True),

@@ -1,0 +1,114 @@
+"""What the harness sees between a story's steps, kept with its time: the API calls it made and every sample
+of the product's records it took at a wait.
+
+A final snapshot says where the product ended; the reviewer's timeline needs
+the way there (the task that read Done while a run was still active shows only
+in a sample taken at that moment). Each line is appended as it happens, so a
+crash keeps what came before it, and the secret scan reads the file like any other.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+import httpx
+from pydantic import BaseModel, Field
+
+from harness.core.product_records import Task
+from harness.core.records import utc_now
+
+API_CALLS = "timeline/api-calls.jsonl"
+RECORD_SAMPLES = "timeline/record-samples.jsonl"
+_STARTED = "everyday.started"
+
+
+class ApiCall(BaseModel):
+    """One request the harness made of the product's public API: never its body, only what the timeline shows."""
+
+    at: datetime
+    method: str
+    path: str
+    status: int | None = Field(None, description="None: the product gave no answer")
+    seconds: float
+    error: str | None = None
+
+
+class RunSample(BaseModel):
+    id: str
+    status: str
+
+
+class TaskSample(BaseModel):
+    id: str
+    status: str
+    runs: list[RunSample] = Field(default_factory=list)
+    messages: int = 0
+    messages_read: int = 0
+    deliveries: int = 0
+
+
+class RecordSample(BaseModel):
+    """The product's records as one wait read them."""
+
+    at: datetime
+    tasks: list[TaskSample]
+
+
+class JsonLines:
+    """An append-only file of pydantic lines, safe to write from the story's threads."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+
+    def add(self, line: BaseModel) -> None:
+        text = line.model_dump_json(exclude_none=True) + "\n"
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a") as handle:
+                handle.write(text)
+
+
+def watch_client(client: httpx.Client, log: JsonLines) -> None:
+    """Log every request ``client`` sends, with its status and how long the answer took to start."""
+
+    def sent(request: httpx.Request) -> None:
+        request.extensions[_STARTED] = (utc_now(), time.perf_counter())
+
+    def answered(response: httpx.Response) -> None:
+        request = response.request
+        at, started = request.extensions.get(_STARTED, (utc_now(), time.perf_counter()))
+        log.add(
+            ApiCall(
+                at=at,
+                method=request.method,
+                path=request.url.path,
+                status=response.status_code,
+                seconds=round(time.perf_counter() - started, 4),
+            )
+        )
+
+    client.event_hooks["request"] = [*client.event_hooks["request"], sent]
+    client.event_hooks["response"] = [*client.event_hooks["response"], answered]
+
+
+def sample_of(tasks: Sequence[Task]) -> RecordSample:
+    """The parts of each task the timeline plots: its status, its runs', and its messages stored and read."""
+    return RecordSample(
+        at=utc_now(),
+        tasks=[
+            TaskSample(
+                id=str(task.id),
+                status=str(task.status),
+                runs=[RunSample(id=str(run.id), status=str(run.status)) for run in task.runs],
+                messages=sum(1 for c in task.comments if c.author_kind == "user"),
+                messages_read=sum(1 for c in task.comments if c.author_kind == "user" and c.consumed_by_run_id),
+                deliveries=len(task.deliveries),
+            )
+            for task in tasks
+        ],
+    )

@@ -1,0 +1,136 @@
+"""One attempt's timeline: every lane's events on one clock line, laid out for a page that reads without JavaScript.
+
+Built from the package alone (see :mod:`timeline_lanes`), so a regraded or
+judged package shows its newest checks. Each row carries its time, its
+offset from the attempt's start, a duration bar and the clock it was read
+on: the harness, the runner and the browser keep their own, and a reviewer
+comparing 12.4 s with 12.9 s must know whether both came from one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from harness.core.records import AttemptRecord
+from harness.results.assessed import current_checks
+from harness.results.report import timeline_lanes as lanes
+from harness.results.report.timeline_lanes import LANE_TITLES, Event, Lane
+from harness.results.report.trace_summary import TraceSummary, cached_summary
+
+MIN_BAR_PCT = 0.4  # an instant still shows as a tick
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    n: int
+    event: Event
+    offset_s: float
+    left_pct: float
+    width_pct: float
+    thumb: str | None = None
+    full: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LaneInfo:
+    lane: Lane
+    title: str
+    events: int
+    problems: int
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """What the page shows; built and rendered in one report build, so plain data rather than a model."""
+
+    started_at: datetime
+    span_s: float
+    rows: list[Row]
+    lanes: list[LaneInfo]
+    record_samples: int
+    trace: TraceSummary | None
+    checks_source: str
+    why: list[Row] = field(default_factory=list)  # the failing checks' rows: where "why it failed" links
+
+    @property
+    def problems(self) -> int:
+        return sum(lane.problems for lane in self.lanes)
+
+    def lane_counts(self) -> list[dict[str, object]]:
+        """What the page's script sums the shown count from: per lane, its events and its problems."""
+        return [{"lane": lane.lane.value, "events": lane.events, "problems": lane.problems} for lane in self.lanes]
+
+
+def events_of(
+    folder: Path, record: AttemptRecord, trace_cache: Path | None = None
+) -> tuple[list[Event], int, TraceSummary | None, str]:
+    """Every lane's events of the package, the number of record samples, the trace summary and the checks' file."""
+    trace_zip = folder / "trace.zip"
+    summary = cached_summary(trace_zip, trace_cache) if trace_zip.is_file() else None
+    current = current_checks(folder, record)
+    samples, sample_count = lanes.record_samples(folder)
+    events = (
+        lanes.steps_and_faults(record)
+        + lanes.checks(record, current)
+        + lanes.api_calls(folder)
+        + samples
+        + lanes.model_calls(folder)
+        + lanes.trace(summary)
+    )
+    return events, sample_count, summary, current.source
+
+
+def build_timeline(
+    folder: Path,
+    record: AttemptRecord,
+    images: Callable[[str], tuple[str, str | None]] = lambda name: (name, None),
+    trace_cache: Path | None = None,
+) -> Timeline:
+    """The attempt's timeline, ordered by time (stable: a lane's own order holds for equal times).
+
+    ``images`` turns a package-relative screenshot into (link to it, link to its thumbnail or None);
+    ``trace_cache`` is where trace summaries are kept between builds (None: read the trace every time).
+    """
+    events, sample_count, summary, source = events_of(folder, record, trace_cache)
+    events.sort(key=lambda event: event.at)
+    start = record.timing.started_at
+    last = max([record.timing.ended_at or start, *(e.at for e in events[-1:])])
+    longest = max(((e.at - start).total_seconds() + (e.seconds or 0) for e in events), default=0.0)
+    span = max((last - start).total_seconds(), longest, 0.001)
+    rows = []
+    for n, event in enumerate(events, 1):
+        offset = (event.at - start).total_seconds()
+        full, thumb = images(event.image) if event.image else (None, None)
+        rows.append(
+            Row(
+                n=n,
+                event=event,
+                offset_s=offset,
+                left_pct=round(max(0.0, min(100.0, 100 * offset / span)), 3),
+                width_pct=round(max(MIN_BAR_PCT, min(100.0, 100 * (event.seconds or 0) / span)), 3),
+                thumb=thumb,
+                full=full,
+            )
+        )
+    infos = [
+        LaneInfo(
+            lane=lane,
+            title=LANE_TITLES[lane],
+            events=sum(1 for r in rows if r.event.lane is lane),
+            problems=sum(1 for r in rows if r.event.lane is lane and r.event.problem),
+        )
+        for lane in Lane
+    ]
+    return Timeline(
+        started_at=start,
+        span_s=span,
+        rows=rows,
+        lanes=infos,
+        record_samples=sample_count,
+        trace=summary,
+        checks_source=source,
+        why=[r for r in rows if r.event.lane is Lane.CHECK and r.event.problem],
+    )
