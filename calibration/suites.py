@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from calibration.judges import run_judge_suite
 from calibration.lifecycle_records import run_lifecycle_suite
 from calibration.loose_rules import run_loose_suite
 from calibration.personas import run_persona_suite
@@ -23,6 +24,7 @@ SUITES: dict[str, Callable[[Path | None], list[Row]]] = {
     "stories": run_persona_suite,
     "product-defects": run_product_defect_suite,
     "replay": run_replay_suite,
+    "judges": run_judge_suite,
 }
-OFFLINE_SUITES = frozenset({"lifecycle", "loose-rules"})
+OFFLINE_SUITES = frozenset({"lifecycle", "loose-rules", "judges"})
 """Suites that grade nothing: they need no container engine."""

@@ -80,6 +80,12 @@ def list_cells(**selectors: Any) -> list[str]:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
+    if args.judges:
+        from harness.judges.door import describe
+
+        for name, about in describe():
+            print(f"{name}  {about}")
+        return 0
     if args.not_observable:
         for cell in select(**selection_kwargs(args)):
             for check_id in sorted(CHECK_FACTS):
@@ -272,8 +278,21 @@ def _cmd_merge(args: argparse.Namespace) -> int:
 
 
 def _cmd_review(args: argparse.Namespace) -> int:
-    from harness.results.review import ReviewError, write_review
+    from harness.results.review import ReviewError, default_reviewer, write_review
 
+    if args.criterion or args.set:
+        from harness.judges.override import OverrideError, override
+
+        if not (args.criterion and args.set):
+            raise UsageError("--criterion and --set go together: which judged criterion, and its result")
+        folder = args.attempt.parent if args.attempt.name == "attempt.json" else args.attempt
+        try:
+            path = override(folder, args.criterion, args.set, args.reviewer or default_reviewer(), args.note)
+        except OverrideError as error:
+            print(f"{PROG} review: {error}", file=sys.stderr)
+            return USAGE_ERROR
+        print(f"judged criterion {args.criterion} set to {args.set}: {path}")
+        return 0
     try:
         path = write_review(args.attempt, note=args.note, reviewer=args.reviewer)
     except ReviewError as error:
@@ -326,13 +345,19 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 def _cmd_regrade(args: argparse.Namespace) -> int:
     from harness.judging.regrade import RegradeError
-    from harness.results.regrade import describe, regrade
+    from harness.results.regrade import describe, packages_under, regrade
 
     try:
+        settings = _judge_settings(args) if args.judges else None
         done = regrade(args.paths)
+        packages = packages_under(args.paths) if args.judges else []
     except RegradeError as error:
         raise UsageError(str(error)) from error
     print("\n".join(describe(done)))
+    if settings is not None:
+        from harness.judges.campaign import judge_packages
+
+        print(judge_packages(packages, args.judges, settings).line())
     return 1 if any(item.assessment is None for item in done) else 0
 
 
@@ -430,6 +455,10 @@ def _add_report_commands(commands: argparse._SubParsersAction) -> None:
     review.add_argument("attempt", type=Path, metavar="ATTEMPT_PATH", help="the attempt's folder")
     review.add_argument("--note", required=True, help="what the reviewer concluded")
     review.add_argument("--reviewer", help="who reviewed (default: git user.name)")
+    review.add_argument("--criterion", metavar="ID", help="a judged criterion of the attempt's case to set by hand")
+    review.add_argument(
+        "--set", choices=("passed", "failed", "inconclusive"), help="the criterion's result, over any judge's"
+    )
     review.set_defaults(func=_cmd_review)
 
     promote = commands.add_parser("promote", help="promote a suite version, or name every reason it cannot be")
@@ -489,6 +518,7 @@ def _add_report_commands(commands: argparse._SubParsersAction) -> None:
     regrade.add_argument(
         "paths", nargs="+", type=Path, metavar="RESULTS", help="a results folder, a campaign, a cell or one attempt"
     )
+    _add_judge_flags(regrade, required=False)
     regrade.set_defaults(func=_cmd_regrade)
 
     summary = commands.add_parser(
@@ -527,6 +557,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="print, for each cell, the checks its product's declaration leaves not observable, with why"
         " (decided before any run)",
     )
+    list_parser.add_argument(
+        "--judges", action="store_true", help="print instead the judges registered behind the judges' door"
+    )
     list_parser.set_defaults(func=_cmd_list)
 
     run_parser = commands.add_parser("run", help="run the selected cells and print a verdict summary")
@@ -542,7 +575,78 @@ def build_parser() -> argparse.ArgumentParser:
     clean.set_defaults(func=_cmd_clean)
 
     _add_report_commands(commands)
+    _add_judge_command(commands)
     return parser
+
+
+def _judge_settings(args: argparse.Namespace) -> Any:
+    """The judges' settings of a command line (flags over ``EVERYDAY_JUDGE_*``), refused in one line."""
+    from harness.judges.door import JudgeDoorError, judge_names
+    from harness.judges.settings import JudgeSettings
+
+    try:
+        settings = JudgeSettings.from_environment(
+            endpoint=args.judge_endpoint,
+            model=args.judge_model,
+            protocol=args.judge_protocol,
+            budget_cents=args.judge_budget_cents,
+            timeout_s=args.judge_timeout,
+        )
+        unknown = [name for name in args.judges if name not in judge_names()]
+    except ValidationError as error:
+        raise UsageError(f"judge settings: {error.errors()[0]['loc']}: {error.errors()[0]['msg']}") from error
+    except JudgeDoorError as error:
+        raise UsageError(str(error)) from error
+    if unknown:
+        raise UsageError(f"no judge {', '.join(unknown)}; known: {', '.join(judge_names())}")
+    if "model" in args.judges and not (settings.endpoint and settings.model):
+        raise UsageError("--judge model needs --judge-endpoint and --judge-model (or EVERYDAY_JUDGE_ENDPOINT, _MODEL)")
+    return settings
+
+
+def _cmd_judge(args: argparse.Namespace) -> int:
+    from harness.judges.campaign import judge_campaign
+
+    campaign = args.campaign if args.campaign.is_dir() else args.results / args.campaign
+    if not campaign.is_dir():
+        raise UsageError(f"no campaign {args.campaign} (neither a folder nor a campaign under {args.results})")
+    run = judge_campaign(campaign, args.judges, _judge_settings(args))
+    print(run.line())
+    for path in run.judgements:
+        print(f"  {path}")
+    return 0
+
+
+def _add_judge_command(commands: argparse._SubParsersAction) -> None:
+    judge = commands.add_parser(
+        "judge", help="judge a saved campaign's criteria; each judgement is a new file beside its package"
+    )
+    judge.add_argument(
+        "campaign", type=Path, metavar="CAMPAIGN", help="the campaign: its folder, or its id under --results"
+    )
+    judge.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR", help="default results/")
+    _add_judge_flags(judge, required=True)
+    judge.set_defaults(func=_cmd_judge)
+
+
+def _add_judge_flags(parser: argparse.ArgumentParser, required: bool) -> None:
+    """The judges and their settings: shared by ``harness judge`` and ``harness regrade --judge``."""
+    parser.add_argument(
+        "--judge",
+        dest="judges",
+        action="append",
+        required=required,
+        default=[],
+        metavar="NAME",
+        help="a judge of the stories' judged criteria (harness list --judges); repeat for a jury",
+    )
+    parser.add_argument("--judge-endpoint", metavar="URL", help="the model judge's endpoint, before /v1")
+    parser.add_argument("--judge-model", metavar="MODEL", help="the model judge's pinned model id")
+    parser.add_argument("--judge-protocol", choices=("openai", "anthropic"), help="the endpoint's wire protocol")
+    parser.add_argument("--judge-timeout", type=float, metavar="S", help="seconds one judge call may take")
+    parser.add_argument(
+        "--judge-budget-cents", type=float, metavar="C", help="stop calling models once the judges spent this much"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -10,6 +10,7 @@ the task is done.
 from __future__ import annotations
 
 from harness.core.catalog import Case
+from harness.core.criteria import decline_explanation
 from harness.decisions.connection import require_intent_outcome, require_no_connections, require_pending_intent
 from harness.decisions.contract import NOTES_TASK_TITLE, NOTION, notes_task
 from harness.decisions.requests import decide
@@ -20,6 +21,7 @@ CASE = Case(
     needs=("connection-requests",),
     scripted_deadline_s=90,
     description="Not now on an agent's request to connect Notion: saved, no connection, asked once, explained.",
+    criteria=(decline_explanation("connecting the service"),),
 )
 
 

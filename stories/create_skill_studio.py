@@ -14,6 +14,7 @@ the newest version, after a reload too.
 from __future__ import annotations
 
 from harness.core.catalog import Case
+from harness.core.criteria import Criterion, EvidenceNeed
 from harness.running.journey import Journey
 from harness.skills.steps import SkillLibrary
 
@@ -22,6 +23,24 @@ CASE = Case(
     needs=("skills",),
     scripted_deadline_s=120,
     description="The lead creates a company skill; found where the product tells of it, it is edited in Studio.",
+    criteria=(
+        Criterion(
+            id="document-does-request",
+            text="Does the skill's document do what the person asked: describe how the team writes release notes,"
+            " covering what goes in, how entries are grouped and who reviews them?",
+            evidence=(
+                EvidenceNeed(
+                    path="snapshots/skill-request.json",
+                    field="request",
+                    role="reference",
+                    label="what the person asked",
+                ),
+                EvidenceNeed(
+                    path="snapshots/skill-created.json", field="body", role="agent_text", label="the skill's document"
+                ),
+            ),
+        ),
+    ),
 )
 
 SKILL_TASK_TITLE = "Write down how we write release notes"
@@ -33,6 +52,7 @@ SKILL_REQUEST = (
 
 def story(journey: Journey) -> None:
     library = SkillLibrary(journey)
+    journey.evidence.snapshot("skill-request", {"title": SKILL_TASK_TITLE, "request": SKILL_REQUEST})
     task = journey.create_task(SKILL_TASK_TITLE, SKILL_REQUEST)
     journey.wait_until_finished(task, "the skill")
     skill = library.require_one_new_skill(task)

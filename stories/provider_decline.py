@@ -13,6 +13,7 @@ could not do the work, and the task is done.
 from __future__ import annotations
 
 from harness.core.catalog import Case
+from harness.core.criteria import decline_explanation
 from harness.decisions.connection import require_no_connections
 from harness.decisions.contract import CONTACT_TASK_TITLE, HUBSPOT, NO_PROVIDER, contact_task
 from harness.decisions.providers import (
@@ -31,6 +32,7 @@ CASE = Case(
     scripted_deadline_s=120,
     max_run_records=PROVIDER_RUNS,
     description="HubSpot only through aggregators: one disclosed question, kept across a restart; None, nothing made up.",
+    criteria=(decline_explanation("every provider"),),
 )
 
 

@@ -12,6 +12,7 @@ declined request stays declined.
 from __future__ import annotations
 
 from harness.core.catalog import Case
+from harness.core.criteria import decline_explanation
 from harness.running.journey import Journey
 from stories.service_approve import decide_on_document
 
@@ -20,6 +21,7 @@ CASE = Case(
     needs=("services",),
     scripted_deadline_s=90,
     description="Decline an agent's protected service action: no call at all, no repeated request, an explanation.",
+    criteria=(decline_explanation("the agent's protected service action"),),
 )
 
 

@@ -24,6 +24,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
+from harness.core.criteria import Criterion
 from harness.core.observable import FACTS, Fact, unobservable_reason
 from harness.core.prompt_formats import PromptFormat
 from harness.core.records import CheckRecord
@@ -175,6 +176,11 @@ class Case(_Frozen):
     )
     one_attempt: bool = Field(
         default=False, description="never retried automatically: a second paid attempt doubles the spend"
+    )
+    criteria: tuple[Criterion, ...] = Field(
+        default=(),
+        description="judged criteria beside the checks: decided by a judge over the saved package (harness judge);"
+        " never judged, they read 'not judged', never a pass",
     )
     description: str = ""
 

@@ -88,6 +88,8 @@ def require_short_reply(
         done_statuses=journey.cell.environment.done_statuses,
     )
     journey.screenshot("short reply after reload")
+    # The new direction and the answer to it, for the story's judged criterion (a judge reads the package only).
+    journey.evidence.snapshot("short-reply", {"request": request, "reply": view.latest_reply})
     after = journey.record_workspace_hashes(task, "after reply")
     checks = judge(stop_checks, stopped, journey.api.task(task.id), request, nonce, view, unchanged_since, after)
     journey.record_checks(

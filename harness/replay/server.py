@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel
 
 from .conversation import Conversation, Reply, reply, without_unoffered_tools
+from .judge import JUDGE_SCRIPTS, judge_answer
 from .protocols import chat, messages, responses
 from .scripts import STORY_PACE_S, script
 from .steps import Script
@@ -76,6 +77,8 @@ def create_app(default_script: str = "build", pace_s: float = STORY_PACE_S) -> F
     ):
         request = parse(raw)
         conversation = read(request, len(raw))
+        if name in JUDGE_SCRIPTS:
+            return await judged(request, conversation, path, key, name, render_whole)
         chosen: Script = without_unoffered_tools(
             script(
                 name or default_script,
@@ -109,6 +112,28 @@ def create_app(default_script: str = "build", pace_s: float = STORY_PACE_S) -> F
                 render_stream(answer, request.model), media_type="text/event-stream", headers=SSE_HEADERS
             )
         return JSONResponse(render_whole(answer, request.model))
+
+    async def judged(request, conversation: Conversation, path: str, key: str | None, name: str, render_whole):
+        """A judge script: one whole answer to the judge's prompt, marked scripted (``x-replay``)."""
+        answer = judge_answer(name, conversation.user_text)
+        rendered = Reply(
+            text=answer.text,
+            tool_call=None,
+            input_tokens=max(conversation.request_chars // 4, 1),
+            cached_tokens=0,
+            output_tokens=len(answer.text) // 4 + 16,
+        )
+        log.add(Call(path=path, script=name, model=request.model, key=key, user_text=conversation.user_text))
+        try:
+            await asyncio.sleep(answer.think_s)
+        except asyncio.CancelledError:  # the server stops while a slow judge "thinks": nobody waits for it any more
+            return JSONResponse({"error": {"message": "replay stopping"}}, status_code=503)
+        body = render_whole(rendered, request.model)
+        if answer.refused and "choices" in body:
+            body["choices"][0]["message"] |= {"content": None, "refusal": answer.text}
+        elif answer.refused:
+            body["stop_reason"] = "refusal"
+        return JSONResponse(body, headers={"x-replay": "scripted"})
 
     for prefix in ("", "/scripts/{name}"):
 

@@ -13,6 +13,9 @@ first, so a maintainer fixes them all in one pass. The rules (issue 6):
   about the product;
 - every counted attempt that did not pass (failed, infrastructure_failed,
   unexercised, or a broken package) carries a review note;
+- every judged criterion of every counted attempt was judged (``harness
+  judge``): "not judged" is no verdict, and a judge that broke (an
+  instrument failure) must judge again;
 - when a baseline campaign is named, the candidate (the one counted
   campaign) is not worse than it: no cell of the suite regressed by
   ``harness compare``'s test (Fisher's exact, Holm-adjusted, below alpha).
@@ -31,8 +34,9 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from harness.core import registry
-from harness.core.catalog import Catalog, suite_definition_hash
+from harness.core.catalog import Case, Catalog, suite_definition_hash
 from harness.core.records import utc_now
+from harness.judges.mapping import CriterionState, criteria_states
 from harness.results.calibration_record import CalibrationRecord, calibration_path, read_calibration
 from harness.results.compare import REGRESSED, CompareError, compare
 from harness.results.packages import LoadedAttempt, load_attempts
@@ -208,9 +212,26 @@ def evaluate(
             reasons.append(
                 f"{attempt.key} is {attempt.verdict} and has no review note (harness review {attempt.folder} --note ...)"
             )
+    reasons += unjudged_reasons(counted, {case.name: case for case in definition.cases})
     if baseline is not None:
         reasons += baseline_reasons(suite, results, campaigns, baseline)
     return Decision(suite=suite, reasons=reasons, counted=counted, calibration=relied_on)
+
+
+def unjudged_reasons(counted: Sequence[LoadedAttempt], cases: dict[str, Case]) -> list[str]:
+    """One reason per criterion no judge decided on some counted attempt (not judged, or the judge broke)."""
+    open_: dict[str, list[str]] = defaultdict(list)
+    for attempt in counted:
+        case = cases.get(attempt.case)
+        if attempt.record is None or case is None:
+            continue
+        for state in criteria_states(attempt.folder, case.criteria):
+            if state.state in (CriterionState.NOT_JUDGED, CriterionState.INSTRUMENT_FAILED):
+                open_[f"{case.name} {state.criterion} ({state.state.value.replace('_', ' ')})"].append(attempt.key)
+    return [
+        f"judged criterion {what} on {len(keys)} attempt(s): {_named(keys)} (harness judge CAMPAIGN --judge NAME)"
+        for what, keys in sorted(open_.items())
+    ]
 
 
 def baseline_reasons(suite: str, results: Sequence[Path], campaigns: Sequence[str], baseline: str) -> list[str]:

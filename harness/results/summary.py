@@ -16,7 +16,10 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
+from harness.core import registry
+from harness.core.criteria import Criterion
 from harness.core.records import AttemptRecord, utc_now
+from harness.judges.overview import JudgedOverview, overview
 from harness.results.epochs import ending, epoch_ends, figures, superseded
 from harness.results.packages import BROKEN, LoadedAttempt
 from harness.results.plan import planned_cells
@@ -58,6 +61,9 @@ class CampaignSummary(BaseModel):
     wall: Durations
     started_at: datetime | None = None
     ended_at: datetime | None = None
+    judged: JudgedOverview = Field(
+        default_factory=JudgedOverview, description="judged criteria: states, the quality gate, the judges' spend"
+    )
 
 
 class ResultsSummary(BaseModel):
@@ -123,7 +129,12 @@ def summarize_campaign(
         ),
         started_at=min((record.timing.started_at for record in records), default=None),
         ended_at=max(ends, default=None),
+        judged=overview((a.folder, _criteria().get(a.case, ())) for a in attempts if a.record),
     )
+
+
+def _criteria() -> dict[str, tuple[Criterion, ...]]:
+    return {case.name: case.criteria for case in registry.cases()}
 
 
 def summarize(attempts: Sequence[LoadedAttempt]) -> ResultsSummary:
@@ -181,5 +192,7 @@ def summary_text(summary: CampaignSummary, attempts: Sequence[LoadedAttempt]) ->
     if summary.diagnostics:
         lines.append(f"diagnostic attempts (kept out of the matrix): {summary.diagnostics}")
     lines.append(f"time: {summary.wall.total_s:.1f} s in attempts; cost: {summary.cost_cents / 100:.2f} $")
+    if judged := summary.judged.line():
+        lines.append(judged)
     lines += [f"not run: {cell}" for cell in summary.not_run]
     return "\n".join(lines)

@@ -343,7 +343,8 @@ def _finish(
         ),
         downloads=recorder.downloads,
         screenshots=recorder.screenshots,
-        extra=settings.calibration_marks(),
+        # Judged criteria are decided afterwards (harness judge): at the end of the run they are not judged.
+        extra=settings.calibration_marks() | {f"criteria.{c.id}": "not_judged" for c in cell.case.criteria},
     )
     path = recorder.write(record)
     published = product_driver(cell.environment.product).published_assets()

@@ -52,6 +52,8 @@ class SkillLibrary:
         kept = self.journey.evidence.snapshot("skills-after-request", [s.model_dump() for s in library])
         self.journey.require(judge(rules.created_once, self.before, library), "one new skill", kept)
         created = next(s for s in library if str(s.id) not in self.before)
+        # The document as the product keeps it, for the story's judged criterion (a judge reads the package only).
+        self.journey.evidence.snapshot("skill-created", self.journey.api.skill(created.id).model_dump())
         self.journey.evidence.note("skill created", f"skill {created.id} {created.slug!r} ({created.name!r})")
         panel = self._panel(task)
         with self._on_page(rules.NOTICE_SHOWN, f"waiting for a notice of the skill in {panel.where}"):

@@ -13,6 +13,8 @@ from harness.cli import main
 from harness.core import registry
 from harness.core.catalog import SCRIPTED_SUITE
 from harness.core.verdicts import Verdict
+from harness.judges.campaign import judge_campaign
+from harness.judges.settings import JudgeSettings
 from harness.results.calibration_record import CalibrationRecord, write_calibration
 from harness.results.promotion import evaluate, promote
 from harness.results.report.build import build_report
@@ -43,9 +45,11 @@ def calibrated(results: Path, digest: str = DIGEST, passed: bool = True, complet
 
 
 def three_each(results: Path, **overrides: object) -> None:
+    """Three campaigns of every local scripted cell, each judged by the rules (judged criteria gate promotion)."""
     for number, campaign in enumerate(("c1", "c2", "c3"), start=1):
         for cell in CELLS:
             write_attempt(results, campaign, cell, f"{number}-aaaa", screenshots=1, phases=("build",), **overrides)  # type: ignore[arg-type]
+        judge_campaign(results / campaign, ["rules"], JudgeSettings())
 
 
 @pytest.fixture
@@ -170,6 +174,14 @@ def test_diagnostics_stay_out_of_the_gate(results: Path) -> None:
     decision = evaluate(SCRIPTED_SUITE, [results])
     assert decision.reasons == []
     assert all(a.campaign != "c5" for a in decision.counted)
+
+
+def test_criteria_never_judged_are_a_reason_to_refuse(results: Path) -> None:
+    write_attempt(results, "c6", "everyday-workflows-scripted.scripted.local.service-decline", "1-ffff")
+    (reason,) = evaluate(SCRIPTED_SUITE, [results]).reasons
+    assert reason.startswith("judged criterion service-decline explanation-after-decline (not judged) on 1 attempt(s)")
+    judge_campaign(results / "c6", ["rules"], JudgeSettings())
+    assert evaluate(SCRIPTED_SUITE, [results]).reasons == []
 
 
 def test_campaign_restriction_and_unknown_suite(results: Path) -> None:

@@ -29,6 +29,7 @@ from harness.results.packages import LoadedAttempt, PackageState, load_attempts,
 from harness.results.promotion import read_promotions
 from harness.results.report import details, matrix, page_cache, search, story
 from harness.results.report.findings import finding_view
+from harness.results.report.judged import judged_views
 from harness.results.report.site import STATIC, Site, environment, href, link_or_copy
 from harness.results.report.timeline import Timeline, build_timeline
 from harness.results.report.versus_page import versus_page
@@ -281,6 +282,7 @@ def _attempt_context(
         "shots": screenshots,
         "zips": [details.zip_view(evidence, download) for download in record.downloads] if record else [],
         "snapshots": details.snapshot_views(evidence),
+        "judged": judged_views(attempt.case, attempt.folder),
         "files": files,
         "trace": {"href": ev("trace.zip"), "command": f".venv/bin/playwright show-trace {trace_path}"}
         if trace.is_file()
