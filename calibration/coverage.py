@@ -86,6 +86,8 @@ TEMPLATES: dict[str, Callable[[], set[str]] | None] = {
     "invariant.{}": lambda: {f"invariant.{name}" for name in INVARIANTS},
     "lifecycle.{}": lambda: set(LIFECYCLE_IDS),
     "expect.{}": lambda: {check_id(name) for name in EXPECTATIONS},
+    # A judge's assessment of a story's criterion: calibrated by the judges' own labelled cases (calibration/judges).
+    "judge.{}": None,
 }
 """Each id template the code builds, normalised (``{}`` for each placeholder), and the ids it expands to.
 

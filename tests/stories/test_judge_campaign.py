@@ -18,6 +18,7 @@ from harness.agents.loopback import LoopbackServer
 from harness.cli import main
 from harness.core import registry
 from harness.replay.server import create_app
+from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import harness_run
 
 CRITERION = "explanation-after-decline"
@@ -27,6 +28,7 @@ def judge_calls(url: str) -> int:
     return sum(1 for call in httpx.get(f"{url}/replay/calls").json() if call["script"] == "judge")
 
 
+@marked(*PLAYS_CELLS)
 def test_a_played_campaign_is_judged_by_a_model_once_then_from_the_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
