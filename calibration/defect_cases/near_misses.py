@@ -120,8 +120,6 @@ CASES: tuple[DefectCase, ...] = (
         expected_check="lifecycle.messages-consumed",
         why="the revision run is recorded as having read the request, but its read receipt lists no ids; "
         "the ZIP is right anyway because the agent also reads the thread",
-        # The counter agrees with the product's "read by" mark; counted from the runner's receipts it is one off.
-        also_expected=("invariant.unread-count",),
     ),
     DefectCase(
         defect="read-still-unread",

@@ -17,6 +17,9 @@ from pydantic import BaseModel
 from harness.checks.lifecycle import ACTIVE_STATUSES, LifecycleFacts, RunFacts
 from harness.core.records import CheckRecord
 
+MIN_SAMPLES = 2
+"""Looks an invariant must have had to count as held: one look is no evidence it held over the work."""
+
 
 class Violation(BaseModel):
     """One broken rule about one subject (a task, a delivery), in words a reviewer can check."""
@@ -136,7 +139,7 @@ def held(name: str, summary: WatchSummary) -> CheckRecord | None:
     check_id = f"invariant.{name}"
     if not summary.samples:
         return None
-    if summary.samples < 2:
+    if summary.samples < MIN_SAMPLES:
         return CheckRecord(
             id=check_id, passed=False, detail="sampled once: one look is no evidence it held over the work"
         )

@@ -150,7 +150,10 @@ def assess(folder: Path, record: AttemptRecord, unobservable: Unobservable) -> A
     """The package judged again, compared with its original attempt.json."""
     if record.outcome is None:
         raise RegradeError(f"{folder}: attempt.json keeps no outcome: recorded before it could be regraded")
-    checks, missing, rules, decided = judge_observations(read_observations(folder), unobservable)
+    # An attempt that ended before it observed anything (skipped, or its product never started) kept no file.
+    nothing_seen = not record.checks and not (folder / OBSERVATIONS_FILE).is_file()
+    observations = [] if nothing_seen else read_observations(folder)
+    checks, missing, rules, decided = judge_observations(observations, unobservable)
     verdict, reason = verdict_of(record.outcome, checks, record.interrupted, record.recoveries)
     return Assessment(
         rules_digest=rules_digest(rules),

@@ -21,6 +21,7 @@ import httpx
 from harness.checks.facts import lifecycle_facts
 from harness.checks.invariants import (
     DELIVERY_BYTES,
+    MIN_SAMPLES,
     NAMES,
     Violation,
     WatchSummary,
@@ -77,7 +78,7 @@ class InvariantWatch:
         ``shown`` reads the page the person looks at: (task id, status on its badge).
         """
         now = time.monotonic()
-        if now < self._next_at:
+        if now < self._next_at and self._has_evidence():
             return
         self._next_at = now + self.interval_s
         try:
@@ -100,6 +101,11 @@ class InvariantWatch:
         for violation in lasting + events:
             if (violation.invariant, violation.subject) not in self._broken:
                 self._record(violation)
+
+    def _has_evidence(self) -> bool:
+        """Enough looks for a held invariant to count (:func:`harness.checks.invariants.held`): until then every
+        wait samples, however soon after the last look, so a quick story is watched too."""
+        return self.samples >= MIN_SAMPLES and self.active_samples > 0
 
     def conclude(self) -> None:
         """One check per invariant that was not seen broken, so the package says what was watched and how often.

@@ -154,10 +154,11 @@ def test_a_node_killed_mid_cell_is_recorded_once_and_its_cell_retried_on_the_oth
     assert len(lost) == 1, out
     assert f"node {victim} died" in lost[0].reason and lost[0].provenance.node == victim
     retry = [r for r in found if r.retry_of == lost[0].attempt]
-    assert len(retry) == 1 and retry[0].verdict is Verdict.PASSED and retry[0].provenance.node != victim
+    # the retry passed only after the harness recovered from the lost node: a pass, shown apart
+    assert len(retry) == 1 and retry[0].verdict is Verdict.PASSED_WITH_RECOVERY and retry[0].provenance.node != victim
     ends = by_cell(found)
     assert sorted(ends) == sorted(CELLS)
-    assert all(len(cell_ends) == 1 and cell_ends[0].verdict is Verdict.PASSED for cell_ends in ends.values()), out
+    assert all(len(cell_ends) == 1 and cell_ends[0].verdict.is_pass for cell_ends in ends.values()), out
     every_package_is_whole(tmp_path)
 
 
