@@ -301,13 +301,6 @@ LOOSE_CASES: tuple[LooseCase, ...] = (
         judge=_one_sample,
     ),
     LooseCase(
-        name="invariant-never-sampled-while-active",
-        loose_class=CLASSES[0],
-        expected_check="invariant.one-active-run",
-        was="passed (held in all 9 samples)",
-        judge=_never_active,
-    ),
-    LooseCase(
         name="build-revise-run-seven-times",
         loose_class=CLASSES[1],
         expected_check="lifecycle.bounded-runs",

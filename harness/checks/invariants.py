@@ -145,11 +145,8 @@ def held(name: str, summary: WatchSummary) -> CheckRecord | None:
         )
     if name in ACTIVE_INVARIANTS and not summary.active_samples:
         seen = "no evidence of" if summary.active_samples is None else "none of"
-        return CheckRecord(
-            id=check_id,
-            passed=False,
-            detail=f"{seen} the {summary.samples} samples saw a run active: nothing it is about was watched",
-        )
+        reason = f"{seen} the {summary.samples} samples saw a run active: nothing it is about was watched"
+        return CheckRecord.not_observable(check_id, reason)
     during = "" if name not in ACTIVE_INVARIANTS else f", {summary.active_samples} while a run was active"
     return CheckRecord(id=check_id, passed=True, detail=f"held in all {summary.samples} samples{during}")
 
