@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
+import re
 import sys
 from collections.abc import Iterable
 from datetime import datetime
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
+from harness.core.numbered import add_numbered
 from harness.core.records import AttemptRecord, CheckRecord, utc_now
 from harness.core.verdicts import Verdict
 from harness.judging.keeping import Unobservable, kept_checks
@@ -35,6 +37,7 @@ from harness.judging.observations import (
 from harness.judging.verdict import verdict_of
 
 ASSESSMENTS_FOLDER = "assessments"
+NUMBERED = re.compile(r"^(\d{3,})-[0-9T]+\.json$")
 ASSESSMENT_SCHEMA_VERSION = 1
 NO_EVIDENCE = "no evidence"
 
@@ -175,14 +178,9 @@ def assess(folder: Path, record: AttemptRecord, unobservable: Unobservable) -> A
 
 def write_assessment(folder: Path, assessment: Assessment) -> Path:
     """Add ``assessment`` beside the package, after every earlier one; nothing existing is touched."""
-    target = folder / ASSESSMENTS_FOLDER
-    target.mkdir(exist_ok=True)
-    number = len(list(target.glob("*.json"))) + 1
     stamp = assessment.assessed_at.strftime("%Y%m%dT%H%M%S")
-    path = target / f"{number:03d}-{stamp}.json"
-    with path.open("x") as out:  # never over another
-        out.write(json.dumps(assessment.model_dump(mode="json"), indent=2, sort_keys=True) + "\n")
-    return path
+    text = json.dumps(assessment.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"
+    return add_numbered(folder / ASSESSMENTS_FOLDER, NUMBERED, lambda number: f"{number:03d}-{stamp}.json", text)
 
 
 def _first_line(error: BaseException) -> str:
