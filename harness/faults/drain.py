@@ -7,6 +7,11 @@ that promise: the run under the signal ends interrupted (not a success it
 never finished), a retry finishes the work, the late message is not lost,
 and nothing is delivered twice.
 
+A product drains on a plain SIGTERM (Paperclip), or on a SIGTERM once its
+operator asked for a drain (the testbed, whose plain SIGTERM leaves its
+runners working): an instance that takes such a request says so
+(:class:`DrainOnRequest`), and the fault asks before it signals.
+
 A product may take the work up again by more than one path once it is back:
 the drain's own retry, or its restart recovery of work nothing runs
 (Paperclip's, for a run whose own end was recorded before the drain's). The
@@ -17,19 +22,34 @@ from __future__ import annotations
 
 import signal
 from datetime import UTC, datetime
+from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
 from harness.core.product_records import RecordId, Run, Task
 from harness.core.records import CheckRecord
-from harness.core.verdicts import StoryFailed
+from harness.core.verdicts import InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
 from harness.faults.restart import snapshot, start_controller, stop_controller
 from harness.faults.restart_rules import RestartSnapshot, replaced_check
 from harness.judging.observations import judge
+from harness.products.base import InstanceError
 from harness.running.journey import Journey, PendingMessage
 
 SIGNAL = signal.SIGTERM
+
+
+@runtime_checkable
+class DrainOnRequest(Protocol):
+    """A product instance whose shutdown drains only once its operator asked for a drain (the testbed).
+
+    ``request_drain`` makes the running controller's next shutdown a drain;
+    the fault then sends the plain SIGTERM the drain story is about.
+    """
+
+    drain_mechanism: str
+
+    def request_drain(self) -> None: ...
 
 
 class DrainRecord(BaseModel):
@@ -63,6 +83,7 @@ def drain_controller(journey: Journey, run: Run, once_stored: PendingMessage) ->
     before_path = journey.evidence.snapshot("drain-before", before)
     signalled_at = datetime.now(UTC)
     with journey.evidence.fault("controller SIGTERM drain", f"run {run.id} running"):
+        _request_drain(journey)
         stop_controller(journey, SIGNAL, before.controller_pid)
         runner_gone = not journey.instance.process_alive(
             current.identity.pid or 0, current.identity.process_start_time or 0
@@ -71,6 +92,7 @@ def drain_controller(journey: Journey, run: Run, once_stored: PendingMessage) ->
     journey.excuse_interruption(current)
     after = snapshot(journey, "after", SIGNAL, journey.api.run(run.id), message_id)
     after_path = journey.evidence.snapshot("drain-after", after)
+    _require_unread_at_signal(journey, after, str(message_id))
     journey.evidence.note(
         "drain", f"controller SIGTERM (no restart request); run {run.id} {after.run.status}; runner gone: {runner_gone}"
     )
@@ -92,6 +114,28 @@ def drain_controller(journey: Journey, run: Run, once_stored: PendingMessage) ->
             + (f" (held to the product's promise {promise})" if promise else "")
         )
     return record
+
+
+def _require_unread_at_signal(journey: Journey, after: RestartSnapshot, late: str) -> None:
+    """The premise: the late message was still unread when the drain came. A drained run whose own reads name it
+    read it before the signal reached the controller (a race with the runner's next step): nothing was left for
+    the drain to carry over, so the attempt is unexercised, not judged."""
+    if any(late in receipt.received_message_ids for receipt in after.run.receipts):
+        journey.evidence.note("premise missed", f"run {after.run.id} read message {late} before the drain")
+        raise Unexercised(f"run {after.run.id} read the late message {late} before the SIGTERM drained it")
+
+
+def _request_drain(journey: Journey) -> None:
+    """The product's own drain request where it needs one; a product that drains on any SIGTERM gets only the signal."""
+    instance = journey.instance
+    if not isinstance(instance, DrainOnRequest):
+        journey.evidence.note("drain driven", f"{SIGNAL.name} to the controller, then started again on the same data")
+        return
+    try:
+        instance.request_drain()
+    except InstanceError as error:
+        raise InfrastructureFailed(f"could not request the product's drain: {error}") from None
+    journey.evidence.note("drain driven", instance.drain_mechanism)
 
 
 def taken_up(journey: Journey, task_id: RecordId, signalled_at: datetime, recovery_s: float) -> Task:
@@ -160,23 +204,25 @@ def _interrupted_check(record: DrainRecord, drained: Run | None) -> CheckRecord:
 
 
 def _received_check(late: str | None, finished: list[Run], woken: list[RecordId]) -> CheckRecord:
-    """The late message is not lost: a run that finished after the signal received it.
+    """The late message is not lost: a run that finished after the signal received it, by its own read steps.
 
-    Received means its own read steps list it (the runner's word), or the
-    product woke it with the message (a product that gives a message that came
-    mid-run a run of its own, as Paperclip documents for a comment, hands it
-    over that way).
+    Received means the runner's own receipts list the message's id: the
+    harness holds the runner's word for what reached it. A product's record
+    that it woke a run with the message (a wake, a "consumed by") is its claim
+    of a hand-over, not evidence that the message arrived: a run woken with it
+    whose reads never name it did not receive it, and is named as such.
     """
     if late is None:
         return CheckRecord(id="drain.message-received", passed=False, detail="no message was stored before the signal")
     read = [r.id for r in finished if any(late in receipt.received_message_ids for receipt in r.receipts)]
-    handed = [r.id for r in finished if r.id in woken and r.id not in read]
+    claimed = [r.id for r in finished if r.id in woken and r.id not in read]
     return CheckRecord(
         id="drain.message-received",
-        passed=bool(read or handed),
-        detail=f"message {late} read by run(s) {read or 'none'}, handed over in the wake of run(s) {handed or 'none'}"
-        if read or handed
-        else f"no run that finished after the signal lists message {late} in its reads or was woken with it",
+        passed=bool(read),
+        detail=f"message {late} read by run(s) {read}"
+        if read
+        else f"no run that finished after the signal lists message {late} in its reads"
+        + (f"; the product says it woke run(s) {claimed} with it, which never read it" if claimed else ""),
     )
 
 
