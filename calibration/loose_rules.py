@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import io
 import zipfile
-from datetime import UTC, datetime
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +36,9 @@ from harness.core.product_records import Agent, Run, Spend, Task
 from harness.core.records import CheckRecord
 from harness.core.sandbox_config import ContainerConfig
 from harness.decisions.rules import DeclineGradeInput, explanation_check
-from harness.faults.drain import DrainRecord, drain_checks
-from harness.faults.restart_rules import MessageState, RestartSnapshot, RunState
 from harness.faults.agent_controls import NOTHING_STARTS_PAUSED, Watched, no_new_runs
+from harness.faults.drain_rules import DrainRecord, drain_checks
+from harness.faults.restart_rules import MessageState, RestartSnapshot, RunState
 from harness.faults.stop import ShortReplyView, StopRecord, stop_checks
 
 CLASSES = (
@@ -133,7 +133,15 @@ def _drain_wake_without_receipt() -> list[CheckRecord]:
     """After a drain the product says it woke the retry with the late message; the retry's reads never name it."""
     signalled = datetime(2026, 1, 1, 12, 0, 10, tzinfo=UTC)
     drained = _run(1, status="failed", error_code="interrupted_by_shutdown") | {"queued_at": "2026-01-01T12:00:00Z"}
-    unread = {"id": "rc-1", "seq": 1, "tool": "read_task", "target": "task 1", "ok": True, "detail": "", "created_at": "t"}
+    unread = {
+        "id": "rc-1",
+        "seq": 1,
+        "tool": "read_task",
+        "target": "task 1",
+        "ok": True,
+        "detail": "",
+        "created_at": "t",
+    }
     retry = _run(2) | {"queued_at": "2026-01-01T12:00:11Z", "receipts": [unread]}
     late = _comment(3, "One more requirement: --max-length.", "user") | {"woke_run_ids": [2]}
     delivered = {"id": 9, "task_id": 1, "run_id": 2, "sha256": "f" * 64, "size": 1, "files": ["slugify.py"]}

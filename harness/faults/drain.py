@@ -1,4 +1,5 @@
-"""A graceful shutdown under a running job, where the product promises to drain: the step and its checks.
+"""A graceful shutdown under a running job, where the product promises to drain: the step (its checks are
+:mod:`harness.faults.drain_rules`).
 
 Some products do not keep a run alive across a plain SIGTERM; they promise a
 drain instead (Paperclip: the run is stopped and marked interrupted, and the
@@ -24,17 +25,18 @@ import signal
 from datetime import UTC, datetime
 from typing import Protocol, runtime_checkable
 
-from pydantic import BaseModel
-
 from harness.core.product_records import RecordId, Run, Task
-from harness.core.records import CheckRecord
 from harness.core.verdicts import InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
+from harness.faults.drain_rules import DrainRecord, at_or_after, drain_checks
 from harness.faults.restart import snapshot, start_controller, stop_controller
-from harness.faults.restart_rules import RestartSnapshot, replaced_check
+from harness.faults.restart_rules import RestartSnapshot
 from harness.judging.observations import judge
 from harness.products.base import InstanceError
 from harness.running.journey import Journey, PendingMessage
+
+__all__ = ["DrainOnRequest", "DrainRecord", "drain_checks", "drain_controller", "require_drained"]
+# drain_checks stays importable from here: packages judged before the rules moved name it by this module.
 
 SIGNAL = signal.SIGTERM
 
@@ -50,17 +52,6 @@ class DrainOnRequest(Protocol):
     drain_mechanism: str
 
     def request_drain(self) -> None: ...
-
-
-class DrainRecord(BaseModel):
-    """What the drain step learned: the run under the signal, before and after, and when the signal went."""
-
-    before: RestartSnapshot
-    after: RestartSnapshot
-    signalled_at: datetime
-    runner_gone: bool
-    promise: str | None = None
-    evidence: list[str] = []
 
 
 def drain_controller(journey: Journey, run: Run, once_stored: PendingMessage) -> DrainRecord:
@@ -153,7 +144,7 @@ def taken_up(journey: Journey, task_id: RecordId, signalled_at: datetime, recove
 
 def _taking_up(task: Task, signalled_at: datetime) -> list[Run]:
     """Runs queued after the signal that run, wait or finished the work (one that failed took nothing up)."""
-    return [r for r in task.runs if _after(r.queued_at, signalled_at) and (r.active or r.status == "succeeded")]
+    return [r for r in task.runs if at_or_after(r.queued_at, signalled_at) and (r.active or r.status == "succeeded")]
 
 
 def require_drained(journey: Journey, task: Task, record: DrainRecord) -> None:
@@ -161,94 +152,3 @@ def require_drained(journey: Journey, task: Task, record: DrainRecord) -> None:
     current = journey.api.task(task.id)
     path = journey.evidence.snapshot("drain-final", current)
     journey.record_checks(judge(drain_checks, record, current), [*record.evidence, path], record.promise)
-
-
-def _after(moment: str | None, signalled_at: datetime) -> bool:
-    if moment is None:
-        return False
-    when = datetime.fromisoformat(moment.replace("Z", "+00:00"))
-    return (when if when.tzinfo else when.replace(tzinfo=UTC)) >= signalled_at
-
-
-def drain_checks(record: DrainRecord, task: Task) -> list[CheckRecord]:
-    """The drain contract, decided on the run under the signal and the task once its work is done."""
-    drained = next((r for r in task.runs if r.id == record.before.run.id), None)
-    retries = [r for r in task.runs if r.id != record.before.run.id and _after(r.queued_at, record.signalled_at)]
-    finished = [r for r in retries if r.status == "succeeded"]
-    late = str(record.before.message.id) if record.before.message else None  # read steps list ids as text
-    woken = next((c.woke_run_ids for c in task.comments if str(c.id) == late), [])
-    return [
-        replaced_check(record.before, record.after),
-        _interrupted_check(record, drained),
-        CheckRecord(
-            id="drain.work-retried",
-            passed=bool(finished),
-            detail=f"runs started after the signal: {[f'{r.id} {r.status}' for r in retries] or 'none'}",
-        ),
-        _received_check(late, finished, woken),
-        _delivered_once_check(record, task, finished, woken),
-    ]
-
-
-def _interrupted_check(record: DrainRecord, drained: Run | None) -> CheckRecord:
-    """The run under the signal is stopped and recorded as cut short, never as a success it did not finish."""
-    if drained is None:
-        return CheckRecord(id="drain.run-interrupted", passed=False, detail=f"run {record.before.run.id} is gone")
-    cut_short = drained.status in ("failed", "cancelled")
-    return CheckRecord(
-        id="drain.run-interrupted",
-        passed=cut_short and record.runner_gone,
-        detail=f"run {drained.id} ended {drained.status} ({drained.error_code}; {drained.terminal}); its runner "
-        f"{'was' if record.runner_gone else 'was NOT'} stopped by the shutdown",
-    )
-
-
-def _received_check(late: str | None, finished: list[Run], woken: list[RecordId]) -> CheckRecord:
-    """The late message is not lost: a run that finished after the signal received it, by its own read steps.
-
-    Received means the runner's own receipts list the message's id: the
-    harness holds the runner's word for what reached it. A product's record
-    that it woke a run with the message (a wake, a "consumed by") is its claim
-    of a hand-over, not evidence that the message arrived: a run woken with it
-    whose reads never name it did not receive it, and is named as such.
-    """
-    if late is None:
-        return CheckRecord(id="drain.message-received", passed=False, detail="no message was stored before the signal")
-    read = [r.id for r in finished if any(late in receipt.received_message_ids for receipt in r.receipts)]
-    claimed = [r.id for r in finished if r.id in woken and r.id not in read]
-    return CheckRecord(
-        id="drain.message-received",
-        passed=bool(read),
-        detail=f"message {late} read by run(s) {read}"
-        if read
-        else f"no run that finished after the signal lists message {late} in its reads"
-        + (f"; the product says it woke run(s) {claimed} with it, which never read it" if claimed else ""),
-    )
-
-
-def _delivered_once_check(record: DrainRecord, task: Task, finished: list[Run], woken: list[RecordId]) -> CheckRecord:
-    """One delivery of the work, by a run that finished it: the drained run delivers nothing after the signal.
-
-    The one more delivery allowed is a revision by the run the product woke
-    with the late message (its own run for it), which answers a request the
-    work did not hold; a second delivery of the same work is a duplicate.
-    """
-    late = [d for d in task.deliveries if _after(d.created_at, record.signalled_at)]
-    by_drained = [d.id for d in late if d.run_id == record.before.run.id]
-    finishers = {r.id for r in finished}
-    revisions = [d for d in task.deliveries if d.run_id in woken]
-    work = [d for d in task.deliveries if d not in revisions]
-    passed = (
-        bool(task.deliveries)
-        and len(work) <= 1
-        and len(revisions) <= 1
-        and not by_drained
-        and all(d.run_id in finishers for d in late)
-    )
-    return CheckRecord(
-        id="drain.delivered-once",
-        passed=passed,
-        detail=f"{len(task.deliveries)} delivery(ies) ({len(revisions)} by a run woken with the late message), "
-        f"{len(late)} after the signal (by runs {sorted({str(d.run_id) for d in late})}); by the drained run after "
-        f"it: {by_drained or 'none'}",
-    )

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from harness.core.product_records import Agent, Receipt, Run, Task
-from harness.faults.drain import DrainRecord, drain_checks
+from harness.faults.drain_rules import DrainRecord, drain_checks
 from harness.faults.late_feedback import cites_delivery, delegation_checks
 from harness.faults.restart_rules import (
     MessageState,
