@@ -28,7 +28,7 @@ from typing import Protocol, runtime_checkable
 from harness.core.product_records import RecordId, Run, Task
 from harness.core.verdicts import InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
-from harness.faults.drain_rules import DrainRecord, at_or_after, drain_checks
+from harness.faults.drain_rules import DrainRecord, at_or_after, drain_checks, read_before_signal
 from harness.faults.restart import snapshot, start_controller, stop_controller
 from harness.faults.restart_rules import RestartSnapshot
 from harness.judging.observations import judge
@@ -108,10 +108,9 @@ def drain_controller(journey: Journey, run: Run, once_stored: PendingMessage) ->
 
 
 def _require_unread_at_signal(journey: Journey, after: RestartSnapshot, late: str) -> None:
-    """The premise: the late message was still unread when the drain came. A drained run whose own reads name it
-    read it before the signal reached the controller (a race with the runner's next step): nothing was left for
-    the drain to carry over, so the attempt is unexercised, not judged."""
-    if any(late in receipt.received_message_ids for receipt in after.run.receipts):
+    """The premise: the late message was still unread when the drain came (a race with the runner's next step); a
+    miss leaves the attempt unexercised, not judged."""
+    if read_before_signal(after, late):
         journey.evidence.note("premise missed", f"run {after.run.id} read message {late} before the drain")
         raise Unexercised(f"run {after.run.id} read the late message {late} before the SIGTERM drained it")
 

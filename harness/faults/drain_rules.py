@@ -35,6 +35,12 @@ def at_or_after(moment: str | None, signalled_at: datetime) -> bool:
     return (when if when.tzinfo else when.replace(tzinfo=UTC)) >= signalled_at
 
 
+def read_before_signal(after: RestartSnapshot, late: str) -> bool:
+    """The drained run's own reads name the late message: it read it before the signal reached the controller, so the
+    drain had no unread message to carry over (the story's premise missed, never a verdict on the product)."""
+    return any(late in receipt.received_message_ids for receipt in after.run.receipts)
+
+
 def drain_checks(record: DrainRecord, task: Task) -> list[CheckRecord]:
     """The drain contract, decided on the run under the signal and the task once its work is done."""
     drained = next((r for r in task.runs if r.id == record.before.run.id), None)

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from harness.core.product_records import Agent, Receipt, Run, Task
-from harness.faults.drain_rules import DrainRecord, drain_checks
+from harness.faults.drain_rules import DrainRecord, drain_checks, read_before_signal
 from harness.faults.late_feedback import cites_delivery, delegation_checks
 from harness.faults.restart_rules import (
     MessageState,
@@ -241,6 +241,13 @@ def test_the_late_message_handed_to_a_run_of_its_own_which_reads_it_and_revises_
     assert failed(drain_checks(drain(), drained_task(crashed, [retried], woke=(3,)))) == ["drain.message-received"]
     twice = [retried, revised, revised | {"id": 11}]
     assert failed(drain_checks(drain(), drained_task(runs, twice, woke=(3,)))) == ["drain.delivered-once"]
+
+
+def test_a_drained_run_that_read_the_late_message_before_the_signal_misses_the_premise() -> None:
+    record = drain()
+    assert not read_before_signal(record.after, "4")
+    read = RunState.of(Run.model_validate(drained_run() | {"receipts": [retry()["receipts"][0]]}))
+    assert read_before_signal(record.after.model_copy(update={"run": read}), "4")
 
 
 def test_a_wake_record_without_the_runners_receipt_of_the_message_is_not_its_receipt() -> None:
