@@ -37,6 +37,8 @@ from harness.core.records import CheckRecord
 from harness.core.sandbox_config import ContainerConfig
 from harness.decisions.rules import DeclineGradeInput, explanation_check
 from harness.faults.agent_controls import NOTHING_STARTS_PAUSED, Watched, no_new_runs
+from harness.faults.drain_rules import DrainRecord, drain_checks
+from harness.faults.restart_rules import MessageState, RestartSnapshot, RunState
 from harness.faults.stop import ShortReplyView, StopRecord, stop_checks
 
 CLASSES = (
@@ -137,6 +139,55 @@ def _lease_swapped() -> list[CheckRecord]:
         watch_look(n, LifecycleFacts(tasks=[task], runs=[run], messages=[])) for n, run in enumerate((first, later))
     ]
     return _watched("invariant.runner-identity", looks)
+
+
+def _drain_wake_without_receipt() -> list[CheckRecord]:
+    """After a drain the product says it woke the retry with the late message; the retry's reads never name it."""
+    signalled = datetime(2026, 1, 1, 12, 0, 10, tzinfo=UTC)
+    drained = _run(1, status="failed", error_code="interrupted_by_shutdown") | {"queued_at": "2026-01-01T12:00:00Z"}
+    unread = {
+        "id": "rc-1",
+        "seq": 1,
+        "tool": "read_task",
+        "target": "task 1",
+        "ok": True,
+        "detail": "",
+        "created_at": "t",
+    }
+    retry = _run(2) | {"queued_at": "2026-01-01T12:00:11Z", "receipts": [unread]}
+    late = _comment(3, "One more requirement: --max-length.", "user") | {"woke_run_ids": [2]}
+    delivered = {"id": 9, "task_id": 1, "run_id": 2, "sha256": "f" * 64, "size": 1, "files": ["slugify.py"]}
+    task = Task.model_validate(
+        {
+            "id": 1,
+            "title": "t",
+            "status": "done",
+            "assignee_id": 1,
+            "assignee_name": "n",
+            "parent_id": None,
+            "updated_at": "u",
+            "body": "",
+            "comments": [late],
+            "runs": [drained, retry],
+            "deliveries": [delivered | {"created_at": "2026-01-01T12:01:00Z", "download_url": "/d/9"}],
+            "children": [],
+            "active_run_id": None,
+            "unconsumed_user_messages": 0,
+        }
+    )
+    state = RunState.of(Run.model_validate(_run(1, status="running")))
+    before = RestartSnapshot(
+        moment="before",
+        signal="SIGTERM",
+        controller_instance_id="A",
+        controller_pid=1,
+        run=state,
+        message=MessageState(id=3, consumed_by_run_id=None),
+        workspace={},
+    )
+    after = before.model_copy(update={"moment": "after", "controller_instance_id": "B"})
+    record = DrainRecord(before=before, after=after, signalled_at=signalled, runner_gone=True)
+    return drain_checks(record, task)
 
 
 # ---- 5. timing assumptions ---------------------------------------------------------------------------
@@ -330,6 +381,13 @@ LOOSE_CASES: tuple[LooseCase, ...] = (
         expected_check="invariant.runner-identity",
         was="passed (only runs with a pid were watched)",
         judge=_lease_swapped,
+    ),
+    LooseCase(
+        name="drain-retry-woken-with-the-message-never-read-it",
+        loose_class=CLASSES[3],
+        expected_check="drain.message-received",
+        was="passed (handed over in the wake of run 2)",
+        judge=_drain_wake_without_receipt,
     ),
     LooseCase(
         name="five-seconds-on-a-thirty-second-tick",
