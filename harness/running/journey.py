@@ -638,7 +638,7 @@ class Journey:
         self.evidence.snapshot("facts", observed_facts(facts, self.cell.derives))
         self.record_checks(judge(grade_lifecycle, facts).reading(records), [records])
         if self.sandboxes is not None:
-            self.record_checks(self.sandboxes.conclude(self.sandboxes_api), [records])
+            self.record_checks(self.sandboxes.conclude(self.sandboxes_api, bool(self.evidence.downloads)), [records])
         runs = [run for task in tasks for run in task.runs]
         if self.cell.profile.model_server != "none" or self.model_server is not None:  # its agents call a model
             answered = self.model_server.model_calls() if self.model_server is not None else None

@@ -13,7 +13,9 @@ it gathers itself:
 - ``sandbox.workspace-returned``: each task's workspace, as the product lists
   it after the work, holds every file of the task's latest delivery with the
   bytes the delivered ZIP has (a workspace left in the sandbox is not there),
-  and at least one delivered file was compared.
+  and at least one delivered file was compared. It is judged where the person
+  downloaded work; a story that delivers nothing (a skill written in Studio,
+  work stopped before it ended) has no workspace to bring back.
 
 The evidence names a lease by its digest (``RunLease.digest``), never the
 raw sandbox id.
@@ -88,14 +90,16 @@ class SandboxWatch:
                 if found is not None:
                     self.configs[lease.digest] = found
 
-    def conclude(self, api: SandboxApi) -> list[CheckRecord]:
-        """The three checks, after the work (a lease may be released a moment after its run ended)."""
-        return [self._contained(), *self._released_and_returned(api)]
+    def conclude(self, api: SandboxApi, delivered: bool) -> list[CheckRecord]:
+        """The checks, after the work (a lease may be released a moment after its run ended); ``delivered``:
+        the person downloaded work, so the workspaces must have come back with it."""
+        released, returned = self._released_and_returned(api)
+        return [self._contained(), released, *([returned] if delivered else [])]
 
     def _contained(self) -> CheckRecord:
         return contained({digest: beyond_the_sandbox(config) for digest, config in self.configs.items()})
 
-    def _released_and_returned(self, api: SandboxApi) -> list[CheckRecord]:
+    def _released_and_returned(self, api: SandboxApi) -> tuple[CheckRecord, CheckRecord]:
         def read_tasks() -> list[Task]:
             return [api.task(summary.id) for summary in api.tasks()]
 
@@ -122,7 +126,7 @@ class SandboxWatch:
             if not held and not running
             else f"after the work: leases still held by {held}; {len(running)} sandbox(es) of the instance running",
         )
-        return [released, self._returned(tasks, api)]
+        return released, self._returned(tasks, api)
 
     def _running(self) -> list[dict[str, Any]]:
         return [c for c in self.instance.containers() if c.get("State") == "running"]
