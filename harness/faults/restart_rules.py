@@ -216,10 +216,11 @@ def same_run_check(record: RestartRecord, final: RestartSnapshot) -> CheckRecord
         passed=passed,
         detail=(
             f"run {before.run.id}: {before.run.status} -> {after.run.status} -> {final.run.status}; "
-            f"the harness saw {seen} (before: {_looked(before.runner)}; after: {_looked(after.runner)}); "
-            f"the product's identity {'unchanged' if said_same else 'CHANGED' if known else 'UNKNOWN'} "
-            f"(pid {before.run.pid}/{after.run.pid}/{final.run.pid}); {max(worked_on, 0)} receipt(s) after the "
-            f"restart; {'re-adopted' if record.adopted else 'NOT re-adopted'} by the new controller"
+            f"identity {'unchanged' if said_same else 'CHANGED' if known else 'UNKNOWN'} "
+            f"(pid {before.run.pid}/{after.run.pid}/{final.run.pid}); "
+            f"{'re-adopted' if record.adopted else 'NOT re-adopted'} by the new controller; "
+            f"the harness saw {seen} (before: {_looked(before.runner)}, after: {_looked(after.runner)}); "
+            f"{max(worked_on, 0)} receipt(s) after the restart"
         ),
     )
 
