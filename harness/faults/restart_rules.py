@@ -179,9 +179,7 @@ def restart_checks(
     return checks
 
 
-def _looked(look: RunnerLook | None) -> str:
-    if look is None:
-        return "no look kept"
+def _looked(look: RunnerLook) -> str:
     if not look.alive:
         return f"{look.looked_for}: nothing running"
     return f"{look.looked_for}: running since {look.started}" + (
@@ -203,11 +201,14 @@ def same_run_check(record: RestartRecord, final: RestartSnapshot) -> CheckRecord
     before, after = record.before, record.after
     known = any(value not in (None, "") for value in before.run.identity)
     said_same = known and before.run.identity == after.run.identity == final.run.identity
-    seen_same = (
-        before.runner is not None
-        and before.runner.key is not None
-        and before.runner.key == (after.runner.key if after.runner else None)
-    )
+    if before.runner is None or after.runner is None:  # a package from before the harness kept its looks
+        return CheckRecord(
+            id="restart.same-run",
+            passed=False,
+            detail=f"no evidence: run {before.run.id}'s package keeps no look of the harness's at its runner, only the"
+            " product's word on its identity",
+        )
+    seen_same = before.runner.key is not None and before.runner.key == after.runner.key
     worked_on = len(final.run.receipts) - len(before.run.receipts)
     passed = said_same and seen_same and worked_on > 0 and record.adopted and final.run.status == "succeeded"
     seen = "the same process" if seen_same else "NOT the same running process"

@@ -233,9 +233,15 @@ def process_group_gone(record: StopRecord) -> CheckRecord:
         else f"the product says gone={record.product_says_group_gone}"
     )
     working = record.runner
-    if working is None or working.key is None or not record.looks:
+    if working is None:  # a package from before the harness kept its looks
+        return CheckRecord(
+            id="stop.process-group-gone",
+            passed=False,
+            detail=f"no evidence: run {record.run_id}'s package keeps no look of the harness's at its runner; {said}",
+        )
+    if working.key is None or not record.looks:
         seen = "the harness never saw its runner working before Stop, so no group could be looked for"
-        if working is not None and working.key is not None:
+        if working.key is not None:
             seen = "the harness kept no look at its group after Stop"
         return CheckRecord(
             id="stop.process-group-gone",

@@ -446,9 +446,11 @@ def test_the_group_looked_at_is_the_one_the_table_put_the_runner_in_not_its_pid(
 
 
 def test_a_runner_never_seen_working_or_a_group_never_looked_at_is_not_a_group_gone() -> None:
-    unseen = stop_record().model_copy(update={"runner": None})
+    unseen = stop_record().model_copy(update={"runner": stop_record().after})  # looked at, found not running
     assert "never saw its runner working" in process_group_gone(unseen).detail
     assert not process_group_gone(unseen).passed
+    old_package = stop_record().model_copy(update={"runner": None})  # kept before the harness looked
+    assert process_group_gone(old_package).detail.startswith("no evidence: ")
     unlooked = stop_record().model_copy(update={"looks": []})
     assert not process_group_gone(unlooked).passed
 
@@ -523,7 +525,7 @@ def test_a_run_whose_work_did_not_go_on_after_the_restart_or_without_looks_is_no
     unlooked: RestartRecord = restart()
     unlooked.before.runner = unlooked.after.runner = None
     check = same_run_check(unlooked, snapshot("final", 6, status="succeeded", instance="B"))
-    assert not check.passed and "no look kept" in check.detail
+    assert not check.passed and check.detail.startswith("no evidence: ")
 
 
 def test_a_message_read_before_the_restart_and_handed_again_after_it_fails_receipts_once() -> None:
