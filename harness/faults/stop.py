@@ -137,9 +137,9 @@ def _stopped(journey: Journey, page: TaskView, run: Run, working: RunnerLook, re
     """
     with journey.expecting("stop-result-shown", f"the page reporting run {run.id} stopped"):
         page.wait_for_stop_result(run.id, timeout=journey.shown_budget())
+    after = look_at_runner(journey.instance, run.identity)  # the runner itself, the moment the product said so
     window = journey.cell.environment.scheduler_tick_s + GROUP_WATCH_S
     looks = watch_group(journey.instance, run.identity, working, window)
-    after = look_at_runner(journey.instance, run.identity)
     final = journey.api.run(run.id)
     journey.excuse_interruption(run)
     record = StopRecord(
