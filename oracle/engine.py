@@ -404,6 +404,18 @@ class Engine:
         """The engine's record of a container (State, Config, HostConfig, Mounts...), or NotFound."""
         return dict(self._json("GET", f"/containers/{container_id}/json"))
 
+    def top(self, container_id: str) -> list[int]:
+        """The host pids of the processes running in the container (``docker top``); none once it stopped."""
+        try:
+            found = self._json("GET", f"/containers/{container_id}/top", query={"ps_args": "-o pid"})
+        except NotFound:
+            return []
+        except EngineError as error:
+            if error.status == 409:  # the engine refuses a top of a container that is not running
+                return []
+            raise
+        return [int(row[0]) for row in found.get("Processes") or [] if row and str(row[0]).isdigit()]
+
     def get_archive(self, container_id: str, path: str) -> bytes:
         """A tar of `path` in the container (running or stopped), its top folder named after `path`'s last part."""
         return self._call("GET", f"/containers/{container_id}/archive", query={"path": path})

@@ -160,6 +160,13 @@ CASES: tuple[DefectCase, ...] = (
         why="the re-adopted runner's inbox marks the late message consumed but hands it none",
     ),
     DefectCase(
+        defect="restart-inbox-again",
+        case="recover-controller",
+        expected_check="restart.receipts-once",
+        why="the re-adopted runner is handed the late message again at each read: new receipt ids, seqs in order",
+        also_expected=("lifecycle.messages-handed-once",),
+    ),
+    DefectCase(
         defect="restart-drops-message",
         case="recover-controller",
         expected_check="restart.message-survived",

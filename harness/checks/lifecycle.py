@@ -294,33 +294,33 @@ def messages_consumed(facts: LifecycleFacts) -> CheckRecord:
 
 
 def messages_handed_once(facts: LifecycleFacts) -> CheckRecord:
-    """A message a run consumed is not handed to another run: the user said it once, one run acts on it.
+    """A message is handed to the work once: the runners' own read receipts name it in one read of one run.
 
-    A product that starts another run for a message already consumed makes
-    the agent act on it twice (a second session, a second reply, with a real
-    model a second bill). Two facts show it: a wake the product records for
-    the message (``woke_run_ids``), and the read receipts of another run on
-    the message's task naming it (the runner's own word, which every driver
-    reports).
+    A product that hands a message again (to another run, on any task, or to
+    the same run in a later read) makes the agent act on it twice: a second
+    session, a second reply, with a real model a second bill. The hand-overs
+    are counted from the readers' receipts, the runner's side of the
+    exchange, whatever the product records of who consumed the message; the
+    runs a product records waking for the message (``woke_run_ids``, a wake
+    that carries it, Paperclip's way of handing a comment over) count beside
+    them, since that is the product's own word that it handed the message to
+    them.
     """
-    problems = [
-        f"message {m.id} was consumed by run {m.consumed_by_run_id}, then the product woke run {run_id} for it again"
-        for m in facts.messages
-        if m.consumed_by_run_id is not None
-        for run_id in m.woke_run_ids
-        if run_id != m.consumed_by_run_id
-    ]
-    problems += [
-        f"message {m.id} was consumed by run {m.consumed_by_run_id}, then handed to run {r.id} again (its reads say so)"
-        for m in facts.messages
-        if m.consumed_by_run_id is not None
-        for r in facts.runs
-        if r.task_id == m.task_id
-        and r.id != m.consumed_by_run_id
-        and r.id not in m.woke_run_ids
-        and m.id in (r.received_message_ids or [])
-    ]
-    return _check("lifecycle.messages-handed-once", problems, "no consumed message woke another run")
+    problems = []
+    for m in facts.messages:
+        reads = [r.id for r in facts.runs for received in r.received_message_ids or [] if received == m.id]
+        handed_to = list(dict.fromkeys([*reads, *m.woke_run_ids]))
+        problems += [
+            f"message {m.id} was read by run {run_id} {reads.count(run_id)} times"
+            for run_id in handed_to
+            if reads.count(run_id) > 1
+        ]
+        if len(handed_to) > 1:
+            problems.append(
+                f"message {m.id} was handed to runs {handed_to} (read by {sorted(set(reads)) or 'none'}, woken for by"
+                f" the product: {m.woke_run_ids or 'none'})"
+            )
+    return _check("lifecycle.messages-handed-once", problems, "every message handed to one run, in one read")
 
 
 def messages_acted_once(facts: LifecycleFacts) -> CheckRecord:

@@ -87,6 +87,7 @@ class Comment(Record):
 
 
 READ_TOOLS = frozenset({"read_task", "read_inbox"})
+DELIVER_TOOL = "deliver"
 
 
 class Receipt(Record):
@@ -109,6 +110,13 @@ class Receipt(Record):
         if self.tool not in READ_TOOLS or "ids " not in self.detail:
             return []
         return [part.strip() for part in self.detail.rpartition("ids ")[2].split(",") if part.strip() not in ("", "-")]
+
+    @property
+    def delivered_sha256(self) -> str | None:
+        """The archive a deliver step says it handed over (``sha256 <hex>``): the runner's own word; None otherwise."""
+        if self.tool != DELIVER_TOOL or "sha256 " not in self.detail:
+            return None
+        return self.detail.rpartition("sha256 ")[2].split()[0] or None
 
 
 class RunLease(Record):

@@ -41,6 +41,7 @@ from harness.faults.restart_rules import (
 from harness.judging.observations import judge
 from harness.products.base import InstanceError
 from harness.running.journey import FINISHED_STATUSES, Journey, PendingMessage
+from harness.running.runner_looks import look_at_runner
 from harness.running.sandbox_watch import runner_alive
 
 # How long a task may sit unfinished with nothing running or queued on it before the restart counts as having lost
@@ -227,6 +228,7 @@ def require_recovered(journey: Journey, task: Task, record: RestartRecord) -> No
 def snapshot(
     journey: Journey, moment: Moment, sig: signal.Signals, run: Run, message_id: RecordId | None
 ) -> RestartSnapshot:
+    runner = look_at_runner(journey.instance, run.identity)  # at once: the run was read just now
     controller = journey.api.controller()
     task = journey.api.task(run.task_id)
     message = next((c for c in task.user_messages() if c.id == message_id), None)
@@ -238,6 +240,7 @@ def snapshot(
         run=RunState.of(run),
         message=MessageState.of(message),
         workspace=journey.api.workspace_hashes(run.task_id),
+        runner=runner,
     )
 
 

@@ -10,15 +10,26 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Hashable, Sequence
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
-from harness.core.product_records import Comment, Interaction, ProviderQuestionCard, Receipt, RecordId, Run, Task
+from harness.core.product_records import (
+    Comment,
+    Delivery,
+    Interaction,
+    ProviderQuestionCard,
+    Receipt,
+    RecordId,
+    Run,
+    Task,
+)
 from harness.core.records import CheckRecord
+from harness.core.runner_look import RunnerLook
 
 REPLACED = "restart.controller-replaced"
+H = TypeVar("H", bound=Hashable)
 Moment = Literal["before", "after", "final"]
 
 
@@ -94,6 +105,9 @@ class RestartSnapshot(BaseModel):
     run: RunState
     message: MessageState | None
     workspace: dict[str, str]
+    runner: RunnerLook | None = Field(
+        None, description="the harness's own look at the runner the run names (None: a package from before looks)"
+    )
 
 
 class DrivenRestart(BaseModel):
@@ -127,7 +141,7 @@ def replaced_check(before: RestartSnapshot | PendingMoment, after: RestartSnapsh
     )
 
 
-def _duplicates(values: Sequence[object]) -> list[object]:
+def _duplicates(values: Sequence[H]) -> list[H]:
     return sorted({v for v in values if values.count(v) > 1}, key=str)
 
 
@@ -147,34 +161,11 @@ def restart_checks(
             detail=f"runner pid {before.run.pid} {'was' if record.runner_kept_going else 'was NOT'} alive while the controller was down",
         ),
     ]
-    known = any(value not in (None, "") for value in before.run.identity)
-    same = known and before.run.identity == after.run.identity == final.run.identity
-    checks.append(
-        CheckRecord(
-            id="restart.same-run",
-            passed=same and record.adopted and final.run.status == "succeeded",
-            detail=(
-                f"run {before.run.id}: {before.run.status} -> {after.run.status} -> {final.run.status}; "
-                f"identity {'unchanged' if same else 'CHANGED' if known else 'UNKNOWN'} (pid {before.run.pid}/{after.run.pid}/{final.run.pid}); "
-                f"{'re-adopted' if record.adopted else 'NOT re-adopted'} by the new controller"
-            ),
-        )
-    )
+    checks.append(same_run_check(record, final))
     checks.append(_message_check(before, task, shown_in_thread))
     if before.message is not None:  # without one, restart.message-survived already names what is missing
         checks.append(_received_check(before, final))
-    ids = [r.id for r in final.run.receipts]
-    seqs = [r.seq for r in final.run.receipts]
-    repeated = _duplicates(ids) + _duplicates([(r.tool, r.target, r.sha256) for r in final.run.receipts])
-    checks.append(
-        CheckRecord(
-            id="restart.receipts-once",
-            passed=not repeated and seqs == list(range(len(seqs))),
-            detail=f"{len(ids)} receipts, seq 0..{len(seqs) - 1}"
-            if not repeated and seqs == list(range(len(seqs)))
-            else f"repeated {repeated[:3]}; seqs {seqs}",
-        )
-    )
+    checks.append(receipts_once_check(before, final))
     prefix = final.run.receipts[: len(before.run.receipts)]
     checks.append(
         CheckRecord(
@@ -184,19 +175,132 @@ def restart_checks(
             f"{'unchanged' if prefix == before.run.receipts else 'CHANGED'} at the start of the final record",
         )
     )
-    replies = [c.body.strip() for c in task.agent_replies()]  # by body: a second run posting it again is a double
-    shas = [d.sha256 for d in task.deliveries]
-    doubled = _duplicates(replies) + _duplicates(shas)
-    checks.append(
-        CheckRecord(
-            id="restart.records-once",
-            passed=not doubled,
-            detail=f"{len(replies)} replies and {len(shas)} deliveries, none twice"
-            if not doubled
-            else f"recorded twice: {doubled[:3]}",
-        )
-    )
+    checks.append(records_once_check(task))
     return checks
+
+
+def _looked(look: RunnerLook) -> str:
+    if not look.alive:
+        return f"{look.looked_for}: nothing running"
+    return f"{look.looked_for}: running since {look.started}" + (
+        f" (first process {look.pid})" if look.source == "engine" else ""
+    )
+
+
+def same_run_check(record: RestartRecord, final: RestartSnapshot) -> CheckRecord:
+    """The run that was working before the restart is the one that finished it, in the very same runner.
+
+    The product's record of the run's identity is its word; the harness's own
+    looks (the process table for a local runner, the engine for a sandboxed
+    one) before and after the restart must show the same process (pid and
+    start time, and container), still running after it, and the run's
+    receipts must go on after the restart: its work continued in it. A
+    product that kept the old identity on a run whose runner it replaced
+    passes on its word alone; it fails here.
+    """
+    before, after = record.before, record.after
+    known = any(value not in (None, "") for value in before.run.identity)
+    said_same = known and before.run.identity == after.run.identity == final.run.identity
+    if before.runner is None or after.runner is None:  # a package from before the harness kept its looks
+        return CheckRecord(
+            id="restart.same-run",
+            passed=False,
+            detail=f"no evidence: run {before.run.id}'s package keeps no look of the harness's at its runner, only the"
+            " product's word on its identity",
+        )
+    seen_same = before.runner.key is not None and before.runner.key == after.runner.key
+    worked_on = len(final.run.receipts) - len(before.run.receipts)
+    passed = said_same and seen_same and worked_on > 0 and record.adopted and final.run.status == "succeeded"
+    seen = "the same process" if seen_same else "NOT the same running process"
+    return CheckRecord(
+        id="restart.same-run",
+        passed=passed,
+        detail=(
+            f"run {before.run.id}: {before.run.status} -> {after.run.status} -> {final.run.status}; "
+            f"identity {'unchanged' if said_same else 'CHANGED' if known else 'UNKNOWN'} "
+            f"(pid {before.run.pid}/{after.run.pid}/{final.run.pid}); "
+            f"{'re-adopted' if record.adopted else 'NOT re-adopted'} by the new controller; "
+            f"the harness saw {seen} (before: {_looked(before.runner)}, after: {_looked(after.runner)}); "
+            f"{max(worked_on, 0)} receipt(s) after the restart"
+        ),
+    )
+
+
+def receipts_once_check(before: RestartSnapshot, final: RestartSnapshot) -> CheckRecord:
+    """Each receipt of the run recorded once, in order, and each message handed to its runner once from the restart on.
+
+    A receipt is keyed on what it stands for: its own id, and for a read the
+    message it received and the run that read it. A message read before the
+    restart and read again after it, or twice after it, was handed to the
+    runner twice across the restart, whatever the receipts' ids say.
+    """
+    run = final.run
+    ids = [r.id for r in run.receipts]
+    seqs = [r.seq for r in run.receipts]
+    in_order = seqs == list(range(len(seqs)))
+    read_before = {m for r in before.run.receipts for m in r.received_message_ids}
+    read_after = [m for r in run.receipts[len(before.run.receipts) :] for m in r.received_message_ids]
+    reread = sorted({m for m in read_after if m in read_before} | set(_duplicates(read_after)), key=str)
+    problems = [f"receipt {i} recorded twice" for i in _duplicates(ids)]
+    problems += [f"message {m} read by run {run.id} twice across the restart" for m in reread]
+    if not in_order:
+        problems.append(f"seqs {seqs}")
+    return CheckRecord(
+        id="restart.receipts-once",
+        passed=not problems,
+        detail=f"{len(ids)} receipts, seq 0..{len(seqs) - 1}; {len(read_after)} message(s) read after the restart, "
+        "none read before"
+        if not problems
+        else "; ".join(problems[:4]),
+    )
+
+
+def records_once_check(task: Task) -> CheckRecord:
+    """Every reply and delivery is one record: kept by its id and the run that made it, never by its text alone.
+
+    Two runs that write the same words made two replies; one run whose
+    reply is stored twice, a copy that names no run, an id listed twice, or
+    more deliveries of a run than its runner's own deliver receipts name
+    (an archive re-stored under a new id, re-packed or not) is a record kept
+    twice. A runner that reports no deliver step has its deliveries kept
+    apart by their bytes alone.
+    """
+    replies = task.agent_replies()
+    by_run = {(c.run_id, c.body.strip()): c.id for c in replies if c.run_id is not None}
+    problems = [f"reply {i} listed twice" for i in _duplicates([c.id for c in replies])]
+    problems += [f"delivery {i} listed twice" for i in _duplicates([d.id for d in task.deliveries])]
+    problems += [
+        f"run {run_id}'s reply {body[:40]!r} stored twice"
+        for run_id, body in _duplicates([(c.run_id, c.body.strip()) for c in replies if c.run_id is not None])
+    ]
+    problems += [
+        f"reply {c.id} repeats run {run_id}'s reply {by_run[(run_id, c.body.strip())]} naming no run"
+        for c in replies
+        if c.run_id is None
+        for run_id in sorted({r for r, body in by_run if body == c.body.strip()}, key=str)
+    ]
+    for run in task.runs:
+        problems += _deliveries_beyond_receipts(run, [d for d in task.deliveries if d.run_id == run.id])
+    return CheckRecord(
+        id="restart.records-once",
+        passed=not problems,
+        detail=f"{len(replies)} replies and {len(task.deliveries)} deliveries, each one record of the run that made it"
+        if not problems
+        else "recorded twice: " + "; ".join(problems[:3]),
+    )
+
+
+def _deliveries_beyond_receipts(run: Run, deliveries: Sequence[Delivery]) -> list[str]:
+    """The run's delivery records its runner's deliver receipts do not account for, archive by archive."""
+    made = [r.delivered_sha256 for r in run.receipts if r.delivered_sha256]
+    shas = [d.sha256 for d in deliveries]
+    if not made:
+        return [f"run {run.id}'s delivery {sha[:12]} stored twice" for sha in _duplicates(shas)]
+    extra = [sha for sha in dict.fromkeys(shas) if shas.count(sha) > made.count(sha)]
+    return [
+        f"run {run.id} has {shas.count(sha)} deliveries of {sha[:12]} but its runner delivered it {made.count(sha)} time(s)"
+        for sha in extra
+    ]
 
 
 def _received_check(before: RestartSnapshot, final: RestartSnapshot) -> CheckRecord:

@@ -9,19 +9,24 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from harness.core.product_records import RecordId, Run, Task
 from harness.core.records import CheckRecord
+from harness.core.runner_look import GroupLook, RunnerLook
 from harness.core.verdicts import StoryFailed, Unexercised
 from harness.judging.observations import judge
 from harness.products.views import TaskView
 from harness.running.journey import Journey
-from harness.running.sandbox_watch import runner_alive
+from harness.running.runner_looks import look_at_runner, watch_group
 
 STOP_TRIES = 3
-# A run Stop was clicked on ends within seconds; one still active after this never took the Stop.
+# A run Stop was clicked on ends within seconds past the product's next scheduler tick; one still active after
+# that never took the Stop.
 STOP_END_WAIT_S = 30.0
+# How long past the product's declared tick the harness keeps looking at a stopped runner's group that it found
+# still running the moment the product said the run stopped (to say whether it went late or never).
+GROUP_WATCH_S = 5.0
 
 
 class StopRecord(BaseModel):
@@ -30,9 +35,20 @@ class StopRecord(BaseModel):
     run_id: RecordId
     pid: int | None
     product_says_group_gone: bool | None = None  # None: the product does not expose the fact
-    harness_saw_group_gone: bool
     lease: str | None = None  # a sandboxed runner's lease (its digest): the sandbox is what Stop must end
     requests_for_work: int = 0
+    runner: RunnerLook | None = Field(
+        None, description="the harness's look at the runner while it worked, just before Stop: its group, its sandbox"
+    )
+    after: RunnerLook | None = Field(
+        None, description="the harness's look at the runner itself the moment the product said the run stopped"
+    )
+    looks: list[GroupLook] = Field(
+        default_factory=list,
+        description="the harness's looks at what was left of the runner's group (its sandbox's processes), the first"
+        " the moment the product said the run stopped, more while anything was left, through the watched window",
+    )
+    watched_s: float = Field(0.0, description="the window the looks could cover: the product's tick and a margin")
 
 
 class ShortReplyView(BaseModel):
@@ -55,15 +71,17 @@ def stop_active_work(journey: Journey, task: Task, source: str, more_work: str) 
     for requests_for_work in range(STOP_TRIES):
         target = journey.wait_until_saved(task, source)
         if target is not None:
+            working = look_at_runner(journey.instance, target.identity)  # its group and sandbox, as the table has them
             journey.screenshot("before stop")
             with (
                 journey.evidence.fault("Stop", f"run {target.id}"),
                 journey.expecting("task-page-shown", f"showing run {target.id}, to stop it"),
             ):
                 clicked = page.click_stop(target.id)
-            ended = _wait_until_ended(journey, target, STOP_END_WAIT_S if clicked else None)
+            tick_s = journey.cell.environment.scheduler_tick_s
+            ended = _wait_until_ended(journey, target, STOP_END_WAIT_S + tick_s if clicked else None)
             if ended.status == "cancelled":
-                return _stopped(journey, page, ended, requests_for_work)
+                return _stopped(journey, page, ended, working, requests_for_work)
             if clicked:  # Stop landed inside the agent's long step, and the run went on to its own end
                 detail = f"Stop was clicked while run {target.id} was running; the run ended {ended.status}"
                 journey.record_checks([CheckRecord(id="stop.run-cancelled", passed=False, detail=detail)], [])
@@ -108,31 +126,36 @@ def _ended(journey: Journey, run_id: RecordId) -> Run | None:
     return None if run.active else run
 
 
-def _stopped(journey: Journey, page: TaskView, run: Run, requests_for_work: int) -> StopRecord:
-    """The moment the product reports the run's processes gone, look for them: no grace period.
+def _stopped(journey: Journey, page: TaskView, run: Run, working: RunnerLook, requests_for_work: int) -> StopRecord:
+    """The moment the product reports the run stopped, look at what is left of its runner: no grace period.
 
     A runner the product never signalled is still inside its long step then;
-    only a product that really ended the process group passes.
+    only a product that really ended the process group (the sandbox's
+    processes) passes. What the harness finds still running it keeps looking
+    at through the product's declared tick, so the record says whether it
+    went late or kept going.
     """
     with journey.expecting("stop-result-shown", f"the page reporting run {run.id} stopped"):
         page.wait_for_stop_result(run.id, timeout=journey.shown_budget())
+    after = look_at_runner(journey.instance, run.identity)  # the runner itself, the moment the product said so
+    window = journey.cell.environment.scheduler_tick_s + GROUP_WATCH_S
+    looks = watch_group(journey.instance, run.identity, working, window)
     final = journey.api.run(run.id)
-    pid, lease = run.identity.pid, run.identity.lease
-    if lease is not None:
-        group_gone = not runner_alive(journey.instance, run)  # the engine's word: the leased sandbox no longer runs
-    else:
-        group_gone = pid is not None and not journey.instance.process_group_alive(pid)
     journey.excuse_interruption(run)
     record = StopRecord(
         run_id=run.id,
-        pid=pid,
+        pid=run.identity.pid,
         product_says_group_gone=final.process_group_gone,
-        harness_saw_group_gone=group_gone,
         requests_for_work=requests_for_work,
-        lease=lease.digest if lease else None,
+        lease=run.identity.lease.digest if run.identity.lease else None,
+        runner=working,
+        after=after,
+        looks=looks,
+        watched_s=window,
     )
     journey.evidence.snapshot("stop", record)
-    journey.evidence.note("stopped", f"run {run.id} cancelled; process group {pid} gone: {group_gone}")
+    left = looks[0].members if looks else []
+    journey.evidence.note("stopped", f"run {run.id} cancelled; {len(left)} process(es) of its runner left at once")
     journey.screenshot("stopped")
     return record
 
@@ -170,45 +193,73 @@ def _earlier(moment: str, than: str | None) -> bool:
 
 
 def stop_proven(record: StopRecord) -> list[CheckRecord]:
-    """The Stop's proof: the run's process group gone, or for a sandboxed runner its sandbox, which has no process
-    group in this machine's process table (that check is not observable there)."""
-    if record.lease is None:
-        return [process_group_gone(record)]
-    said = "" if record.product_says_group_gone is None else f"; the product says gone={record.product_says_group_gone}"
-    return [
-        CheckRecord.not_observable(
-            "stop.process-group-gone", "a sandboxed runner has no process group in this machine's process table"
-        ),
-        CheckRecord(
-            id="stop.sandbox-gone",
-            passed=record.harness_saw_group_gone and record.product_says_group_gone is not False,
-            detail=f"run {record.run_id} (lease {record.lease[:12]}): the engine shows its sandbox "
-            f"{'stopped' if record.harness_saw_group_gone else 'STILL RUNNING'} the moment the product said stopped"
-            + said,
-        ),
-    ]
+    """The Stop's proof, by the harness's own looks: the run's process group gone (a sandboxed runner's: its
+    container's processes), and for a sandboxed runner its container no longer running."""
+    checks = [process_group_gone(record)]
+    if record.lease is not None:
+        stopped = record.after is not None and not record.after.alive
+        said = (
+            ""
+            if record.product_says_group_gone is None
+            else f"; the product says gone={record.product_says_group_gone}"
+        )
+        checks.append(
+            CheckRecord(
+                id="stop.sandbox-gone",
+                passed=stopped and record.product_says_group_gone is not False,
+                detail=f"run {record.run_id} (lease {record.lease[:12]}): the engine shows its sandbox "
+                f"{'stopped' if stopped else 'STILL RUNNING' if record.after else 'UNSEEN (no look kept)'} the moment"
+                " the product said stopped" + said,
+            )
+        )
+    return checks
 
 
 def process_group_gone(record: StopRecord) -> CheckRecord:
-    """The stopped run's process group had exited the moment the product said the run stopped.
+    """Nothing of the stopped run's runner ran the moment the product said the run stopped.
 
-    The harness looks in the process table itself; where the product also
-    reports the fact, its word must agree. A product that does not report it
-    is judged on the harness's look alone, and a run without a pid has no
-    group to look for, which is not the same as a group gone.
+    The harness saw the runner working before Stop (the group the process
+    table put it in, or its container on the engine) and looked at that group
+    itself the moment the product said the run stopped, never at a group id
+    assumed from the product's pid. Where the product also reports the fact,
+    its word must agree. A runner the harness never saw working has no group
+    it could look for, which is not a group gone. What was still running then
+    is followed through the product's declared tick for the detail: gone a
+    little late fails as surely as never gone.
     """
-    seen = "no process left in its group" if record.harness_saw_group_gone else "its process group still ran"
-    if record.pid is None:
-        seen = "the run carries no pid, so no group could be looked for"
     said = (
         "the product does not report it"
         if record.product_says_group_gone is None
         else f"the product says gone={record.product_says_group_gone}"
     )
+    working = record.runner
+    if working is None:  # a package from before the harness kept its looks
+        return CheckRecord(
+            id="stop.process-group-gone",
+            passed=False,
+            detail=f"no evidence: run {record.run_id}'s package keeps no look of the harness's at its runner; {said}",
+        )
+    if working.key is None or not record.looks:
+        seen = "the harness never saw its runner working before Stop, so no group could be looked for"
+        if working.key is not None:
+            seen = "the harness kept no look at its group after Stop"
+        return CheckRecord(
+            id="stop.process-group-gone",
+            passed=False,
+            detail=f"run {record.run_id} (pid {record.pid}): {seen}; {said}",
+        )
+    where = f"group {working.group}" if working.group is not None else f"sandbox {working.looked_for}"
+    first, last = record.looks[0], record.looks[-1]
+    if not first.members:
+        seen = f"no process left in its {where}"
+    elif not last.members:
+        seen = f"{len(first.members)} process(es) of its {where} still ran; the last went {last.at_s:g} s later"
+    else:
+        seen = f"{len(last.members)} process(es) of its {where} still ran {last.at_s:g} s later (watched {record.watched_s:g} s)"
     return CheckRecord(
         id="stop.process-group-gone",
-        passed=record.harness_saw_group_gone and record.product_says_group_gone is not False,
-        detail=f"run {record.run_id} (pid {record.pid}): {seen}; {said}",
+        passed=not first.members and record.product_says_group_gone is not False,
+        detail=f"run {record.run_id} ({working.looked_for}, {working.source}): {seen}; {said}",
     )
 
 

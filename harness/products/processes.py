@@ -18,6 +18,8 @@ from typing import Protocol
 
 import psutil
 
+from harness.core.product_records import RunIdentity
+from harness.core.runner_look import RunnerLook
 from harness.products.base import InstanceError
 
 
@@ -42,13 +44,46 @@ def process_group_alive(pgid: int) -> bool:
     Runners lead their own session, so a runner's pid is its group id; a
     helper that escaped into a new session is deliberately not counted.
     """
+    return bool(group_members(pgid))
+
+
+def group_members(pgid: int) -> list[int]:
+    """The pids of the live (non-zombie) processes the process table puts in group ``pgid``."""
+    found = []
     for process in psutil.process_iter(["pid", "status"]):
         try:
             if process.info["status"] != psutil.STATUS_ZOMBIE and os.getpgid(process.pid) == pgid:
-                return True
+                found.append(process.pid)
         except (ProcessLookupError, psutil.Error):
             continue
-    return False
+    return found
+
+
+def look_at_process(pid: int) -> RunnerLook:
+    """The process table's word on ``pid``: whether it lives, since when, in which group (the product's word on
+    none of it). The start time is kept as the table's exact figure, so two looks at one process compare equal."""
+    looked_for = f"pid {pid}"
+    try:
+        process = psutil.Process(pid)
+        with process.oneshot():
+            alive = process.status() != psutil.STATUS_ZOMBIE
+            started = repr(process.create_time())
+        group = os.getpgid(pid)
+    except (ProcessLookupError, psutil.Error):
+        return RunnerLook(source="process-table", looked_for=looked_for, alive=False)
+    return RunnerLook(source="process-table", looked_for=looked_for, alive=alive, pid=pid, started=started, group=group)
+
+
+def look_at_runner_process(identity: RunIdentity) -> RunnerLook:
+    """The process table's look at the local runner a run names by its pid (a run naming none: nothing to look at)."""
+    if not identity.pid:
+        return RunnerLook(source="nothing-named", looked_for="nothing: the run names no pid", alive=False)
+    return look_at_process(identity.pid)
+
+
+def group_members_left(before: RunnerLook) -> list[int]:
+    """The live processes of the group the table put the runner in when the harness last saw it running."""
+    return group_members(before.group) if before.group is not None else []
 
 
 def marked_processes(marker: str, with_children: bool = False) -> list[psutil.Process]:

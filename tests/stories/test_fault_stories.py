@@ -25,6 +25,8 @@ def test_every_fault_story_passes_with_the_scripted_agent_and_keeps_its_evidence
             one_run_and_one_runner_throughout(package, STORIES[case]["snapshots"])
         if case == DRAIN:
             interrupted_then_retried_by_another_runner(package)
+        if case == "stop-redirect":
+            the_group_seen_before_stop_was_empty_after_it(package)
 
 
 RESTARTS = ("recover-controller", "recover-controller-sigkill")
@@ -37,6 +39,11 @@ def one_run_and_one_runner_throughout(package: Path, restart_snapshots: list[str
     moments = [json.loads((package / "snapshots" / f"{name}.json").read_text()) for name in restart_snapshots]
     assert len({m["controller_instance_id"] for m in moments}) == 2  # one controller before, another after
     assert len({(m["run"]["id"], m["run"]["pid"], m["run"]["process_start_time"]) for m in moments}) == 1
+    # The harness's own looks at the process table: one running process before and after the restart, gone at the end.
+    seen = [m["runner"] for m in moments]
+    assert all(look["provenance"] == "harness" and look["source"] == "process-table" for look in seen)
+    assert seen[0]["alive"] and seen[1]["alive"] and not seen[2]["alive"]
+    assert seen[0]["pid"] == seen[1]["pid"] == moments[0]["run"]["pid"] and seen[0]["started"] == seen[1]["started"]
     before, final = moments[0]["run"]["receipts"], moments[2]["run"]["receipts"]
     assert final[: len(before)] == before and len({r["id"] for r in final}) == len(final)
     assert all(len(r["sha256"]) == 64 for r in final) and moments[0]["workspace"]
@@ -57,6 +64,14 @@ def interrupted_then_retried_by_another_runner(package: Path) -> None:
 
 
 DRAIN_MOMENTS = ("drain-before", "drain-after")
+
+
+def the_group_seen_before_stop_was_empty_after_it(package: Path) -> None:
+    """The Stop's snapshot: the harness saw the runner working in its group just before Stop, and nothing of that
+    group the moment the product said the run stopped."""
+    stop = json.loads((package / "snapshots" / "stop.json").read_text())
+    assert stop["runner"]["alive"] and stop["runner"]["group"] is not None and stop["runner"]["provenance"] == "harness"
+    assert stop["looks"][0] == {"provenance": "harness", "source": "process-table", "at_s": 0.0, "members": []}
 
 
 def test_each_fault_story_is_calibrated_with_the_personas_that_break_it() -> None:

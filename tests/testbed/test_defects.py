@@ -243,6 +243,9 @@ def restart_under_a_run(instance: TestbedInstance) -> Symptoms:
     reader = next(c.consumed_by_run_id for c in final.user_messages() if c.id == late.id)
     if reader == run.id and late.id not in received_ids(final, run.id):
         seen.add("restart-inbox-lost")
+    received = received_ids(final, run.id)
+    if len(set(received)) != len(received):
+        seen.add("restart-inbox-again")
     after = next(r for r in final.runs if r.id == run.id).receipts
     if after[: len(receipts)] != receipts:
         seen.add("restart-fails-last-step")
@@ -648,6 +651,7 @@ FLOW_OF: dict[str, str] = {
     "feedback-copied-to-parent": "delegate",
     "restart-second-run": "restart",
     "restart-inbox-lost": "restart",
+    "restart-inbox-again": "restart",
     "restart-drops-message": "restart",
     **{name: "drain" for name, defect in REGISTRY.items() if defect.area == "drain"},
     "child-assigned-to-lead": "delegate",

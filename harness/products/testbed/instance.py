@@ -26,11 +26,14 @@ import psutil
 
 from harness.agents import issued_secrets
 from harness.core.product_records import RunIdentity, RunLease
+from harness.core.runner_look import RunnerLook
 from harness.core.sandbox_config import ContainerConfig
 from harness.products.base import InstanceError
 from harness.products.processes import (
     free_port,
+    group_members_left,
     kill_groups,
+    look_at_runner_process,
     marked_processes,
     process_alive,
     process_group_alive,
@@ -245,6 +248,18 @@ class TestbedInstance:
         if identity.lease is not None:
             return sandboxes.lease_alive(identity.lease)
         return bool(identity.pid) and process_alive(identity.pid or 0, identity.process_start_time or 0)
+
+    def look_at_runner(self, identity: RunIdentity) -> RunnerLook:
+        """The harness's own look at the run's runner: its leased container on the engine, else the process table."""
+        if identity.lease is not None:
+            return sandboxes.look_at_lease(identity.lease)
+        return look_at_runner_process(identity)
+
+    def members_left(self, identity: RunIdentity, before: RunnerLook) -> list[int]:
+        """What still runs of the runner the harness saw in ``before``: its container's processes, else its group's."""
+        if identity.lease is not None:
+            return sandboxes.lease_members(identity.lease)
+        return group_members_left(before)
 
     def __enter__(self) -> TestbedInstance:
         return self.start()

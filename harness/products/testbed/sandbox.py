@@ -10,12 +10,14 @@ runner.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from harness.core.product_records import RunLease
+from harness.core.runner_look import RunnerLook
 from harness.core.sandbox_config import ContainerConfig
 from harness.products.base import InstanceError
 from harness.testbed.sandbox import image, meters
@@ -97,3 +99,31 @@ def configuration(lease: RunLease) -> ContainerConfig | None:
         return None
     given = [*RUNNER_ENV, *(entry.split("=", 1)[0] for entry in baked)]
     return ContainerConfig.from_inspect(found, given, list(READ_ONLY_MOUNTS))
+
+
+def look_at_lease(lease: RunLease) -> RunnerLook:
+    """The engine's word on the leased container: whether it runs, since when, with which first process.
+
+    The container is looked up by the id the lease names; its id digest,
+    start time and pid are the engine's, so a product that swapped the
+    container under an unchanged lease shows as another runner.
+    """
+    looked_for = f"lease {lease.digest[:12]}"
+    try:
+        found = _engine().inspect(lease.sandbox_id)
+    except NotFound:
+        return RunnerLook(source="engine", looked_for=looked_for, alive=False)
+    state = found.get("State") or {}
+    return RunnerLook(
+        source="engine",
+        looked_for=looked_for,
+        alive=bool(state.get("Running")),
+        pid=state.get("Pid") or None,
+        started=state.get("StartedAt"),
+        sandbox_sha256=hashlib.sha256(str(found.get("Id", "")).encode()).hexdigest(),
+    )
+
+
+def lease_members(lease: RunLease) -> list[int]:
+    """The host pids of the processes still running in the leased container (none once it stopped or went)."""
+    return _engine().top(lease.sandbox_id)

@@ -39,6 +39,23 @@ def none_after_adoption(ids: list[int], *, db: Database, run: sqlite3.Row, **_: 
 
 
 @defect(
+    "restart-inbox-again",
+    at="inbox.handed",
+    summary="after a restart, every read of a re-adopted runner hands over again what it already read since",
+)
+def hands_again(ids: list[int], *, db: Database, run: sqlite3.Row, **_: Any) -> list[int]:
+    adopted = adopted_at(db.connection(), run["id"])
+    if adopted is None:
+        return ids
+    since = db.all(
+        "SELECT id FROM comments WHERE consumed_by_run_id = ? AND consumed_at >= ? AND author_kind = 'user'",
+        run["id"],
+        adopted,
+    )
+    return sorted({*ids, *(row["id"] for row in since)})
+
+
+@defect(
     "restart-drops-message",
     at="restart.recovering-run",
     summary="a restart loses the newest user message on each task with a running run",

@@ -71,6 +71,15 @@ def _break(facts: LifecycleFacts, how: str) -> LifecycleFacts:
                 id="12", task_id="1", status="succeeded", cause="user_message", received_message_ids=["5"], **IDENTITY
             )
         )
+    elif how == "read-again-by-its-reader":  # the product hands the consumed message to its reader a second time
+        facts.runs[1].received_message_ids = ["5", "5"]
+    elif how == "handed-across-tasks":  # a run of another task reads it; the product still says run 11 consumed it
+        facts.tasks.append(TaskFacts(id="2", status="done", assignee_id="7"))
+        facts.runs.append(
+            RunFacts(
+                id="12", task_id="2", status="succeeded", cause="assignment", received_message_ids=["5"], **IDENTITY
+            )
+        )
     elif how == "too-many-runs":
         facts.runs += [
             RunFacts(id=str(100 + n), task_id="1", agent_id="8", status="succeeded", cause="handoff", **IDENTITY)
@@ -89,6 +98,8 @@ def _break(facts: LifecycleFacts, how: str) -> LifecycleFacts:
         ("unconsumed", ["lifecycle.messages-consumed"]),
         ("woke-again", ["lifecycle.messages-handed-once"]),
         ("handed-again", ["lifecycle.messages-handed-once"]),
+        ("read-again-by-its-reader", ["lifecycle.messages-handed-once"]),
+        ("handed-across-tasks", ["lifecycle.messages-handed-once"]),
         ("too-many-runs", ["lifecycle.bounded-runs"]),
     ],
 )
@@ -247,3 +258,13 @@ def test_a_reader_without_the_declared_read_receipts_fails_naming_the_run() -> N
     [check] = [c for c in grade_lifecycle(facts) if c.id == "lifecycle.messages-consumed"]
     assert check.failed and check.unobservable is None
     assert "the product declared receipts; run 11 has none, so its reading message(s) 5 is unconfirmed" in check.detail
+
+
+def test_hand_overs_are_counted_from_the_readers_receipts_not_the_products_consumer() -> None:
+    """The product records no consumer and no wake; two runs' own reads name the message: handed twice. The rule
+    that started from the product's "consumed by" passed this."""
+    facts = healthy()
+    facts.messages[0].consumed_by_run_id = None
+    facts.runs[0].received_message_ids = ["5"]
+    [check] = [c for c in grade_lifecycle(facts) if c.id == "lifecycle.messages-handed-once"]
+    assert not check.passed and "handed to runs ['10', '11']" in check.detail

@@ -6,7 +6,9 @@ from typing import Any
 
 import pytest
 
+from calibration.loose_identity import task_record
 from harness.core.product_records import Agent, Receipt, Run, Task
+from harness.core.runner_look import GroupLook, RunnerLook
 from harness.faults.drain_rules import DrainRecord, drain_checks, read_before_signal
 from harness.faults.late_feedback import cites_delivery, delegation_checks
 from harness.faults.restart_rules import (
@@ -15,9 +17,19 @@ from harness.faults.restart_rules import (
     RestartRecord,
     RestartSnapshot,
     RunState,
+    receipts_once_check,
+    records_once_check,
     restart_checks,
+    same_run_check,
 )
-from harness.faults.stop import ShortReplyView, StopRecord, changed_paths, process_group_gone, stop_checks
+from harness.faults.stop import (
+    ShortReplyView,
+    StopRecord,
+    changed_paths,
+    process_group_gone,
+    stop_checks,
+    stop_proven,
+)
 
 SHA_EARLY, SHA_FINAL = "e" * 64, "f" * 64
 LATE = "One more requirement: --max-length."
@@ -92,24 +104,7 @@ def delivery(delivery_id: int, task_id: int, sha: str) -> dict[str, Any]:
 
 
 def task(task_id: int, assignee: int, parent: int | None = None, **parts: Any) -> Task:
-    return Task.model_validate(
-        {
-            "id": task_id,
-            "title": "t",
-            "status": parts.get("status", "done"),
-            "assignee_id": assignee,
-            "assignee_name": "n",
-            "parent_id": parent,
-            "updated_at": "u",
-            "body": "",
-            "comments": parts.get("comments", []),
-            "runs": parts.get("runs", []),
-            "deliveries": parts.get("deliveries", []),
-            "children": parts.get("children", []),
-            "active_run_id": None,
-            "unconsumed_user_messages": 0,
-        }
-    )
+    return task_record(task_id, assignee, parent, **parts)
 
 
 def failed(checks: list) -> list[str]:  # type: ignore[type-arg]
@@ -277,7 +272,13 @@ def snapshot(
         run=state,
         message=None,
         workspace={"slugify.py": "h"},
+        runner=looked_at(pid, alive=moment != "final"),
     )
+
+
+def looked_at(pid: int, alive: bool = True, started: str = "1.0") -> RunnerLook:
+    """The harness's own look at a local runner: the process table's pid and start time."""
+    return RunnerLook(source="process-table", looked_for=f"pid {pid}", alive=alive, pid=pid, started=started, group=pid)
 
 
 def restart(after_pid: int = 500, adopted: bool = True) -> RestartRecord:
@@ -351,7 +352,7 @@ def stopped_task(reply: str = "Your short reply: N123456") -> Task:
 
 
 def test_a_clean_stop_passes_and_a_late_write_is_named() -> None:
-    record = StopRecord(run_id=1, pid=500, product_says_group_gone=True, harness_saw_group_gone=True)
+    record = stop_record()
     view = ShortReplyView(request_copies=1, latest_reply="Your short reply: N123456", status="done")
     before = {"slugify.py": "a"}
     assert failed(stop_checks(record, stopped_task(), REQUEST, "N123456", view, before, before)) == []
@@ -363,7 +364,7 @@ def test_a_clean_stop_passes_and_a_late_write_is_named() -> None:
 
 
 def test_a_task_left_in_review_is_finished_only_where_the_product_hands_work_over_for_review() -> None:
-    record = StopRecord(run_id=1, pid=500, product_says_group_gone=True, harness_saw_group_gone=True)
+    record = stop_record()
     reviewed = ShortReplyView(request_copies=1, latest_reply="Your short reply: N123456", status="in_review")
     assert failed(stop_checks(record, stopped_task(), REQUEST, "N123456", reviewed, {}, {})) == [
         "stop.no-earlier-run-active"
@@ -373,14 +374,14 @@ def test_a_task_left_in_review_is_finished_only_where_the_product_hands_work_ove
 
 
 def test_a_duplicate_request_a_missing_nonce_or_a_surviving_group_fails() -> None:
-    record = StopRecord(run_id=1, pid=500, product_says_group_gone=True, harness_saw_group_gone=False)
+    record = stop_record(left=[500])
     view = ShortReplyView(request_copies=2, latest_reply="done", status="done")
     got = failed(stop_checks(record, stopped_task(reply="done"), REQUEST, "N123456", view, {}, {}))
     assert got == ["stop.process-group-gone", "stop.request-stored-once", "stop.reply-has-nonce"]
 
 
 def test_a_run_the_product_starts_on_its_own_after_stop_is_named() -> None:
-    record = StopRecord(run_id=1, pid=500, product_says_group_gone=True, harness_saw_group_gone=True)
+    record = stop_record()
     view = ShortReplyView(request_copies=1, latest_reply="Your short reply: N123456", status="done")
     rewoken = task(
         1,
@@ -396,7 +397,7 @@ def test_a_run_the_product_starts_on_its_own_after_stop_is_named() -> None:
 
 def test_a_run_queued_by_stop_itself_is_uninvited_even_when_it_answers() -> None:
     """A run the product started on its own after Stop reads the request mid-way and writes the last reply."""
-    record = StopRecord(run_id=1, pid=500, product_says_group_gone=True, harness_saw_group_gone=True)
+    record = stop_record()
     view = ShortReplyView(request_copies=1, latest_reply="Your short reply: N123456", status="done")
 
     def answered_by(queued_at: str) -> Task:
@@ -427,29 +428,173 @@ def test_identities_all_missing_are_unknown_not_the_same_run() -> None:
     assert not same.passed and "identity UNKNOWN" in same.detail
 
 
-def test_the_same_reply_posted_by_a_second_run_is_recorded_twice() -> None:
-    record = restart()
-    record.before.message = record.after.message = None
-    final = snapshot("final", 6, status="succeeded", instance="B")
-    replies = [comment(n, 1, "Delivered.", kind="agent", run_id=n - 4) for n in (5, 6)]
-    twice = task(1, assignee=1, runs=[run(1, 1, receipts=6)], comments=[comment(4, 1, LATE, consumed=1), *replies])
-    assert "restart.records-once" in failed(restart_checks(record, final, twice))
+def stop_record(left: list[int] | None = None, product_says: bool | None = True, group: int = 500) -> StopRecord:
+    """A Stop of run 1 (pid 500) whose runner the harness saw working in ``group``; ``left``: what it found of
+    that group the moment the product said the run stopped."""
+    return StopRecord(
+        run_id=1,
+        pid=500,
+        product_says_group_gone=product_says,
+        runner=looked_at(500).model_copy(update={"group": group}),
+        after=looked_at(500, alive=False),
+        looks=[GroupLook(source="process-table", at_s=0.0, members=left or [])],
+        watched_s=5.0,
+    )
 
 
 @pytest.mark.parametrize(
-    ("pid", "product_says", "harness_saw", "passed"),
+    ("product_says", "left", "passed"),
     [
-        (500, True, True, True),
-        (500, None, True, True),  # a product that does not report it is judged on the harness's own look
-        (500, None, False, False),
-        (500, False, True, False),  # the product's own word that it is not gone
-        (500, True, False, False),  # the product's word against the process table
-        (None, None, False, False),  # no pid: no group was looked for, which is not a group gone
+        (True, [], True),
+        (None, [], True),  # a product that does not report it is judged on the harness's own look
+        (None, [500], False),
+        (False, [], False),  # the product's own word that it is not gone
+        (True, [500, 501], False),  # the product's word against the process table
     ],
 )
 def test_process_group_gone_is_the_harness_look_and_the_product_word_where_it_has_one(
-    pid: int | None, product_says: bool | None, harness_saw: bool, passed: bool
+    product_says: bool | None, left: list[int], passed: bool
 ) -> None:
-    record = StopRecord(run_id=1, pid=pid, product_says_group_gone=product_says, harness_saw_group_gone=harness_saw)
-    check = process_group_gone(record)
+    check = process_group_gone(stop_record(left, product_says))
     assert check.passed is passed and check.id == "stop.process-group-gone"
+
+
+def test_the_group_looked_at_is_the_one_the_table_put_the_runner_in_not_its_pid() -> None:
+    """The runner (pid 500) ran in group 480, whose helper outlived Stop: a look at 'group 500' (none) passed it."""
+    check = process_group_gone(stop_record(left=[480, 502], group=480))
+    assert not check.passed and "2 process(es) of its group 480 still ran" in check.detail
+
+
+def test_a_runner_never_seen_working_or_a_group_never_looked_at_is_not_a_group_gone() -> None:
+    unseen = stop_record().model_copy(update={"runner": stop_record().after})  # looked at, found not running
+    assert "never saw its runner working" in process_group_gone(unseen).detail
+    assert not process_group_gone(unseen).passed
+    old_package = stop_record().model_copy(update={"runner": None})  # kept before the harness looked
+    assert process_group_gone(old_package).detail.startswith("no evidence: ")
+    unlooked = stop_record().model_copy(update={"looks": []})
+    assert not process_group_gone(unlooked).passed
+
+
+def test_a_sandboxed_runners_processes_are_looked_at_on_the_engine_and_one_left_fails() -> None:
+    """A container runner's group is its container's processes (docker top): once marked not observable."""
+    sandboxed = stop_record(left=[9001]).model_copy(
+        update={
+            "lease": "c" * 64,
+            "runner": RunnerLook(source="engine", looked_for="lease cccc", alive=True, pid=9000, started="t0"),
+            "after": RunnerLook(source="engine", looked_for="lease cccc", alive=True, pid=9000, started="t0"),
+        }
+    )
+    checks = {check.id: check for check in stop_proven(sandboxed)}
+    assert not checks["stop.process-group-gone"].passed and not checks["stop.sandbox-gone"].passed
+    assert "sandbox lease cccc" in checks["stop.process-group-gone"].detail
+    gone = sandboxed.model_copy(
+        update={
+            "looks": [GroupLook(source="engine", at_s=0.0)],
+            "after": RunnerLook(source="engine", looked_for="lease cccc", alive=False),
+        }
+    )
+    assert all(check.passed for check in stop_proven(gone))
+
+
+def test_a_group_that_went_only_later_is_followed_in_the_detail_and_still_fails() -> None:
+    late = stop_record(left=[500]).model_copy(
+        update={
+            "looks": [
+                GroupLook(source="process-table", at_s=0.0, members=[500]),
+                GroupLook(source="process-table", at_s=1.4),
+            ]
+        }
+    )
+    check = process_group_gone(late)
+    assert not check.passed and "the last went 1.4 s later" in check.detail
+
+
+# ---- identity and delivery across a restart: the harness's looks and the runner's receipts ---------------
+
+SHA_A, SHA_B = "a" * 64, "b" * 64
+
+
+def read(seq: int, ids: str) -> ReceiptDigest:
+    return ReceiptDigest.of(Receipt.model_validate(receipt(seq, tool="read_inbox", target="inbox") | {"detail": ids}))
+
+
+def delivered(seq: int, sha: str) -> dict[str, Any]:
+    return receipt(seq, tool="deliver", target="delivery.zip") | {"detail": f"sha256 {sha}"}
+
+
+def test_the_same_process_seen_before_and_after_with_work_after_the_restart_is_the_same_run() -> None:
+    assert same_run_check(restart(), snapshot("final", 6, status="succeeded", instance="B")).passed
+
+
+def test_a_runner_replaced_under_an_unchanged_identity_is_not_the_same_run() -> None:
+    """The product still names pid 500, started at 1.0; the process table shows nothing running there after the
+    restart (or another process under that pid). The product's word alone passed this."""
+    final = snapshot("final", 6, status="succeeded", instance="B")
+    gone = restart()
+    gone.after.runner = looked_at(500, alive=False)
+    check = same_run_check(gone, final)
+    assert not check.passed and "NOT the same running process" in check.detail
+    recycled = restart()
+    recycled.after.runner = looked_at(500, started="7.25")
+    assert not same_run_check(recycled, final).passed
+
+
+def test_a_run_whose_work_did_not_go_on_after_the_restart_or_without_looks_is_not_the_same_run() -> None:
+    stalled = snapshot("final", 3, status="succeeded", instance="B")
+    assert not same_run_check(restart(), stalled).passed
+    unlooked: RestartRecord = restart()
+    unlooked.before.runner = unlooked.after.runner = None
+    check = same_run_check(unlooked, snapshot("final", 6, status="succeeded", instance="B"))
+    assert not check.passed and check.detail.startswith("no evidence: ")
+
+
+def test_a_message_read_before_the_restart_and_handed_again_after_it_fails_receipts_once() -> None:
+    """Receipt ids unique and seqs in order: the old key passed; keyed on the message and the run it fails."""
+    record = restart()
+    record.before.run.receipts[2] = read(2, "ids 4")
+    final = snapshot("final", 6, status="succeeded", instance="B")
+    final.run.receipts[2] = read(2, "ids 4")
+    assert receipts_once_check(record.before, final).passed
+    final.run.receipts[4] = read(4, "ids 4")
+    check = receipts_once_check(record.before, final)
+    assert not check.passed and "message 4 read by run 1 twice across the restart" in check.detail
+    twice_after = snapshot("final", 6, status="succeeded", instance="B")
+    twice_after.run.receipts[3], twice_after.run.receipts[5] = read(3, "ids 7"), read(5, "ids 7")
+    assert not receipts_once_check(record.before, twice_after).passed
+
+
+def test_two_runs_writing_the_same_words_made_two_replies() -> None:
+    replies = [comment(n, 1, "Delivered.", kind="agent", run_id=n - 4) for n in (5, 6)]
+    assert records_once_check(task(1, assignee=1, runs=[run(1, 1), run(2, 1)], comments=replies)).passed
+
+
+def test_a_reply_stored_twice_for_its_run_or_echoed_naming_no_run_is_kept_twice() -> None:
+    twice = [comment(5, 1, "Delivered.", kind="agent", run_id=1), comment(6, 1, "Delivered.", kind="agent", run_id=1)]
+    assert not records_once_check(task(1, assignee=1, runs=[run(1, 1)], comments=twice)).passed
+    echoed = [comment(5, 1, "Delivered.", kind="agent", run_id=1), comment(6, 1, "Delivered.", kind="agent")]
+    check = records_once_check(task(1, assignee=1, runs=[run(1, 1)], comments=echoed))
+    assert not check.passed and "reply 6 repeats run 1's reply 5 naming no run" in check.detail
+
+
+def test_deliveries_are_counted_against_the_runners_own_deliver_receipts() -> None:
+    """A delivery re-stored under a new id with re-packed bytes: the shas differ, so the old rule passed it."""
+    one_receipt = run(1, 1) | {"receipts": [delivered(0, SHA_A)]}
+    restored = [delivery(8, 1, SHA_A), delivery(9, 1, SHA_B)]
+    check = records_once_check(task(1, assignee=1, runs=[one_receipt], deliveries=restored))
+    assert not check.passed and "its runner delivered it 0 time(s)" in check.detail
+    two_receipts = run(1, 1) | {"receipts": [delivered(0, SHA_A), delivered(1, SHA_A)]}
+    same_bytes_twice = [delivery(8, 1, SHA_A), delivery(9, 1, SHA_A)]
+    assert records_once_check(task(1, assignee=1, runs=[two_receipts], deliveries=same_bytes_twice)).passed
+    assert not records_once_check(task(1, assignee=1, runs=[one_receipt], deliveries=same_bytes_twice)).passed
+
+
+def test_a_runner_that_reports_no_deliver_step_has_its_deliveries_told_apart_by_their_bytes() -> None:
+    assert records_once_check(task(1, assignee=1, runs=[run(1, 1)], deliveries=[delivery(8, 1, SHA_A)])).passed
+    twice = [delivery(8, 1, SHA_A), delivery(9, 1, SHA_A)]
+    assert not records_once_check(task(1, assignee=1, runs=[run(1, 1)], deliveries=twice)).passed
+
+
+def test_the_deliver_receipt_names_its_archive() -> None:
+    assert Receipt.model_validate(delivered(0, SHA_A)).delivered_sha256 == SHA_A
+    assert Receipt.model_validate(receipt(0)).delivered_sha256 is None
+    assert RunState.of(Run.model_validate(run(1, 1, receipts=1))).receipts[0].received_message_ids == []
