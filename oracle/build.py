@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 from oracle.engine import Engine, EngineError, Image
-from oracle.image import IMAGE_ENV, LOCAL_TAG, CannotGrade, resolve, say
+from oracle.image import IMAGE_ENV, LOCAL_TAG, CannotGrade, Unverified, resolve, say
 from oracle.pinned import LOCK, PINNED_IMAGE, PinnedRoot, changed_packages, packages_in_status, pinned_root
 
 MIRROR_ENV = "EVERYDAY_ORACLE_DEBIAN_MIRROR"
@@ -211,9 +211,11 @@ def ensure_image(client: Engine, pin: bool = False) -> Image:
         image = resolve(client)
         say(f"using existing image {image.tags[0] if image.tags else ''} {image.id}")
         return image
-    except CannotGrade as refusal:
+    except Unverified as refusal:
         if os.environ.get(IMAGE_ENV):
             raise
-        if "does not verify" in str(refusal):
-            say(f"{str(refusal).split(';')[0]}: building the pinned root again")
+        say(f"{str(refusal).split(';')[0]}: building the pinned root again")
+    except CannotGrade:
+        if os.environ.get(IMAGE_ENV):
+            raise
     return _try_pull(client) or build_local(client)

@@ -31,6 +31,10 @@ class CannotGrade(Exception):
     """The oracle could not grade at all (no engine, no image): not the delivery's fault."""
 
 
+class Unverified(CannotGrade):
+    """The image is on the engine but is neither the pinned digest nor the pinned root (oracle.pinned)."""
+
+
 def engine() -> Engine:
     """A client whose engine answers, or CannotGrade naming the fix.
 
@@ -97,7 +101,7 @@ def resolve(client: Engine, reference: str | None = None) -> Image:
             return Image(id=inspected["Id"], tags=list(inspected.get("RepoTags") or []))
         refused.append(f"oracle image {ref!r} does not verify: {why}")
     if refused:
-        raise CannotGrade(f"{refused[0]}; {BUILD_HINT}")
+        raise Unverified(f"{refused[0]}; {BUILD_HINT}")
     wanted = reference or os.environ.get(IMAGE_ENV)
     if wanted:
         raise CannotGrade(
