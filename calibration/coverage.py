@@ -309,17 +309,7 @@ def calibration_rows() -> list[Row]:
     return rows
 
 
-NOT_PLAYABLE_HERE: dict[str, str] = {
-    **{
-        f"drain.{name}": "only an outside product with a graceful drain plays these; the testbed declares no graceful drain,"
-        " so no defect of ours can act on it (its unit tests fail each rule)"
-        for name in ("run-interrupted", "work-retried", "message-received", "delivered-once")
-    },
-}
-"""Check ids no played row can fail yet, each with why: listed, so the gap is visible and the test names it."""
-
-
 def uncalibrated(ids: Iterable[str], rows: Iterable[Row]) -> list[str]:
-    """The ids no row fails on and that are not listed as not playable here, sorted."""
+    """The ids no row fails on, sorted."""
     calibrated = {check for _, checks in rows for check in checks}
-    return sorted(set(ids) - calibrated - NOT_PLAYABLE_HERE.keys())
+    return sorted(set(ids) - calibrated)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import zipfile
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,14 +29,16 @@ from calibration.runner import Row
 from harness.budgets.rules import run_paused
 from harness.checks.containment import beyond_the_sandbox, contained
 from harness.checks.delivery import file_hashes, revision_differs, workspace_returned
-from harness.checks.invariants import WatchSummary, done_while_active, held, runner_changed, runner_identity
 from harness.checks.lifecycle import LifecycleFacts, RunFacts, TaskFacts, bounded_runs, runs_have_a_cause
 from harness.checks.metering import calls_metered
+from harness.checks.watch_samples import SampledRecords, WatchSample, watched_invariants
 from harness.core.product_records import Agent, Run, Spend, Task
 from harness.core.records import CheckRecord
 from harness.core.sandbox_config import ContainerConfig
 from harness.decisions.rules import DeclineGradeInput, explanation_check
 from harness.faults.agent_controls import NOTHING_STARTS_PAUSED, Watched, no_new_runs
+from harness.faults.drain_rules import DrainRecord, drain_checks
+from harness.faults.restart_rules import MessageState, RestartSnapshot, RunState
 from harness.faults.stop import ShortReplyView, StopRecord, stop_checks
 
 CLASSES = (
@@ -64,19 +67,31 @@ class LooseCase(BaseModel):
 
 # ---- 1. sampled once ---------------------------------------------------------------------------
 
+AT = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def watch_look(second: float, records: LifecycleFacts, **shown: Any) -> WatchSample:
+    """One look of the invariant watch ``second`` seconds in, at ``records``."""
+    kept = SampledRecords(tasks=records.tasks, runs=records.runs, messages=records.messages)
+    return WatchSample(at=AT + timedelta(seconds=second), records=kept, **shown)
+
+
+def _watched(check_id: str, looks: list[WatchSample], done_statuses: tuple[str, ...] = ("done",)) -> list[CheckRecord]:
+    """The invariant watch's rule over ``looks``: the checks of ``check_id``."""
+    return [c for c in watched_invariants(looks, list(done_statuses), None) if c.id == check_id]
+
+
+def working_records(run_status: str = "running", task_status: str = "in_progress") -> LifecycleFacts:
+    return LifecycleFacts(
+        tasks=[TaskFacts(id="10", title="build", status=task_status, assignee_id=LEAD, active_run_id="100")],
+        runs=[executed("100", "10", LEAD, ended=0, status=run_status)],
+        messages=[],
+    )
+
 
 def _one_sample() -> list[CheckRecord]:
     """A story that waited once: the watch looked a single time, mid-run, and saw nothing wrong."""
-    return [held("done-while-active", WatchSummary(samples=1, active_samples=1)) or _absent("invariant")]
-
-
-def _never_active() -> list[CheckRecord]:
-    """Many samples, all after the work had ended: nothing the invariant is about was ever watched."""
-    return [held("one-active-run", WatchSummary(samples=9, active_samples=0)) or _absent("invariant")]
-
-
-def _absent(check_id: str) -> CheckRecord:
-    return CheckRecord(id=check_id, passed=True, detail="not recorded")
+    return _watched("invariant.done-while-active", [watch_look(0, working_records())])
 
 
 # ---- 2. one bound for every story -----------------------------------------------------------------
@@ -119,11 +134,60 @@ def _lease_swapped() -> list[CheckRecord]:
     """A sandboxed run (a lease, no pid) whose sandbox was swapped for another mid-run."""
     first = RunFacts(id="7", task_id="1", status="running", runner_instance_id="runner-7", lease="a" * 64)
     later = first.model_copy(update={"lease": "b" * 64})
-    known = runner_identity(first)
-    changed = runner_changed(known, later) if known is not None else None
-    return [
-        CheckRecord(id="invariant.runner-identity", passed=changed is None, detail=changed.detail if changed else "")
+    task = TaskFacts(id="1", status="in_progress", active_run_id="7")
+    looks = [
+        watch_look(n, LifecycleFacts(tasks=[task], runs=[run], messages=[])) for n, run in enumerate((first, later))
     ]
+    return _watched("invariant.runner-identity", looks)
+
+
+def _drain_wake_without_receipt() -> list[CheckRecord]:
+    """After a drain the product says it woke the retry with the late message; the retry's reads never name it."""
+    signalled = datetime(2026, 1, 1, 12, 0, 10, tzinfo=UTC)
+    drained = _run(1, status="failed", error_code="interrupted_by_shutdown") | {"queued_at": "2026-01-01T12:00:00Z"}
+    unread = {
+        "id": "rc-1",
+        "seq": 1,
+        "tool": "read_task",
+        "target": "task 1",
+        "ok": True,
+        "detail": "",
+        "created_at": "t",
+    }
+    retry = _run(2) | {"queued_at": "2026-01-01T12:00:11Z", "receipts": [unread]}
+    late = _comment(3, "One more requirement: --max-length.", "user") | {"woke_run_ids": [2]}
+    delivered = {"id": 9, "task_id": 1, "run_id": 2, "sha256": "f" * 64, "size": 1, "files": ["slugify.py"]}
+    task = Task.model_validate(
+        {
+            "id": 1,
+            "title": "t",
+            "status": "done",
+            "assignee_id": 1,
+            "assignee_name": "n",
+            "parent_id": None,
+            "updated_at": "u",
+            "body": "",
+            "comments": [late],
+            "runs": [drained, retry],
+            "deliveries": [delivered | {"created_at": "2026-01-01T12:01:00Z", "download_url": "/d/9"}],
+            "children": [],
+            "active_run_id": None,
+            "unconsumed_user_messages": 0,
+        }
+    )
+    state = RunState.of(Run.model_validate(_run(1, status="running")))
+    before = RestartSnapshot(
+        moment="before",
+        signal="SIGTERM",
+        controller_instance_id="A",
+        controller_pid=1,
+        run=state,
+        message=MessageState(id=3, consumed_by_run_id=None),
+        workspace={},
+    )
+    after = before.model_copy(update={"moment": "after", "controller_instance_id": "B"})
+    record = DrainRecord(before=before, after=after, signalled_at=signalled, runner_gone=True)
+    return drain_checks(record, task)
 
 
 # ---- 5. timing assumptions ---------------------------------------------------------------------------
@@ -224,18 +288,8 @@ def _nothing_returned() -> list[CheckRecord]:
 
 def _in_review_while_running() -> list[CheckRecord]:
     """A product whose finished work is ``in_review`` shows the task finished while its run still writes."""
-    facts = LifecycleFacts(
-        tasks=[TaskFacts(id="10", title="build", status="in_review", assignee_id=LEAD)],
-        runs=[executed("100", "10", LEAD, ended=0, status="running")],
-        messages=[],
-        done_statuses=["in_review"],
-    )
-    found = done_while_active(facts)
-    return [
-        CheckRecord(
-            id="invariant.done-while-active", passed=not found, detail="; ".join(v.detail for v in found) or "held"
-        )
-    ]
+    looks = [watch_look(n, working_records(task_status="in_review")) for n in range(3)]
+    return _watched("invariant.done-while-active", looks, done_statuses=("in_review",))
 
 
 # ---- 8. keyword matchers -----------------------------------------------------------------------------------
@@ -327,6 +381,13 @@ LOOSE_CASES: tuple[LooseCase, ...] = (
         expected_check="invariant.runner-identity",
         was="passed (only runs with a pid were watched)",
         judge=_lease_swapped,
+    ),
+    LooseCase(
+        name="drain-retry-woken-with-the-message-never-read-it",
+        loose_class=CLASSES[3],
+        expected_check="drain.message-received",
+        was="passed (handed over in the wake of run 2)",
+        judge=_drain_wake_without_receipt,
     ),
     LooseCase(
         name="five-seconds-on-a-thirty-second-tick",

@@ -53,6 +53,7 @@ PERSONA_CASES: tuple[PersonaCase, ...] = (
     PersonaCase(case="recover-controller", persona="crashes-mid-run", expected_check="lifecycle.runs-succeeded"),
     PersonaCase(case="recover-controller", persona="ignores-late-feedback", expected_check="oracle.final"),
     PersonaCase(case="recover-controller-sigkill", persona="default"),
+    PersonaCase(case="recover-controller-drain", persona="default"),
     PersonaCase(case="stop-redirect", persona="default"),
     PersonaCase(case="stop-redirect", persona="writes-after-stop", expected_check="stop.workspace-unchanged"),
     PersonaCase(case="service-approve", persona="default"),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from calibration.defect_case import DefectCase
-from calibration.defect_cases import deliveries, expectations, near_misses, sandbox, team
+from calibration.defect_cases import deliveries, drain, expectations, near_misses, sandbox, team
 
 DEFECT_CASES: tuple[DefectCase, ...] = (
     *sandbox.CASES,
@@ -11,4 +11,5 @@ DEFECT_CASES: tuple[DefectCase, ...] = (
     *near_misses.CASES,
     *expectations.CASES,
     *team.CASES,
+    *drain.CASES,
 )

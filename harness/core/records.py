@@ -21,6 +21,9 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+HARNESS_NEVER_LOOKED = "the harness never looked"
+
+
 class CheckRecord(BaseModel):
     """One named requirement, its outcome and what it was decided on.
 
@@ -48,6 +51,16 @@ class CheckRecord(BaseModel):
         return cls(
             id=check_id, passed=False, detail=f"not observable: {reason}", unobservable=reason, evidence=evidence or []
         )
+
+    @classmethod
+    def unseen_by_harness(cls, check_id: str, reason: str) -> CheckRecord:
+        """Not observable because the harness itself never looked (a story that never waited gives the invariant
+        watch no sample): it says nothing of the product's data, so a fact the product declared is not missing."""
+        return cls.not_observable(check_id, f"{HARNESS_NEVER_LOOKED}: {reason}")
+
+    @property
+    def harness_never_looked(self) -> bool:
+        return (self.unobservable or "").startswith(f"{HARNESS_NEVER_LOOKED}: ")
 
     @property
     def failed(self) -> bool:

@@ -1,5 +1,5 @@
-"""What the harness sees between a story's steps, kept with its time: the API calls it made and every sample
-of the product's records it took at a wait.
+"""What the harness sees between a story's steps, kept with its time: the API calls it made and every look the
+invariant watch took at a wait (:class:`harness.checks.watch_samples.WatchSample`).
 
 A final snapshot says where the product ended; the reviewer's timeline needs
 the way there (the task that read Done while a run was still active shows only
@@ -11,19 +11,20 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
 import httpx
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from harness.core.product_records import Task
+from harness.checks.watch_samples import WatchSample
 from harness.core.records import utc_now
 
 API_CALLS = "timeline/api-calls.jsonl"
 RECORD_SAMPLES = "timeline/record-samples.jsonl"
 _STARTED = "everyday.started"
+M = TypeVar("M", bound=BaseModel)
 
 
 class ApiCall(BaseModel):
@@ -37,36 +38,20 @@ class ApiCall(BaseModel):
     error: str | None = None
 
 
-class RunSample(BaseModel):
-    id: str
-    status: str
-
-
-class TaskSample(BaseModel):
-    id: str
-    status: str
-    runs: list[RunSample] = Field(default_factory=list)
-    messages: int = 0
-    messages_read: int = 0
-    deliveries: int = 0
-
-
-class RecordSample(BaseModel):
-    """The product's records as one wait read them."""
-
-    at: datetime
-    tasks: list[TaskSample]
-
-
 class JsonLines:
-    """An append-only file of pydantic lines, safe to write from the story's threads."""
+    """An append-only file of pydantic lines, safe to write from the story's threads.
 
-    def __init__(self, path: Path) -> None:
+    ``exclude_none``: leave unset fields out (a short line for the timeline); a file a rule reads as its argument
+    keeps every field, so each line is exactly the item the rule was given.
+    """
+
+    def __init__(self, path: Path, exclude_none: bool = True) -> None:
         self.path = path
+        self.exclude_none = exclude_none
         self._lock = threading.Lock()
 
     def add(self, line: BaseModel) -> None:
-        text = line.model_dump_json(exclude_none=True) + "\n"
+        text = line.model_dump_json(exclude_none=self.exclude_none) + "\n"
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a") as handle:
@@ -96,19 +81,26 @@ def watch_client(client: httpx.Client, log: JsonLines) -> None:
     client.event_hooks["response"] = [*client.event_hooks["response"], answered]
 
 
-def sample_of(tasks: Sequence[Task]) -> RecordSample:
-    """The parts of each task the timeline plots: its status, its runs', and its messages stored and read."""
-    return RecordSample(
-        at=utc_now(),
-        tasks=[
-            TaskSample(
-                id=str(task.id),
-                status=str(task.status),
-                runs=[RunSample(id=str(run.id), status=str(run.status)) for run in task.runs],
-                messages=sum(1 for c in task.comments if c.author_kind == "user"),
-                messages_read=sum(1 for c in task.comments if c.author_kind == "user" and c.consumed_by_run_id),
-                deliveries=len(task.deliveries),
-            )
-            for task in tasks
-        ],
-    )
+def valid_lines(path: Path, model: type[M]) -> list[M]:
+    """Every line of a JSON-lines file that is a valid ``model``: all in one validation when the file is whole, line
+    by line when one is torn (a crash mid-write) or malformed; none when the file is missing (an older package)."""
+    if not path.is_file():
+        return []
+    lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    try:
+        return TypeAdapter(list[model]).validate_json(f"[{','.join(lines)}]")  # type: ignore[valid-type]
+    except ValidationError:
+        pass
+    kept = []
+    for line in lines:
+        try:
+            kept.append(model.model_validate_json(line))
+        except ValidationError:
+            continue
+    return kept
+
+
+def watch_samples(folder: Path) -> list[WatchSample]:
+    """The invariant watch's looks kept in an attempt's package, in order: the one reader for every view of them
+    (a regrade reads the same file as the argument of :func:`harness.checks.watch_samples.watched_invariants`)."""
+    return valid_lines(folder / RECORD_SAMPLES, WatchSample)

@@ -32,8 +32,8 @@ from harness.core.records import (
 from harness.evidence.moments import API_CALLS, RECORD_SAMPLES, JsonLines
 from harness.evidence.secret_scan import SecretFinding, scan_tree
 from harness.evidence.thumbnails import make_thumbnail, packaged_thumbnail
-from harness.judging.keeping import HARNESS_UNSEEN, kept_checks, observation_of
-from harness.judging.observations import OBSERVATIONS_FILE, Judgement, Observation, decided
+from harness.judging.keeping import kept_checks, observation_of
+from harness.judging.observations import OBSERVATIONS_FILE, Judgement, Observation, decided, filed_in
 
 SUBFOLDERS = ("snapshots", "downloads", "oracle", "screenshots", "logs", "timeline")
 
@@ -123,11 +123,9 @@ class EvidenceRecorder:
     def check(self, check_id: str, passed: bool, detail: str = "", evidence: list[str] | None = None) -> CheckRecord:
         return self.keep(CheckRecord(id=check_id, passed=passed, detail=detail, evidence=evidence or []))
 
-    def keep(self, record: CheckRecord, harness_unseen: bool = False) -> CheckRecord:
-        """Keep a check the harness decided while it ran (see :meth:`observe`); ``harness_unseen``: it is not
-        observable because the harness itself never looked (a story that never waited gives the invariant watch no
-        sample), which says nothing of the product's data (see :func:`harness.judging.keeping.kept_checks`)."""
-        [kept] = self.observe(decided([record], HARNESS_UNSEEN) if harness_unseen else decided([record]))
+    def keep(self, record: CheckRecord) -> CheckRecord:
+        """Keep a check the harness decided while it ran (see :meth:`observe`)."""
+        [kept] = self.observe(decided([record]))
         return kept
 
     def observe(
@@ -138,6 +136,7 @@ class EvidenceRecorder:
         The observation is appended to the package at once, so a regrade
         judges exactly the checks this attempt kept, in the same order.
         """
+        judgement = filed_in(judgement, self.folder)
         observation = observation_of(judgement, len(self._observations) + 1, list(evidence), promise)
         self._observations.append(observation)
         with (self.folder / OBSERVATIONS_FILE).open("a") as out:

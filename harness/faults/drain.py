@@ -1,4 +1,5 @@
-"""A graceful shutdown under a running job, where the product promises to drain: the step and its checks.
+"""A graceful shutdown under a running job, where the product promises to drain: the step (its checks are
+:mod:`harness.faults.drain_rules`).
 
 Some products do not keep a run alive across a plain SIGTERM; they promise a
 drain instead (Paperclip: the run is stopped and marked interrupted, and the
@@ -6,6 +7,11 @@ work is retried once the server is back). A story holds such a product to
 that promise: the run under the signal ends interrupted (not a success it
 never finished), a retry finishes the work, the late message is not lost,
 and nothing is delivered twice.
+
+A product drains on a plain SIGTERM (Paperclip), or on a SIGTERM once its
+operator asked for a drain (the testbed, whose plain SIGTERM leaves its
+runners working): an instance that takes such a request says so
+(:class:`DrainOnRequest`), and the fault asks before it signals.
 
 A product may take the work up again by more than one path once it is back:
 the drain's own retry, or its restart recovery of work nothing runs
@@ -17,30 +23,35 @@ from __future__ import annotations
 
 import signal
 from datetime import UTC, datetime
-
-from pydantic import BaseModel
+from typing import Protocol, runtime_checkable
 
 from harness.core.product_records import RecordId, Run, Task
-from harness.core.records import CheckRecord
-from harness.core.verdicts import StoryFailed
+from harness.core.verdicts import InfrastructureFailed, StoryFailed, Unexercised
 from harness.core.waiting import WaitTimeout, wait_for
+from harness.faults.drain_rules import DrainRecord, at_or_after, drain_checks, read_before_signal
 from harness.faults.restart import snapshot, start_controller, stop_controller
-from harness.faults.restart_rules import RestartSnapshot, replaced_check
+from harness.faults.restart_rules import RestartSnapshot
 from harness.judging.observations import judge
+from harness.products.base import InstanceError
 from harness.running.journey import Journey, PendingMessage
+
+__all__ = ["DrainOnRequest", "DrainRecord", "drain_checks", "drain_controller", "require_drained"]
+# drain_checks stays importable from here: packages judged before the rules moved name it by this module.
 
 SIGNAL = signal.SIGTERM
 
 
-class DrainRecord(BaseModel):
-    """What the drain step learned: the run under the signal, before and after, and when the signal went."""
+@runtime_checkable
+class DrainOnRequest(Protocol):
+    """A product instance whose shutdown drains only once its operator asked for a drain (the testbed).
 
-    before: RestartSnapshot
-    after: RestartSnapshot
-    signalled_at: datetime
-    runner_gone: bool
-    promise: str | None = None
-    evidence: list[str] = []
+    ``request_drain`` makes the running controller's next shutdown a drain;
+    the fault then sends the plain SIGTERM the drain story is about.
+    """
+
+    drain_mechanism: str
+
+    def request_drain(self) -> None: ...
 
 
 def drain_controller(journey: Journey, run: Run, once_stored: PendingMessage) -> DrainRecord:
@@ -63,6 +74,7 @@ def drain_controller(journey: Journey, run: Run, once_stored: PendingMessage) ->
     before_path = journey.evidence.snapshot("drain-before", before)
     signalled_at = datetime.now(UTC)
     with journey.evidence.fault("controller SIGTERM drain", f"run {run.id} running"):
+        _request_drain(journey)
         stop_controller(journey, SIGNAL, before.controller_pid)
         runner_gone = not journey.instance.process_alive(
             current.identity.pid or 0, current.identity.process_start_time or 0
@@ -71,6 +83,7 @@ def drain_controller(journey: Journey, run: Run, once_stored: PendingMessage) ->
     journey.excuse_interruption(current)
     after = snapshot(journey, "after", SIGNAL, journey.api.run(run.id), message_id)
     after_path = journey.evidence.snapshot("drain-after", after)
+    _require_unread_at_signal(journey, after, str(message_id))
     journey.evidence.note(
         "drain", f"controller SIGTERM (no restart request); run {run.id} {after.run.status}; runner gone: {runner_gone}"
     )
@@ -94,6 +107,27 @@ def drain_controller(journey: Journey, run: Run, once_stored: PendingMessage) ->
     return record
 
 
+def _require_unread_at_signal(journey: Journey, after: RestartSnapshot, late: str) -> None:
+    """The premise: the late message was still unread when the drain came (a race with the runner's next step); a
+    miss leaves the attempt unexercised, not judged."""
+    if read_before_signal(after, late):
+        journey.evidence.note("premise missed", f"run {after.run.id} read message {late} before the drain")
+        raise Unexercised(f"run {after.run.id} read the late message {late} before the SIGTERM drained it")
+
+
+def _request_drain(journey: Journey) -> None:
+    """The product's own drain request where it needs one; a product that drains on any SIGTERM gets only the signal."""
+    instance = journey.instance
+    if not isinstance(instance, DrainOnRequest):
+        journey.evidence.note("drain driven", f"{SIGNAL.name} to the controller, then started again on the same data")
+        return
+    try:
+        instance.request_drain()
+    except InstanceError as error:
+        raise InfrastructureFailed(f"could not request the product's drain: {error}") from None
+    journey.evidence.note("drain driven", instance.drain_mechanism)
+
+
 def taken_up(journey: Journey, task_id: RecordId, signalled_at: datetime, recovery_s: float) -> Task:
     """The task once a run queued after the signal has taken its work up, or as it is after ``recovery_s`` without."""
 
@@ -109,7 +143,7 @@ def taken_up(journey: Journey, task_id: RecordId, signalled_at: datetime, recove
 
 def _taking_up(task: Task, signalled_at: datetime) -> list[Run]:
     """Runs queued after the signal that run, wait or finished the work (one that failed took nothing up)."""
-    return [r for r in task.runs if _after(r.queued_at, signalled_at) and (r.active or r.status == "succeeded")]
+    return [r for r in task.runs if at_or_after(r.queued_at, signalled_at) and (r.active or r.status == "succeeded")]
 
 
 def require_drained(journey: Journey, task: Task, record: DrainRecord) -> None:
@@ -117,92 +151,3 @@ def require_drained(journey: Journey, task: Task, record: DrainRecord) -> None:
     current = journey.api.task(task.id)
     path = journey.evidence.snapshot("drain-final", current)
     journey.record_checks(judge(drain_checks, record, current), [*record.evidence, path], record.promise)
-
-
-def _after(moment: str | None, signalled_at: datetime) -> bool:
-    if moment is None:
-        return False
-    when = datetime.fromisoformat(moment.replace("Z", "+00:00"))
-    return (when if when.tzinfo else when.replace(tzinfo=UTC)) >= signalled_at
-
-
-def drain_checks(record: DrainRecord, task: Task) -> list[CheckRecord]:
-    """The drain contract, decided on the run under the signal and the task once its work is done."""
-    drained = next((r for r in task.runs if r.id == record.before.run.id), None)
-    retries = [r for r in task.runs if r.id != record.before.run.id and _after(r.queued_at, record.signalled_at)]
-    finished = [r for r in retries if r.status == "succeeded"]
-    late = str(record.before.message.id) if record.before.message else None  # read steps list ids as text
-    woken = next((c.woke_run_ids for c in task.comments if str(c.id) == late), [])
-    return [
-        replaced_check(record.before, record.after),
-        _interrupted_check(record, drained),
-        CheckRecord(
-            id="drain.work-retried",
-            passed=bool(finished),
-            detail=f"runs started after the signal: {[f'{r.id} {r.status}' for r in retries] or 'none'}",
-        ),
-        _received_check(late, finished, woken),
-        _delivered_once_check(record, task, finished, woken),
-    ]
-
-
-def _interrupted_check(record: DrainRecord, drained: Run | None) -> CheckRecord:
-    """The run under the signal is stopped and recorded as cut short, never as a success it did not finish."""
-    if drained is None:
-        return CheckRecord(id="drain.run-interrupted", passed=False, detail=f"run {record.before.run.id} is gone")
-    cut_short = drained.status in ("failed", "cancelled")
-    return CheckRecord(
-        id="drain.run-interrupted",
-        passed=cut_short and record.runner_gone,
-        detail=f"run {drained.id} ended {drained.status} ({drained.error_code}; {drained.terminal}); its runner "
-        f"{'was' if record.runner_gone else 'was NOT'} stopped by the shutdown",
-    )
-
-
-def _received_check(late: str | None, finished: list[Run], woken: list[RecordId]) -> CheckRecord:
-    """The late message is not lost: a run that finished after the signal received it.
-
-    Received means its own read steps list it (the runner's word), or the
-    product woke it with the message (a product that gives a message that came
-    mid-run a run of its own, as Paperclip documents for a comment, hands it
-    over that way).
-    """
-    if late is None:
-        return CheckRecord(id="drain.message-received", passed=False, detail="no message was stored before the signal")
-    read = [r.id for r in finished if any(late in receipt.received_message_ids for receipt in r.receipts)]
-    handed = [r.id for r in finished if r.id in woken and r.id not in read]
-    return CheckRecord(
-        id="drain.message-received",
-        passed=bool(read or handed),
-        detail=f"message {late} read by run(s) {read or 'none'}, handed over in the wake of run(s) {handed or 'none'}"
-        if read or handed
-        else f"no run that finished after the signal lists message {late} in its reads or was woken with it",
-    )
-
-
-def _delivered_once_check(record: DrainRecord, task: Task, finished: list[Run], woken: list[RecordId]) -> CheckRecord:
-    """One delivery of the work, by a run that finished it: the drained run delivers nothing after the signal.
-
-    The one more delivery allowed is a revision by the run the product woke
-    with the late message (its own run for it), which answers a request the
-    work did not hold; a second delivery of the same work is a duplicate.
-    """
-    late = [d for d in task.deliveries if _after(d.created_at, record.signalled_at)]
-    by_drained = [d.id for d in late if d.run_id == record.before.run.id]
-    finishers = {r.id for r in finished}
-    revisions = [d for d in task.deliveries if d.run_id in woken]
-    work = [d for d in task.deliveries if d not in revisions]
-    passed = (
-        bool(task.deliveries)
-        and len(work) <= 1
-        and len(revisions) <= 1
-        and not by_drained
-        and all(d.run_id in finishers for d in late)
-    )
-    return CheckRecord(
-        id="drain.delivered-once",
-        passed=passed,
-        detail=f"{len(task.deliveries)} delivery(ies) ({len(revisions)} by a run woken with the late message), "
-        f"{len(late)} after the signal (by runs {sorted({str(d.run_id) for d in late})}); by the drained run after "
-        f"it: {by_drained or 'none'}",
-    )

@@ -10,12 +10,12 @@ and promotion use (and the assessments of ``harness regrade`` can join on).
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
 from pydantic import BaseModel
 
+from harness.core.numbered import add_numbered, numbers
 from harness.judges.models import JudgeRequest, JudgeResult
 
 FOLDER = "judgements"
@@ -37,25 +37,10 @@ class Judgement(BaseModel):
         return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def _numbers(folder: Path) -> list[int]:
-    if not folder.is_dir():
-        return []
-    return sorted(int(m.group(1)) for p in folder.iterdir() if (m := NUMBERED.match(p.name)))
-
-
 def write_judgement(package: Path, judgement: Judgement) -> Path:
     """A new numbered file for this judge and criterion; an existing one is never touched."""
     folder = package / FOLDER / judgement.result.judge / judgement.result.criterion_id
-    folder.mkdir(parents=True, exist_ok=True)
-    number = (_numbers(folder) or [0])[-1] + 1
-    while True:
-        path = folder / f"{number:04d}.json"
-        try:
-            with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL), "w") as out:
-                out.write(judgement.to_json())
-            return path
-        except FileExistsError:  # another judging process took this number first
-            number += 1
+    return add_numbered(folder, NUMBERED, lambda number: f"{number:04d}.json", judgement.to_json())
 
 
 def read_judgements(package: Path) -> dict[str, dict[str, list[Judgement]]]:
@@ -66,7 +51,7 @@ def read_judgements(package: Path) -> dict[str, dict[str, list[Judgement]]]:
         return found
     for judge in sorted(p for p in root.iterdir() if p.is_dir()):
         for criterion in sorted(p for p in judge.iterdir() if p.is_dir()):
-            for number in _numbers(criterion):
+            for number in numbers(criterion, NUMBERED):
                 path = criterion / f"{number:04d}.json"
                 raw = json.loads(path.read_bytes())
                 kept = Judgement.model_validate(raw | {"path": path.relative_to(package).as_posix()})

@@ -9,6 +9,7 @@ from harness.core.records import CheckRecord
 from harness.judging.observations import Judgement, Observation
 
 Unobservable = Callable[[str], str | None]
+# How a package from before the watch's samples were judged by a rule kept a check the harness never looked for.
 HARNESS_UNSEEN = "the harness itself never looked (a story that never waited gives the invariant watch no sample)"
 
 
@@ -25,7 +26,14 @@ def observation_of(judgement: Judgement, seq: int, evidence: list[str], promise:
             sources=judgement.sources,
             **common,
         )
-    return Observation(kind="rule", rule=judgement.rule, args=judgement.args, sources=judgement.sources, **common)
+    return Observation(
+        kind="rule",
+        rule=judgement.rule,
+        args=judgement.args,
+        filed=judgement.filed,
+        sources=judgement.sources,
+        **common,
+    )
 
 
 def kept_checks(
@@ -38,8 +46,9 @@ def kept_checks(
     whatever it found: it was decided on a value the product never gave. A
     check whose facts the product declares cannot make itself not observable
     at run time: a declared fact missing is a failure, named. The one
-    exception is a check the harness kept as ``HARNESS_UNSEEN``: the harness
-    itself never looked, which says nothing of the product's data.
+    exception is a check the harness itself never looked for
+    (:meth:`CheckRecord.unseen_by_harness`, or kept as ``HARNESS_UNSEEN`` by
+    an older harness), which says nothing of the product's data.
     """
     kept: list[CheckRecord] = []
     for check in checks:
@@ -52,6 +61,7 @@ def kept_checks(
         elif (
             record.unobservable is not None
             and observation.why_decided != HARNESS_UNSEEN
+            and not record.harness_never_looked
             and (declared := CHECK_FACTS.get(record.id))
         ):
             record = CheckRecord(

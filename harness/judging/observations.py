@@ -11,14 +11,21 @@ Every check an attempt keeps comes from one observation, in order:
 A rule call is saved only when its arguments read back into the same checks
 (the round trip is tried at once); otherwise it is kept as decided, so a
 regrade of unchanged code reproduces every check exactly.
+
+An argument that is a list the attempt wrote down item by item as it went
+(the invariant watch's samples) is not copied into the rule call: the call
+names the package file (JSON lines, one item a line) that holds it, once the
+file is found to hold exactly the items the rule was given.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import json
 from collections.abc import Callable, Iterable
 from functools import cache
+from pathlib import Path
 from typing import Any, Literal, get_type_hints
 
 from pydantic import BaseModel, Field, TypeAdapter
@@ -45,6 +52,10 @@ class Observation(BaseModel):
     kind: Literal["rule", "decided"]
     rule: str | None = Field(None, description="``module:qualname`` of the pure rule that judges ``args``")
     args: dict[str, Any] = Field(default_factory=dict, description="the rule's arguments, as JSON by its type hints")
+    filed: dict[str, str] = Field(
+        default_factory=dict,
+        description="arguments kept in a package file of their own: parameter -> package path of its JSON lines",
+    )
     origin: Origin = Field(
         "derived",
         description="product: read from the product; harness: seen by the harness itself; derived: computed from"
@@ -92,6 +103,26 @@ def saved_args(rule: Rule, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dic
     return {name: adapters[name].dump_python(value, mode="json") for name, value in bound.arguments.items()}
 
 
+def filed_lines(folder: Path, path: str) -> list[Any] | None:
+    """The items of a filed argument, one JSON line each; None when the package holds no such file (or a line is
+    torn: a list cut short is not the list the rule was given)."""
+    try:
+        return [json.loads(line) for line in (folder / path).read_text().splitlines() if line.strip()]
+    except (OSError, ValueError):
+        return None
+
+
+def with_filed(observation: Observation, folder: Path) -> dict[str, Any]:
+    """The rule call's arguments, with each filed one read back from the package."""
+    args = dict(observation.args)
+    for name, path in observation.filed.items():
+        items = filed_lines(folder, path)
+        if items is None:
+            raise InputsMissing(f"the package holds no readable {path}")
+        args[name] = items
+    return args
+
+
 def apply(rule: Rule, args: dict[str, Any]) -> list[CheckRecord]:
     """The rule's checks on saved arguments (validation errors propagate: the caller names them)."""
     adapters = _adapters(rule)
@@ -126,10 +157,30 @@ class Judgement(BaseModel):
     why_decided: str | None = None
     origin: Origin = "derived"
     sources: list[str] = Field(default_factory=list)
+    filed: dict[str, str] = Field(default_factory=dict, description="arguments the package keeps in files of their own")
+
+    def kept_in(self, parameter: str, path: str) -> Judgement:
+        """The same judgement, its ``parameter`` kept by the package in ``path`` (JSON lines, one item a line)."""
+        return self.model_copy(update={"filed": {**self.filed, parameter: path}})
 
     def reading(self, *sources: str, origin: Origin = "derived") -> Judgement:
         """The same judgement, naming where its inputs were read (package paths, requests) and their origin."""
         return self.model_copy(update={"sources": [*self.sources, *sources], "origin": origin})
+
+
+def filed_in(judgement: Judgement, folder: Path) -> Judgement:
+    """The judgement as the package keeps it: each argument it names a file for is left out of the call where the
+    file holds exactly its items, and stays in the call (the file unnamed) where it does not."""
+    if not judgement.filed:
+        return judgement
+    if judgement.args is None:
+        return judgement.model_copy(update={"filed": {}})
+    args, filed = dict(judgement.args), {}
+    for name, path in judgement.filed.items():
+        if name in args and filed_lines(folder, path) == args[name]:
+            del args[name]
+            filed[name] = path
+    return judgement.model_copy(update={"args": args, "filed": filed})
 
 
 def judge(rule: Rule, *args: Any, **kwargs: Any) -> Judgement:

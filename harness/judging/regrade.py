@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
+import re
 import sys
 from collections.abc import Iterable
 from datetime import datetime
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
+from harness.core.numbered import add_numbered
 from harness.core.records import AttemptRecord, CheckRecord, utc_now
 from harness.core.verdicts import Verdict
 from harness.judging.keeping import Unobservable, kept_checks
@@ -30,10 +32,12 @@ from harness.judging.observations import (
     RuleNotFound,
     apply,
     load_rule,
+    with_filed,
 )
 from harness.judging.verdict import verdict_of
 
 ASSESSMENTS_FOLDER = "assessments"
+NUMBERED = re.compile(r"^(\d{3,})-[0-9T]+\.json$")
 ASSESSMENT_SCHEMA_VERSION = 1
 NO_EVIDENCE = "no evidence"
 
@@ -78,10 +82,10 @@ def read_observations(folder: Path) -> list[Observation]:
 
 
 def judge_observations(
-    observations: Iterable[Observation], unobservable: Unobservable
+    observations: Iterable[Observation], unobservable: Unobservable, folder: Path
 ) -> tuple[list[CheckRecord], list[str], set[str], int]:
-    """The checks the current rules give on ``observations``, in order; the ids with no evidence; the rules applied;
-    how many checks were kept as decided."""
+    """The checks the current rules give on ``observations`` (of the package in ``folder``, which keeps the filed
+    arguments), in order; the ids with no evidence; the rules applied; how many checks were kept as decided."""
     checks: list[CheckRecord] = []
     missing: list[str] = []
     rules: set[str] = set()
@@ -93,7 +97,7 @@ def judge_observations(
         else:
             rules.add(observation.rule)
             try:
-                found = apply(load_rule(observation.rule), observation.args)
+                found = apply(load_rule(observation.rule), with_filed(observation, folder))
             except (RuleNotFound, InputsMissing, ValidationError) as error:
                 why = f"{NO_EVIDENCE}: {observation.rule} cannot judge this package's inputs ({_first_line(error)})"
                 found = [CheckRecord(id=check_id, passed=False, detail=why) for check_id in observation.check_ids]
@@ -103,7 +107,9 @@ def judge_observations(
 
 
 def rules_digest(rules: Iterable[str]) -> str:
-    """sha256 over the source files of the judging package and of every rule applied (by module)."""
+    """sha256 over the source files of the judging package, of every rule applied (by module), and of every module
+    of ``harness.checks``, which the rules build on (an invariant corrected in its own module changes the digest of
+    the rule that folds the watch's looks)."""
     files = {Path(inspect.getfile(sys.modules[__name__])).parent / name for name in ("keeping.py", "verdict.py")}
     files |= {Path(inspect.getfile(sys.modules["harness.judging.observations"]))}
     for rule in rules:
@@ -111,6 +117,7 @@ def rules_digest(rules: Iterable[str]) -> str:
             files.add(Path(inspect.getfile(load_rule(rule))))
         except (RuleNotFound, TypeError):
             continue
+    files |= set((Path(inspect.getfile(sys.modules[__name__])).parents[1] / "checks").glob("*.py"))
     digest = hashlib.sha256()
     for path in sorted(files):
         digest.update(str(path.name).encode() + b"\0" + path.read_bytes())
@@ -153,7 +160,7 @@ def assess(folder: Path, record: AttemptRecord, unobservable: Unobservable) -> A
     # An attempt that ended before it observed anything (skipped, or its product never started) kept no file.
     nothing_seen = not record.checks and not (folder / OBSERVATIONS_FILE).is_file()
     observations = [] if nothing_seen else read_observations(folder)
-    checks, missing, rules, decided = judge_observations(observations, unobservable)
+    checks, missing, rules, decided = judge_observations(observations, unobservable, folder)
     verdict, reason = verdict_of(record.outcome, checks, record.interrupted, record.recoveries)
     return Assessment(
         rules_digest=rules_digest(rules),
@@ -171,14 +178,9 @@ def assess(folder: Path, record: AttemptRecord, unobservable: Unobservable) -> A
 
 def write_assessment(folder: Path, assessment: Assessment) -> Path:
     """Add ``assessment`` beside the package, after every earlier one; nothing existing is touched."""
-    target = folder / ASSESSMENTS_FOLDER
-    target.mkdir(exist_ok=True)
-    number = len(list(target.glob("*.json"))) + 1
     stamp = assessment.assessed_at.strftime("%Y%m%dT%H%M%S")
-    path = target / f"{number:03d}-{stamp}.json"
-    with path.open("x") as out:  # never over another
-        out.write(json.dumps(assessment.model_dump(mode="json"), indent=2, sort_keys=True) + "\n")
-    return path
+    text = json.dumps(assessment.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"
+    return add_numbered(folder / ASSESSMENTS_FOLDER, NUMBERED, lambda number: f"{number:03d}-{stamp}.json", text)
 
 
 def _first_line(error: BaseException) -> str:

@@ -22,10 +22,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from harness.core import registry
 from harness.core.catalog import Cell
 from harness.core.records import ATTEMPT_SCHEMA_VERSION, AttemptRecord
-from harness.judging.regrade import ASSESSMENTS_FOLDER, newest_assessment
+from harness.results.assessed import ATTEMPT_FILE, AssessmentNote, as_assessed
 from harness.results.review import ReviewFile, read_reviews
 
-ATTEMPT_FILE = "attempt.json"
 # Folders under a results root that hold records about campaigns, not campaigns.
 RESERVED_FOLDERS = frozenset({"calibration", "promotions", "comparisons"})
 BROKEN = "broken"
@@ -40,15 +39,6 @@ class PackageState(str, Enum):
 @cache
 def catalog_cells() -> dict[str, Cell]:
     return {cell.execution_id: cell for cell in registry.catalog().cells()}
-
-
-class AssessmentNote(BaseModel):
-    """The assessment a reader took the checks and verdict from, and what it changed against attempt.json."""
-
-    file: str
-    rules_digest: str
-    verdict_before: str
-    changed: list[str]
 
 
 class LoadedAttempt(BaseModel):
@@ -182,19 +172,10 @@ def read_package(results: Path, folder: Path, assessed: bool = True) -> LoadedAt
         where = ".".join(str(part) for part in first["loc"])
         problem = f"attempt.json does not match the schema: {where}: {first['msg']} ({error.error_count()} error(s))"
         return loaded.model_copy(update={"state": PackageState.BROKEN, "problem": problem})
-    if assessed and (newest := newest_assessment(folder)):
-        name, assessment = newest
-        record = record.model_copy(
-            update={"checks": assessment.checks, "verdict": assessment.verdict, "reason": assessment.reason}
-        )
-        note = AssessmentNote(
-            file=f"{ASSESSMENTS_FOLDER}/{name}",
-            rules_digest=assessment.rules_digest,
-            verdict_before=assessment.verdict_before.value,
-            changed=sorted({change.id for change in assessment.changed}),
-        )
-        return loaded.model_copy(update={"record": record, "assessment": note})
-    return loaded.model_copy(update={"record": record})
+    if not assessed:
+        return loaded.model_copy(update={"record": record})
+    now, note = as_assessed(folder, record)
+    return loaded.model_copy(update={"record": now, "assessment": note})
 
 
 def package_folders(results: Path) -> Iterable[Path]:

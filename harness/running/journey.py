@@ -609,7 +609,10 @@ class Journey:
         )
 
     def _final_evidence(self) -> list[Run]:
-        """The final screen, the invariants watched, the persisted records and the lifecycle checks; returns every run."""
+        """The invariants watched, the final screen, the persisted records and the lifecycle checks; returns every run.
+
+        The invariants come first: whatever of the rest fails, the looks the watch took are judged."""
+        self.watch.conclude()
         if self.current is not None:
             self.current.reload()
             shown = self.api.task(self.current.task_id)
@@ -618,7 +621,6 @@ class Journey:
             self.screenshot("final")
             self._require_thread_matches(shown)
         self._read_back()
-        self.watch.conclude()
         tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
         records = self.evidence.snapshot("tasks", tasks)
         self.evidence.snapshot("agents", self.api.agents())

@@ -32,6 +32,7 @@ from .models import (
     Delivery,
     Health,
     Run,
+    ShutdownMode,
     StopResult,
     Task,
     TaskCreate,
@@ -59,6 +60,15 @@ def health(request: Request) -> Health:
     return Health(
         ok=True, instance_id=controller_of(request).instance_id, pid=os.getpid(), defects=request.app.state.defects
     )
+
+
+@router.post("/controller/drain")
+def request_drain(request: Request) -> ShutdownMode:
+    """The operator's drain request: this controller's shutdown stops, records interrupted and queues again every
+    running run instead of leaving its runner working (testbed/drain.py). The next controller starts without one."""
+    controller = controller_of(request)
+    controller.drain_requested = True
+    return ShutdownMode(drain=True)
 
 
 @router.get("/company")

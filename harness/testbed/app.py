@@ -15,6 +15,7 @@ from . import agent_api, api, costs_api, routines_api, services_api, skills_api,
 from . import defects as product_defects
 from .body_deadline import BodyDeadline, configured_seconds
 from .controller import Controller
+from .drain import drain
 from .failpoints import failpoint
 from .mcp_mount import PATH as TOOLS_PATH
 from .mcp_mount import ToolServerMount
@@ -88,8 +89,11 @@ def create_app(
         yield
         await tools.close()
         scheduler.stop()
+        # Its runners keep going unless the operator asked for a drain (testbed/drain.py).
+        retries = drain(controller) if controller.drain_requested else None
         failpoint("controller.shutdown", db=controller.db, supervisor=controller.supervisor)
-        logging.getLogger("testbed").info("controller %s stopped; runners keep going", controller.instance_id)
+        after = "runners keep going" if retries is None else f"drained; retries queued: {retries}"
+        logging.getLogger("testbed").info("controller %s stopped; %s", controller.instance_id, after)
 
     app = FastAPI(title="testbed", version="1", lifespan=lifespan)
     app.state.controller = controller

@@ -88,6 +88,8 @@ class Controller:
     # Told whenever the product has a live (non-scripted) agent: hired, found at start-up, or its run starting.
     # The app loads its MCP tool server then (see mcp_mount), not at every start.
     live_agent_present: Callable[[], None] = field(default=lambda: None)
+    # An operator asked that this controller's shutdown drain its running runs (testbed/drain.py); off: they go on.
+    drain_requested: bool = False
 
     def __post_init__(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)

@@ -151,6 +151,10 @@ class Health(BaseModel):
     defects: list[str] = Field(default_factory=list, description="product defects switched on (calibration only)")
 
 
+class ShutdownMode(BaseModel):
+    drain: bool = Field(description="this controller's shutdown drains its running runs (testbed/drain.py)")
+
+
 class Company(BaseModel):
     name: str
     budget_cents: int

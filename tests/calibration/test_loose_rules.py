@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from calibration.loose_rules import CLASSES, LOOSE_CASES, LooseCase, row_for, run_loose_suite
+from calibration.loose_rules import (
+    CLASSES,
+    LOOSE_CASES,
+    LooseCase,
+    row_for,
+    run_loose_suite,
+    watch_look,
+    working_records,
+)
 from calibration.suites import OFFLINE_SUITES, SUITES
 from harness.checks.containment import beyond_the_sandbox
 from harness.checks.delivery import revision_differs, workspace_returned
 from harness.checks.invariants import WatchSummary, held
+from harness.checks.watch_samples import watched_invariants
 from harness.core.sandbox_config import ContainerConfig
 from harness.decisions.contract import explains_decline
 
@@ -29,6 +38,8 @@ def test_the_tightened_rules_still_pass_what_is_sound() -> None:
     """Each rule can pass: a failure above is the defect, not a rule that fails everything."""
     assert (verdict := held("done-while-active", WatchSummary(samples=4, active_samples=2))) and verdict.passed
     assert held("unread-count", WatchSummary(samples=0)) is None  # never sampled: the watch says why
+    looks = [watch_look(n, working_records()) for n in range(3)]
+    assert all(check.passed for check in watched_invariants(looks, ["done"], None))
     assert revision_differs("build", {"a.py": "1"}, "revision", {"a.py": "2"}).passed
     assert not revision_differs("build", None, "revision", {"a.py": "2"}).passed  # not kept: no evidence
     assert not workspace_returned(None).passed

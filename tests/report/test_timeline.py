@@ -61,7 +61,7 @@ def test_the_package_keeps_every_record_sample_and_api_call_with_its_time(played
     package = played[f"package {SCRIPTED}"]
     samples = [json.loads(line) for line in (package / RECORD_SAMPLES).read_text().splitlines()]
     calls = [json.loads(line) for line in (package / API_CALLS).read_text().splitlines()]
-    assert len(samples) >= 2 and all(s["at"] and s["tasks"] for s in samples)
+    assert len(samples) >= 2 and all(s["at"] and s["records"]["tasks"] and s["sources"] for s in samples)
     assert [s["at"] for s in samples] == sorted(s["at"] for s in samples)
     assert calls and all(c["status"] == 200 or c["status"] == 201 for c in calls if c["method"] == "GET")
     record = AttemptRecord.model_validate_json((package / "attempt.json").read_text())

@@ -10,9 +10,11 @@ from pathlib import Path
 
 from PIL import Image
 
+from harness.checks.lifecycle import MessageFacts, RunFacts, TaskFacts
+from harness.checks.watch_samples import SampledRecords, WatchSample
 from harness.core.records import AttemptRecord, CheckRecord
 from harness.core.verdicts import Verdict
-from harness.evidence.moments import RECORD_SAMPLES, JsonLines, RecordSample, RunSample, TaskSample
+from harness.evidence.moments import RECORD_SAMPLES, JsonLines
 from harness.judging.regrade import Assessment, write_assessment
 from harness.results.report.build import build_report
 from harness.results.report.fixtures import EPOCH, SCRIPTED_CELL, write_attempt
@@ -74,7 +76,7 @@ def test_an_unknown_trace_version_says_so_and_still_reads_the_known_shapes(tmp_p
 
 def test_record_samples_become_changes_and_done_while_a_run_is_active_is_a_problem(tmp_path: Path) -> None:
     package = write_attempt(tmp_path, verdict=Verdict.PASSED, started_at=EPOCH)
-    samples = JsonLines(package / RECORD_SAMPLES)
+    samples = JsonLines(package / RECORD_SAMPLES, exclude_none=False)
     states = [
         ("in_progress", "running", 0),
         ("in_progress", "running", 0),
@@ -83,12 +85,19 @@ def test_record_samples_become_changes_and_done_while_a_run_is_active_is_a_probl
         ("done", "succeeded", 1),
     ]
     for second, (task, run, messages) in enumerate(states):
-        sample = TaskSample(id="1", status=task, runs=[RunSample(id="7", status=run)], messages=messages)
-        samples.add(RecordSample(at=EPOCH + timedelta(seconds=second), tasks=[sample]))
+        records = SampledRecords(
+            tasks=[TaskFacts(id="1", status=task)],
+            runs=[RunFacts(id="7", task_id="1", status=run)],
+            messages=[MessageFacts(id=str(n), task_id="1", body="b") for n in range(messages)],
+        )
+        samples.add(WatchSample(at=EPOCH + timedelta(seconds=second), records=records))
+    samples.add(WatchSample(at=EPOCH + timedelta(seconds=9), unreadable="ConnectError: refused"))
+    with (package / RECORD_SAMPLES).open("a") as torn:
+        torn.write('{"at": "torn')
     record = AttemptRecord.model_validate_json((package / "attempt.json").read_text())
     timeline = build_timeline(package, record)
     changes = [(row.event.title, row.event.problem) for row in timeline.rows if row.event.lane == "record"]
-    assert timeline.record_samples == 5
+    assert timeline.record_samples == 6  # the unreadable look counts, and shows no change; the torn line is none
     assert changes == [
         ("task 1 seen (in_progress)", False),
         ("run 7 started (running) on task 1", False),

@@ -46,6 +46,17 @@ FAULT_STORIES: dict[str, dict[str, list[str]]] = {
         "snapshots": [name.format(sig="sigkill") for name in RESTART_SNAPSHOTS],
         "checks": ["oracle.final", "restart.same-run", "restart.runner-kept-going", "restart.receipt-prefix"],
     },
+    "recover-controller-drain": {
+        "snapshots": ["drain-before", "drain-after", "drain-final"],
+        "checks": [
+            "oracle.final",
+            "restart.controller-replaced",
+            "drain.run-interrupted",
+            "drain.work-retried",
+            "drain.message-received",
+            "drain.delivered-once",
+        ],
+    },
     "stop-redirect": {
         "snapshots": ["stop", "workspace-after-stop", "workspace-after-reply"],
         "checks": [

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from calibration.personas import PERSONA_CASES
+from harness.core.product_records import Receipt
 from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import each_passed
 from tests.stories.story_expectations import FAULT_STORIES as STORIES
@@ -20,8 +21,14 @@ def test_every_fault_story_passes_with_the_scripted_agent_and_keeps_its_evidence
             assert (package / "snapshots" / f"{name}.json").is_file(), f"{case}: missing snapshot {name}"
         assert (package / "trace.zip").is_file() and list((package / "screenshots").glob("*-final.png")), case
         assert record.accounting.run_count <= 12, case
-        if case.startswith("recover-controller"):
+        if case in RESTARTS:
             one_run_and_one_runner_throughout(package, STORIES[case]["snapshots"])
+        if case == DRAIN:
+            interrupted_then_retried_by_another_runner(package)
+
+
+RESTARTS = ("recover-controller", "recover-controller-sigkill")
+DRAIN = "recover-controller-drain"
 
 
 def one_run_and_one_runner_throughout(package: Path, restart_snapshots: list[str]) -> None:
@@ -33,6 +40,23 @@ def one_run_and_one_runner_throughout(package: Path, restart_snapshots: list[str
     before, final = moments[0]["run"]["receipts"], moments[2]["run"]["receipts"]
     assert final[: len(before)] == before and len({r["id"] for r in final}) == len(final)
     assert all(len(r["sha256"]) == 64 for r in final) and moments[0]["workspace"]
+
+
+def interrupted_then_retried_by_another_runner(package: Path) -> None:
+    """The drain's snapshots: another controller after it, the run under the signal recorded interrupted and its
+    runner gone; the final task holds a later run, with a runner of its own, that read the late message."""
+    before, after = (json.loads((package / "snapshots" / f"{name}.json").read_text()) for name in DRAIN_MOMENTS)
+    task = json.loads((package / "snapshots" / "drain-final.json").read_text())
+    assert before["controller_instance_id"] != after["controller_instance_id"]
+    assert before["run"]["status"] == "running" and after["run"]["status"] == "failed"
+    assert after["run"]["error_code"] == "interrupted_by_shutdown"
+    retry = next(run for run in task["runs"] if run["id"] != before["run"]["id"])
+    assert retry["status"] == "succeeded" and retry["identity"]["pid"] != before["run"]["pid"]
+    late = str(before["message"]["id"])
+    assert any(late in Receipt.model_validate(r).received_message_ids for r in retry["receipts"])
+
+
+DRAIN_MOMENTS = ("drain-before", "drain-after")
 
 
 def test_each_fault_story_is_calibrated_with_the_personas_that_break_it() -> None:

@@ -28,9 +28,11 @@ CELLS = [
     ("claude", "recover-controller-sigkill", "local"),
     ("claude", "stop-redirect", "local"),
     ("opencode", "delegate-feedback", "local"),
+    ("opencode", "recover-controller-drain", "local"),  # the testbed drains on its operator's request
     # In a sandbox: the CLI in its container, its metering proxy on the host across the controller's restart.
     ("codex", "recover-controller", "container"),
 ]
+RUNNER_KILLED = ("stop-redirect", "recover-controller-drain")
 CHECKS = {"build-revise": BUILD_REVISE_CHECKS} | {case: story["checks"] for case, story in FAULT_STORIES.items()}
 
 
@@ -51,11 +53,11 @@ def test_a_real_cli_passes_its_stories_against_the_replay(cli: str, tmp_path: Pa
         assert not [check.id for check in record.checks if not check.passed], cell
         assert record.provenance.agent_clis and cli in record.provenance.agent_clis, cell
         # The model was the replay, every call went through the metering proxy, and none of it is real spend.
-        # Only a Stop may leave one more metered than answered: a call on record whose runner it killed before
-        # the call left (metering.calls-metered, checked above, is the rule; fewer metered would fail it).
+        # Only a Stop or a drain may leave one more metered than answered: a call on record whose runner it killed
+        # before the call left (metering.calls-metered, checked above, is the rule; fewer metered would fail it).
         accounting = record.accounting
         surplus = accounting.model_calls - (accounting.replay_model_calls or 0)
-        assert accounting.model_calls > 0 and surplus in ((0, 1) if case == "stop-redirect" else (0,)), accounting
+        assert accounting.model_calls > 0 and surplus in ((0, 1) if case in RUNNER_KILLED else (0,)), accounting
         assert accounting.refused_model_calls == 0 and accounting.cost_cents == 0, cell
         assert accounting.simulated_cost_cents and accounting.simulated_cost_cents > 0, cell
     assert done.returncode == 0, done.stdout[-2000:]
@@ -69,6 +71,7 @@ def test_every_everyday_replay_story_and_every_cli_is_covered() -> None:
         "delegate-feedback",
         "recover-controller",
         "recover-controller-sigkill",
+        "recover-controller-drain",
         "stop-redirect",
     }
     replayed = {case.name for case in registry.cases() if case.replay and case.name in everyday}

@@ -256,6 +256,29 @@ def restart_under_a_run(instance: TestbedInstance) -> Symptoms:
     return seen
 
 
+def drain_under_a_run(instance: TestbedInstance) -> Symptoms:
+    """A drain the operator asked for under a running job with one unread message: the run must end interrupted, and
+    one retry read the message and deliver, alone."""
+    api, seen = instance.api, set()
+    task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=api.create_agent(name=unique("Lead")).id)
+    run = api.wait_until_file_saved(task.id, "slugify.py")
+    late = api.send_message(task.id, LATE_REQUIREMENT_MAX_LENGTH)
+    instance.request_drain()
+    instance.stop_controller(signal.SIGTERM)
+    instance.start()
+    if api.run(run.id).status == "succeeded":
+        seen.add("drain-records-success")
+    if not [r for r in api.task(task.id).runs if r.id != run.id]:
+        return seen | {"drain-queues-no-retry"}
+    final = api.wait_for_task(task.id, all_ended, 60, "the runs to end")
+    [retry] = [int(r.id) for r in final.runs if r.id != run.id]
+    if late.id not in received_ids(final, retry):
+        seen.add("drain-marks-message-read")
+    if any(d.run_id == run.id for d in final.deliveries):
+        seen.add("drain-delivers-interrupted-work")
+    return seen
+
+
 def delegate(instance: TestbedInstance) -> Symptoms:
     """The lead delegates to a named teammate: the child must be the teammate's."""
     api, seen = instance.api, set()
@@ -599,6 +622,7 @@ FLOWS: dict[str, tuple[Callable[[TestbedInstance], Symptoms], float]] = {
     "skill": (skill_and_edit, 0.05),
     "stop": (stop_while_working, 1.0),
     "restart": (restart_under_a_run, 0.5),
+    "drain": (drain_under_a_run, 0.5),
     "delegate": (delegate, 0.05),
     "hire": (hire_and_reuse, 0.05),
     "decisions": (decide_on_services, 0.05),
@@ -625,6 +649,7 @@ FLOW_OF: dict[str, str] = {
     "restart-second-run": "restart",
     "restart-inbox-lost": "restart",
     "restart-drops-message": "restart",
+    **{name: "drain" for name, defect in REGISTRY.items() if defect.area == "drain"},
     "child-assigned-to-lead": "delegate",
     **{name: "decisions" for name, defect in REGISTRY.items() if defect.area in ("decisions", "credentials")},
     "task-read-server-error": "read-after-success",

@@ -22,6 +22,8 @@ from harness.core.catalog import (
 from harness.core.prompt_formats import PromptFormat
 from harness.testbed.defects import REGISTRY as DEFECTS
 
+from .promises import PROMISES
+
 # The runner's briefing (harness/agents/instructions.py): "Your task #N: <title>", the request, then what follows it;
 # a resumed session's new messages come as a list under "New messages from the user".
 PROMPTS = PromptFormat(
@@ -76,8 +78,9 @@ PRODUCT = ProductDeclaration(
         "agent-controls",
         "routines",
         "budget-pause",
+        "graceful-drain",
     ),
-    lacks={"graceful-drain": "its runners outlive a SIGTERM of the controller: it promises no drain to hold it to"},
+    promises=PROMISES,
     defects=tuple(DEFECTS),
     no_cell={
         "replay-*.budget-stop": NoCell(

@@ -40,6 +40,7 @@ from harness.products.processes import (
 from . import sandbox as sandboxes
 from .api import ApiClient
 from .forked import ForkedController
+from .promises import DRAIN
 
 DATA_PREFIX = "testbed-"
 """An instance's own data folder's name starts so, in the run's folder (its TMPDIR)."""
@@ -197,6 +198,19 @@ class TestbedInstance:
 
     process_alive = staticmethod(process_alive)
     process_group_alive = staticmethod(process_group_alive)
+
+    # ---- the drain it promises (promises.DRAIN) ------------------------------------
+
+    drain_promise = DRAIN.id
+    drain_recovery_s = 0.0  # the drain queues its retry before the controller exits: nothing to wait for
+    drain_mechanism = "the testbed's drain request (POST /api/controller/drain), then SIGTERM to the controller"
+
+    def request_drain(self) -> None:
+        """Ask the running controller to drain at its next shutdown (a plain SIGTERM keeps its runners going)."""
+        try:
+            self.api.http.post("/api/controller/drain", timeout=10).raise_for_status()
+        except httpx.HTTPError as error:
+            raise InstanceError(f"the controller did not take the drain request: {error}") from None
 
     def close(self) -> None:
         """Tear everything down; safe to call more than once."""

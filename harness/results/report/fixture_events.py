@@ -12,22 +12,26 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from harness.agents.meter import CALL_LOG_PREFIX
-from harness.evidence.moments import API_CALLS, RECORD_SAMPLES, ApiCall, JsonLines, RecordSample, RunSample, TaskSample
+from harness.checks.lifecycle import MessageFacts, RunFacts, TaskFacts
+from harness.checks.watch_samples import SampledRecords, WatchSample
+from harness.evidence.moments import API_CALLS, RECORD_SAMPLES, ApiCall, JsonLines
 
 
 def add_events(folder: Path, events: int, start: datetime, span_s: float = 40.0) -> None:
     """About ``events`` events spread over ``span_s`` seconds from ``start``: nine in ten API calls (one in 50
-    answered 500), the rest record samples whose run alternates between running and ended."""
-    calls, samples = JsonLines(folder / API_CALLS), JsonLines(folder / RECORD_SAMPLES)
+    answered 500), the rest the invariant watch's looks, whose run alternates between running and ended."""
+    calls, samples = JsonLines(folder / API_CALLS), JsonLines(folder / RECORD_SAMPLES, exclude_none=False)
     api_count, sample_count = events * 9 // 10, max(events // 10, 1)
     for number in range(api_count):
         at = start + timedelta(seconds=span_s * number / api_count)
         status = 500 if number % 50 == 49 else 200
         calls.add(ApiCall(at=at, method="GET", path=f"/api/tasks/{number % 7}", status=status, seconds=0.004))
     for number in range(sample_count):
-        run = RunSample(id=str(number // 2 + 1), status="running" if number % 2 == 0 else "succeeded")
-        task = TaskSample(id="1", status="in_progress", runs=[run], messages=number // 4)
-        samples.add(RecordSample(at=start + timedelta(seconds=span_s * number / sample_count), tasks=[task]))
+        run = RunFacts(id=str(number // 2 + 1), task_id="1", status="running" if number % 2 == 0 else "succeeded")
+        messages = [MessageFacts(id=str(n), task_id="1", body="more tests") for n in range(number // 4)]
+        records = SampledRecords(tasks=[TaskFacts(id="1", status="in_progress")], runs=[run], messages=messages)
+        at = start + timedelta(seconds=span_s * number / sample_count)
+        samples.add(WatchSample(at=at, sources=["product API: every task's record"], records=records))
 
 
 def add_model_calls(folder: Path, calls: int, start: datetime, span_s: float = 40.0) -> None:

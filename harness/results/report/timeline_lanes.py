@@ -12,13 +12,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import TypeVar
-
-from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from harness.agents.meter import CALL_LOG_PREFIX
+from harness.checks.watch_samples import WatchSample
 from harness.core.records import AttemptRecord, TimelineEvent
-from harness.evidence.moments import API_CALLS, RECORD_SAMPLES, ApiCall, RecordSample, TaskSample
+from harness.evidence.moments import API_CALLS, ApiCall, valid_lines, watch_samples
 from harness.results.assessed import CurrentChecks
 from harness.results.report.trace_summary import TraceSummary
 
@@ -43,7 +41,6 @@ LANE_TITLES = {
     Lane.TRACE: "Playwright trace",
 }
 HARNESS_CLOCK = "harness"
-M = TypeVar("M", bound=BaseModel)
 ACTIVE_RUN = frozenset({"queued", "running", "starting"})
 
 
@@ -61,25 +58,6 @@ class Event:
     problem: bool = False
     image: str | None = None  # a package-relative screenshot
     check_id: str | None = None
-
-
-def _lines(path: Path, model: type[M]) -> list[M]:
-    """Every line of a JSON-lines file that is a valid ``model``: all in one validation when the file is whole, line
-    by line when one is torn (a crash mid-write) or malformed."""
-    if not path.is_file():
-        return []
-    lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
-    try:
-        return TypeAdapter(list[model]).validate_json(f"[{','.join(lines)}]")  # type: ignore[valid-type]
-    except ValidationError:
-        pass
-    kept = []
-    for line in lines:
-        try:
-            kept.append(model.model_validate_json(line))
-        except ValidationError:
-            continue
-    return kept
 
 
 def screenshot_of(note: TimelineEvent) -> str | None:
@@ -142,7 +120,7 @@ def checks(record: AttemptRecord, current: CurrentChecks) -> list[Event]:
 
 def api_calls(folder: Path) -> list[Event]:
     events = []
-    for call in _lines(folder / API_CALLS, ApiCall):
+    for call in valid_lines(folder / API_CALLS, ApiCall):
         status = "no answer" if call.status is None else str(call.status)
         events.append(
             Event(
@@ -158,28 +136,58 @@ def api_calls(folder: Path) -> list[Event]:
     return events
 
 
+@dataclass(frozen=True, slots=True)
+class TaskSample:
+    """One task at one look, as the record lane plots it: its status, its runs', its messages stored and read."""
+
+    id: str
+    status: str
+    runs: tuple[tuple[str, str], ...]  # (run id, status)
+    messages: int
+    messages_read: int
+    deliveries: int
+
+
+def tasks_at(sample: WatchSample) -> list[TaskSample]:
+    """Each task of a look the watch could read (none of one it could not)."""
+    if sample.records is None:
+        return []
+    records = sample.records
+    return [
+        TaskSample(
+            id=task.id,
+            status=task.status,
+            runs=tuple((run.id, run.status) for run in records.runs if run.task_id == task.id),
+            messages=sum(1 for m in records.messages if m.task_id == task.id),
+            messages_read=sum(1 for m in records.messages if m.task_id == task.id and m.consumed_by_run_id),
+            deliveries=sum(1 for d in records.deliveries if d.task_id == task.id),
+        )
+        for task in records.tasks
+    ]
+
+
 def _task_changes(before: TaskSample | None, now: TaskSample) -> list[tuple[str, bool]]:
     """What changed in one task between two samples, each with whether the new state breaks a rule."""
     name = f"task {now.id}"
     changes = []
-    active = [run.id for run in now.runs if run.status in ACTIVE_RUN]
+    active = [run_id for run_id, status in now.runs if status in ACTIVE_RUN]
     if before is None:
         changes.append((f"{name} seen ({now.status})", False))
     elif before.status != now.status:
         changes.append((f"{name}: {before.status} → {now.status}", False))
-    runs_before = {run.id: run.status for run in before.runs} if before else {}
-    for run in now.runs:
-        if run.id not in runs_before:
-            changes.append((f"run {run.id} started ({run.status}) on {name}", False))
-        elif runs_before[run.id] != run.status:
-            changes.append((f"run {run.id}: {runs_before[run.id]} → {run.status}", False))
+    runs_before = dict(before.runs) if before else {}
+    for run_id, status in now.runs:
+        if run_id not in runs_before:
+            changes.append((f"run {run_id} started ({status}) on {name}", False))
+        elif runs_before[run_id] != status:
+            changes.append((f"run {run_id}: {runs_before[run_id]} → {status}", False))
     if now.messages > (before.messages if before else 0):
         changes.append((f"{name}: message stored ({now.messages} in all)", False))
     if now.messages_read > (before.messages_read if before else 0):
         changes.append((f"{name}: message read ({now.messages_read} of {now.messages})", False))
     if now.deliveries > (before.deliveries if before else 0):
         changes.append((f"{name}: delivery stored ({now.deliveries} in all)", False))
-    was_broken = before is not None and before.status == "done" and any(r.status in ACTIVE_RUN for r in before.runs)
+    was_broken = before is not None and before.status == "done" and any(st in ACTIVE_RUN for _, st in before.runs)
     if now.status == "done" and active and not was_broken:
         changes.append((f"{name} reads done while run {active[0]} is still active", True))
     return changes
@@ -191,9 +199,9 @@ def record_samples(folder: Path) -> tuple[list[Event], int]:
     events: list[Event] = []
     known: dict[str, TaskSample] = {}
     count = 0
-    for sample in _lines(folder / RECORD_SAMPLES, RecordSample):
+    for sample in watch_samples(folder):
         count += 1
-        for task in sample.tasks:
+        for task in tasks_at(sample):
             for title, problem in _task_changes(known.get(task.id), task):
                 events.append(
                     Event(lane=Lane.RECORD, at=sample.at, clock="product, read at a wait", title=title, problem=problem)

@@ -28,6 +28,7 @@ from . import (  # noqa: F401  (each area module registers its defects on import
     decisions,
     delegation,
     downloads,
+    drain,
     forms,
     messages,
     providers,

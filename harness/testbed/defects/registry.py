@@ -20,6 +20,7 @@ Area = Literal[
     "runs",
     "stop",
     "restart",
+    "drain",
     "delegation",
     "ui",
     "task-status",

@@ -79,9 +79,12 @@ def test_every_cell_has_a_four_part_execution_id_and_cells_are_sorted() -> None:
     assert len(replayed) == 17
     team = 4 * len(TEAM_CASES) + len(TEAM_CASES)  # the testbed's scripted and paid cells, Paperclip's scripted
     containers = 5 + 2 * 4  # the container environment's scripted cells, and its replay-codex and replay-claude
+    drain = 4 + 3  # the testbed drains on its operator's request: scripted, the 3 paid and the 3 replay profiles
     expected = (
-        4 * len(CASES + TESTBED_CASES) + 2 + 3 * (len(replayed) - 1) + 8 + 2 * 11 + team + sum(PAPERCLIP_TOO.values())
-    ) + containers
+        (4 * len(CASES + TESTBED_CASES) + 2 + 3 * (len(replayed) - 1) + 8 + 2 * 11 + team + sum(PAPERCLIP_TOO.values()))
+        + containers
+        + drain
+    )
     assert len(ids) == len(set(ids)) == expected
     for c in registry.catalog().cells():
         assert c.execution_id.split(".") == [c.suite.name, c.profile.name, c.environment.name, c.case.name]

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from harness.core.product_records import Agent, Receipt, Run, Task
-from harness.faults.drain import DrainRecord, drain_checks
+from harness.faults.drain_rules import DrainRecord, drain_checks, read_before_signal
 from harness.faults.late_feedback import cites_delivery, delegation_checks
 from harness.faults.restart_rules import (
     MessageState,
@@ -229,17 +229,37 @@ def test_a_retry_that_never_read_the_message_a_runner_left_alive_or_a_second_del
     assert failed(drain_checks(drain(), two_retries)) == ["drain.delivered-once"]
 
 
-def test_the_late_message_handed_to_a_run_of_its_own_which_revises_the_retried_work_passes() -> None:
+def test_the_late_message_handed_to_a_run_of_its_own_which_reads_it_and_revises_the_retried_work_passes() -> None:
     """Paperclip 2026.824.1: a comment stored mid-run gets a run of its own once the retry ends (its new run
-    boundary); that run, woken with it, revises what the retry delivered. Woken but never finished, it is lost."""
+    boundary); that run, woken with it and reading it, revises what the retry delivered. Woken but never finished,
+    it is lost."""
     retried = delivery(9, 1, SHA_EARLY) | {"run_id": 2, "created_at": "2026-01-01T12:01:00Z"}
     revised = delivery(10, 1, SHA_FINAL) | {"run_id": 3, "created_at": "2026-01-01T12:02:00Z"}
-    runs = [drained_run(), retry(reads_late=False), retry(3, reads_late=False)]
+    runs = [drained_run(), retry(reads_late=False), retry(3)]
     assert failed(drain_checks(drain(), drained_task(runs, [retried, revised], woke=(3,)))) == []
-    crashed = [drained_run(), retry(reads_late=False), retry(3, reads_late=False) | {"status": "failed"}]
+    crashed = [drained_run(), retry(reads_late=False), retry(3) | {"status": "failed"}]
     assert failed(drain_checks(drain(), drained_task(crashed, [retried], woke=(3,)))) == ["drain.message-received"]
     twice = [retried, revised, revised | {"id": 11}]
     assert failed(drain_checks(drain(), drained_task(runs, twice, woke=(3,)))) == ["drain.delivered-once"]
+
+
+def test_a_drained_run_that_read_the_late_message_before_the_signal_misses_the_premise() -> None:
+    record = drain()
+    assert not read_before_signal(record.after, "4")
+    read = RunState.of(Run.model_validate(drained_run() | {"receipts": [retry()["receipts"][0]]}))
+    assert read_before_signal(record.after.model_copy(update={"run": read}), "4")
+
+
+def test_a_wake_record_without_the_runners_receipt_of_the_message_is_not_its_receipt() -> None:
+    """The product says it woke run 3 with the late message; run 3's own reads never name it. The rule before this
+    took the wake as the hand-over and passed; the message's receipt is the runner's word, so it fails."""
+    retried = delivery(9, 1, SHA_EARLY) | {"run_id": 2, "created_at": "2026-01-01T12:01:00Z"}
+    revised = delivery(10, 1, SHA_FINAL) | {"run_id": 3, "created_at": "2026-01-01T12:02:00Z"}
+    runs = [drained_run(), retry(reads_late=False), retry(3, reads_late=False)]
+    checks = drain_checks(drain(), drained_task(runs, [retried, revised], woke=(3,)))
+    assert failed(checks) == ["drain.message-received"]
+    received = next(check for check in checks if check.id == "drain.message-received")
+    assert "woke run(s) [3] with it, which never read it" in received.detail
 
 
 # ---- controller restart --------------------------------------------------------------------------

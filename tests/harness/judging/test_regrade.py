@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.checks import ui
+from harness.checks import invariants, ui
+from harness.checks.invariants import Violation
+from harness.checks.lifecycle import LifecycleFacts
 from harness.cli import main
 from harness.core.records import CheckRecord
 from harness.judging.regrade import ASSESSMENTS_FOLDER, newest_assessment
@@ -81,6 +83,33 @@ def test_a_corrected_rule_changes_exactly_its_own_checks_and_the_report_names_th
     assert main(["report", "--results", str(played), "--out", str(tmp_path / "report")]) == 0
     pages = "".join(p.read_text() for p in (tmp_path / "report").rglob("*.html"))
     assert "Judged again" in pages and "ui.thread-matches-records" in pages
+
+
+def test_a_corrected_invariant_rule_is_applied_to_the_looks_the_package_kept(
+    played: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The invariants are judged again over the watch's saved looks: a corrected invariant changes exactly its own
+    records, every other invariant (judged by the same rule call) stays as it was."""
+
+    def corrected(facts: LifecycleFacts) -> list[Violation]:
+        return [
+            Violation(invariant="one-active-run", subject=f"task {task.id}", detail=f"corrected rule: task {task.id}")
+            for task in facts.tasks
+        ]
+
+    rules = tuple(corrected if rule is invariants.one_active_run else rule for rule in invariants.RULES)
+    monkeypatch.setattr(invariants, "RULES", rules)
+    assert main(["regrade", str(played)]) == 0
+    for package in _packages(played):
+        _, assessment = newest_assessment(package) or ("", None)
+        assert assessment is not None
+        assert {change.id for change in assessment.changed} == {"invariant.one-active-run"}
+        assert all(c.after is not None and c.after.failed for c in assessment.changed)
+        assert [c.before.detail[:12] for c in assessment.changed if c.before] == ["held in all "]
+        after = [c for c in assessment.checks if c.id == "invariant.one-active-run"]
+        assert after and all(c.failed and c.detail.startswith("corrected rule: task ") for c in after)
+        note = read_package(played, package).assessment
+        assert note is not None and note.changed == ["invariant.one-active-run"]
 
 
 def test_a_package_without_the_inputs_a_rule_now_needs_is_no_evidence_never_a_pass(

@@ -111,4 +111,7 @@ def test_a_watch_that_could_read_no_sample_records_no_invariant_as_held(tmp_path
 def test_a_watch_never_sampled_says_so(tmp_path: Path) -> None:
     recorder = EvidenceRecorder(tmp_path / "attempt")
     InvariantWatch(_Unreachable(), recorder, lambda step: None).conclude()  # type: ignore[arg-type]
-    assert {c.unobservable for c in recorder.checks} == {"the story never waited, so the product was never sampled"}
+    assert {c.unobservable for c in recorder.checks} == {
+        "the harness never looked: the story never waited, so the product was never sampled"
+    }
+    assert not recorder.failed_checks(), "a declared fact the harness never looked for is not missing"

@@ -32,7 +32,7 @@ def suite_cells(name: str) -> list[str]:
 
 # Counts come from the catalog's suites, so a new case or profile needs no edit here; the rules are what is tested.
 PAPERCLIP_REPLAY_CELLS = suite_cells("everyday-workflows-paperclip-replay")
-# The manual suite's cases the testbed has what they need for (recover-controller-drain needs a product that drains).
+# The manual suite's cases the testbed has what they need for.
 MANUAL_CASES = [
     case.name
     for suite in BUILT_IN.suites
