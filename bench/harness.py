@@ -34,6 +34,8 @@ from oracle import image
 from oracle.sandbox import SandboxLimits
 
 GOAL_OVERHEAD_S = 3.0
+GOAL_FLOOR_RATIO = 2.0
+"""Issue 52: the harness's overhead at most twice the floor measured in the same run."""
 
 
 def run_once(results: Path, campaign: str, case: str) -> tuple[AttemptRecord, float]:
@@ -103,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"median floor (bare Chromium launch with one page + one bare hardened docker run, timed between the runs):"
         f" {floor:.2f} s; harness overhead / floor: {overhead / floor:.2f}x"
+        f" (goal <= {GOAL_FLOOR_RATIO:.1f}x: {'met' if overhead / floor <= GOAL_FLOOR_RATIO else 'NOT met'})"
     )
     print(f"median overhead of the whole command (pytest and browser start-up included): {command_overhead:.2f} s")
     print(

@@ -145,9 +145,9 @@ def _preflight(args: argparse.Namespace) -> int:
 
 
 def _image(args: argparse.Namespace) -> int:
-    from oracle import image
+    from oracle import build, image
 
-    print(image.ensure_image(image.engine()).id)
+    print(build.ensure_image(image.engine(), pin=args.pin).id)
     return 0
 
 
@@ -202,7 +202,13 @@ def parser() -> argparse.ArgumentParser:
     preflight.add_argument("--image", type=_reference, default=None)
     preflight.set_defaults(run=_preflight)
 
-    commands.add_parser("image", help="build or verify the oracle image").set_defaults(run=_image)
+    built = commands.add_parser("image", help="verify the oracle image, else pull or build the pinned one")
+    built.add_argument(
+        "--pin",
+        action="store_true",
+        help="maintainers: build the root here and pin it (oracle/image.lock.json), e.g. after a Debian point release",
+    )
+    built.set_defaults(run=_image)
     return top
 
 

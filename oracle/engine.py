@@ -313,9 +313,13 @@ class Engine:
 
     # -- images ------------------------------------------------------------------------------------
 
+    def inspect_image(self, reference: str) -> dict[str, Any]:
+        """The engine's whole inspect document of the image `reference` names (layers, config, digests), or NotFound."""
+        return dict(self._json("GET", f"/images/{quote(reference, safe='/:')}/json"))
+
     def image(self, reference: str) -> Image:
         """The image `reference` names on the engine, or NotFound."""
-        found = self._json("GET", f"/images/{quote(reference, safe='/:')}/json")
+        found = self.inspect_image(reference)
         return Image(id=found["Id"], tags=list(found.get("RepoTags") or []))
 
     def image_env(self, reference: str) -> list[str]:

@@ -14,10 +14,11 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from functools import cache
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from importlib.metadata import EntryPoints
+
     from oracle.task import OracleTask
 
 from oracle.task_errors import DuplicateTask, UnknownMode, UnknownTask
@@ -33,6 +34,18 @@ def folder(name: str) -> str:
 
 
 ENTRY_POINTS = "everyday_evals.oracle_tasks"
+
+
+def entry_points(group: str) -> EntryPoints:
+    """The installed plug-ins' entry points in `group`.
+
+    importlib.metadata is imported at the first call, not with this module:
+    the command line imports DEFAULT_TASK before it asks for its container,
+    and the import (about 25 ms of CPU) would delay that request.
+    """
+    from importlib.metadata import entry_points as installed
+
+    return installed(group=group)
 
 
 def _modules() -> dict[str, str]:

@@ -1,18 +1,22 @@
-"""How `python -m oracle image` builds: which Debian archive it bootstraps from (the override, the machine's apt
-sources, or debootstrap's default; never a host written into the code), and how the root reaches the engine."""
+"""How `python -m oracle image` builds and verifies: which Debian archive it builds from (the override, the machine's
+apt sources, or mmdebstrap's default; never a host written into the code), that a root other than the pinned one is
+never imported, and that an image that does not verify is refused, by the image command and by a grade alike."""
 
 from __future__ import annotations
 
 import io
 import os
 import re
+import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
 import pytest
 
-from oracle import image
+from oracle import build, image, pinned
 from oracle.engine import NotFound
+from tests.needs import marked
 
 ARCHIVE = "http://archive.example.invalid/debian"  # reserved .invalid name: never a real host
 
@@ -25,21 +29,21 @@ def _apt(tmp_path: Path, files: dict[str, str]) -> Path:
 
 
 def test_the_override_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(image.MIRROR_ENV, "http://override.example.invalid/debian")
+    monkeypatch.setenv(build.MIRROR_ENV, "http://override.example.invalid/debian")
     apt = _apt(tmp_path, {"sources.list": f"deb {ARCHIVE} bookworm main\n"})
-    assert image.debian_mirror(apt) == "http://override.example.invalid/debian"
+    assert build.debian_mirror(apt) == "http://override.example.invalid/debian"
 
 
 def test_a_one_line_source_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(image.MIRROR_ENV, raising=False)
+    monkeypatch.delenv(build.MIRROR_ENV, raising=False)
     apt = _apt(tmp_path, {"sources.list": f"# a comment\ndeb [arch=amd64] {ARCHIVE} bookworm main\n"})
-    assert image.debian_mirror(apt) == ARCHIVE
+    assert build.debian_mirror(apt) == ARCHIVE
 
 
 def test_a_deb822_source_is_used_and_security_and_disabled_files_are_skipped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv(image.MIRROR_ENV, raising=False)
+    monkeypatch.delenv(build.MIRROR_ENV, raising=False)
     apt = _apt(
         tmp_path,
         {
@@ -48,57 +52,128 @@ def test_a_deb822_source_is_used_and_security_and_disabled_files_are_skipped(
             "sources.list.d/debian.sources": f"Types: deb\nURIs: {ARCHIVE}\nSuites: bookworm bookworm-updates\nComponents: main\n",
         },
     )
-    assert image.debian_mirror(apt) == ARCHIVE
+    assert build.debian_mirror(apt) == ARCHIVE
 
 
-def test_no_source_means_debootstraps_own_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(image.MIRROR_ENV, raising=False)
-    assert image.debian_mirror(_apt(tmp_path, {})) is None
+def test_no_source_means_mmdebstraps_own_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(build.MIRROR_ENV, raising=False)
+    assert build.debian_mirror(_apt(tmp_path, {})) is None
 
 
-def test_the_image_module_names_no_host() -> None:
-    source = Path(image.__file__).read_text()
-    assert not re.findall(r"[a-z]+://[^\s\"')]+", source), "name no archive or mirror host in oracle/image.py"
+def test_the_image_modules_name_no_host() -> None:
+    for module in (image, build, pinned):
+        source = Path(module.__file__ or "").read_text()
+        assert not re.findall(r"[a-z]+://[^\s\"')]+", source), f"name no archive or mirror host in {module.__name__}"
 
 
-def test_a_root_folder_is_imported_as_an_image(client, witness, tmp_path: Path) -> None:
-    """How `python -m oracle image` hands its debootstrapped root to the engine (here a one-file root, under a test tag)."""
-    root = tmp_path / "root"
-    (root / "etc").mkdir(parents=True)
-    (root / "etc" / "hello.txt").write_text("hello\n")
+def _root_tar(path: Path, status: str) -> Path:
+    """A tiny root holding only a dpkg status file: anything but the pinned root."""
+    data = status.encode()
+    with tarfile.open(path, "w") as archive:
+        member = tarfile.TarInfo(build.DPKG_STATUS)
+        member.size = len(data)
+        archive.addfile(member, io.BytesIO(data))
+    return path
+
+
+def test_the_build_command_is_the_pinned_suite_pruned_and_emptied_of_this_machine(tmp_path: Path) -> None:
+    lock = pinned.pinned_root()
+    command = build.bootstrap_command("/usr/bin/mmdebstrap", tmp_path / "root.tar", "MIRROR", lock)
+    assert {"--variant=minbase", "--include=python3", lock.suite} <= set(command)
+    assert command[-2:] == [str(tmp_path / "root.tar"), "MIRROR"]
+    [hook] = [part for part in command if part.startswith("--customize-hook=")]
+    assert all(f'rm -rf "$1"/{part};' in hook for part in build.PRUNE)
+    assert all(f': > "$1"/{part};' in hook for part in build.EMPTIED)
+
+
+def test_the_lock_pins_one_layer_and_python3() -> None:
+    lock = pinned.pinned_root()
+    assert re.fullmatch(r"sha256:[0-9a-f]{64}", lock.layer) and lock.source_date_epoch > 0
+    assert lock.packages["python3"] and len(lock.packages) > 50
+
+
+def test_a_root_other_than_the_pinned_one_is_refused_naming_what_changed(tmp_path: Path) -> None:
+    lock = pinned.pinned_root()
+    status = "".join(
+        f"Package: {name}\nVersion: {'0.0-changed' if name == 'python3' else version}\n\n"
+        for name, version in lock.packages.items()
+    )
+    tar = _root_tar(tmp_path / "root.tar", status)
+    with pytest.raises(image.CannotGrade) as refused:
+        build.verify_tar(tar, lock)
+    message = str(refused.value)
+    assert "is not the pinned root" in message and "\n" not in message
+    assert f"python3 0.0-changed (pinned {lock.packages['python3']})" in message
+    assert "oracle image --pin" in message
+
+
+def test_the_pinned_root_verifies_and_so_does_the_pulled_pinned_image() -> None:
+    lock = pinned.pinned_root()
+    built = {"RootFS": {"Layers": [lock.layer]}, "Config": {"Env": lock.env}}
+    assert pinned.problem(built, lock) is None
+    pulled = {"RepoDigests": [pinned.PINNED_IMAGE], "RootFS": {"Layers": ["sha256:other"]}, "Config": {}}
+    assert pinned.problem(pulled, lock) is None
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"RootFS": {"Layers": ["sha256:" + "0" * 64]}}, "are not the pinned root"),
+        ({"Config": {"Env": ["LC_ALL=C.UTF-8", "LD_PRELOAD=/tmp/x.so"]}}, "Env"),
+        ({"Config": {"Env": ["LC_ALL=C.UTF-8"], "Entrypoint": ["/bin/sh", "-c"]}}, "Entrypoint"),
+        ({"Config": {"Env": ["LC_ALL=C.UTF-8"], "User": "0"}}, "User"),
+    ],
+)
+def test_an_image_that_adds_a_layer_or_wraps_the_command_does_not_verify(change: dict, named: str) -> None:
+    lock = pinned.pinned_root()
+    inspected = {"RootFS": {"Layers": [lock.layer]}, "Config": {"Env": lock.env}, **change}
+    why = pinned.problem(inspected, lock)
+    assert why is not None and named in why
+
+
+def _oracle(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "oracle", *args], capture_output=True, text=True, env={**os.environ, **(env or {})}
+    )
+
+
+@marked("docker")
+def test_a_tampered_oracle_image_is_refused_by_the_image_command_and_by_a_grade(
+    oracle_image, witness, good_zip: Path
+) -> None:
+    """The verified image with one file added (under a test tag of its own): nothing grades in it."""
+    tag = f"everyday-evals-oracle:tampered-{os.getpid()}"
+    holder = witness.containers.create(oracle_image.id, ["true"])
+    try:
+        holder.put_archive("/", _root_tar(Path(good_zip).with_name("extra.tar"), "tampered\n").read_bytes())
+        tampered = holder.commit(*tag.split(":"))
+    finally:
+        holder.remove(force=True)
+    try:
+        refused = _oracle("image", env={image.IMAGE_ENV: tag})
+        assert refused.returncode == 2 and refused.stdout == ""
+        [line] = refused.stderr.splitlines()
+        assert f"oracle image '{tag}' does not verify: its layers" in line
+        graded = _oracle("grade", "--mode", "base", "--image", tag, str(good_zip))
+        assert graded.returncode == 2 and "does not verify" in graded.stderr and graded.stdout == ""
+        assert image.resolve(image.engine()).id == oracle_image.id  # the verified image is left as it was
+    finally:
+        witness.images.remove(tampered.id, force=True)
+    with pytest.raises(NotFound):
+        image.engine().image(tag)
+
+
+@marked("docker")
+def test_an_imported_root_other_than_the_pinned_one_is_not_used(client, tmp_path: Path) -> None:
+    """How a root reaches the engine (import under a test tag), and that an unpinned one is refused."""
     reference = f"everyday-evals-oracle-import:test-{os.getpid()}"
-    imported = image.import_root(client, root, reference)
+    imported = build.import_tar(client, _root_tar(tmp_path / "root.tar", "Package: x\nVersion: 1\n"), reference)
     try:
         assert imported.tags == [reference]
-        assert "LC_ALL=C.UTF-8" in witness.api.inspect_image(imported.id)["Config"]["Env"]
-        holder = witness.api.create_container(imported.id, ["true"])["Id"]
-        try:
-            stream, _ = witness.api.get_archive(holder, "/etc/hello.txt")
-            with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as archive:
-                member = archive.extractfile("hello.txt")
-                assert member is not None and member.read() == b"hello\n"
-        finally:
-            witness.api.remove_container(holder, force=True)
+        assert client.inspect_image(reference)["Config"]["Env"] == pinned.pinned_root().env
+        with pytest.raises(image.CannotGrade, match="does not verify"):
+            image.resolve(client, reference)
     finally:
-        witness.api.remove_image(imported.id, force=True)
+        client.remove_image(imported.id)
     with pytest.raises(NotFound):
         client.image(reference)
-
-
-def test_a_root_that_cannot_be_tarred_leaves_no_image(client, tmp_path: Path) -> None:
-    reference = f"everyday-evals-oracle-import:test-{os.getpid()}"
-    with pytest.raises(image.CannotGrade, match="tar of the root failed"):
-        image.import_root(client, tmp_path / "absent", reference)
-    with pytest.raises(NotFound):
-        client.image(reference)
-
-
-def test_both_bootstrappers_make_the_same_root_and_mmdebstrap_prunes_it_in_its_tar(tmp_path: Path) -> None:
-    fast = image.bootstrap_command("mmdebstrap", "/usr/bin/mmdebstrap", tmp_path / "root.tar", "MIRROR")
-    slow = image.bootstrap_command("debootstrap", "/usr/sbin/debootstrap", tmp_path / "root", None)
-    for command in (fast, slow):
-        assert {"--variant=minbase", "--include=python3", "bookworm"} <= set(command)
-    assert fast[-2:] == [str(tmp_path / "root.tar"), "MIRROR"] and slow[-1] == str(tmp_path / "root")
-    [hook] = [part for part in fast if part.startswith("--customize-hook=")]
-    assert all(f'"$1"/{part}' in hook for part in image._PRUNE)
-    assert image.BOOTSTRAPPERS[0] == "mmdebstrap"

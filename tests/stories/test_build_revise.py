@@ -18,7 +18,9 @@ from tests.needs import PLAYS_CELLS, marked
 from tests.stories.harness_runs import (
     attempts,
     ctrl_c,
+    declaration_gaps,
     harness_run,
+    ids,
     processes_naming,
     processes_of,
     run_temp,
@@ -27,15 +29,24 @@ from tests.stories.harness_runs import (
 from tests.stories.story_expectations import BUILD_REVISE_CHECKS
 
 CELL = "everyday-workflows-scripted.scripted.local.build-revise"
+IN_A_CONTAINER = "everyday-workflows-scripted.scripted.container.build-revise"
 
 
 @marked(*PLAYS_CELLS)
-def test_build_revise_passes_and_leaves_a_complete_evidence_package(tmp_path: Path) -> None:
-    done = harness_run(tmp_path, "--id", "build-revise")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert f"passed                 [scripted] {CELL}" in done.stdout
+def test_build_revise_passes_and_leaves_a_complete_evidence_package_with_the_facts_its_driver_declares(
+    tmp_path: Path,
+) -> None:
+    """Also on the testbed's container environment, in the same run: every fact the testbed's driver declares that
+    build-revise reaches is carried by the package's records with its provenance, and no fact it does not declare is
+    carried as the product's (one run for both, so the local cell is played once in the suite, not once per test)."""
+    done = harness_run(tmp_path, *ids([CELL, IN_A_CONTAINER]), cells=2)
+    assert f"passed                 [scripted] {CELL}" in done.stdout, done.stdout + done.stderr
+    played = {record.cell.execution_id: record for record in attempts(tmp_path)}
+    assert sorted(played) == sorted([CELL, IN_A_CONTAINER]), done.stdout[-2000:]
+    for cell, each in played.items():
+        assert declaration_gaps(tmp_path / "test" / cell / each.attempt) == [], cell
 
-    [record] = attempts(tmp_path)
+    record = played[CELL]
     assert record.verdict is Verdict.PASSED and record.provenance.evidence_mode.value == "scripted"
     package = tmp_path / "test" / CELL / record.attempt
     check_ids = {check.id for check in record.checks}
