@@ -365,7 +365,7 @@ class PaperclipApi(PaperclipApps, PaperclipRoutines, ProductApi):
             else None,
             process_group_gone=None,
             receipts=[Receipt.model_validate(r) for r in raw.get("receipts", [])],
-            cause=_cause(raw.get("contextSnapshot") or {}),
+            cause=_cause(raw.get("contextSnapshot") or {}, raw.get("invocationSource")),
         )
 
     @staticmethod
@@ -673,17 +673,21 @@ def _error_code(run: dict[str, Any]) -> str | None:
     return run.get("errorCode")  # type: ignore[no-any-return]
 
 
-def _cause(context: dict[str, Any]) -> RunCause | None:
+def _cause(context: dict[str, Any], invocation_source: str | None = None) -> RunCause | None:
     """Why Paperclip started the run, from the wake reason in its context (``WAKE_CAUSES``); None: it does not say.
 
     A person's decision on a card wakes the agent with Paperclip's generic
     reason ``issue_commented`` (source ``issue.interaction.accept`` or
     ``.reject``), and when the agent's run is still going Paperclip merges
     that wake's context into the run's, replacing the reason the run started
-    for. Such a context says what last reached the run, not why it started.
+    for (heartbeat.js: mergeCoalescedContextSnapshot). Such a context says what
+    last reached the run, not why it started. The run's own invocation source
+    is kept: one that started for an ``assignment`` wake (the issue given to
+    the agent: routes/issues.js queueIssueAssignmentWakeup) was started for its
+    assignment; any other source says no more than the context does.
     """
     if str(context.get("source", "")).startswith("issue.interaction."):
-        return None
+        return "assignment" if invocation_source == "assignment" else None
     return WAKE_CAUSES.get(str(context.get("wakeReason")))
 
 
