@@ -11,7 +11,7 @@ from __future__ import annotations
 from everyday_paperclip.promises import HOT_RESTART, PROMISES
 from harness.core.catalog import Environment, KnownFinding, NoCell, ProductDeclaration, ProductSuites
 from harness.core.prompt_formats import PromptFormat
-from harness.core.signatures import FailureSignature
+from harness.core.signatures import FailureSignature, every_problem
 
 PAPERCLIP_LOCAL = Environment(
     name="paperclip-local",
@@ -44,12 +44,6 @@ UNCAUSED_RUN = (
     r"(the product declared run-cause; run \S+ on task \S+ has none|run \S+ on task \S+ \(\w+, delivered [^()]*,"
     r" cause handoff\): started as a hand-off, but no earlier run of another agent on its task handed it on)"
 )
-
-
-def every(problem: str, lead: str = "") -> str:
-    """A check's whole detail (after ``lead``), each of its "; "-joined problems of this shape: one problem of
-    another shape is a new failure."""
-    return rf"^{lead}{problem}(; {problem})*$"
 
 
 # Its wake prompt lists the comments that woke the run after "New comments in order:", each as "N. comment <id> at
@@ -163,7 +157,7 @@ PRODUCT = ProductDeclaration(
                 ),
                 FailureSignature(check="restart.message-received", pattern=LATE_COMMENT_NEVER_READ),
                 FailureSignature(
-                    check="lifecycle.runs-succeeded", pattern=every(r"run \S+ ended failed \(process_lost\)")
+                    check="lifecycle.runs-succeeded", pattern=every_problem(r"run \S+ ended failed \(process_lost\)")
                 ),
             ),
             what="the new server reaps the live run process_lost and a new run redoes the work",
@@ -184,9 +178,9 @@ PRODUCT = ProductDeclaration(
             signatures=(
                 FailureSignature(
                     check="stop.nothing-ran-after-stop",
-                    pattern=every(UNINVITED_RUN, lead="ran after Stop, uninvited: "),
+                    pattern=every_problem(UNINVITED_RUN, lead="ran after Stop, uninvited: "),
                 ),
-                FailureSignature(check="lifecycle.runs-have-a-cause", pattern=every(UNCAUSED_RUN)),
+                FailureSignature(check="lifecycle.runs-have-a-cause", pattern=every_problem(UNCAUSED_RUN)),
             ),
             what="after a board Cancel Paperclip starts a new run of the stopped agent on the same issue (its"
             " success path's follow-up or its continuation recovery, whichever wins a race), which carries on the"
@@ -229,7 +223,7 @@ PRODUCT = ProductDeclaration(
                     pattern=r"^run \S+ ended failed \(adapter_failed\)(; run \S+ ended failed \(process_lost\))*$",
                 ),
                 # The missing-comment run states no cause; the restart recovery's continuation is the agent's own.
-                FailureSignature(check="lifecycle.runs-have-a-cause", pattern=every(UNCAUSED_RUN)),
+                FailureSignature(check="lifecycle.runs-have-a-cause", pattern=every_problem(UNCAUSED_RUN)),
             ),
             what="the drain signals Claude Code before it records the run: when the CLI's exit is recorded first, the run"
             " is the adapter's own failure (adapter_failed), not interrupted, the drain queues no retry, and the run's"

@@ -12,7 +12,7 @@ from harness.core import registry
 from harness.core.catalog import KnownFinding, ProductDeclaration, Suite
 from harness.core.outcomes import is_known_finding, unexpected
 from harness.core.records import AttemptRecord, CellIdentity, CheckRecord, Provenance, Timing
-from harness.core.signatures import FailureSignature
+from harness.core.signatures import FailureSignature, every_problem, unmatched
 from harness.core.verdicts import EvidenceMode, Verdict
 from harness.running.campaign import exit_status, summary
 
@@ -248,3 +248,15 @@ def test_a_signature_reads_the_records_a_failure_names_too() -> None:
     assert signature.matches(named)
     assert not signature.matches(named.model_copy(update={"evidence": ["snapshots/stop.json"]}))
     assert not signature.matches(named.model_copy(update={"id": "restart.message-received"}))
+
+
+def test_a_signature_over_every_problem_refuses_a_detail_that_names_another_problem_beside_the_findings() -> None:
+    pattern = every_problem(r"run \d+ ended failed \(process_lost\)", lead="runs: ")
+    found = [FailureSignature(check="lifecycle.runs-succeeded", pattern=pattern)]
+    as_found = CheckRecord(
+        id="lifecycle.runs-succeeded", passed=False, detail="runs: run 1 ended failed (process_lost)"
+    )
+    both = as_found.model_copy(update={"detail": as_found.detail + "; run 2 ended failed (process_lost)"})
+    beside = as_found.model_copy(update={"detail": as_found.detail + "; run 2 ended failed (adapter_failed)"})
+    assert unmatched(found, [as_found, both]) == []
+    assert unmatched(found, [beside]) == [beside]
