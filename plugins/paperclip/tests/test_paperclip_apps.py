@@ -136,3 +136,14 @@ def test_a_run_whose_context_a_decision_reached_says_why_it_started_only_by_its_
     assert _cause({"wakeReason": "issue_commented", "source": "issue.interaction.reject"}, "assignment") == "assignment"
     assert _cause({"wakeReason": "issue_commented", "source": "issue.interaction.reject"}, "automation") is None
     assert _cause({"wakeReason": "issue_commented", "source": "issue.comment"}) == "user_message"
+
+
+def test_a_continuation_says_why_by_the_run_it_takes_up() -> None:
+    """Paperclip's stranded-issue recovery wakes the agent with ``issue_continuation_needed`` and names the run it
+    continues: budget-stop's and agent-controls' runs after the resume (2026-12-06) took up a paused run."""
+    continuation = {"wakeReason": "issue_continuation_needed", "source": "issue.continuation_recovery"}
+    assert _cause(continuation, "automation", ("cancelled", "budget_paused")) == "resumed"
+    assert _cause(continuation, "automation", ("cancelled", "paused_by_user")) == "resumed"
+    assert _cause(continuation, "automation", ("failed", "process_lost")) == "recovery"
+    assert _cause(continuation, "automation", ("cancelled", "stopped_by_user")) == "handoff"
+    assert _cause(continuation, "automation") == "handoff"  # it names no run
