@@ -51,3 +51,14 @@ def unmatched(signatures: Sequence[FailureSignature], failures: Iterable[CheckRe
         for failure in failures
         if failure.id in signed and not any(signature.matches(failure) for signature in signatures)
     ]
+
+
+def every_problem(problem: str, lead: str = "") -> str:
+    """A pattern for a check's whole detail: after ``lead``, each of its "; "-joined problems of this shape.
+
+    A check joins its problems with "; ". A pattern searched for one problem's
+    shape would take a detail that names the finding's problem beside another
+    defect's for the finding; this one matches only when every problem is of
+    the finding's shape.
+    """
+    return rf"^{lead}{problem}(; {problem})*$"

@@ -166,7 +166,8 @@ def _command_need(args: Any) -> tuple[str, str] | None:
         return "product", "the testbed's controller"
     if re.search(r"-m (venv|pip (install|wheel|download))\b", words):
         return "fresh_venv", f"`{words[:120]}`"
-    if name == "node" and "paperclip" in words.lower():
+    # Paperclip's npm packages (paperclipai, @paperclipai/server), not a folder that happens to say paperclip.
+    if name == "node" and "paperclipai" in words.lower():
         return "product", "Paperclip"
     return None
 

@@ -2,8 +2,9 @@
 the recovery in its package; a story's own fault is never such a recovery.
 
 These play a real testbed cell in-process (real product, real Chromium, real oracle) so the harness's own
-infrastructure can be broken on purpose: the shared browser is closed before the attempt, or the first attempt's
-world fails to open.
+infrastructure can be broken on purpose: the shared browser is closed before the attempt. A retry after a first
+attempt's world failed to open is the attempt runner's own logic, played on the fake product
+(tests/harness/running/test_retry_recovery.py).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import ast
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +22,12 @@ from harness.cli import main
 from harness.core import registry
 from harness.core.records import RecoveryKind
 from harness.core.settings import RunSettings
-from harness.core.verdicts import InfrastructureFailed, Verdict
+from harness.core.verdicts import Verdict
 from harness.judging.regrade import newest_assessment
 from harness.products import product_driver
 from harness.results.packages import load_attempts
 from harness.results.summary import summarize, summary_text
-from harness.running.attempt import AttemptContext, run_epoch
+from harness.running.attempt import run_epoch
 from harness.running.browser import launch_options
 from harness.running.journey_factory import journey_factory
 from harness.running.shared_browser import SharedBrowser
@@ -72,28 +72,6 @@ def test_a_browser_gone_before_the_attempt_is_relaunched_and_the_pass_is_passed_
     assert main(["regrade", str(tmp_path)]) == 0  # judged again from the package alone, the recovery included
     _, assessment = newest_assessment(tmp_path / "t" / CELL.execution_id / record.attempt) or ("", None)
     assert assessment is not None and assessment.verdict is Verdict.PASSED_WITH_RECOVERY
-
-
-def test_a_retry_after_the_harness_failed_once_passes_with_recovery(shared: SharedBrowser, tmp_path: Path) -> None:
-    real = journey_factory(shared)
-    opened: list[str] = []
-
-    @contextmanager
-    def fails_once(context: AttemptContext) -> Iterator[Any]:
-        opened.append(context.recorder.folder.name)
-        if len(opened) == 1:
-            raise InfrastructureFailed("the attempt's browser context could not be opened")
-        with real(context) as journey:
-            yield journey
-
-    settings = RunSettings(campaign="t", results=tmp_path, max_automatic_retries=1)
-    first, retry = run_epoch(CELL, settings, fails_once, product_driver("testbed").secret_patterns)
-
-    assert first.verdict is Verdict.INFRASTRUCTURE_FAILED and first.recoveries == []
-    assert retry.verdict is Verdict.PASSED_WITH_RECOVERY, retry.reason
-    assert retry.retry_of == first.attempt
-    assert [r.kind for r in retry.recoveries] == [RecoveryKind.ATTEMPT_RETRIED]
-    assert first.attempt in retry.recoveries[0].detail and "could not be opened" in retry.recoveries[0].detail
 
 
 def test_only_the_harness_records_a_recovery_never_a_story_or_a_fault() -> None:

@@ -3,9 +3,10 @@
 Nothing runs in the background: the world moves one step each time the API
 is read (:meth:`FakeWorld.step`), so a wait that polls the API sees the work
 progress, and the same calls always give the same records. A step takes up
-work owed (a new assignment, a message waiting), starts it, then finishes it
-with a delivery; a *defect* switched on changes one of those steps, so a check
-test can show its check catches it without the testbed:
+work owed (a new assignment, a message waiting), starts it, saves the source
+(reading the messages waiting), works on for ``WORK_STEPS`` steps, then
+finishes it with a delivery; a *defect* switched on changes one of those
+steps, so a check test can show its check catches it without the testbed:
 
 - ``drop-message``: a message a person sends is stored but never handed to a
   run (it stays unread, and no run wakes for it);
@@ -40,6 +41,9 @@ from harness.core.product_records import (
 )
 
 DEFECTS = ("drop-message", "run-without-cause")
+WORK_STEPS = 4
+"""How many steps a run works between saving its source and delivering: a journey's look at the task reads the
+API several times (its invariants, the page, the records), so a fault's wait sees the saved, running run."""
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 DELIVERED_FILE = "slugify.py"
 
@@ -60,6 +64,7 @@ class _Run:
     ended_at: str | None = None
     process_group_gone: bool | None = None
     receipts: list[Receipt] = field(default_factory=list)
+    work_left: int = 0
 
     @property
     def active(self) -> bool:
@@ -165,6 +170,10 @@ class FakeWorld:
             elif run.status == "queued":
                 run.status, run.started_at = "running", self.now()
                 task.status = "in_progress"
+            elif not run.receipts:
+                self._save(task, run)
+            elif run.work_left:
+                run.work_left -= 1
             else:
                 self._finish(task, run)
 
@@ -188,11 +197,13 @@ class FakeWorld:
         if (cause := self._owed(task)) is None or task.assignee_id is None:
             return
         recorded = None if "run-without-cause" in self.defects else cause
-        run = _Run(next(self._ids), task.id, task.assignee_id, recorded, self.now())
+        run = _Run(next(self._ids), task.id, task.assignee_id, recorded, self.now(), work_left=WORK_STEPS)
         task.runs.append(run)
         self._note("run.queued", task.id, run.id, cause)
 
-    def _finish(self, task: _Task, run: _Run) -> None:
+    def _save(self, task: _Task, run: _Run) -> None:
+        """The run reads its task and the messages waiting, and saves its source: a running run that saved a file
+        is every fault's premise (a Stop or a restart lands here, before the delivery)."""
         handed = [] if "drop-message" in self.defects else task.unread()
         ids = ",".join(str(c.id) for c in handed) or "-"
         run.receipts.append(self._receipt(run, "read_task", str(task.id), f"read task {task.id}, ids {ids}"))
@@ -203,8 +214,11 @@ class FakeWorld:
             else c
             for c in task.comments
         ]
+        size = len(_delivery(task, len(task.deliveries) + 1))
+        run.receipts.append(self._receipt(run, "write_file", DELIVERED_FILE, f"{size} bytes"))
+
+    def _finish(self, task: _Task, run: _Run) -> None:
         data = _delivery(task, len(task.deliveries) + 1)
-        run.receipts.append(self._receipt(run, "write_file", DELIVERED_FILE, f"{len(data)} bytes"))
         delivery = Delivery(
             id=next(self._ids),
             task_id=task.id,

@@ -96,6 +96,7 @@ RUN_STATUSES = {
 # "interrupted": a graceful shutdown's drain (or a lease released mid-run) cut the run short.
 # Why Paperclip woke an agent (a run's ``contextSnapshot.wakeReason``), in the harness's words. A reason not
 # listed is left unsaid, never guessed: the driver declares run-cause, so lifecycle.runs-have-a-cause names that run.
+CONTINUATION = "issue_continuation_needed"
 WAKE_CAUSES: dict[str, RunCause] = {
     "issue_assigned": "assignment",
     "issue_commented": "user_message",
@@ -104,7 +105,7 @@ WAKE_CAUSES: dict[str, RunCause] = {
     "comment": "user_message",
     "approval_approved": "user_decision",
     "issue_children_completed": "child_result",
-    "issue_continuation_needed": "handoff",
+    CONTINUATION: "handoff",  # unless the run it continues says more (_cause)
     "issue_monitor_due": "handoff",  # an issue monitor the agent scheduled to be woken again for its work
     "process_lost_retry": "recovery",
     "retry_failed_run": "recovery",
@@ -336,9 +337,20 @@ class PaperclipApi(PaperclipApps, PaperclipRoutines, ProductApi):
         detail = self._run_detail(str(run_id), "")
         return self._run(detail, str((detail.get("contextSnapshot") or {}).get("issueId") or ""))
 
-    @staticmethod
-    def _run(raw: dict[str, Any], task_id: str) -> Run:
+    def _continued(self, context: dict[str, Any]) -> tuple[str, str | None] | None:
+        """The status and error code of the run a continuation takes up (its ``retryOfRunId``), or None.
+
+        Read every time, as every run's status is: Paperclip reports a run it is still cancelling as succeeded first.
+        """
+        retried = context.get("retryOfRunId")
+        if context.get("wakeReason") != CONTINUATION or not retried:
+            return None
+        raw = self._json("GET", f"/api/heartbeat-runs/{retried}")
+        return RUN_STATUSES[raw["status"]], _error_code(raw)
+
+    def _run(self, raw: dict[str, Any], task_id: str) -> Run:
         result = raw.get("resultJson") or {}
+        context = raw.get("contextSnapshot") or {}
         return Run(
             id=raw["id"],
             task_id=task_id,
@@ -365,7 +377,7 @@ class PaperclipApi(PaperclipApps, PaperclipRoutines, ProductApi):
             else None,
             process_group_gone=None,
             receipts=[Receipt.model_validate(r) for r in raw.get("receipts", [])],
-            cause=_cause(raw.get("contextSnapshot") or {}),
+            cause=_cause(context, raw.get("invocationSource"), self._continued(context)),
         )
 
     @staticmethod
@@ -673,17 +685,33 @@ def _error_code(run: dict[str, Any]) -> str | None:
     return run.get("errorCode")  # type: ignore[no-any-return]
 
 
-def _cause(context: dict[str, Any]) -> RunCause | None:
+def _cause(
+    context: dict[str, Any], invocation_source: str | None = None, continued: tuple[str, str | None] | None = None
+) -> RunCause | None:
     """Why Paperclip started the run, from the wake reason in its context (``WAKE_CAUSES``); None: it does not say.
 
     A person's decision on a card wakes the agent with Paperclip's generic
     reason ``issue_commented`` (source ``issue.interaction.accept`` or
     ``.reject``), and when the agent's run is still going Paperclip merges
     that wake's context into the run's, replacing the reason the run started
-    for. Such a context says what last reached the run, not why it started.
+    for (heartbeat.js: mergeCoalescedContextSnapshot). Such a context says what
+    last reached the run, not why it started. The run's own invocation source
+    is kept: one that started for an ``assignment`` wake (the issue given to
+    the agent: routes/issues.js queueIssueAssignmentWakeup) was started for its
+    assignment; any other source says no more than the context does.
+
+    A continuation (``issue_continuation_needed``: heartbeat.js, its stranded
+    issue recovery) takes up the run it names, ``continued`` (that run's status
+    and error code): the work a pause cut short is resumed, a failed run's is
+    recovered, and any other is handed on by the agent's own earlier run.
     """
     if str(context.get("source", "")).startswith("issue.interaction."):
-        return None
+        return "assignment" if invocation_source == "assignment" else None
+    if continued is not None:
+        status, error = continued
+        if error in (BUDGET_PAUSED, "paused_by_user"):
+            return "resumed"
+        return "recovery" if status == "failed" else "handoff"
     return WAKE_CAUSES.get(str(context.get("wakeReason")))
 
 

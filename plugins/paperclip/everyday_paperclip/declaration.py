@@ -11,7 +11,7 @@ from __future__ import annotations
 from everyday_paperclip.promises import HOT_RESTART, PROMISES
 from harness.core.catalog import Environment, KnownFinding, NoCell, ProductDeclaration, ProductSuites
 from harness.core.prompt_formats import PromptFormat
-from harness.core.signatures import FailureSignature
+from harness.core.signatures import FailureSignature, every_problem
 
 PAPERCLIP_LOCAL = Environment(
     name="paperclip-local",
@@ -34,8 +34,17 @@ DRAIN_AFTERMATH = (
     "lifecycle.no-pending-bookkeeping",
 )
 
+# The comment queued across the restart, in no receipt of the run afterwards (one read before it is another defect).
+LATE_COMMENT_NEVER_READ = r"^no read receipt of run \S+ lists message \S+ after the restart$"
 # A run Paperclip starts on a cancelled issue, as stop.nothing-ran-after-stop prints it.
 UNINVITED_RUN = r"run \S+ \(\w+, cause (not stated|handoff), \d+ delivery\(ies\)\)"
+# A run Paperclip started by itself, as lifecycle.runs-have-a-cause prints it: a missing-comment follow-up's wake
+# reason states no cause; a continuation's is a hand-off from the agent's own earlier run, not another agent's.
+UNCAUSED_RUN = (
+    r"(the product declared run-cause; run \S+ on task \S+ has none|run \S+ on task \S+ \(\w+, delivered [^()]*,"
+    r" cause handoff\): started as a hand-off, but no earlier run of another agent on its task handed it on)"
+)
+
 
 # Its wake prompt lists the comments that woke the run after "New comments in order:", each as "N. comment <id> at
 # <time> by user <id>" (an agent's: "by agent") with its body on the lines below; a wake for the issue alone names it
@@ -124,11 +133,9 @@ PRODUCT = ProductDeclaration(
                 # Code's end is never recorded; and no receipt of it lists the comment queued across the restart.
                 FailureSignature(
                     check="restart.same-run",
-                    pattern=r"-> (?!succeeded\b)\w+; identity (unchanged|UNKNOWN)[^;]*; re-adopted by the new controller",
+                    pattern=r"-> (?!succeeded\b)\w+; identity unchanged \([^)]*\); re-adopted by the new controller$",
                 ),
-                FailureSignature(
-                    check="restart.message-received", pattern=r"^no read receipt of run \S+ lists message"
-                ),
+                FailureSignature(check="restart.message-received", pattern=LATE_COMMENT_NEVER_READ),
             ),
             what="the hot restart adopts the CLI's run, but the CLI's stdout is a pipe to the old server: Codex dies at"
             " its next write and the run is terminalized with no retry, the task left in progress; Claude Code carries"
@@ -142,11 +149,16 @@ PRODUCT = ProductDeclaration(
             may_also_fail=("restart.records-once",),
             signatures=(
                 # The start-up reaper ends the live run failed (process_lost), so it never reads the late comment.
-                FailureSignature(check="restart.same-run", pattern=r"-> failed; identity "),
+                # The same process all along (its pid alive), recorded failed and not adopted: a new process, or a run
+                # the new server adopted, would be another defect.
                 FailureSignature(
-                    check="restart.message-received", pattern=r"^no read receipt of run \S+ lists message"
+                    check="restart.same-run",
+                    pattern=r"-> failed; identity unchanged \([^)]*\); NOT re-adopted by the new controller$",
                 ),
-                FailureSignature(check="lifecycle.runs-succeeded", pattern=r"ended failed \(process_lost\)"),
+                FailureSignature(check="restart.message-received", pattern=LATE_COMMENT_NEVER_READ),
+                FailureSignature(
+                    check="lifecycle.runs-succeeded", pattern=every_problem(r"run \S+ ended failed \(process_lost\)")
+                ),
             ),
             what="the new server reaps the live run process_lost and a new run redoes the work",
             reproduction="reaper_ignores_live_pid",
@@ -159,14 +171,16 @@ PRODUCT = ProductDeclaration(
                 "stop.workspace-unchanged",
                 "stop.run-cancelled",
                 "stop.no-earlier-run-active",
+                "lifecycle.runs-have-a-cause",
             ),
             # Every uninvited run is the success path's follow-up (its wake reason, missing_issue_comment, is not
             # stated as a cause) or the continuation recovery (a hand-off).
             signatures=(
                 FailureSignature(
                     check="stop.nothing-ran-after-stop",
-                    pattern=rf"^ran after Stop, uninvited: {UNINVITED_RUN}(; {UNINVITED_RUN})*$",
+                    pattern=every_problem(UNINVITED_RUN, lead="ran after Stop, uninvited: "),
                 ),
+                FailureSignature(check="lifecycle.runs-have-a-cause", pattern=every_problem(UNCAUSED_RUN)),
             ),
             what="after a board Cancel Paperclip starts a new run of the stopped agent on the same issue (its"
             " success path's follow-up or its continuation recovery, whichever wins a race), which carries on the"
@@ -181,8 +195,15 @@ PRODUCT = ProductDeclaration(
             checks=("drain.run-interrupted",),
             may_also_fail=(*DRAIN_AFTERMATH, "lifecycle.runs-succeeded"),
             intermittent=True,
-            # The drained run is recorded succeeded (its null exit code read as 0), not cut short.
-            signatures=(FailureSignature(check="drain.run-interrupted", pattern=r"ended succeeded \("),),
+            # The drained run is recorded succeeded (its null exit code read as 0, the signal noted), not cut short, and
+            # its runner is gone: a runner the drain left running would be another defect.
+            signatures=(
+                FailureSignature(
+                    check="drain.run-interrupted",
+                    pattern=r"^run \S+ ended succeeded \(None; \{[^}]*'exit_code': None, 'signal': 'SIG\w+'[^}]*\}\); its"
+                    r" runner was stopped by the shutdown$",
+                ),
+            ),
             what="a process run killed by the drain's SIGTERM has a null exit code, read as 0: when the run's own end"
             " lands before the drain's, it is recorded succeeded and the drain queues no retry: the issue is left in"
             " progress, its late comment never handed over (nothing took it up within a minute of the restart)",
@@ -192,11 +213,17 @@ PRODUCT = ProductDeclaration(
             case="recover-controller-drain",
             profiles=("replay-claude",),  # Claude Code exits with an error when terminated
             checks=("lifecycle.runs-succeeded",),
-            may_also_fail=DRAIN_AFTERMATH,
+            may_also_fail=(*DRAIN_AFTERMATH, "lifecycle.runs-have-a-cause"),
             intermittent=True,
-            # The drained run is the adapter's own failure, not interrupted.
+            # The drained run is the adapter's own failure, not interrupted; after it only the missing-comment runs its
+            # end started mid-shutdown, which the new server reaps (drain_loses_to_run_end/REPORT.md).
             signatures=(
-                FailureSignature(check="lifecycle.runs-succeeded", pattern=r"ended failed \(adapter_failed\)"),
+                FailureSignature(
+                    check="lifecycle.runs-succeeded",
+                    pattern=r"^run \S+ ended failed \(adapter_failed\)(; run \S+ ended failed \(process_lost\))*$",
+                ),
+                # The missing-comment run states no cause; the restart recovery's continuation is the agent's own.
+                FailureSignature(check="lifecycle.runs-have-a-cause", pattern=every_problem(UNCAUSED_RUN)),
             ),
             what="the drain signals Claude Code before it records the run: when the CLI's exit is recorded first, the run"
             " is the adapter's own failure (adapter_failed), not interrupted, the drain queues no retry, and the run's"
@@ -208,8 +235,13 @@ PRODUCT = ProductDeclaration(
             case="service-decline",
             checks=("decision.declined-stays-declined",),
             may_also_fail=("service.no-call-after-decline",),
-            # A later approval of the declined request is accepted by a route.
-            signatures=(FailureSignature(check="decision.declined-stays-declined", pattern=r"\(accepted by [^)]+\)$"),),
+            # The card refuses the later approval; the review queue accepts it, and the request still reads declined.
+            signatures=(
+                FailureSignature(
+                    check="decision.declined-stays-declined",
+                    pattern=r": card 4\d\d, review queue 2\d\d; it now reads declined \(accepted by review queue\)$",
+                ),
+            ),
             what="rejecting an Approve tool action card leaves its action request pending in the Apps review queue,"
             " which still approves it and runs the declined call",
             reproduction="declined_action_still_approvable",

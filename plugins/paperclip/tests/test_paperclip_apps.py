@@ -127,9 +127,23 @@ def test_the_card_as_shown_names_the_action_service_agent_and_buttons_but_no_con
     assert other.kind == "" and other.buttons == {"approve": "Approve plan"}
 
 
-def test_a_run_whose_context_a_decision_reached_does_not_say_why_it_started() -> None:
-    """Paperclip merges a card decision's wake (reason ``issue_commented``) into the asking run's context."""
+def test_a_run_whose_context_a_decision_reached_says_why_it_started_only_by_its_own_invocation_source() -> None:
+    """Paperclip merges a card decision's wake (reason ``issue_commented``) into the asking run's context; the run's
+    invocation source is its own (service-decline's one run, 2026-12-06: source ``issue.interaction.reject``, invoked
+    for its ``assignment``)."""
     assert _cause({"wakeReason": "issue_assigned", "source": "issue.create"}) == "assignment"
     assert _cause({"wakeReason": "issue_commented", "source": "issue.interaction.accept"}) is None
-    assert _cause({"wakeReason": "issue_commented", "source": "issue.interaction.reject"}) is None
+    assert _cause({"wakeReason": "issue_commented", "source": "issue.interaction.reject"}, "assignment") == "assignment"
+    assert _cause({"wakeReason": "issue_commented", "source": "issue.interaction.reject"}, "automation") is None
     assert _cause({"wakeReason": "issue_commented", "source": "issue.comment"}) == "user_message"
+
+
+def test_a_continuation_says_why_by_the_run_it_takes_up() -> None:
+    """Paperclip's stranded-issue recovery wakes the agent with ``issue_continuation_needed`` and names the run it
+    continues: budget-stop's and agent-controls' runs after the resume (2026-12-06) took up a paused run."""
+    continuation = {"wakeReason": "issue_continuation_needed", "source": "issue.continuation_recovery"}
+    assert _cause(continuation, "automation", ("cancelled", "budget_paused")) == "resumed"
+    assert _cause(continuation, "automation", ("cancelled", "paused_by_user")) == "resumed"
+    assert _cause(continuation, "automation", ("failed", "process_lost")) == "recovery"
+    assert _cause(continuation, "automation", ("cancelled", "stopped_by_user")) == "handoff"
+    assert _cause(continuation, "automation") == "handoff"  # it names no run

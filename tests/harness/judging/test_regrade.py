@@ -1,8 +1,14 @@
-"""`harness regrade`: saved packages judged again by the current rules, a new assessment beside the original."""
+"""`harness regrade`: saved packages judged again by the current rules, a new assessment beside the original.
+
+The packages are whole attempts played on the in-memory fake product (tests/fake_attempts.py): what is under test
+is how a package is read and judged again, not a product. Every story test that plays real cells judges their
+packages again too (tests/stories/harness_runs.py: assert_judged_again_alike).
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,21 +18,21 @@ from harness.checks.invariants import Violation
 from harness.checks.lifecycle import LifecycleFacts
 from harness.cli import main
 from harness.core.records import CheckRecord
+from harness.core.verdicts import Verdict
 from harness.judging.regrade import ASSESSMENTS_FOLDER, newest_assessment
 from harness.results.packages import read_package
-from tests.needs import PLAYS_CELLS, needs
-from tests.stories.harness_runs import harness_run
+from tests.fake_attempts import lend_fake_product, play_fake
 
-CELLS = ("build-revise", "delegate-feedback")
+CELLS = ("build-revise-fake", "build-revise-fake-again")
 
 
 @pytest.fixture(scope="module")
-@needs(*PLAYS_CELLS)
-def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     results = tmp_path_factory.mktemp("regrade") / "results"
-    done = harness_run(results, *[part for cell in CELLS for part in ("--id", cell)], cells=len(CELLS))
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    return results
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        lend_fake_product(monkeypatch)
+        assert [play_fake(results, "test", case).verdict for case in CELLS] == [Verdict.PASSED] * len(CELLS)
+        yield results
 
 
 def _packages(results: Path) -> list[Path]:

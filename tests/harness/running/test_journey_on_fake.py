@@ -12,20 +12,14 @@ from pathlib import Path
 
 from harness.checks.invariants import NAMES
 from harness.checks.watch_samples import watched_invariants
-from harness.core.catalog import Case, Cell, Environment, Suite
 from harness.core.deadline import Deadline
-from harness.core.profiles import SCRIPTED
 from harness.core.settings import RunSettings
 from harness.evidence.moments import RECORD_SAMPLES, watch_samples
 from harness.evidence.recorder import EvidenceRecorder
 from harness.judging.observations import rule_path
 from harness.judging.regrade import judge_observations, read_observations
-from harness.products.fake import DRIVER
-from harness.products.fake.browser import FakeBrowserContext
 from harness.running.attempt import AttemptContext
-from harness.running.journey import Journey
-
-CASE = Case(name="build-revise-fake", scripted_deadline_s=60)
+from tests.fake_attempts import fake_cell, open_fake_journey, story
 
 
 def play(tmp_path: Path, *defects: str) -> dict[str, bool]:
@@ -35,30 +29,11 @@ def play(tmp_path: Path, *defects: str) -> dict[str, bool]:
 
 def played(tmp_path: Path, *defects: str) -> EvidenceRecorder:
     """The journey of :func:`play`, played; its recorder, holding every check it kept."""
-    suite = Suite(
-        name="fake",
-        manual_only=False,
-        description="the fake product",
-        profiles=(SCRIPTED,),
-        environments=(Environment(name="fake-local", product="fake"),),
-        cases=(CASE,),
-    )
-    cell = Cell(suite=suite, profile=SCRIPTED, environment=suite.environments[0], case=CASE)
     recorder = EvidenceRecorder(tmp_path)
-    context = AttemptContext(cell=cell, settings=RunSettings(), recorder=recorder, deadline=Deadline(60))
-    instance = DRIVER.start_instance(0.0, defects=defects)
-    browser = FakeBrowserContext()
-    journey = Journey(context, DRIVER, instance, browser, browser.new_page())
-    journey.watch.interval_s = 0  # the fake's waits take no time: sample at every one, as a real wait's do over time
-    task = journey.create_task("Build slugify", "A slug tool")
-    journey.wait_until_finished(task, "the build")
-    first = journey.download_latest_delivery(task, phase="build")
-    journey.send_message("Please also strip accents.")
-    journey.wait_until_finished(task, "the revision")
-    second = journey.download_latest_delivery(task, phase="revision")
-    journey.require_different(first, second)
-    journey.download_again(first, task)
-    journey.conclude()
+    context = AttemptContext(cell=fake_cell(), settings=RunSettings(), recorder=recorder, deadline=Deadline(60))
+    with open_fake_journey(context, *defects) as journey:
+        story(journey)
+        journey.conclude()
     recorder.flush()
     return recorder
 

@@ -12,7 +12,7 @@ from harness.core import registry
 from harness.core.catalog import KnownFinding, ProductDeclaration, Suite
 from harness.core.outcomes import is_known_finding, unexpected
 from harness.core.records import AttemptRecord, CellIdentity, CheckRecord, Provenance, Timing
-from harness.core.signatures import FailureSignature
+from harness.core.signatures import FailureSignature, every_problem, unmatched
 from harness.core.verdicts import EvidenceMode, Verdict
 from harness.running.campaign import exit_status, summary
 
@@ -250,45 +250,13 @@ def test_a_signature_reads_the_records_a_failure_names_too() -> None:
     assert not signature.matches(named.model_copy(update={"id": "restart.message-received"}))
 
 
-PAPERCLIP_PRINTS = {
-    # What each Paperclip finding's check prints when it shows (the check's detail, with the values of the finding's
-    # reproduction report).
-    ("recover-controller", "restart.same-run"): (
-        "run 16b8: running -> running -> failed; identity unchanged (pid 24420/24420/24420); re-adopted by the new"
-        " controller"
-    ),
-    (
-        "recover-controller",
-        "restart.message-received",
-    ): "no read receipt of run 16b8 lists message 77 after the restart",
-    ("recover-controller-sigkill", "restart.same-run"): (
-        "run 9c55: running -> failed -> failed; identity unchanged (pid 23573/23573/23573); NOT re-adopted by the new"
-        " controller"
-    ),
-    ("recover-controller-sigkill", "restart.message-received"): (
-        "no read receipt of run 9c55 lists message 12 after the restart"
-    ),
-    ("recover-controller-sigkill", "lifecycle.runs-succeeded"): "run 9c55 ended failed (process_lost)",
-    ("stop-redirect", "stop.nothing-ran-after-stop"): (
-        "ran after Stop, uninvited: run 9807 (running, cause not stated, 1 delivery(ies))"
-    ),
-    ("recover-controller-drain", "drain.run-interrupted"): (
-        "run 68ea ended succeeded (None; {'exit_code': None}); its runner was stopped by the shutdown"
-    ),
-    ("recover-controller-drain", "lifecycle.runs-succeeded"): "run 68ea ended failed (adapter_failed)",
-    ("service-decline", "decision.declined-stays-declined"): (
-        "a later approval of declined request 83d7: review-queue 200; it now reads declined (accepted by review-queue)"
-    ),
-}
-
-
-def test_every_paperclip_finding_is_recognised_by_what_its_checks_print() -> None:
-    findings = registry.product("paperclip").known_findings
-    for finding in findings:
-        failed = [
-            CheckRecord(id=check, passed=False, detail=PAPERCLIP_PRINTS[(finding.case, check)])
-            for check in finding.checks
-        ]
-        assert finding.explains(failed), (finding.case, finding.checks)
-        elsewhere = [c.model_copy(update={"detail": "a different failure"}) for c in failed]
-        assert not finding.explains(elsewhere), finding.case
+def test_a_signature_over_every_problem_refuses_a_detail_that_names_another_problem_beside_the_findings() -> None:
+    pattern = every_problem(r"run \d+ ended failed \(process_lost\)", lead="runs: ")
+    found = [FailureSignature(check="lifecycle.runs-succeeded", pattern=pattern)]
+    as_found = CheckRecord(
+        id="lifecycle.runs-succeeded", passed=False, detail="runs: run 1 ended failed (process_lost)"
+    )
+    both = as_found.model_copy(update={"detail": as_found.detail + "; run 2 ended failed (process_lost)"})
+    beside = as_found.model_copy(update={"detail": as_found.detail + "; run 2 ended failed (adapter_failed)"})
+    assert unmatched(found, [as_found, both]) == []
+    assert unmatched(found, [beside]) == [beside]
