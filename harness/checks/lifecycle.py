@@ -24,12 +24,12 @@ from datetime import datetime
 from pydantic import BaseModel, Field
 
 from harness.core.observable import Fact
-from harness.core.product_records import BUDGET_PAUSED, SHUTDOWN_ERROR
+from harness.core.product_records import BUDGET_PAUSED, PAUSED_BY_USER, SHUTDOWN_ERROR
 from harness.core.records import CheckRecord
 
 EXECUTED_STATUSES = {"running", "succeeded", "failed", "cancelled"}
 ACTIVE_STATUSES = {"queued", "running"}
-USER_STOP_ERRORS = {None, "stopped_by_user", "paused_by_user"}  # a person's Stop, or their pausing the agent
+USER_STOP_ERRORS = {None, "stopped_by_user", PAUSED_BY_USER}  # a person's Stop, or their pausing the agent
 # A run the product ended for a hard limit is named by that limit's own check, not by runs-succeeded.
 BUDGET_ERROR = "budget_exceeded"
 TIME_LIMIT_ERROR = "deadline_exceeded"
@@ -417,8 +417,8 @@ def _cause_problem(run: RunFacts, earlier: list[RunFacts], facts: LifecycleFacts
         failed = [r.id for r in earlier if r.status == "failed"]
         return None if failed else "started as a recovery, but no earlier run on its task failed"
     if run.cause == "resumed":
-        paused = [r.id for r in earlier if r.error == BUDGET_PAUSED]
-        return None if paused else "started as a resumption, but no earlier run on its task was paused for budget"
+        paused = [r.id for r in earlier if r.error in (BUDGET_PAUSED, PAUSED_BY_USER)]
+        return None if paused else "started as a resumption, but no earlier run on its task was paused"
     if run.cause == "user_decision":
         asked = [r.id for r in earlier]
         return None if asked else "started for a person's decision, but no earlier run on its task asked for one"

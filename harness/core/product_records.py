@@ -24,11 +24,13 @@ ACTIVE_RUN_STATUSES: tuple[RunStatus, ...] = ("queued", "running")
 SHUTDOWN_ERROR = "interrupted_by_shutdown"
 # A run the product stopped because its agent's budget ran out (a driver maps its own code to it).
 BUDGET_PAUSED = "budget_paused"
+# A run cut short because a person paused its agent (a driver maps its own code to it).
+PAUSED_BY_USER = "paused_by_user"
 RunCause = Literal["assignment", "user_message", "user_decision", "child_result", "handoff", "recovery", "resumed"]
 """Why a product started a run, in the harness's words: its task was assigned, a user message or a person's
 decision waited for it, a child task's result came back, another run handed the task on (a hand-off the product
-documents), a run lost to a fault is tried again, or its agent was resumed (a raised budget) and takes up the
-work a pause cut short."""
+documents), a run lost to a fault is tried again, or its agent was resumed (a raised budget, or the person's
+resume after their pause) and takes up the work a pause cut short."""
 
 
 class Record(BaseModel):

@@ -50,6 +50,7 @@ from everyday_paperclip.apps import PaperclipApps
 from everyday_paperclip.routines import PaperclipRoutines
 from harness.core.product_records import (
     BUDGET_PAUSED,
+    PAUSED_BY_USER,
     SHUTDOWN_ERROR,
     Activity,
     Agent,
@@ -709,7 +710,7 @@ def _cause(
         return "assignment" if invocation_source == "assignment" else None
     if continued is not None:
         status, error = continued
-        if error in (BUDGET_PAUSED, "paused_by_user"):
+        if error in (BUDGET_PAUSED, PAUSED_BY_USER):
             return "resumed"
         return "recovery" if status == "failed" else "handoff"
     return WAKE_CAUSES.get(str(context.get("wakeReason")))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from calibration.lifecycle_records import LEAD, MATE, executed, healthy
 from harness.checks.lifecycle import MessageFacts, runs_have_a_cause
 
@@ -53,15 +55,17 @@ def test_a_cause_outside_the_vocabulary_is_unexplained() -> None:
     assert "'timer', which is none of the causes" in runs_have_a_cause(facts).detail
 
 
-def test_a_resumption_holds_only_after_a_run_its_budget_paused() -> None:
+@pytest.mark.parametrize("pause", ["budget_paused", "paused_by_user"])
+def test_a_resumption_holds_only_after_a_run_a_pause_cut_short(pause: str) -> None:
+    """A budget that ran out, or the person pausing the agent: either pause explains the run its resume starts;
+    a run cancelled for anything else does not."""
     facts = healthy()
     facts.runs.append(executed("103", "11", MATE, ended=15, cause="resumed"))
     assert runs_have_a_cause(facts).failed
-    facts = healthy()
-    facts.runs.append(
-        executed("102", "11", MATE, ended=14, status="cancelled", error="budget_paused", cause="user_message")
-    )
-    facts.runs.append(executed("103", "11", MATE, ended=15, cause="resumed"))
-    facts.messages.append(MessageFacts(id="51", task_id="11", body="more", woke_run_ids=["102"]))
-    check = runs_have_a_cause(facts)
-    assert check.passed, check.detail
+    for error, explained in ((pause, True), ("stopped_by_user", False)):
+        facts = healthy()
+        facts.runs.append(executed("102", "11", MATE, ended=14, status="cancelled", error=error, cause="user_message"))
+        facts.runs.append(executed("103", "11", MATE, ended=15, cause="resumed"))
+        facts.messages.append(MessageFacts(id="51", task_id="11", body="more", woke_run_ids=["102"]))
+        check = runs_have_a_cause(facts)
+        assert check.passed is explained, check.detail
