@@ -14,12 +14,14 @@ import time
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 from pydantic import BaseModel, Field
 
 from harness.core.product_records import Task
 from harness.core.records import utc_now
+from harness.products.http import unanswered
 
 API_CALLS = "timeline/api-calls.jsonl"
 RECORD_SAMPLES = "timeline/record-samples.jsonl"
@@ -74,26 +76,40 @@ class JsonLines:
 
 
 def watch_client(client: httpx.Client, log: JsonLines) -> None:
-    """Log every request ``client`` sends, with its status and how long the answer took to start."""
+    """Log every request ``client`` sends: with its status and how long the answer took to start, or, when none
+    came (no answer in time, a connection refused or cut), with the error and how long the harness waited.
+
+    An unanswered call is the one a reviewer most needs on the timeline, and httpx's response hook never sees it:
+    so ``client.send`` (which every ``request``, ``get`` and ``stream`` goes through) is wrapped to log the
+    transport's error before it propagates unchanged.
+    """
 
     def sent(request: httpx.Request) -> None:
         request.extensions[_STARTED] = (utc_now(), time.perf_counter())
 
-    def answered(response: httpx.Response) -> None:
-        request = response.request
+    def logged(request: httpx.Request, status: int | None, error: str | None = None) -> None:
         at, started = request.extensions.get(_STARTED, (utc_now(), time.perf_counter()))
+        seconds = round(time.perf_counter() - started, 4)
         log.add(
-            ApiCall(
-                at=at,
-                method=request.method,
-                path=request.url.path,
-                status=response.status_code,
-                seconds=round(time.perf_counter() - started, 4),
-            )
+            ApiCall(at=at, method=request.method, path=request.url.path, status=status, seconds=seconds, error=error)
         )
+
+    def answered(response: httpx.Response) -> None:
+        logged(response.request, response.status_code)
+
+    send = client.send
+
+    def send_and_log_failure(request: httpx.Request, **options: Any) -> httpx.Response:
+        try:
+            return send(request, **options)
+        except httpx.TransportError as error:
+            said = str(error)
+            logged(request, None, f"{unanswered(error)}: {said}" if said else unanswered(error))
+            raise
 
     client.event_hooks["request"] = [*client.event_hooks["request"], sent]
     client.event_hooks["response"] = [*client.event_hooks["response"], answered]
+    client.send = send_and_log_failure  # type: ignore[method-assign]
 
 
 def sample_of(tasks: Sequence[Task]) -> RecordSample:
