@@ -23,7 +23,7 @@ def add_events(folder: Path, events: int, start: datetime, span_s: float = 40.0)
     for number in range(api_count):
         at = start + timedelta(seconds=span_s * number / api_count)
         status = 500 if number % 50 == 49 else 200
-        calls.add(ApiCall(at=at, method="GET", path=f"/api/tasks/{number % 7}", status=status, seconds=0.004))
+        calls.add_call(ApiCall(at=at, method="GET", path=f"/api/tasks/{number % 7}", status=status, seconds=0.004))
     for number in range(sample_count):
         run = RunSample(id=str(number // 2 + 1), status="running" if number % 2 == 0 else "succeeded")
         task = TaskSample(id="1", status="in_progress", runs=[run], messages=number // 4)

@@ -7,14 +7,15 @@ yields no events, never an error, so an old package still shows its lanes.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import TypeVar
+from typing import Any
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from harness.agents.meter import CALL_LOG_PREFIX
 from harness.core.records import AttemptRecord, TimelineEvent
@@ -43,13 +44,13 @@ LANE_TITLES = {
     Lane.TRACE: "Playwright trace",
 }
 HARNESS_CLOCK = "harness"
-M = TypeVar("M", bound=BaseModel)
 ACTIVE_RUN = frozenset({"queued", "running", "starting"})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Event:
-    """One row's facts. A dataclass, not a model: a report makes hundreds of thousands of them from values already
+    """One row's facts, never changed once made. A dataclass, not a model, and not frozen (a frozen one's every
+    field is set through ``object.__setattr__``): a report makes hundreds of thousands of them from values already
     validated where they were read."""
 
     lane: Lane
@@ -63,20 +64,27 @@ class Event:
     check_id: str | None = None
 
 
-def _lines(path: Path, model: type[M]) -> list[M]:
+@functools.cache
+def _adapters(model: Any) -> tuple[TypeAdapter[Any], TypeAdapter[Any]]:
+    """A list's and a line's adapter per model (a model or a typed dict), made once a build: making one costs more
+    than validating a package's lines."""
+    return TypeAdapter(list[model]), TypeAdapter(model)
+
+
+def _lines(path: Path, model: Any) -> list[Any]:
     """Every line of a JSON-lines file that is a valid ``model``: all in one validation when the file is whole, line
     by line when one is torn (a crash mid-write) or malformed."""
     if not path.is_file():
         return []
     lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
     try:
-        return TypeAdapter(list[model]).validate_json(f"[{','.join(lines)}]")  # type: ignore[valid-type]
+        return _adapters(model)[0].validate_json(f"[{','.join(lines)}]")  # type: ignore[no-any-return]
     except ValidationError:
         pass
     kept = []
     for line in lines:
         try:
-            kept.append(model.model_validate_json(line))
+            kept.append(_adapters(model)[1].validate_json(line))
         except ValidationError:
             continue
     return kept
@@ -141,18 +149,19 @@ def checks(record: AttemptRecord, current: CurrentChecks) -> list[Event]:
 
 
 def api_calls(folder: Path) -> list[Event]:
+    """Each request the harness made of the product's API, answered or not (no answer is a problem)."""
     events = []
     for call in _lines(folder / API_CALLS, ApiCall):
-        status = "no answer" if call.status is None else str(call.status)
+        status = call.get("status")
         events.append(
             Event(
-                lane=Lane.API,
-                at=call.at,
-                seconds=call.seconds,
-                clock=HARNESS_CLOCK,
-                title=f"{call.method} {call.path} → {status}",
-                detail=call.error or "",
-                problem=call.status is None or call.status >= 400,
+                Lane.API,
+                call["at"],
+                HARNESS_CLOCK,
+                f"{call['method']} {call['path']} → {'no answer' if status is None else status}",
+                call["seconds"],
+                call.get("error") or "",
+                status is None or status >= 400,
             )
         )
     return events
