@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import attrgetter
 from pathlib import Path
 
 from harness.core.records import AttemptRecord
@@ -93,7 +94,7 @@ def build_timeline(
     ``trace_cache`` is where trace summaries are kept between builds (None: read the trace every time).
     """
     events, sample_count, summary, source = events_of(folder, record, trace_cache)
-    events.sort(key=lambda event: event.at)
+    events.sort(key=attrgetter("at"))
     start = record.timing.started_at
     last = max([record.timing.ended_at or start, *(e.at for e in events[-1:])])
     rows = []

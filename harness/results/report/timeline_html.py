@@ -8,7 +8,7 @@ cheaply. The template keeps everything around the rows.
 
 What a browser pays for a row is its elements, so a row has as few as its
 columns need: the duration bar is drawn by the stylesheet from two custom
-properties on the duration's own element, not by elements of its own. Rows
+properties the row carries, not by elements of its own. Rows
 come in blocks (one ``<ol>`` each) that the stylesheet lets the browser skip
 while they are off screen: a page of 10,000 events styles and lays out the
 blocks in view, not every row, on load and on every filter toggle, and with
@@ -22,20 +22,22 @@ from html import escape
 
 from markupsafe import Markup
 
-from harness.results.report.timeline import Timeline
+from harness.results.report.timeline import Row, Timeline
 
 MIN_BAR_PCT = 0.4  # an instant still shows as a tick
 BLOCK_ROWS = 100
 """Rows per block: few enough that the blocks in view are cheap to lay out, many enough that a 10,000-event page
 has only a hundred blocks to place."""
 ROW = (
-    '<li id="ev-%d" class="ev ev-%s%s" data-lane="%s" data-at="%d"><a href="#ev-%d">%d</a><span>%s.%03d</span>'
-    '<span>+%.3f s</span><span>%s</span><span>%s%s%s%s</span><span style="--l:%.2f%%;--w:%.2f%%">%s</span>'
-    "<span>%s</span></li>\n"
+    '<li id="ev-%d" class="ev ev-%s" data-lane="%s" data-at="%d" style="--l:%.2f%%;--w:%.2f%%"><a href="#ev-%d">%d</a>'
+    "<span>%s.%03d</span><span>+%.3f s</span><span>%s</span>%s</li>\n"
 )
 """One row, filled by one ``%`` (a single C call: a row is written hundreds of thousands of times a build). Its
 columns (number, time, offset, lane, event, duration, clock) are told apart by their place, not by a class each:
-the stylesheet sizes them by position, and the page is a tenth of a megabyte lighter per thousand events."""
+the stylesheet sizes them by position, and the page is a tenth of a megabyte lighter per thousand events. The
+bar's offset and width sit on the row (custom properties inherit), so the columns after the lane are the same
+text for every row with the same event, duration and clock, and are written once per page (see ``_Tails``)."""
+TAIL = "<span>%s%s%s</span><span>%s</span><span>%s</span>"
 ROW_PX = 24  # a row's usual height, which a block not yet laid out is assumed to have per row
 
 
@@ -55,6 +57,39 @@ class _Clock(dict[int, str]):
         return text
 
 
+class _Tails(dict[tuple[str, str, bool, float | None, str], str]):
+    """The event, duration and clock columns of a row without a screenshot, made once per distinct event: a wait
+    polling one path logs the same call again and again."""
+
+    def __init__(self, escaped: _Escaped) -> None:
+        super().__init__()
+        self.esc = escaped
+
+    def __missing__(self, key: tuple[str, str, bool, float | None, str]) -> str:
+        title, detail, problem, seconds, clock = key
+        self[key] = tail = _tail(self.esc, title, detail, problem, seconds, clock, "")
+        return tail
+
+
+def _tail(esc: _Escaped, title: str, detail: str, problem: bool, seconds: float | None, clock: str, image: str) -> str:
+    mark = '<strong class="problem-mark">problem:</strong> ' if problem else ""
+    what = f' <span class="detail">{esc[detail]}</span>' if detail else ""
+    duration = "" if seconds is None else f"{seconds:.3f} s"
+    return TAIL % (mark, esc[title], what + image, duration, esc[clock])
+
+
+def _image(row: Row) -> str:
+    """A screenshot's thumbnail linking to it, or its link alone when it has no thumbnail."""
+    event = row.event
+    if row.thumb:
+        alt = escape(f"screenshot: {event.title.removeprefix('screenshot ')}")
+        return (
+            f'<a href="{escape(row.full or "")}"><img class="tl-thumb" loading="lazy" width="160" height="112"'
+            f' src="{escape(row.thumb)}" alt="{alt}"></a>'
+        )
+    return f' <a href="{escape(row.full or "")}">{escape(event.image or "")}</a>'
+
+
 def rows_html(timeline: Timeline) -> Markup:
     """Every row of the timeline, in order, as ``<li>`` elements in blocks of ``BLOCK_ROWS``.
 
@@ -64,6 +99,7 @@ def rows_html(timeline: Timeline) -> Markup:
     span = timeline.span_s
     start_ms = round(timeline.started_at.timestamp() * 1000)
     esc, clock = _Escaped(), _Clock()
+    tails = _Tails(esc)
     parts: list[str] = []
     rows = timeline.rows
     for block in range(0, len(rows), BLOCK_ROWS):
@@ -76,46 +112,29 @@ def rows_html(timeline: Timeline) -> Markup:
             lane = event.lane._value_
             at = start_ms + round(row.offset_s * 1000)
             second, milli = divmod(at, 1000)
-            if event.problem:
-                problem, mark = " problem", '<strong class="problem-mark">problem:</strong> '
-            else:
-                problem = mark = ""
-            detail = f' <span class="detail">{esc[event.detail]}</span>' if event.detail else ""
-            if row.thumb:
-                alt = escape(f"screenshot: {event.title.removeprefix('screenshot ')}")
-                image = (
-                    f'<a href="{escape(row.full or "")}"><img class="tl-thumb" loading="lazy" width="160" height="112"'
-                    f' src="{escape(row.thumb)}" alt="{alt}"></a>'
-                )
-            elif row.full:
-                image = f' <a href="{escape(row.full)}">{escape(event.image or "")}</a>'
-            else:
-                image = ""
             seconds = event.seconds
+            if row.full:
+                tail = _tail(esc, event.title, event.detail, event.problem, seconds, event.clock, _image(row))
+            else:
+                tail = tails[event.title, event.detail, event.problem, seconds, event.clock]
             left = 100 * row.offset_s / span
             width = 100 * (seconds or 0) / span
             parts.append(
                 ROW
                 % (
                     row.n,
-                    lane,
-                    problem,
+                    lane + " problem" if event.problem else lane,
                     lane,
                     at,
+                    0.0 if left < 0 else 100.0 if left > 100 else left,
+                    MIN_BAR_PCT if width < MIN_BAR_PCT else 100.0 if width > 100 else width,
                     row.n,
                     row.n,
                     clock[second],
                     milli,
                     row.offset_s,
                     lane,
-                    mark,
-                    esc[event.title],
-                    detail,
-                    image,
-                    0.0 if left < 0 else 100.0 if left > 100 else left,
-                    MIN_BAR_PCT if width < MIN_BAR_PCT else 100.0 if width > 100 else width,
-                    "" if seconds is None else f"{seconds:.3f} s",
-                    esc[event.clock],
+                    tail,
                 )
             )
         parts.append("</ol>\n")
