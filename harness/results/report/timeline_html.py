@@ -59,7 +59,8 @@ class _Clock(dict[int, str]):
 
 class _Tails(dict[tuple[str, str, bool, float | None, str], str]):
     """The event, duration and clock columns of a row without a screenshot, made once per distinct event: a wait
-    polling one path logs the same call again and again."""
+    polling one path logs the same call again and again, answered in a handful of distinct milliseconds (the key
+    holds the duration as shown, rounded to the millisecond, as ``round`` and the ``.3f`` format round alike)."""
 
     def __init__(self, escaped: _Escaped) -> None:
         super().__init__()
@@ -116,7 +117,8 @@ def rows_html(timeline: Timeline) -> Markup:
             if row.full:
                 tail = _tail(esc, event.title, event.detail, event.problem, seconds, event.clock, _image(row))
             else:
-                tail = tails[event.title, event.detail, event.problem, seconds, event.clock]
+                shown = None if seconds is None else round(seconds, 3)
+                tail = tails[event.title, event.detail, event.problem, shown, event.clock]
             left = 100 * row.offset_s / span
             width = 100 * (seconds or 0) / span
             parts.append(
