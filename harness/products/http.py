@@ -67,6 +67,12 @@ UNANSWERED = {
 machine's failure: a product that hung or died mid-story was called infrastructure)."""
 
 
+def unanswered(error: httpx.TransportError) -> str:
+    """Why a request got no answer, in the verdict's words, with the transport's own error kind."""
+    why = next((text for kind, text in UNANSWERED.items() if isinstance(error, kind)), "no answer")
+    return f"{why} ({type(error).__name__})"
+
+
 def product_answer(send: Send, method: str, path: str, **kwargs: Any) -> httpx.Response:
     """The running product's answer to one request of its public API, with a success status.
 
@@ -75,8 +81,7 @@ def product_answer(send: Send, method: str, path: str, **kwargs: Any) -> httpx.R
     try:
         return answered(send(method, path, **kwargs))
     except tuple(UNANSWERED) as error:
-        why = next(text for kind, text in UNANSWERED.items() if isinstance(error, kind))
-        raise ProductApiError(f"{method} {httpx.URL(path).path} -> {why} ({type(error).__name__})") from error
+        raise ProductApiError(f"{method} {httpx.URL(path).path} -> {unanswered(error)}") from error
 
 
 def product_json(send: Send, method: str, path: str, **kwargs: Any) -> Any:

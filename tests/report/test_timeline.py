@@ -63,7 +63,10 @@ def test_the_package_keeps_every_record_sample_and_api_call_with_its_time(played
     calls = [json.loads(line) for line in (package / API_CALLS).read_text().splitlines()]
     assert len(samples) >= 2 and all(s["at"] and s["records"]["tasks"] and s["sources"] for s in samples)
     assert [s["at"] for s in samples] == sorted(s["at"] for s in samples)
-    assert calls and all(c["status"] == 200 or c["status"] == 201 for c in calls if c["method"] == "GET")
+    # A read is answered 200, or (the controller restarting under it) gets no answer, logged with its error.
+    answered = [c for c in calls if "status" in c]
+    assert answered and all(c["status"] in (200, 201) for c in answered if c["method"] == "GET"), calls
+    assert all(c["error"] for c in calls if "status" not in c), calls
     record = AttemptRecord.model_validate_json((package / "attempt.json").read_text())
     faults = [e for e in record.timeline if e.kind == "fault"]
     assert faults and all(e.until and e.until > e.at for e in faults)
@@ -74,7 +77,7 @@ def test_every_lane_in_time_order_and_the_filters_change_the_shown_count(page: P
     page.goto(played[f"page {SCRIPTED}"].as_uri())
     lanes = lanes_on(page)
     assert EVERY_LANE <= set(lanes), sorted(set(lanes))
-    times = page.eval_on_selector_all("li.ev", "rows => rows.map(row => row.dataset.at)")
+    times = page.eval_on_selector_all("li.ev", "rows => rows.map(row => Number(row.dataset.at))")
     assert times == sorted(times) and len(times) == len(lanes)
     total = len(lanes)
     assert shown(page) == total == visible_rows(page)
@@ -93,7 +96,7 @@ def test_every_lane_in_time_order_and_the_filters_change_the_shown_count(page: P
 
     # The keyboard moves between the rows shown; printing keeps the timeline and drops the controls.
     page.get_by_label("API calls").uncheck()
-    page.locator("li.ev a.tl-n").first.focus()
+    page.locator("li.ev > a").first.focus()
     for _ in range(3):
         page.keyboard.press("ArrowDown")
     fourth_shown = page.evaluate("[...document.querySelectorAll('li.ev')].filter(row => row.offsetParent)[3].id")

@@ -19,13 +19,15 @@ from harness.evidence.moments import API_CALLS, RECORD_SAMPLES, ApiCall, JsonLin
 
 def add_events(folder: Path, events: int, start: datetime, span_s: float = 40.0) -> None:
     """About ``events`` events spread over ``span_s`` seconds from ``start``: nine in ten API calls (one in 50
-    answered 500), the rest the invariant watch's looks, whose run alternates between running and ended."""
+    answered 500, each answered in its own time), the rest the invariant watch's looks, whose run alternates between
+    running and ended."""
     calls, samples = JsonLines(folder / API_CALLS), JsonLines(folder / RECORD_SAMPLES, exclude_none=False)
     api_count, sample_count = events * 9 // 10, max(events // 10, 1)
     for number in range(api_count):
         at = start + timedelta(seconds=span_s * number / api_count)
         status = 500 if number % 50 == 49 else 200
-        calls.add(ApiCall(at=at, method="GET", path=f"/api/tasks/{number % 7}", status=status, seconds=0.004))
+        seconds = 0.002 + (number * 7919 % 23_000) / 1_000_000  # 2 to 25 ms, as a product on loopback answers
+        calls.add_call(ApiCall(at=at, method="GET", path=f"/api/tasks/{number % 7}", status=status, seconds=seconds))
     for number in range(sample_count):
         run = RunFacts(id=str(number // 2 + 1), task_id="1", status="running" if number % 2 == 0 else "succeeded")
         messages = [MessageFacts(id=str(n), task_id="1", body="more tests") for n in range(number // 4)]

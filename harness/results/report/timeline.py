@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import attrgetter
 from pathlib import Path
 
 from harness.core.records import AttemptRecord
@@ -20,16 +21,14 @@ from harness.results.report import timeline_lanes as lanes
 from harness.results.report.timeline_lanes import LANE_TITLES, Event, Lane
 from harness.results.report.trace_summary import TraceSummary, cached_summary
 
-MIN_BAR_PCT = 0.4  # an instant still shows as a tick
 
-
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Row:
+    """One event in its place on the page (never changed once made; not frozen, as ``Event`` is not)."""
+
     n: int
     event: Event
     offset_s: float
-    left_pct: float
-    width_pct: float
     thumb: str | None = None
     full: str | None = None
 
@@ -95,33 +94,29 @@ def build_timeline(
     ``trace_cache`` is where trace summaries are kept between builds (None: read the trace every time).
     """
     events, sample_count, summary, source = events_of(folder, record, trace_cache)
-    events.sort(key=lambda event: event.at)
+    events.sort(key=attrgetter("at"))
     start = record.timing.started_at
     last = max([record.timing.ended_at or start, *(e.at for e in events[-1:])])
-    longest = max(((e.at - start).total_seconds() + (e.seconds or 0) for e in events), default=0.0)
-    span = max((last - start).total_seconds(), longest, 0.001)
     rows = []
+    longest = 0.0
+    # Events and problems per lane, counted in the one pass that makes the rows; keyed by the lane's value, as an
+    # enum member hashes in Python and a string in C.
+    counts = {lane.value: [0, 0] for lane in Lane}
     for n, event in enumerate(events, 1):
         offset = (event.at - start).total_seconds()
-        full, thumb = images(event.image) if event.image else (None, None)
-        rows.append(
-            Row(
-                n=n,
-                event=event,
-                offset_s=offset,
-                left_pct=round(max(0.0, min(100.0, 100 * offset / span)), 3),
-                width_pct=round(max(MIN_BAR_PCT, min(100.0, 100 * (event.seconds or 0) / span)), 3),
-                thumb=thumb,
-                full=full,
-            )
-        )
+        if event.seconds and offset + event.seconds > longest:
+            longest = offset + event.seconds
+        lane = counts[event.lane._value_]
+        lane[0] += 1
+        lane[1] += event.problem
+        if event.image:
+            full, thumb = images(event.image)
+            rows.append(Row(n, event, offset, thumb, full))
+        else:
+            rows.append(Row(n, event, offset))
+    span = max((last - start).total_seconds(), longest, 0.001)
     infos = [
-        LaneInfo(
-            lane=lane,
-            title=LANE_TITLES[lane],
-            events=sum(1 for r in rows if r.event.lane is lane),
-            problems=sum(1 for r in rows if r.event.lane is lane and r.event.problem),
-        )
+        LaneInfo(lane=lane, title=LANE_TITLES[lane], events=counts[lane.value][0], problems=counts[lane.value][1])
         for lane in Lane
     ]
     return Timeline(

@@ -44,9 +44,10 @@ HARNESS_CLOCK = "harness"
 ACTIVE_RUN = frozenset({"queued", "running", "starting"})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Event:
-    """One row's facts. A dataclass, not a model: a report makes hundreds of thousands of them from values already
+    """One row's facts, never changed once made. A dataclass, not a model, and not frozen (a frozen one's every
+    field is set through ``object.__setattr__``): a report makes hundreds of thousands of them from values already
     validated where they were read."""
 
     lane: Lane
@@ -119,18 +120,19 @@ def checks(record: AttemptRecord, current: CurrentChecks) -> list[Event]:
 
 
 def api_calls(folder: Path) -> list[Event]:
+    """Each request the harness made of the product's API, answered or not (no answer is a problem)."""
     events = []
     for call in valid_lines(folder / API_CALLS, ApiCall):
-        status = "no answer" if call.status is None else str(call.status)
+        status = call.get("status")
         events.append(
             Event(
-                lane=Lane.API,
-                at=call.at,
-                seconds=call.seconds,
-                clock=HARNESS_CLOCK,
-                title=f"{call.method} {call.path} → {status}",
-                detail=call.error or "",
-                problem=call.status is None or call.status >= 400,
+                Lane.API,
+                call["at"],
+                HARNESS_CLOCK,
+                f"{call['method']} {call['path']} → {'no answer' if status is None else status}",
+                call["seconds"],
+                call.get("error") or "",
+                status is None or status >= 400,
             )
         )
     return events
