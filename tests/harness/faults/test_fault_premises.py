@@ -46,7 +46,7 @@ def test_stop_after_the_agent_finished_asks_for_new_work_and_stops_that(journey:
     stopped = stop_active_work(journey, task, source=SOURCE_FILE, more_work=REVISION_SEPARATOR)
     assert stopped.run_id != built.runs[-1].id and journey.api.run(stopped.run_id).status == "cancelled"
     assert stopped.requests_for_work == 1 and journey.interrupted_run_ids == [stopped.run_id]
-    assert stopped.harness_saw_group_gone and [m.body for m in journey.api.task(task.id).user_messages()] == [
+    assert stopped.looks[0].members == [] and [m.body for m in journey.api.task(task.id).user_messages()] == [
         REVISION_SEPARATOR
     ]
 

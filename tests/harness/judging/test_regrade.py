@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.checks import invariants, ui
+from harness.checks import invariants, ui, watch_samples
 from harness.checks.invariants import Violation
 from harness.checks.lifecycle import LifecycleFacts
 from harness.cli import main
@@ -105,6 +105,7 @@ def test_a_corrected_invariant_rule_is_applied_to_the_looks_the_package_kept(
 
     rules = tuple(corrected if rule is invariants.one_active_run else rule for rule in invariants.RULES)
     monkeypatch.setattr(invariants, "RULES", rules)
+    monkeypatch.setattr(watch_samples, "CONFIRM_S", 0.0)  # the fake's looks come milliseconds apart
     assert main(["regrade", str(played)]) == 0
     for package in _packages(played):
         _, assessment = newest_assessment(package) or ("", None)
