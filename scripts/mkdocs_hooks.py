@@ -45,17 +45,27 @@ def _packages(results: Path) -> tuple[Path, Path]:
     return passed, failed
 
 
-def photograph(out: Path) -> dict[str, Path]:
-    """Build the sample report under ``out`` and write one PNG per view there: {view: image}."""
+def photograph(out: Path, browser: Any = None) -> dict[str, Path]:
+    """Build the sample report under ``out`` and write one PNG per view there: {view: image}.
+
+    ``browser``: a Playwright browser to photograph in (a test's, whose Playwright is already running in the
+    process: a second sync Playwright cannot start beside it); none, Chromium launched here for the docs build.
+    """
+    if browser is None:
+        with sync_playwright() as playwright:
+            launched = playwright.chromium.launch(**launch_options(playwright.chromium))
+            try:
+                return photograph(out, launched)
+            finally:
+                launched.close()
     passed, failed = _packages(out / "results")
     report = out / "report"
     build_report([out / "results"], report)
     versus = build_versus(passed, failed, report)
     attempt = next((report / "attempts" / "c2").rglob("*.html"))
     images = {view: out / f"reviewer-{view}.png" for view in VIEWS}
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(**launch_options(playwright.chromium))
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
         page.goto(attempt.as_uri())
         page.get_by_label("problems only").check()
         page.locator("#timeline").screenshot(path=images["timeline"])
@@ -64,7 +74,8 @@ def photograph(out: Path) -> dict[str, Path]:
         page.goto((report / "search.html").as_uri())
         page.get_by_test_id("search-box").fill("oracle.build")
         page.screenshot(path=images["search"])
-        browser.close()
+    finally:
+        page.close()
     return images
 
 

@@ -6,6 +6,7 @@ import importlib.util
 from pathlib import Path
 
 from PIL import Image
+from playwright.sync_api import Browser
 
 from tests.needs import marked
 
@@ -13,12 +14,14 @@ HOOKS = Path(__file__).resolve().parents[2] / "scripts" / "mkdocs_hooks.py"
 
 
 @marked("browser")
-def test_each_view_of_the_reviewers_guide_is_a_real_picture(tmp_path: Path) -> None:
+def test_each_view_of_the_reviewers_guide_is_a_real_picture(tmp_path: Path, browser: Browser) -> None:
+    """Photographed in the session's browser: the docs build launches its own, which a test process whose
+    Playwright already runs could not (one sync Playwright per thread)."""
     spec = importlib.util.spec_from_file_location("mkdocs_hooks", HOOKS)
     assert spec is not None and spec.loader is not None
     hooks = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hooks)
-    images = hooks.photograph(tmp_path)
+    images = hooks.photograph(tmp_path, browser)
     assert set(images) == {"timeline", "versus", "search"}
     for image in images.values():
         with Image.open(image) as picture:
