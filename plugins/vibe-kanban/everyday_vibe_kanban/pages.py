@@ -23,6 +23,7 @@ from typing import Any
 from playwright.sync_api import Locator, Page, expect
 
 from everyday_vibe_kanban.delivery import zip_of
+from harness.core.waiting import wait_for
 from harness.products.controls import DEFAULT_TIMEOUT_S, read_all
 
 STATUS_LABELS = {
@@ -38,6 +39,8 @@ FOLLOW_UP = "Continue working on this task attempt"
 # agent's time, bounded by the attempt's deadline, not a page's.
 AGENT_TURN_S = 300.0
 ENTRY = "[data-item-index]"
+SETTLED_LOOKS = 3
+"""Looks a quarter of a second apart that must count the same entries before the thread counts as loaded."""
 READ_ENTRY = """e => ({
     author_kind: e.querySelector('svg.lucide-user') ? 'user' : e.querySelector('svg.lucide-bot') ? 'agent' : 'tool',
     body: (e.querySelector('.whitespace-pre-wrap') || e).innerText.trim(),
@@ -100,10 +103,18 @@ class TaskPanel:
         return f"{self.base_url}/projects/{self.project_id}/tasks/{self.task_id}"
 
     def _loaded(self) -> TaskPanel:
-        """The header and the conversation's first entry (the task's prompt: every task here was started),
-        which the panel loads after the rest, so a reading right after a reload finds the thread."""
+        """The header and the conversation, settled: the panel loads the thread after the rest, the prompt first
+        and each later turn's entries as their logs stream in, so a reading right after a reload waits until
+        the number of entries stops changing (every task here was started, so there is at least one)."""
         expect(self._header).to_be_visible(timeout=ms(DEFAULT_TIMEOUT_S))
         expect(self.page.locator(ENTRY).first).to_be_visible(timeout=ms(DEFAULT_TIMEOUT_S))
+        counts: list[int] = []
+
+        def settled() -> bool:
+            counts.append(self.page.locator(ENTRY).count())
+            return len(counts) >= SETTLED_LOOKS and len(set(counts[-SETTLED_LOOKS:])) == 1
+
+        wait_for(settled, timeout=DEFAULT_TIMEOUT_S, interval=0.25, what="the conversation to finish loading")
         return self
 
     def open(self) -> TaskPanel:
