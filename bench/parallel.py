@@ -25,7 +25,7 @@ from harness.core.records import AttemptRecord
 
 GOAL_RATIO = 1.8
 """Issue 52: `--max-parallel 2` at least 1.8 times one slot's throughput on 2 cores."""
-SUITE = "everyday-workflows-scripted"  # the free scripted cells (25 on 2026-12-06): no agent CLI, no replay
+SUITE = "everyday-workflows-scripted"  # the free scripted cells: no agent CLI, no replay
 
 
 class Measurement(BaseModel):
