@@ -50,13 +50,13 @@ def _call(tmp_path: Path, script: str, how: str) -> tuple[int, dict]:
 
 
 def test_a_compiled_call_sees_what_a_call_through_runpy_sees(tmp_path: Path) -> None:
-    for exit_code in ("None", "3", "'a message'"):
+    for exit_code in ("None", "3", "'a message'", "int('raises')"):
         script = PROBE.replace("EXIT", exit_code)
         through_runpy = _call(tmp_path, script, "runpy")
         compiled = _call(tmp_path, script, "compiled")
         assert compiled == through_runpy
         assert compiled[1]["name"] == "__main__" and compiled[1]["main_is_this"]
-        assert compiled[0] == {"None": 0, "3": 3, "'a message'": 1}[exit_code]
+        assert compiled[0] == {"None": 0, "3": 3, "'a message'": 1, "int('raises')": 1}[exit_code]
 
 
 def _compiled(tmp_path: Path, source: bytes) -> str:

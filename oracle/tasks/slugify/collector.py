@@ -17,8 +17,10 @@ always exercised too and must agree. A forked child pays for every page
 it writes (CPython's reference counts write to each object it touches, so
 the kernel copies the page), and those copies are most of a child's cost:
 whatever every child would do alike (compiling slugify.py, see
-``_compiled``; importing pkgutil, which runpy.run_path imports on each call;
-setting the environment) is done once, before the first fork. Every child gets its own session (the whole group is killed
+``_compiled``; setting the environment) is done once, before the first
+fork. Modules only a rare path needs (runpy for a script not compiled here,
+traceback for a call that raised) are imported by the child that needs
+them: this process's start is on every grade's path. Every child gets its own session (the whole group is killed
 afterwards), an address-space limit, a timeout and a stdout cap; a call
 that times out is run once more before its timeout counts. Running as
 PID 1, the loop also reaps orphans so zombies cannot eat the container's
@@ -31,19 +33,19 @@ import importlib.util
 import io
 import json
 import os
-import pkgutil  # noqa: F401  runpy.run_path imports it on every call: imported once here, not in every child
 import re  # noqa: F401
 import resource
-import runpy
 import select
 import selectors
 import signal
 import sys
 import time
-import traceback
 import types
 import warnings
-from typing import Any
+
+TYPE_CHECKING = False  # typing is for the type checker only: importing it would cost every grade ~2 ms here
+if TYPE_CHECKING:
+    from typing import Any
 
 FUNCTION_MARK = "@@everyday-oracle-function@@"
 PRECOMPILE_LIMIT = 64 * 1024
@@ -137,6 +139,8 @@ def _run_script(plan, job):
     path = os.path.join(plan["project"], plan["source_file"])
     try:
         if job.get("code") is None:
+            import runpy
+
             runpy.run_path(path, run_name="__main__")
         else:
             _run_compiled(job["code"], path)
@@ -144,6 +148,8 @@ def _run_script(plan, job):
     except SystemExit as stop:
         status = _exit_status(stop.code)
     except BaseException:
+        import traceback
+
         traceback.print_exc()
         status = 1
     _finish(status)
