@@ -20,8 +20,9 @@ whatever every child would do alike (compiling slugify.py, see
 ``_compiled``; setting the environment) is done once, before the first
 fork. Modules only a rare path needs (runpy for a script not compiled here,
 traceback for a call that raised) are imported by the child that needs
-them: this process's start is on every grade's path. Every child gets its own session (the whole group is killed
-afterwards), an address-space limit, a timeout and a stdout cap; a call
+them: this process's start is on every grade's path. Every child gets its
+own session (the whole group is killed afterwards), an address-space
+limit, a timeout and a stdout cap; a call
 that times out is run once more before its timeout counts. Running as
 PID 1, the loop also reaps orphans so zombies cannot eat the container's
 pid budget.
