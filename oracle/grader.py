@@ -26,7 +26,7 @@ from oracle.sandbox import DELIVERY_MOUNT, MAX_DEADLINE_S, SandboxLimits, Standb
 from oracle.task import OracleTask
 
 DEFAULT_WORKERS = 2
-"""Containers graded at once in a batch: each is bounded to one CPU, and the machines this runs on have two."""
+"""Containers graded at once in a batch: the machines this runs on have two cores (each container may use both)."""
 MAX_WORKERS = 16
 
 

@@ -65,7 +65,7 @@ MAX_DEADLINE_S = 3600.0
 class _Bounds(NamedTuple):
     memory_bytes: int = 512 * 1024 * 1024
     child_memory_bytes: int = 256 * 1024 * 1024
-    nano_cpus: int = 1_000_000_000
+    nano_cpus: int = 2_000_000_000
     pids: int = 128
     tmpfs_size: str = "16m"
     log_max_size: str = "1m"
@@ -76,6 +76,14 @@ class _Bounds(NamedTuple):
 
 class SandboxLimits(_Bounds):
     """The bounds of one grade; defaults leave an honest small command-line tool ample room.
+
+    The CPU bound (`nano_cpus`, two CPUs) is a resource bound, not a security
+    one: what a delivery can do is bounded by the lock-down, pids, memory and
+    the time limits, whatever its CPU. It keeps one grade from taking more
+    than two cores of a larger host running several grades and browsers at
+    once. Two, not one: a collector runs several of the delivery's calls at
+    a time, and with one CPU they queued behind each other on a machine
+    whose second core was idle; a grade waited for that.
 
     Neither a pydantic model nor a dataclass: the command line creates its
     standby container before it imports pydantic, or dataclasses (see the

@@ -21,7 +21,8 @@ inherited pipe this process reads as they are written, so the suite cannot
 take them back; a refused attempt stays refused even if the suite spoils
 the pipe.
 
-One run at a time (the container has one CPU), each bounded by the plan's
+One run at a time (so runs never contend for the container's CPU and a
+run's time limit measures that run alone), each bounded by the plan's
 per-run timeout. A run that times out is run once more (a machine stalled
 by other work once froze an honest suite past its limit); if it times out
 again the rest are not started, so a suite that never finishes costs two
