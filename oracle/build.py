@@ -84,13 +84,16 @@ def debian_mirror(apt_dir: Path = Path("/etc/apt")) -> str | None:
 
 
 def apt_install(*packages: str) -> None:
-    """`apt-get update` then install, quietly, holding APT_LOCK so parallel set-up steps never race for dpkg."""
+    """`apt-get update` then install (no recommended packages), quietly, holding APT_LOCK so set-up steps never race."""
     import fcntl
 
     environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     with open(APT_LOCK, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        for command in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", *packages]):
+        for command in (
+            ["apt-get", "update", "-q"],
+            ["apt-get", "install", "-y", "-q", "--no-install-recommends", *packages],
+        ):
             done = subprocess.run(command, capture_output=True, text=True, env=environment)
             if done.returncode != 0:
                 tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]

@@ -23,7 +23,7 @@ fi
 if can_apt; then
   echo "Installing Debian's chromium-headless-shell ..." >&2
   # One apt at a time: the other set-up steps (make -j) may be installing too (oracle/image.py takes the same lock).
-  flock /run/lock/everyday-evals-apt sh -c 'apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium-headless-shell libatomic1' >/dev/null
+  flock /run/lock/everyday-evals-apt sh -c 'apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium-headless-shell libatomic1' >/dev/null
   "$python" -m harness.running.browser --check && exit 0
 fi
 echo "No Chromium found: run '.venv/bin/playwright install chromium' (or install Debian's chromium-headless-shell) and try again." >&2

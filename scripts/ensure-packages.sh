@@ -5,6 +5,8 @@
 # fetched and unpacked together, while pip runs. Only as root on a machine with apt-get; elsewhere (a laptop) it
 # does nothing and the steps that need a package say what to install. The steps keep their own installs, for
 # `make engine` or `make browser` alone. With --check: exit 0 when nothing is wanted (scripts/step's --unless).
+# No recommended packages, here or in the steps' own installs: with them apt brought 350 packages (systemd, GTK, CUPS,
+# Samba's libraries, binutils, gnupg) where the set-up needs 111, and dpkg unpacks and configures each.
 set -euo pipefail
 
 [ "$(uname -s)" = "Linux" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1 || exit 0
@@ -29,4 +31,4 @@ fi
 [ "${#wanted[@]}" = 0 ] && exit 0
 echo "Installing Debian's ${wanted[*]} ..." >&2
 # The same lock as the steps' own installs (oracle/build.py's APT_LOCK), in case one of them runs beside this.
-flock /run/lock/everyday-evals-apt sh -c "apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q ${wanted[*]}" >/dev/null
+flock /run/lock/everyday-evals-apt sh -c "apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends ${wanted[*]}" >/dev/null
