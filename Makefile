@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 ID ?= build-revise
 ARGS ?=
 
-.PHONY: help check lint docs venv bytecode agents engine browser oracle-image paperclip vibe-kanban findings prerequisites test defect-sweep story calibrate bench bench-report soak flaky testbed report clean cluster-node cluster-demo
+.PHONY: help check lint docs venv bytecode agents packages engine browser oracle-image paperclip vibe-kanban findings prerequisites test defect-sweep story calibrate bench bench-report soak flaky testbed report clean cluster-node cluster-demo
 
 help:
 	@echo "make story ID=build-revise   run one cell (short case id or full execution id)"
@@ -51,14 +51,21 @@ AGENTS := .agents
 agents: $(BASE)
 	$(PY) -m harness.agents.install $(AGENTS)
 
-engine:
+# The distribution packages the engine, the browser and the oracle's root would each install, in one apt-get call
+# beside pip (as root on Debian; elsewhere nothing): dpkg's lock would run three installs one after the other.
+packages:
+	@scripts/step packages --unless 'bash scripts/ensure-packages.sh --check' -- bash scripts/ensure-packages.sh
+
+engine: packages
 	@scripts/step engine --unless 'docker info' -- bash scripts/ensure-docker-engine.sh
 
-browser: $(BASE)
+browser: $(BASE) packages
 	@scripts/step browser --unless '$(PY) -m harness.running.browser --check' -- bash scripts/ensure-browser.sh $(PY)
 
-oracle-image: $(BASE) engine
-	@scripts/step oracle-image --unless '$(PY) -m oracle preflight' -- $(PY) -m oracle image
+# The oracle's image command needs only the standard library (oracle/engine.py speaks the engine's API itself), so
+# it runs on the system Python, beside pip: a pull, or the root's build, never waits for the virtualenv.
+oracle-image: engine
+	@scripts/step oracle-image --unless '$(PYTHON) -m oracle preflight' -- $(PYTHON) -m oracle image
 
 # Paperclip (npm, pinned in plugins/paperclip/everyday_paperclip/install.py) into .cache/paperclip (as root: /var/cache/everyday-evals/paperclip), plus its template data folder.
 paperclip: $(BASE)
@@ -113,7 +120,8 @@ defect-sweep: prerequisites
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal --defect-sweep tests/testbed/test_defects.py
 
 # A Paperclip or vibe-kanban cell (its execution id names the product's environment), or --all, which holds them, installs the product first.
-# The set-up steps run at once (make -j): pip beside the engine, the browser once pip is done, the image once the engine is up.
+# The set-up steps run at once (make -j): pip beside the packages (one apt-get call), the engine once they are in, the
+# image once the engine is up (still beside pip), the browser once pip and the packages are done.
 STORY_NEEDS := prerequisites $(if $(findstring replay-,$(ID) $(ARGS))$(findstring runner-,$(ID) $(ARGS))$(findstring --all,$(ARGS)),agents) $(if $(findstring paperclip,$(ID) $(ARGS))$(findstring --all,$(ARGS)),paperclip) $(if $(findstring vibe-kanban,$(ID) $(ARGS))$(findstring --all,$(ARGS)),vibe-kanban)
 story:
 	@$(MAKE) --no-print-directory -j4 $(STORY_NEEDS)

@@ -39,8 +39,21 @@ PRUNE = (
     "var/cache/apt",
     "var/cache/debconf",
 )
-EMPTIED = ("etc/hostname", "etc/resolv.conf", "etc/apt/sources.list")
-"""Copied from the building machine by mmdebstrap; the engine mounts its own hostname and resolver, and no grade runs apt."""
+EMPTIED = {"etc/hostname": "0755", "etc/resolv.conf": "0755", "etc/apt/sources.list": "0644"}
+"""Copied from the building machine by mmdebstrap; the engine mounts its own hostname and resolver, and no grade runs apt.
+
+Each is emptied and given a fixed mode (the pinned root's), since a copy
+keeps the building machine's mode too: a machine whose /etc/hostname is
+0644 and one whose is 0755 would otherwise write different roots.
+"""
+BUILD_ENVIRONMENT = {"PYTHONDONTWRITEBYTECODE": "1"}
+"""Set for every build, whatever the building machine sets: mmdebstrap passes its environment into the root.
+
+Without it, py3compile's own import of its library (debpython) writes
+timestamped bytecode before py3compile writes the hash-checked bytecode
+that SOURCE_DATE_EPOCH asks for, so the root held other bytes on a machine
+that does not set it.
+"""
 DPKG_STATUS = "./var/lib/dpkg/status"
 
 
@@ -71,13 +84,16 @@ def debian_mirror(apt_dir: Path = Path("/etc/apt")) -> str | None:
 
 
 def apt_install(*packages: str) -> None:
-    """`apt-get update` then install, quietly, holding APT_LOCK so parallel set-up steps never race for dpkg."""
+    """`apt-get update` then install (no recommended packages), quietly, holding APT_LOCK so set-up steps never race."""
     import fcntl
 
     environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     with open(APT_LOCK, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        for command in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", *packages]):
+        for command in (
+            ["apt-get", "update", "-q"],
+            ["apt-get", "install", "-y", "-q", "--no-install-recommends", *packages],
+        ):
             done = subprocess.run(command, capture_output=True, text=True, env=environment)
             if done.returncode != 0:
                 tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
@@ -99,9 +115,14 @@ def bootstrap_command(path: str, target: Path, mirror: str | None, pinned: Pinne
     """mmdebstrap's command for the pinned suite, minbase plus python3, as a tar (numeric owners) at `target`.
 
     /usr is merged by links (its hook), not by the usrmerge package, which
-    would bring perl in; PRUNE goes and EMPTIED is emptied inside the tar.
+    would bring perl in; PRUNE goes and EMPTIED is emptied, with its mode, inside the tar.
     """
-    customize = " ".join([*(f'rm -rf "$1"/{part};' for part in PRUNE), *(f': > "$1"/{part};' for part in EMPTIED)])
+    customize = " ".join(
+        [
+            *(f'rm -rf "$1"/{part};' for part in PRUNE),
+            *(f': > "$1"/{part}; chmod {mode} "$1"/{part};' for part, mode in EMPTIED.items()),
+        ]
+    )
     return [
         path,
         "--quiet",
@@ -137,7 +158,7 @@ def build_root(target: Path, pinned: PinnedRoot) -> None:
     say(
         f"mmdebstrap {pinned.suite} (minbase + python3) from {mirror or 'its default archive'} (set {MIRROR_ENV} to choose) ..."
     )
-    environment = {**os.environ, "SOURCE_DATE_EPOCH": str(pinned.source_date_epoch)}
+    environment = {**os.environ, **BUILD_ENVIRONMENT, "SOURCE_DATE_EPOCH": str(pinned.source_date_epoch)}
     done = subprocess.run(
         bootstrap_command(_mmdebstrap(), target, mirror, pinned), capture_output=True, text=True, env=environment
     )

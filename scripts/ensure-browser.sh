@@ -3,7 +3,8 @@
 # preferred where it is installed; where browsers cannot be downloaded, as root
 # on Debian, the distribution's chromium-headless-shell is installed instead:
 # the lighter headless build Playwright itself runs, which the harness prefers
-# to a full chromium already on the machine.
+# to a full chromium already on the machine. libatomic1 comes with it: Playwright's driver, a node binary shipped in
+# its wheel, links it, and a minimal Debian lacks it.
 set -euo pipefail
 python=${1:-.venv/bin/python}
 
@@ -22,7 +23,7 @@ fi
 if can_apt; then
   echo "Installing Debian's chromium-headless-shell ..." >&2
   # One apt at a time: the other set-up steps (make -j) may be installing too (oracle/image.py takes the same lock).
-  flock /run/lock/everyday-evals-apt sh -c 'apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium-headless-shell' >/dev/null
+  flock /run/lock/everyday-evals-apt sh -c 'apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium-headless-shell libatomic1' >/dev/null
   "$python" -m harness.running.browser --check && exit 0
 fi
 echo "No Chromium found: run '.venv/bin/playwright install chromium' (or install Debian's chromium-headless-shell) and try again." >&2

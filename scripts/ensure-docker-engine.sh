@@ -17,7 +17,7 @@ fi
 if ! command -v dockerd >/dev/null 2>&1; then
   echo "Installing Debian's docker.io ..." >&2
   # One apt at a time: the other set-up steps (make -j) may be installing too (oracle/image.py takes the same lock).
-  flock /run/lock/everyday-evals-apt sh -c 'apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q docker.io' >/dev/null
+  flock /run/lock/everyday-evals-apt sh -c 'apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends docker.io' >/dev/null
 fi
 
 log=/var/log/everyday-evals-dockerd.log

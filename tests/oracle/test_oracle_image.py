@@ -83,7 +83,27 @@ def test_the_build_command_is_the_pinned_suite_pruned_and_emptied_of_this_machin
     assert command[-2:] == [str(tmp_path / "root.tar"), "MIRROR"]
     [hook] = [part for part in command if part.startswith("--customize-hook=")]
     assert all(f'rm -rf "$1"/{part};' in hook for part in build.PRUNE)
-    assert all(f': > "$1"/{part};' in hook for part in build.EMPTIED)
+    assert all(f': > "$1"/{part}; chmod {mode} "$1"/{part};' in hook for part, mode in build.EMPTIED.items())
+
+
+def test_the_build_runs_with_no_bytecode_written_whatever_this_machine_sets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """mmdebstrap hands its environment to the root's maintainer scripts: a machine without the variable wrote other bytes."""
+    seen: list[dict[str, str]] = []
+
+    def fake_run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        seen.append(dict(kwargs["env"]))  # type: ignore[call-overload]
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    monkeypatch.setattr(build, "_mmdebstrap", lambda: "/usr/bin/mmdebstrap")
+    monkeypatch.setattr(build.subprocess, "run", fake_run)
+    lock = pinned.pinned_root()
+    build.build_root(tmp_path / "root.tar", lock)
+    assert [(env["PYTHONDONTWRITEBYTECODE"], env["SOURCE_DATE_EPOCH"]) for env in seen] == [
+        ("1", str(lock.source_date_epoch))
+    ]
 
 
 def test_the_lock_pins_one_layer_and_python3() -> None:

@@ -65,3 +65,23 @@ def test_the_command_line_loads_heavy_modules_only_to_grade() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "", done.stdout + done.stderr
+
+
+def test_the_image_and_preflight_commands_need_only_the_standard_library() -> None:
+    """`make oracle-image` runs them on the system Python, beside pip: an import from the virtualenv would fail there.
+
+    The probe runs with site-packages off (-S) from the project's root, so only the standard library and the
+    project's own folders can be imported, and it checks what the two commands' modules pulled in.
+    """
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from oracle import build, cli, image\n"
+        "outside = sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names) - {'oracle', '__main__'})\n"
+        "print(','.join(outside) or 'stdlib only')\n"
+    )
+    root = ORACLE.parent
+    done = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, timeout=60, cwd=root)
+    assert done.stdout.strip() == "stdlib only", done.stdout + done.stderr
