@@ -9,13 +9,16 @@ indexes them on the first query, so a page on file:// needs no fetch.
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from typing_extensions import TypedDict
 
 from harness.results.report.timeline import Timeline
 from harness.results.report.timeline_lanes import Lane
 
 
-class SearchDocument(BaseModel):
+class SearchDocument(TypedDict):
+    """One searchable event. A typed dict (validated by pydantic where it is kept, :mod:`page_cache`) rather than a
+    model: a report makes one per step, check and record change of every attempt."""
+
     title: str
     detail: str
     attempt: str
@@ -38,13 +41,13 @@ def documents(attempt: str, page: str, timeline: Timeline) -> list[SearchDocumen
         elif not event.problem and (event.lane is Lane.API or event.lane is Lane.TRACE):
             continue  # by identity: most rows are API calls, and an enum member's hash (for ``in``) runs in Python
         found.append(
-            SearchDocument(
-                title=event.title,
-                detail=event.detail[:300] if event.problem or event.lane is not Lane.CHECK else "",
-                attempt=attempt,
-                lane=event.lane.value,
-                problem=event.problem,
-                href=f"{page}#ev-{row.n}",
-            )
+            {
+                "title": event.title,
+                "detail": event.detail[:300] if event.problem or event.lane is not Lane.CHECK else "",
+                "attempt": attempt,
+                "lane": event.lane.value,
+                "problem": event.problem,
+                "href": f"{page}#ev-{row.n}",
+            }
         )
     return found

@@ -8,15 +8,16 @@ yields no events, never an error, so an old package still shows its lanes.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
+from typing import NamedTuple, NotRequired
+
+from typing_extensions import TypedDict
 
 from harness.agents.meter import CALL_LOG_PREFIX
-from harness.checks.watch_samples import WatchSample
 from harness.core.records import AttemptRecord, TimelineEvent
-from harness.evidence.moments import API_CALLS, ApiCall, valid_lines, watch_samples
+from harness.evidence.moments import API_CALLS, RECORD_SAMPLES, ApiCall, valid_lines
 from harness.results.assessed import CurrentChecks
 from harness.results.report.trace_summary import TraceSummary
 
@@ -41,14 +42,14 @@ LANE_TITLES = {
     Lane.TRACE: "Playwright trace",
 }
 HARNESS_CLOCK = "harness"
+RECORD_CLOCK = "product, read at a wait"
 ACTIVE_RUN = frozenset({"queued", "running", "starting"})
 
 
-@dataclass(slots=True)
-class Event:
-    """One row's facts, never changed once made. A dataclass, not a model, and not frozen (a frozen one's every
-    field is set through ``object.__setattr__``): a report makes hundreds of thousands of them from values already
-    validated where they were read."""
+class Event(NamedTuple):
+    """One row's facts. A named tuple, not a model or a dataclass: a report makes hundreds of thousands of them from
+    values already validated where they were read, and the lanes that make the most (API calls, records) make each
+    with one C call (``new_event``) rather than through a Python ``__init__``."""
 
     lane: Lane
     at: datetime
@@ -59,6 +60,12 @@ class Event:
     problem: bool = False
     image: str | None = None  # a package-relative screenshot
     check_id: str | None = None
+
+
+def new_event(fields: tuple[Lane, datetime, str, str, float | None, str, bool, None, None]) -> Event:
+    """An event of every field in order (lane, at, clock, title, seconds, detail, problem, no image, no check) made
+    without the named tuple's Python-level ``__new__``."""
+    return tuple.__new__(Event, fields)
 
 
 def screenshot_of(note: TimelineEvent) -> str | None:
@@ -124,22 +131,72 @@ def api_calls(folder: Path) -> list[Event]:
     events = []
     for call in valid_lines(folder / API_CALLS, ApiCall):
         status = call.get("status")
+        title = f"{call['method']} {call['path']} → {'no answer' if status is None else status}"
+        problem = status is None or status >= 400
         events.append(
-            Event(
-                Lane.API,
-                call["at"],
-                HARNESS_CLOCK,
-                f"{call['method']} {call['path']} → {'no answer' if status is None else status}",
-                call["seconds"],
-                call.get("error") or "",
-                status is None or status >= 400,
+            new_event(
+                (
+                    Lane.API,
+                    call["at"],
+                    HARNESS_CLOCK,
+                    title,
+                    call["seconds"],
+                    call.get("error") or "",
+                    problem,
+                    None,
+                    None,
+                )
             )
         )
     return events
 
 
-@dataclass(frozen=True, slots=True)
-class TaskSample:
+class _ShownTask(TypedDict):
+    id: str
+    status: str
+
+
+class _ShownRun(TypedDict):
+    id: str
+    task_id: str
+    status: str
+
+
+class _ShownMessage(TypedDict):
+    id: str
+    task_id: str
+    body: str
+    consumed_by_run_id: NotRequired[str | None]
+
+
+class _ShownDelivery(TypedDict):
+    id: str
+    task_id: str
+
+
+class _ShownRecords(TypedDict):
+    tasks: list[_ShownTask]
+    runs: list[_ShownRun]
+    messages: list[_ShownMessage]
+    deliveries: NotRequired[list[_ShownDelivery]]
+
+
+class ShownLook(TypedDict):
+    """What the record lane shows of one of the watch's looks (:class:`WatchSample`): when it was taken and, of its
+    records, the fields the lane plots, every field they cannot be read without (each required one of the full
+    model, with its type) and nothing else.
+
+    The timeline's own reader, lighter than the full model the judging code validates (a look holds whole
+    records, and a report reads every attempt's looks): a line the full model rejects for its JSON, its time or
+    a required field of what the lane shows is rejected here too, the same way (see :func:`valid_lines`); the
+    fields left out (a run's runner identity, the badge, the served bytes) are the judging code's to check.
+    """
+
+    at: datetime
+    records: NotRequired[_ShownRecords | None]
+
+
+class TaskSample(NamedTuple):
     """One task at one look, as the record lane plots it: its status, its runs', its messages stored and read."""
 
     id: str
@@ -150,22 +207,27 @@ class TaskSample:
     deliveries: int
 
 
-def tasks_at(sample: WatchSample) -> list[TaskSample]:
+def tasks_at(look: ShownLook) -> list[TaskSample]:
     """Each task of a look the watch could read (none of one it could not)."""
-    if sample.records is None:
+    records = look.get("records")
+    if records is None:
         return []
-    records = sample.records
-    return [
-        TaskSample(
-            id=task.id,
-            status=task.status,
-            runs=tuple((run.id, run.status) for run in records.runs if run.task_id == task.id),
-            messages=sum(1 for m in records.messages if m.task_id == task.id),
-            messages_read=sum(1 for m in records.messages if m.task_id == task.id and m.consumed_by_run_id),
-            deliveries=sum(1 for d in records.deliveries if d.task_id == task.id),
+    runs, messages, deliveries = records["runs"], records["messages"], records.get("deliveries", [])
+    tasks = []
+    for task in records["tasks"]:
+        task_id = task["id"]
+        stored = [message for message in messages if message["task_id"] == task_id]
+        tasks.append(
+            TaskSample(
+                task_id,
+                task["status"],
+                tuple([(run["id"], run["status"]) for run in runs if run["task_id"] == task_id]),
+                len(stored),
+                len([message for message in stored if message.get("consumed_by_run_id")]),
+                len([delivery for delivery in deliveries if delivery["task_id"] == task_id]),
+            )
         )
-        for task in records.tasks
-    ]
+    return tasks
 
 
 def _task_changes(before: TaskSample | None, now: TaskSample) -> list[tuple[str, bool]]:
@@ -201,13 +263,12 @@ def record_samples(folder: Path) -> tuple[list[Event], int]:
     events: list[Event] = []
     known: dict[str, TaskSample] = {}
     count = 0
-    for sample in watch_samples(folder):
+    for look in valid_lines(folder / RECORD_SAMPLES, ShownLook):
         count += 1
-        for task in tasks_at(sample):
+        at = look["at"]
+        for task in tasks_at(look):
             for title, problem in _task_changes(known.get(task.id), task):
-                events.append(
-                    Event(lane=Lane.RECORD, at=sample.at, clock="product, read at a wait", title=title, problem=problem)
-                )
+                events.append(new_event((Lane.RECORD, at, RECORD_CLOCK, title, None, "", problem, None, None)))
             known[task.id] = task
     return events, count
 
