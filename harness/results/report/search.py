@@ -27,27 +27,32 @@ class SearchDocument(TypedDict):
     href: str
 
 
+_API, _TRACE, _MODEL, _CHECK = Lane.API, Lane.TRACE, Lane.MODEL, Lane.CHECK
+
+
 def documents(attempt: str, page: str, timeline: Timeline) -> list[SearchDocument]:
     """The attempt's searchable events; ``page`` links to its attempt page (the search page numbers them all)."""
     found: list[SearchDocument] = []
     models: set[str] = set()
-    for row in timeline.rows:
-        event = row.event
-        if event.lane is Lane.MODEL:
-            model = event.title.split(" → ")[0]
-            if model in models and not event.problem:
+    for n, event, _, _, _ in timeline.rows:
+        lane, _, _, title, _, detail, problem, _, _ = event
+        # Lanes compared by identity: most rows are API calls, and an enum member's hash (for ``in``) runs in Python.
+        if lane is _API or lane is _TRACE:
+            if not problem:
+                continue
+        elif lane is _MODEL:
+            model = title.split(" → ")[0]
+            if model in models and not problem:
                 continue
             models.add(model)
-        elif not event.problem and (event.lane is Lane.API or event.lane is Lane.TRACE):
-            continue  # by identity: most rows are API calls, and an enum member's hash (for ``in``) runs in Python
         found.append(
             {
-                "title": event.title,
-                "detail": event.detail[:300] if event.problem or event.lane is not Lane.CHECK else "",
+                "title": title,
+                "detail": detail[:300] if problem or lane is not _CHECK else "",
                 "attempt": attempt,
-                "lane": event.lane.value,
-                "problem": event.problem,
-                "href": f"{page}#ev-{row.n}",
+                "lane": lane._value_,
+                "problem": problem,
+                "href": f"{page}#ev-{n}",
             }
         )
     return found

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import compress
 from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
@@ -99,28 +100,26 @@ def build_timeline(
     start = record.timing.started_at
     last = max([record.timing.ended_at or start, *(e.at for e in events[-1:])])
     rows: list[Row] = []
-    longest = 0.0
-    # Events and problems per lane, counted in the one pass that makes the rows; keyed by the lane's value, as an
-    # enum member hashes in Python and a string in C.
-    counts = {lane.value: [0, 0] for lane in Lane}
     append, new_row = rows.append, tuple.__new__
+    longest = 0.0
     for n, event in enumerate(events, 1):
-        lane, at, _, _, seconds, _, problem, image, _ = event
+        _, at, _, _, seconds, _, _, image, _ = event
         offset = (at - start).total_seconds()
         if seconds and offset + seconds > longest:
             longest = offset + seconds
-        lane_counts = counts[lane._value_]
-        lane_counts[0] += 1
-        if problem:
-            lane_counts[1] += 1
         if image:
             full, thumb = images(image)
             append(new_row(Row, (n, event, offset, thumb, full)))
         else:
             append(new_row(Row, (n, event, offset, None, None)))
     span = max((last - start).total_seconds(), longest, 0.001)
+    # Events and problems per lane, counted in C: ``list.count`` finds each member by identity first, where a
+    # dictionary keyed by lane would hash an enum member in Python.
+    every = list(map(itemgetter(0), events))
+    problems = list(compress(every, map(itemgetter(6), events)))
+    problem_rows = compress(rows, map(itemgetter(6), events))
     infos = [
-        LaneInfo(lane=lane, title=LANE_TITLES[lane], events=counts[lane.value][0], problems=counts[lane.value][1])
+        LaneInfo(lane=lane, title=LANE_TITLES[lane], events=every.count(lane), problems=problems.count(lane))
         for lane in Lane
     ]
     return Timeline(
@@ -131,5 +130,5 @@ def build_timeline(
         record_samples=sample_count,
         trace=summary,
         checks_source=source,
-        why=[r for r in rows if r.event.lane is Lane.CHECK and r.event.problem],
+        why=[row for row in problem_rows if row.event.lane is Lane.CHECK],
     )

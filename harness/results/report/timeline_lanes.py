@@ -8,8 +8,11 @@ yields no events, never an error, so an old package still shows its lanes.
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable
 from datetime import datetime
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 from typing import NamedTuple, NotRequired
 
@@ -62,10 +65,11 @@ class Event(NamedTuple):
     check_id: str | None = None
 
 
-def new_event(fields: tuple[Lane, datetime, str, str, float | None, str, bool, None, None]) -> Event:
-    """An event of every field in order (lane, at, clock, title, seconds, detail, problem, no image, no check) made
-    without the named tuple's Python-level ``__new__``."""
-    return tuple.__new__(Event, fields)
+new_event: Callable[[tuple[Lane, datetime, str, str, float | None, str, bool, None, None]], Event] = partial(
+    tuple.__new__, Event
+)
+"""An event of every field in order (lane, at, clock, title, seconds, detail, problem, no image, no check), made in
+C: without the named tuple's Python-level ``__new__`` or a Python frame of its own."""
 
 
 def screenshot_of(note: TimelineEvent) -> str | None:
@@ -128,12 +132,17 @@ def checks(record: AttemptRecord, current: CurrentChecks) -> list[Event]:
 
 def api_calls(folder: Path) -> list[Event]:
     """Each request the harness made of the product's API, answered or not (no answer is a problem)."""
-    events = []
+    events: list[Event] = []
+    append = events.append
+    titles: dict[tuple[str, str, int | None], str] = {}  # a wait polls one path again and again
     for call in valid_lines(folder / API_CALLS, ApiCall):
         status = call.get("status")
-        title = f"{call['method']} {call['path']} → {'no answer' if status is None else status}"
+        key = (call["method"], call["path"], status)
+        title = titles.get(key)
+        if title is None:
+            title = titles[key] = f"{key[0]} {key[1]} → {'no answer' if status is None else status}"
         problem = status is None or status >= 400
-        events.append(
+        append(
             new_event(
                 (
                     Lane.API,
@@ -207,11 +216,8 @@ class TaskSample(NamedTuple):
     deliveries: int
 
 
-def tasks_at(look: ShownLook) -> list[TaskSample]:
-    """Each task of a look the watch could read (none of one it could not)."""
-    records = look.get("records")
-    if records is None:
-        return []
+def tasks_at(records: _ShownRecords) -> list[TaskSample]:
+    """Each task of a look's records."""
     runs, messages, deliveries = records["runs"], records["messages"], records.get("deliveries", [])
     tasks = []
     for task in records["tasks"]:
@@ -263,10 +269,15 @@ def record_samples(folder: Path) -> tuple[list[Event], int]:
     events: list[Event] = []
     known: dict[str, TaskSample] = {}
     count = 0
+    seen: _ShownRecords | None = None
     for look in valid_lines(folder / RECORD_SAMPLES, ShownLook):
         count += 1
+        records = look.get("records")
+        if records is None or records == seen:
+            continue  # an unreadable look, or one that read what the last readable one did, changes nothing
+        seen = records
         at = look["at"]
-        for task in tasks_at(look):
+        for task in tasks_at(records):
             for title, problem in _task_changes(known.get(task.id), task):
                 events.append(new_event((Lane.RECORD, at, RECORD_CLOCK, title, None, "", problem, None, None)))
             known[task.id] = task
@@ -275,10 +286,13 @@ def record_samples(folder: Path) -> tuple[list[Event], int]:
 
 def model_calls(folder: Path) -> list[Event]:
     """Each completed model call as the run's metering proxy logged it: model, tokens, cost, latency."""
-    events = []
+    events: list[Event] = []
     logs = folder / "logs"
-    for log in sorted(logs.glob("*.log")) if logs.is_dir() else []:
-        for line in log.read_text(errors="replace").splitlines():
+    for name in (
+        sorted(entry.name for entry in os.scandir(logs) if entry.name.endswith(".log")) if logs.is_dir() else []
+    ):
+        clock = f"runner (metering proxy, {name})"
+        for line in (logs / name).read_text(errors="replace").splitlines():
             _, found, payload = line.partition(CALL_LOG_PREFIX)
             if not found:
                 continue
@@ -297,7 +311,7 @@ def model_calls(folder: Path) -> list[Event]:
                     lane=Lane.MODEL,
                     at=at,
                     seconds=call.get("latency_s"),
-                    clock=f"runner (metering proxy, {log.name})",
+                    clock=clock,
                     title=f"{call.get('model') or '?'} → {status}",
                     detail=f"{tokens}; {cost}" + (f"; refused: {refused}" if refused else ""),
                     problem=bool(refused) or not (200 <= int(status) < 300),
