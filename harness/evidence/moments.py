@@ -119,17 +119,25 @@ def _adapters(model: Any) -> tuple[TypeAdapter[Any], TypeAdapter[Any]]:
 
 def valid_lines(path: Path, model: Any) -> list[Any]:
     """Every line of a JSON-lines file that is a valid ``model``: all in one validation when the file is whole, line
-    by line when one is torn (a crash mid-write) or malformed; none when the file is missing (an older package)."""
+    by line when one is torn (a crash mid-write) or malformed, or blank; none when the file is missing (an older
+    package).
+
+    Lines end at a newline and nowhere else: a JSON string may hold a line separator of Unicode's (U+2028, NEL)
+    unescaped, and cutting there would tear a valid line. The whole file is validated as one array made by turning
+    its newlines into commas, without splitting it: a report reads every attempt's files.
+    """
     if not path.is_file():
         return []
-    lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    text = path.read_text(errors="replace").strip()
     whole, single = _adapters(model)
     try:
-        return whole.validate_json(f"[{','.join(lines)}]")  # type: ignore[no-any-return]
+        return whole.validate_json(f"[{text.replace(chr(10), ',')}]")  # type: ignore[no-any-return]
     except ValidationError:
         pass
     kept = []
-    for line in lines:
+    for line in text.split("\n"):
+        if not line.strip():
+            continue
         try:
             kept.append(single.validate_json(line))
         except ValidationError:

@@ -14,7 +14,7 @@ from harness.checks.lifecycle import MessageFacts, RunFacts, TaskFacts
 from harness.checks.watch_samples import SampledRecords, WatchSample
 from harness.core.records import AttemptRecord, CheckRecord
 from harness.core.verdicts import Verdict
-from harness.evidence.moments import RECORD_SAMPLES, JsonLines
+from harness.evidence.moments import RECORD_SAMPLES, JsonLines, watch_samples
 from harness.judging.regrade import Assessment, write_assessment
 from harness.results.report.build import build_report
 from harness.results.report.fixtures import EPOCH, SCRIPTED_CELL, write_attempt
@@ -106,6 +106,24 @@ def test_record_samples_become_changes_and_done_while_a_run_is_active_is_a_probl
         ("task 1 reads done while run 7 is still active", True),
         ("run 7: running → succeeded", False),
     ]
+
+
+def test_the_record_lane_drops_a_look_the_full_model_rejects_for_what_the_lane_shows(tmp_path: Path) -> None:
+    """The lane reads the looks through a lighter projection than the judging code's :class:`WatchSample`: a look
+    whose shown fields are malformed (a run without its status, a time that is no time) is dropped by both."""
+    package = write_attempt(tmp_path, verdict=Verdict.PASSED, started_at=EPOCH)
+    records = SampledRecords(tasks=[TaskFacts(id="1", status="todo")], runs=[], messages=[])
+    good = WatchSample(at=EPOCH, records=records).model_dump(mode="json")
+    no_status = WatchSample(at=EPOCH + timedelta(seconds=1), records=records).model_dump(mode="json")
+    no_status["records"]["runs"] = [{"id": "7", "task_id": "1"}]
+    no_time = {**good, "at": "yesterday"}
+    lines = [json.dumps(line) for line in (good, no_status, no_time)]
+    (package / RECORD_SAMPLES).parent.mkdir(parents=True, exist_ok=True)
+    (package / RECORD_SAMPLES).write_text("\n".join(lines) + "\n")
+    record = AttemptRecord.model_validate_json((package / "attempt.json").read_text())
+    timeline = build_timeline(package, record)
+    assert len(watch_samples(package)) == timeline.record_samples == 1
+    assert [row.event.title for row in timeline.rows if row.event.lane == "record"] == ["task 1 seen (todo)"]
 
 
 def regrade(package: Path, record: AttemptRecord, checks: list[CheckRecord]) -> None:

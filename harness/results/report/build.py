@@ -120,7 +120,7 @@ def build_report(
         env.get_template("search.html").render(
             **common,
             root="",
-            docs=[doc.model_dump() | {"id": number} for number, doc in enumerate(found)],
+            docs=[doc | {"id": number} for number, doc in enumerate(found)],
             count=len(found),
             attempts=len(attempts),
         )

@@ -9,13 +9,16 @@ indexes them on the first query, so a page on file:// needs no fetch.
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from typing_extensions import TypedDict
 
 from harness.results.report.timeline import Timeline
 from harness.results.report.timeline_lanes import Lane
 
 
-class SearchDocument(BaseModel):
+class SearchDocument(TypedDict):
+    """One searchable event. A typed dict (validated by pydantic where it is kept, :mod:`page_cache`) rather than a
+    model: a report makes one per step, check and record change of every attempt."""
+
     title: str
     detail: str
     attempt: str
@@ -24,27 +27,32 @@ class SearchDocument(BaseModel):
     href: str
 
 
+_API, _TRACE, _MODEL, _CHECK = Lane.API, Lane.TRACE, Lane.MODEL, Lane.CHECK
+
+
 def documents(attempt: str, page: str, timeline: Timeline) -> list[SearchDocument]:
     """The attempt's searchable events; ``page`` links to its attempt page (the search page numbers them all)."""
     found: list[SearchDocument] = []
     models: set[str] = set()
-    for row in timeline.rows:
-        event = row.event
-        if event.lane is Lane.MODEL:
-            model = event.title.split(" → ")[0]
-            if model in models and not event.problem:
+    for n, event, _, _, _ in timeline.rows:
+        lane, _, _, title, _, detail, problem, _, _ = event
+        # Lanes compared by identity: most rows are API calls, and an enum member's hash (for ``in``) runs in Python.
+        if lane is _API or lane is _TRACE:
+            if not problem:
+                continue
+        elif lane is _MODEL:
+            model = title.split(" → ")[0]
+            if model in models and not problem:
                 continue
             models.add(model)
-        elif not event.problem and (event.lane is Lane.API or event.lane is Lane.TRACE):
-            continue  # by identity: most rows are API calls, and an enum member's hash (for ``in``) runs in Python
         found.append(
-            SearchDocument(
-                title=event.title,
-                detail=event.detail[:300] if event.problem or event.lane is not Lane.CHECK else "",
-                attempt=attempt,
-                lane=event.lane.value,
-                problem=event.problem,
-                href=f"{page}#ev-{row.n}",
-            )
+            {
+                "title": title,
+                "detail": detail[:300] if problem or lane is not _CHECK else "",
+                "attempt": attempt,
+                "lane": lane._value_,
+                "problem": problem,
+                "href": f"{page}#ev-{n}",
+            }
         )
     return found

@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from operator import attrgetter
+from itertools import compress
+from operator import itemgetter
 from pathlib import Path
+from typing import NamedTuple
 
 from harness.core.records import AttemptRecord
 from harness.results.assessed import current_checks
@@ -22,9 +24,9 @@ from harness.results.report.timeline_lanes import LANE_TITLES, Event, Lane
 from harness.results.report.trace_summary import TraceSummary, cached_summary
 
 
-@dataclass(slots=True)
-class Row:
-    """One event in its place on the page (never changed once made; not frozen, as ``Event`` is not)."""
+class Row(NamedTuple):
+    """One event in its place on the page: its number, counted from 1, and its offset from the attempt's start.
+    A named tuple made with one C call per event, as :class:`Event` is."""
 
     n: int
     event: Event
@@ -94,29 +96,30 @@ def build_timeline(
     ``trace_cache`` is where trace summaries are kept between builds (None: read the trace every time).
     """
     events, sample_count, summary, source = events_of(folder, record, trace_cache)
-    events.sort(key=attrgetter("at"))
+    events.sort(key=itemgetter(1))  # by time: ``Event.at``
     start = record.timing.started_at
     last = max([record.timing.ended_at or start, *(e.at for e in events[-1:])])
-    rows = []
+    rows: list[Row] = []
+    append, new_row = rows.append, tuple.__new__
     longest = 0.0
-    # Events and problems per lane, counted in the one pass that makes the rows; keyed by the lane's value, as an
-    # enum member hashes in Python and a string in C.
-    counts = {lane.value: [0, 0] for lane in Lane}
     for n, event in enumerate(events, 1):
-        offset = (event.at - start).total_seconds()
-        if event.seconds and offset + event.seconds > longest:
-            longest = offset + event.seconds
-        lane = counts[event.lane._value_]
-        lane[0] += 1
-        lane[1] += event.problem
-        if event.image:
-            full, thumb = images(event.image)
-            rows.append(Row(n, event, offset, thumb, full))
+        _, at, _, _, seconds, _, _, image, _ = event
+        offset = (at - start).total_seconds()
+        if seconds and offset + seconds > longest:
+            longest = offset + seconds
+        if image:
+            full, thumb = images(image)
+            append(new_row(Row, (n, event, offset, thumb, full)))
         else:
-            rows.append(Row(n, event, offset))
+            append(new_row(Row, (n, event, offset, None, None)))
     span = max((last - start).total_seconds(), longest, 0.001)
+    # Events and problems per lane, counted in C: ``list.count`` finds each member by identity first, where a
+    # dictionary keyed by lane would hash an enum member in Python.
+    every = list(map(itemgetter(0), events))
+    problems = list(compress(every, map(itemgetter(6), events)))
+    problem_rows = compress(rows, map(itemgetter(6), events))
     infos = [
-        LaneInfo(lane=lane, title=LANE_TITLES[lane], events=counts[lane.value][0], problems=counts[lane.value][1])
+        LaneInfo(lane=lane, title=LANE_TITLES[lane], events=every.count(lane), problems=problems.count(lane))
         for lane in Lane
     ]
     return Timeline(
@@ -127,5 +130,5 @@ def build_timeline(
         record_samples=sample_count,
         trace=summary,
         checks_source=source,
-        why=[r for r in rows if r.event.lane is Lane.CHECK and r.event.problem],
+        why=[row for row in problem_rows if row.event.lane is Lane.CHECK],
     )

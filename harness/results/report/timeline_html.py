@@ -17,7 +17,6 @@ JavaScript off every row is still in the page.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from html import escape
 
 from markupsafe import Markup
@@ -29,15 +28,18 @@ BLOCK_ROWS = 100
 """Rows per block: few enough that the blocks in view are cheap to lay out, many enough that a 10,000-event page
 has only a hundred blocks to place."""
 ROW = (
-    '<li id="ev-%d" class="ev ev-%s" data-lane="%s" data-at="%d" style="--l:%.2f%%;--w:%.2f%%"><a href="#ev-%d">%d</a>'
-    "<span>%s.%03d</span><span>+%.3f s</span><span>%s</span>%s</li>\n"
+    '<li id="ev-%s" %s data-at="%d" style="--l:%.2f%%;--w:%s%%"><a href="#ev-%s">%s</a>'
+    "<span>%s%03d</span><span>+%.3f s</span>%s<span>%.3f s</span>%s"
 )
-"""One row, filled by one ``%`` (a single C call: a row is written hundreds of thousands of times a build). Its
-columns (number, time, offset, lane, event, duration, clock) are told apart by their place, not by a class each:
-the stylesheet sizes them by position, and the page is a tenth of a megabyte lighter per thousand events. The
-bar's offset and width sit on the row (custom properties inherit), so the columns after the lane are the same
-text for every row with the same event, duration and clock, and are written once per page (see ``_Tails``)."""
-TAIL = "<span>%s%s%s</span><span>%s</span><span>%s</span>"
+"""One row with a duration, filled by one ``%`` (a single C call: a row is written hundreds of thousands of times a
+build). Its columns (number, time, offset, lane, event, duration, clock) are told apart by their place, not by a
+class each: the stylesheet sizes them by position, and the page is a tenth of a megabyte lighter per thousand
+events. The bar's offset and width sit on the row (custom properties inherit). What is the same text for every row
+of one event (its class and lane attributes, its lane and event columns) or one clock (the clock column, the row's
+end) is made once per page (see ``_Events``, ``_Clocks``); only what differs per row is formatted in place."""
+UNTIMED_ROW = ROW.replace("<span>%.3f s</span>", "<span>%.0s</span>")
+"""A row without a duration: the same fields, its duration printed as nothing (``%.0s``)."""
+MIN_BAR = f"{MIN_BAR_PCT:.2f}"  # the width of most bars (an API call lasts milliseconds), formatted once
 ROW_PX = 24  # a row's usual height, which a block not yet laid out is assumed to have per row
 
 
@@ -50,33 +52,41 @@ class _Escaped(dict[str, str]):
 
 
 class _Clock(dict[int, str]):
-    """``HH:MM:SS`` of a whole second since the epoch, made once per second the attempt spans."""
+    """``HH:MM:SS.`` (UTC) of a whole second since the epoch, made once per second the attempt spans."""
 
     def __missing__(self, second: int) -> str:
-        self[second] = text = datetime.fromtimestamp(second, UTC).strftime("%H:%M:%S")
+        minutes, seconds = divmod(second % 86_400, 60)
+        self[second] = text = f"{minutes // 60:02d}:{minutes % 60:02d}:{seconds:02d}."
         return text
 
 
-class _Tails(dict[tuple[str, str, bool, float | None, str], str]):
-    """The event, duration and clock columns of a row without a screenshot, made once per distinct event: a wait
-    polling one path logs the same call again and again, answered in a handful of distinct milliseconds (the key
-    holds the duration as shown, rounded to the millisecond, as ``round`` and the ``.3f`` format round alike)."""
+class _Events(dict[tuple[str, str, str, bool], tuple[str, str]]):
+    """A row's class and lane attributes, and its lane and event columns when it has no screenshot, made once per
+    distinct event: a wait polling one path logs the same call again and again."""
 
     def __init__(self, escaped: _Escaped) -> None:
         super().__init__()
         self.esc = escaped
 
-    def __missing__(self, key: tuple[str, str, bool, float | None, str]) -> str:
-        title, detail, problem, seconds, clock = key
-        self[key] = tail = _tail(self.esc, title, detail, problem, seconds, clock, "")
-        return tail
+    def __missing__(self, key: tuple[str, str, str, bool]) -> tuple[str, str]:
+        lane, title, detail, problem = key
+        attributes = f'class="ev ev-{lane}{" problem" if problem else ""}" data-lane="{lane}"'
+        self[key] = made = (attributes, _event_columns(self.esc, lane, title, detail, problem, ""))
+        return made
 
 
-def _tail(esc: _Escaped, title: str, detail: str, problem: bool, seconds: float | None, clock: str, image: str) -> str:
+class _Clocks(dict[str, str]):
+    """A row's clock column and the row's end, made once per clock."""
+
+    def __missing__(self, clock: str) -> str:
+        self[clock] = made = f"<span>{escape(clock)}</span></li>\n"
+        return made
+
+
+def _event_columns(esc: _Escaped, lane: str, title: str, detail: str, problem: bool, image: str) -> str:
     mark = '<strong class="problem-mark">problem:</strong> ' if problem else ""
     what = f' <span class="detail">{esc[detail]}</span>' if detail else ""
-    duration = "" if seconds is None else f"{seconds:.3f} s"
-    return TAIL % (mark, esc[title], what + image, duration, esc[clock])
+    return f"<span>{lane}</span><span>{mark}{esc[title]}{what}{image}</span>"
 
 
 def _image(row: Row) -> str:
@@ -97,47 +107,47 @@ def rows_html(timeline: Timeline) -> Markup:
     A row's time is its offset added to the attempt's start (one subtraction made when the timeline was built),
     ``data-at`` the same instant in milliseconds since the epoch, UTC, for a script or a test to order by.
     """
-    span = timeline.span_s
+    scale = 100 / timeline.span_s
     start_ms = round(timeline.started_at.timestamp() * 1000)
-    esc, clock = _Escaped(), _Clock()
-    tails = _Tails(esc)
+    esc = _Escaped()
+    clock, events, clocks = _Clock(), _Events(esc), _Clocks()
     parts: list[str] = []
+    append = parts.append
     rows = timeline.rows
     for block in range(0, len(rows), BLOCK_ROWS):
         chunk = rows[block : block + BLOCK_ROWS]
-        parts.append(
+        append(
             f'<ol class="tl-block" start="{block + 1}" style="contain-intrinsic-size:auto {len(chunk) * ROW_PX}px">\n'
         )
         for row in chunk:
-            event = row.event
-            lane = event.lane._value_
-            at = start_ms + round(row.offset_s * 1000)
-            second, milli = divmod(at, 1000)
-            seconds = event.seconds
-            if row.full:
-                tail = _tail(esc, event.title, event.detail, event.problem, seconds, event.clock, _image(row))
+            n, event, offset, _, full = row
+            lane, _, clock_name, title, seconds, detail, problem, _, _ = event
+            number = str(n)
+            at = start_ms + round(offset * 1000)
+            if full:
+                attributes = events[lane._value_, title, detail, problem][0]
+                what = _event_columns(esc, lane._value_, title, detail, problem, _image(row))
             else:
-                shown = None if seconds is None else round(seconds, 3)
-                tail = tails[event.title, event.detail, event.problem, shown, event.clock]
-            left = 100 * row.offset_s / span
-            width = 100 * (seconds or 0) / span
-            parts.append(
-                ROW
+                attributes, what = events[lane._value_, title, detail, problem]
+            left = scale * offset
+            width = scale * seconds if seconds else 0.0
+            append(
+                (UNTIMED_ROW if seconds is None else ROW)
                 % (
-                    row.n,
-                    lane + " problem" if event.problem else lane,
-                    lane,
+                    number,
+                    attributes,
                     at,
                     0.0 if left < 0 else 100.0 if left > 100 else left,
-                    MIN_BAR_PCT if width < MIN_BAR_PCT else 100.0 if width > 100 else width,
-                    row.n,
-                    row.n,
-                    clock[second],
-                    milli,
-                    row.offset_s,
-                    lane,
-                    tail,
+                    MIN_BAR if width < MIN_BAR_PCT else "100.00" if width > 100 else f"{width:.2f}",
+                    number,
+                    number,
+                    clock[at // 1000],
+                    at % 1000,
+                    offset,
+                    what,
+                    seconds,
+                    clocks[clock_name],
                 )
             )
-        parts.append("</ol>\n")
+        append("</ol>\n")
     return Markup("".join(parts))  # noqa: S704 (every value above is escaped)

@@ -8,15 +8,19 @@ yields no events, never an error, so an old package still shows its lanes.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import os
+from collections.abc import Callable
 from datetime import datetime
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
+from typing import NamedTuple, NotRequired
+
+from typing_extensions import TypedDict
 
 from harness.agents.meter import CALL_LOG_PREFIX
-from harness.checks.watch_samples import WatchSample
 from harness.core.records import AttemptRecord, TimelineEvent
-from harness.evidence.moments import API_CALLS, ApiCall, valid_lines, watch_samples
+from harness.evidence.moments import API_CALLS, RECORD_SAMPLES, ApiCall, valid_lines
 from harness.results.assessed import CurrentChecks
 from harness.results.report.trace_summary import TraceSummary
 
@@ -41,14 +45,14 @@ LANE_TITLES = {
     Lane.TRACE: "Playwright trace",
 }
 HARNESS_CLOCK = "harness"
+RECORD_CLOCK = "product, read at a wait"
 ACTIVE_RUN = frozenset({"queued", "running", "starting"})
 
 
-@dataclass(slots=True)
-class Event:
-    """One row's facts, never changed once made. A dataclass, not a model, and not frozen (a frozen one's every
-    field is set through ``object.__setattr__``): a report makes hundreds of thousands of them from values already
-    validated where they were read."""
+class Event(NamedTuple):
+    """One row's facts. A named tuple, not a model or a dataclass: a report makes hundreds of thousands of them from
+    values already validated where they were read, and the lanes that make the most (API calls, records) make each
+    with one C call (``new_event``) rather than through a Python ``__init__``."""
 
     lane: Lane
     at: datetime
@@ -59,6 +63,13 @@ class Event:
     problem: bool = False
     image: str | None = None  # a package-relative screenshot
     check_id: str | None = None
+
+
+new_event: Callable[[tuple[Lane, datetime, str, str, float | None, str, bool, None, None]], Event] = partial(
+    tuple.__new__, Event
+)
+"""An event of every field in order (lane, at, clock, title, seconds, detail, problem, no image, no check), made in
+C: without the named tuple's Python-level ``__new__`` or a Python frame of its own."""
 
 
 def screenshot_of(note: TimelineEvent) -> str | None:
@@ -121,25 +132,80 @@ def checks(record: AttemptRecord, current: CurrentChecks) -> list[Event]:
 
 def api_calls(folder: Path) -> list[Event]:
     """Each request the harness made of the product's API, answered or not (no answer is a problem)."""
-    events = []
+    events: list[Event] = []
+    append = events.append
+    titles: dict[tuple[str, str, int | None], str] = {}  # a wait polls one path again and again
     for call in valid_lines(folder / API_CALLS, ApiCall):
         status = call.get("status")
-        events.append(
-            Event(
-                Lane.API,
-                call["at"],
-                HARNESS_CLOCK,
-                f"{call['method']} {call['path']} → {'no answer' if status is None else status}",
-                call["seconds"],
-                call.get("error") or "",
-                status is None or status >= 400,
+        key = (call["method"], call["path"], status)
+        title = titles.get(key)
+        if title is None:
+            title = titles[key] = f"{key[0]} {key[1]} → {'no answer' if status is None else status}"
+        problem = status is None or status >= 400
+        append(
+            new_event(
+                (
+                    Lane.API,
+                    call["at"],
+                    HARNESS_CLOCK,
+                    title,
+                    call["seconds"],
+                    call.get("error") or "",
+                    problem,
+                    None,
+                    None,
+                )
             )
         )
     return events
 
 
-@dataclass(frozen=True, slots=True)
-class TaskSample:
+class _ShownTask(TypedDict):
+    id: str
+    status: str
+
+
+class _ShownRun(TypedDict):
+    id: str
+    task_id: str
+    status: str
+
+
+class _ShownMessage(TypedDict):
+    id: str
+    task_id: str
+    body: str
+    consumed_by_run_id: NotRequired[str | None]
+
+
+class _ShownDelivery(TypedDict):
+    id: str
+    task_id: str
+
+
+class _ShownRecords(TypedDict):
+    tasks: list[_ShownTask]
+    runs: list[_ShownRun]
+    messages: list[_ShownMessage]
+    deliveries: NotRequired[list[_ShownDelivery]]
+
+
+class ShownLook(TypedDict):
+    """What the record lane shows of one of the watch's looks (:class:`WatchSample`): when it was taken and, of its
+    records, the fields the lane plots, every field they cannot be read without (each required one of the full
+    model, with its type) and nothing else.
+
+    The timeline's own reader, lighter than the full model the judging code validates (a look holds whole
+    records, and a report reads every attempt's looks): a line the full model rejects for its JSON, its time or
+    a required field of what the lane shows is rejected here too, the same way (see :func:`valid_lines`); the
+    fields left out (a run's runner identity, the badge, the served bytes) are the judging code's to check.
+    """
+
+    at: datetime
+    records: NotRequired[_ShownRecords | None]
+
+
+class TaskSample(NamedTuple):
     """One task at one look, as the record lane plots it: its status, its runs', its messages stored and read."""
 
     id: str
@@ -150,22 +216,24 @@ class TaskSample:
     deliveries: int
 
 
-def tasks_at(sample: WatchSample) -> list[TaskSample]:
-    """Each task of a look the watch could read (none of one it could not)."""
-    if sample.records is None:
-        return []
-    records = sample.records
-    return [
-        TaskSample(
-            id=task.id,
-            status=task.status,
-            runs=tuple((run.id, run.status) for run in records.runs if run.task_id == task.id),
-            messages=sum(1 for m in records.messages if m.task_id == task.id),
-            messages_read=sum(1 for m in records.messages if m.task_id == task.id and m.consumed_by_run_id),
-            deliveries=sum(1 for d in records.deliveries if d.task_id == task.id),
+def tasks_at(records: _ShownRecords) -> list[TaskSample]:
+    """Each task of a look's records."""
+    runs, messages, deliveries = records["runs"], records["messages"], records.get("deliveries", [])
+    tasks = []
+    for task in records["tasks"]:
+        task_id = task["id"]
+        stored = [message for message in messages if message["task_id"] == task_id]
+        tasks.append(
+            TaskSample(
+                task_id,
+                task["status"],
+                tuple([(run["id"], run["status"]) for run in runs if run["task_id"] == task_id]),
+                len(stored),
+                len([message for message in stored if message.get("consumed_by_run_id")]),
+                len([delivery for delivery in deliveries if delivery["task_id"] == task_id]),
+            )
         )
-        for task in records.tasks
-    ]
+    return tasks
 
 
 def _task_changes(before: TaskSample | None, now: TaskSample) -> list[tuple[str, bool]]:
@@ -201,23 +269,30 @@ def record_samples(folder: Path) -> tuple[list[Event], int]:
     events: list[Event] = []
     known: dict[str, TaskSample] = {}
     count = 0
-    for sample in watch_samples(folder):
+    seen: _ShownRecords | None = None
+    for look in valid_lines(folder / RECORD_SAMPLES, ShownLook):
         count += 1
-        for task in tasks_at(sample):
+        records = look.get("records")
+        if records is None or records == seen:
+            continue  # an unreadable look, or one that read what the last readable one did, changes nothing
+        seen = records
+        at = look["at"]
+        for task in tasks_at(records):
             for title, problem in _task_changes(known.get(task.id), task):
-                events.append(
-                    Event(lane=Lane.RECORD, at=sample.at, clock="product, read at a wait", title=title, problem=problem)
-                )
+                events.append(new_event((Lane.RECORD, at, RECORD_CLOCK, title, None, "", problem, None, None)))
             known[task.id] = task
     return events, count
 
 
 def model_calls(folder: Path) -> list[Event]:
     """Each completed model call as the run's metering proxy logged it: model, tokens, cost, latency."""
-    events = []
+    events: list[Event] = []
     logs = folder / "logs"
-    for log in sorted(logs.glob("*.log")) if logs.is_dir() else []:
-        for line in log.read_text(errors="replace").splitlines():
+    for name in (
+        sorted(entry.name for entry in os.scandir(logs) if entry.name.endswith(".log")) if logs.is_dir() else []
+    ):
+        clock = f"runner (metering proxy, {name})"
+        for line in (logs / name).read_text(errors="replace").splitlines():
             _, found, payload = line.partition(CALL_LOG_PREFIX)
             if not found:
                 continue
@@ -236,7 +311,7 @@ def model_calls(folder: Path) -> list[Event]:
                     lane=Lane.MODEL,
                     at=at,
                     seconds=call.get("latency_s"),
-                    clock=f"runner (metering proxy, {log.name})",
+                    clock=clock,
                     title=f"{call.get('model') or '?'} → {status}",
                     detail=f"{tokens}; {cost}" + (f"; refused: {refused}" if refused else ""),
                     problem=bool(refused) or not (200 <= int(status) < 300),
