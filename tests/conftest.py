@@ -16,7 +16,7 @@ from harness.core.machine_cpu import MachineCpu
 from harness.running.ownership import claim_run_folder, end_processes_naming, release_run_folder, remove_dead_owners
 from tests.stories import harness_runs
 
-pytest_plugins = ["harness.running.plugin", "tests.needs", "pytester"]
+pytest_plugins = ["harness.running.plugin", "tests.needs", "tests.scheduling", "pytester"]
 
 
 RUN_FOLDER = pytest.StashKey[Path]()

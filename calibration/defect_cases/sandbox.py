@@ -32,6 +32,8 @@ CASES: tuple[DefectCase, ...] = (
         cell=CONTAINER_CELL.format("build-revise"),
         expected_check="sandbox.released",
         why="the product never releases a finished run's lease, so the run holds its sandbox for ever",
+        # The held lease keeps the revision's run queued: the wait for it runs out only with the attempt.
+        deadline_s=45,
     ),
     DefectCase(
         defect="sandbox-reaches-host",

@@ -16,7 +16,9 @@ from harness.results.report.build import build_report
 from harness.results.report.fixtures import SCRIPTED_CELL, write_attempt
 from tests.needs import PLAYS_CELLS, needs
 from tests.report.test_report_site import watch
-from tests.stories.harness_runs import attempts, harness_run, ids
+from tests.stories import shared_plays
+from tests.stories.harness_runs import attempts
+from tests.stories.shared_plays import copy_packages
 
 SCRIPTED = "everyday-workflows-scripted.scripted.local.recover-controller"
 REPLAY = "everyday-workflows-replay.replay-codex.local.recover-controller"
@@ -27,13 +29,17 @@ PLANTED = "planted: the widget could not load its data"
 @pytest.fixture(scope="module")
 @needs(*PLAYS_CELLS, "agent_cli")
 def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """One scripted recover-controller attempt and one replay attempt (its agent's model calls), and their pages."""
+    """One scripted recover-controller attempt and one replay attempt (its agent's model calls), and their pages.
+
+    Both cells are played once in the session by the plays of the fault stories and of Codex's replay cells
+    (tests/stories/shared_plays.py); a results folder of their two packages alone makes the report."""
     root = tmp_path_factory.mktemp("timeline")
     results = root / "results"
-    done = harness_run(results, *ids([SCRIPTED, REPLAY]), cells=2)
+    copy_packages(shared_plays.fault_stories(tmp_path_factory).results, [SCRIPTED], results)
+    copy_packages(shared_plays.replay(tmp_path_factory, "codex").results, [REPLAY], results)
     records = {record.cell.execution_id: record for record in attempts(results)}
-    assert sorted(records) == sorted([SCRIPTED, REPLAY]), done.stdout[-2000:]
-    assert all(r.verdict is Verdict.PASSED for r in records.values()), done.stdout[-2000:]
+    assert sorted(records) == sorted([SCRIPTED, REPLAY])
+    assert all(r.verdict is Verdict.PASSED for r in records.values()), {c: r.reason for c, r in records.items()}
     build_report([results], root / "report")
     pages = {cell: next((root / "report" / "attempts" / "test" / cell).glob("*.html")) for cell in records}
     packages = {cell: next((results / "test" / cell).iterdir()) for cell in records}

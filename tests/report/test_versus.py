@@ -16,9 +16,11 @@ from harness.results.report.build import build_report
 from harness.results.report.versus_page import build_versus
 from tests.needs import PLAYS_CELLS, needs
 from tests.report.test_report_site import watch
+from tests.stories import shared_plays
 from tests.stories.harness_runs import harness_run, ids
+from tests.stories.shared_plays import copy_packages
 
-CELL = "everyday-workflows-scripted.scripted.local.build-revise"
+CELL = shared_plays.BUILD_REVISE[0]
 
 
 def changed_pct(a: Path, b: Path) -> float:
@@ -40,13 +42,15 @@ def changed_pct(a: Path, b: Path) -> float:
 @pytest.fixture(scope="module")
 @needs(*PLAYS_CELLS)
 def sides(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """The good side is the plain build-revise the session plays once (tests/stories/shared_plays.py), copied in
+    with its campaign ("test"); the bad side is played here with the defect on, in the campaign "bad"."""
     results = tmp_path_factory.mktemp("versus") / "results"
-    good = harness_run(results, *ids([CELL]), "--campaign", "good")
+    copy_packages(shared_plays.build_revise(tmp_path_factory).results, [CELL], results)
     bad = harness_run(results, *ids([CELL]), "--campaign", "bad", "--product-defect", "download-other-bytes")
     records = [AttemptRecord.model_validate_json(p.read_text()) for p in results.glob("*/*/*/attempt.json")]
     verdicts = {r.campaign: r.verdict for r in records}
-    assert verdicts == {"good": Verdict.PASSED, "bad": Verdict.FAILED}, good.stdout[-1500:] + bad.stdout[-1500:]
-    folders = [next((results / campaign / CELL).iterdir()) for campaign in ("good", "bad")]
+    assert verdicts == {"test": Verdict.PASSED, "bad": Verdict.FAILED}, bad.stdout[-1500:]
+    folders = [next((results / campaign / CELL).iterdir()) for campaign in ("test", "bad")]
     return results, folders[0], folders[1]
 
 
@@ -84,10 +88,10 @@ def test_the_compare_page_links_the_changed_cell_to_its_two_attempts(
     page: Page, sides: tuple[Path, Path, Path]
 ) -> None:
     results, good, bad = sides
-    record_comparison(compare(["good", "bad"], results=results), results)
+    record_comparison(compare(["test", "bad"], results=results), results)
     report = results.parent / "report-compare"
     build_report([results], report)
     page.goto(next((report / "comparisons").glob("*.html")).as_uri())
     page.get_by_role("link", name="A vs B").click()
     sides_shown = page.get_by_test_id("versus-sides").inner_text()
-    assert f"good/{CELL}/{good.name}" in sides_shown and f"bad/{CELL}/{bad.name}" in sides_shown
+    assert f"test/{CELL}/{good.name}" in sides_shown and f"bad/{CELL}/{bad.name}" in sides_shown

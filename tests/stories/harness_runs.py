@@ -94,16 +94,21 @@ def processes_of(results: Path) -> list[psutil.Process]:
     return processes_naming(run_temp(results))
 
 
-def runner_containers() -> set[str]:
-    """Every testbed runner container on the engine DOCKER_HOST names, running or not (compare before and after a
-    run: what is new afterwards outlived it)."""
+def containers_of(results: Path) -> set[str]:
+    """The testbed runner containers on the engine, running or not, that serve a product instance of the run with
+    this results folder (each attempt's timeline names its instance's data folder; a container's label holds that
+    folder's digest): after the run, any is one that outlived it, whatever other runs the machine holds."""
     import docker
 
-    from harness.testbed.sandbox.containers import LABEL
+    from harness.testbed.sandbox.agent_socket import data_digest
+    from harness.testbed.sandbox.containers import LABEL, LABEL_DATA
 
+    started = [e.detail for r in attempts(results) for e in r.timeline if e.step == "product started"]
+    ours = {data_digest(Path(detail.rsplit("data folder ", 1)[-1])) for detail in started}
     sdk = docker.from_env()
     try:
-        return {c.id for c in sdk.containers.list(all=True, filters={"label": LABEL})}
+        listed = sdk.containers.list(all=True, filters={"label": LABEL})
+        return {c.id for c in listed if c.labels.get(LABEL_DATA) in ours}
     finally:
         sdk.close()
 
@@ -131,13 +136,19 @@ def each_passed(results: Path, cells: list[str]) -> dict[str, tuple[AttemptRecor
     case's attempt, passed with no failed check, and its package folder. A failure names the case and shows what
     the run printed."""
     done = harness_run(results, *ids(cells), cells=len(cells))
+    played = passed_by_case(results, len(cells), done.stdout)
+    assert done.returncode == 0, done.stdout[-2000:]
+    return played
+
+
+def passed_by_case(results: Path, cells: int, printed: str) -> dict[str, tuple[AttemptRecord, Path]]:
+    """Each case's one attempt in ``results`` (``cells`` in all), passed with no failed check, and its package."""
     found = attempts(results)
     played = {r.cell.case: (r, results / "test" / r.cell.execution_id / r.attempt) for r in found}
-    assert len(found) == len(played) == len(cells), f"one attempt per case\n{done.stdout[-2000:]}"
+    assert len(found) == len(played) == cells, f"one attempt per case\n{printed[-2000:]}"
     for case, (record, _) in played.items():
-        assert record.verdict is Verdict.PASSED, f"{case} {record.verdict}: {record.reason}\n{done.stdout[-2000:]}"
+        assert record.verdict is Verdict.PASSED, f"{case} {record.verdict}: {record.reason}\n{printed[-2000:]}"
         assert not [check.id for check in record.checks if not check.passed], case
-    assert done.returncode == 0, done.stdout[-2000:]
     return played
 
 

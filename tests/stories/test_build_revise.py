@@ -15,40 +15,40 @@ import pytest
 
 from harness.core.verdicts import Verdict
 from tests.needs import PLAYS_CELLS, marked
+from tests.stories import shared_plays
 from tests.stories.harness_runs import (
     attempts,
     ctrl_c,
     declaration_gaps,
     harness_run,
-    ids,
     processes_naming,
-    processes_of,
     run_temp,
     wait_for,
 )
 from tests.stories.story_expectations import BUILD_REVISE_CHECKS
 
-CELL = "everyday-workflows-scripted.scripted.local.build-revise"
-IN_A_CONTAINER = "everyday-workflows-scripted.scripted.container.build-revise"
+CELL, IN_A_CONTAINER = shared_plays.BUILD_REVISE
 
 
 @marked(*PLAYS_CELLS)
 def test_build_revise_passes_and_leaves_a_complete_evidence_package_with_the_facts_its_driver_declares(
-    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     """Also on the testbed's container environment, in the same run: every fact the testbed's driver declares that
     build-revise reaches is carried by the package's records with its provenance, and no fact it does not declare is
-    carried as the product's (one run for both, so the local cell is played once in the suite, not once per test)."""
-    done = harness_run(tmp_path, *ids([CELL, IN_A_CONTAINER]), cells=2)
-    assert f"passed                 [scripted] {CELL}" in done.stdout, done.stdout + done.stderr
-    played = {record.cell.execution_id: record for record in attempts(tmp_path)}
-    assert sorted(played) == sorted([CELL, IN_A_CONTAINER]), done.stdout[-2000:]
+    carried as the product's (one run for both, played once in the session: tests/stories/shared_plays.py, whose
+    play asserts no product process outlived it; the versus page's test reads its local attempt)."""
+    shared = shared_plays.build_revise(tmp_path_factory)
+    results = shared.results
+    assert f"passed                 [scripted] {CELL}" in shared.stdout, shared.stdout
+    played = {record.cell.execution_id: record for record in attempts(results)}
+    assert sorted(played) == sorted([CELL, IN_A_CONTAINER]), shared.stdout[-2000:]
     for cell, each in played.items():
-        assert declaration_gaps(tmp_path / "test" / cell / each.attempt) == [], cell
+        assert declaration_gaps(results / "test" / cell / each.attempt) == [], cell
 
     record = played[CELL]
     assert record.verdict is Verdict.PASSED and record.provenance.evidence_mode.value == "scripted"
-    package = tmp_path / "test" / CELL / record.attempt
+    package = results / "test" / CELL / record.attempt
     check_ids = {check.id for check in record.checks}
     assert set(BUILD_REVISE_CHECKS) <= check_ids
     assert all(check.passed for check in record.checks)
@@ -70,8 +70,6 @@ def test_build_revise_passes_and_leaves_a_complete_evidence_package_with_the_fac
     assert record.provenance.oracle_image and record.provenance.harness_digest
     assert record.provenance.product == "testbed" and (record.provenance.product_version or "").startswith("src-")
     assert record.timing.agent_run_s and record.timing.harness_overhead_s is not None
-
-    assert processes_of(tmp_path) == [], "a product process outlived the attempt"
 
 
 @marked(*PLAYS_CELLS)

@@ -6,16 +6,23 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from calibration.personas import PERSONA_CASES
 from harness.core.product_records import Receipt
 from tests.needs import PLAYS_CELLS, marked
-from tests.stories.harness_runs import each_passed
+from tests.stories import shared_plays
+from tests.stories.harness_runs import passed_by_case
 from tests.stories.story_expectations import FAULT_STORIES as STORIES
 
 
 @marked(*PLAYS_CELLS)
-def test_every_fault_story_passes_with_the_scripted_agent_and_keeps_its_evidence(tmp_path: Path) -> None:
-    for case, (record, package) in each_passed(tmp_path, sorted(STORIES)).items():
+def test_every_fault_story_passes_with_the_scripted_agent_and_keeps_its_evidence(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Played once in the session (tests/stories/shared_plays.py): the timeline's tests read its recover-controller."""
+    played = shared_plays.fault_stories(tmp_path_factory)
+    for case, (record, package) in passed_by_case(played.results, len(STORIES), played.stdout).items():
         assert set(STORIES[case]["checks"]) <= {check.id for check in record.checks if check.passed}, case
         for name in STORIES[case]["snapshots"]:
             assert (package / "snapshots" / f"{name}.json").is_file(), f"{case}: missing snapshot {name}"

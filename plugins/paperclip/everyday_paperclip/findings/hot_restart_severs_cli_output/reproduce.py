@@ -130,28 +130,47 @@ def hot_restart(paperclip: Paperclip) -> dict[str, object]:
     return report
 
 
-def after_restart(paperclip: Paperclip, mode: str, issue: str, run: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """Let the quiet CLI go on; its first write after the restart, and its run once its process is gone."""
-    (paperclip.root / f"go-{run['id']}").write_text(issue)
+def after_restart(
+    paperclip: Paperclip, runs: dict[str, tuple[str, dict[str, Any]]]
+) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Let the quiet CLIs go on; each one's first write after the restart, and its run once its process is gone.
+
+    Both runs' records are watched at once, each for SETTLE_S after its own process exited: a run the sweep ends
+    is read when it ends, one left running when its SETTLE_S is up."""
+    for issue, run in runs.values():
+        (paperclip.root / f"go-{run['id']}").write_text(issue)
     first = f"write {WRITES_BEFORE_RESTART} "
-    written = wait_for(
-        f"the {mode} CLI's next write",
-        lambda: next((x for x in journal(paperclip, run["id"]) if x.startswith(first)), None),
-    )
-    print(f"the CLI that {mode} ({MODES[mode]}), after the restart: {written!r}")
-    wait_for(f"pid {run['processPid']} to exit", lambda: not pid_alive(run["processPid"]))
-    gone_at = time.monotonic()
-    while time.monotonic() - gone_at < SETTLE_S and paperclip.run(run["id"])["status"] == "running":
+    written = {
+        mode: wait_for(
+            f"the {mode} CLI's next write",
+            lambda run=run: next((x for x in journal(paperclip, run["id"]) if x.startswith(first)), None),
+        )
+        for mode, (_, run) in runs.items()
+    }
+    gone_at = {}
+    for mode, (_, run) in runs.items():
+        wait_for(f"pid {run['processPid']} to exit", lambda run=run: not pid_alive(run["processPid"]))
+        gone_at[mode] = time.monotonic()
+    watched: dict[str, float] = {}  # how long each run was watched after its process exited
+    while len(watched) < len(runs):
+        for mode in sorted(set(runs) - set(watched)):
+            since = time.monotonic() - gone_at[mode]
+            if since >= SETTLE_S or paperclip.run(runs[mode][1]["id"])["status"] != "running":
+                watched[mode] = since
         time.sleep(0.5)
-    ended = paperclip.run(run["id"])
-    others = [(r["id"], r["status"]) for r in paperclip.runs(issue) if r["id"] != run["id"]]
-    state = paperclip.get(f"/api/issues/{issue}")["status"]
-    print(f"  its log: {journal(paperclip, run['id'])[-1]!r}")
-    print(
-        f"  {time.monotonic() - gone_at:.0f} s after its process exited, its run: {summary(ended)}; error={ended.get('error')!r}"
-    )
-    print(f"  its issue is {state!r}; other runs for it: {others or 'none'}")
-    return written, ended | {"issueStatus": state, "otherRuns": others}
+    seen = {}
+    for mode, (issue, run) in runs.items():
+        ended = paperclip.run(run["id"])
+        others = [(r["id"], r["status"]) for r in paperclip.runs(issue) if r["id"] != run["id"]]
+        state = paperclip.get(f"/api/issues/{issue}")["status"]
+        print(f"the CLI that {mode} ({MODES[mode]}), after the restart: {written[mode]!r}")
+        print(f"  its log: {journal(paperclip, run['id'])[-1]!r}")
+        print(
+            f"  {watched[mode]:.0f} s after its process exited, its run: {summary(ended)}; error={ended.get('error')!r}"
+        )
+        print(f"  its issue is {state!r}; other runs for it: {others or 'none'}")
+        seen[mode] = (written[mode], ended | {"issueStatus": state, "otherRuns": others})
+    return seen
 
 
 def reproduce(paperclip: Paperclip) -> tuple[bool, str]:
@@ -171,7 +190,7 @@ def reproduce(paperclip: Paperclip) -> tuple[bool, str]:
     print(
         f"hot-restart report: adopted {sorted(adopted)}, skipped {report.get('skippedRunIds')}, lost {report.get('lostRunIds')}"
     )
-    seen = {mode: after_restart(paperclip, mode, issue, run) for mode, (issue, run) in runs.items()}
+    seen = after_restart(paperclip, runs)
 
     all_adopted = all(run["id"] in adopted for _, run in runs.values())
     broken = all("errno 32" in written for written, _ in seen.values())
