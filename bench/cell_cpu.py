@@ -162,7 +162,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     totals = {label: _summary(label, found) for label, found in cells.items()}
     if "baseline" in totals:
-        print(f"this tree / baseline: {totals['this tree'] / totals['baseline']:.2f}x CPU-s per cell")
+        pairs = [
+            sum(ours["cpu_s"].values()) / sum(theirs["cpu_s"].values())
+            for ours, theirs in zip(cells["this tree"], cells["baseline"], strict=True)
+        ]
+        print(
+            f"this tree / baseline: {totals['this tree'] / totals['baseline']:.2f}x CPU-s per cell (medians);"
+            f" round by round {', '.join(f'{pair:.2f}' for pair in pairs)}, median {statistics.median(pairs):.2f}x"
+        )
     return 0
 
 

@@ -353,13 +353,12 @@ class Journey:
 
     def _loaded_afresh(self, view: TaskView) -> TaskView:
         """``view``'s task page as a fresh load shows it: the one the read-back just opened, when the page is
-        still there (nothing navigated since), else ``view`` reloaded."""
+        still there (nothing navigated since), else opened afresh now (the read-back may have left another page)."""
         if self._opened_afresh is not None:
             task_id, url, opened = self._opened_afresh
             if task_id == str(view.task_id) and self.page.url == url:
                 return opened
-        view.reload()
-        return view
+        return self.task_view(view.task_id, reload=True)
 
     def open_task(self, task: Task) -> None:
         """Go to a task's page (for example back to the parent), as a person following a link would."""
