@@ -138,8 +138,12 @@ def _summary(label: str, cells: list[dict[str, Any]]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from bench.arguments import count  # here, not at the top: the player runs where no bench package is importable
+
     parser = argparse.ArgumentParser(prog="python -m bench.cell_cpu", description=__doc__)
-    parser.add_argument("--rounds", type=int, default=5, help="cells played by each tree after one warm-up (default 5)")
+    parser.add_argument(
+        "--rounds", type=count, default=5, help="cells played by each tree after one warm-up (default 5)"
+    )
     parser.add_argument("--baseline-python", help="the interpreter of the checkout to compare with")
     args = parser.parse_args(argv)
     variants = {"this tree": sys.executable} | ({"baseline": args.baseline_python} if args.baseline_python else {})
@@ -177,4 +181,6 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["--player"]:
         del sys.path[0]  # this file's folder: its bench modules would shadow the packages of the same names
         sys.exit(player())
-    sys.exit(main())
+    from bench.entry import run_benchmark
+
+    sys.exit(run_benchmark(main))
