@@ -3,8 +3,13 @@
 A story says "create the task", "wait until the agent has finished",
 "download the delivery", "send a message"; the journey turns each into page
 object calls (browser), API reads (to know when to look), evidence (a
-screenshot at every decision point, the ZIP and its sha256, the oracle
-result) and checks. Selectors live in the driver's page objects, JSON in its
+screenshot at every decision point, on failure and of the final screen, the
+ZIP and its sha256, the oracle result) and checks. A decision point is a
+screen the person acts on (a task seen finished, a card to decide, a child
+task opened); the echo of their own action (the task just created, the
+message just sent) is not one: the page object has already waited for it,
+a failure there keeps its own screenshot, and the final screen shows the
+task and its whole thread. Each screenshot is a tenth of a CPU-s. Selectors live in the driver's page objects, JSON in its
 API client, paths in the evidence recorder: never in a story.
 """
 
@@ -114,6 +119,7 @@ class Journey:
         self.interrupted_run_ids: list[RecordId] = []
         self.readbacks = ReadBacks(lambda: settings_now(self.api), driver.name)
         self.current: TaskView | None = None
+        self._opened_afresh: tuple[str, str, TaskView] | None = None  # the task page the read-back last opened
         self.oracle_image: str | None = None
         self.watch = InvariantWatch(
             self.api,
@@ -328,7 +334,6 @@ class Journey:
                 self.current = tasks.create_task(title=title, body=body, assignee=assignee.name)
         task = self.api.task(self.current.task_id)
         self.evidence.note("create task", f"task {task.id} {title!r} for {assignee.name}")
-        self.screenshot(f"task {task.id} created")
         self.entered(
             f"task {task.id}",
             {"title": title, "body": body},
@@ -342,7 +347,18 @@ class Journey:
         """The task's page: the one open (``reload`` False), or opened afresh, as a person following a link would."""
         if not reload and self.current is not None and str(self.current.task_id) == str(task_id):
             return self.current
-        return self.driver.task_page(self.page, self.instance.base_url, task_id).open()
+        view = self.driver.task_page(self.page, self.instance.base_url, task_id).open()
+        self._opened_afresh = (str(task_id), self.page.url, view)
+        return view
+
+    def _loaded_afresh(self, view: TaskView) -> TaskView:
+        """``view``'s task page as a fresh load shows it: the one the read-back just opened, when the page is
+        still there (nothing navigated since), else opened afresh now (the read-back may have left another page)."""
+        if self._opened_afresh is not None:
+            task_id, url, opened = self._opened_afresh
+            if task_id == str(view.task_id) and self.page.url == url:
+                return opened
+        return self.task_view(view.task_id, reload=True)
 
     def open_task(self, task: Task) -> None:
         """Go to a task's page (for example back to the parent), as a person following a link would."""
@@ -444,7 +460,6 @@ class Journey:
             with self.expecting("message-shown", f"sending a message on task {page.task_id}"):
                 page.send_message(text, timeout=self.shown_budget())
         self._sent(text)
-        self.screenshot("message sent")
         pending = PendingMessage(task_id=page.task_id, text=text, known_ids=known)
         return self.wait_until_stored(pending, timeout=STORED_AFTER_SHOWN_S)
 
@@ -611,16 +626,18 @@ class Journey:
     def _final_evidence(self) -> list[Run]:
         """The invariants watched, the final screen, the persisted records and the lifecycle checks; returns every run.
 
-        The invariants come first: whatever of the rest fails, the looks the watch took are judged."""
+        The invariants come first: whatever of the rest fails, the looks the watch took are judged. The read-back
+        opens its pages afresh before the final screen, so that a read-back that ends on the current task's page
+        is the fresh load the final screen shows (one page load, not two)."""
         self.watch.conclude()
+        self._read_back()
         if self.current is not None:
-            self.current.reload()
+            self.current = self._loaded_afresh(self.current)
             shown = self.api.task(self.current.task_id)
             if shown.agent_replies():
                 self.current.scroll_latest_reply_into_view()
             self.screenshot("final")
             self._require_thread_matches(shown)
-        self._read_back()
         tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
         records = self.evidence.snapshot("tasks", tasks)
         self.evidence.snapshot("agents", self.api.agents())

@@ -1,7 +1,7 @@
 """Full-page screenshots of a Chromium page, encoded for speed.
 
 Every decision point of a story keeps a full-page PNG, so an attempt takes
-five or more, each on the story's path. Playwright's ``full_page`` PNG
+several, each on the story's path. Playwright's ``full_page`` PNG
 compresses hard: on a 1280x1500 task page it took 0.11 s against 0.07 s for
 the same pixels from Chromium's own capture told to encode for speed (the
 file is about a third larger). The capture is Chromium's, through the page's

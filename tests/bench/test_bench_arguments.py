@@ -22,6 +22,7 @@ from tests.command_line import Ended, assert_refused, ended, never_parsed, put_a
         (["bench.report", "--keep", "a-file"], "--keep: a-file is a file, not a folder"),
         (["bench.proxy", "--calls", "0"], "--calls: 0 is not 1 or more"),
         (["bench.controller_start", "--repetitions", "-1"], "--repetitions: -1 is not 1 or more"),
+        (["bench.cell_cpu", "--rounds", "0"], "--rounds: 0 is not 1 or more"),
         (["everyday_paperclip.bench", "--rounds", "0"], "--rounds: 0 is not 1 or more"),
         (["bench.parallel", "--max-parallel", "0"], "--max-parallel: 0 is not 1 or more"),
         (["bench.soak", "--max-seconds", "nan"], "--max-seconds: nan is not a positive, finite number of seconds"),

@@ -61,7 +61,9 @@ def test_build_revise_passes_and_leaves_a_complete_evidence_package_with_the_fac
         assert zipfile.is_zipfile(package / download.path)
     assert json.loads((package / "oracle/revision.json").read_text())["passed"] is True
 
-    assert record.screenshots[-1].endswith("final.png") and len(record.screenshots) >= 4
+    # The decision points (the task seen finished, twice) and the final screen; no echo of the person's own action.
+    shots = [shot.rsplit("/", 1)[-1].split("-", 1)[-1] for shot in record.screenshots]
+    assert shots == ["task-1-done.png", "task-1-done.png", "final.png"], shots
     assert all((package / shot).stat().st_size > 0 for shot in record.screenshots)
     assert zipfile.is_zipfile(package / "trace.zip")
     assert (package / "logs/controller.log").is_file() and list((package / "logs").glob("run-*.log"))

@@ -54,6 +54,7 @@ class FakeBrowserContext:
 
 class FakeBrowserPage:
     viewport_size = None
+    url = "about:blank"  # the fake's page objects never navigate it
 
     def __init__(self, context: FakeBrowserContext) -> None:
         self.context = context
