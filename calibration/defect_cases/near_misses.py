@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from calibration.defect_case import WINDOW_PACE_S, DefectCase
 
+STOPPED_WHILE_PAUSED = "lifecycle.tasks-done"
+"""A budget-stop defect caught while the lead is paused ends the story there: the final evidence then finds the task
+still blocked on its budget, as the product left it, and says so."""
+
 CASES: tuple[DefectCase, ...] = (
     DefectCase(
         defect="email-card-key-link-elsewhere",
@@ -542,6 +546,7 @@ CASES: tuple[DefectCase, ...] = (
         case="budget-stop",
         expected_check="budget.run-paused",
         why="the lead is paused, but only after one more 1 cent call was admitted past its 2 cent budget",
+        also_expected=(STOPPED_WHILE_PAUSED,),
         alone=True,
     ),
     DefectCase(
@@ -556,6 +561,7 @@ CASES: tuple[DefectCase, ...] = (
         case="budget-stop",
         expected_check="budget.cost-page-shows-pause",
         why="the cost page shows the paused lead as active",
+        also_expected=(STOPPED_WHILE_PAUSED,),
         alone=True,
     ),
     DefectCase(
