@@ -9,8 +9,8 @@ screen the person acts on (a task seen finished, a card to decide, a child
 task opened); the echo of their own action (the task just created, the
 message just sent) is not one: the page object has already waited for it,
 a failure there keeps its own screenshot, and the final screen shows the
-task and its whole thread. Each screenshot is a tenth of a CPU-s. Selectors live in the driver's page objects, JSON in its
-API client, paths in the evidence recorder: never in a story.
+task and its whole thread, and every screenshot costs the browser real work.
+Selectors live in the driver's page objects, JSON in its API client, paths in the evidence recorder: never in a story.
 """
 
 from __future__ import annotations

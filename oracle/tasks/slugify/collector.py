@@ -44,7 +44,7 @@ import time
 import types
 import warnings
 
-TYPE_CHECKING = False  # typing is for the type checker only: importing it would cost every grade ~2 ms here
+TYPE_CHECKING = False  # typing is for the type checker only: importing it is on every grade's path
 if TYPE_CHECKING:
     from typing import Any
 
@@ -92,9 +92,8 @@ def _compiled(path, memory):
 
     Compiling is the first thing ``python3 slugify.py`` (and runpy.run_path)
     does with a script, and in a forked child it is most of the call's cost:
-    the compiler's memory is fresh pages, about 2 ms of page faults per
-    call. Only the standard library's compiler runs here, never the
-    delivery's code. What a call would not compile the same way is left to
+    the compiler's memory is fresh pages, faulted in by every call. Only
+    the standard library's compiler runs here, never the delivery's code. What a call would not compile the same way is left to
     each call, which then fails (or runs) exactly as it always did: a
     script that does not compile, a compiled file (runpy runs those by their
     magic number), a script larger than PRECOMPILE_LIMIT (so this process's
