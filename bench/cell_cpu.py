@@ -34,20 +34,10 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+from bench.cpu_by_kind import kind_of
+
 CASE = "build-revise"
 PR_SET_CHILD_SUBREAPER = 36
-KINDS = (
-    ("Chromium", ("chrom", "headless_shell")),
-    ("Playwright driver", ("playwright",)),
-    ("product runners", ("testbed.runner",)),
-    ("product controller", ("testbed", "forkserver")),
-    ("cell worker", ("cell_worker",)),
-)
-"""First match wins, on a process's command line; reaped processes count under the live one that reaped them."""
-
-
-def _kind(command: str) -> str:
-    return next((kind for kind, parts in KINDS if any(part in command for part in parts)), "other")
 
 
 def tree_cpu() -> dict[str, float]:
@@ -60,7 +50,7 @@ def tree_cpu() -> dict[str, float]:
     for process in me.children(recursive=True):
         try:
             times = process.cpu_times()
-            kind = _kind(" ".join(process.cmdline()[:4]) or process.name())
+            kind = kind_of(process.cmdline(), process.name())
         except psutil.Error:  # it ended between the listing and the read: its parent holds its time now
             continue
         spent = times.user + times.system + times.children_user + times.children_system
