@@ -113,7 +113,7 @@ test: lint prerequisites agents paperclip vibe-kanban
 # The inner loop, before every commit: lint, then every test that needs no browser, Docker engine, product, agent CLI
 # or cluster (tests/needs.py), on both cores. --no-launch also fails any selected test that starts one of them.
 check: lint
-	$(PY) -m pytest --no-launch -n 2 -q -p no:cacheprovider $(ARGS)
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest --no-launch -n 2 --dist worksteal -q -p no:cacheprovider $(ARGS)
 
 # Every testbed defect's own flow; make test plays one defect per flow, and every defect's calibration case.
 defect-sweep: prerequisites

@@ -32,6 +32,7 @@ import ast
 import mimetypes
 import re
 from collections.abc import Callable, Iterable
+from functools import cache
 from importlib.metadata import entry_points
 from importlib.util import find_spec
 from pathlib import Path
@@ -71,7 +72,7 @@ def story_phases(root: Path = ROOT) -> set[str]:
     """The phases the stories download a delivery under: every ``phase=`` literal in ``stories/``."""
     phases = set()
     for path in root.joinpath("stories").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_parsed(path.read_text())):
             if isinstance(node, ast.keyword) and node.arg == "phase" and isinstance(node.value, ast.Constant):
                 phases.add(str(node.value.value))
     return phases
@@ -108,11 +109,18 @@ def _template(node: ast.JoinedStr, known: frozenset[str]) -> str | None:
     return shape
 
 
+@cache
+def _parsed(source: str) -> ast.Module:
+    """One module's syntax tree, parsed once per process for the same text: the families, the templates and the ids
+    are each read from every source file, and parsing is most of their cost. The trees are only read, never changed."""
+    return ast.parse(source)
+
+
 def scan(paths: Iterable[Path], known: frozenset[str]) -> tuple[set[str], set[str]]:
     """The literal check ids and the id templates of the ``known`` families in ``paths``' Python source."""
     literals, templates = set(), set()
     for path in paths:
-        tree = ast.parse(path.read_text())
+        tree = _parsed(path.read_text())
         formatted = {id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for part in node.values}
         formatted |= {id(name) for name in _failpoint_names(tree)}
         for node in ast.walk(tree):
@@ -248,7 +256,7 @@ def _id_shapes(tree: ast.Module, emitters: dict[str, int | None], constants: dic
 def check_families(paths: Iterable[Path]) -> frozenset[str]:
     """The family of every id the code hands an emitter (see :func:`_emitters`), as a literal, a module constant or
     an f-string, or returns from a function named ``check_id``: the families are read, never listed by hand."""
-    trees = [ast.parse(path.read_text()) for path in paths]
+    trees = [_parsed(path.read_text()) for path in paths]
     emitters: dict[str, int | None] = {}
     constants: dict[str, str] = {}
     for tree in trees:

@@ -7,8 +7,11 @@ longest queue left. In collection order a worker may meet a two-minute test near
 end while the others have nothing left to steal, and the machine idles through that
 tail. So the tests are dealt out as a longest-processing-time schedule: taken longest
 first, each goes to the run whose share of time is smallest, so every run starts with
-its long tests and ends with the short ones a thief may take (the ``load`` schedule
-hands out tests one by one from the front, so it gets the plain longest-first order).
+its long tests and ends with the short ones a thief may take. The ``load`` schedule
+keeps the collection order: it commits a quarter of each worker's share, consecutive
+tests from the front, to each worker at the start and never takes them back, so a
+longest-first order would give the first worker all the long tests while the others
+run dry.
 
 How long a test takes comes from the last runs: every run the suite makes records
 its tests' times (setup, call and teardown) in pytest's cache, and ``--store-durations``
@@ -148,8 +151,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         seconds = expected_seconds(items, known_times(getattr(config, "cache", None)))
         if schedule == "worksteal":
             items[:] = deal(units_of(items), seconds, workers)
-        elif schedule == "load":
-            items[:] = deal(units_of(items), seconds, 1)
     return result
 
 

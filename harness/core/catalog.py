@@ -20,6 +20,7 @@ import itertools
 import json
 import re
 from fnmatch import fnmatchcase
+from functools import cached_property
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
@@ -532,13 +533,16 @@ class Catalog(_Frozen):
 
     def cells(self) -> list[Cell]:
         """Every cell, sorted by execution ID."""
-        return [cell for cell, reason in self._all_cells() if reason is None]
+        return [cell for cell, reason in self.combinations if reason is None]
 
     def not_applicable(self) -> list[tuple[Cell, str]]:
         """The combinations that make no cell, each with the reason (a product lacking what the story needs)."""
-        return [(cell, reason) for cell, reason in self._all_cells() if reason is not None]
+        return [(cell, reason) for cell, reason in self.combinations if reason is not None]
 
-    def _all_cells(self) -> list[tuple[Cell, str | None]]:
+    @cached_property
+    def combinations(self) -> tuple[tuple[Cell, str | None], ...]:
+        """Every suite x profile x environment x case, sorted by execution ID, with why it makes no cell (None: it
+        makes one). Made once per catalog: the catalog is frozen, and a campaign asks for its cells per package."""
         combinations = [
             (
                 Cell(suite=suite, profile=profile, environment=environment, case=case),
@@ -547,7 +551,7 @@ class Catalog(_Frozen):
             for suite in self.suites
             for profile, environment, case in itertools.product(suite.profiles, suite.environments, suite.cases)
         ]
-        return sorted(combinations, key=lambda pair: pair[0].execution_id)
+        return tuple(sorted(combinations, key=lambda pair: pair[0].execution_id))
 
     def names(self, dimension: str) -> list[str]:
         """Sorted valid names of one dimension: ``suites``, ``profiles``, ``environments`` or ``cases``."""

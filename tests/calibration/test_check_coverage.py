@@ -22,8 +22,14 @@ from calibration.coverage import (
 )
 
 
-def test_every_check_id_the_harness_can_emit_has_a_calibration_row_that_fails_on_it() -> None:
-    missing = uncalibrated(emitted_check_ids(), calibration_rows())
+@pytest.fixture(scope="module")
+def emitted() -> set[str]:
+    """Read from the code once for the module: the scan walks every source file's syntax tree."""
+    return emitted_check_ids()
+
+
+def test_every_check_id_the_harness_can_emit_has_a_calibration_row_that_fails_on_it(emitted: set[str]) -> None:
+    missing = uncalibrated(emitted, calibration_rows())
     assert missing == [], f"no product defect, persona or replay script fails on: {', '.join(missing)}"
 
 
@@ -31,16 +37,20 @@ def test_the_code_builds_ids_only_from_templates_the_collector_expands() -> None
     assert unknown_templates() == set(), "add the template to calibration.coverage.TEMPLATES with what it expands to"
 
 
-def test_the_catalog_names_only_checks_the_harness_emits() -> None:
-    assert catalog_check_ids() - emitted_check_ids() == set()
+def test_the_catalog_names_only_checks_the_harness_emits(emitted: set[str]) -> None:
+    assert catalog_check_ids() - emitted == set()
 
 
-def test_the_collection_reaches_every_family_and_the_per_phase_ids() -> None:
-    ids = emitted_check_ids()
+def test_the_collection_reaches_every_family_and_the_per_phase_ids(emitted: set[str]) -> None:
     assert story_phases() >= {"build", "revision", "child", "final", "first", "second"}
-    assert {"delivery.revision.sha256", "oracle.first", "invariant.unread-count", "lifecycle.settled"} <= ids
-    assert {"expect.task-finished", "skill.sidebar-opens-created", "restart.same-run", "metering.calls-metered"} <= ids
-    assert not any(check.endswith((".json", ".log", ".zip")) for check in ids)
+    assert {"delivery.revision.sha256", "oracle.first", "invariant.unread-count", "lifecycle.settled"} <= emitted
+    assert {
+        "expect.task-finished",
+        "skill.sidebar-opens-created",
+        "restart.same-run",
+        "metering.calls-metered",
+    } <= emitted
+    assert not any(check.endswith((".json", ".log", ".zip")) for check in emitted)
 
 
 def test_the_scan_finds_ids_however_they_are_written(tmp_path: Path) -> None:
@@ -92,15 +102,14 @@ def test_the_sources_are_found_through_the_entry_points_plug_ins_included() -> N
 DRAIN_CHECKS = ("drain.run-interrupted", "drain.work-retried", "drain.message-received", "drain.delivered-once")
 
 
-def test_nothing_is_excused_the_drain_and_acting_once_are_played_on_the_testbed() -> None:
+def test_nothing_is_excused_the_drain_and_acting_once_are_played_on_the_testbed(emitted: set[str]) -> None:
     """Once excused as not playable here: each is now the expected failure of a played testbed row."""
     played = {check for label, checks in calibration_rows() if label.startswith("product-defects") for check in checks}
     assert {"lifecycle.messages-acted-once", *DRAIN_CHECKS} <= played
-    assert set(DRAIN_CHECKS) <= emitted_check_ids()
+    assert set(DRAIN_CHECKS) <= emitted
 
 
 ROWS = calibration_rows()
-EMITTED = emitted_check_ids()
 SOLE = [
     (label, checks)
     for index, (label, checks) in enumerate(ROWS)
@@ -114,8 +123,8 @@ def test_some_rows_are_the_only_calibration_of_a_check() -> None:
 
 @pytest.mark.parametrize(("label", "checks"), SOLE, ids=[label for label, _ in SOLE])
 def test_removing_a_row_fails_the_coverage_on_the_checks_only_it_calibrates(
-    label: str, checks: tuple[str, ...]
+    label: str, checks: tuple[str, ...], emitted: set[str]
 ) -> None:
     without = [row for row in ROWS if row[0] != label]
     only_here = uncalibrated(checks, without)
-    assert only_here and set(only_here) <= set(uncalibrated(EMITTED, without))
+    assert only_here and set(only_here) <= set(uncalibrated(emitted, without))
