@@ -11,7 +11,10 @@ keeps more than one core busy (Chromium, the product's controller, the oracle's
 containers and the harness work beside each other), so on 2 cores no
 parallelism can do better than 2 cores over what one slot keeps busy. The
 benchmark prints that ceiling beside the ratio, and which kinds of process
-hold the cores in each run.
+hold the cores in each run. A second ceiling comes from the cells' lengths:
+however they are dealt, N slots take at least the longest of the one-slot
+run's cell times and at least their sum over N, plus that run's time outside
+its cells (the command's start, collection, the summary).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -48,6 +52,9 @@ class Measurement(BaseModel):
     not_passed: list[str] = []
     """Each cell that did not pass: its case and verdict, then its first failed check or its reason."""
     cpu: CpuByKind
+    cell_s: list[float] = []
+    """Each cell's share of the run: from the end of the attempt before it (the first: from its own start) to the
+    end of its own, so the set-up between attempts counts with the cell it readies."""
 
     @property
     def cores_busy(self) -> float:
@@ -86,6 +93,7 @@ def measure(results: Path, campaign: str, max_parallel: int) -> Measurement:
         _why(record) for record in records if record.verdict.value not in ("passed", "passed_with_recovery")
     )
     return Measurement(
+        cell_s=cell_shares([(r.timing.started_at, r.timing.ended_at) for r in records if r.timing.ended_at]),
         max_parallel=max_parallel,
         wall_s=round(wall, 2),
         exit_status=done.returncode,
@@ -93,6 +101,27 @@ def measure(results: Path, campaign: str, max_parallel: int) -> Measurement:
         not_passed=not_passed,
         cpu=sampler.result,
     )
+
+
+def cell_shares(spans: list[tuple[datetime, datetime]]) -> list[float]:
+    """See :attr:`Measurement.cell_s`, from each attempt's start and end (meaningful for a one-slot run, whose
+    attempts follow one another)."""
+    ordered = sorted(spans)
+    ends = [ordered[0][0]] + [end for _, end in ordered] if ordered else []
+    return [(later - earlier).total_seconds() for earlier, later in zip(ends, ends[1:], strict=False)]
+
+
+def makespan_bound(lengths: list[float], slots: int) -> float:
+    """No dealing of jobs of these lengths to ``slots`` workers ends sooner: each slot's share of the total, and the
+    longest job, which one slot must take whole."""
+    return max(max(lengths, default=0.0), sum(lengths) / slots)
+
+
+def schedule_ceiling(sequential: Measurement, slots: int) -> tuple[float, float]:
+    """The time outside cells and the ratio the cells' lengths allow ``slots`` workers at best."""
+    outside = max(sequential.wall_s - sum(sequential.cell_s), 0.0)
+    best = outside + makespan_bound(sequential.cell_s, slots)
+    return outside, sequential.wall_s / best if best else 0.0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,6 +158,11 @@ def main(argv: list[str] | None = None) -> int:
         f"ceiling: one slot keeps {one_slot:.2f} cores busy, so {cores} cores allow at most "
         f"{cores / one_slot:.2f}x; the parallel run kept "
         f"{statistics.median(m.cores_busy for m in runs[args.max_parallel]):.2f} busy"
+    )
+    outside, by_lengths = schedule_ceiling(min(runs[1], key=lambda m: m.wall_s), args.max_parallel)
+    print(
+        f"ceiling by the cells' lengths: {outside:.1f} s of the one-slot run is outside its cells; however they "
+        f"are dealt to {args.max_parallel} slots, its cells allow at most {by_lengths:.2f}x"
     )
     all_passed = all(m.exit_status == 0 for ms in runs.values() for m in ms)
     if not all_passed:
