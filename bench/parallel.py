@@ -56,6 +56,9 @@ class Measurement(BaseModel):
     """Each cell's share of the run: from the end of the attempt before it (the first: from its own start) to the
     end of its own, so the set-up between attempts counts with the cell it readies."""
 
+    attempt_s: list[float] = []
+    """Each attempt's own wall time, as its record has it: how much longer cells take beside another."""
+
     @property
     def cores_busy(self) -> float:
         """How many of the machine's cores the run kept busy on average."""
@@ -93,6 +96,7 @@ def measure(results: Path, campaign: str, max_parallel: int) -> Measurement:
         _why(record) for record in records if record.verdict.value not in ("passed", "passed_with_recovery")
     )
     return Measurement(
+        attempt_s=[r.timing.wall_s for r in records if r.timing.wall_s is not None],
         cell_s=cell_shares([(r.timing.started_at, r.timing.ended_at) for r in records if r.timing.ended_at]),
         max_parallel=max_parallel,
         wall_s=round(wall, 2),
@@ -164,6 +168,13 @@ def main(argv: list[str] | None = None) -> int:
         f"ceiling by the cells' lengths: {outside:.1f} s of the one-slot run is outside its cells; however they "
         f"are dealt to {args.max_parallel} slots, its cells allow at most {by_lengths:.2f}x"
     )
+    times = [[s for m in runs[n] for s in m.attempt_s] for n in (1, args.max_parallel)]
+    if all(times):
+        alone, beside = (statistics.median(t) for t in times)
+        print(
+            f"an attempt's own wall time, median: {alone:.1f} s alone, {beside:.1f} s with {args.max_parallel} at "
+            f"once ({beside / alone:.2f}x): what the cells' sharing of the machine costs each"
+        )
     all_passed = all(m.exit_status == 0 for ms in runs.values() for m in ms)
     if not all_passed:
         print("note: some runs did not pass every cell; the figures time unequal work")
