@@ -83,7 +83,7 @@ def test_every_lane_in_time_order_and_the_filters_change_the_shown_count(page: P
     page.goto(played[f"page {SCRIPTED}"].as_uri())
     lanes = lanes_on(page)
     assert EVERY_LANE <= set(lanes), sorted(set(lanes))
-    times = page.eval_on_selector_all("li.ev", "rows => rows.map(row => Number(row.dataset.at))")
+    times = page.eval_on_selector_all("li.ev", "rows => rows.map(row => Number(row.style.getPropertyValue('--o')))")
     assert times == sorted(times) and len(times) == len(lanes)
     total = len(lanes)
     assert shown(page) == total == visible_rows(page)
