@@ -34,8 +34,7 @@ def documents(attempt: str, page: str, timeline: Timeline) -> list[SearchDocumen
     """The attempt's searchable events; ``page`` links to its attempt page (the search page numbers them all)."""
     found: list[SearchDocument] = []
     models: set[str] = set()
-    for n, event, _, _, _ in timeline.rows:
-        lane, _, _, title, _, detail, problem, _, _ = event
+    for n, (lane, _, _, title, _, detail, problem, _, _) in enumerate(timeline.events, 1):
         # Lanes compared by identity: most rows are API calls, and an enum member's hash (for ``in``) runs in Python.
         if lane is _API or lane is _TRACE:
             if not problem:

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import partial
-from itertools import compress, count, repeat
+from itertools import compress, repeat
 from operator import add, floordiv, itemgetter, mul, sub
 from pathlib import Path
 from typing import NamedTuple
@@ -27,8 +26,7 @@ from harness.results.report.trace_summary import TraceSummary, cached_summary
 
 class Row(NamedTuple):
     """One event in its place on the page: its number, counted from 1, and its offset from the attempt's start in
-    whole milliseconds (what every column shows, and an integer is cheaper to write than a float). A named tuple
-    made with one C call per event, as :class:`Event` is."""
+    whole milliseconds (what every column shows, and an integer is cheaper to write than a float)."""
 
     n: int
     event: Event
@@ -41,8 +39,7 @@ class Row(NamedTuple):
         return self.offset_ms / 1000
 
 
-_new_row: Callable[[tuple[int, Event, int, None, None]], Row] = partial(tuple.__new__, Row)
-_AT, _SECONDS, _IMAGE = itemgetter(1), itemgetter(4), itemgetter(7)  # ``Event``'s fields, read in C
+_AT, _SECONDS, _PROBLEM, _IMAGE = itemgetter(1), itemgetter(4), itemgetter(6), itemgetter(7)  # ``Event``'s, in C
 _MS = timedelta(milliseconds=1)
 
 
@@ -56,11 +53,18 @@ class LaneInfo:
 
 @dataclass(frozen=True)
 class Timeline:
-    """What the page shows; built and rendered in one report build, so plain data rather than a model."""
+    """What the page shows; built and rendered in one report build, so plain data rather than a model.
+
+    The events in time order and their offsets as two lists, not a :class:`Row` each: the page's writers read
+    them as they are, and a report would otherwise make (and collect) hundreds of thousands of rows it only
+    unpacks again. ``rows`` makes them for a reader that wants them whole.
+    """
 
     started_at: datetime
     span_s: float
-    rows: list[Row]
+    events: list[Event]  # in time order: row n is ``events[n - 1]``
+    offsets_ms: list[int]  # each event's offset from the start, floored to its millisecond (as a clock shows one)
+    pictures: dict[int, tuple[str | None, str]]  # by row number, a screenshot's (thumbnail link or None, link)
     lanes: list[LaneInfo]
     record_samples: int
     trace: TraceSummary | None
@@ -70,6 +74,14 @@ class Timeline:
     @property
     def problems(self) -> int:
         return sum(lane.problems for lane in self.lanes)
+
+    @property
+    def rows(self) -> list[Row]:
+        pictures = self.pictures
+        return [
+            Row(n, event, offset, *pictures.get(n, (None, None)))
+            for n, (event, offset) in enumerate(zip(self.events, self.offsets_ms, strict=True), 1)
+        ]
 
     def lane_counts(self) -> list[dict[str, object]]:
         """What the page's script sums the shown count from: per lane, its events and its problems."""
@@ -110,33 +122,33 @@ def build_timeline(
     events.sort(key=_AT)
     start = record.timing.started_at
     last = max([record.timing.ended_at or start, *(e.at for e in events[-1:])])
-    # Every row made in C, by ``map`` over the events (a report makes hundreds of thousands), and the few with a
-    # screenshot made again with its links. An offset is floored to its millisecond, as a clock shows one.
+    # Offsets made in C, by ``map`` over the events (a report makes hundreds of thousands).
     offsets = list(map(floordiv, map(sub, map(_AT, events), repeat(start)), repeat(_MS)))
-    rows = list(map(_new_row, zip(count(1), events, offsets, repeat(None), repeat(None))))
+    pictures: dict[int, tuple[str | None, str]] = {}
     for index in compress(range(len(events)), map(_IMAGE, events)):
         full, thumb = images(events[index].image or "")
-        rows[index] = Row(index + 1, events[index], offsets[index], thumb, full)
+        pictures[index + 1] = (thumb, full)
     seconds = list(map(_SECONDS, events))
     ends = map(add, compress(offsets, seconds), map(mul, filter(None, seconds), repeat(1000)))
-    longest = max(ends, default=0.0) / 1000
-    span = max((last - start).total_seconds(), longest, 0.001)
+    span = max((last - start).total_seconds(), max(ends, default=0.0) / 1000, 0.001)
     # Events and problems per lane, counted in C: ``list.count`` finds each member by identity first, where a
     # dictionary keyed by lane would hash an enum member in Python.
     every = list(map(itemgetter(0), events))
-    problems = list(compress(every, map(itemgetter(6), events)))
-    problem_rows = compress(rows, map(itemgetter(6), events))
+    problems = list(compress(every, map(_PROBLEM, events)))
     infos = [
         LaneInfo(lane=lane, title=LANE_TITLES[lane], events=every.count(lane), problems=problems.count(lane))
         for lane in Lane
     ]
+    failed = [n for n in compress(range(1, len(events) + 1), map(_PROBLEM, events)) if events[n - 1].lane is Lane.CHECK]
     return Timeline(
         started_at=start,
         span_s=span,
-        rows=rows,
+        events=events,
+        offsets_ms=offsets,
+        pictures=pictures,
         lanes=infos,
         record_samples=sample_count,
         trace=summary,
         checks_source=source,
-        why=[row for row in problem_rows if row.event.lane is Lane.CHECK],
+        why=[Row(n, events[n - 1], offsets[n - 1], *pictures.get(n, (None, None))) for n in failed],
     )

@@ -22,12 +22,13 @@ formats; the browser shows the same text.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from html import escape
 
 from markupsafe import Markup
 
-from harness.results.report.timeline import Row, Timeline
-from harness.results.report.timeline_lanes import Lane
+from harness.results.report.timeline import Timeline
+from harness.results.report.timeline_lanes import Event, Lane
 
 BLOCK_ROWS = 100
 """Rows per block: few enough that the blocks in view are cheap to lay out, many enough that a 10,000-event page
@@ -40,7 +41,7 @@ ROW = (
 build). Its columns (number, time, offset, lane, event, duration, clock) are told apart by their place, not by a
 class each: the stylesheet sizes them by position, and the page is a tenth of a megabyte lighter per thousand
 events. What is the same text for every row of one event (its class and lane attributes, its lane and event
-columns) or one clock (the clock column, the row's end) is made once per page (see ``_Events``, ``_Clocks``); only
+columns) or one clock (the clock column, the row's end) is made once per page (see ``_event_parts``, ``_Clocks``); only
 what differs per row is formatted in place, and as few numbers as the row needs, in whole milliseconds where it
 can (an integer is written several times faster than a float). ``--o`` is the offset in milliseconds (the
 instant for a script or a test to order by; the same millisecond as the time and offset columns), ``--d`` the
@@ -53,18 +54,15 @@ is written by the format and the offset given as its size, which whole-milliseco
 ROW_PX = 24  # a row's usual height, which a block not yet laid out is assumed to have per row
 
 
+KEPT = 16_384
+"""Distinct texts and events kept between pages (see ``_event_parts``): more than a campaign's attempts share."""
+
+
+@lru_cache(maxsize=KEPT)
 def _html(text: str) -> str:
     """``text`` escaped for HTML, in ASCII (see the module's docstring)."""
     escaped = escape(text)
     return escaped if escaped.isascii() else escaped.encode("ascii", "xmlcharrefreplace").decode("ascii")
-
-
-class _Escaped(dict[str, str]):
-    """Each distinct text escaped once: titles, details and clocks repeat (a wait polls one path again and again)."""
-
-    def __missing__(self, text: str) -> str:
-        self[text] = done = _html(text)
-        return done
 
 
 class _Clock(dict[int, str]):
@@ -82,19 +80,22 @@ class _Clock(dict[int, str]):
         return text
 
 
-class _Events(dict[tuple[Lane, str, str, bool], tuple[str, str]]):
-    """A row's class and lane attributes, and its lane and event columns when it has no screenshot, made once per
-    distinct event: a wait polling one path logs the same call again and again."""
+@lru_cache(maxsize=KEPT)
+def _event_parts(lane: Lane, title: str, detail: str, problem: bool) -> tuple[str, str]:
+    """A row's class and lane attributes, and its lane and event columns when it has no screenshot: the same for
+    every row of one event, and kept between pages, since the attempts of a campaign log the same calls, record
+    changes and checks again and again (writing them was most of what a page's distinct events cost)."""
+    name = lane.value
+    attributes = f'class="ev ev-{name}{" problem" if problem else ""}" data-lane="{name}"'
+    return attributes, _event_columns(name, title, detail, problem, "")
 
-    def __init__(self, escaped: _Escaped) -> None:
-        super().__init__()
-        self.esc = escaped
+
+class _Events(dict[tuple[Lane, str, str, bool], tuple[str, str]]):
+    """``_event_parts`` of each distinct event of one page, looked up without the kept parts' bookkeeping: a wait
+    polling one path logs the same call again and again."""
 
     def __missing__(self, key: tuple[Lane, str, str, bool]) -> tuple[str, str]:
-        lane, title, detail, problem = key
-        name = lane.value
-        attributes = f'class="ev ev-{name}{" problem" if problem else ""}" data-lane="{name}"'
-        self[key] = made = (attributes, _event_columns(self.esc, name, title, detail, problem, ""))
+        self[key] = made = _event_parts(*key)
         return made
 
 
@@ -106,22 +107,21 @@ class _Clocks(dict[str, str]):
         return made
 
 
-def _event_columns(esc: _Escaped, lane: str, title: str, detail: str, problem: bool, image: str) -> str:
+def _event_columns(lane: str, title: str, detail: str, problem: bool, image: str) -> str:
     mark = '<strong class="problem-mark">problem:</strong> ' if problem else ""
-    what = f' <span class="detail">{esc[detail]}</span>' if detail else ""
-    return f"<span>{lane}</span><span>{mark}{esc[title]}{what}{image}</span>"
+    what = f' <span class="detail">{_html(detail)}</span>' if detail else ""
+    return f"<span>{lane}</span><span>{mark}{_html(title)}{what}{image}</span>"
 
 
-def _image(row: Row) -> str:
+def _image(event: Event, thumb: str | None, full: str) -> str:
     """A screenshot's thumbnail linking to it, or its link alone when it has no thumbnail."""
-    event = row.event
-    if row.thumb:
+    if thumb:
         alt = _html(f"screenshot: {event.title.removeprefix('screenshot ')}")
         return (
-            f'<a href="{_html(row.full or "")}"><img class="tl-thumb" loading="lazy" width="160" height="112"'
-            f' src="{_html(row.thumb)}" alt="{alt}"></a>'
+            f'<a href="{_html(full)}"><img class="tl-thumb" loading="lazy" width="160" height="112"'
+            f' src="{_html(thumb)}" alt="{alt}"></a>'
         )
-    return f' <a href="{_html(row.full or "")}">{_html(event.image or "")}</a>'
+    return f' <a href="{_html(full)}">{_html(event.image or "")}</a>'
 
 
 def rows_html(timeline: Timeline) -> Markup:
@@ -132,26 +132,25 @@ def rows_html(timeline: Timeline) -> Markup:
     """
     span_ms = max(round(timeline.span_s * 1000), 1)
     first, start_ms = divmod(round(timeline.started_at.timestamp() * 1000), 1000)
-    esc = _Escaped()
-    clock, events, clocks = _Clock(first), _Events(esc), _Clocks()
+    clock, events_html, clocks = _Clock(first), _Events(), _Clocks()
     parts: list[str] = []
     append = parts.append
-    rows = timeline.rows
-    for block in range(0, len(rows), BLOCK_ROWS):
-        chunk = rows[block : block + BLOCK_ROWS]
+    events, offsets, pictures = timeline.events, timeline.offsets_ms, timeline.pictures
+    for block in range(0, len(events), BLOCK_ROWS):
+        end = min(block + BLOCK_ROWS, len(events))
         append(
             f'<ol class="tl-block" start="{block + 1}" style="--span:{span_ms};'
-            f'contain-intrinsic-size:auto {len(chunk) * ROW_PX}px">\n'
+            f'contain-intrinsic-size:auto {(end - block) * ROW_PX}px">\n'
         )
-        for row in chunk:
-            n, (lane, _, clock_name, title, seconds, detail, problem, _, _), off, _, full = row
+        for n, event, off in zip(range(block + 1, end + 1), events[block:end], offsets[block:end], strict=True):
+            lane, _, clock_name, title, seconds, detail, problem, image, _ = event
             number = str(n)
             at = start_ms + off  # milliseconds since the attempt's first whole second
-            if full:
-                attributes = events[lane, title, detail, problem][0]
-                what = _event_columns(esc, lane.value, title, detail, problem, _image(row))
+            if image:
+                attributes = events_html[lane, title, detail, problem][0]
+                what = _event_columns(lane.value, title, detail, problem, _image(event, *pictures[n]))
             else:
-                attributes, what = events[lane, title, detail, problem]
+                attributes, what = events_html[lane, title, detail, problem]
             if seconds is None:
                 template, lasts = UNTIMED_ROW, ""
             else:
