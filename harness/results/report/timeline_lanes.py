@@ -135,6 +135,7 @@ def api_calls(folder: Path) -> list[Event]:
     events: list[Event] = []
     append = events.append
     titles: dict[tuple[str, str, int | None], str] = {}  # a wait polls one path again and again
+    lane, clock = Lane.API, HARNESS_CLOCK
     for call in valid_lines(folder / API_CALLS, ApiCall):
         status = call.get("status")
         key = (call["method"], call["path"], status)
@@ -145,9 +146,9 @@ def api_calls(folder: Path) -> list[Event]:
         append(
             new_event(
                 (
-                    Lane.API,
+                    lane,
                     call["at"],
-                    HARNESS_CLOCK,
+                    clock,
                     title,
                     call["seconds"],
                     call.get("error") or "",
