@@ -32,7 +32,8 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """One scripted recover-controller attempt and one replay attempt (its agent's model calls), and their pages.
 
     Both cells are played once in the session by the plays of the fault stories and of Codex's replay cells
-    (tests/stories/shared_plays.py); a results folder of their two packages alone makes the report."""
+    (tests/stories/shared_plays.py), whose other cells these tests do not read and need not pass; a results folder
+    of the two packages alone makes the report."""
     root = tmp_path_factory.mktemp("timeline")
     results = root / "results"
     copy_packages(shared_plays.fault_stories(tmp_path_factory).results, [SCRIPTED], results)
