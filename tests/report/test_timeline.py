@@ -32,7 +32,8 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """One scripted recover-controller attempt and one replay attempt (its agent's model calls), and their pages.
 
     Both cells are played once in the session by the plays of the fault stories and of Codex's replay cells
-    (tests/stories/shared_plays.py); a results folder of their two packages alone makes the report."""
+    (tests/stories/shared_plays.py), whose other cells these tests do not read and need not pass; a results folder
+    of the two packages alone makes the report."""
     root = tmp_path_factory.mktemp("timeline")
     results = root / "results"
     copy_packages(shared_plays.fault_stories(tmp_path_factory).results, [SCRIPTED], results)
@@ -83,7 +84,7 @@ def test_every_lane_in_time_order_and_the_filters_change_the_shown_count(page: P
     page.goto(played[f"page {SCRIPTED}"].as_uri())
     lanes = lanes_on(page)
     assert EVERY_LANE <= set(lanes), sorted(set(lanes))
-    times = page.eval_on_selector_all("li.ev", "rows => rows.map(row => Number(row.dataset.at))")
+    times = page.eval_on_selector_all("li.ev", "rows => rows.map(row => Number(row.style.getPropertyValue('--o')))")
     assert times == sorted(times) and len(times) == len(lanes)
     total = len(lanes)
     assert shown(page) == total == visible_rows(page)

@@ -8,6 +8,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from html import unescape
 from pathlib import Path
 
 import httpx
@@ -122,6 +123,6 @@ def test_on_the_timeline_the_unanswered_call_is_the_api_lane_s_problem_with_its_
     assert (api["events"], api["problems"]) == (2, 1)  # what the "problems only" filter counts and shows
     [row] = [row for row in timeline.rows if row.event.lane is Lane.API and row.event.problem]
     html = str(rows_html(timeline))
-    shown = html[html.index(f'id="ev-{row.n}"') :].split("</li>")[0]
+    shown = unescape(html[html.index(f'id="ev-{row.n}"') :].split("</li>")[0])  # the text a browser shows
     assert "problem" in shown.split(">")[0] and "POST /api/tasks/1/messages → no answer" in shown
     assert "closed without an answer" in shown and f"{row.event.seconds:.3f} s" in shown

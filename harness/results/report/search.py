@@ -9,6 +9,9 @@ indexes them on the first query, so a page on file:// needs no fetch.
 
 from __future__ import annotations
 
+from itertools import compress, count
+from operator import itemgetter
+
 from typing_extensions import TypedDict
 
 from harness.results.report.timeline import Timeline
@@ -27,20 +30,25 @@ class SearchDocument(TypedDict):
     href: str
 
 
-_API, _TRACE, _MODEL, _CHECK = Lane.API, Lane.TRACE, Lane.MODEL, Lane.CHECK
+_MODEL, _CHECK = Lane.MODEL, Lane.CHECK
+_SEARCHED = {
+    (lane, problem): problem or lane not in (Lane.API, Lane.TRACE) for lane in Lane for problem in (False, True)
+}
+"""Whether an event of a lane, a problem or not, can be searched: API calls and the trace's actions only when they
+are problems."""
+_LANE_AND_PROBLEM = itemgetter(0, 6)  # ``Event``'s
 
 
 def documents(attempt: str, page: str, timeline: Timeline) -> list[SearchDocument]:
     """The attempt's searchable events; ``page`` links to its attempt page (the search page numbers them all)."""
     found: list[SearchDocument] = []
     models: set[str] = set()
-    for n, event, _, _, _ in timeline.rows:
-        lane, _, _, title, _, detail, problem, _, _ = event
-        # Lanes compared by identity: most rows are API calls, and an enum member's hash (for ``in``) runs in Python.
-        if lane is _API or lane is _TRACE:
-            if not problem:
-                continue
-        elif lane is _MODEL:
+    events = timeline.events
+    # The rows that can be searched picked in C: most are API calls that cannot, and a Python loop over every row
+    # cost more than the documents it made.
+    for n in compress(count(1), map(_SEARCHED.__getitem__, map(_LANE_AND_PROBLEM, events))):
+        lane, _, _, title, _, detail, problem, _, _ = events[n - 1]
+        if lane is _MODEL:
             model = title.split(" → ")[0]
             if model in models and not problem:
                 continue

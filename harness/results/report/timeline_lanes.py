@@ -14,7 +14,7 @@ from datetime import datetime
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
-from typing import NamedTuple, NotRequired
+from typing import Any, NamedTuple, NotRequired
 
 from typing_extensions import TypedDict
 
@@ -135,6 +135,7 @@ def api_calls(folder: Path) -> list[Event]:
     events: list[Event] = []
     append = events.append
     titles: dict[tuple[str, str, int | None], str] = {}  # a wait polls one path again and again
+    lane, clock = Lane.API, HARNESS_CLOCK
     for call in valid_lines(folder / API_CALLS, ApiCall):
         status = call.get("status")
         key = (call["method"], call["path"], status)
@@ -145,9 +146,9 @@ def api_calls(folder: Path) -> list[Event]:
         append(
             new_event(
                 (
-                    Lane.API,
+                    lane,
                     call["at"],
-                    HARNESS_CLOCK,
+                    clock,
                     title,
                     call["seconds"],
                     call.get("error") or "",
@@ -284,6 +285,26 @@ def record_samples(folder: Path) -> tuple[list[Event], int]:
     return events, count
 
 
+def _logged_calls(text: str) -> list[Any]:
+    """The metering proxy's call reports in a run log: every one in one parse when all are JSON, else each that is."""
+    payloads = [
+        payload for _, found, payload in (line.partition(CALL_LOG_PREFIX) for line in text.splitlines()) if found
+    ]
+    try:
+        calls = json.loads(f"[{','.join(payloads)}]")
+        if len(calls) == len(payloads):  # else a line held more than one value, which no one parse may accept
+            return list(calls)
+    except ValueError:
+        pass
+    calls = []
+    for payload in payloads:
+        try:
+            calls.append(json.loads(payload))
+        except ValueError:
+            continue
+    return calls
+
+
 def model_calls(folder: Path) -> list[Event]:
     """Each completed model call as the run's metering proxy logged it: model, tokens, cost, latency."""
     events: list[Event] = []
@@ -292,12 +313,8 @@ def model_calls(folder: Path) -> list[Event]:
         sorted(entry.name for entry in os.scandir(logs) if entry.name.endswith(".log")) if logs.is_dir() else []
     ):
         clock = f"runner (metering proxy, {name})"
-        for line in (logs / name).read_text(errors="replace").splitlines():
-            _, found, payload = line.partition(CALL_LOG_PREFIX)
-            if not found:
-                continue
+        for call in _logged_calls((logs / name).read_text(errors="replace")):
             try:
-                call = json.loads(payload)
                 at = datetime.fromisoformat(call["started_at"])
             except (ValueError, KeyError, TypeError):
                 continue
@@ -306,17 +323,10 @@ def model_calls(folder: Path) -> list[Event]:
             cost = f"{call.get('cost_cents', 0):.3f} ¢{' simulated' if call.get('simulated') else ''}"
             refused = call.get("refused")
             status = call.get("status", 0)
-            events.append(
-                Event(
-                    lane=Lane.MODEL,
-                    at=at,
-                    seconds=call.get("latency_s"),
-                    clock=clock,
-                    title=f"{call.get('model') or '?'} → {status}",
-                    detail=f"{tokens}; {cost}" + (f"; refused: {refused}" if refused else ""),
-                    problem=bool(refused) or not (200 <= int(status) < 300),
-                )
-            )
+            title = f"{call.get('model') or '?'} → {status}"
+            detail = f"{tokens}; {cost}" + (f"; refused: {refused}" if refused else "")
+            problem = bool(refused) or not (200 <= int(status) < 300)
+            events.append(new_event((Lane.MODEL, at, clock, title, call.get("latency_s"), detail, problem, None, None)))
     return events
 
 

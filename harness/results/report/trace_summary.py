@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -166,7 +167,9 @@ def cached_summary(path: Path, cache: Path | None) -> TraceSummary:
     if cache is None:
         return summarize_trace(path)
     stat = path.stat()
-    key = hashlib.sha256(f"{path.resolve()}\n{stat.st_size}\n{stat.st_mtime_ns}".encode()).hexdigest()[:24]
+    # The absolute path, not the resolved one: resolving asks the file system about every folder on the way, which
+    # cost more than reading the kept summary (a trace reached through a link is kept once more, that is all).
+    key = hashlib.sha256(f"{os.path.abspath(path)}\n{stat.st_size}\n{stat.st_mtime_ns}".encode()).hexdigest()[:24]
     kept = cache / f"{key}.json"
     try:
         return TraceSummary.model_validate_json(kept.read_bytes())
