@@ -11,10 +11,10 @@ grade's start-up is part of what users wait for.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads this name the same way)
 if TYPE_CHECKING:
+    from typing import Any
+
     from oracle.checks import Check
     from oracle.grader import GradeJob, GradeOptions, GradeResult, grade, grade_batch
     from oracle.image import CannotGrade
@@ -53,4 +53,6 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'oracle' has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)
+    from importlib import import_module
+
+    return getattr(import_module(home), name)

@@ -167,8 +167,10 @@ def build_root(target: Path, pinned: PinnedRoot) -> None:
         raise CannotGrade(f"mmdebstrap failed: {tail[0]}")
 
 
-def write_lock(tar: Path, pinned: PinnedRoot, lock: Path = LOCK) -> PinnedRoot:
-    """Pin the root in `tar`: its digest and packages written to the lock, keeping the suite, time and variables."""
+def write_lock(tar: Path, pinned: PinnedRoot, lock: Path | None = None) -> PinnedRoot:
+    """Pin the root in `tar`: its digest and packages written to the lock (LOCK unless given), keeping the suite,
+    time and variables."""
+    lock = lock or Path(LOCK)
     repinned = pinned._replace(layer=tar_digest(tar), packages=dict(sorted(tar_packages(tar).items())))
     kept = json.loads(lock.read_text()) if lock.is_file() else {}
     lock.write_text(json.dumps({**kept, **repinned._asdict()}, indent=1) + "\n")

@@ -14,7 +14,9 @@ possible (then nothing is printed).
 
 Heavy modules (the engine client, pydantic, the task) are imported only once the
 arguments are known to be good: a usage error answers at interpreter speed
-and a grade's start-up stays small.
+and a grade's start-up stays small. Nothing a grade needs only after its
+container is asked for is imported before (not even pathlib or typing):
+`python -X importtime -m oracle grade ...` shows the order.
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ import math
 import os
 import signal
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import NoReturn
 
 from oracle.tasks import DEFAULT_TASK
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads this name the same way)
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 MAX_SECONDS = 3600.0  # mirrors oracle.sandbox.MAX_DEADLINE_S (not imported: that module pulls in the engine client)
 MAX_WORKERS = 16  # mirrors oracle.grader.MAX_WORKERS
@@ -40,8 +42,38 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 process at once and left its container on the engine until some later grade swept it."""
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help layout, its width found without shutil.
+
+    argparse makes a formatter for every argument it adds, and its own asks
+    shutil for the terminal's width: importing shutil (and the compressors
+    it imports) came before every grade's container request.
+    """
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
+def _columns() -> int:
+    """The terminal's width as shutil.get_terminal_size says it: $COLUMNS, else standard output's terminal, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: `oracle: <what is wrong>` and exit 2, no usage block."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_CANNOT_GRADE, f"oracle: {message} (see `{self.prog} --help`)\n")
@@ -76,34 +108,43 @@ def _reference(text: str) -> str:
     return text
 
 
-@contextmanager
-def _stop_signals_held() -> Iterator[None]:
+class _StopSignalsHeld:
     """Act on a stop signal only once the block is over: one raised inside the import of pydantic's compiled core
-    is not a KeyboardInterrupt but a panic (a traceback, exit 1), which nothing would clean up after."""
-    held: list[int] = []
-    previous = {
-        stop: signal.signal(stop, lambda signum, frame: held.append(signum))
-        for stop in STOP_SIGNALS
-        if signal.getsignal(stop) is signal.default_int_handler
-    }
-    try:
-        yield
-    finally:
-        for stop, handler in previous.items():
-            signal.signal(stop, handler)
-    if held:
-        raise KeyboardInterrupt
+    is not a KeyboardInterrupt but a panic (a traceback, exit 1), which nothing would clean up after.
+
+    A class, not contextlib.contextmanager: the command line imports contextlib only after its container is
+    asked for.
+    """
+
+    def __init__(self) -> None:
+        self._held: list[int] = []
+        self._previous: dict[signal.Signals, object] = {}
+
+    def __enter__(self) -> None:
+        self._previous = {
+            stop: signal.signal(stop, lambda signum, frame: self._held.append(signum))
+            for stop in STOP_SIGNALS
+            if signal.getsignal(stop) is signal.default_int_handler
+        }
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        for stop, handler in self._previous.items():
+            signal.signal(stop, handler)  # type: ignore[arg-type]
+        if self._held and kind is None:
+            raise KeyboardInterrupt
 
 
-def _zip_path(text: str) -> Path:
+def _zip_path(text: str) -> str:
     """A path the command can grade: a file. A missing path or a folder is the command's mistake (exit 2), not a
-    failed delivery (exit 1): a delivery that exists but cannot be read is graded, and fails intake."""
-    path = Path(text)
-    if path.is_dir():
+    failed delivery (exit 1): a delivery that exists but cannot be read is graded, and fails intake.
+
+    Checked with os.path, not pathlib: pathlib (with re, fnmatch and urllib) is imported after the container
+    is asked for."""
+    if os.path.isdir(text):
         raise argparse.ArgumentTypeError(f"{text} is a folder, not a delivered ZIP")
-    if not path.exists():
+    if not os.path.exists(text):
         raise argparse.ArgumentTypeError(f"no file at {text}")
-    return path
+    return text
 
 
 def _grade(args: argparse.Namespace) -> int:
@@ -111,16 +152,17 @@ def _grade(args: argparse.Namespace) -> int:
     from oracle import image
     from oracle.sandbox import SandboxLimits, Standby
 
-    client = image.engine()
-    chosen = image.resolve(client, args.image)
+    client, chosen = image.engine_and_image(args.image)
     standby = Standby(
         client, chosen.id, SandboxLimits(command_timeout_s=args.command_timeout, grade_deadline_s=args.deadline)
     )
     try:
-        with _stop_signals_held():
+        with _StopSignalsHeld():
+            from pathlib import Path
+
             from oracle.grader import GradeJob, GradeOptions, grade_batch
 
-        jobs = [GradeJob(zip_path=path, mode=args.mode, task=args.task) for path in args.zips]
+        jobs = [GradeJob(zip_path=Path(path), mode=args.mode, task=args.task) for path in args.zips]
         options = GradeOptions(
             image_ref=chosen.id,
             command_timeout_s=args.command_timeout,
@@ -138,8 +180,7 @@ def _grade(args: argparse.Namespace) -> int:
 def _preflight(args: argparse.Namespace) -> int:
     from oracle import image
 
-    client = image.engine()
-    chosen = image.resolve(client, args.image)
+    _, chosen = image.engine_and_image(args.image)
     print(f"engine answers; oracle image {chosen.id} ({', '.join(chosen.tags) or 'untagged'})")
     return 0
 

@@ -28,6 +28,8 @@ from oracle.task import OracleTask
 DEFAULT_WORKERS = 2
 """Containers graded at once in a batch: the machines this runs on have two cores (each container may use both)."""
 MAX_WORKERS = 16
+_SWEEPER = ThreadPoolExecutor(max_workers=2, thread_name_prefix="oracle-sweep")
+"""Where a batch's leftover sweep runs, beside its grades."""
 
 
 class GradeResult(BaseModel):
@@ -244,12 +246,13 @@ def grade_batch(
     (the engine went away) ends the whole batch, because a partial batch
     would read as a verdict on the ZIPs it skipped.
 
-    The first job's container is started before any host work (the leftover
-    sweep, unpacking the ZIP, its structure), so the engine starts it
-    meanwhile. `standby` is such a container the caller started even earlier
-    (the command line does, before it imports pydantic and the task); it is
-    used only if it matches this batch's image and limits, and closed either
-    way.
+    The first job's container is started before any host work (unpacking
+    the ZIP, its structure), so the engine starts it meanwhile; the leftover
+    sweep runs beside the grades, and its failure (the engine went away)
+    ends the batch as CannotGrade all the same. `standby` is such a
+    container the caller started even earlier (the command line does,
+    before it imports pydantic and the task); it is used only if it matches
+    this batch's image and limits, and closed either way.
     """
     options = options or GradeOptions()
     try:
@@ -269,14 +272,13 @@ def _batch(
         return []
     client, image_id = _resolve(client, options.image_ref, standby)
     if standby is None or (standby.image_id, standby.limits) != (image_id, limits):
-        # The first job's container starts now, so the engine starts it while the host sweeps leftovers,
-        # unpacks the ZIP and checks its structure, instead of after all that.
+        # The first job's container starts now, so the engine starts it while the host unpacks the ZIP and
+        # checks its structure, instead of after all that.
         standby = Standby(client, image_id, limits)
-    try:
-        remove_leftovers(client)  # never ours: this process is alive, and a volume in use is never pruned
-    except EngineError as error:
-        standby.close()
-        raise _engine_failed("before the grade", error) from None
+    # The sweep runs beside the grades, not before them: on the command line its engine calls came between the
+    # grader's imports and the first ZIP's copy into its container. Never ours: this process is alive, and a
+    # volume in use is never pruned.
+    sweeping = _SWEEPER.submit(remove_leftovers, client)
 
     def one(index: int) -> GradeResult:
         job = jobs[index]
@@ -291,8 +293,17 @@ def _batch(
 
     try:
         if len(jobs) == 1 or options.workers == 1:
-            return [one(index) for index in range(len(jobs))]
-        with ThreadPoolExecutor(max_workers=min(options.workers, len(jobs)), thread_name_prefix="oracle-grade") as pool:
-            return list(pool.map(one, range(len(jobs))))
+            results = [one(index) for index in range(len(jobs))]
+        else:
+            with ThreadPoolExecutor(
+                max_workers=min(options.workers, len(jobs)), thread_name_prefix="oracle-grade"
+            ) as pool:
+                results = list(pool.map(one, range(len(jobs))))
     finally:
         standby.close()  # idempotent: the first job closed it already, unless the batch ended before it ran
+        swept = sweeping.exception()  # waited for on every path: nothing of it outlives the batch
+    if isinstance(swept, EngineError):
+        raise _engine_failed("while sweeping leftovers", swept)
+    if swept is not None:
+        raise swept
+    return results

@@ -49,18 +49,41 @@ def engine() -> Engine:
     DOCKER_CERT_PATH) choose the engine, which may be another machine:
     nothing a grade sends depends on sharing this one's disk.
     """
-    pinned = os.environ.get(API_VERSION_ENV) or API_VERSION
+    client = _unproven()
+    _prove(client)
+    return client
+
+
+def engine_and_image(reference: str | None = None) -> tuple[Engine, Image]:
+    """engine() and resolve(client, reference) with one engine round trip fewer: the image's lookup is the first request.
+
+    An answer to it (found or not) proves the engine answers in the pinned
+    version as the ping would have; only a refusal or no answer at all is
+    looked into the way engine() looks (so the same CannotGrade names the
+    fix). The command line asks for its container right after this: the
+    ping was a round trip of every grade's start.
+    """
+    client = _unproven()
+    return client, resolve(client, reference, proven=False)
+
+
+def _unproven() -> Engine:
+    """A client of the engine the environment names, in the pinned API version; nothing asked of it yet."""
     try:
-        client = connect(os.environ, pinned, ENGINE_TIMEOUT_S)
-        if pinned == "auto" or not _speaks_pinned(client):
-            client.api_version = str(client.version()["ApiVersion"])  # it says which version it speaks
+        return connect(os.environ, os.environ.get(API_VERSION_ENV) or API_VERSION, ENGINE_TIMEOUT_S)
     except UnsupportedHost as error:
         raise CannotGrade(str(error)) from None
+
+
+def _prove(client: Engine) -> None:
+    """Ping the engine in the client's version; ask for the engine's own version if that one is refused (or "auto")."""
+    try:
+        if client.api_version == "auto" or not _speaks_pinned(client):
+            client.api_version = str(client.version()["ApiVersion"])  # it says which version it speaks
     except (EngineError, KeyError) as error:
         raise CannotGrade(
             f"no Docker engine answers ({str(error).splitlines()[0][:120]}): run `make engine` or start Docker"
         ) from None
-    return client
 
 
 def _speaks_pinned(client: Engine) -> bool:
@@ -80,22 +103,32 @@ def candidates() -> list[str]:
     return [chosen] if chosen else [LOCAL_TAG, PINNED_IMAGE]
 
 
-def resolve(client: Engine, reference: str | None = None) -> Image:
+def resolve(client: Engine, reference: str | None = None, *, proven: bool = True) -> Image:
     """The image a grade runs in, present on the engine already and verified (oracle.pinned), or CannotGrade.
 
     The default candidates are tried in order, so an unverified local tag
     gives way to the pulled pinned image; an image the caller named must
-    verify itself.
+    verify itself. `proven` False: the client was never asked anything
+    (engine_and_image), so a refused or unanswered lookup first proves the
+    engine as engine() does, then looks again.
     """
+    if client.api_version == "auto" and not proven:
+        _prove(client)
+        proven = True
     pinned = pinned_root()
     refused: list[str] = []
     for ref in [reference] if reference else candidates():
         try:
             inspected = client.inspect_image(ref)
         except NotFound:
+            proven = True  # the engine answered
             continue
         except EngineError as error:  # e.g. an invalid reference format, or the engine went away
+            if not proven:
+                _prove(client)
+                return resolve(client, reference)
             raise CannotGrade(f"oracle image {ref!r} cannot be looked up: {error.explanation}"[:240]) from None
+        proven = True
         why = problem(inspected, pinned)
         if why is None:
             return Image(id=inspected["Id"], tags=list(inspected.get("RepoTags") or []))

@@ -12,17 +12,17 @@ the package versions it was built from, so a refusal can say which package
 the archive changed), and its configuration must add nothing that runs
 before or around a grade's command (an entrypoint, a user, variables).
 
-Read with json, not pydantic: the command line resolves its image before it
-imports pydantic (oracle.sandbox).
+Read with json, not pydantic, and found with os.path, not pathlib: the
+command line resolves its image before it imports either (oracle.sandbox).
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import os
 from typing import Any, NamedTuple
 
-LOCK = Path(__file__).with_name("image.lock.json")
+LOCK = os.path.join(os.path.dirname(__file__), "image.lock.json")
 PINNED_IMAGE = "python@sha256:9d2e5553305c7c7b0097999bb17187c69b921ccd6bc9d40e4bb5ebe652c00285"
 """On a machine with a registry: the image pulled by this digest (the registry's content addressing verifies it)."""
 
@@ -37,9 +37,10 @@ class PinnedRoot(NamedTuple):
     packages: dict[str, str]
 
 
-def pinned_root(path: Path = LOCK) -> PinnedRoot:
+def pinned_root(path: str | os.PathLike[str] = LOCK) -> PinnedRoot:
     """The pinned root as `python -m oracle image --pin` wrote it."""
-    data = json.loads(path.read_text())
+    with open(path, encoding="utf-8") as lock:
+        data = json.load(lock)
     return PinnedRoot(**{field: data[field] for field in PinnedRoot._fields})
 
 

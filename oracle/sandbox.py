@@ -36,11 +36,11 @@ import json
 import math
 import os
 import socket
+import threading
 import time
-from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from oracle.engine import Engine, EngineError, EngineTimeout, NotFound
 
@@ -273,15 +273,47 @@ exec(compile(source, "<string>", "exec"), {{"__name__": "__main__", "__builtins_
 STANDBY_WAIT_S = 120.0
 """A standby nobody feeds exits on its own (the host removes it anyway; this bounds a host killed mid-grade)."""
 
-_starter = ThreadPoolExecutor(max_workers=6, thread_name_prefix="oracle-standby")
+T = TypeVar("T")
 
 
-def _outcome(future: Future[Any]) -> Any:
-    """What a finished task returned, or None when it raised (nothing of it is on the engine)."""
-    try:
-        return future.result()
-    except BaseException:  # noqa: BLE001
-        return None
+class _Task(Generic[T]):
+    """A call running on a thread of its own; `result` waits for it, then returns what it returned or raises what it raised.
+
+    Not concurrent.futures: importing it (and logging, which it imports)
+    before the command line's container is asked for cost a grade more than
+    the three threads a standby starts. Never a daemon thread: an interpreter
+    that exits normally waits for the engine call to finish, so what it
+    created is known and removed.
+    """
+
+    def __init__(self, call: Callable[[], T]) -> None:
+        self._call = call
+        self._done = threading.Event()
+        self._value: T | None = None
+        self._error: BaseException | None = None
+        threading.Thread(target=self._run, name="oracle-standby").start()
+
+    def _run(self) -> None:
+        try:
+            self._value = self._call()
+        except BaseException as error:  # noqa: BLE001  (handed to whoever asks for the result)
+            self._error = error
+        finally:
+            self._done.set()
+
+    def error(self) -> BaseException | None:
+        """What the call raised (None when it returned), once it is over."""
+        self._done.wait()
+        return self._error
+
+    def result(self) -> T:
+        if self.error() is not None:
+            raise self._error  # type: ignore[misc]
+        return self._value  # type: ignore[return-value]
+
+    def outcome(self) -> T | None:
+        """What the call returned, or None when it raised (then nothing of it is on the engine)."""
+        return None if self.error() is not None else self._value
 
 
 class Standby:
@@ -307,26 +339,20 @@ class Standby:
         self.image_id = image_id
         self.limits = limits
         self._closed = False
-        self._created: Future[str] = Future()
-        self._started: Future[str] = _starter.submit(self._create_and_start)
-        self._holder: Future[str] = _starter.submit(self._create_holder)
-        self._holder_gone: Future[None] | None = None
+        self._created = _Task(self._create)
+        self._started = _Task(self._start)
+        self._holder = _Task(self._create_holder)
+        self._holder_gone: _Task[None] | None = None
 
-    def _create_and_start(self) -> str:
-        try:
-            container_id = create_hardened(
-                self.client, self.image_id, ["python3", "-c", STANDBY, str(STANDBY_WAIT_S)], self.limits
-            )
-        except BaseException as error:
-            self._created.set_exception(error)
-            raise
-        self._created.set_result(container_id)
+    def _create(self) -> str:
+        return create_hardened(self.client, self.image_id, ["python3", "-c", STANDBY, str(STANDBY_WAIT_S)], self.limits)
+
+    def _start(self) -> str:
+        container_id = self._created.result()
         self.client.start(container_id)  # a failed start leaves the container to close(), like any other
         return container_id
 
     def _create_holder(self) -> str:
-        # Waiting on another task of the same pool cannot deadlock: the pool takes tasks in order, and
-        # this standby's creation was submitted before its holder, so it is running or done by now.
         return create_hardened(self.client, self.image_id, ["true"], self.limits, volume_of=self._created.result())
 
     def container_id(self) -> str:
@@ -343,7 +369,7 @@ class Standby:
         files = {"collector.py": collector.read_bytes(), "plan.json": json.dumps(plan).encode()}
         holder_id = self._holder.result()
         self.client.put_archive(holder_id, VOLUME, oracle_tar(delivery, files))
-        self._holder_gone = _starter.submit(_remove, self.client, holder_id)  # its part is done
+        self._holder_gone = _Task(lambda: _remove(self.client, holder_id))  # its part is done
         container_id = self.container_id()
         exit_status, deadline_hit = wait_bounded(self.client, container_id, self.limits)
         stdout = self.client.logs(container_id, stdout=True, limit=self.limits.read_bytes)
@@ -361,13 +387,13 @@ class Standby:
         if self._closed:
             return
         self._closed = True
-        wait([self._started, self._holder])  # whatever their outcome: nothing is created behind our back
-        holder = _outcome(self._holder)
-        if self._holder_gone is not None and self._holder_gone.exception() is None:
+        self._started.error()  # whatever their outcome, both are over: nothing is created behind our back
+        holder = self._holder.outcome()
+        if self._holder_gone is not None and self._holder_gone.error() is None:
             holder = None  # removed right after the copy
         if holder is not None:
             _remove(self.client, holder)
-        standby = _outcome(self._created)
+        standby = self._created.outcome()
         if standby is not None:
             _remove(self.client, standby)
 

@@ -11,17 +11,15 @@ value = its module, which exposes `TASK`), the same door as a folder here.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from functools import cache
-from typing import TYPE_CHECKING
 
+from oracle.task_errors import DuplicateTask, UnknownMode, UnknownTask
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads this name the same way)
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoints
 
     from oracle.task import OracleTask
-
-from oracle.task_errors import DuplicateTask, UnknownMode, UnknownTask
 
 DEFAULT_TASK = "slugify"
 
@@ -54,6 +52,8 @@ def _modules() -> dict[str, str]:
     A plug-in's task named like a built-in one, or like another plug-in's,
     is refused with DuplicateTask naming both modules.
     """
+    import pkgutil  # here: the command line imports DEFAULT_TASK before it asks for its container
+
     found = {m.name.replace("_", "-"): f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__) if m.ispkg}
     for entry in entry_points(group=ENTRY_POINTS):
         if (other := found.get(entry.name)) is not None and other != entry.value:
@@ -75,10 +75,12 @@ def load(name: str = DEFAULT_TASK) -> OracleTask:
     """The task called `name`, or UnknownTask listing the known ones."""
     if name not in known():
         raise UnknownTask(f"unknown oracle task {name!r}; known: {', '.join(known())}")
+    from importlib import import_module
+
     from oracle.task import OracleTask  # here, not at the top: `oracle.tasks.DEFAULT_TASK` stays free to import
 
     module = _modules()[name]
-    task = getattr(importlib.import_module(module), "TASK", None)
+    task = getattr(import_module(module), "TASK", None)
     if not isinstance(task, OracleTask) or task.name != name:
         raise UnknownTask(f"{module} does not expose TASK, an OracleTask named {name!r}")
     return task

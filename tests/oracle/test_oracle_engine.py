@@ -75,6 +75,45 @@ def test_the_command_line_asks_for_its_container_before_importing_pydantic_or_th
     assert done.stdout.splitlines()[-1:] == ["0 "], done.stdout[-500:] + done.stderr[-500:]
 
 
+def test_the_image_lookup_proves_the_engine_in_place_of_a_ping(
+    witness: docker.DockerClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client, chosen = image.engine_and_image()
+    assert client.api_version == image.API_VERSION and chosen.id.startswith("sha256:")
+    monkeypatch.setenv(image.API_VERSION_ENV, "9.99")  # refused (400): the engine is asked for its own, then looked up
+    client, again = image.engine_and_image()
+    assert (client.api_version, again) == (witness.version()["ApiVersion"], chosen)
+    monkeypatch.setenv(image.API_VERSION_ENV, "auto")
+    assert image.engine_and_image()[0].api_version == witness.version()["ApiVersion"]
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    with pytest.raises(image.CannotGrade, match="make engine"):
+        image.engine_and_image()
+
+
+def test_before_its_container_request_a_grade_needs_no_installed_package_and_asks_the_engine_once(
+    client, good_zip: Path
+) -> None:
+    """Run without site-packages (`-S`): the path to the request imports only the standard library's cheapest part,
+    and looks the image up with no ping before it; the probe stops where the standby would be created."""
+    probe = (
+        "import os, sys\n"
+        "import oracle.cli, oracle.engine, oracle.sandbox\n"
+        "calls = []\n"
+        "call = oracle.engine.Engine._call\n"
+        "oracle.engine.Engine._call = lambda self, method, path, **o: calls.append(method + ' ' + path) or call(self, method, path, **o)\n"
+        "def stop(self, *args, **kwargs):\n"
+        "    heavy = ('pydantic', 'concurrent', 'logging', 'pathlib', 'urllib', 'shutil', 'pkgutil', 'typing_extensions')\n"
+        "    print(';'.join(calls) + '|' + ','.join(sorted(m for m in sys.modules if m.split('.')[0] in heavy)), flush=True)\n"
+        "    os._exit(0)\n"
+        "oracle.sandbox.Standby.__init__ = stop\n"
+        f"oracle.cli.main(['grade', '--mode', 'base', {str(good_zip)!r}])\n"
+    )
+    done = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-500:]
+    calls, _, loaded = done.stdout.strip().partition("|")
+    assert (calls, loaded) == (f"GET /images/{image.LOCAL_TAG}/json", ""), done.stdout[-500:]
+
+
 # -- which engine DOCKER_HOST names (read as the docker command line and the SDK read it) --------------------
 
 
