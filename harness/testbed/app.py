@@ -86,7 +86,9 @@ def create_app(
         if controller.has_live_agents():  # a restart under live agents: their tools are wanted at once
             tools.want()
         scheduler.start()
+        controller.live.start()
         yield
+        controller.live.close()
         await tools.close()
         scheduler.stop()
         # Its runners keep going unless the operator asked for a drain (testbed/drain.py).

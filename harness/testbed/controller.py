@@ -24,6 +24,7 @@ from . import budgets
 from .credentials import CredentialBox
 from .db import Database, now, record_activity
 from .failpoints import failpoint
+from .live import LiveChanges
 from .models import RunLease
 from .sandbox import leases
 from .sandbox.containers import ContainerRunners
@@ -95,6 +96,7 @@ class Controller:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         (self.data_dir / "logs").mkdir(exist_ok=True)
         self.db = Database(self.data_dir / "testbed.sqlite3")
+        self.live = LiveChanges(self.db.path)  # tells the open task pages of every commit (started with the app)
         self.credentials = CredentialBox(self.data_dir)
         failpoint("controller.opened", db=self.db, seal=self.credentials.seal)
         self.instance_id = failpoint("controller.instance-id", self.instance_id, data_dir=self.data_dir)
