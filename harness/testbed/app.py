@@ -78,6 +78,7 @@ def create_app(
     scheduler = Scheduler(controller)
     tools = ToolServerMount(controller)
     controller.live_agent_present = tools.want
+    controller.work_waiting = scheduler.wake
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

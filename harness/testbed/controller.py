@@ -89,6 +89,9 @@ class Controller:
     # Told whenever the product has a live (non-scripted) agent: hired, found at start-up, or its run starting.
     # The app loads its MCP tool server then (see mcp_mount), not at every start.
     live_agent_present: Callable[[], None] = field(default=lambda: None)
+    # Told when a request left work for the scheduler (a new task, a message, a run's end): it looks at once, not at
+    # its next tick (the scheduler's ``wake``).
+    work_waiting: Callable[[], None] = field(default=lambda: None)
     # An operator asked that this controller's shutdown drain its running runs (testbed/drain.py); off: they go on.
     drain_requested: bool = False
 
