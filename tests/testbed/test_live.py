@@ -4,14 +4,24 @@ closed watch ends every stream (a stopping controller would otherwise wait for i
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import cast
+from typing import Any, TypeVar, cast
 
 import pytest
 
 from harness.testbed import live
 from harness.testbed.db import Database, now
 from harness.testbed.live import QUIET_RENDER_S, LiveChanges, stream
+
+T = TypeVar("T")
+
+
+def _run(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run`` in a thread of its own: a worker that played a browser test keeps Playwright's loop in this one."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def _commit(database: Path) -> None:
@@ -33,7 +43,7 @@ def test_a_commit_on_another_connection_wakes_a_waiting_stream(tmp_path: Path) -
         return changes.version - version
 
     try:
-        assert asyncio.run(waited()) >= 1, "the commit was never seen: the wait ran out instead"
+        assert _run(waited()) >= 1, "the commit was never seen: the wait ran out instead"
     finally:
         changes.close()
 
@@ -49,7 +59,7 @@ def test_closing_ends_a_stream_that_waits_for_a_change(tmp_path: Path, monkeypat
         rest = [event async for event in events]
         return [first, *rest]
 
-    events = asyncio.run(asyncio.wait_for(streamed(), 600))  # a stream the close did not wake hangs: fail instead
+    events = _run(asyncio.wait_for(streamed(), 600))  # a stream the close did not wake hangs: fail instead
     assert events == ["retry: 250\n\ndata: <p>first</p>\n\n"]
 
 
@@ -73,7 +83,7 @@ def test_a_stream_sends_a_fragment_only_when_it_changed() -> None:
     async def streamed() -> list[str]:
         return [event async for event in stream(changes, lambda: next(rendered), "<p>a</p>", 0)]
 
-    assert asyncio.run(streamed()) == [
+    assert _run(streamed()) == [
         "retry: 250\n\ndata: <p>a</p>\n\n",
         "data: <p>b</p>\n\n",
         "data: <p>b</p>\ndata: <i>c</i>\n\n",
