@@ -21,25 +21,62 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from playwright.sync_api import sync_playwright
+from pydantic import TypeAdapter
 
 from bench.arguments import cell_id, count
 from bench.entry import run_benchmark
 from bench.oracle import bare_docker_run_command
+from harness.core.product_records import Task
 from harness.core.records import AttemptRecord
 from harness.running.browser import launch_options
 from oracle import image
 from oracle.sandbox import SandboxLimits
+
+TASKS = TypeAdapter(list[Task])
 
 GOAL_OVERHEAD_S = 3.0
 GOAL_FLOOR_RATIO = 2.0
 """Issue 52: the harness's overhead at most twice the floor measured in the same run."""
 
 
-def run_once(results: Path, campaign: str, case: str) -> tuple[AttemptRecord, float]:
-    """One `harness run` as a user types it; returns its record and the whole command's wall time."""
+class Overhead(NamedTuple):
+    """Where an attempt's overhead is: every moment no agent run was active, by when it falls."""
+
+    before: float  # from the attempt's start to its first run's start: the product, the browser, the first steps
+    between: float  # the gaps between runs: the page showing the run's end, the person's next steps
+    after: float  # from the last run's end to the attempt's end: the last looks, concluding, closing
+
+
+def overhead_of(record: AttemptRecord, folder: Path) -> Overhead | None:
+    """The overhead split by the run spans the package's task snapshot holds (None: no run recorded)."""
+    tasks = TASKS.validate_json((folder / "snapshots" / "tasks.json").read_bytes())
+    spans = sorted(
+        (datetime.fromisoformat(run.started_at), datetime.fromisoformat(run.ended_at))
+        for task in tasks
+        for run in task.runs
+        if run.started_at and run.ended_at
+    )
+    if not spans:
+        return None
+    gaps, reach = 0.0, spans[0][1]
+    for start, end in spans[1:]:
+        gaps += max(0.0, (start - reach).total_seconds())
+        reach = max(reach, end)
+    return Overhead(
+        before=(spans[0][0] - record.timing.started_at).total_seconds(),
+        between=gaps,
+        after=(record.timing.ended_at - reach).total_seconds() if record.timing.ended_at else 0.0,
+    )
+
+
+def run_once(results: Path, campaign: str, case: str) -> tuple[AttemptRecord, float, Overhead | None]:
+    """One `harness run` as a user types it; returns its record, the whole command's wall time and where its
+    overhead was."""
     started = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "harness.cli", "run", "--id", case, "--results", str(results), "--campaign", campaign],
@@ -49,7 +86,8 @@ def run_once(results: Path, campaign: str, case: str) -> tuple[AttemptRecord, fl
     )
     command_s = time.perf_counter() - started
     [path] = results.glob(f"{campaign}/*/*/attempt.json")
-    return AttemptRecord.model_validate_json(path.read_text()), command_s
+    record = AttemptRecord.model_validate_json(path.read_text())
+    return record, command_s, overhead_of(record, path.parent)
 
 
 def browser_floor() -> float:
@@ -74,13 +112,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repetitions", type=count, default=5)
     parser.add_argument("--case", type=cell_id, default="build-revise")
     args = parser.parse_args(argv)
-    records, commands, floors = [], [], []
+    records, commands, floors, where = [], [], [], []
     load_before = os.getloadavg()[0]
     image_id = image.resolve(image.engine(), None).id
     with tempfile.TemporaryDirectory(prefix="everyday-bench-") as folder:
         for number in range(args.repetitions):
-            record, command_s = run_once(Path(folder), f"bench-{number}", args.case)
+            record, command_s, split = run_once(Path(folder), f"bench-{number}", args.case)
             records.append(record)
+            where += [split] if split else []
             commands.append(command_s)
             floors.append(browser_floor() + container_floor(image_id))
             print(
@@ -107,6 +146,13 @@ def main(argv: list[str] | None = None) -> int:
         f" {floor:.2f} s; harness overhead / floor: {overhead / floor:.2f}x"
         f" (goal <= {GOAL_FLOOR_RATIO:.1f}x: {'met' if overhead / floor <= GOAL_FLOOR_RATIO else 'NOT met'})"
     )
+    if where:
+        print(
+            "where the overhead is (median seconds with no agent run active): before the first run"
+            f" {statistics.median(w.before for w in where):.2f}, between runs"
+            f" {statistics.median(w.between for w in where):.2f}, after the last run"
+            f" {statistics.median(w.after for w in where):.2f}"
+        )
     print(f"median overhead of the whole command (pytest and browser start-up included): {command_overhead:.2f} s")
     print(
         "where the attempt's time goes (median seconds per phase; the agent's own time is the rest; phases overlap:"

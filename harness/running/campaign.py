@@ -20,6 +20,7 @@ from harness.core.catalog import Cell, KnownFinding
 from harness.core.outcomes import is_known_finding, unexpected
 from harness.core.records import AttemptRecord
 from harness.core.settings import SETTINGS_OPTION, RunSettings
+from harness.products import warm_up
 from harness.results.epochs import by_cell, counted_ends, ending, epoch_ends, figures
 from harness.results.explain import explain
 from harness.results.packages import LoadedAttempt, campaign_package_folders, catalog_cells, read_package
@@ -50,7 +51,7 @@ def pytest_arguments(settings: RunSettings, extra: Sequence[str] = ()) -> list[s
     args = [str(STORY_CELLS_MODULE), "-p", PLUGIN, "-p", "no:cacheprovider", "-p", "no:anyio", "-q", "-rfEs"]
     args += ["--rootdir", str(STORY_CELLS_MODULE.parents[2]), "-o", "addopts=", "-o", "testpaths="]
     args += [SETTINGS_OPTION, settings.model_dump_json()]
-    workers = min(settings.max_parallel, len(settings.cells))  # an idle worker would only cost its start-up
+    workers = _workers(settings)
     if workers > 1:
         # worksteal, not load: load keeps two cells queued on each worker, so near the end one worker
         # can still have two cells to play while the other sits idle; an idle worker steals instead.
@@ -60,6 +61,11 @@ def pytest_arguments(settings: RunSettings, extra: Sequence[str] = ()) -> list[s
     if settings.junitxml:
         args += ["--junitxml", str(settings.junitxml)]
     return args + list(extra)
+
+
+def _workers(settings: RunSettings) -> int:
+    """How many xdist workers play the cells (an idle worker would only cost its start-up); 1: none, this process."""
+    return min(settings.max_parallel, len(settings.cells))
 
 
 def campaign_attempts(results: Path, campaign: str) -> list[LoadedAttempt]:
@@ -192,6 +198,8 @@ def run_cells(settings: RunSettings, extra: Sequence[str] = (), show_pytest: boo
         print(f"removed what a killed run left: {leftover.folder} ({leftover.processes} process(es) ended)")
     sys.stdout.flush()
     run_folder = claim_run_folder()
+    if _workers(settings) <= 1:  # the cells play in this process: their products' start-up overlaps pytest's own
+        warm_up((catalog_cells()[cell].environment.product for cell in settings.cells), len(settings.cells) > 1)
     progress = run_folder / "progress"
     progress.mkdir()
     os.environ[PROGRESS_ENV] = str(progress)

@@ -13,6 +13,7 @@ from harness.agents.arguments import port_number, seconds
 from .app import configure_logging, create_app
 from .db import Database
 from .defects import REGISTRY
+from .live import LiveServer
 from .sandbox import agent_socket
 from .sandbox.containers import ContainerRunners, SandboxError
 from .sandbox.image import RunnerImageError
@@ -99,14 +100,16 @@ def main(argv: list[str] | None = None) -> int:
     # A graceful stop lets requests in progress finish, but not for ever: an agent CLI's MCP client keeps
     # a stream open (Claude Code's listening GET), and uvicorn waits for every open response by default,
     # so a SIGTERM restart hung until the caller gave up. Runners retry whatever was cut.
+    # Its task pages' live streams end first, or a stop would wait for them (testbed/live.py).
+    config = uvicorn.Config(
+        app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S
+    )
+    server = LiveServer(config, app.state.controller.live)
     if sandbox is None:
-        uvicorn.run(
-            app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S
-        )
+        server.run()
         return 0
     # The sandboxes reach the controller only through its agent socket, served beside the TCP port.
-    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S)
-    uvicorn.Server(config).run(sockets=[socket.create_server((args.host, args.port)), agent_socket.bind(data_dir)])
+    server.run(sockets=[socket.create_server((args.host, args.port)), agent_socket.bind(data_dir)])
     return 0
 
 

@@ -255,4 +255,6 @@ def finish(payload: FinishRequest, run: RunRow, request: Request) -> Ack:
         return {"id": run["id"]}
 
     with controller_of(request).db.transaction() as conn:
-        return Ack(**once(conn, run["id"], payload.event_id, "finish", end))
+        ack = Ack(**once(conn, run["id"], payload.event_id, "finish", end))
+    controller_of(request).work_waiting()  # a message that came during the run, a parent whose child is done
+    return ack

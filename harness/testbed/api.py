@@ -190,10 +190,11 @@ def insert_task(
 
 @router.post("/tasks", status_code=201)
 def create_task(payload: TaskCreate, request: Request) -> Task:
-    db = controller_of(request).db
-    with db.transaction() as conn:
+    controller = controller_of(request)
+    with controller.db.transaction() as conn:
         task_id = insert_task(conn, payload)
-    return records.task(db, task_id)
+    controller.work_waiting()
+    return records.task(controller.db, task_id)
 
 
 @router.get("/tasks/{task_id}", response_model=Task)
@@ -219,6 +220,7 @@ def post_comment(task_id: PathId, payload: CommentCreate, request: Request) -> C
         comment_id = int(cursor.lastrowid or 0)
         failpoint("message.stored", conn=conn, task_id=task_id, body=payload.body)
         record_activity(conn, "user_message", f"User message {comment_id} on task {task_id}", task_id)
+    controller_of(request).work_waiting()
     return records.comments_by_ids(db, [comment_id])[0]
 
 

@@ -78,6 +78,7 @@ def create_app(
     scheduler = Scheduler(controller)
     tools = ToolServerMount(controller)
     controller.live_agent_present = tools.want
+    controller.work_waiting = scheduler.wake
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -86,7 +87,9 @@ def create_app(
         if controller.has_live_agents():  # a restart under live agents: their tools are wanted at once
             tools.want()
         scheduler.start()
+        controller.live.start()
         yield
+        controller.live.close()
         await tools.close()
         scheduler.stop()
         # Its runners keep going unless the operator asked for a drain (testbed/drain.py).

@@ -24,6 +24,7 @@ from . import budgets
 from .credentials import CredentialBox
 from .db import Database, now, record_activity
 from .failpoints import failpoint
+from .live import LiveChanges
 from .models import RunLease
 from .sandbox import leases
 from .sandbox.containers import ContainerRunners
@@ -88,6 +89,9 @@ class Controller:
     # Told whenever the product has a live (non-scripted) agent: hired, found at start-up, or its run starting.
     # The app loads its MCP tool server then (see mcp_mount), not at every start.
     live_agent_present: Callable[[], None] = field(default=lambda: None)
+    # Told when a request left work for the scheduler (a new task, a message, a run's end): it looks at once, not at
+    # its next tick (the scheduler's ``wake``).
+    work_waiting: Callable[[], None] = field(default=lambda: None)
     # An operator asked that this controller's shutdown drain its running runs (testbed/drain.py); off: they go on.
     drain_requested: bool = False
 
@@ -95,6 +99,7 @@ class Controller:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         (self.data_dir / "logs").mkdir(exist_ok=True)
         self.db = Database(self.data_dir / "testbed.sqlite3")
+        self.live = LiveChanges(self.db.path)  # tells the open task pages of every commit (started with the app)
         self.credentials = CredentialBox(self.data_dir)
         failpoint("controller.opened", db=self.db, seal=self.credentials.seal)
         self.instance_id = failpoint("controller.instance-id", self.instance_id, data_dir=self.data_dir)

@@ -3,7 +3,8 @@
 Each tick fails runs whose runner died, queues runs for tasks with waiting
 work and starts queued runs. It is a plain thread with a short interval: the
 product is small and every state it acts on is in SQLite, so a restarted
-controller simply carries on where the old one stopped.
+controller simply carries on where the old one stopped. A request that
+leaves work waiting wakes it, so the work starts as soon as it is stored.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ class Scheduler:
         self.controller = controller
         self.interval = interval
         self._stop = threading.Event()
+        self._woken = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="scheduler", daemon=True)
 
     def start(self) -> None:
@@ -31,7 +33,12 @@ class Scheduler:
 
     def stop(self) -> None:
         self._stop.set()
+        self._woken.set()
         self._thread.join(timeout=5)
+
+    def wake(self) -> None:
+        """Tick now rather than at the end of the interval: a request has just left work waiting."""
+        self._woken.set()
 
     def tick(self) -> None:
         self.controller.monitor()
@@ -41,8 +48,9 @@ class Scheduler:
 
     def _loop(self) -> None:
         while not self._stop.is_set():
+            self._woken.clear()  # a wake during the tick is kept: the next tick follows at once
             try:
                 self.tick()
             except Exception:  # keep scheduling; the next tick retries from persisted state
                 log.exception("scheduler tick failed")
-            self._stop.wait(self.interval)
+            self._woken.wait(self.interval)

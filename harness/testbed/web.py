@@ -1,7 +1,7 @@
 """Server-rendered web UI. The live part of a task page is one template
-fragment that the page's script re-fetches while it is open, so the first
-render, every live update and a reload all show the same persisted state
-from the same code."""
+fragment that the controller pushes to the open page whenever it changes
+(:mod:`.live`), so the first render, every live update and a reload all show
+the same persisted state from the same code."""
 
 from __future__ import annotations
 
@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
+from starlette.concurrency import run_in_threadpool
 
 from harness.agents.adapters import adapter_names
 
-from . import email_setup, interactions, providers, records, services, skills, team
+from . import email_setup, interactions, live, providers, records, services, skills, team
 from .api import PathId, controller_of, create_agent, create_task, post_comment, stop_run
 from .failpoints import failpoint
 from .models import AgentCreate, CommentCreate, TaskCreate
@@ -176,6 +177,21 @@ def render_task(
 @router.get("/tasks/{task_id}/live", response_class=HTMLResponse)
 def task_live(task_id: PathId, request: Request) -> HTMLResponse:
     return templates.TemplateResponse(request, "_live.html", thread_context(request, task_id))
+
+
+def live_fragment(request: Request, task_id: int) -> str:
+    """The live part as ``/tasks/{id}/live`` renders it."""
+    return bytes(task_live(task_id, request).body).decode()
+
+
+@router.get("/tasks/{task_id}/live/events", response_class=StreamingResponse)
+async def task_live_events(task_id: PathId, request: Request) -> StreamingResponse:
+    """The live part now and after every change (:mod:`.live`); a task that does not exist: 404 before any event."""
+    changes = controller_of(request).live
+    version = changes.version
+    first = await run_in_threadpool(live_fragment, request, task_id)
+    events = live.stream(changes, lambda: live_fragment(request, task_id), first, version)
+    return StreamingResponse(events, media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 
 
 EMPTY_MESSAGE = "Write a message before sending: an empty message is not sent."

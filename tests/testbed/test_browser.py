@@ -10,7 +10,7 @@ from pathlib import Path
 import psutil
 import pytest
 from PIL import Image, ImageChops
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 from product_helpers import start_build, unique
 
 from harness.core.product_records import Hire
@@ -112,16 +112,16 @@ def test_stop_kills_the_runner_and_a_new_request_gets_a_short_reply(page: Page, 
 
 
 def test_live_refresh_leaves_an_unchanged_page_alone(page: Page, testbed: TestbedInstance) -> None:
-    """A settled task's page is not re-rendered by the live poll, so nothing a reader holds gets detached."""
+    """A settled task's page is not re-rendered by the state its stream pushes, so nothing a reader holds gets
+    detached; a commit elsewhere pushes nothing to it."""
     agent = testbed.api.create_agent(name=unique("Still"))
     task = testbed.api.wait_until_done(testbed.api.create_task(BUILD_TASK_TITLE, BUILD_TASK, assignee_id=agent.id).id)
     task_page = TaskPage(page, testbed.base_url, task.id).open()
     page.evaluate("() => { document.querySelector('[data-testid=comment]').everydayMark = true; }")
-    for _ in range(2):  # two complete polls of the live fragment
-        with page.expect_response(lambda r: r.url.endswith(f"/tasks/{task.id}/live")):
-            pass
+    expect(page.get_by_test_id("live")).to_have_attribute("data-shown-events", "1")  # the stream's first state
+    testbed.api.create_agent(name=unique("Elsewhere"))  # a commit that changes nothing this page shows
     still_there = page.evaluate("() => document.querySelector('[data-testid=comment]').everydayMark === true")
-    assert still_there, "the live poll replaced an unchanged fragment"
+    assert still_there, "the pushed state replaced an unchanged fragment"
     assert task_page.status() == "done"
 
 

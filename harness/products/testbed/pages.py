@@ -213,10 +213,11 @@ class TaskPage:
 
         The page looks every 50 ms. Playwright's ``expect`` looks again only
         every half second once a quarter second has passed, and the live
-        fragment changes the badge at any moment of its 400 ms cycle: a badge
-        that changed at 0.3 s was seen at 0.77 s. Not every frame either: a
-        wait can last as long as the agent works, and a look per frame is CPU
-        taken from the product and the agent on a shared machine.
+        fragment changes the badge the moment the controller pushes the
+        change: a badge that changed at 0.3 s was seen at 0.77 s. Not every
+        frame either: a wait can last as long as the agent works, and a look
+        per frame is CPU taken from the product and the agent on a shared
+        machine.
         """
         try:
             self.page.wait_for_function(
@@ -313,9 +314,15 @@ class TaskPage:
         return int(item.get_attribute("data-consumed-by-run") or 0)
 
     def scroll_latest_reply_into_view(self) -> None:
+        """The newest agent reply in view, once it is shown.
+
+        The page scrolls it there itself, in one look: Playwright's own scroll
+        first waits for the element to hold still over two animation frames,
+        which on a busy machine cost more than the look and the scroll.
+        """
         replies = self.page.locator('[data-testid="comment"][data-author-kind="agent"]')
         expect(replies.last).to_be_visible()
-        replies.last.scroll_into_view_if_needed()
+        replies.last.evaluate("reply => reply.scrollIntoView({block: 'nearest'})")
 
     # ---- Stop ----------------------------------------------------------------------
 

@@ -1,11 +1,11 @@
-// Keeps a task page live: re-fetches the server-rendered state fragment and
-// sends the composer and Stop through the JSON API without reloading the page.
+// Keeps a task page live: shows the state fragment the controller pushes
+// whenever it changes (a server-sent event stream) and sends the composer and
+// Stop through the JSON API without reloading the page.
 "use strict";
 
 (function () {
   const live = document.getElementById("live");
   if (!live) return;
-  const url = live.dataset.liveUrl;
   // Compare the browser's own serialisation of both sides: the first render
   // (included in the page) and the fragment differ in whitespace and entity
   // spelling only, and replacing identical content would detach every
@@ -15,29 +15,32 @@
     parser.innerHTML = html;
     return parser.innerHTML.trim();
   }
-  let inFlight = false;
+  let pending = null;
 
-  async function refresh() {
-    if (inFlight) return;
-    // A key being typed into a card must not be wiped by the next update; the page catches up after.
+  function show(html) {
+    pending = html;
+    // A key being typed into a card must not be wiped by an update; the page catches up once typing ends.
     const typing = document.activeElement;
     if (typing && live.contains(typing) && typing.tagName === "INPUT" && typing.value) return;
-    inFlight = true;
-    try {
-      const response = await fetch(url, { cache: "no-store" });
-      if (response.ok) {
-        const html = await response.text();
-        if (normalised(html) !== live.innerHTML.trim()) {
-          live.innerHTML = html;
-        }
-      }
-    } catch (error) {
-      // The controller may be restarting; the next poll tries again.
-    } finally {
-      inFlight = false;
+    pending = null;
+    if (normalised(html) !== live.innerHTML.trim()) {
+      live.innerHTML = html;
     }
+    live.dataset.shownEvents = String(Number(live.dataset.shownEvents || 0) + 1); // states taken, for a reader to wait on
   }
-  setInterval(refresh, 400);
+  const catchUp = () => setTimeout(() => pending !== null && show(pending), 0);
+  live.addEventListener("focusout", catchUp);
+  live.addEventListener("input", catchUp);
+
+  function listen() {
+    const events = new EventSource(live.dataset.eventsUrl);
+    events.onmessage = (event) => show(event.data);
+    // A broken stream (the controller restarting) is opened again by the browser; one refused outright is not.
+    events.onerror = () => {
+      if (events.readyState === EventSource.CLOSED) setTimeout(listen, 400);
+    };
+  }
+  listen();
 
   const composer = document.querySelector("[data-testid=composer]");
   const errorBox = document.querySelector("[data-testid=composer-error]");
@@ -66,7 +69,6 @@
       errorBox.hidden = false;
     } finally {
       button.disabled = false;
-      await refresh();
     }
   });
 
@@ -93,14 +95,11 @@
         body: JSON.stringify(payload),
       }).catch(() => null);
       if (!response || !response.ok) buttons.forEach((button) => (button.disabled = false)); // say it again
-
-      await refresh();
       return;
     }
     if (!form.dataset.stopUrl) return;
     event.preventDefault();
     form.querySelector("button").disabled = true;
     await fetch(form.dataset.stopUrl, { method: "POST" });
-    await refresh();
   });
 })();
