@@ -15,12 +15,16 @@ from typing import Any
 from harness.core.verdicts import InfrastructureFailed
 from harness.evidence.recorder import EvidenceRecorder
 from harness.evidence.secret_scan import secrets_from_environment
+from harness.evidence.trace_network import merge_network
 from harness.products.base import ProductDriver, ProductInstance
 from harness.running.attempt import AttemptContext
 from harness.running.model_server import ModelServer
 from harness.running.shared_browser import SharedBrowser
 
 SCRIPTED_PACE_S = 0.05
+TRACE = "trace.zip"
+NETWORK_HAR = "network.har"
+"""The context's network log (no bodies) until close_world writes it into the trace (harness.evidence.trace_network)."""
 
 
 def open_world(
@@ -37,11 +41,16 @@ def open_world(
         try:
             with context.recorder.timed("browser"):
                 browser_context = browser.new_context(
-                    context.recorder, accept_downloads=True, viewport={"width": 1280, "height": 900}
+                    context.recorder,
+                    accept_downloads=True,
+                    viewport={"width": 1280, "height": 900},
+                    record_har_path=context.recorder.folder / NETWORK_HAR,
+                    record_har_content="omit",
                 )
-                # DOM snapshots of every action, no screencast: the journey keeps its own step screenshots,
-                # and the screencast's frames cost about a tenth of a scripted cell's CPU (a CPU-s of 10).
-                browser_context.tracing.start(screenshots=False, snapshots=True)
+                # Actions and console, no DOM snapshots and no screencast: the journey keeps its own step
+                # screenshots, the network comes from the context's log (harness.evidence.trace_network), and
+                # what each would cost a cell is in docs/measurements.md.
+                browser_context.tracing.start(screenshots=False, snapshots=False)
                 page = browser_context.new_page()
         except BaseException:
             _close_started(starting)
@@ -51,6 +60,7 @@ def open_world(
         except BaseException as error:
             try:
                 browser_context.close()  # nothing happened in it yet: no trace to keep
+                (context.recorder.folder / NETWORK_HAR).unlink(missing_ok=True)
             finally:
                 _close_started(starting)  # a Ctrl-C while it started: it is closed once it has
             if isinstance(error, Exception):
@@ -112,8 +122,9 @@ def close_world(
                 for page in browser_context.pages:
                     page.close()
                 stopping = stopper.submit(_stop_controller, recorder, instance)
-                browser_context.tracing.stop(path=recorder.folder / "trace.zip")
-                browser_context.close()
+                browser_context.tracing.stop(path=recorder.folder / TRACE)
+                browser_context.close()  # writes the network log
+                merge_network(recorder.folder / TRACE, recorder.folder / NETWORK_HAR)
         finally:
             try:
                 if stopping is None:  # the browser failed before the product could be stopped beside it

@@ -81,6 +81,10 @@ def test_cli_builds_the_reference_project_through_the_proxy(name, tmp_path, repl
     assert len(replay.calls()) == len(metered), [call.path for call in replay.calls()]
     # The build script ran the tests in the workspace: its last shell step's output reached the model.
     assert [call.tool_calls_answered for call in replay.calls() if call.tool][:5] == [0, 1, 2, 3, 4]
+    # Nor did it fetch packages at run time (OpenCode installs its plug-in package unless told it has it).
+    home = tmp_path / "home"
+    assert not (home / ".npm").exists() and not (home / ".bun").exists(), sorted(p.name for p in home.iterdir())
+    assert not [path for path in home.rglob("node_modules/*") if path.name != ".package-lock.json"]
 
 
 @pytest.mark.parametrize("name", sorted(CLIS))

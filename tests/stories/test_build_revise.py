@@ -65,7 +65,13 @@ def test_build_revise_passes_and_leaves_a_complete_evidence_package_with_the_fac
     shots = [shot.rsplit("/", 1)[-1].split("-", 1)[-1] for shot in record.screenshots]
     assert shots == ["task-1-done.png", "task-1-done.png", "final.png"], shots
     assert all((package / shot).stat().st_size > 0 for shot in record.screenshots)
-    assert zipfile.is_zipfile(package / "trace.zip")
+    # The trace: every action, and the network the context logged (written into it), without DOM snapshots.
+    with zipfile.ZipFile(package / "trace.zip") as trace:
+        events = [json.loads(line)["type"] for line in trace.read("trace.trace").splitlines()]
+        network = [json.loads(line)["snapshot"]["request"]["url"] for line in trace.read("trace.network").splitlines()]
+    assert "before" in events and "frame-snapshot" not in events, sorted(set(events))
+    assert any(url.endswith("/tasks/1") for url in network), network
+    assert not (package / "network.har").exists()
     assert (package / "logs/controller.log").is_file() and list((package / "logs").glob("run-*.log"))
     tasks = json.loads((package / "snapshots/tasks.json").read_text())
     assert [task["status"] for task in tasks] == ["done"] and len(tasks[0]["runs"]) == 2

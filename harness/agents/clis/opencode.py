@@ -13,12 +13,18 @@ Measured with opencode 1.18.33:
   (``timeout`` in ms bounds each tool call: it must outlast ``wait_for_task``);
 - ``run --session SESSION`` continues a session kept in its data folder; the id
   is ``sessionID`` in the ``--format json`` events;
-- its package installs its native binary from a postinstall script.
+- its package installs its native binary from a postinstall script;
+- at every start it npm-installs ``@opencode-ai/plugin`` (the plug-in authors' types) into each config folder
+  that has no ``node_modules``, in the background: from the public registry, on a run that should reach no
+  outside host, for about a sixth of a run's CPU (docs/measurements.md). ``--pure`` loads no plug-in, so the
+  package is never used: the private config folder is laid out as an install that holds it already
+  (``PLUGIN_ALREADY_INSTALLED``), and nothing is fetched.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from ..launch import LaunchRequest, LaunchSpec, base_env
@@ -27,6 +33,22 @@ from ..registry import AgentCli, LiveProfile, agent_cli
 PROVIDER = "metered"
 # A product tool may wait on a teammate for minutes (wait_for_task); OpenCode's default is 5 s per request.
 MCP_TOOL_TIMEOUT_MS = 310_000
+PLUGIN_PACKAGE = "@opencode-ai/plugin"
+
+
+def plugin_already_installed(config_folder: Path) -> dict[Path, str]:
+    """The files that make OpenCode's dependency check find its plug-in package installed in ``config_folder``.
+
+    Its check installs when the folder has no ``node_modules``, or when its ``package-lock.json`` lacks a package
+    it wants; an empty ``node_modules`` and a lock that names the package satisfy both. The package itself is not
+    needed: ``--pure`` loads no plug-in.
+    """
+    dependencies = {"dependencies": {PLUGIN_PACKAGE: OpenCode.version}}
+    return {
+        config_folder / "package.json": json.dumps(dependencies),
+        config_folder / "package-lock.json": json.dumps({"lockfileVersion": 3, "packages": {"": dependencies}}),
+        config_folder / "node_modules" / ".package-lock.json": json.dumps({"lockfileVersion": 3, "packages": {}}),
+    }
 
 
 def config(request: LaunchRequest) -> dict:
@@ -89,9 +111,10 @@ class OpenCode(AgentCli):
     def launch(self, request: LaunchRequest) -> LaunchSpec:
         """The argv, environment and ``opencode.json`` of one turn (``run``, with ``--session`` to continue one)."""
         config_path = request.home / "opencode.json"
+        config_home = request.home / ".config"
         env = base_env(request.home) | {
             "OPENCODE_CONFIG": str(config_path),
-            "XDG_CONFIG_HOME": str(request.home / ".config"),
+            "XDG_CONFIG_HOME": str(config_home),
             "XDG_DATA_HOME": str(request.home / ".local" / "share"),
             "XDG_CACHE_HOME": str(request.home / ".cache"),
             "XDG_STATE_HOME": str(request.home / ".local" / "state"),
@@ -119,7 +142,8 @@ class OpenCode(AgentCli):
             argv=argv,
             env=env,
             cwd=request.workspace,
-            files={config_path: json.dumps(config(request), indent=2)},
+            files={config_path: json.dumps(config(request), indent=2)}
+            | plugin_already_installed(config_home / "opencode"),
             timeout_seconds=request.timeout_seconds,
         )
 
