@@ -193,8 +193,9 @@ def create_task(payload: TaskCreate, request: Request) -> Task:
     controller = controller_of(request)
     with controller.db.transaction() as conn:
         task_id = insert_task(conn, payload)
+    created = records.task(controller.db, task_id)  # as created: read before the scheduler may start it
     controller.work_waiting()
-    return records.task(controller.db, task_id)
+    return created
 
 
 @router.get("/tasks/{task_id}", response_model=Task)
@@ -220,8 +221,9 @@ def post_comment(task_id: PathId, payload: CommentCreate, request: Request) -> C
         comment_id = int(cursor.lastrowid or 0)
         failpoint("message.stored", conn=conn, task_id=task_id, body=payload.body)
         record_activity(conn, "user_message", f"User message {comment_id} on task {task_id}", task_id)
+    stored = records.comments_by_ids(db, [comment_id])[0]  # as stored: read before a run may take it up
     controller_of(request).work_waiting()
-    return records.comments_by_ids(db, [comment_id])[0]
+    return stored
 
 
 @router.get("/tasks/{task_id}/deliveries")
