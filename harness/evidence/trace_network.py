@@ -20,24 +20,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from harness.evidence.trace_events import ACTIONS, context_options, trace_clock, trace_events
+
 NETWORK_MEMBER = "trace.network"
 """The member Playwright names the network file of a trace started without a name."""
 
 
 def _clock(archive: zipfile.ZipFile) -> tuple[float, float] | None:
-    """The trace's wall time and monotonic time (ms) at its start, which place a request on the trace's clock."""
-    for name in (n for n in archive.namelist() if n.endswith(".trace")):
-        for line in archive.read(name).splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(event, dict) and event.get("type") == "context-options":
-                try:
-                    return float(event["wallTime"]), float(event["monotonicTime"])
-                except (KeyError, TypeError, ValueError):
-                    return None
-    return None
+    """The trace's clock at its start, which places a request on the trace's own time line."""
+    options = context_options(trace_events(archive, ACTIONS))
+    return trace_clock(options) if options else None
 
 
 def _event(entry: dict[str, Any], clock: tuple[float, float] | None) -> dict[str, Any]:

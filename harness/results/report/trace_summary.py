@@ -10,7 +10,6 @@ trace it cannot read at all yields a summary with the reason instead of events.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import zipfile
 from datetime import UTC, datetime
@@ -18,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
+
+from harness.evidence.trace_events import ACTIONS, NETWORK, context_options, trace_clock, trace_events
 
 KNOWN_VERSIONS = frozenset(range(6, 11))
 """Trace format versions whose event shapes (context-options, before/after, console, event, resource-snapshot)
@@ -41,19 +42,6 @@ class TraceSummary(BaseModel):
     items: list[TraceItem] = Field(default_factory=list)
 
 
-def _lines(archive: zipfile.ZipFile, suffix: str) -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = []
-    for name in sorted(n for n in archive.namelist() if n.endswith(suffix)):
-        for line in archive.read(name).splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(event, dict):
-                events.append(event)
-    return events
-
-
 def _action_title(event: dict[str, Any]) -> str:
     title = event.get("title") or event.get("apiName") or f"{event.get('class', '?')}.{event.get('method', '?')}"
     params = event.get("params") or {}
@@ -65,10 +53,10 @@ def summarize_trace(path: Path) -> TraceSummary:
     """Every action (with its duration and error), console error, page error and failed request in the trace."""
     try:
         with zipfile.ZipFile(path) as archive:
-            trace, network = _lines(archive, ".trace"), _lines(archive, ".network")
+            trace, network = list(trace_events(archive, ACTIONS)), list(trace_events(archive, NETWORK))
     except (OSError, zipfile.BadZipFile, ValueError) as error:
         return TraceSummary(note=f"trace.zip is unreadable: {error}")
-    options = next((e for e in trace if e.get("type") == "context-options"), None)
+    options = context_options(trace)
     if options is None:
         return TraceSummary(note="trace.zip holds no context-options event: not a trace this reader knows")
     version = options.get("version")
@@ -82,11 +70,11 @@ def summarize_trace(path: Path) -> TraceSummary:
             f"trace format version {version} is not one this report reads ({min(KNOWN_VERSIONS)}-{max(KNOWN_VERSIONS)});"
             " what follows is read with the known shapes and may be incomplete: open the trace with show-trace"
         )
-    try:
-        wall, mono = float(options["wallTime"]), float(options["monotonicTime"])
-    except (KeyError, TypeError, ValueError):
+    clock = trace_clock(options)
+    if clock is None:
         summary.note = "the trace gives no wall time to place its events: open it with show-trace"
         return summary
+    wall, mono = clock
 
     def when(ms: Any) -> datetime:
         return datetime.fromtimestamp((wall + float(ms) - mono) / 1000, UTC)
