@@ -21,11 +21,13 @@ pytest_plugins = ["harness.running.plugin", "tests.needs", "tests.scheduling", "
 
 RUN_FOLDER = pytest.StashKey[Path]()
 MACHINE_CPU = pytest.StashKey[MachineCpu]()
+PROFILE_EVERY_S = 60.0
+"""The closing lines say how busy the cores were in each such stretch of the session."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):
-        config.stash[MACHINE_CPU] = MachineCpu()
+        config.stash[MACHINE_CPU] = MachineCpu(every_s=PROFILE_EVERY_S)
     config.addinivalue_line("markers", "defect_sweep: a testbed defect's own flow, played only with --defect-sweep")
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         # A process that starts products and browsers (an xdist worker, or a run without workers) works in a
@@ -59,9 +61,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     """The CPU the session kept the machine busy with: the wall time `make test` cannot beat on these cores."""
-    floor = config.stash[MACHINE_CPU].floor() if MACHINE_CPU in config.stash else None
-    if floor:
-        terminalreporter.write_line(floor)
+    machine = config.stash[MACHINE_CPU] if MACHINE_CPU in config.stash else None
+    for line in (machine.floor(), machine.profile()) if machine else ():
+        if line:
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture(autouse=True)

@@ -7,6 +7,7 @@ machines a run's wall time says little without the CPU it needed.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -35,11 +36,48 @@ def cpu_floor(busy_seconds: float, wall_seconds: float, cores: int | None = None
     )
 
 
-class MachineCpu:
-    """Started once; ``floor()`` then says the machine's busy time since, and the floor it sets (None without /proc)."""
+def busy_profile(readings: list[tuple[float, float]]) -> str:
+    """The cores kept busy in each stretch between consecutive ``(monotonic time, busy seconds)`` readings.
 
-    def __init__(self) -> None:
+    Where the machine idled (the session's start, a stretch of tests that mostly wait, the last tests alone)
+    is what decides whether a faster schedule or less CPU would shorten the run.
+    """
+    shares = [
+        f"{(busy - busy_before) / (at - at_before):.1f}"
+        for (at_before, busy_before), (at, busy) in zip(readings, readings[1:], strict=False)
+        if at > at_before
+    ]
+    return "cores busy, stretch by stretch: " + " ".join(shares)
+
+
+class MachineCpu:
+    """Started once; ``floor()`` then says the machine's busy time since, and the floor it sets (None without /proc).
+
+    With ``every_s``, a daemon thread also reads the busy time at that interval, and ``profile()`` says how busy
+    the cores were in each stretch.
+    """
+
+    def __init__(self, every_s: float | None = None) -> None:
         self.started, self.busy_before = time.monotonic(), machine_busy_seconds()
+        self._readings: list[tuple[float, float]] = []
+        self._stop = threading.Event()
+        if every_s and self.busy_before is not None:
+            self._readings.append((self.started, self.busy_before))
+            threading.Thread(target=self._read_every, args=(every_s,), name="machine-cpu", daemon=True).start()
+
+    def _read_every(self, every_s: float) -> None:
+        while not self._stop.wait(every_s):
+            busy = machine_busy_seconds()
+            if busy is not None:
+                self._readings.append((time.monotonic(), busy))
+
+    def profile(self) -> str | None:
+        """The cores busy in each stretch so far, the last one ending now (None without readings)."""
+        busy = machine_busy_seconds()
+        if not self._readings or busy is None:
+            return None
+        self._stop.set()
+        return busy_profile([*self._readings, (time.monotonic(), busy)])
 
     def floor(self) -> str | None:
         busy_after = machine_busy_seconds()

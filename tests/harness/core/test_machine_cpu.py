@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from harness.core.machine_cpu import MachineCpu, cpu_floor, machine_busy_seconds
+import time
+
+from harness.core.machine_cpu import MachineCpu, busy_profile, cpu_floor, machine_busy_seconds
 
 
 def burn() -> None:
@@ -29,3 +31,19 @@ def test_a_run_says_the_busy_time_since_it_started() -> None:
     burn()
     floor = machine.floor()
     assert floor is not None and floor.startswith("machine CPU: ") and "no schedule of this work" in floor
+
+
+def test_the_profile_says_how_busy_the_cores_were_in_each_stretch() -> None:
+    readings = [(0.0, 100.0), (60.0, 220.0), (120.0, 250.0), (120.0, 250.0), (150.0, 310.0)]
+    assert busy_profile(readings) == "cores busy, stretch by stretch: 2.0 0.5 2.0"
+
+
+def test_a_sampling_run_profiles_its_stretches_and_stops_reading() -> None:
+    machine = MachineCpu(every_s=0.05)
+    burn()
+    time.sleep(0.2)
+    profile = machine.profile()
+    assert profile is not None and profile.startswith("cores busy, stretch by stretch: ")
+    shares = profile.rsplit(": ", 1)[1].split()
+    assert len(shares) >= 2 and all(float(share) >= 0 for share in shares)
+    assert MachineCpu().profile() is None  # no interval: nothing read
