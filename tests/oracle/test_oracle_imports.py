@@ -113,3 +113,19 @@ def test_the_command_line_turns_pydantic_plugins_off_unless_told_otherwise() -> 
         )
         seen[given] = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr
     assert seen == {None: "'__all__'", "": "''"}
+
+
+def test_a_standby_prewarms_exactly_the_standard_library_its_collectors_import_first() -> None:
+    """What a standby imports before `ready` is the standard library only, and what every task's collector imports
+    at its top (besides the standby's own os, sys and time): no more, so no grade imports what its collector never
+    needs, and no less, so none waits for an import the standby could have done."""
+    import sys
+
+    from oracle.sandbox import PREWARMED
+
+    tops: set[str] = set()
+    for collector in sorted(ORACLE.glob("tasks/*/collector.py")):
+        tree = ast.parse(collector.read_text())
+        tops |= {alias.name for node in tree.body if isinstance(node, ast.Import) for alias in node.names}
+    assert {name.split(".")[0] for name in PREWARMED} <= set(sys.stdlib_module_names)
+    assert set(PREWARMED) == tops - {"os", "sys", "time"}
