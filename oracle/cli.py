@@ -42,8 +42,38 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 process at once and left its container on the engine until some later grade swept it."""
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help layout, its width found without shutil.
+
+    argparse makes a formatter for every argument it adds, and its own asks
+    shutil for the terminal's width: importing shutil (and the compressors
+    it imports) came before every grade's container request.
+    """
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
+def _columns() -> int:
+    """The terminal's width as shutil.get_terminal_size says it: $COLUMNS, else standard output's terminal, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: `oracle: <what is wrong>` and exit 2, no usage block."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_CANNOT_GRADE, f"oracle: {message} (see `{self.prog} --help`)\n")
@@ -108,7 +138,7 @@ def _zip_path(text: str) -> str:
     """A path the command can grade: a file. A missing path or a folder is the command's mistake (exit 2), not a
     failed delivery (exit 1): a delivery that exists but cannot be read is graded, and fails intake.
 
-    Checked with os.path, not pathlib: pathlib (with re and fnmatch) is imported after the container
+    Checked with os.path, not pathlib: pathlib (with re, fnmatch and urllib) is imported after the container
     is asked for."""
     if os.path.isdir(text):
         raise argparse.ArgumentTypeError(f"{text} is a folder, not a delivered ZIP")

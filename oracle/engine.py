@@ -30,7 +30,6 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
-from urllib.parse import quote, urlencode, urlsplit
 
 from oracle.wire import BadResponse, Connection, Response
 
@@ -48,6 +47,8 @@ FRAME_HEADER = struct.Struct(">BxxxL")
 """A log frame's header: the stream (1 stdout, 2 stderr), three zero bytes, the payload's length (big-endian)."""
 STDOUT, STDERR = 1, 2
 NOT_FOUND = 404
+UNQUOTED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
+"""What a URL path keeps as it is (urllib.parse.quote's own set)."""
 
 
 class EngineError(Exception):
@@ -80,6 +81,19 @@ def refusal(method: str, path: str, status: int, reason: str, body: bytes) -> En
     explanation = explanation.splitlines()[0][:300] if explanation.strip() else reason
     kind = NotFound if status == NOT_FOUND else EngineError
     return kind(f"{status} {reason} for {method} {path}: {explanation}", status, explanation)
+
+
+def _quoted(part: str, safe: str) -> str:
+    """A reference as a URL path part: urllib.parse.quote(part, safe), imported only when something needs quoting.
+
+    An image id or a plain tag never does, and the command line looks its image up before anything else needs
+    urllib.parse (which imports ipaddress).
+    """
+    if all(char in UNQUOTED or char in safe for char in part):
+        return part
+    from urllib.parse import quote
+
+    return quote(part, safe=safe)
 
 
 class TLSFiles(NamedTuple):
@@ -126,7 +140,8 @@ def endpoint_from_env(environ: Mapping[str, str]) -> Endpoint:
         if not rest.startswith("/"):
             raise UnsupportedHost(f"DOCKER_HOST {host!r} names no socket: write unix:///path/to/docker.sock")
         return Endpoint(socket_path=rest)
-    from pathlib import Path  # here, not above: only an engine reached over TCP needs it
+    from pathlib import Path  # here, not above: only an engine reached over TCP needs either module
+    from urllib.parse import urlsplit
 
     tls = None
     if verify or cert_path:
@@ -248,6 +263,9 @@ class Engine:
         url = f"/v{self.api_version}{path}" if versioned else path
         if not query:
             return url
+        # Imported here: the first request with a query comes after a grade's container is asked for.
+        from urllib.parse import urlencode
+
         return f"{url}?{urlencode(query, doseq=True)}"
 
     @contextmanager
@@ -321,7 +339,7 @@ class Engine:
 
     def inspect_image(self, reference: str) -> dict[str, Any]:
         """The engine's whole inspect document of the image `reference` names (layers, config, digests), or NotFound."""
-        return dict(self._json("GET", f"/images/{quote(reference, safe='/:')}/json"))
+        return dict(self._json("GET", f"/images/{_quoted(reference, '/:')}/json"))
 
     def image(self, reference: str) -> Image:
         """The image `reference` names on the engine, or NotFound."""
@@ -330,7 +348,7 @@ class Engine:
 
     def image_env(self, reference: str) -> list[str]:
         """The variables the image bakes into every container of it (``NAME=value``), or NotFound."""
-        found = self._json("GET", f"/images/{quote(reference, safe='/:')}/json")
+        found = self._json("GET", f"/images/{_quoted(reference, '/:')}/json")
         return list((found.get("Config") or {}).get("Env") or [])
 
     def images(self, label: str) -> list[Image]:
@@ -340,7 +358,7 @@ class Engine:
 
     def remove_image(self, image_id: str) -> None:
         """Remove an image and its tags; the engine refuses (an EngineError, 409) while a container uses it."""
-        self._call("DELETE", f"/images/{quote(image_id, safe=':')}")
+        self._call("DELETE", f"/images/{_quoted(image_id, ':')}")
 
     def _progress(self, response: Response) -> None:
         """Read a pull's or import's progress lines to the end; an {"error": ...} among them is an EngineError."""

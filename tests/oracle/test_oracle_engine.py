@@ -102,7 +102,7 @@ def test_before_its_container_request_a_grade_needs_no_installed_package_and_ask
         "call = oracle.engine.Engine._call\n"
         "oracle.engine.Engine._call = lambda self, method, path, **o: calls.append(method + ' ' + path) or call(self, method, path, **o)\n"
         "def stop(self, *args, **kwargs):\n"
-        "    heavy = ('pydantic', 'concurrent', 'logging', 'pathlib', 'pkgutil', 'typing_extensions')\n"
+        "    heavy = ('pydantic', 'concurrent', 'logging', 'pathlib', 'urllib', 'shutil', 'pkgutil', 'typing_extensions')\n"
         "    print(';'.join(calls) + '|' + ','.join(sorted(m for m in sys.modules if m.split('.')[0] in heavy)), flush=True)\n"
         "    os._exit(0)\n"
         "oracle.sandbox.Standby.__init__ = stop\n"
