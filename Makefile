@@ -31,15 +31,20 @@ help:
 
 # What a story needs: the project and its plug-ins, no extras. The template plug-in (plugins/example) is installed
 # beside the project, as an outside package would be. scripts/step keeps each set-up step to one line with its time.
+# Editable without an import hook: setuptools' compat mode writes plain-path .pth files, which scripts/editable_paths.py
+# points at folders linking exactly each distribution's packages. Its default mode's finders cost every Python process
+# of the virtualenv some 10 ms at start (docs/measurements.md).
 BASE := $(VENV)/.installed
-$(BASE): pyproject.toml plugins/example/pyproject.toml plugins/paperclip/pyproject.toml plugins/vibe-kanban/pyproject.toml
+EDITABLE := --config-settings editable_mode=compat -e . -e plugins/example -e plugins/paperclip -e plugins/vibe-kanban
+$(BASE): pyproject.toml plugins/example/pyproject.toml plugins/paperclip/pyproject.toml plugins/vibe-kanban/pyproject.toml scripts/editable_paths.py
 	@scripts/step python -- sh -c 'test -x $(PY) || $(PYTHON) -m venv $(VENV); \
-		$(PY) -m pip install -q -e . -e plugins/example -e plugins/paperclip -e plugins/vibe-kanban'
+		$(PY) -m pip install -q $(EDITABLE) && $(PY) scripts/editable_paths.py'
 	@touch $@
 
 # The dev and Ray extras (linters, the docs site, the tests' Docker witness, Ray): make check, test and cluster-*.
 $(VENV)/.dev: $(BASE)
-	@scripts/step dev-tools -- $(PY) -m pip install -q -e '.[dev,cluster]'
+	@scripts/step dev-tools -- sh -c '$(PY) -m pip install -q --config-settings editable_mode=compat -e ".[dev,cluster]" \
+		&& $(PY) scripts/editable_paths.py'
 	@touch $@
 
 venv: $(VENV)/.dev

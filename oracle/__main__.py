@@ -11,6 +11,12 @@ some 250 modules whose objects all live until that exit, so the collections
 their allocations trigger (about 50 per grade) find nothing and cost some
 10% of the imports. A grade itself leaves a dozen cyclic objects, so even a
 long batch holds on to next to nothing.
+
+Pydantic's plug-ins are off (`PYDANTIC_DISABLE_PLUGINS`, unless the caller set
+it, to anything, empty included): looking for them reads the entry points of
+every distribution installed beside the oracle, at the first model the grader
+defines, and a grader's models need none. In-process callers (`oracle.grade`)
+keep whatever plug-ins their process has.
 """
 
 import gc
@@ -18,6 +24,7 @@ import os
 import sys
 
 gc.disable()
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 from oracle.cli import EXIT_READER_GONE, main  # noqa: E402  (after gc.disable: the imports are what it spares)
 

@@ -13,12 +13,12 @@ import hashlib
 import json
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, Field, ValidationError
 
 from oracle import image, tasks
+from oracle.background import Task
 from oracle.checks import SANDBOX_COMPLETED, SANDBOX_RERAN, Check, check
 from oracle.engine import Engine, EngineError
 from oracle.intake import IntakeLimits, intake
@@ -28,8 +28,6 @@ from oracle.task import OracleTask
 DEFAULT_WORKERS = 2
 """Containers graded at once in a batch: the machines this runs on have two cores (each container may use both)."""
 MAX_WORKERS = 16
-_SWEEPER = ThreadPoolExecutor(max_workers=2, thread_name_prefix="oracle-sweep")
-"""Where a batch's leftover sweep runs, beside its grades."""
 
 
 class GradeResult(BaseModel):
@@ -278,7 +276,7 @@ def _batch(
     # The sweep runs beside the grades, not before them: on the command line its engine calls came between the
     # grader's imports and the first ZIP's copy into its container. Never ours: this process is alive, and a
     # volume in use is never pruned.
-    sweeping = _SWEEPER.submit(remove_leftovers, client)
+    sweeping = Task(lambda: remove_leftovers(client), "oracle-sweep")
 
     def one(index: int) -> GradeResult:
         job = jobs[index]
@@ -295,13 +293,15 @@ def _batch(
         if len(jobs) == 1 or options.workers == 1:
             results = [one(index) for index in range(len(jobs))]
         else:
+            from concurrent.futures import ThreadPoolExecutor  # only a batch of several: one grade needs no pool
+
             with ThreadPoolExecutor(
                 max_workers=min(options.workers, len(jobs)), thread_name_prefix="oracle-grade"
             ) as pool:
                 results = list(pool.map(one, range(len(jobs))))
     finally:
         standby.close()  # idempotent: the first job closed it already, unless the batch ended before it ran
-        swept = sweeping.exception()  # waited for on every path: nothing of it outlives the batch
+        swept = sweeping.error()  # waited for on every path: nothing of it outlives the batch
     if isinstance(swept, EngineError):
         raise _engine_failed("while sweeping leftovers", swept)
     if swept is not None:

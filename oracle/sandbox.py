@@ -36,12 +36,12 @@ import json
 import math
 import os
 import socket
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from oracle.background import Task
 from oracle.engine import Engine, EngineError, EngineTimeout, NotFound
 
 if TYPE_CHECKING:
@@ -258,8 +258,29 @@ def oracle_tar(delivery: Path | None, files: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
+PREWARMED = (
+    "argparse",
+    "atexit",
+    "importlib.util",
+    "io",
+    "json",
+    "re",
+    "resource",
+    "select",
+    "selectors",
+    "shutil",
+    "signal",
+    "tempfile",
+    "types",
+    "warnings",
+)
+"""Standard-library modules a standby imports while it waits for its delivery: the tasks' collectors import them
+first thing, so when the copy comes in after the container started (a quiet host's usual order), their import is
+off the grade's path. Only the standard library runs before `ready`, never anything copied in."""
+
 STANDBY = f"""
 import os, sys, time
+import {", ".join(PREWARMED)}
 limit = time.monotonic() + float(sys.argv[1])
 while not os.path.exists({VOLUME + "/" + READY!r}):
     if time.monotonic() > limit:
@@ -272,48 +293,6 @@ exec(compile(source, "<string>", "exec"), {{"__name__": "__main__", "__builtins_
 """What a standby runs: wait for `ready`, then run the collector exactly as `python3 -c SOURCE PLAN_JSON` would."""
 STANDBY_WAIT_S = 120.0
 """A standby nobody feeds exits on its own (the host removes it anyway; this bounds a host killed mid-grade)."""
-
-T = TypeVar("T")
-
-
-class _Task(Generic[T]):
-    """A call running on a thread of its own; `result` waits for it, then returns what it returned or raises what it raised.
-
-    Not concurrent.futures: importing it (and logging, which it imports)
-    before the command line's container is asked for cost a grade more than
-    the three threads a standby starts. Never a daemon thread: an interpreter
-    that exits normally waits for the engine call to finish, so what it
-    created is known and removed.
-    """
-
-    def __init__(self, call: Callable[[], T]) -> None:
-        self._call = call
-        self._done = threading.Event()
-        self._value: T | None = None
-        self._error: BaseException | None = None
-        threading.Thread(target=self._run, name="oracle-standby").start()
-
-    def _run(self) -> None:
-        try:
-            self._value = self._call()
-        except BaseException as error:  # noqa: BLE001  (handed to whoever asks for the result)
-            self._error = error
-        finally:
-            self._done.set()
-
-    def error(self) -> BaseException | None:
-        """What the call raised (None when it returned), once it is over."""
-        self._done.wait()
-        return self._error
-
-    def result(self) -> T:
-        if self.error() is not None:
-            raise self._error  # type: ignore[misc]
-        return self._value  # type: ignore[return-value]
-
-    def outcome(self) -> T | None:
-        """What the call returned, or None when it raised (then nothing of it is on the engine)."""
-        return None if self.error() is not None else self._value
 
 
 class Standby:
@@ -339,10 +318,10 @@ class Standby:
         self.image_id = image_id
         self.limits = limits
         self._closed = False
-        self._created = _Task(self._create)
-        self._started = _Task(self._start)
-        self._holder = _Task(self._create_holder)
-        self._holder_gone: _Task[None] | None = None
+        self._created = Task(self._create, "oracle-standby")
+        self._started = Task(self._start, "oracle-standby")
+        self._holder = Task(self._create_holder, "oracle-standby")
+        self._holder_gone: Task[None] | None = None
 
     def _create(self) -> str:
         return create_hardened(self.client, self.image_id, ["python3", "-c", STANDBY, str(STANDBY_WAIT_S)], self.limits)
@@ -369,7 +348,7 @@ class Standby:
         files = {"collector.py": collector.read_bytes(), "plan.json": json.dumps(plan).encode()}
         holder_id = self._holder.result()
         self.client.put_archive(holder_id, VOLUME, oracle_tar(delivery, files))
-        self._holder_gone = _Task(lambda: _remove(self.client, holder_id))  # its part is done
+        self._holder_gone = Task(lambda: _remove(self.client, holder_id), "oracle-standby")  # its part is done
         container_id = self.container_id()
         exit_status, deadline_hit = wait_bounded(self.client, container_id, self.limits)
         stdout = self.client.logs(container_id, stdout=True, limit=self.limits.read_bytes)

@@ -268,14 +268,15 @@ def test_removing_what_is_gone_is_not_found(client: Engine) -> None:
         client.remove("everyday-evals-no-such-container")
 
 
-def test_a_grade_from_the_command_line_loads_no_http_library_nor_tls(client, good_zip: Path) -> None:
+def test_a_grade_from_the_command_line_loads_no_http_library_nor_tls_nor_a_thread_pool(client, good_zip: Path) -> None:
     """The engine client is the standard library's sockets: no Docker SDK, requests, http.client or OpenSSL to load
-    (80 to 130 ms of every grade when it was the SDK; ssl only for an engine reached with TLS)."""
+    (80 to 130 ms of every grade when it was the SDK; ssl only for an engine reached with TLS). One ZIP's grade runs
+    its side calls on threads of their own (oracle.background): no concurrent.futures, logging or traceback."""
     probe = (
         "import sys\n"
         "import oracle.cli\n"
         f"code = oracle.cli.main(['grade', '--mode', 'base', {str(good_zip)!r}])\n"
-        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('docker', 'requests', 'urllib3', 'http', 'ssl'))\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('docker', 'requests', 'urllib3', 'http', 'ssl', 'concurrent', 'logging', 'traceback'))\n"
         "print(code, ','.join(loaded))\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)

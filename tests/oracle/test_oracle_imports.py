@@ -85,3 +85,47 @@ def test_the_image_and_preflight_commands_need_only_the_standard_library() -> No
     root = ORACLE.parent
     done = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, timeout=60, cwd=root)
     assert done.stdout.strip() == "stdlib only", done.stdout + done.stderr
+
+
+def test_the_command_line_turns_pydantic_plugins_off_unless_told_otherwise() -> None:
+    """`python -m oracle` sets PYDANTIC_DISABLE_PLUGINS for its own process (looking for plug-ins reads every
+    installed distribution's entry points), and leaves a value its caller set, empty included."""
+    import os
+    import subprocess
+    import sys
+
+    probe = (
+        "import os, runpy, sys\n"
+        "sys.argv = ['oracle', '--help']\n"
+        "try:\n"
+        "    runpy.run_module('oracle', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(repr(os.environ.get('PYDANTIC_DISABLE_PLUGINS')))\n"
+    )
+    seen = {}
+    for given in (None, ""):
+        env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+        if given is not None:
+            env["PYDANTIC_DISABLE_PLUGINS"] = given
+        done = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=ORACLE.parent, env=env
+        )
+        seen[given] = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr
+    assert seen == {None: "'__all__'", "": "''"}
+
+
+def test_a_standby_prewarms_exactly_the_standard_library_its_collectors_import_first() -> None:
+    """What a standby imports before `ready` is the standard library only, and what every task's collector imports
+    at its top (besides the standby's own os, sys and time): no more, so no grade imports what its collector never
+    needs, and no less, so none waits for an import the standby could have done."""
+    import sys
+
+    from oracle.sandbox import PREWARMED
+
+    tops: set[str] = set()
+    for collector in sorted(ORACLE.glob("tasks/*/collector.py")):
+        tree = ast.parse(collector.read_text())
+        tops |= {alias.name for node in tree.body if isinstance(node, ast.Import) for alias in node.names}
+    assert {name.split(".")[0] for name in PREWARMED} <= set(sys.stdlib_module_names)
+    assert set(PREWARMED) == tops - {"os", "sys", "time"}
