@@ -2,8 +2,9 @@
 
 Opening and closing are most of the harness's own time in a short attempt,
 and each is two independent halves: the product starts (half a second of its
-imports) while the browser opens the context and page, and the controller
-stops (mostly waiting) while the browser writes the trace. Whichever half
+imports) while the browser opens the context and page, and the product stops
+and its leftovers are kept (its logs, its workspaces scanned) while the
+browser writes the trace. Whichever half
 fails, the other is still closed: nothing an attempt started outlives it.
 """
 
@@ -109,11 +110,13 @@ def pace_for(context: AttemptContext) -> float:
 def close_world(
     recorder: EvidenceRecorder, driver: ProductDriver, instance: ProductInstance, browser_context: Any
 ) -> None:
-    """Keep the trace and stop the product at the same time, then keep its logs and scan its workspaces.
+    """Keep the trace while the product stops, its logs are kept and its workspaces scanned.
 
     The two do not depend on each other: the trace is the browser's, and the
-    controller's shutdown is mostly waiting. The pages close first, so no live
-    refresh meets the stopping product and the trace ends where the story did.
+    product's end is its controller's shutdown and then files on disk. The
+    pages close first, so no live refresh meets the stopping product and the
+    trace ends where the story did. Whatever fails, the product is stopped
+    and closed before this returns.
     """
     stopping: Future[None] | None = None
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="product-stop") as stopper:
@@ -121,23 +124,24 @@ def close_world(
             with recorder.timed("trace"):
                 for page in browser_context.pages:
                     page.close()
-                stopping = stopper.submit(_stop_controller, recorder, instance)
+                stopping = stopper.submit(_stop_product, recorder, driver, instance)
                 browser_context.tracing.stop(path=recorder.folder / TRACE)
                 browser_context.close()  # writes the network log
                 merge_network(recorder.folder / TRACE, recorder.folder / NETWORK_HAR)
         finally:
-            try:
-                if stopping is None:  # the browser failed before the product could be stopped beside it
-                    _stop_controller(recorder, instance)
-                else:
-                    stopping.result()
-            finally:
-                _keep_product_leftovers(recorder, driver, instance)
+            if stopping is None:  # the browser failed before the product could be stopped beside it
+                _stop_product(recorder, driver, instance)
+            else:
+                stopping.result()
 
 
-def _stop_controller(recorder: EvidenceRecorder, instance: ProductInstance) -> None:
-    with recorder.timed("product stop"):
-        instance.stop_controller()
+def _stop_product(recorder: EvidenceRecorder, driver: ProductDriver, instance: ProductInstance) -> None:
+    """Stop the controller, then keep what it left (whether or not it stopped as asked)."""
+    try:
+        with recorder.timed("product stop"):
+            instance.stop_controller()
+    finally:
+        _keep_product_leftovers(recorder, driver, instance)
 
 
 def _keep_product_leftovers(recorder: EvidenceRecorder, driver: ProductDriver, instance: ProductInstance) -> None:

@@ -28,15 +28,17 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 from multiprocessing import forkserver, popen_forkserver, reduction, resource_tracker, spawn, util
 from pathlib import Path
 from typing import Any
 
+from harness.testbed import forked_child
+
 _CORE_MODULES = (
     "harness.testbed.__main__",
+    "harness.testbed.forked_child",
     # What uvicorn and FastAPI import only once serving: each start would import them again otherwise.
     "uvicorn.protocols.http.auto",
     "uvicorn.protocols.websockets.auto",
@@ -59,7 +61,7 @@ which a process playing one cell would wait for at its first controller
 whether the cell needs the SDK or not: only a process that forks many
 controllers preloads it (the figures: docs/measurements.md).
 """
-_LAST_MODULE = "harness.products.testbed.forkserver_setup"  # freezes what the modules before it made
+_LAST_MODULE = "harness.testbed.forkserver_setup"  # freezes what the modules before it made
 
 
 def preloaded_modules(many_controllers: bool) -> list[str]:
@@ -85,27 +87,6 @@ def _own_socket_folder() -> None:
     if "tempdir" not in config:
         config["tempdir"] = folder = tempfile.mkdtemp(prefix="forkserver-")
         atexit.register(shutil.rmtree, folder, ignore_errors=True)
-
-
-def _serve(argv: list[str], cwd: str, log: str, environment: dict[str, str]) -> None:
-    """The forked child: become ``python -m harness.testbed <argv>`` in its own session, writing to ``log``.
-
-    ``environment`` is the harness's at this start, as a fresh process would
-    inherit it: the forkserver's own is the one it had when it started.
-    """
-    os.environ.clear()
-    os.environ.update(environment)
-    for ignored_by_the_forkserver in (signal.SIGHUP, signal.SIGTERM):
-        signal.signal(ignored_by_the_forkserver, signal.SIG_DFL)
-    os.setsid()
-    out = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    os.dup2(out, 1)
-    os.dup2(out, 2)
-    os.close(out)
-    os.chdir(cwd)
-    from harness.testbed.__main__ import main
-
-    sys.exit(main(argv))
 
 
 class _WithoutCallersMain(popen_forkserver.Popen):
@@ -140,9 +121,16 @@ class _WithoutCallersMain(popen_forkserver.Popen):
 
 
 class _ControllerProcess(_CONTEXT.Process):  # type: ignore[name-defined,misc]
+    """A forkserver process started through ``_WithoutCallersMain``, handed to the forkserver as the plain
+    forkserver process it is there: unpickling this class would import the harness's side of the testbed
+    (this module's package: the driver, its page objects, Playwright) into the forkserver's child."""
+
     @staticmethod
     def _Popen(process_obj: Any) -> _WithoutCallersMain:
         return _WithoutCallersMain(process_obj)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return object.__new__, (_CONTEXT.Process,), self.__dict__
 
 
 def _start_forkserver(many_controllers: bool) -> None:
@@ -178,7 +166,10 @@ class ForkedController:
         self.args = ["python", "-m", "harness.testbed", *argv]
         # Daemonic: should a controller outlive every teardown, the harness's exit stops it rather than waits for it.
         self._process = _ControllerProcess(
-            target=_serve, args=(argv, str(cwd), str(log), dict(os.environ)), name="testbed-controller", daemon=True
+            target=forked_child.serve,
+            args=(argv, str(cwd), str(log), dict(os.environ)),
+            name="testbed-controller",
+            daemon=True,
         )
         with _STARTING:
             _own_socket_folder()
