@@ -32,8 +32,8 @@ help:
 # What a story needs: the project and its plug-ins, no extras. The template plug-in (plugins/example) is installed
 # beside the project, as an outside package would be. scripts/step keeps each set-up step to one line with its time.
 # Editable without an import hook: setuptools' compat mode writes plain-path .pth files, which scripts/editable_paths.py
-# points at folders linking exactly each distribution's packages. Its default mode's finders cost every Python process
-# of the virtualenv some 10 ms at start (docs/measurements.md).
+# points at folders linking exactly each distribution's packages. Its default mode's finders slow the start of every
+# Python process of the virtualenv (docs/measurements.md).
 BASE := $(VENV)/.installed
 EDITABLE := --config-settings editable_mode=compat -e . -e plugins/example -e plugins/paperclip -e plugins/vibe-kanban
 $(BASE): pyproject.toml plugins/example/pyproject.toml plugins/paperclip/pyproject.toml plugins/vibe-kanban/pyproject.toml scripts/editable_paths.py
