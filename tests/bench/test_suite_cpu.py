@@ -1,0 +1,29 @@
+"""The suite's per-test CPU: written by each worker, read back and summed by file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench import suite_cpu
+from bench.suite_cpu import Spent
+
+
+def test_costs_written_by_two_workers_are_summed_by_file_costliest_first(tmp_path: Path) -> None:
+    (tmp_path / "gw0.json").write_text('{"tests/a.py::one": {"cpu_s": 1.5, "wall_s": 3.0}}')
+    (tmp_path / "gw1.json").write_text(
+        '{"tests/b.py::two": {"cpu_s": 4.0, "wall_s": 5.0}, "tests/a.py::three": {"cpu_s": 0.5, "wall_s": 1.0}}'
+    )
+    costs = suite_cpu.read(tmp_path)
+    assert costs["tests/b.py::two"] == Spent(cpu_s=4.0, wall_s=5.0)
+    lines = suite_cpu.summary(costs, top=1)
+    assert lines[0] == "3 tests, 6 CPU-s counted under them"
+    assert lines[2].split() == ["4.0", "5.0", "1", "tests/b.py"]
+    assert lines[3].split() == ["2.0", "4.0", "2", "tests/a.py"]
+    assert lines[-1].split() == ["4.0", "5.0", "tests/b.py::two"]
+
+
+def test_an_empty_folder_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert suite_cpu.main([str(tmp_path)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
