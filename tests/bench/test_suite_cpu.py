@@ -27,3 +27,15 @@ def test_costs_written_by_two_workers_are_summed_by_file_costliest_first(tmp_pat
 def test_an_empty_folder_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert suite_cpu.main([str(tmp_path)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_the_session_line_splits_the_machine_cpu_into_what_each_group_counted(tmp_path: Path) -> None:
+    (tmp_path / "gw0.json").write_text('{"tests/a.py::one": {"cpu_s": 60.0, "wall_s": 70.0}}')
+    session = '{"machine_s": 100, "wall_s": 80, "controller_s": 2, "engine_s": 10, "containers_s": 8}'
+    (tmp_path / suite_cpu.SESSION_FILE).write_text(session)
+    costs = suite_cpu.read(tmp_path)
+    assert list(costs) == ["tests/a.py::one"]
+    [line] = suite_cpu.session_lines(tmp_path, counted_s=60.0)
+    assert line == (
+        "machine 100 CPU-s busy over 80 s: tests 60, engine 10, containers 8, controller 2, counted nowhere 20"
+    )
