@@ -40,7 +40,7 @@ def loopback_server(behaviour: str) -> Iterator[str]:
                 connection, _ = listener.accept()
             except TimeoutError:
                 continue
-            connection.recv(65536)
+            read_request(connection)
             if behaviour == "cut":
                 connection.close()
             elif behaviour == "silent":
@@ -59,6 +59,17 @@ def loopback_server(behaviour: str) -> Iterator[str]:
         for connection in held:
             connection.close()
         listener.close()
+
+
+def read_request(connection: socket.socket) -> None:
+    """Read one whole request, head and body: a server that closes with bytes unread makes the kernel reset the
+    connection, and the client sees a reset instead of a connection closed without an answer."""
+    with connection.makefile("rb") as stream:
+        length = 0
+        while (line := stream.readline().lower()) not in (b"\r\n", b""):
+            if line.startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        stream.read(length)
 
 
 def a_closed_port() -> str:
