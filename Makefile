@@ -110,9 +110,12 @@ docs: venv browser
 
 # Four pytest workers on 2 cores: most tests wait on a product, a browser or a container, so four keep the cores
 # busier than three for little more CPU (docs/measurements.md; TEST_WORKERS=N to change). worksteal: a worker that
-# runs out takes queued tests from a busy one. `make check` is the fast inner loop.
+# runs out takes queued tests from a busy one. `make check` is the fast inner loop. The set-up steps and lint run at
+# once, as for a story; each keeps its output together (-Otarget).
 TEST_WORKERS ?= 4
-test: lint prerequisites agents paperclip vibe-kanban
+TEST_NEEDS := lint prerequisites agents paperclip vibe-kanban
+test:
+	@$(MAKE) --no-print-directory -j4 -Otarget $(TEST_NEEDS)
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15 $(ARGS)
 
 # The inner loop, before every commit: lint, then every test that needs no browser, Docker engine, product, agent CLI
