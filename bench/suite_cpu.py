@@ -48,13 +48,16 @@ _COSTS = TypeAdapter(dict[str, Spent])
 
 
 class WorkerGroup:
-    """A worker's own cgroup: its CPU so far, in seconds."""
+    """A worker's own cgroup: its CPU so far, in seconds. Named by the worker and its process id, so two sessions
+    measured at once on one machine (each with its own ``gw0``) never count each other's processes."""
 
     def __init__(self, worker: str) -> None:
+        self.worker = worker
+        group = f"{worker}-{os.getpid()}"
         if V1.is_dir() and os.access(V1, os.W_OK):
-            self.folder, self.usage = V1 / GROUP_NAME / worker, self._v1_usage
+            self.folder, self.usage = V1 / GROUP_NAME / group, self._v1_usage
         elif V2.is_dir() and os.access(V2, os.W_OK):
-            self.folder, self.usage = V2 / GROUP_NAME / worker, self._v2_usage
+            self.folder, self.usage = V2 / GROUP_NAME / group, self._v2_usage
         else:
             raise pytest.UsageError("bench.suite_cpu needs a writable cpuacct cgroup (cgroup v1 or v2, as root)")
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -94,7 +97,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if _group is not None:
         out = Path(os.environ.get(OUT_ENV, DEFAULT_OUT))
         out.mkdir(parents=True, exist_ok=True)
-        (out / f"{_group.folder.name}.json").write_bytes(_COSTS.dump_json(_costs))
+        (out / f"{_group.worker}.json").write_bytes(_COSTS.dump_json(_costs))
 
 
 def read(folder: Path) -> dict[str, Spent]:
