@@ -76,11 +76,12 @@ def test_a_recorded_replay_cell_replays_to_the_same_verdict_checks_and_cost(
 @marked(*PLAYS_CELLS)
 def test_a_paid_cell_is_recorded_where_its_runners_find_the_provider_and_replays_with_no_key(tmp_path: Path) -> None:
     """The paid path, without money: the model replay plays the provider at the operator's base URL. Replayed
-    against a product changed since the recording, it never passes (the matching is the same for every CLI)."""
+    against a product changed since the recording, it never passes (the matching is the same for every CLI). The
+    claim is the path's, not the story's: the cell is a short one, with no delivery to grade."""
     from harness.agents.loopback import LoopbackServer
     from harness.replay.server import create_app
 
-    cell = "everyday-workflows.runner-codex.local.build-revise"
+    cell = "everyday-workflows.runner-codex.local.service-decline"
     provider = LoopbackServer(create_app("story")).start()
     try:
         operator = {"OPENAI_API_KEY": CANARY, "OPENAI_BASE_URL": f"{provider.url}/scripts/story"}
@@ -97,7 +98,7 @@ def test_a_paid_cell_is_recorded_where_its_runners_find_the_provider_and_replays
 
     changed = tmp_path / "changed"
     done = harness_run(
-        changed, "--id", cell, "--cassette", str(folder), "--product-defect", "message-stored-twice", env=unkeyed
+        changed, "--id", cell, "--cassette", str(folder), "--product-defect", "forwards-after-decline", env=unkeyed
     )
     replayed, replay_folder = _only_attempt(changed)
     assert replayed.verdict in (Verdict.UNEXERCISED, Verdict.FAILED), done.stdout[-2000:]
