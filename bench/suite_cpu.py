@@ -58,7 +58,9 @@ CONTAINERS = "docker"
 
 
 class WorkerGroup:
-    """A process's own cgroup (a worker's, the controller's, the engine's): its CPU so far, in seconds."""
+    """A process's own cgroup (a worker's, the controller's, the engine's): its CPU so far, in seconds. Named with
+    this process's id too, so two sessions measured at once on one machine (each with its own ``gw0``) never count
+    each other's processes."""
 
     def __init__(self, name: str, pids: tuple[int, ...] = ()) -> None:
         if V1.is_dir() and os.access(V1, os.W_OK):
@@ -67,7 +69,8 @@ class WorkerGroup:
             self.root, self.v2 = V2, True
         else:
             raise pytest.UsageError("bench.suite_cpu needs a writable cpuacct cgroup (cgroup v1 or v2, as root)")
-        self.folder = self.root / GROUP_NAME / name
+        self.name = name
+        self.folder = self.root / GROUP_NAME / f"{name}-{os.getpid()}"
         self.folder.mkdir(parents=True, exist_ok=True)
         for pid in pids or (os.getpid(),):
             (self.folder / "cgroup.procs").write_text(str(pid))
@@ -149,7 +152,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     out = Path(os.environ.get(OUT_ENV, DEFAULT_OUT))
     out.mkdir(parents=True, exist_ok=True)
     if _group is not None:
-        (out / f"{_group.folder.name}.json").write_bytes(_COSTS.dump_json(_costs))
+        (out / f"{_group.name}.json").write_bytes(_COSTS.dump_json(_costs))
     if _session is not None:
         (out / SESSION_FILE).write_text(_session.spent().model_dump_json())
 

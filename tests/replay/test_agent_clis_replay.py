@@ -64,8 +64,27 @@ def run_cli(
 
 
 @pytest.mark.parametrize("name", sorted(CLIS))
-def test_cli_builds_the_reference_project_through_the_proxy(name, tmp_path, replay):
+def test_cli_builds_the_reference_project_through_the_proxy_then_resumes_the_session_with_a_late_message(
+    name, tmp_path, replay
+):
+    """One build, then how a late message will reach an agent whose turn has ended: the same session, resumed."""
     outcome, reports = run_cli(name, tmp_path, replay.url)
+    built_the_reference_project(name, tmp_path, replay, outcome, reports)
+    if name == "claude":
+        priced_as_claude_code_prices_itself(outcome, reports)
+    session = CLIS[name].session_id(outcome.stdout)
+    assert session, f"{name} printed no session id"
+    calls_before = len(replay.calls())
+    late = "A late message from the user: also support --max-length N."
+    second, reports = run_cli(name, tmp_path, replay.url, prompt=late, resume_session=session)
+    resumed = [call for call in replay.calls()[calls_before:] if late in call.user_text]
+    assert resumed, f"{name} did not send the late message: {second.stderr[-2000:]}"
+    assert resumed[-1].tool_calls_answered == 5, "the resumed conversation carries the first run's tool calls"
+    assert [report for report in reports if report.usage]
+
+
+def built_the_reference_project(name, tmp_path, replay, outcome: RunOutcome, reports: list[CallReport]) -> None:
+    """The build script's project in the workspace, every call metered at its entry's protocol, nothing fetched."""
     workspace = tmp_path / "workspace"
     written = {
         path: (workspace / path).read_text() if (workspace / path).exists() else None for path in reference.files()
@@ -85,6 +104,14 @@ def test_cli_builds_the_reference_project_through_the_proxy(name, tmp_path, repl
     home = tmp_path / "home"
     assert not (home / ".npm").exists() and not (home / ".bun").exists(), sorted(p.name for p in home.iterdir())
     assert not [path for path in home.rglob("node_modules/*") if path.name != ".package-lock.json"]
+
+
+def priced_as_claude_code_prices_itself(outcome: RunOutcome, reports: list[CallReport]) -> None:
+    """Claude Code prices its own usage (total_cost_usd): the same tokens at the table's prices must agree."""
+    reported_usd = last(CLIS["claude"].reported_cost_usd, outcome.stdout)  # its entry's cost parser
+    proxy_cents = sum(report.cost_cents for report in reports)
+    assert proxy_cents > 0 and reported_usd is not None
+    assert proxy_cents == pytest.approx(reported_usd * 100, rel=0.01)
 
 
 @pytest.mark.parametrize("name", sorted(CLIS))
@@ -167,32 +194,9 @@ def test_a_script_that_never_finishes_is_ended_at_the_deadline_with_nothing_left
     assert _session_members(outcome.pid) == []
 
 
-@pytest.mark.parametrize("name", sorted(CLIS))
-def test_the_late_message_script_delivers_without_the_late_requirement(name, tmp_path, replay):
-    run_cli(name, tmp_path, replay.url + "/scripts/ignores-late-message")
+def test_the_late_message_script_delivers_without_the_late_requirement(tmp_path, replay):
+    """What the script writes is the same whatever the protocol (each CLI's write and shell steps are the build's
+    above), so one CLI shows it."""
+    run_cli("codex", tmp_path, replay.url + "/scripts/ignores-late-message")
     source = (tmp_path / "workspace" / "slugify.py").read_text()
     assert "--separator" in source and "--max-length" not in source
-
-
-def test_the_proxy_prices_claude_calls_as_claude_code_itself_does(tmp_path, replay):
-    """Claude Code prices its own usage (total_cost_usd): the same tokens at the table's prices must agree."""
-    outcome, reports = run_cli("claude", tmp_path, replay.url)
-    reported_usd = last(CLIS["claude"].reported_cost_usd, outcome.stdout)  # its entry's cost parser
-    proxy_cents = sum(report.cost_cents for report in reports)
-    assert proxy_cents > 0 and reported_usd is not None
-    assert proxy_cents == pytest.approx(reported_usd * 100, rel=0.01)
-
-
-@pytest.mark.parametrize("name", sorted(CLIS))
-def test_a_resumed_session_brings_the_new_message_with_the_whole_history(name, tmp_path, replay):
-    """How a late message will reach an agent whose turn has ended: the same session, resumed."""
-    first, _ = run_cli(name, tmp_path, replay.url)
-    session = CLIS[name].session_id(first.stdout)
-    assert session, f"{name} printed no session id"
-    calls_before = len(replay.calls())
-    late = "A late message from the user: also support --max-length N."
-    second, reports = run_cli(name, tmp_path, replay.url, prompt=late, resume_session=session)
-    resumed = [call for call in replay.calls()[calls_before:] if late in call.user_text]
-    assert resumed, f"{name} did not send the late message: {second.stderr[-2000:]}"
-    assert resumed[-1].tool_calls_answered == 5, "the resumed conversation carries the first run's tool calls"
-    assert [report for report in reports if report.usage]

@@ -69,12 +69,15 @@ def played_once(factory: pytest.TempPathFactory, name: str, play: Play) -> Playe
     return Played(root / "results", (root / PLAYED).read_text(), int((root / EXIT_STATUS).read_text()))
 
 
-def leaving_nothing(cells: list[str], *, containers: bool = False) -> Play:
-    """Play the cells in one `harness run`; no product process outlives it (``containers``: no runner container of
-    its product instances either). Its exit status is the readers' to check (see the module's docstring)."""
+def leaving_nothing(
+    cells: list[str], *, containers: bool = False, flags: tuple[str, ...] = (), env: dict[str, str] | None = None
+) -> Play:
+    """Play the cells in one `harness run` (with ``flags`` and ``env`` beside the harness's own environment); no
+    product process outlives it (``containers``: no runner container of its product instances either). Its exit
+    status is the readers' to check (see the module's docstring)."""
 
     def play(results: Path) -> subprocess.CompletedProcess[str]:
-        done = harness_run(results, *ids(cells), cells=len(cells))
+        done = harness_run(results, *ids(cells), *flags, env={**os.environ, **(env or {})}, cells=len(cells))
         assert processes_of(results) == [], "a product, runner, CLI or metering process outlived its attempt"
         if containers:
             assert containers_of(results) == set(), "a runner's container outlived its attempt"
@@ -94,12 +97,14 @@ REPLAY_CELLS = [
     ("codex", "recover-controller", "local"),
     ("claude", "recover-controller-sigkill", "local"),
     ("claude", "stop-redirect", "local"),
+    ("claude", "recover-controller-drain", "local"),  # the testbed drains on its operator's request
     ("opencode", "delegate-feedback", "local"),
-    ("opencode", "recover-controller-drain", "local"),  # the testbed drains on its operator's request
     # In a sandbox: the CLI in its container, its metering proxy on the host across the controller's restart.
     ("codex", "recover-controller", "container"),
 ]
-"""Each everyday story with one real CLI against the replay, each CLI on at least one (tests/stories/test_replay_stories)."""
+"""Each everyday story with one real CLI against the replay, each CLI on at least one (tests/stories/test_replay_stories).
+OpenCode, whose every start costs several times another CLI's, plays the one story that exercises the most of it:
+a delegation, its resume with the late message, and the lead woken again."""
 
 
 def replay_cells(cli: str) -> dict[str, str]:
@@ -120,6 +125,27 @@ def fault_stories(factory: pytest.TempPathFactory) -> Played:
 def replay(factory: pytest.TempPathFactory, cli: str) -> Played:
     """The CLI's replay cells, passed or not (see ``Played.every_cell_passed``)."""
     return played_once(factory, f"replay-{cli}", leaving_nothing(sorted(replay_cells(cli)), containers=True))
+
+
+DECISION_CLIS = {"service-approve": "claude", "service-decline": "codex", "connection-decline": "opencode"}
+"""Each decision story with one real CLI against the replay, each CLI on one (tests/stories/test_decision_stories)."""
+CANARY = "sk-canary-" + "3" * 32
+OPERATOR_KEYS = {"OPENAI_API_KEY": CANARY, "ANTHROPIC_API_KEY": CANARY}
+"""The operator's keys, as for a paid run: the proxies send them on every call, and none may land anywhere."""
+
+
+def decision_replay_cell(case: str) -> str:
+    """The decision story's replay cell, with its CLI from ``DECISION_CLIS``."""
+    return f"everyday-workflows-replay.replay-{DECISION_CLIS[case]}.local.{case}"
+
+
+def decisions_recorded(factory: pytest.TempPathFactory) -> Played:
+    """The decision stories' replay cells, passed or not (see ``Played.every_cell_passed``), recorded into cassettes
+    (``--record``: the tap in front of the same model replay) with the operator's keys set; the cassette tests
+    replay Claude's and OpenCode's."""
+    cells = [decision_replay_cell(case) for case in sorted(DECISION_CLIS)]
+    play = leaving_nothing(cells, flags=("--record",), env=OPERATOR_KEYS)
+    return played_once(factory, "decisions-recorded", play)
 
 
 def package_of(results: Path, execution_id: str) -> tuple[AttemptRecord, Path]:

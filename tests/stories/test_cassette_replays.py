@@ -19,16 +19,14 @@ from harness.cassettes.model import CASSETTE_FILE, load_cassette
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
 from tests.needs import PLAYS_CELLS, marked
+from tests.stories import shared_plays
 from tests.stories.harness_runs import attempts, harness_run
+from tests.stories.shared_plays import CANARY
 
-REPLAY_CLIS = ("claude", "opencode")
-"""Codex is recorded on its paid cell below: every CLI's wire protocol is recorded and replayed once, and both
-ways to record (through the model replay, through the provider) are shown."""
-CANARY = "sk-canary-" + "3" * 32
-
-
-def _cell(cli: str) -> str:
-    return f"everyday-workflows-replay.replay-{cli}.local.build-revise"
+RECORDED = {"claude": "service-approve", "opencode": "connection-decline"}
+"""The decision story whose recording of each CLI's replay cell is replayed. Codex is recorded on its paid cell below:
+every CLI's wire protocol is recorded and replayed once, and both ways to record (through the model replay, through
+the provider) are shown."""
 
 
 def _only_attempt(results: Path) -> tuple[AttemptRecord, Path]:
@@ -57,14 +55,18 @@ def _replays_like_its_recording(
     return replayed
 
 
-@marked(*PLAYS_CELLS)
-@pytest.mark.parametrize("cli", REPLAY_CLIS)
-def test_a_recorded_replay_cell_replays_to_the_same_verdict_checks_and_cost(cli: str, tmp_path: Path) -> None:
-    # The operator's keys, as for a paid run: the proxies send them on every call, and none may land anywhere.
-    keys = {"OPENAI_API_KEY": CANARY, "ANTHROPIC_API_KEY": CANARY}
-    done = harness_run(tmp_path / "recorded", "--id", _cell(cli), "--record", env={**os.environ, **keys})
-    original, folder = _only_attempt(tmp_path / "recorded")
-    assert _passed(done, original), f"{original.reason}\n{done.stdout[-2000:]}"
+@marked(*PLAYS_CELLS, "agent_cli")
+@pytest.mark.parametrize("cli", sorted(RECORDED))
+def test_a_recorded_replay_cell_replays_to_the_same_verdict_checks_and_cost(
+    cli: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The recording is the decision stories' replay play, played once in the session with the tap and the operator's
+    keys (tests/stories/shared_plays.py): the cell, its drawn inputs and the person's decision replay here."""
+    played = shared_plays.decisions_recorded(tmp_path_factory)
+    cell = shared_plays.decision_replay_cell(RECORDED[cli])
+    assert cell.split(".")[1] == f"replay-{cli}"
+    original, folder = shared_plays.package_of(played.results, cell)
+    assert original.verdict is Verdict.PASSED, f"{original.reason}\n{played.stdout[-2000:]}"
     assert CANARY not in (folder / CASSETTE_FILE).read_text()
     assert not original.accounting.cost_recorded
     replayed = _replays_like_its_recording(original, folder, tmp_path / "replayed", dict(os.environ))
@@ -74,11 +76,12 @@ def test_a_recorded_replay_cell_replays_to_the_same_verdict_checks_and_cost(cli:
 @marked(*PLAYS_CELLS)
 def test_a_paid_cell_is_recorded_where_its_runners_find_the_provider_and_replays_with_no_key(tmp_path: Path) -> None:
     """The paid path, without money: the model replay plays the provider at the operator's base URL. Replayed
-    against a product changed since the recording, it never passes (the matching is the same for every CLI)."""
+    against a product changed since the recording, it never passes (the matching is the same for every CLI). The
+    claim is the path's, not the story's: the cell is a short one, with no delivery to grade."""
     from harness.agents.loopback import LoopbackServer
     from harness.replay.server import create_app
 
-    cell = "everyday-workflows.runner-codex.local.build-revise"
+    cell = "everyday-workflows.runner-codex.local.service-decline"
     provider = LoopbackServer(create_app("story")).start()
     try:
         operator = {"OPENAI_API_KEY": CANARY, "OPENAI_BASE_URL": f"{provider.url}/scripts/story"}
@@ -95,7 +98,7 @@ def test_a_paid_cell_is_recorded_where_its_runners_find_the_provider_and_replays
 
     changed = tmp_path / "changed"
     done = harness_run(
-        changed, "--id", cell, "--cassette", str(folder), "--product-defect", "message-stored-twice", env=unkeyed
+        changed, "--id", cell, "--cassette", str(folder), "--product-defect", "forwards-after-decline", env=unkeyed
     )
     replayed, replay_folder = _only_attempt(changed)
     assert replayed.verdict in (Verdict.UNEXERCISED, Verdict.FAILED), done.stdout[-2000:]

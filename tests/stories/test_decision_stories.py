@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from calibration.personas import PERSONA_CASES
 from calibration.product_defects import DEFECT_CASES
 from harness.core import registry
@@ -19,7 +21,8 @@ from harness.evidence.secret_scan import scan_tree
 from harness.running.attempt import AttemptContext
 from harness.running.journey_factory import journey_factory
 from tests.needs import PLAYS_CELLS, marked
-from tests.stories.harness_runs import each_passed
+from tests.stories import shared_plays
+from tests.stories.harness_runs import each_passed, passed_by_case
 
 COMMON = [
     "decision.one-pending-request",
@@ -112,13 +115,14 @@ def test_the_credential_is_in_no_package_trace_or_agent_environment(browser: Any
     assert scan_tree(folder, {"service credential": secret}) == []
 
 
-REPLAY_CELLS = {"service-approve": "claude", "service-decline": "codex", "connection-decline": "opencode"}
-
-
 @marked(*PLAYS_CELLS, "agent_cli")
-def test_real_agent_clis_decide_through_the_products_tools(tmp_path: Path) -> None:
-    """The real CLIs (against the model replay) ask through the product's MCP tools and wait for the person."""
-    cells = [f"everyday-workflows-replay.replay-{cli}.local.{case}" for case, cli in REPLAY_CELLS.items()]
-    for case, (record, _) in each_passed(tmp_path, cells).items():
+def test_real_agent_clis_decide_through_the_products_tools(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The real CLIs (against the model replay) ask through the product's MCP tools and wait for the person. Played
+    once in the session, recorded (tests/stories/shared_plays.py: nothing may outlive the play); the cassette tests
+    replay two of its cells."""
+    played = shared_plays.decisions_recorded(tmp_path_factory)
+    clis = shared_plays.DECISION_CLIS
+    for case, (record, _) in passed_by_case(played.results, len(clis), played.stdout).items():
         assert set(STORIES[case][0]) <= {check.id for check in record.checks if check.passed}, case
-        assert record.provenance.agent_clis and REPLAY_CELLS[case] in record.provenance.agent_clis
+        assert record.provenance.agent_clis and clis[case] in record.provenance.agent_clis
+    played.every_cell_passed()
