@@ -222,13 +222,16 @@ class Journey:
 
     def _name_a_stall(self) -> None:
         """Fail the story under the stall the product's records show (a run retrying server errors, a task no run
-        took up after a person's decision), if any."""
+        took up after a person's decision, a sandbox's lease held long after its run ended), if any."""
         self._stall_checked_at = time.monotonic()
         try:
             tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
+            now = datetime.now(UTC)
             stall = retrying_errors([run for task in tasks for run in task.runs], self.api.activity())
             if stall is None:
-                stall = never_woken(tasks, self.api.interactions(), datetime.now(UTC))
+                stall = never_woken(tasks, self.api.interactions(), now)
+            if stall is None and self.sandboxes is not None:
+                stall = self.sandboxes.held_past_allowance(tasks, now)
         except UNREADABLE:  # a product restarting under a fault: look again at the next wait
             return
         if stall is not None:

@@ -9,7 +9,10 @@ it gathers itself:
   controller's agent socket: no network, no other mount, and nothing else
   of its whole configuration opens a way out (:mod:`harness.checks.containment`);
 - ``sandbox.released``: once the work is over, every lease is released and
-  the engine holds no container of the instance that still runs;
+  the engine holds no container of the instance that still runs. A run that
+  ended longer than that allowance ago and still holds its lease fails it
+  during the story's waits already (a held lease can keep the next run
+  queued, and the story would otherwise wait for it until its deadline);
 - ``sandbox.workspace-returned``: each task's workspace, as the product lists
   it after the work, holds every file of the task's latest delivery with the
   bytes the delivered ZIP has (a workspace left in the sandbox is not there),
@@ -23,6 +26,7 @@ raw sandbox id.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from harness.checks.containment import beyond_the_sandbox, contained
@@ -80,6 +84,7 @@ class SandboxWatch:
     def __init__(self, instance: SandboxedInstance) -> None:
         self.instance = instance
         self.configs: dict[str, ContainerConfig] = {}  # lease digest -> the engine's record of its sandbox
+        self.allowance_spent = False  # a lease was seen held past RELEASE_WAIT_S: concluding waits no longer
 
     def sample(self, runs: list[Run]) -> None:
         """Inspect each running run's sandbox once, while it still exists (``runs``: every run, one request)."""
@@ -89,6 +94,31 @@ class SandboxWatch:
                 found = self.instance.sandbox_config(lease)
                 if found is not None:
                     self.configs[lease.digest] = found
+
+    def held_past_allowance(self, tasks: list[Task], now: datetime) -> CheckRecord | None:
+        """The failed ``sandbox.released`` for leases still held by runs that ended over RELEASE_WAIT_S ago; else None.
+
+        ``now`` is on the clock of the runs' ``ended_at`` (UTC). Once it has
+        failed, concluding reads the leases once instead of allowing them the
+        time again.
+        """
+        held = [
+            f"run {run.id} (lease {run.identity.lease.digest[:12]}, ended {run.ended_at})"
+            for task in tasks
+            for run in task.runs
+            if run.identity.lease
+            and run.identity.lease.active
+            and run.ended_at
+            and (now - datetime.fromisoformat(run.ended_at)).total_seconds() > RELEASE_WAIT_S
+        ]
+        if not held:
+            return None
+        self.allowance_spent = True
+        return CheckRecord(
+            id="sandbox.released",
+            passed=False,
+            detail=f"leases still held more than {RELEASE_WAIT_S:g} s after their runs ended: {held}",
+        )
 
     def conclude(self, api: SandboxApi, delivered: bool) -> list[CheckRecord]:
         """The checks, after the work (a lease may be released a moment after its run ended); ``delivered``:
@@ -109,7 +139,8 @@ class SandboxWatch:
             return tasks if all(not lease.active for lease in leases) and not self._running() else None
 
         try:
-            tasks = wait_for(settled, timeout=RELEASE_WAIT_S, interval=0.2, what="every sandbox released")
+            allowed_s = 0.0 if self.allowance_spent else RELEASE_WAIT_S
+            tasks = wait_for(settled, timeout=allowed_s, interval=0.2, what="every sandbox released")
         except WaitTimeout:
             tasks = read_tasks()
         held = [

@@ -123,6 +123,11 @@ class TaskListPage:
         return row.get_attribute("data-status") or ""
 
 
+SHOWN_FORM_OPTION_MS = 5_000
+"""How long choosing an option of a form already shown may take: the page comes whole from the server, so an option
+missing when the form shows never comes (Playwright's default action timeout, 30 s, only delays the failure)."""
+
+
 class HireFormPage:
     """The hire form on the start page: name, role, manager, runner, model and the connections the agent may use."""
 
@@ -143,8 +148,8 @@ class HireFormPage:
         form.get_by_label("Name").fill(hire.name)
         form.get_by_label("Role").fill(hire.role)
         if hire.reports_to:
-            form.get_by_label("Reports to").select_option(label=hire.reports_to)
-        form.get_by_label("Runner").select_option(value=hire.adapter)
+            form.get_by_label("Reports to").select_option(label=hire.reports_to, timeout=SHOWN_FORM_OPTION_MS)
+        form.get_by_label("Runner").select_option(value=hire.adapter, timeout=SHOWN_FORM_OPTION_MS)
         form.get_by_label("Model").fill(hire.model)
         for box in form.get_by_test_id("new-agent-connection").all():
             box.set_checked(box.get_attribute("data-connection-id") in {str(c) for c in hire.connection_ids})
