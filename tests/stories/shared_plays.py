@@ -112,6 +112,15 @@ def build_revise(factory: pytest.TempPathFactory) -> Played:
     return played_once(factory, "build-revise", leaving_nothing(BUILD_REVISE)).every_cell_passed()
 
 
+DECISION_STORIES = ["agentmail-setup", "connection-decline", "service-approve", "service-decline"]
+"""Each decision story's plain scripted cell (a case alone names it)."""
+
+
+def decision_stories(factory: pytest.TempPathFactory) -> Played:
+    """Every decision story's scripted cell, passed or not (see ``Played.every_cell_passed``)."""
+    return played_once(factory, "decision-stories", leaving_nothing(DECISION_STORIES))
+
+
 def fault_stories(factory: pytest.TempPathFactory) -> Played:
     """Every fault story's scripted cell, passed or not (see ``Played.every_cell_passed``)."""
     return played_once(factory, "fault-stories", leaving_nothing(sorted(FAULT_STORIES)))
