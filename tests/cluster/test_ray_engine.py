@@ -167,7 +167,7 @@ def test_a_node_killed_mid_cell_is_recorded_once_and_its_cell_retried_on_the_oth
     finally:
         if worker in cluster.worker_nodes:
             cluster.remove_node(worker, allow_graceful=False)
-        cluster.add_node(**node_arguments())
+        cluster.add_node(**node_arguments(), env_vars=PLACEHOLDER_KEY)  # as the fixture's nodes have it
         cluster.wait_for_nodes()
     out = "".join(lines) + rest
     assert ran.returncode == 0, out

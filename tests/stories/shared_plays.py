@@ -69,12 +69,13 @@ def played_once(factory: pytest.TempPathFactory, name: str, play: Play) -> Playe
     return Played(root / "results", (root / PLAYED).read_text(), int((root / EXIT_STATUS).read_text()))
 
 
-def leaving_nothing(cells: list[str], *, containers: bool = False) -> Play:
-    """Play the cells in one `harness run`; no product process outlives it (``containers``: no runner container of
-    its product instances either). Its exit status is the readers' to check (see the module's docstring)."""
+def leaving_nothing(cells: list[str], *flags: str, containers: bool = False) -> Play:
+    """Play the cells in one `harness run` (with ``flags``); no product process outlives it (``containers``: no
+    runner container of its product instances either). Its exit status is the readers' to check (see the module's
+    docstring)."""
 
     def play(results: Path) -> subprocess.CompletedProcess[str]:
-        done = harness_run(results, *ids(cells), cells=len(cells))
+        done = harness_run(results, *ids(cells), *flags, cells=len(cells))
         assert processes_of(results) == [], "a product, runner, CLI or metering process outlived its attempt"
         if containers:
             assert containers_of(results) == set(), "a runner's container outlived its attempt"
@@ -87,7 +88,8 @@ BUILD_REVISE = [
     "everyday-workflows-scripted.scripted.local.build-revise",
     "everyday-workflows-scripted.scripted.container.build-revise",
 ]
-"""The plain scripted build-revise, locally and in the testbed's container environment."""
+"""The plain scripted build-revise, locally and in the testbed's container environment: played at once
+(``--max-parallel 2``), each with its own product instance (tests/stories/test_parallel_cells.py)."""
 
 REPLAY_CELLS = [
     ("codex", "build-revise", "local"),
@@ -109,7 +111,9 @@ def replay_cells(cli: str) -> dict[str, str]:
 
 def build_revise(factory: pytest.TempPathFactory) -> Played:
     """Both build-revise cells, each passed: every reader of this play reads both or needs them whole."""
-    return played_once(factory, "build-revise", leaving_nothing(BUILD_REVISE)).every_cell_passed()
+    return played_once(
+        factory, "build-revise", leaving_nothing(BUILD_REVISE, "--max-parallel", "2")
+    ).every_cell_passed()
 
 
 DECISION_STORIES = ["agentmail-setup", "connection-decline", "service-approve", "service-decline"]
