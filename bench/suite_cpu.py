@@ -51,6 +51,7 @@ class WorkerGroup:
     """A worker's own cgroup: its CPU so far, in seconds."""
 
     def __init__(self, worker: str) -> None:
+        worker = f"{worker}-{os.getppid()}"  # the session's own: another session's worker of that name is not counted
         if V1.is_dir() and os.access(V1, os.W_OK):
             self.folder, self.usage = V1 / GROUP_NAME / worker, self._v1_usage
         elif V2.is_dir() and os.access(V2, os.W_OK):
