@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import Path
 
 from calibration.record import record_calibration
-from calibration.runner import Row, stop_playing, table, where_the_time_went
+from calibration.runner import PARALLEL_CELLS, Row, play_at_most, stop_playing, table, where_the_time_went
 from calibration.suites import OFFLINE_SUITES, SUITES
 from harness.core.machine_cpu import MachineCpu
 from harness.core.output_paths import folder_problem, os_error_line
@@ -40,6 +40,13 @@ def _discard(kept: Path) -> None:
             break
 
 
+def _at_least_one(text: str) -> int:
+    count = int(text)
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"{text} cells at once: at least 1")
+    return count
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m calibration", description=__doc__)
     parser.add_argument(
@@ -62,6 +69,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="ADDR",
         help="the cluster --engine ray plays on (default: RAY_ADDRESS, else a two-node one started on this machine)",
     )
+    parser.add_argument(
+        "--max-parallel",
+        type=_at_least_one,
+        default=PARALLEL_CELLS,
+        metavar="N",
+        help=f"story cells played at once here, each in a cell worker of its own (default {PARALLEL_CELLS})",
+    )
     args = parser.parse_args(argv)
     unknown = [name for name in args.suites if name not in SUITES]
     if unknown:
@@ -70,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     if problem:  # found now, not after every suite has run
         parser.error(f"--results {problem}")
     interrupt.install()  # kill and a closed terminal stop calibration as Ctrl-C does
+    play_at_most(args.max_parallel)
     if args.engine == "ray":
         from calibration.on_cluster import on_cluster
 

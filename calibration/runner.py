@@ -203,19 +203,31 @@ class CellCase(Protocol):
 
 C = TypeVar("C")
 P = TypeVar("P", bound=CellCase)
-_CELL_SLOTS = threading.BoundedSemaphore(PARALLEL_CELLS)
-"""Shared by every suite: suites run side by side (see ``calibration.__main__``), cells never more than PARALLEL_CELLS."""
+_CELL_SLOTS = [threading.BoundedSemaphore(PARALLEL_CELLS)]
+"""Shared by every suite: suites run side by side (see ``calibration.__main__``), cells never more than the slots
+(PARALLEL_CELLS unless ``play_at_most`` set another number)."""
+
+
+def play_at_most(cells: int) -> None:
+    """From now on play at most ``cells`` story cells at once, in as many cell workers (``--max-parallel``).
+
+    Called before any suite plays: a slot already taken is not given back to the new count.
+    """
+    CELL_WORKERS.size = cells
+    _CELL_SLOTS[:] = [threading.BoundedSemaphore(cells)]
 
 
 def rows_in_parallel(cases: Sequence[C], row: Callable[[C], Row]) -> list[Row]:
-    """One row per case, in the cases' order, each cell in one of the PARALLEL_CELLS slots all suites share.
+    """One row per case, in the cases' order, each cell in one of the slots all suites share.
 
     Sharing the slots, not a pool per suite, lets the next suite's cells
     start while the last cells of the one before still run.
     """
 
+    slots = _CELL_SLOTS[0]
+
     def in_a_slot(case: C) -> Row:
-        with _CELL_SLOTS:
+        with slots:
             if cell_player().stopping:
                 raise Stopped(f"not played: {case}")
             started = time.monotonic()

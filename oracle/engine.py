@@ -29,6 +29,7 @@ import struct
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from datetime import datetime
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from oracle.wire import BadResponse, Connection, Response
@@ -334,6 +335,19 @@ class Engine:
     def version(self) -> dict[str, Any]:
         """The engine's version document (asked without a version prefix, so any engine answers)."""
         return dict(self._json("GET", "/version", versioned=False))
+
+    def clock(self) -> float:
+        """The engine's time now (Unix seconds): what its events' ``since`` and ``until`` are measured against."""
+        return datetime.fromisoformat(str(self._json("GET", "/info")["SystemTime"])).timestamp()
+
+    def events(self, filters: Mapping[str, list[str]], since: float, until: float) -> Iterator[dict[str, Any]]:
+        """The engine's events matching `filters` from `since` to `until` (its clock), each as it happens; the
+        stream ends once the engine's time passes `until` (at once for a window already past)."""
+        query = {"since": f"{since:.9f}", "until": f"{until:.9f}", "filters": json.dumps(filters)}
+        with self._exchange("GET", "/events", query=query, timeout=self.timeout + max(until - since, 0)) as response:
+            for line in response:
+                if line.strip():
+                    yield dict(json.loads(line))
 
     # -- images ------------------------------------------------------------------------------------
 

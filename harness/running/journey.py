@@ -141,6 +141,8 @@ class Journey:
         self._closed = False
         self.lead = self._hire("Avery", "lead engineer")
         self._apply_hard_stop()
+        if self.sandboxes is not None:  # last: what is entered here is left when the journey closes
+            self.resources.enter_context(self.sandboxes.following())
 
     # ---- the team ---------------------------------------------------------------
 

@@ -4,10 +4,13 @@ A sandboxed run's identity is its lease, read through the product's API. The
 harness holds the product to what a sandbox must do and checks it on facts
 it gathers itself:
 
-- ``sandbox.contained``: each leased sandbox, inspected on the engine the
-  first time a wait sees its run running, reaches nothing beyond the
-  controller's agent socket: no network, no other mount, and nothing else
-  of its whole configuration opens a way out (:mod:`harness.checks.containment`);
+- ``sandbox.contained``: each leased sandbox, inspected on the engine as
+  the engine starts it (a thread follows the instance's start events from
+  the journey's start, so a run that ends before the story's next wait is
+  still seen; else the first time a wait sees its run running), reaches
+  nothing beyond the controller's agent socket: no network, no other mount,
+  and nothing else of its whole configuration opens a way out
+  (:mod:`harness.checks.containment`);
 - ``sandbox.released``: once the work is over, every lease is released and
   the engine holds no container of the instance that still runs. A run that
   ended longer than that allowance ago and still holds its lease fails it
@@ -26,12 +29,15 @@ raw sandbox id.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from harness.checks.containment import beyond_the_sandbox, contained
 from harness.checks.delivery import ReturnedWorkspace, file_hashes, workspace_returned
-from harness.core.product_records import RecordId, Run, RunIdentity, RunLease, Task, TaskSummary
+from harness.core.product_records import RecordId, Run, RunIdentity, Task, TaskSummary
 from harness.core.records import CheckRecord
 from harness.core.sandbox_config import ContainerConfig
 from harness.core.waiting import WaitTimeout, wait_for
@@ -61,7 +67,9 @@ class SandboxedInstance(Protocol):
 
     def containers(self) -> list[dict[str, Any]]: ...
 
-    def sandbox_config(self, lease: RunLease) -> ContainerConfig | None: ...
+    def sandbox_config(self, sandbox_id: str) -> ContainerConfig | None: ...
+
+    def following_sandboxes(self, started: Callable[[str], None]) -> AbstractContextManager[None]: ...
 
 
 @runtime_checkable
@@ -85,15 +93,32 @@ class SandboxWatch:
         self.instance = instance
         self.configs: dict[str, ContainerConfig] = {}  # lease digest -> the engine's record of its sandbox
         self.allowance_spent = False  # a lease was seen held past RELEASE_WAIT_S: concluding waits no longer
+        self._started: dict[str, ContainerConfig] = {}  # sandbox id -> its record, read as the engine started it
+        self._lock = threading.Lock()
+
+    def following(self) -> AbstractContextManager[None]:
+        """Inside, each sandbox of the instance is inspected as the engine starts it, for the leases that name it."""
+        return self.instance.following_sandboxes(self._inspect_started)
+
+    def _inspect_started(self, sandbox_id: str) -> None:
+        found = self.instance.sandbox_config(sandbox_id)
+        if found is not None:
+            with self._lock:
+                self._started.setdefault(sandbox_id, found)
 
     def sample(self, runs: list[Run]) -> None:
-        """Inspect each running run's sandbox once, while it still exists (``runs``: every run, one request)."""
+        """Each run's sandbox, once: as the engine started it, else inspected now while its run still runs
+        (``runs``: every run, one request)."""
         for run in runs:
             lease = run.identity.lease
-            if run.status == "running" and lease is not None and lease.digest not in self.configs:
-                found = self.instance.sandbox_config(lease)
-                if found is not None:
-                    self.configs[lease.digest] = found
+            if lease is None or lease.digest in self.configs:
+                continue
+            with self._lock:
+                found = self._started.get(lease.sandbox_id)
+            if found is None and run.status == "running":
+                found = self.instance.sandbox_config(lease.sandbox_id)
+            if found is not None:
+                self.configs[lease.digest] = found
 
     def held_past_allowance(self, tasks: list[Task], now: datetime) -> CheckRecord | None:
         """The failed ``sandbox.released`` for leases still held by runs that ended over RELEASE_WAIT_S ago; else None.
@@ -123,13 +148,15 @@ class SandboxWatch:
     def conclude(self, api: SandboxApi, delivered: bool) -> list[CheckRecord]:
         """The checks, after the work (a lease may be released a moment after its run ended); ``delivered``:
         the person downloaded work, so the workspaces must have come back with it."""
-        released, returned = self._released_and_returned(api)
-        return [self._contained(), released, *([returned] if delivered else [])]
+        tasks, released = self._released(api)
+        self.sample([run for task in tasks for run in task.runs])  # the leases of runs no wait saw running
+        checks = [self._contained(), released]
+        return [*checks, self._returned(tasks, api)] if delivered else checks
 
     def _contained(self) -> CheckRecord:
         return contained({digest: beyond_the_sandbox(config) for digest, config in self.configs.items()})
 
-    def _released_and_returned(self, api: SandboxApi) -> tuple[CheckRecord, CheckRecord]:
+    def _released(self, api: SandboxApi) -> tuple[list[Task], CheckRecord]:
         def read_tasks() -> list[Task]:
             return [api.task(summary.id) for summary in api.tasks()]
 
@@ -157,7 +184,7 @@ class SandboxWatch:
             if not held and not running
             else f"after the work: leases still held by {held}; {len(running)} sandbox(es) of the instance running",
         )
-        return released, self._returned(tasks, api)
+        return tasks, released
 
     def _running(self) -> list[dict[str, Any]]:
         return [c for c in self.instance.containers() if c.get("State") == "running"]

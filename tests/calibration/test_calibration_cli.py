@@ -87,9 +87,13 @@ def test_the_slowest_story_cells_are_named_with_their_time() -> None:
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "kill"])
 def test_calibration_told_to_stop_stops_its_cells_and_records_nothing(tmp_path: Path, sig: signal.Signals) -> None:
     """Ctrl-C once printed a traceback and then played every case left (two minutes more); `kill` left a cell's
-    product to its worker's orphan check. Now the cells being played end as interrupted and no new one starts."""
+    product to its worker's orphan check. Now the cells being played end as interrupted and no new one starts.
+
+    Two cells at once, not the default five: every worker is told to stop, and the cases still queued behind
+    them are the ones that must not start."""
     temp = run_temp(tmp_path)  # the products' data folders are made here: how their processes are recognised
     command = [sys.executable, "-m", "calibration", "stories", "--results", str(tmp_path / "results")]
+    command += ["--max-parallel", "2"]
     done = stopped_mid_run(command, temp, "--workspace", sig)  # a runner: a cell is being played
     stderr = done.stderr
     assert done.returncode == 130, stderr

@@ -1,9 +1,12 @@
 """`harness run --engine ray` on a real two-node Ray cluster on this machine, with real scripted cells.
 
 The tests share one cluster (``local_cluster``: real raylets, object stores
-and worker processes) where what they do leaves it as it was; the test that
-kills a node has a cluster of its own. Each drives `harness run` as a person
-types it, in a subprocess, so a Ctrl-C and a dead node reach it as they would.
+and worker processes) and leave it as they found it: a test that needs another
+node (one that is not ready, one to kill) adds it and takes it away again.
+Each drives `harness run` as a person types it, in a subprocess, so a Ctrl-C
+and a dead node reach it as they would. What a cell's package must look like
+is read from the same scripted cells played locally elsewhere in the session
+(``tests.stories.shared_plays``), not played again here.
 """
 
 from __future__ import annotations
@@ -28,11 +31,12 @@ from harness.results.epochs import by_cell
 from harness.running.cluster.local import local_cluster, node_arguments
 from harness.running.cluster.nodes import node_name
 from tests.needs import needs
+from tests.stories import shared_plays
 
 pytestmark = pytest.mark.e2e
 
 SCRIPTED = "everyday-workflows-scripted.scripted.local."
-CELLS = tuple(SCRIPTED + case for case in ("stop-redirect", "build-revise", "service-decline", "provider-decline"))
+CELLS = tuple(SCRIPTED + case for case in ("stop-redirect", "build-revise", "service-decline"))
 CAMPAIGN = "on-ray"
 PLACEHOLDER_KEY = {"ANTHROPIC_API_KEY": "placeholder-never-sent"}
 """The nodes' provider key for the cost-cap test's paid cells: a capped cell is skipped before anything could use it."""
@@ -48,14 +52,6 @@ def cluster() -> Iterator[Any]:
             keyed.setenv(name, value)  # before the nodes start: they inherit it
         started = stack.enter_context(local_cluster(nodes=2))
         keyed.undo()
-        yield started
-
-
-@pytest.fixture
-@needs("cluster")
-def own_cluster() -> Iterator[Any]:
-    """A cluster of its own, for a test that kills one of its nodes."""
-    with local_cluster(nodes=2) as started:
         yield started
 
 
@@ -79,19 +75,38 @@ def every_package_is_whole(results: Path) -> None:
             assert (folder / "attempt.json").is_file(), f"a half package came home: {folder}"
 
 
-def package_shape(record: AttemptRecord, results: Path) -> tuple[Any, ...]:
+def package_shape(record: AttemptRecord, folder: Path) -> tuple[Any, ...]:
     """What a package says, less what differs between any two runs (ids, times, the node)."""
-    folder = results / CAMPAIGN / record.cell.execution_id / record.attempt
     entries = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and "logs" not in p.parts)
     checks = sorted({(check.id, check.passed) for check in record.checks})
     return record.verdict, checks, [d.phase for d in record.downloads], entries
 
 
-def test_cells_spread_over_the_ready_nodes_and_their_packages_match_a_local_run(cluster: Any, tmp_path: Path) -> None:
+def played_locally(factory: pytest.TempPathFactory) -> dict[str, tuple[AttemptRecord, Path, dict[str, Any]]]:
+    """Each of CELLS as `harness run` plays it here, with the same settings: its attempt, its package and its
+    figures in its campaign's summary (the session's shared plays: build-revise, the fault and the decision
+    stories)."""
+    plays = {
+        SCRIPTED + "build-revise": shared_plays.build_revise(factory),
+        SCRIPTED + "stop-redirect": shared_plays.fault_stories(factory),
+        SCRIPTED + "service-decline": shared_plays.decision_stories(factory),
+    }
+    assert sorted(plays) == sorted(CELLS)
+    found = {}
+    for cell, played in plays.items():
+        record, package = shared_plays.package_of(played.results, cell)
+        figures = json.loads((played.results / "test" / "summary.json").read_text())["cells"][cell]
+        found[cell] = (record, package, figures)
+    return found
+
+
+def test_cells_spread_over_the_ready_nodes_and_their_packages_match_a_local_run(
+    cluster: Any, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """Three cells on two ready nodes of one slot each, beside a node that is not ready: that node takes none of
     them (though it has a free slot while the third cell waits) and the run says why."""
-    cells = CELLS[:3]
-    local, on_ray = tmp_path / "local", tmp_path / "ray"
+    cells = CELLS
+    on_ray = tmp_path / "ray"
     broken = cluster.add_node(**node_arguments(), env_vars={"EVERYDAY_ORACLE_IMAGE": "everyday-no-such-image:none"})
     try:
         cluster.wait_for_nodes()
@@ -100,9 +115,6 @@ def test_cells_spread_over_the_ready_nodes_and_their_packages_match_a_local_run(
     finally:
         cluster.remove_node(broken)
     assert ran.returncode == 0, out
-    here = harness_run(local, cells)
-    local_out, _ = here.communicate()
-    assert here.returncode == 0, local_out
 
     found = records(on_ray)
     assert sorted(r.cell.execution_id for r in found) == sorted(cells), "one attempt per cell, each recorded once"
@@ -115,11 +127,13 @@ def test_cells_spread_over_the_ready_nodes_and_their_packages_match_a_local_run(
         assert f"on {node}" in out and f"(node {node})" in out, "progress lines and the summary name the node"
     assert "dispatch overhead per cell" in out
     every_package_is_whole(on_ray)
-    by_id = {r.cell.execution_id: r for r in records(local)}
+    local = played_locally(tmp_path_factory)
     for record in found:
-        assert package_shape(record, on_ray) == package_shape(by_id[record.cell.execution_id], local)
-    summaries = [json.loads((root / CAMPAIGN / "summary.json").read_text()) for root in (local, on_ray)]
-    assert summaries[0]["cells"] == summaries[1]["cells"]
+        cell = record.cell.execution_id
+        here, package, _ = local[cell]
+        assert package_shape(record, on_ray / CAMPAIGN / cell / record.attempt) == package_shape(here, package), cell
+    summary = json.loads((on_ray / CAMPAIGN / "summary.json").read_text())
+    assert summary["cells"] == {cell: figures for cell, (_, _, figures) in local.items()}
     report = subprocess.run(
         [sys.executable, "-m", "harness.cli", "report", "--results", str(on_ray), "--out", str(tmp_path / "site")],
         capture_output=True,
@@ -131,21 +145,30 @@ def test_cells_spread_over_the_ready_nodes_and_their_packages_match_a_local_run(
 
 
 def test_a_node_killed_mid_cell_is_recorded_once_and_its_cell_retried_on_the_other(
-    own_cluster: Any, tmp_path: Path
+    cluster: Any, tmp_path: Path
 ) -> None:
-    worker = next(iter(own_cluster.worker_nodes))
+    """Three cells on two nodes of one slot each: the worker node dies once the first cell is home, while it plays
+    a cell (its first, or the third, which the queue still held when its slot came free). A new worker node takes
+    its place afterwards, so the cluster is as the other tests found it."""
+    worker = next(iter(cluster.worker_nodes))
     victim = node_name(worker.node_id, os.uname().nodename)
-    ran = harness_run(
-        tmp_path, CELLS, "--engine", "ray", "--ray-address", own_cluster.address, "--max-automatic-retries", "1"
-    )
-    assert ran.stdout is not None
-    lines = []
-    for line in ran.stdout:  # the first cell home: both nodes were busy, and the queue still holds cells
-        lines.append(line)
-        if line.startswith("[1/"):
-            break
-    own_cluster.remove_node(worker, allow_graceful=False)
-    rest, _ = ran.communicate()
+    try:
+        ran = harness_run(
+            tmp_path, CELLS, "--engine", "ray", "--ray-address", cluster.address, "--max-automatic-retries", "1"
+        )
+        assert ran.stdout is not None
+        lines = []
+        for line in ran.stdout:  # the first cell home: both nodes were busy, and the queue still holds a cell
+            lines.append(line)
+            if line.startswith("[1/"):
+                break
+        cluster.remove_node(worker, allow_graceful=False)
+        rest, _ = ran.communicate()
+    finally:
+        if worker in cluster.worker_nodes:
+            cluster.remove_node(worker, allow_graceful=False)
+        cluster.add_node(**node_arguments(), env_vars=PLACEHOLDER_KEY)  # as the fixture's nodes have it
+        cluster.wait_for_nodes()
     out = "".join(lines) + rest
     assert ran.returncode == 0, out
 

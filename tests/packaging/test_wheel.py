@@ -41,10 +41,12 @@ def test_the_wheel_holds_four_packages_and_installs_beside_the_openai_agents_sdk
     assert {top for top in tops if not top.endswith(".dist-info")} == TOP_LEVEL
 
     venv = tmp_path / "venv"
-    _run(sys.executable, "-m", "venv", venv, cwd=tmp_path)
+    # No pip of its own: this pip installs into it (--python), so nothing but the two and their needs is there.
+    _run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp_path)
     python = venv / "bin" / "python"
     # --no-compile: what is proven is that both import; compiling every installed module first proves nothing more.
-    _run(python, "-m", "pip", "install", "-q", "--no-compile", wheel, "openai-agents", cwd=tmp_path)
+    install = [sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-compile"]
+    _run(*install, wheel, "openai-agents", cwd=tmp_path)
     shown = _run(
         python,
         "-c",

@@ -90,7 +90,8 @@ BUILD_REVISE = [
     "everyday-workflows-scripted.scripted.local.build-revise",
     "everyday-workflows-scripted.scripted.container.build-revise",
 ]
-"""The plain scripted build-revise, locally and in the testbed's container environment."""
+"""The plain scripted build-revise, locally and in the testbed's container environment: played at once
+(``--max-parallel 2``), each with its own product instance (tests/stories/test_parallel_cells.py)."""
 
 REPLAY_CELLS = [
     ("codex", "build-revise", "local"),
@@ -114,7 +115,18 @@ def replay_cells(cli: str) -> dict[str, str]:
 
 def build_revise(factory: pytest.TempPathFactory) -> Played:
     """Both build-revise cells, each passed: every reader of this play reads both or needs them whole."""
-    return played_once(factory, "build-revise", leaving_nothing(BUILD_REVISE)).every_cell_passed()
+    return played_once(
+        factory, "build-revise", leaving_nothing(BUILD_REVISE, flags=("--max-parallel", "2"))
+    ).every_cell_passed()
+
+
+DECISION_STORIES = ["agentmail-setup", "connection-decline", "service-approve", "service-decline"]
+"""Each decision story's plain scripted cell (a case alone names it)."""
+
+
+def decision_stories(factory: pytest.TempPathFactory) -> Played:
+    """Every decision story's scripted cell, passed or not (see ``Played.every_cell_passed``)."""
+    return played_once(factory, "decision-stories", leaving_nothing(DECISION_STORIES))
 
 
 def fault_stories(factory: pytest.TempPathFactory) -> Played:

@@ -22,7 +22,7 @@ from harness.running.attempt import AttemptContext
 from harness.running.journey_factory import journey_factory
 from tests.needs import PLAYS_CELLS, marked
 from tests.stories import shared_plays
-from tests.stories.harness_runs import each_passed, passed_by_case
+from tests.stories.harness_runs import passed_by_case
 
 COMMON = [
     "decision.one-pending-request",
@@ -71,8 +71,12 @@ def test_every_check_of_a_decision_story_has_a_calibration_case_that_fails_on_it
 
 
 @marked(*PLAYS_CELLS)
-def test_every_decision_story_passes_and_keeps_its_decision_evidence(tmp_path: Path) -> None:
-    for case, (record, package) in each_passed(tmp_path, sorted(STORIES)).items():
+def test_every_decision_story_passes_and_keeps_its_decision_evidence(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Played once in the session (tests/stories/shared_plays.py): the Ray engine's test compares service-decline's
+    package with its own."""
+    assert shared_plays.DECISION_STORIES == sorted(STORIES)
+    played = shared_plays.decision_stories(tmp_path_factory).every_cell_passed()
+    for case, (record, package) in passed_by_case(played.results, len(STORIES), played.stdout).items():
         checks, snapshots, screenshot = STORIES[case]
         assert set(checks) <= {check.id for check in record.checks if check.passed}, case
         for name in snapshots:

@@ -14,17 +14,12 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from harness.core.verdicts import Verdict
 from tests.needs import PLAYS_CELLS, marked
-from tests.stories.harness_runs import (
-    attempts,
-    ctrl_c,
-    harness_run,
-    processes_naming,
-    processes_of,
-    run_temp,
-    wait_for,
-)
+from tests.stories import shared_plays
+from tests.stories.harness_runs import attempts, ctrl_c, processes_naming, run_temp, wait_for
 
 CELLS = (
     "everyday-workflows-scripted.scripted.local.build-revise",
@@ -33,18 +28,20 @@ CELLS = (
 
 
 @marked(*PLAYS_CELLS)
-def test_two_cells_run_at_once_each_with_its_own_product_and_package(tmp_path: Path) -> None:
-    done = harness_run(tmp_path, "--id", CELLS[0], "--id", CELLS[1], "--max-parallel", "2")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "left behind" not in done.stdout, "each worker ends its own helpers (the testbed's forkserver)"
-    assert "unrecognized arguments" not in done.stderr
-    for cell in CELLS:
-        assert f"passed                 [scripted] {cell}" in done.stdout
-    progress = [line for line in done.stdout.splitlines() if re.match(r"\[\d/2\] ", line)]
-    assert len(progress) == 2 and {line.split()[2] for line in progress} == set(CELLS), done.stdout
+def test_two_cells_run_at_once_each_with_its_own_product_and_package(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The session's build-revise play (tests/stories/shared_plays.py): its two cells, local and in the container
+    environment, in one `harness run --max-parallel 2`; that play asserts no product process outlived the run."""
+    played = shared_plays.build_revise(tmp_path_factory)
+    results, stdout = played.results, played.stdout
+    cells = shared_plays.BUILD_REVISE
+    assert "left behind" not in stdout, "each worker ends its own helpers (the testbed's forkserver)"
+    for cell in cells:
+        assert f"passed                 [scripted] {cell}" in stdout
+    progress = [line for line in stdout.splitlines() if re.match(r"\[\d/2\] ", line)]
+    assert len(progress) == 2 and {line.split()[2] for line in progress} == set(cells), stdout
 
-    records = {record.cell.execution_id: record for record in attempts(tmp_path)}
-    assert set(records) == set(CELLS)
+    records = {record.cell.execution_id: record for record in attempts(results)}
+    assert set(records) == set(cells)
     assert {record.campaign for record in records.values()} == {"test"}
     assert all(record.verdict is Verdict.PASSED for record in records.values())
     first, second = records.values()
@@ -54,19 +51,16 @@ def test_two_cells_run_at_once_each_with_its_own_product_and_package(tmp_path: P
 
     ports = set()
     for cell, record in records.items():
-        package = tmp_path / "test" / cell / record.attempt
+        package = results / "test" / cell / record.attempt
         assert record.checks and all(check.passed for check in record.checks)
         assert all(zipfile.is_zipfile(package / download.path) for download in record.downloads)
+        assert {download.phase for download in record.downloads} == {"build", "revision", "build-again"}
         assert zipfile.is_zipfile(package / "trace.zip")
         assert all((package / shot).stat().st_size > 0 for shot in record.screenshots)
         controller_log = (package / "logs/controller.log").read_text()
         ports |= set(re.findall(r"starting on http://127\.0\.0\.1:(\d+)", controller_log))
-    assert {download.phase for download in records[CELLS[0]].downloads} == {"build", "revision", "build-again"}
-    stop_package = tmp_path / "test" / CELLS[1] / records[CELLS[1]].attempt
-    assert (stop_package / "snapshots/stop.json").is_file()
     assert len(ports) == 2, f"the cells shared a product instance: {ports}"
-    assert (tmp_path / "test" / "summary.json").is_file()
-    assert processes_of(tmp_path) == [], "a product or browser process outlived the run"
+    assert (results / "test" / "summary.json").is_file()
 
 
 @marked(*PLAYS_CELLS)

@@ -16,7 +16,8 @@ import shutil
 import signal
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
@@ -25,7 +26,7 @@ import httpx
 import psutil
 
 from harness.agents import issued_secrets
-from harness.core.product_records import RunIdentity, RunLease
+from harness.core.product_records import RunIdentity
 from harness.core.runner_look import RunnerLook
 from harness.core.sandbox_config import ContainerConfig
 from harness.products.base import InstanceError
@@ -242,9 +243,14 @@ class TestbedInstance:
         """Every runner container of this instance on the engine, running or not (empty for local runners)."""
         return sandboxes.containers(self.data_dir) if self.sandbox == "container" else []
 
-    def sandbox_config(self, lease: RunLease) -> ContainerConfig | None:
-        """The engine's record of the leased sandbox, as containment reads it (None: gone already)."""
-        return sandboxes.configuration(lease)
+    def sandbox_config(self, sandbox_id: str) -> ContainerConfig | None:
+        """The engine's record of the sandbox, as containment reads it (None: gone already)."""
+        return sandboxes.configuration(sandbox_id)
+
+    def following_sandboxes(self, started: Callable[[str], None]) -> AbstractContextManager[None]:
+        """Inside, ``started`` gets the id of each sandbox of the instance as the engine starts it (none for local
+        runners)."""
+        return sandboxes.following_starts(self.data_dir, started) if self.sandbox == "container" else nullcontext()
 
     def runner_alive(self, identity: RunIdentity) -> bool:
         """The run's runner still runs, by the harness's own look: its leased container, else its process."""

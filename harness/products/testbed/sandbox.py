@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import logging
 import shutil
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +28,8 @@ from harness.testbed.sandbox.agent_socket import socket_folder
 from harness.testbed.sandbox.containers import LABEL_DATA, READ_ONLY_MOUNTS, RUNNER_ENV, data_label
 from oracle.engine import Engine, EngineError, NotFound
 from oracle.image import CannotGrade, engine
+
+log = logging.getLogger(__name__)
 
 IMAGE_LOCK = Path("/tmp/everyday-evals-runner-image.lock")
 
@@ -85,20 +90,58 @@ def lease_alive(lease: RunLease) -> bool:
     return bool(state.get("Running")) and state.get("StartedAt") == lease.started_at
 
 
-def configuration(lease: RunLease) -> ContainerConfig | None:
-    """The whole of the engine's record of the leased container, as containment reads it (None: gone already).
+def configuration(sandbox_id: str) -> ContainerConfig | None:
+    """The whole of the engine's record of the container, as containment reads it (None: gone already).
 
     Its network and mounts, user, capabilities, privileged mode, PID and IPC namespaces, devices, security options
     and the names of the variables visible inside, beside those the runner is given and its image bakes in.
     """
     client = _engine()
     try:
-        found = client.inspect(lease.sandbox_id)
-        baked = client.image_env(str(found.get("Image") or lease.image_digest))
+        found = client.inspect(sandbox_id)
+        baked = client.image_env(str(found["Image"]))
     except NotFound:
         return None
     given = [*RUNNER_ENV, *(entry.split("=", 1)[0] for entry in baked)]
     return ContainerConfig.from_inspect(found, given, list(READ_ONLY_MOUNTS))
+
+
+START_WINDOW_S = 1.0
+"""How long each request for the engine's start events lasts; the next one starts where it ended."""
+
+
+@contextmanager
+def following_starts(data_dir: Path, started: Callable[[str], None]) -> Iterator[None]:
+    """Inside, ``started`` is called, on a thread of its own, with the id of each container of the instance on
+    ``data_dir`` as the engine starts it: a look at the container then comes before its product could remove
+    it, however short its run and however late the story's next look.
+
+    The engine is asked for its start events in windows of its own clock, each beginning where the last ended,
+    so none is missed between them. An engine that stops answering ends the following (the story's own looks
+    remain); leaving the block ends it within a window.
+    """
+    client = _engine()
+    filters = {"type": ["container"], "event": ["start"], "label": [f"{LABEL_DATA}={data_label(data_dir)}"]}
+    stop = threading.Event()
+
+    def follow() -> None:
+        try:
+            since = client.clock()
+            while not stop.is_set():
+                until = since + START_WINDOW_S
+                for event in client.events(filters, since, until):
+                    started(str(event["id"]))
+                since = until
+        except (EngineError, InstanceError) as error:
+            log.warning("the engine's start events could not be followed: %s", error)
+
+    thread = threading.Thread(target=follow, name="sandbox-starts", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(START_WINDOW_S + client.timeout)
 
 
 def look_at_lease(lease: RunLease) -> RunnerLook:
