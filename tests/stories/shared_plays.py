@@ -102,14 +102,6 @@ REPLAY_CELLS = [
 """Each everyday story with one real CLI against the replay, each CLI on at least one (tests/stories/test_replay_stories)."""
 
 
-PAPERCLIP_CELLS = [
-    "everyday-workflows-paperclip.scripted.paperclip-local.build-revise",
-    "everyday-workflows-paperclip.scripted.paperclip-local.create-skill-studio",
-]
-"""The scripted cells Paperclip's plug-in tests read: build-revise (the facts its driver declares) and
-create-skill-studio (its activity feed and Skill Studio), in one `harness run`."""
-
-
 def replay_cells(cli: str) -> dict[str, str]:
     """The CLI's replay cells (execution id to case), played in one `harness run`."""
     return {f"everyday-workflows-replay.replay-{cli}.{env}.{case}": case for c, case, env in REPLAY_CELLS if c == cli}
@@ -128,11 +120,6 @@ def fault_stories(factory: pytest.TempPathFactory) -> Played:
 def replay(factory: pytest.TempPathFactory, cli: str) -> Played:
     """The CLI's replay cells, passed or not (see ``Played.every_cell_passed``)."""
     return played_once(factory, f"replay-{cli}", leaving_nothing(sorted(replay_cells(cli)), containers=True))
-
-
-def paperclip_cell(factory: pytest.TempPathFactory, execution_id: str) -> tuple[AttemptRecord, Path]:
-    """One of ``PAPERCLIP_CELLS``, passed or not, from their one play in the session: its attempt and package."""
-    return package_of(played_once(factory, "paperclip", leaving_nothing(PAPERCLIP_CELLS)).results, execution_id)
 
 
 def package_of(results: Path, execution_id: str) -> tuple[AttemptRecord, Path]:

@@ -1,24 +1,20 @@
 """Paperclip's driver delivers what it declares: build-revise's package carries every fact the driver declares
 that the story reaches, with its provenance, and no undeclared fact as Paperclip's own (which run read a comment
-is worked out by the driver, and kept as derived) (real product, browser).
-
-The cell is played once in the session beside create-skill-studio (tests/stories/shared_plays.py, whose play
-asserts that no process of it outlived the run): this test reads its package only."""
+is worked out by the driver, and kept as derived) (real product, browser)."""
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
 from tests.needs import PLAYS_CELLS, marked
-from tests.stories import shared_plays
-from tests.stories.harness_runs import declaration_gaps
+from tests.stories.harness_runs import attempts, declaration_gaps, harness_run
 
 CELL = "everyday-workflows-paperclip.scripted.paperclip-local.build-revise"
 
 
 @marked(*PLAYS_CELLS)
-def test_the_build_revise_package_carries_exactly_the_facts_paperclips_driver_declares(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> None:
-    record, package = shared_plays.paperclip_cell(tmp_path_factory, CELL)
-    assert declaration_gaps(package) == [], record.reason
+def test_the_build_revise_package_carries_exactly_the_facts_paperclips_driver_declares(tmp_path: Path) -> None:
+    done = harness_run(tmp_path, "--id", CELL)
+    [record] = attempts(tmp_path)
+    assert record.cell.execution_id == CELL, done.stdout[-2000:]
+    assert declaration_gaps(tmp_path / "test" / CELL / record.attempt) == []
