@@ -52,27 +52,6 @@ def _finished(instance: VibeKanbanInstance, task_id: str, runs: int) -> Task:
     return wait_for(done, RUN_S, what=f"run {runs} of task {task_id} to end")
 
 
-@marked("product")
-def test_an_instance_answers_and_a_stop_leaves_no_process_folder_or_worktree() -> None:
-    instance = VibeKanbanInstance(pace=0.05)
-    try:
-        instance.start()
-        assert instance.api.health() == {"status": "OK"}
-        server = instance.api.controller().pid
-        assert server is not None and _alive(server)
-        lead = instance.api.create_agent("Avery", "lead engineer")
-        task = instance.api.create_task(BUILD_TASK_TITLE, BUILD_TASK)
-        instance.api.start_attempt(task.id, lead.id)
-        attempt = wait_for(lambda: instance.api.latest_attempt(task.id), what="the attempt")
-        worktree = Path(wait_for(lambda: instance.api.latest_attempt(task.id)["container_ref"], what="its worktree"))
-        assert attempt["task_id"] == task.id
-    finally:
-        instance.close()
-    assert not _alive(server), "the vibe-kanban server outlived its instance"
-    assert not instance.root.exists()
-    assert not worktree.exists(), "the attempt's worktree outlived the instance"
-
-
 def _worktree(instance: VibeKanbanInstance, task_id: str) -> Path:
     """The attempt's worktree on this machine, once the product has made it."""
     reported = wait_for(lambda: (instance.api.latest_attempt(task_id) or {}).get("container_ref"), what="a worktree")
@@ -80,19 +59,26 @@ def _worktree(instance: VibeKanbanInstance, task_id: str) -> Path:
 
 
 @marked("product")
-def test_two_instances_keep_their_worktrees_apart_and_a_second_start_deletes_none_of_the_first() -> None:
-    """vibe-kanban deletes, at start, every worktree in its folder its own database does not know: without a
-    folder of its own per instance, B's start would delete A's worktree under A's running agent."""
+def test_two_instances_keep_their_worktrees_apart_and_a_stop_leaves_no_process_folder_or_worktree() -> None:
+    """An instance answers, and its stop (B's while its agent works) leaves no server, folder or worktree behind.
+
+    vibe-kanban deletes, at start, every worktree in its folder its own database does not know: without a folder
+    of its own per instance, B's start would delete A's worktree under A's running agent."""
     shared = set(PRODUCT_TMP.joinpath("worktrees").glob("*")) if PRODUCT_TMP.joinpath("worktrees").is_dir() else set()
     first, second = VibeKanbanInstance(pace=1.0), VibeKanbanInstance(pace=1.0)
     try:
         first.start()
+        assert first.api.health() == {"status": "OK"}
+        server = first.api.controller().pid
+        assert server is not None and _alive(server)
         lead = first.api.create_agent("Avery", "lead engineer")
         task = first.api.create_task(BUILD_TASK_TITLE, BUILD_TASK)
         first.api.start_attempt(task.id, lead.id)
         mine = _worktree(first, str(task.id))
         assert mine.is_relative_to(first.root)
+        assert first.api.latest_attempt(task.id)["task_id"] == task.id
         second.start()  # its start runs the product's orphan clean-up
+        their_server = second.api.controller().pid
         other = second.api.create_task(BUILD_TASK_TITLE, BUILD_TASK)
         second.api.start_attempt(other.id, second.api.create_agent("Avery", "lead engineer").id)
         theirs = _worktree(second, str(other.id))
@@ -100,10 +86,13 @@ def test_two_instances_keep_their_worktrees_apart_and_a_second_start_deletes_non
         assert _finished(first, str(task.id), 1).runs[0].status == "succeeded"
         second.close()
         assert mine.is_dir() and not theirs.exists()
+        assert their_server is not None and not _alive(their_server), "B's server outlived its instance"
     finally:
         second.close()
         first.close()
-    assert not mine.exists()
+    assert not _alive(server), "the vibe-kanban server outlived its instance"
+    assert not first.root.exists() and not second.root.exists()
+    assert not mine.exists(), "the attempt's worktree outlived the instance"
     now = set(PRODUCT_TMP.joinpath("worktrees").glob("*")) if PRODUCT_TMP.joinpath("worktrees").is_dir() else set()
     assert now <= shared, "an instance wrote into the machine's shared worktree folder"
 

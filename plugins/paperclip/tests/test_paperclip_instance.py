@@ -18,7 +18,9 @@ from tests.needs import marked
 
 
 @marked("product")
-def test_instance_starts_restarts_and_leaves_nothing_behind() -> None:
+def test_instance_starts_restarts_keeps_postgres_memory_in_its_folder_and_a_kill_leaves_nothing_behind() -> None:
+    """Postgres keeps its shared memory in the instance's folder and opens no socket: a SIGKILLed postmaster cannot
+    remove its segments, nor its socket and lock file, which in /dev/shm and /tmp would stay until reboot."""
     instance = PaperclipInstance()
     try:
         instance.start()
@@ -30,19 +32,6 @@ def test_instance_starts_restarts_and_leaves_nothing_behind() -> None:
         instance.stop_controller(signal.SIGTERM)
         instance.start()
         assert instance.api.controller().instance_id != first
-    finally:
-        instance.close()
-    assert instance.processes() == []
-    assert not instance.root.exists()
-
-
-@marked("product")
-def test_postgres_keeps_its_shared_memory_in_the_instance_folder_and_no_socket_so_a_kill_leaves_none() -> None:
-    """A SIGKILLed postmaster cannot remove its segments, nor its socket and lock file: in /dev/shm and /tmp
-    they would stay until reboot."""
-    instance = PaperclipInstance()
-    try:
-        instance.start()
         assert not list(Path("/tmp").glob(f".s.PGSQL.{instance.postgres_port}*")), "a socket or its lock in /tmp"
         postgres = [p for p in instance.processes() if "postgres" in " ".join(p.cmdline()[:1])]
         assert postgres
@@ -59,7 +48,7 @@ def test_postgres_keeps_its_shared_memory_in_the_instance_folder_and_no_socket_s
 
 
 @marked("product")
-def test_api_client_reads_a_scripted_build_as_harness_records() -> None:
+def test_api_client_reads_a_scripted_build_as_harness_records_and_the_closed_instance_leaves_nothing() -> None:
     with PaperclipInstance(pace=0.01) as instance:
         api = instance.api
         lead = api.create_agent("Avery", "lead engineer")
@@ -84,6 +73,9 @@ def test_api_client_reads_a_scripted_build_as_harness_records() -> None:
         issued = instance.issued_secrets()
         assert issued["Paperclip agent JWT secret issued to the instance"] == instance.jwt_secret
         assert issued[f"run token issued to run {run.id}"].startswith("eyJ")
+    # Closed as it stops in use (SIGTERM to the server, which stops its Postgres), after a build: nothing stays.
+    assert instance.processes() == []
+    assert not instance.root.exists()
 
 
 @marked("product")

@@ -16,14 +16,17 @@ from playwright.sync_api import Page, Route
 
 from everyday_paperclip.instance import PaperclipInstance
 from everyday_paperclip.pages import IssueListPage, IssuePage
+from harness.core.product_records import Agent
 from harness.core.waiting import wait_for
 from oracle.tasks.slugify.contract import BUILD_TASK, BUILD_TASK_TITLE
 from tests.needs import needs
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 @needs("product")
 def paperclip() -> Iterator[PaperclipInstance]:
+    """One instance for this module's tests: each hires an agent of its own and works on an issue of its own
+    through a page of its own, so neither reads what the other did; nothing of it outlives the module."""
     instance = PaperclipInstance(pace=0.05)
     try:
         yield instance.start()
@@ -31,6 +34,10 @@ def paperclip() -> Iterator[PaperclipInstance]:
         instance.close()
     assert instance.processes() == [], "a Paperclip process outlived its instance"
 
+
+# Paperclip answers a new issue titled as one the company already has with that issue: the issue this module's
+# other test creates keeps the build's own title.
+STOPPED_TASK_TITLE = f"{BUILD_TASK_TITLE}, to be stopped"
 
 # In the page itself, so nothing else waits: each message the composer sends reaches the product 3 s late.
 MESSAGES_SENT_LATE = """
@@ -71,13 +78,23 @@ def test_create_an_issue_watch_it_finish_talk_and_download(page: Page, paperclip
     assert [c.body for c in api.task(issue.task_id).user_messages()] == [text]
 
 
+def _slow_agent(paperclip: PaperclipInstance, name: str, pace: str) -> Agent:
+    """A lead engineer whose scripted runs take ``pace`` seconds a step; agents hired after it keep the instance's
+    pace (an agent's pace is fixed when it is hired)."""
+    settings = paperclip.api.agent_settings
+    usual = settings["pace"]
+    settings["pace"] = pace
+    try:
+        return paperclip.api.create_agent(name, "lead engineer")
+    finally:
+        settings["pace"] = usual
+
+
 def test_stop_cancels_the_running_run_from_its_page(page: Page, paperclip: PaperclipInstance) -> None:
     """Paperclip's Stop is Cancel on the run's page; the run ends cancelled by the user and its processes go."""
     api = paperclip.api
-    paperclip.pace = 2.0
-    api.agent_settings["pace"] = "2.0"
-    lead = api.create_agent("Avery", "lead engineer")
-    task = api.create_task(BUILD_TASK_TITLE, BUILD_TASK, lead.id)
+    lead = _slow_agent(paperclip, "Blake", pace="2.0")
+    task = api.create_task(STOPPED_TASK_TITLE, BUILD_TASK, lead.id)
     issue = IssuePage(page, paperclip.base_url, str(task.id)).open()
     running = wait_for(
         lambda: api.task(task.id).running_run_that_saved("slugify.py"),
