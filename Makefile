@@ -108,11 +108,11 @@ lint: venv
 docs: venv browser
 	EVERYDAY_DOCS_PHOTOGRAPH=1 NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
-# Four pytest workers on 2 cores: most tests wait on a product, a browser or a container, so four keep the cores
-# busier than three for little more CPU (docs/measurements.md; TEST_WORKERS=N to change). worksteal: a worker that
+# Five pytest workers on 2 cores: most tests wait on a product, a browser or a container, so five keep the cores
+# busy through the stretches where four would all be waiting (docs/measurements.md; TEST_WORKERS=N to change). worksteal: a worker that
 # runs out takes queued tests from a busy one. `make check` is the fast inner loop. The set-up steps and lint run at
 # once, as for a story; each keeps its output together (-Otarget).
-TEST_WORKERS ?= 4
+TEST_WORKERS ?= 5
 TEST_NEEDS := lint prerequisites agents paperclip vibe-kanban
 test:
 	@$(MAKE) --no-print-directory -j4 -Otarget $(TEST_NEEDS)
