@@ -48,6 +48,11 @@ EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 DELIVERED_FILE = "slugify.py"
 
 
+NO_SUCH_PID = 1 << 22
+"""Where the fake's runner pids start: above the largest pid Linux can give (PID_MAX_LIMIT), so the harness's look at
+the process table never finds a real process, or its group, under a fake runner's pid."""
+
+
 class UnknownDefect(ValueError):
     """A defect the fake cannot play: refused, so a check test never passes on the healthy fake by mistake."""
 
@@ -304,7 +309,9 @@ class FakeWorld:
             task_id=run.task_id,
             agent_id=run.agent_id,
             status=run.status,
-            identity=RunIdentity(runner_instance_id=f"runner-{run.id}", pid=10_000 + run.id, process_start_time=1.0),
+            identity=RunIdentity(
+                runner_instance_id=f"runner-{run.id}", pid=NO_SUCH_PID + run.id, process_start_time=1.0
+            ),
             queued_at=run.queued_at,
             started_at=run.started_at,
             ended_at=run.ended_at,
