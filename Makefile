@@ -34,20 +34,26 @@ help:
 # Editable without an import hook: setuptools' compat mode writes plain-path .pth files, which scripts/editable_paths.py
 # points at folders linking exactly each distribution's packages. Its default mode's finders slow the start of every
 # Python process of the virtualenv (docs/measurements.md).
+# A goal that needs the dev and Ray extras (below) gets them in the same pip call: one resolve and one editable build.
 BASE := $(VENV)/.installed
-EDITABLE := --config-settings editable_mode=compat -e . -e plugins/example -e plugins/paperclip -e plugins/vibe-kanban
+DEV := $(VENV)/.dev
+DEV_GOALS := venv lint check test docs bench soak testbed report bench-report cluster-node cluster-demo
+DEV_EXTRAS := [dev,cluster]
+EXTRAS := $(if $(filter $(DEV_GOALS),$(MAKECMDGOALS)),$(DEV_EXTRAS))
+EDITABLE := --config-settings editable_mode=compat -e ".$(EXTRAS)" -e plugins/example -e plugins/paperclip -e plugins/vibe-kanban
 $(BASE): pyproject.toml plugins/example/pyproject.toml plugins/paperclip/pyproject.toml plugins/vibe-kanban/pyproject.toml scripts/editable_paths.py
 	@scripts/step python -- sh -c 'test -x $(PY) || $(PYTHON) -m venv $(VENV); \
 		$(PY) -m pip install -q $(EDITABLE) && $(PY) scripts/editable_paths.py'
-	@touch $@
+	@touch $@ $(if $(EXTRAS),$(DEV))
 
 # The dev and Ray extras (linters, the docs site, the tests' Docker witness, Ray): make check, test and cluster-*.
-$(VENV)/.dev: $(BASE)
-	@scripts/step dev-tools -- sh -c '$(PY) -m pip install -q --config-settings editable_mode=compat -e ".[dev,cluster]" \
-		&& $(PY) scripts/editable_paths.py'
+# Nothing to do when the base install above brought them.
+$(DEV): $(BASE)
+	@scripts/step dev-tools --unless 'test -e $(DEV) && ! test $(BASE) -nt $(DEV)' -- sh -c \
+		'$(PY) -m pip install -q --config-settings editable_mode=compat -e ".$(DEV_EXTRAS)" && $(PY) scripts/editable_paths.py'
 	@touch $@
 
-venv: $(VENV)/.dev
+venv: $(DEV)
 
 # The agent CLIs, pinned exactly by their registry entries (harness/agents/clis/: one module per CLI), which
 # write the npm manifest (install scripts allowed only where an entry says so: Claude Code's postinstall
@@ -96,6 +102,14 @@ bytecode: $(BASE)
 
 prerequisites: $(BASE) bytecode engine browser oracle-image
 
+# pytest's rewritten test modules, written once before make test's workers start: with PYTHONDONTWRITEBYTECODE set (as
+# on these machines) each worker would rewrite and compile every test module again (5 CPU-s each). Only this
+# collection writes bytecode; the tests run as the environment says.
+TEST_SOURCES := $(shell find tests plugins/*/tests -name '*.py' 2>/dev/null)
+$(VENV)/.tests-compiled: $(DEV) $(TEST_SOURCES)
+	@scripts/step test-bytecode -- env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest --collect-only -q -p no:cacheprovider
+	@touch $@
+
 lint: venv
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
@@ -113,7 +127,7 @@ docs: venv browser
 # runs out takes queued tests from a busy one. `make check` is the fast inner loop. The set-up steps and lint run at
 # once, as for a story; each keeps its output together (-Otarget).
 TEST_WORKERS ?= 5
-TEST_NEEDS := lint prerequisites agents paperclip vibe-kanban
+TEST_NEEDS := lint prerequisites agents paperclip vibe-kanban $(VENV)/.tests-compiled
 test:
 	@$(MAKE) --no-print-directory -j4 -Otarget $(TEST_NEEDS)
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15 $(ARGS)

@@ -25,6 +25,7 @@ import argparse
 import ctypes
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -100,6 +101,7 @@ def player() -> int:
             print(json.dumps(reply), flush=True)
     finally:
         workers.close()
+        shutil.rmtree(results, ignore_errors=True)
     return 0
 
 

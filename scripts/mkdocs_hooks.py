@@ -8,6 +8,7 @@ the docs folder is never written to (`mkdocs serve` would rebuild forever).
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -80,7 +81,7 @@ def photograph(out: Path, browser: Any = None) -> dict[str, Path]:
 
 
 IMAGES = "images/reviewer"
-_taken = Path(tempfile.mkdtemp(prefix="everyday-docs-views-"))
+_taken: Path | None = None
 
 
 PHOTOGRAPH = "EVERYDAY_DOCS_PHOTOGRAPH"
@@ -96,6 +97,8 @@ def _stand_ins(out: Path) -> dict[str, Path]:
 
 
 def on_files(files: Files, config: Any) -> Files:
+    global _taken
+    _taken = _taken or Path(tempfile.mkdtemp(prefix="everyday-docs-views-"))
     taken = photograph(_taken) if os.environ.get(PHOTOGRAPH) == "1" else _stand_ins(_taken)
     for view, image in taken.items():
         target = _taken / IMAGES / f"{view}.png"
@@ -103,3 +106,9 @@ def on_files(files: Files, config: Any) -> Files:
         image.replace(target)
         files.append(File(f"{IMAGES}/{view}.png", str(_taken), config["site_dir"], config["use_directory_urls"]))
     return files
+
+
+def on_shutdown() -> None:
+    """The pictures were copied into the site; their temporary folder goes with the build (or the last serve)."""
+    if _taken is not None:
+        shutil.rmtree(_taken, ignore_errors=True)

@@ -55,7 +55,11 @@ class ProductInstance(Protocol):
     """One isolated, running copy of the product."""
 
     base_url: str
-    data_dir: Path
+
+    @property
+    def data_dir(self) -> Path:
+        """The instance's own folder on disk (its database, logs and workspaces)."""
+        ...
 
     @property
     def api(self) -> ProductApi: ...

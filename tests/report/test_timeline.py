@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from harness.core.records import AttemptRecord
 from harness.core.verdicts import Verdict
@@ -176,8 +176,8 @@ def test_searching_the_campaign_for_a_check_id_finds_the_attempt_and_opens_its_e
     assert scripted.count() == 1
     scripted.get_by_role("link").click()
     target = page.locator("li.ev:target")
-    assert target.count() == 1 and target.get_attribute("data-lane") == "check"
-    assert "restart.same-run" in (target.text_content() or "")
+    expect(target).to_have_count(1)  # the click waits for the attempt page to commit, not to be parsed
+    assert target.get_attribute("data-lane") == "check" and "restart.same-run" in (target.text_content() or "")
     page.go_back()
     page.get_by_test_id("search-box").fill("gpt")
     assert hits.count() >= 1 and hits.filter(has_text=REPLAY).count() == hits.count()

@@ -10,7 +10,9 @@ check catches what it names. It writes four seam members, like any driver:
 
 from __future__ import annotations
 
+import functools
 import itertools
+import shutil
 import signal
 import tempfile
 from collections.abc import Sequence
@@ -29,11 +31,15 @@ _NUMBERS = itertools.count(1)
 class FakeInstance:
     """One fake product: its world, an API over it, and a data folder for the workspaces a scan reads."""
 
-    def __init__(self, world: FakeWorld, data_dir: Path | None = None) -> None:
+    def __init__(self, world: FakeWorld) -> None:
         self.world = world
         self.base_url = f"http://fake-{next(_NUMBERS)}.invalid"
-        self.data_dir = data_dir or Path(tempfile.mkdtemp(prefix="everyday-fake-"))
         self._api = FakeApi(world)
+
+    @functools.cached_property
+    def data_dir(self) -> Path:
+        """Made when first asked for (a scan of the workspaces), so a test that never scans leaves no folder."""
+        return Path(tempfile.mkdtemp(prefix="everyday-fake-"))
 
     @property
     def api(self) -> FakeApi:
@@ -57,7 +63,9 @@ class FakeInstance:
         """The controller is gone until ``start``; the runs go on, as the testbed's runners do."""
 
     def close(self) -> None:
-        """Nothing runs; the data folder is the caller's (a test's tmp_path) or the system's temporary one."""
+        """Nothing runs; the data folder goes, as a testbed instance's does."""
+        if "data_dir" in self.__dict__:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
 
     def log_paths(self) -> list[Path]:
         return []

@@ -94,3 +94,11 @@ def test_the_settings_read_back_on_a_product_without_services() -> None:
     instance, _ = build_and_revise()
     settings = settings_now(instance.api)
     assert settings == settings_now(instance.api) and "Avery" in str(settings)
+
+
+def test_a_closed_fake_leaves_no_data_folder_behind() -> None:
+    instance = DRIVER.start_instance(0.0)
+    workspaces = instance.agent_workspaces
+    assert workspaces.parent.is_dir()
+    instance.close()
+    assert not workspaces.parent.exists()
