@@ -253,7 +253,7 @@ class ScriptedAgent:
         self.api.comment(f"Working on slugify.py ({req.describe()}).")
         while self.persona == "stuck-before-writing":  # until the runner is stopped
             self.api.inbox()
-            self.s.step()
+            self.s.think()  # a stuck agent mulls things over between rereads; it does not hammer the product
         while True:
             if self._write_files():
                 continue
