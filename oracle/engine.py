@@ -26,13 +26,12 @@ from __future__ import annotations
 import json
 import socket
 import struct
-import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
-from oracle.wire import BadResponse, Connection, Response
+from oracle.wire import BadResponse, Connection, Pool, Response, open_socket
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -211,54 +210,20 @@ class Engine:
         self.api_version = api_version
         self.timeout = timeout
         self._tls = _tls_context(endpoint.tls) if endpoint.tls else None
-        self._idle: list[Connection] = []
-        self._lock = threading.Lock()
+        self._pool = Pool(self._open, "docker", IDLE_CONNECTIONS)
 
     # -- transport ---------------------------------------------------------------------------------
 
-    def _connection(self, timeout: float) -> Connection:
-        """An idle connection the engine still holds open, else a new one; its timeout set for this request."""
-        with self._lock:
-            connection = None
-            while self._idle and connection is None:
-                connection = self._idle.pop()
-                if connection.dropped():
-                    connection.close()
-                    connection = None
-        if connection is None:
-            connection = Connection(self._open(timeout))
-        connection.sock.settimeout(timeout)
-        return connection
-
     def _open(self, timeout: float) -> socket.socket:
         endpoint = self.endpoint
-        if endpoint.socket_path is not None:
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            try:
-                sock.settimeout(timeout)
-                sock.connect(endpoint.socket_path)
-            except BaseException:
-                sock.close()
-                raise
-            return sock
-        sock = socket.create_connection((endpoint.host, endpoint.port), timeout=timeout)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a request's head and body go as two writes
-        if self._tls is None:
+        sock = open_socket(endpoint.host, endpoint.port, endpoint.socket_path, timeout)
+        if self._tls is None or endpoint.socket_path is not None:
             return sock
         try:
             return self._tls.wrap_socket(sock, server_hostname=endpoint.host)  # type: ignore[no-any-return]
         except BaseException:
             sock.close()
             raise
-
-    def _release(self, connection: Connection, response: Response | None) -> None:
-        """Keep a connection whose response was read to the end and that the engine keeps open; close any other."""
-        if response is not None and response.complete and response.keep_alive:
-            with self._lock:
-                if len(self._idle) < IDLE_CONNECTIONS:
-                    self._idle.append(connection)
-                    return
-        connection.close()
 
     def _url(self, path: str, query: Mapping[str, Any] | None, versioned: bool) -> str:
         url = f"/v{self.api_version}{path}" if versioned else path
@@ -291,7 +256,7 @@ class Engine:
         connection: Connection | None = None
         response: Response | None = None
         try:
-            connection = self._connection(self.timeout if timeout is None else timeout)
+            connection = self._pool.take(self.timeout if timeout is None else timeout)
             headers = {"Content-Type": content_type} if content_type else {}
             response = connection.request(method, self._url(path, query, versioned), headers, body)
             if response.status >= 400:
@@ -305,7 +270,7 @@ class Engine:
             raise EngineError(f"cannot reach {where}: {error or type(error).__name__}") from None
         finally:
             if connection is not None:
-                self._release(connection, response)
+                self._pool.give_back(connection, response)
 
     def _call(self, method: str, path: str, **options: Any) -> bytes:
         """One request, its whole response body returned."""
@@ -321,10 +286,7 @@ class Engine:
 
     def close(self) -> None:
         """Close the idle connections (requests after this open new ones)."""
-        with self._lock:
-            idle, self._idle = self._idle, []
-        for connection in idle:
-            connection.close()
+        self._pool.close()
 
     # -- the engine --------------------------------------------------------------------------------
 

@@ -1,22 +1,24 @@
-"""Just enough HTTP/1.1 to speak to a Docker engine over a socket the caller opened: one request, one response at a time.
+"""Just enough HTTP/1.1 to speak over sockets the caller opens: one request, one response at a time on a connection.
 
 Why not http.client: importing it loads the email parser it reads headers
-with and the ssl module (OpenSSL) whether or not TLS is used, 20 to 60 ms of
-every `python -m oracle grade` before its container can be asked for (see
-`python -X importtime`). The engine's API needs far less: a request with a
-body of bytes or a stream (sent chunked), and a response whose body is
-framed by Content-Length, by chunks, or by the end of the connection, read
-whole, by size or line by line as it arrives.
+with and the ssl module (OpenSSL) whether or not TLS is used, 20 to 60 ms
+of a fresh interpreter's start (see `python -X importtime`); httpx costs
+more still. Its callers need far less: a request with a body of bytes or a
+stream (sent chunked), and a response whose body is framed by
+Content-Length, by chunks, or by the end of the connection, read whole, by
+size or line by line as it arrives; keep-alive connections shared by threads
+(`Pool`).
 
-Knows nothing of Docker; `oracle.engine` is the one module that uses it.
-"""
+Knows no API: `oracle.engine` speaks to a Docker engine with it, and a
+testbed runner to its controller's agent API (`harness.agents.api_wire`)."""
 
 from __future__ import annotations
 
 import io
 import select
 import socket
-from collections.abc import Iterator, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from typing import IO
 
 MAX_LINE = 65536
@@ -42,7 +44,7 @@ class Response:
         self._reader = reader
         line = reader.readline(MAX_LINE)
         if not line:
-            raise BadResponse("the engine closed the connection without answering")
+            raise BadResponse("the server closed the connection without answering")
         parts = line.split(None, 2)
         if len(parts) < 2 or not parts[0].startswith(b"HTTP/1.") or not parts[1].isdigit():
             raise BadResponse(f"not an HTTP/1.1 status line: {line[:80]!r}")
@@ -94,7 +96,7 @@ class Response:
             return b""
         if self._chunked:
             return self._read_chunk(size)
-        if self._left is None:  # the body lasts until the engine closes the connection
+        if self._left is None:  # the body lasts until the server closes the connection
             data = self._reader.read1(size)
             self.complete = not data
             return bytes(data)
@@ -133,7 +135,7 @@ def _headers(reader: io.BufferedReader) -> dict[str, str]:
         if line in (b"\r\n", b"\n"):
             return found
         if not line.endswith(b"\n"):
-            raise BadResponse("the engine closed the connection inside the headers")
+            raise BadResponse("the server closed the connection inside the headers")
         name, colon, value = line.decode("latin-1").partition(":")
         if not colon:
             raise BadResponse(f"not a header: {line[:80]!r}")
@@ -152,15 +154,17 @@ def _chunks(stream: IO[bytes]) -> Iterator[bytes]:
 class Connection:
     """One open connection: send a request, read its response to the end, send the next one."""
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, host: str) -> None:
+        """``host``: what the requests' Host header says."""
         self.sock = sock
+        self.host = host
         self._reader: io.BufferedReader = sock.makefile("rb", buffering=BLOCK)  # type: ignore[assignment]
 
     def request(
         self, method: str, target: str, headers: Mapping[str, str], body: bytes | IO[bytes] | None = None
     ) -> Response:
         """Send one request (a stream body goes chunked, as it is read) and read its response's head."""
-        head = [f"{method} {target} HTTP/1.1", "Host: docker", *(f"{k}: {v}" for k, v in headers.items())]
+        head = [f"{method} {target} HTTP/1.1", f"Host: {self.host}", *(f"{k}: {v}" for k, v in headers.items())]
         if isinstance(body, bytes):
             head.append(f"Content-Length: {len(body)}")
         elif body is not None:
@@ -180,7 +184,7 @@ class Connection:
         return Response(self._reader, method)
 
     def dropped(self) -> bool:
-        """Whether the engine closed this idle connection (an idle socket that reads as ready has ended)."""
+        """Whether the server closed this idle connection (an idle socket that reads as ready has ended)."""
         try:
             return bool(select.select([self.sock], [], [], 0)[0])
         except (OSError, ValueError):
@@ -189,3 +193,66 @@ class Connection:
     def close(self) -> None:
         self._reader.close()
         self.sock.close()
+
+
+def open_socket(host: str, port: int | None, socket_path: str | None, timeout: float) -> socket.socket:
+    """A socket connected to ``socket_path`` (a Unix socket) when given, else to ``host``:``port`` over TCP."""
+    if socket_path is not None:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.settimeout(timeout)
+            sock.connect(socket_path)
+        except BaseException:
+            sock.close()
+            raise
+        return sock
+    sock = socket.create_connection((host, port), timeout=timeout)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a request's head and a large body go as two writes
+    return sock
+
+
+class Pool:
+    """Keep-alive connections to one server, shared by threads: each request takes a connection of its own.
+
+    ``connect(timeout)`` opens a new socket (a Unix socket, TCP, TLS:
+    the caller's choice). A connection goes back to the pool only once its
+    response was read to the end and the server keeps it open; any other is
+    closed, and so is one the server closed while it was idle.
+    """
+
+    def __init__(self, connect: Callable[[float], socket.socket], host: str, idle_at_most: int) -> None:
+        self._connect = connect
+        self._host = host
+        self._idle_at_most = idle_at_most
+        self._idle: list[Connection] = []
+        self._lock = threading.Lock()
+
+    def take(self, timeout: float) -> Connection:
+        """An idle connection the server still holds open, else a new one; its socket's timeout set to ``timeout``."""
+        with self._lock:
+            connection = None
+            while self._idle and connection is None:
+                connection = self._idle.pop()
+                if connection.dropped():
+                    connection.close()
+                    connection = None
+        if connection is None:
+            connection = Connection(self._connect(timeout), self._host)
+        connection.sock.settimeout(timeout)
+        return connection
+
+    def give_back(self, connection: Connection, response: Response | None) -> None:
+        """Keep ``connection`` for the next request if ``response`` (None: none came) leaves it reusable; else close it."""
+        if response is not None and response.complete and response.keep_alive:
+            with self._lock:
+                if len(self._idle) < self._idle_at_most:
+                    self._idle.append(connection)
+                    return
+        connection.close()
+
+    def close(self) -> None:
+        """Close the idle connections (requests after this open new ones)."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for connection in idle:
+            connection.close()

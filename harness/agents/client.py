@@ -20,9 +20,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
-from .plain_http import plain_http_transport
+from .api_wire import Answer, ApiWire, Body, Unreachable, form_body, json_body
 
 log = logging.getLogger("agents.client")
 
@@ -51,13 +49,14 @@ class AgentClient:
     def __init__(
         self, base_url: str, run_id: int, token: str, timeout: float = 5.0, socket_path: str | None = None
     ) -> None:
-        """``socket_path``: reach the controller through its agent socket (a sandboxed runner has no network)."""
+        """``base_url``: the controller (plain ``http://``); ``socket_path``: reach it through its agent socket
+        instead (a sandboxed runner has no network)."""
         self.run_id = run_id
-        self._http = httpx.Client(
-            base_url=f"{base_url}/api/agent/runs/{run_id}",
-            headers={"Authorization": f"Bearer {token}"},
-            timeout=timeout,
-            transport=plain_http_transport(base_url, uds=socket_path),
+        self._http = ApiWire(
+            f"{base_url}/api/agent/runs/{run_id}",
+            {"Authorization": f"Bearer {token}"},
+            timeout,
+            socket_path=socket_path,
         )
         self._outbox: queue.Queue[Outgoing] = queue.Queue()
         self._failure: Exception | None = None
@@ -70,17 +69,17 @@ class AgentClient:
 
     # ---- transport ----------------------------------------------------------
 
-    def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    def _request(self, method: str, path: str, body: Body | None = None) -> Answer:
         """Send until the controller answers; connection errors and 5xx are retried with backoff."""
         deadline = time.monotonic() + RETRY_FOR_SECONDS
         backoff = 0.1
         while True:
             try:
-                response = self._http.request(method, path, **kwargs)
+                response = self._http.request(method, path, body)
                 if response.status_code < 500:
                     return self._checked(response)
                 log.warning("%s %s -> %s; retrying", method, path, response.status_code)
-            except httpx.TransportError as error:
+            except Unreachable as error:
                 log.warning("%s %s failed (%s); controller unreachable, retrying", method, path, error)
             if time.monotonic() > deadline:
                 raise AgentApiError(f"controller unreachable for {RETRY_FOR_SECONDS} s")
@@ -88,13 +87,11 @@ class AgentClient:
             backoff = min(backoff * 2, MAX_BACKOFF)
 
     @staticmethod
-    def _checked(response: httpx.Response) -> httpx.Response:
+    def _checked(response: Answer) -> Answer:
         if response.status_code == 409 and "can no longer act" in response.text:
             raise RunEnded(response.json().get("detail", "run ended"))
         if response.status_code >= 400:
-            raise AgentApiError(
-                f"{response.request.method} {response.request.url.path} -> {response.status_code}: {response.text}"
-            )
+            raise AgentApiError(f"{response.method} {response.path} -> {response.status_code}: {response.text}")
         return response
 
     def _sender(self) -> None:
@@ -108,15 +105,11 @@ class AgentClient:
             finally:
                 self._outbox.task_done()
 
-    def _deliver(self, item: Outgoing) -> httpx.Response:
+    def _deliver(self, item: Outgoing) -> Answer:
         if item.file is not None:
-            return self._request(
-                "POST",
-                item.path,
-                data={"event_id": item.event_id},
-                files={"file": ("delivery.zip", item.file, "application/zip")},
-            )
-        return self._request("POST", item.path, json=item.json)
+            form = form_body({"event_id": item.event_id}, "file", "delivery.zip", item.file, "application/zip")
+            return self._request("POST", item.path, form)
+        return self._request("POST", item.path, json_body(item.json))
 
     def send(self, path: str, payload: dict[str, Any]) -> str:
         """Queue a write; returns its event id."""
@@ -133,7 +126,7 @@ class AgentClient:
     def call(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
         """A write whose answer the agent needs: sent after everything queued before it."""
         self.flush()
-        return self._request("POST", path, json={"event_id": self.new_event_id(), **payload}).json()  # type: ignore[no-any-return]
+        return self._request("POST", path, json_body({"event_id": self.new_event_id(), **payload})).json()  # type: ignore[no-any-return]
 
     # ---- what an agent can do --------------------------------------------------
 
@@ -154,7 +147,7 @@ class AgentClient:
         self.flush()  # the previous read's receipt lands first: the controller re-hands reads it never saw acknowledged
         if self._pending_inbox_id is None:
             self._pending_inbox_id = self.new_event_id()
-        response = self._request("POST", "/inbox", json={"event_id": self._pending_inbox_id})
+        response = self._request("POST", "/inbox", json_body({"event_id": self._pending_inbox_id}))
         self._pending_inbox_id = None
         return response.json()["messages"]  # type: ignore[no-any-return]
 
@@ -174,7 +167,7 @@ class AgentClient:
         Raises :class:`RunEnded` when the run can no longer act: the call is
         refused then. Retries reuse the event id, so the call is recorded once.
         """
-        self._request("POST", "/model-calls", json=self._call_event(report))
+        self._request("POST", "/model-calls", json_body(self._call_event(report)))
 
     def report_call(self, report: dict[str, Any]) -> None:
         """A metered model call (the proxy's CallReport), queued in order with the agent's other writes.

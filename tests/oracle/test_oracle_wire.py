@@ -22,7 +22,7 @@ def pair() -> Iterator[tuple[Connection, socket.socket]]:
     ours, theirs = socket.socketpair()
     ours.settimeout(10)
     theirs.settimeout(10)
-    connection = Connection(ours)
+    connection = Connection(ours, "docker")
     yield connection, theirs
     connection.close()
     theirs.close()

@@ -8,7 +8,8 @@ one is reused. ``EVERYDAY_RUNNER_IMAGE`` names a prepared image instead (a
 pinned ``repository@sha256:...`` is pulled when the engine lacks it, where a
 registry is reachable). What goes in is found, not listed: the distributions
 a probe interpreter imports when it loads the runner, the scripted agent and
-every registered agent CLI's adapter, and the metadata that registers those
+every registered agent CLI's adapter (the project's own modules it loads
+outside the runtime's packages among them), and the metadata that registers those
 CLIs (their entry points). The CLIs' programs are not in the image: a run of
 one gets their install read-only (``testbed.sandbox.containers``).
 """
@@ -68,6 +69,7 @@ def runner_files() -> tuple[tuple[str, Path], ...]:
         [sys.executable, "-c", _PROBE], capture_output=True, text=True, check=True, cwd=PROJECT_ROOT
     ).stdout.split()
     roots: set[Path] = set()
+    modules: set[Path] = set()  # the project's own, outside its runtime packages (the oracle's HTTP, say)
     for name in found:
         path = Path(name)
         for parent in path.parents:
@@ -76,11 +78,15 @@ def runner_files() -> tuple[tuple[str, Path], ...]:
                 if not top.startswith(HOST_ONLY):
                     roots.add(parent / top)
                 break
+        else:
+            if path.is_relative_to(PROJECT_ROOT) and not path.is_relative_to(PROJECT_ROOT / "harness"):
+                modules.add(path)
     files: list[tuple[str, Path]] = []
     for root in sorted(roots):
         paths = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
         files += [(str(p.relative_to(root.parent)), p) for p in paths if "__pycache__" not in p.parts]
     files.append(("harness/__init__.py", PROJECT_ROOT / "harness" / "__init__.py"))
+    files += [(str(p.relative_to(PROJECT_ROOT)), p) for p in sorted(modules)]
     for package in PROJECT_PACKAGES:
         folder = PROJECT_ROOT / package
         files += [(str(p.relative_to(PROJECT_ROOT)), p) for p in sorted(folder.rglob("*.py"))]
