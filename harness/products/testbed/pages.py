@@ -7,6 +7,7 @@ visible states instead of sleeping.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -128,10 +129,14 @@ SHOWN_FORM_OPTION_MS = 5_000
 missing when the form shows never comes (Playwright's default action timeout, 30 s, only delays the failure)."""
 
 
+AGENT_FIELDS = ("name", "role", "adapter", "model")
+"""What the team list shows of an agent, each in its row's ``agent-<field>`` element."""
+
+
 class HireFormPage:
     """The hire form on the start page: name, role, manager, runner, model and the connections the agent may use."""
 
-    shows = ("name", "role", "adapter", "model")  # the team list shows no manager
+    shows = AGENT_FIELDS  # the team list shows no manager
 
     def __init__(self, page: Page, base_url: str) -> None:
         self.page = page
@@ -162,13 +167,15 @@ class HireFormPage:
         expect(self._row(self.name)).to_have_count(1)
 
     def shown_agent(self, name: str) -> dict[str, str | None]:
-        """The agent's name, role, runner and model as the team list shows them (it shows no manager)."""
-        row = self._row(name)
-        if row.count() != 1:
-            return dict.fromkeys(("name", "role", "adapter", "model"))
-        return {
-            field: row.get_by_test_id(f"agent-{field}").inner_text() for field in ("name", "role", "adapter", "model")
-        }
+        """The agent's name, role, runner and model as the team list shows them (it shows no manager), read in one
+        look; all None unless exactly one row lists the agent, a field None where its row shows none."""
+        rows = read_all(
+            self.page,
+            f'[data-testid="agent-row"][data-agent-name="{name}"]',
+            f"""row => {json.dumps(AGENT_FIELDS)}.map(
+                field => row.querySelector(`[data-testid="agent-${{field}}"]`)?.innerText ?? null)""",
+        )
+        return dict(zip(AGENT_FIELDS, rows[0] if len(rows) == 1 else [None] * len(AGENT_FIELDS), strict=True))
 
     def hired_id(self, name: str) -> int:
         return int(self._row(name).get_attribute("data-agent-id") or 0)
