@@ -8,7 +8,7 @@ stream renders the live fragment again after a change and sends it only when
 it differs from what it sent last. So an idle page costs nothing, and the
 fragment is the one ``/tasks/{id}/live`` and the first page load render.
 
-The watcher looks at once when this controller may just have committed (a
+The watcher looks ``GATHER_S`` after this controller may have committed (a
 request that writes has been answered: :class:`LookAfterWrites`; a
 transaction committed: ``Database.on_commit``), and otherwise every
 ``WATCH_INTERVAL_S``, for commits nothing here announces (another process's).
@@ -38,6 +38,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 WATCH_INTERVAL_S = 0.1
 """How often the watcher reads ``data_version`` when nothing told it of a commit: the most a page lags a commit this
 controller did not announce (another process's) by. Each look wakes a thread, which an idle controller pays for."""
+GATHER_S = 0.02
+"""How long the watcher lets the commits of one burst (a runner's receipt, message and status) gather after it is told
+of one, so that a page is sent the burst's end state once, not each step of it."""
 READ_ONLY_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 QUIET_RENDER_S = 15.0
 """A stream renders again after this long without a commit (a state that changed without one is still shown)."""
@@ -76,7 +79,8 @@ class LiveChanges:
         self._wake()
 
     def poke(self) -> None:
-        """Something may just have committed: the watcher looks now, not at its next interval (any thread)."""
+        """Something may just have committed: the watcher looks within ``GATHER_S``, not at its next interval (any
+        thread)."""
         self._poked.set()
 
     def _watch(self) -> None:
@@ -84,7 +88,8 @@ class LiveChanges:
         try:
             last = connection.execute("PRAGMA data_version").fetchone()[0]
             while True:
-                self._poked.wait(self.interval_s)
+                if self._poked.wait(self.interval_s):
+                    self._closed.wait(GATHER_S)
                 self._poked.clear()
                 if self._closed.is_set():
                     break
