@@ -132,6 +132,7 @@ class Journey:
         self.sandboxes = SandboxWatch(instance) if in_sandboxes and isinstance(instance, SandboxedInstance) else None
         self.sandboxes_api = cast(SandboxApi, self.api)
         self._stall_checked_at = 0.0
+        self._this_poll: dict[str, Task] = {}  # every task's record the current poll's invariant look read
         self._grader = ThreadPoolExecutor(max_workers=2, thread_name_prefix="oracle")
         self._grades: list[tuple[DownloadRecord, str, Future[Any]]] = []
         self.agent_clis: dict[str, str] = {}
@@ -208,12 +209,16 @@ class Journey:
 
         def watched() -> Any:
             with self.evidence.timed("invariants"):
-                self.watch.sample(shown=self._badge if self.current is not None else None)
+                looked = self.watch.sample(shown=self._badge if self.current is not None else None)
                 if self.sandboxes is not None:
                     self.sandboxes.sample(self.sandboxes_api.runs())
-            found = probe()
-            if not found and time.monotonic() - self._stall_checked_at >= STALL_CHECK_S:
-                self._name_a_stall()
+            self._this_poll = {str(task.id): task for task in looked}
+            try:
+                found = probe()
+                if not found and time.monotonic() - self._stall_checked_at >= STALL_CHECK_S:
+                    self._name_a_stall()
+            finally:
+                self._this_poll = {}
             return found
 
         try:
@@ -222,12 +227,21 @@ class Journey:
             self._name_a_stall()  # what the product was doing names the failure, when its records show it
             self.unmet(expectation, str(error))
 
+    def task_now(self, task_id: RecordId) -> Task:
+        """The task's record as the product's API serves it now.
+
+        Inside a wait's poll whose invariant look has just read every task's
+        record from the API, that reading (taken the same moment, before the
+        probe); otherwise a read of its own.
+        """
+        return self._this_poll.get(str(task_id)) or self.api.task(task_id)
+
     def _name_a_stall(self) -> None:
         """Fail the story under the stall the product's records show (a run retrying server errors, a task no run
         took up after a person's decision, a sandbox's lease held long after its run ended), if any."""
         self._stall_checked_at = time.monotonic()
         try:
-            tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
+            tasks = list(self._this_poll.values()) or [self.api.task(summary.id) for summary in self.api.tasks()]
             now = datetime.now(UTC)
             stall = retrying_errors([run for task in tasks for run in task.runs], self.api.activity())
             if stall is None:
@@ -378,7 +392,7 @@ class Journey:
         """
 
         def child_or_rest() -> Task | None:
-            current = self.api.task(parent.id)
+            current = self.task_now(parent.id)
             return current if current.children or current.at_rest else None
 
         found: Task = self.wait(child_or_rest, f"a child task of task {parent.id}", "child-task-created")
@@ -418,7 +432,7 @@ class Journey:
         """
 
         def saved() -> Run | Literal["settled"] | None:
-            current = self.api.task(task.id)
+            current = self.task_now(task.id)
             run = current.running_run_that_saved(filename)
             if run is not None:
                 return run
@@ -452,7 +466,7 @@ class Journey:
         if run.status == "succeeded":
             self.evidence.note("premise missed", f"run {run.id} succeeded before {fault}")
             raise Unexercised(f"run {run.id} finished before {fault} could be injected")
-        self.wait(lambda: self.api.task(run.task_id).settled or None, f"task {run.task_id} to settle", "task-settled")
+        self.wait(lambda: self.task_now(run.task_id).settled or None, f"task {run.task_id} to settle", "task-settled")
         raise StoryFailed(f"run {run.id} ended {run.status} ({run.error_code}) before {fault}")
 
     # ---- messages ---------------------------------------------------------------------
@@ -485,7 +499,7 @@ class Journey:
         def stored() -> Comment | None:
             fresh = [
                 c
-                for c in self.api.task(pending.task_id).user_messages()
+                for c in self.task_now(pending.task_id).user_messages()
                 if c.id not in pending.known_ids and c.body.strip() == pending.text.strip()
             ]
             return fresh[0] if fresh else None
@@ -524,7 +538,7 @@ class Journey:
         finished_since: list[float] = []
 
         def finished() -> Task | None:
-            current = self.api.task(task.id)
+            current = self.task_now(task.id)
             if current.status not in FINISHED_STATUSES or any(run.active for run in current.runs):
                 finished_since.clear()
                 return None

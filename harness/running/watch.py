@@ -61,16 +61,18 @@ class InvariantWatch:
         self._next_at = 0.0
         self._bytes_checked: set[str] = set()
 
-    def sample(self, shown: Callable[[], tuple[RecordId, str]] | None = None) -> None:
+    def sample(self, shown: Callable[[], tuple[RecordId, str]] | None = None) -> list[Task]:
         """Look at the product now, unless the last look was less than ``interval_s`` ago and enough were taken.
 
-        ``shown`` reads the page the person looks at: (task id, status on its badge).
+        ``shown`` reads the page the person looks at: (task id, status on its badge). Returns every task's
+        record this look read from the product's API (none when it took no look or could not read them), for
+        the poll that took it to use instead of reading the same records again at the same moment.
         """
         now = time.monotonic()
         if now < self._next_at and self.looks.enough:
-            return  # until there are enough looks, every wait looks, however soon after the last: a quick story too
+            return []  # until there are enough looks, every wait looks, however soon after the last: a quick story too
         self._next_at = now + self.interval_s
-        sample = self._look(shown)
+        sample, tasks = self._look(shown)
         new = self.looks.look(sample)
         if new:
             self.screenshot(f"invariant {', '.join(sorted({v.invariant for v in new}))} broken")
@@ -78,18 +80,19 @@ class InvariantWatch:
         self.samples.append(sample)
         self._file.add(sample)
         self._bytes_checked |= set(sample.served)
+        return tasks
 
-    def _look(self, shown: Callable[[], tuple[RecordId, str]] | None) -> WatchSample:
+    def _look(self, shown: Callable[[], tuple[RecordId, str]] | None) -> tuple[WatchSample, list[Task]]:
         at = utc_now()
         try:
             badge = ShownBadge(task_id=str(page[0]), status=page[1]) if shown and (page := shown()) else None
             tasks = [self.api.task(summary.id) for summary in self.api.tasks()]
             served = self._served(tasks)
         except UNREADABLE as error:
-            return WatchSample(at=at, unreadable=f"{type(error).__name__}: {str(error).strip()[:120]}")
+            return WatchSample(at=at, unreadable=f"{type(error).__name__}: {str(error).strip()[:120]}"), []
         sources = [FROM_API, *([FROM_PAGE] if badge else [])]
         sources += [f"product API: delivery {delivery_id}'s bytes, hashed by the harness" for delivery_id in served]
-        return WatchSample(at=at, sources=sources, records=_records(tasks), badge=badge, served=served)
+        return WatchSample(at=at, sources=sources, records=_records(tasks), badge=badge, served=served), tasks
 
     def _served(self, tasks: list[Task]) -> dict[str, str]:
         """The sha256 of each delivery's bytes as served now, for each delivery not fetched at an earlier look."""

@@ -100,6 +100,7 @@ class Controller:
         (self.data_dir / "logs").mkdir(exist_ok=True)
         self.db = Database(self.data_dir / "testbed.sqlite3")
         self.live = LiveChanges(self.db.path)  # tells the open task pages of every commit (started with the app)
+        self.db.on_commit = self.live.poke
         self.credentials = CredentialBox(self.data_dir)
         failpoint("controller.opened", db=self.db, seal=self.credentials.seal)
         self.instance_id = failpoint("controller.instance-id", self.instance_id, data_dir=self.data_dir)

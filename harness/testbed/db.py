@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -280,11 +280,19 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
+def _nothing() -> None:
+    """No one to tell of a commit."""
+
+
 class Database:
-    """Opens one connection per thread on the controller's SQLite file."""
+    """Opens one connection per thread on the controller's SQLite file.
+
+    ``on_commit`` is called after each :meth:`transaction` commits (the controller tells its live pages to look).
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.on_commit: Callable[[], None] = _nothing
         self._local = threading.local()
         conn = self.connection()
         conn.execute("PRAGMA journal_mode=WAL")
@@ -320,6 +328,7 @@ class Database:
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
+        self.on_commit()
 
     def one(self, sql: str, *params: object) -> sqlite3.Row | None:
         return self.connection().execute(sql, params).fetchone()

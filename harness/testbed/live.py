@@ -8,6 +8,11 @@ stream renders the live fragment again after a change and sends it only when
 it differs from what it sent last. So an idle page costs nothing, and the
 fragment is the one ``/tasks/{id}/live`` and the first page load render.
 
+The watcher looks ``GATHER_S`` after this controller may have committed (a
+request that writes has been answered: :class:`LookAfterWrites`; a
+transaction committed: ``Database.on_commit``), and otherwise every
+``WATCH_INTERVAL_S``, for commits nothing here announces (another process's).
+
 A stopping server closes the streams first (:class:`LiveServer`): uvicorn
 waits for every open response before it shuts down, and a page left open
 would hold a restart for the whole graceful-shutdown allowance. The page
@@ -28,9 +33,15 @@ from types import FrameType
 
 import uvicorn
 from starlette.concurrency import run_in_threadpool
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-WATCH_INTERVAL_S = 0.02
-"""How often the watcher reads ``data_version``: a few microseconds each, and the most a page lags a commit by."""
+WATCH_INTERVAL_S = 0.1
+"""How often the watcher reads ``data_version`` when nothing told it of a commit: the most a page lags a commit this
+controller did not announce (another process's) by. Each look wakes a thread, which an idle controller pays for."""
+GATHER_S = 0.02
+"""How long the watcher lets the commits of one burst (a runner's receipt, message and status) gather after it is told
+of one, so that a page is sent the burst's end state once, not each step of it."""
+READ_ONLY_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 QUIET_RENDER_S = 15.0
 """A stream renders again after this long without a commit (a state that changed without one is still shown)."""
 TICK_S = 0.1
@@ -51,6 +62,7 @@ class LiveChanges:
         self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
         self._lock = threading.Lock()
         self._closed = threading.Event()
+        self._poked = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="live-changes", daemon=True)
 
     @property
@@ -63,13 +75,24 @@ class LiveChanges:
     def close(self) -> None:
         """End every stream and the watcher; once closed, a stream that opens ends after its first render."""
         self._closed.set()
+        self._poked.set()
         self._wake()
+
+    def poke(self) -> None:
+        """Something may just have committed: the watcher looks within ``GATHER_S``, not at its next interval (any
+        thread)."""
+        self._poked.set()
 
     def _watch(self) -> None:
         connection = sqlite3.connect(self.database, isolation_level=None, check_same_thread=False)
         try:
             last = connection.execute("PRAGMA data_version").fetchone()[0]
-            while not self._closed.wait(self.interval_s):
+            while True:
+                if self._poked.wait(self.interval_s):
+                    self._closed.wait(GATHER_S)
+                self._poked.clear()
+                if self._closed.is_set():
+                    break
                 seen = connection.execute("PRAGMA data_version").fetchone()[0]
                 if seen != last:
                     last, self.version = seen, self.version + 1
@@ -97,6 +120,22 @@ class LiveChanges:
         finally:
             with self._lock:
                 self._waiters.discard(waiter)
+
+
+class LookAfterWrites:
+    """ASGI middleware: once a request that may have written (any method but a read's) is answered, the live
+    changes look at the database at once."""
+
+    def __init__(self, app: ASGIApp, changes: LiveChanges) -> None:
+        self.app = app
+        self.changes = changes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            if scope["type"] == "http" and scope["method"] not in READ_ONLY_METHODS:
+                self.changes.poke()
 
 
 class LiveServer(uvicorn.Server):
