@@ -37,7 +37,7 @@ help:
 # A goal that needs the dev and Ray extras (below) gets them in the same pip call: one resolve and one editable build.
 BASE := $(VENV)/.installed
 DEV := $(VENV)/.dev
-DEV_GOALS := venv lint check test docs bench soak testbed report bench-report cluster-node cluster-demo
+DEV_GOALS := venv lint check test defect-sweep docs findings bench soak testbed report bench-report cluster-node cluster-demo
 DEV_EXTRAS := [dev,cluster]
 EXTRAS := $(if $(filter $(DEV_GOALS),$(MAKECMDGOALS)),$(DEV_EXTRAS))
 EDITABLE := --config-settings editable_mode=compat -e ".$(EXTRAS)" -e plugins/example -e plugins/paperclip -e plugins/vibe-kanban
@@ -138,7 +138,7 @@ check: lint
 	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest --no-launch -n 2 --dist worksteal -q -p no:cacheprovider $(ARGS)
 
 # Every testbed defect's own flow; make test plays one defect per flow, and every defect's calibration case.
-defect-sweep: prerequisites
+defect-sweep: venv prerequisites
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal --defect-sweep tests/testbed/test_defects.py
 
 # A Paperclip or vibe-kanban cell (its execution id names the product's environment), or --all, which holds them, installs the product first.

@@ -190,10 +190,14 @@ class ScriptedAgent:
     # ---- a company skill --------------------------------------------------------
 
     def _create_skill(self) -> None:
-        """Exactly one library entry, named and written from the request, then a comment and done."""
+        """Exactly one library entry, named and written from the request, then a comment and done.
+
+        Drafting the document is a think, as an agent's writing is: a run of two quick steps could start and end
+        between two looks of the story's waits, and the invariants would have no look at it while it ran.
+        """
         name = skill_name(self.task["body"], self.task["title"])
         body = skill_body(name, self.task["body"])
-        self.s.step()
+        self.s.think()
         skill_id = self.api.create_skill(name, body)
         self.api.receipt("create_skill", f"skill {skill_id}", detail=name)
         self.s.step()
