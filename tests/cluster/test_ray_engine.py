@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -38,6 +39,7 @@ pytestmark = pytest.mark.e2e
 SCRIPTED = "everyday-workflows-scripted.scripted.local."
 CELLS = tuple(SCRIPTED + case for case in ("stop-redirect", "build-revise", "service-decline"))
 CAMPAIGN = "on-ray"
+SCREENSHOT_ORDINAL = re.compile(r"^(screenshots/(?:thumbs/)?)\d+-")
 PLACEHOLDER_KEY = {"ANTHROPIC_API_KEY": "placeholder-never-sent"}
 """The nodes' provider key for the cost-cap test's paid cells: a capped cell is skipped before anything could use it."""
 
@@ -76,8 +78,14 @@ def every_package_is_whole(results: Path) -> None:
 
 
 def package_shape(record: AttemptRecord, folder: Path) -> tuple[Any, ...]:
-    """What a package says, less what differs between any two runs (ids, times, the node)."""
-    entries = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and "logs" not in p.parts)
+    """What a package says, less what differs between any two runs (ids, times, the node).
+
+    Screenshots count by what they show, not how often: a story may take one
+    twice on a course it is written to take on a loaded machine (a Stop that
+    missed a run that had just ended asks for more work and shows it again).
+    """
+    files = (str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and "logs" not in p.parts)
+    entries = sorted({SCREENSHOT_ORDINAL.sub(r"\1", entry) for entry in files})
     checks = sorted({(check.id, check.passed) for check in record.checks})
     return record.verdict, checks, [d.phase for d in record.downloads], entries
 
