@@ -181,7 +181,7 @@ def wait_until_work_done(journey: Journey, task: Task, record: RestartRecord, wh
         return journey.instance.process_alive(run.identity.pid, run.identity.process_start_time or 0)
 
     def done_or_stalled() -> Task | None:
-        current = journey.api.task(task.id)
+        current = journey.task_now(task.id)
         if any(working(run) for run in current.runs):
             idle_since.clear()
             return None

@@ -17,7 +17,6 @@ from .body_deadline import BodyDeadline, configured_seconds
 from .controller import Controller
 from .drain import drain
 from .failpoints import failpoint
-from .live import LookAfterWrites
 from .mcp_mount import PATH as TOOLS_PATH
 from .mcp_mount import ToolServerMount
 from .sandbox.agent_socket import AgentRoutesOnly
@@ -104,7 +103,6 @@ def create_app(
     app.state.defects = switched_on
     app.add_middleware(BodyDeadline, seconds=configured_seconds())
     app.add_middleware(AgentRoutesOnly)
-    app.add_middleware(LookAfterWrites, changes=controller.live)
     app.add_exception_handler(RequestValidationError, unprocessable)
     app.add_exception_handler(Exception, server_error)
     # The routes themselves, not `include_router`: an included router's routes are built again for every app, at

@@ -284,10 +284,22 @@ def _nothing() -> None:
     """No one to tell of a commit."""
 
 
+@contextmanager
+def _writable(conn: sqlite3.Connection) -> Iterator[None]:
+    """The connection may write until the block ends, however it ends."""
+    conn.execute("PRAGMA query_only=OFF")
+    try:
+        yield
+    finally:
+        conn.execute("PRAGMA query_only=ON")
+
+
 class Database:
     """Opens one connection per thread on the controller's SQLite file.
 
     ``on_commit`` is called after each :meth:`transaction` commits (the controller tells its live pages to look).
+    Every write goes through :meth:`transaction`: outside one, a connection refuses to write (SQLite's
+    ``query_only``), so no change this process makes goes unannounced.
     """
 
     def __init__(self, path: Path) -> None:
@@ -295,14 +307,15 @@ class Database:
         self.on_commit: Callable[[], None] = _nothing
         self._local = threading.local()
         conn = self.connection()
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.executescript(f"BEGIN IMMEDIATE; {SCHEMA} COMMIT;")  # one commit, not one (and one fsync) per table
-        _add_missing_columns(conn)
-        if conn.execute("SELECT COUNT(*) FROM company").fetchone()[0] == 0:
-            conn.execute(
-                "INSERT INTO company (id, name, budget_cents, created_at) VALUES (1, ?, ?, ?)",
-                ("Testbed Company", 10_000, now()),
-            )
+        with _writable(conn):
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.executescript(f"BEGIN IMMEDIATE; {SCHEMA} COMMIT;")  # one commit, not one (and one fsync) per table
+            _add_missing_columns(conn)
+            if conn.execute("SELECT COUNT(*) FROM company").fetchone()[0] == 0:
+                conn.execute(
+                    "INSERT INTO company (id, name, budget_cents, created_at) VALUES (1, ?, ?, ?)",
+                    ("Testbed Company", 10_000, now()),
+                )
 
     def connection(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
@@ -314,6 +327,7 @@ class Database:
             # In WAL mode a commit then waits for no fsync (a checkpoint does): a killed controller loses nothing
             # committed, only a power cut could lose the last commits. Every request that writes waited for one.
             conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA query_only=ON")  # writable only inside transaction()
             self._local.conn = conn
         return conn
 
@@ -321,13 +335,14 @@ class Database:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
         conn = self.connection()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        with _writable(conn):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
         self.on_commit()
 
     def one(self, sql: str, *params: object) -> sqlite3.Row | None:

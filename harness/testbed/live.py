@@ -8,10 +8,9 @@ stream renders the live fragment again after a change and sends it only when
 it differs from what it sent last. So an idle page costs nothing, and the
 fragment is the one ``/tasks/{id}/live`` and the first page load render.
 
-The watcher looks ``GATHER_S`` after this controller may have committed (a
-request that writes has been answered: :class:`LookAfterWrites`; a
-transaction committed: ``Database.on_commit``), and otherwise every
-``WATCH_INTERVAL_S``, for commits nothing here announces (another process's).
+The watcher looks ``GATHER_S`` after this controller committed (``Database.on_commit``,
+which hears of every write the controller makes), and otherwise every
+``WATCH_INTERVAL_S``, for another process's commits.
 
 A stopping server closes the streams first (:class:`LiveServer`): uvicorn
 waits for every open response before it shuts down, and a page left open
@@ -33,7 +32,6 @@ from types import FrameType
 
 import uvicorn
 from starlette.concurrency import run_in_threadpool
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 WATCH_INTERVAL_S = 0.1
 """How often the watcher reads ``data_version`` when nothing told it of a commit: the most a page lags a commit this
@@ -41,7 +39,6 @@ controller did not announce (another process's) by. Each look wakes a thread, wh
 GATHER_S = 0.02
 """How long the watcher lets the commits of one burst (a runner's receipt, message and status) gather after it is told
 of one, so that a page is sent the burst's end state once, not each step of it."""
-READ_ONLY_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 QUIET_RENDER_S = 15.0
 """A stream renders again after this long without a commit (a state that changed without one is still shown)."""
 TICK_S = 0.1
@@ -120,22 +117,6 @@ class LiveChanges:
         finally:
             with self._lock:
                 self._waiters.discard(waiter)
-
-
-class LookAfterWrites:
-    """ASGI middleware: once a request that may have written (any method but a read's) is answered, the live
-    changes look at the database at once."""
-
-    def __init__(self, app: ASGIApp, changes: LiveChanges) -> None:
-        self.app = app
-        self.changes = changes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            if scope["type"] == "http" and scope["method"] not in READ_ONLY_METHODS:
-                self.changes.poke()
 
 
 class LiveServer(uvicorn.Server):

@@ -4,6 +4,7 @@ closed watch ends every stream (a stopping controller would otherwise wait for i
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -88,3 +89,21 @@ def test_a_stream_sends_a_fragment_only_when_it_changed() -> None:
         "data: <p>b</p>\n\n",
         "data: <p>b</p>\ndata: <i>c</i>\n\n",
     ]
+
+
+def test_every_write_is_a_transaction_the_live_pages_hear_of(tmp_path: Path) -> None:
+    """The live pages look at once after this controller's commits because ``on_commit`` hears of every write: a write
+    outside a transaction is refused, and a failed transaction leaves the connection as read-only as before."""
+    db = Database(tmp_path / "testbed.sqlite3")
+    heard: list[str] = []
+    db.on_commit = lambda: heard.append("commit")
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        db.connection().execute("UPDATE company SET name = 'unannounced' WHERE id = 1")
+    with pytest.raises(ZeroDivisionError), db.transaction() as conn:
+        conn.execute("UPDATE company SET name = 'rolled back' WHERE id = 1")
+        _ = 1 / 0
+    with db.transaction() as conn:
+        conn.execute("UPDATE company SET name = 'announced' WHERE id = 1")
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        db.connection().execute("UPDATE company SET name = 'unannounced' WHERE id = 1")
+    assert heard == ["commit"] and db.one("SELECT name FROM company")["name"] == "announced"  # type: ignore[index]

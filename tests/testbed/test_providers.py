@@ -159,10 +159,11 @@ def test_an_older_data_folder_gains_provider_questions_keeping_its_interactions(
     [kept] = db.all("SELECT provider, status, options_json, choice FROM interactions")
     assert tuple(kept) == ("Notion", "declined", "[]", None)
     db.connection().execute("PRAGMA foreign_keys=OFF")  # no task 1 here: only the kind is under test
-    db.connection().execute(
-        "INSERT INTO interactions (kind, task_id, run_id, agent_id, action, arguments_json, status, outcome, "
-        "created_at) VALUES ('provider_question', 1, 1, 1, 'choose_provider', '{}', 'pending', 'waiting', 'now')"
-    )
+    with db.transaction() as written:
+        written.execute(
+            "INSERT INTO interactions (kind, task_id, run_id, agent_id, action, arguments_json, status, outcome, "
+            "created_at) VALUES ('provider_question', 1, 1, 1, 'choose_provider', '{}', 'pending', 'waiting', 'now')"
+        )
     assert db.one("SELECT COUNT(*) AS n FROM interactions")["n"] == 2  # type: ignore[index]
 
 
