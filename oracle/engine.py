@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
-from oracle.wire import BadResponse, Connection, Pool, Response, open_socket
+from oracle.wire import BadResponse, Pool, Response, open_socket
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -253,24 +253,21 @@ class Engine:
         handle one kind of error.
         """
         where = f"the engine at {self.endpoint}"
-        connection: Connection | None = None
-        response: Response | None = None
+        headers = {"Content-Type": content_type} if content_type else {}
+        target = self._url(path, query, versioned)
         try:
-            connection = self._pool.take(self.timeout if timeout is None else timeout)
-            headers = {"Content-Type": content_type} if content_type else {}
-            response = connection.request(method, self._url(path, query, versioned), headers, body)
-            if response.status >= 400:
-                raise refusal(method, path, response.status, response.reason, response.read())
-            yield response
+            with self._pool.exchange(
+                method, target, headers, body, self.timeout if timeout is None else timeout
+            ) as response:
+                if response.status >= 400:
+                    raise refusal(method, path, response.status, response.reason, response.read())
+                yield response
         except TimeoutError:
             raise EngineTimeout(f"{where} did not answer {method} {path} in time") from None
         except BadResponse as error:
             raise EngineError(f"{where} answered {method} {path} with no HTTP response: {error}") from None
         except OSError as error:
             raise EngineError(f"cannot reach {where}: {error or type(error).__name__}") from None
-        finally:
-            if connection is not None:
-                self._pool.give_back(connection, response)
 
     def _call(self, method: str, path: str, **options: Any) -> bytes:
         """One request, its whole response body returned."""

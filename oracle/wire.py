@@ -1,9 +1,9 @@
 """Just enough HTTP/1.1 to speak over sockets the caller opens: one request, one response at a time on a connection.
 
 Why not http.client: importing it loads the email parser it reads headers
-with and the ssl module (OpenSSL) whether or not TLS is used, 20 to 60 ms
-of a fresh interpreter's start (see `python -X importtime`); httpx costs
-more still. Its callers need far less: a request with a body of bytes or a
+with and the ssl module (OpenSSL) whether or not TLS is used, a large part
+of a fresh interpreter's start (see `python -X importtime` and
+docs/measurements.md); httpx costs more still. Its callers need far less: a request with a body of bytes or a
 stream (sent chunked), and a response whose body is framed by
 Content-Length, by chunks, or by the end of the connection, read whole, by
 size or line by line as it arrives; keep-alive connections shared by threads
@@ -19,6 +19,7 @@ import select
 import socket
 import threading
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import IO
 
 MAX_LINE = 65536
@@ -240,6 +241,20 @@ class Pool:
             connection = Connection(self._connect(timeout), self._host)
         connection.sock.settimeout(timeout)
         return connection
+
+    @contextmanager
+    def exchange(
+        self, method: str, target: str, headers: Mapping[str, str], body: bytes | IO[bytes] | None, timeout: float
+    ) -> Iterator[Response]:
+        """One request on a connection of the pool, its response for the caller to read; the connection goes back
+        (or is closed) when the block ends, however it ends."""
+        connection = self.take(timeout)
+        response: Response | None = None
+        try:
+            response = connection.request(method, target, headers, body)
+            yield response
+        finally:
+            self.give_back(connection, response)
 
     def give_back(self, connection: Connection, response: Response | None) -> None:
         """Keep ``connection`` for the next request if ``response`` (None: none came) leaves it reusable; else close it."""

@@ -94,16 +94,13 @@ class ApiWire:
         headers = dict(self._headers)
         if body is not None:
             headers["Content-Type"] = body.content_type
-        connection = response = None
         try:
-            connection = self._pool.take(self._timeout)
-            response = connection.request(method, target, headers, None if body is None else body.content)
-            return Answer(method, target, response.status, response.read())
+            with self._pool.exchange(
+                method, target, headers, None if body is None else body.content, self._timeout
+            ) as response:
+                return Answer(method, target, response.status, response.read())
         except (OSError, BadResponse) as error:  # OSError: refused, reset, timed out, no socket file
             raise Unreachable(f"{type(error).__name__}: {error}") from None
-        finally:
-            if connection is not None:
-                self._pool.give_back(connection, response)
 
     def close(self) -> None:
         self._pool.close()
