@@ -3,11 +3,12 @@
 Why not http.client: importing it loads the email parser it reads headers
 with and the ssl module (OpenSSL) whether or not TLS is used, a large part
 of a fresh interpreter's start (see `python -X importtime` and
-docs/measurements.md); httpx costs more still. Its callers need far less: a request with a body of bytes or a
-stream (sent chunked), and a response whose body is framed by
-Content-Length, by chunks, or by the end of the connection, read whole, by
-size or line by line as it arrives; keep-alive connections shared by threads
-(`Pool`).
+docs/measurements.md); httpx costs more still. Its callers need far less: a
+request with a body of bytes or a stream (sent chunked), and a response
+whose body is framed by Content-Length, by chunks, or by the end of the
+connection, read whole, by size or line by line as it arrives; keep-alive
+connections shared by threads (`Pool`, one request at a time through
+`Pool.exchange`).
 
 Knows no API: `oracle.engine` speaks to a Docker engine with it, and a
 testbed runner to its controller's agent API (`harness.agents.api_wire`)."""
@@ -228,7 +229,7 @@ class Pool:
         self._idle: list[Connection] = []
         self._lock = threading.Lock()
 
-    def take(self, timeout: float) -> Connection:
+    def _take(self, timeout: float) -> Connection:
         """An idle connection the server still holds open, else a new one; its socket's timeout set to ``timeout``."""
         with self._lock:
             connection = None
@@ -248,16 +249,16 @@ class Pool:
     ) -> Iterator[Response]:
         """One request on a connection of the pool, its response for the caller to read; the connection goes back
         (or is closed) when the block ends, however it ends."""
-        connection = self.take(timeout)
+        connection = self._take(timeout)
         response: Response | None = None
         try:
             response = connection.request(method, target, headers, body)
             yield response
         finally:
-            self.give_back(connection, response)
+            self._give_back(connection, response)
 
-    def give_back(self, connection: Connection, response: Response | None) -> None:
-        """Keep ``connection`` for the next request if ``response`` (None: none came) leaves it reusable; else close it."""
+    def _give_back(self, connection: Connection, response: Response | None) -> None:
+        """Keep the connection for the next request if its response (None: none came) left it reusable; else close."""
         if response is not None and response.complete and response.keep_alive:
             with self._lock:
                 if len(self._idle) < self._idle_at_most:
