@@ -8,17 +8,23 @@ sent. A keyboard user focuses the control and presses Enter, which follows the
 control wherever the page moves it, so page objects press the controls below
 a live fragment (the composer's Send). Controls inside a live fragment are
 clicked: the fragment replaces them when it changes, focus goes with the old
-element and a press would go nowhere, while a click retries on the new one.
+element and a press would go nowhere, while a click retries on the new one;
+a link whose click the swap swallowed is clicked again (``follow``).
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Locator, Page, expect
 
 DEFAULT_TIMEOUT_S = 30.0
+FOLLOWED_WITHIN_S = 5.0
+"""How long the page a followed link leads to may take to show (Playwright's own default for an expectation)."""
+CLICK_AGAIN_AFTER_S = 1.0
+"""How long a click on a link may show nothing before a person clicks it again."""
 
 
 class DownloadFailed(AssertionError):
@@ -53,6 +59,34 @@ def press(control: Locator, timeout: float = DEFAULT_TIMEOUT_S) -> None:
     control.wait_for(state="visible", timeout=timeout * 1000)
     expect(control).to_be_enabled(timeout=timeout * 1000)
     control.press("Enter", timeout=timeout * 1000)
+
+
+def follow(link: Locator, arrived: Locator, timeout: float = FOLLOWED_WITHIN_S) -> None:
+    """Click a link inside a live fragment until ``arrived`` (something only the page it leads to shows) is shown.
+
+    A fragment swapped in between the mouse going down and up takes the click
+    with the old element: the browser goes nowhere and says nothing, and the
+    harness would blame the product for a page that never came. A person
+    clicks again; so does this, while the link is still on the page (once a
+    navigation is under way it is gone). Raises the expectation's
+    ``AssertionError`` when the page never shows within ``timeout``.
+    """
+    deadline = time.monotonic() + timeout
+
+    def within(seconds: float) -> float:
+        return max(min(seconds, deadline - time.monotonic()), 0.001) * 1000
+
+    while True:
+        link.click()
+        try:
+            expect(arrived).to_be_visible(timeout=within(CLICK_AGAIN_AFTER_S))
+            return
+        except AssertionError:
+            if time.monotonic() >= deadline:
+                raise
+            if link.count() == 0:  # on its way to the page: the rest of the time is the page's
+                expect(arrived).to_be_visible(timeout=within(timeout))
+                return
 
 
 def download(page: Page, link: Locator, save_to: Path | None = None) -> bytes:

@@ -18,7 +18,7 @@ from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from harness.core.product_records import DecisionCard, EmailCard, Hire, ProviderQuestionCard, RecordId
-from harness.products.controls import download, press, read_all
+from harness.products.controls import download, follow, press, read_all
 from harness.products.testbed.declaration import PRODUCT
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -207,8 +207,7 @@ class TaskPage:
     def open_child(self, index: int = 0) -> TaskPage:
         link = self.page.get_by_test_id("child-task-link").nth(index)
         child_id = int(link.get_attribute("data-task-id") or 0)
-        link.click()
-        expect(self.page.locator(f'[data-testid="task-page"][data-task-id="{child_id}"]')).to_be_visible()
+        follow(link, self.page.locator(f'[data-testid="task-page"][data-task-id="{child_id}"]'))
         return TaskPage(self.page, self.base_url, child_id)
 
     # ---- state ---------------------------------------------------------------------

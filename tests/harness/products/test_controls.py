@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page
 
-from harness.products.controls import press, read_all
+from harness.products.controls import follow, press, read_all
 
 # A form whose page grows above the Send button the moment the mouse goes down on it, as a live thread
 # does when an agent's reply arrives during a click. Every submit is counted.
@@ -83,3 +83,31 @@ def test_read_all_reads_the_shown_elements_in_one_moment(page: Page) -> None:
     page.set_content(CHURNING_CARD)
     for _ in range(20):
         assert read_all(page, ".card", "c => [c.isConnected, c.innerText]") == [[True, SHOWN_TEXT]]
+
+
+# A live fragment swapped for a fresh copy the first time the mouse goes down on its link, as the testbed's task page
+# does when a child's status changes during the click; the link leads to a page of its own.
+SWAPPED_LINK = """
+<div id="live"><a id="child" href="#child-page">#2 Build it</a></div>
+<div id="child-page" hidden>the child's page</div>
+<script>
+  window.addEventListener("hashchange", () => { document.getElementById("child-page").hidden = false; });
+  document.getElementById("child").addEventListener("mousedown", () => {
+    const live = document.getElementById("live");
+    live.innerHTML = live.innerHTML;
+  }, { once: true });
+</script>
+"""
+
+
+def test_a_click_is_lost_when_the_fragment_swaps_its_link_under_the_mouse(page: Page) -> None:
+    """The premise: the race ``follow`` exists for is real in this browser."""
+    page.set_content(SWAPPED_LINK)
+    page.locator("#child").click()
+    assert page.evaluate("location.hash") == "" and page.locator("#child-page").is_hidden()
+
+
+def test_a_followed_link_reaches_its_page_though_the_first_click_was_lost(page: Page) -> None:
+    page.set_content(SWAPPED_LINK)
+    follow(page.locator("#child"), page.locator("#child-page"))
+    assert page.locator("#child-page").is_visible()
