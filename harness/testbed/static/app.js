@@ -16,9 +16,15 @@
     return parser.innerHTML.trim();
   }
   let pending = null;
+  // A click is a press and a release on the same element: a fragment swapped in between takes the pressed element
+  // away, and the browser drops the click without a word (a Stop, a decision or a link never taken). An update
+  // waits while a pointer is held down in the fragment; the page catches up after the release's click.
+  let pressed = false;
+  live.addEventListener("pointerdown", () => (pressed = true));
 
   function show(html) {
     pending = html;
+    if (pressed) return;
     // A key being typed into a card must not be wiped by an update; the page catches up once typing ends.
     const typing = document.activeElement;
     if (typing && live.contains(typing) && typing.tagName === "INPUT" && typing.value) return;
@@ -31,10 +37,21 @@
   const catchUp = () => setTimeout(() => pending !== null && show(pending), 0);
   live.addEventListener("focusout", catchUp);
   live.addEventListener("input", catchUp);
+  const release = () => {
+    if (!pressed) return;
+    pressed = false;
+    catchUp();
+  };
+  // Released anywhere: a press dragged out of the fragment ends outside it.
+  document.addEventListener("pointerup", release);
+  document.addEventListener("pointercancel", release);
 
   function listen() {
     const events = new EventSource(live.dataset.eventsUrl);
-    events.onmessage = (event) => show(event.data);
+    events.onmessage = (event) => {
+      live.dataset.receivedEvents = String(Number(live.dataset.receivedEvents || 0) + 1); // shown or waiting
+      show(event.data);
+    };
     // A broken stream (the controller restarting) is opened again by the browser; one refused outright is not.
     events.onerror = () => {
       if (events.readyState === EventSource.CLOSED) setTimeout(listen, 400);
