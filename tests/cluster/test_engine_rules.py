@@ -5,12 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from ray.exceptions import NodeDiedError, RayError
 
 from harness.cli import main
 from harness.core.records import AttemptRecord
 from harness.core.settings import RunSettings
 from harness.core.verdicts import Verdict
-from harness.running.cluster.engine import Job, record_loss
+from harness.running.cluster import engine
+from harness.running.cluster.engine import Job, loss_reason, node_died, record_loss
 from harness.running.cluster.nodes import Node, slots_for
 from harness.running.cost_limit import cost_limit_reason
 from harness.running.selection import select
@@ -30,6 +32,21 @@ def test_a_lost_attempt_is_an_infrastructure_failure_naming_its_node_and_keeps_i
     assert again.retry_of == first.attempt and again.attempt.startswith("2-")
     written = tmp_path / "c" / cell.execution_id / first.attempt / "attempt.json"
     assert AttemptRecord.model_validate_json(written.read_text()) == first
+
+
+@pytest.mark.parametrize("alive", [True, False])
+def test_a_package_lost_with_its_node_is_the_nodes_death_whatever_ray_names(
+    alive: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cell that finished just before its node died left its package there: Ray names the lost object, not the
+    node. Whether the node is dead is asked of the cluster, so a dead node takes no further cell."""
+    monkeypatch.setattr(engine, "alive", lambda node_id: alive and node_id == NODE.id)
+    lost_object = RayError("Failed to retrieve object 00ff.\nAll copies of the object are lost.")
+    assert node_died(lost_object, NODE.id) is not alive
+    assert node_died(NodeDiedError("the node died"), NODE.id)
+    reason = loss_reason(lost_object, NODE.name, node_died(lost_object, NODE.id))
+    expected = "lost the cell" if alive else "died before the cell came home"
+    assert reason == f"node {NODE.name} {expected} (RayError: Failed to retrieve object 00ff.)"
 
 
 @pytest.mark.parametrize(("elsewhere", "stopped"), [(0, False), (99, False), (100, True)])

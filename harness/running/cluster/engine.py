@@ -46,7 +46,7 @@ from harness.running import interrupt
 from harness.running.attempt import AttemptContext, run_attempt
 from harness.running.campaign import announce, conclude
 from harness.running.cluster.ledger import CostLedger
-from harness.running.cluster.nodes import Node, cluster_nodes
+from harness.running.cluster.nodes import Node, alive, cluster_nodes
 from harness.running.cluster.readiness import Readiness, needs_of
 from harness.running.cluster.remote import NodeResult, play_cell, readiness
 from harness.running.cluster.transfer import unpack_home
@@ -158,13 +158,25 @@ def record_loss(settings: RunSettings, job: Job, node: Node, reason: str) -> Att
     return run_attempt(job.cell, here, journey, None, job.retry_of)
 
 
-def loss_reason(error: BaseException, node: str) -> str:
-    """Why a cell's task ended without a package, naming the node."""
+def node_died(error: BaseException, node_id: str) -> bool:
+    """Whether the node a cell's task ended on without a package is dead.
+
+    The error alone does not always say so: a cell that finished just before
+    its node died leaves its package in that node's object store, and Ray
+    reports the lost object (``ObjectReconstructionFailedError``), not the node.
+    """
+    return isinstance(error, NodeDiedError | TaskUnschedulableError) or not alive(node_id)
+
+
+def loss_reason(error: BaseException, node: str, died: bool = False) -> str:
+    """Why a cell's task ended without a package, naming the node (``died``: it is known dead)."""
     if isinstance(error, NodeDiedError):
         return f"node {node} died mid-cell; nothing of the attempt came home"
     if isinstance(error, TaskUnschedulableError):  # it died after the cell was sent, before the cell started
         return f"node {node} died before the cell started there"
     first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    if died:
+        return f"node {node} died before the cell came home ({type(error).__name__}: {first})"
     return f"node {node} lost the cell ({type(error).__name__}: {first})"
 
 
@@ -218,11 +230,12 @@ class Campaign:
         try:
             result: NodeResult = ray.get(ref)
         except RayError as error:
-            if isinstance(error, NodeDiedError | TaskUnschedulableError):
+            died = node_died(error, node.id)
+            if died:
                 self.free.pop(node.id, None)  # a dead node takes no further cell
             elif node.id in self.free:
                 self.free[node.id] += 1
-            self.lost(job, node, loss_reason(error, node.name))
+            self.lost(job, node, loss_reason(error, node.name, died))
             return
         self.free[node.id] += 1
         records = self.bring_home(result)
