@@ -17,6 +17,7 @@ from harness.core.criteria import decline_explanation
 from harness.decisions.connection import require_no_connections
 from harness.decisions.contract import CONTACT_TASK_TITLE, HUBSPOT, NO_PROVIDER, contact_task
 from harness.decisions.providers import (
+    PROVIDER_PACE_S,
     PROVIDER_RUNS,
     choose,
     require_choice_outcome,
@@ -31,6 +32,7 @@ CASE = Case(
     replay=False,
     scripted_deadline_s=120,
     max_run_records=PROVIDER_RUNS,
+    scripted_pace_s=PROVIDER_PACE_S,
     description="HubSpot only through aggregators: one disclosed question, kept across a restart; None, nothing made up.",
     criteria=(decline_explanation("every provider"),),
 )

@@ -13,7 +13,7 @@ from __future__ import annotations
 from harness.core.catalog import Case
 from harness.decisions.connection import require_intent_outcome, require_no_connections, require_pending_intent
 from harness.decisions.contract import ISSUES_TASK_TITLE, JIRA, issues_task
-from harness.decisions.providers import PROVIDER_RUNS, require_native_outcome
+from harness.decisions.providers import PROVIDER_PACE_S, PROVIDER_RUNS, require_native_outcome
 from harness.decisions.requests import decide
 from harness.running.journey import Journey
 
@@ -23,6 +23,7 @@ CASE = Case(
     replay=False,
     scripted_deadline_s=90,
     max_run_records=PROVIDER_RUNS,
+    scripted_pace_s=PROVIDER_PACE_S,
     description="Jira has a native connector: its card directly, no provider question; Not now, nothing made.",
 )
 

@@ -16,6 +16,7 @@ from harness.core.catalog import Case
 from harness.decisions.connection import connection_names
 from harness.decisions.contract import CONTACT_TASK_TITLE, HUBSPOT, contact_task
 from harness.decisions.providers import (
+    PROVIDER_PACE_S,
     PROVIDER_RUNS,
     choose,
     install_gateway,
@@ -32,6 +33,7 @@ CASE = Case(
     replay=False,
     scripted_deadline_s=120,
     max_run_records=PROVIDER_RUNS,
+    scripted_pace_s=PROVIDER_PACE_S,
     description="Arcade chosen after a restart: no gateway call before, one after, its fresh marker reported.",
 )
 

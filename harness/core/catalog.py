@@ -168,7 +168,10 @@ class Case(_Frozen):
         " the work and one follow-up (a child's result, a recovery)",
     )
     scripted_pace_s: float | None = Field(
-        default=None, gt=0, description="scripted agent seconds per step; a fault needs a window to land in"
+        default=None,
+        gt=0,
+        description="scripted agent seconds per step; a fault needs a window to land in, the invariant watch a run"
+        " at work to look at",
     )
     hard_stop_cents: int | None = Field(
         default=None,

@@ -52,6 +52,10 @@ def question_page(journey: Journey) -> ProviderQuestionView:
 
 # A provider story expects two runs of the lead: it asks and ends its run; the person's answer starts the next.
 PROVIDER_RUNS = 2
+PROVIDER_PACE_S = 0.3
+"""The scripted lead's step time in the provider stories. Each run is a few steps (ask and end; read the answer,
+reply and end): at the fast default a run can start and end inside one page load of the person's, between two
+looks of the invariant watch, which then has seen no run at work and cannot say the invariants about one held."""
 
 
 @dataclass(frozen=True)
