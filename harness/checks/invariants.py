@@ -1,9 +1,9 @@
-"""Invariants: rules a product must keep at every moment, sampled while a story waits.
+"""Invariants: rules a product must keep at every moment, sampled while a story runs.
 
 The lifecycle checks judge the records once the work is over; a product can
 be wrong on the way and right at the end (a task shown Done while its run is
 still writing, two runs active at once). These rules are checked on the same
-product-neutral facts at every wait, and a violation is kept with the moment
+product-neutral facts at every look, and a violation is kept with the moment
 it was seen. Each rule is a pure function of one sample, so calibration and
 unit tests can feed it facts by hand.
 """

@@ -1,6 +1,6 @@
 """The invariant watch's samples, and the pure rule that judges the invariants over all of them.
 
-While a story waits, the harness looks at the product (at most every half
+While a story runs, the harness looks at the product (at most every half
 second) and keeps each look as a :class:`WatchSample`: when it was taken,
 where each part was read, and the product's records as they were at that
 moment. The invariants are decided afterwards, by :func:`watched_invariants`
@@ -189,7 +189,8 @@ def watched_invariants(
     checks = []
     for violation, index in looks.broken.values():
         at = samples[index].at.isoformat(timespec="milliseconds")
-        shot = samples[index].screenshot
+        # the screen kept at that look, or (for a look between the story's waits) at the next look that kept one
+        shot = next((sample.screenshot for sample in samples[index:] if sample.screenshot), None)
         checks.append(
             CheckRecord(
                 id=f"invariant.{violation.invariant}",

@@ -1,5 +1,5 @@
 """What the harness sees between a story's steps, kept with its time: the API calls it made and every look the
-invariant watch took at a wait (:class:`harness.checks.watch_samples.WatchSample`).
+invariant watch took (:class:`harness.checks.watch_samples.WatchSample`).
 
 A final snapshot says where the product ended; the reviewer's timeline needs
 the way there (the task that read Done while a run was still active shows only

@@ -41,6 +41,10 @@ class ProductApi(ABC):
     product = "this product"
     """How a refusal names the product ("no cell: <product> lacks <capability>")."""
 
+    moves_only_when_read = False
+    """True where the product's state moves only when it is read (the fake's world steps at each read): nothing
+    happens between the story's own reads, so the invariant watch looks only at the story's waits."""
+
     def _lacks(self, member: str) -> NoReturn:
         raise Lacks(self.product, capability_of(member) or member, member)
 

@@ -142,8 +142,9 @@ class Journey:
         self._closed = False
         self.lead = self._hire("Avery", "lead engineer")
         self._apply_hard_stop()
-        if self.sandboxes is not None:  # last: what is entered here is left when the journey closes
+        if self.sandboxes is not None:  # late: what is entered here is left when the journey closes
             self.resources.enter_context(self.sandboxes.following())
+        self.resources.enter_context(self.watch.between_waits())  # last: the first to stop
 
     # ---- the team ---------------------------------------------------------------
 

@@ -1,20 +1,25 @@
-"""The invariant watch: while a story waits, look at the product and keep every look in the package.
+"""The invariant watch: while a story runs, look at the product and keep every look in the package.
 
-Looking happens inside the journey's waits (at most every ``interval_s``),
-so it costs nothing when nobody waits and catches states a product passes
-through on the way (a task shown Done while its run still writes). Each look
-is appended to ``RECORD_SAMPLES`` as it is taken (a crash keeps what came
-before); at the end the invariants are judged by one pure rule over all the
-looks (:func:`harness.checks.watch_samples.watched_invariants`), so a regrade
-judges them again. While the story runs the watch folds the same looks only
-to keep the screen of the moment a rule is first seen broken.
+It looks at each of the journey's waits and, on its own thread, between
+them (at most every ``interval_s`` either way): a run that starts and ends
+while the person's browser loads a page is watched like one that outlasts a
+wait. A look at a wait also reads the page the person has open and is
+reused by the wait's own poll; a look between waits reads only the API, and
+the screen of a rule it first sees broken is kept at the story's next wait
+(the browser belongs to the story's thread). Each look is appended to
+``RECORD_SAMPLES`` as it is taken (a crash keeps what came before); at the
+end the invariants are judged by one pure rule over all the looks
+(:func:`harness.checks.watch_samples.watched_invariants`), so a regrade
+judges them again.
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 import httpx
 
@@ -60,6 +65,26 @@ class InvariantWatch:
         self._file = JsonLines(evidence.folder / RECORD_SAMPLES, exclude_none=False)
         self._next_at = 0.0
         self._bytes_checked: set[str] = set()
+        self._lock = threading.Lock()  # one look at a time, folded in the order taken
+        self._unshot: set[str] = set()  # invariants first seen broken between waits, their screen not kept yet
+        self._failed: BaseException | None = None  # what ended the looks between waits, for the story to raise
+        self._stopped = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @contextmanager
+    def between_waits(self) -> Iterator[None]:
+        """Look between the story's waits too, until the block ends or the watch concludes.
+
+        Not on a product whose state moves only when read (the fake): there a
+        look would be the clock, and nothing happens between the story's reads.
+        """
+        if self.interval_s > 0 and not self.api.moves_only_when_read:
+            self._thread = threading.Thread(target=self._look_between_waits, name="invariant-watch", daemon=True)
+            self._thread.start()
+        try:
+            yield
+        finally:
+            self._stop()
 
     def sample(self, shown: Callable[[], tuple[RecordId, str]] | None = None) -> list[Task]:
         """Look at the product now, unless the last look was less than ``interval_s`` ago and enough were taken.
@@ -68,21 +93,48 @@ class InvariantWatch:
         record this look read from the product's API (none when it took no look or could not read them), for
         the poll that took it to use instead of reading the same records again at the same moment.
         """
-        now = time.monotonic()
-        if now < self._next_at and self.looks.enough:
-            return []  # until there are enough looks, every wait looks, however soon after the last: a quick story too
-        self._next_at = now + self.interval_s
-        sample, tasks = self._look(shown)
-        new = self.looks.look(sample)
-        if new:
-            self.screenshot(f"invariant {', '.join(sorted({v.invariant for v in new}))} broken")
-            sample.screenshot = self.evidence.screenshots[-1] if self.evidence.screenshots else None
+        with self._lock:
+            if self._failed is not None:
+                raise self._failed
+            # until there are enough looks, every wait looks, however soon after the last: a quick story too
+            if time.monotonic() < self._next_at and self.looks.enough and not self._unshot:
+                return []
+            sample, tasks = self._look(shown)
+            broken = self._unshot | {v.invariant for v in self.looks.look(sample)}
+            self._unshot = set()
+            if broken:
+                self.screenshot(f"invariant {', '.join(sorted(broken))} broken")
+                sample.screenshot = self.evidence.screenshots[-1] if self.evidence.screenshots else None
+            self._keep(sample)
+            return tasks
+
+    def _look_between_waits(self) -> None:
+        """The thread's loop: a look whenever ``interval_s`` passed since the last one, at a wait or not."""
+        while not self._stopped.wait(max(self._next_at - time.monotonic(), 0.01)):
+            with self._lock:
+                if self._stopped.is_set() or time.monotonic() < self._next_at:
+                    continue
+                try:
+                    sample, _ = self._look(None)
+                except BaseException as error:  # noqa: BLE001 - raised at the story's next wait, on its thread
+                    self._failed = error
+                    return
+                self._unshot |= {v.invariant for v in self.looks.look(sample)}
+                self._keep(sample)
+
+    def _keep(self, sample: WatchSample) -> None:
         self.samples.append(sample)
         self._file.add(sample)
         self._bytes_checked |= set(sample.served)
-        return tasks
+
+    def _stop(self) -> None:
+        self._stopped.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
 
     def _look(self, shown: Callable[[], tuple[RecordId, str]] | None) -> tuple[WatchSample, list[Task]]:
+        self._next_at = time.monotonic() + self.interval_s
         at = utc_now()
         try:
             badge = ShownBadge(task_id=str(page[0]), status=page[1]) if shown and (page := shown()) else None
@@ -100,13 +152,16 @@ class InvariantWatch:
         return {str(d.id): hashlib.sha256(self.api.delivery_bytes(d.id)).hexdigest() for d in fresh}
 
     def conclude(self) -> None:
-        """Judge every invariant over all the looks, through the rule a regrade applies again.
+        """Stop looking between waits and judge every invariant over all the looks, through the rule a regrade
+        applies again.
 
-        A story whose waits looked once gets its last looks now, at its end;
-        with no look read at all, each invariant is not observable, with the reason.
+        A story whose looks read fewer than ``MIN_SAMPLES`` gets its last looks now, at its end, and a rule first
+        seen broken between waits gets its screen; with no look read at all, each invariant is not observable,
+        with the reason.
         """
+        self._stop()
         for _ in range(MIN_SAMPLES):
-            if not self.looks.read or self.looks.read >= MIN_SAMPLES:
+            if not self._unshot and (not self.looks.read or self.looks.read >= MIN_SAMPLES):
                 break
             self._next_at = 0.0
             self.sample()

@@ -15,6 +15,7 @@ from harness.products.fake.world import FakeWorld
 
 class FakeApi(ProductApi):
     product = "the fake product"
+    moves_only_when_read = True
 
     def __init__(self, world: FakeWorld) -> None:
         self.world = world

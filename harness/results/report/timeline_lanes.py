@@ -45,7 +45,7 @@ LANE_TITLES = {
     Lane.TRACE: "Playwright trace",
 }
 HARNESS_CLOCK = "harness"
-RECORD_CLOCK = "product, read at a wait"
+RECORD_CLOCK = "product, read by the invariant watch"
 ACTIVE_RUN = frozenset({"queued", "running", "starting"})
 
 
@@ -265,7 +265,7 @@ def _task_changes(before: TaskSample | None, now: TaskSample) -> list[tuple[str,
 
 
 def record_samples(folder: Path) -> tuple[list[Event], int]:
-    """The product's records as they changed between the samples the harness took at its waits (and how many
+    """The product's records as they changed between the samples the invariant watch took (and how many
     samples there were): one event per change, a state that breaks a rule marked as a problem."""
     events: list[Event] = []
     known: dict[str, TaskSample] = {}
