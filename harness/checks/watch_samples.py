@@ -116,7 +116,8 @@ class Looks:
         self.active = 0
         self.unreadable: list[str] = []
         self.broken: dict[tuple[str, str], tuple[Violation, int]] = {}  # first broken, and at which look
-        self._suspects: dict[tuple[str, str], datetime] = {}
+        self._suspects: dict[tuple[str, str], datetime] = {}  # of the records, read at every look
+        self._page_suspects: dict[tuple[str, str], datetime] = {}  # of the open page, read at some looks only
         self._identities: dict[str, tuple[object, ...]] = {}
         self._seen = 0
 
@@ -137,10 +138,9 @@ class Looks:
         )
         self.read += 1
         self.active += any(run.status in ACTIVE_STATUSES for run in records.runs)
-        states = violations(facts) + _badge(sample, self.done_statuses)
-        seen = {(v.invariant, v.subject): v for v in states}
-        self._suspects = {key: self._suspects.get(key, sample.at) for key in seen}
-        lasting = [v for key, v in seen.items() if (sample.at - self._suspects[key]).total_seconds() >= CONFIRM_S]
+        lasting = self._lasting(self._suspects, violations(facts), sample.at)
+        if sample.badge is not None:  # a look that read no page (none open, or between waits) says nothing of it
+            lasting += self._lasting(self._page_suspects, _badge(sample, self.done_statuses), sample.at)
         new = []
         for violation in lasting + _served_other_bytes(sample) + self._identity_changes(records.runs):
             key = (violation.invariant, violation.subject)
@@ -148,6 +148,16 @@ class Looks:
                 self.broken[key] = (violation, index)
                 new.append(violation)
         return new
+
+    @staticmethod
+    def _lasting(suspects: dict[tuple[str, str], datetime], states: list[Violation], at: datetime) -> list[Violation]:
+        """The states broken for ``CONFIRM_S`` by now; ``suspects`` (when each was first seen, in the looks that
+        could see it) is brought up to this look in place: a state not seen now is no longer suspect."""
+        seen = {(v.invariant, v.subject): v for v in states}
+        first = {key: suspects.get(key, at) for key in seen}
+        suspects.clear()
+        suspects.update(first)
+        return [v for key, v in seen.items() if (at - first[key]).total_seconds() >= CONFIRM_S]
 
     def _identity_changes(self, runs: list[RunFacts]) -> list[Violation]:
         """A run's runner (instance, pid, start time, or a sandbox's lease), once known, is the same for its life."""

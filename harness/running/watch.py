@@ -63,7 +63,8 @@ class InvariantWatch:
         self.samples: list[WatchSample] = []
         self.looks = Looks(self.done_statuses, self.observes)
         self._file = JsonLines(evidence.folder / RECORD_SAMPLES, exclude_none=False)
-        self._next_at = 0.0
+        self._next_at = 0.0  # the story's next look at a wait, on its own cadence: each reads the page too
+        self._quiet_until = 0.0  # the next look between waits, once no look was taken for a while
         self._bytes_checked: set[str] = set()
         self._lock = threading.Lock()  # one look at a time, folded in the order taken
         self._unshot: set[str] = set()  # invariants first seen broken between waits, their screen not kept yet
@@ -97,8 +98,12 @@ class InvariantWatch:
             if self._failed is not None:
                 raise self._failed
             # until there are enough looks, every wait looks, however soon after the last: a quick story too
-            if time.monotonic() < self._next_at and self.looks.enough and not self._unshot:
+            now = time.monotonic()
+            if now < self._next_at and self.looks.enough and not self._unshot:
                 return []
+            self._next_at = now + self.interval_s
+            # between waits only once the story has not looked for longer than a poll of its wait takes
+            self._quiet_until = max(self._quiet_until, now + self.interval_s * 1.5)
             sample, tasks = self._look(shown)
             broken = self._unshot | {v.invariant for v in self.looks.look(sample)}
             self._unshot = set()
@@ -109,11 +114,13 @@ class InvariantWatch:
             return tasks
 
     def _look_between_waits(self) -> None:
-        """The thread's loop: a look whenever ``interval_s`` passed since the last one, at a wait or not."""
-        while not self._stopped.wait(max(self._next_at - time.monotonic(), 0.01)):
+        """The thread's loop: a look every ``interval_s`` while the story takes none (it is not waiting)."""
+        while not self._stopped.wait(max(self._quiet_until - time.monotonic(), 0.01)):
             with self._lock:
-                if self._stopped.is_set() or time.monotonic() < self._next_at:
+                now = time.monotonic()
+                if self._stopped.is_set() or now < self._quiet_until:
                     continue
+                self._quiet_until = now + self.interval_s
                 try:
                     sample, _ = self._look(None)
                 except BaseException as error:  # noqa: BLE001 - raised at the story's next wait, on its thread
@@ -134,7 +141,6 @@ class InvariantWatch:
             self._thread = None
 
     def _look(self, shown: Callable[[], tuple[RecordId, str]] | None) -> tuple[WatchSample, list[Task]]:
-        self._next_at = time.monotonic() + self.interval_s
         at = utc_now()
         try:
             badge = ShownBadge(task_id=str(page[0]), status=page[1]) if shown and (page := shown()) else None

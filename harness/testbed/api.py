@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pathlib
 import sqlite3
 from typing import Annotated
 
@@ -239,12 +240,28 @@ def task_workspace(task_id: PathId, request: Request) -> list[WorkspaceFile]:
     controller = controller_of(request)
     records.task(controller.db, task_id)
     root = controller.workspace(task_id)
-    files = sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
-    return [
-        WorkspaceFile(path=p.relative_to(root).as_posix(), size=len(data), sha256=hashlib.sha256(data).hexdigest())
-        for p in files
-        for data in (p.read_bytes(),)
-    ]
+    for _ in range(LISTING_TRIES):
+        listed = _workspace_files(root)
+        if listed is not None:
+            return listed
+    return []  # changing through every try: nothing to show at this moment
+
+
+LISTING_TRIES = 5
+
+
+def _workspace_files(root: pathlib.Path) -> list[WorkspaceFile] | None:
+    """The workspace's files as read now; None when one went while it was read (an agent removing a file, the
+    workspace replaced by its sandbox's copy): a listing torn by a change is no answer."""
+    try:
+        files = sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
+        return [
+            WorkspaceFile(path=p.relative_to(root).as_posix(), size=len(data), sha256=hashlib.sha256(data).hexdigest())
+            for p in files
+            for data in (p.read_bytes(),)
+        ]
+    except FileNotFoundError:
+        return None
 
 
 @router.get("/runs")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import logging
-import shutil
 import tarfile
 import tempfile
 import threading
@@ -123,10 +122,12 @@ def extract(tar: bytes, staging: Path) -> Path:
 
 
 def bring_back(tar: bytes, folder: Path) -> None:
-    """Replace the task's workspace with the sandbox's copy."""
-    with tempfile.TemporaryDirectory(prefix=".returning-", dir=folder.parent) as staging:
+    """Replace the task's workspace with the sandbox's copy: two renames, so a reader of the folder meets the old
+    files or the new ones, never a folder half removed."""
+    with tempfile.TemporaryDirectory(prefix=".returning-", dir=folder.parent, ignore_cleanup_errors=True) as staging:
         returned = extract(tar, Path(staging))
-        shutil.rmtree(folder, ignore_errors=True)
+        if folder.exists():
+            folder.rename(Path(staging) / "leaving")
         returned.rename(folder)
 
 

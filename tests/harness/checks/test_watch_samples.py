@@ -97,3 +97,20 @@ def test_the_live_fold_says_when_the_looks_are_enough() -> None:
     looks.look(look(1, "done", "succeeded"))
     assert not looks.enough, "two looks, but none while a run was active"
     assert looks.look(look(2)) == [] and looks.enough
+
+
+def test_a_page_badge_is_confirmed_over_the_looks_that_read_the_page() -> None:
+    """A look between waits reads no page: it neither confirms nor clears what the page was last seen showing; a
+    look that reads the page showing it right again does clear it."""
+    wrong = ShownBadge(task_id="1", status="done")
+    right = ShownBadge(task_id="1", status="in_progress")
+    between = [look(0, badge=wrong), look(0.6), look(0.6 + CONFIRM_S, badge=wrong), look(3)]
+    assert by_id(watched_invariants(between, DONE, None))["invariant.done-while-active"].failed
+    cleared = [look(0, badge=wrong), look(0.6, badge=right), look(0.6 + CONFIRM_S, badge=wrong), look(3)]
+    assert by_id(watched_invariants(cleared, DONE, None))["invariant.done-while-active"].passed
+
+
+def test_a_break_first_seen_between_waits_takes_the_screen_kept_at_the_next_wait() -> None:
+    looks = [look(0, "done"), look(CONFIRM_S, "done"), look(1.5, "done", screenshot="screenshots/04-x.png")]
+    check = by_id(watched_invariants(looks, DONE, None))["invariant.done-while-active"]
+    assert check.failed and check.evidence == ["screenshots/04-x.png"]
