@@ -54,8 +54,8 @@ def question_page(journey: Journey) -> ProviderQuestionView:
 PROVIDER_RUNS = 2
 PROVIDER_PACE_S = 0.3
 """The scripted lead's step time in the provider stories. Each run is a few steps (ask and end; read the answer,
-reply and end): at the fast default a run can start and end inside one page load of the person's, between two
-looks of the invariant watch, which then has seen no run at work and cannot say the invariants about one held."""
+reply and end): at the fast default such a run is over within the invariant watch's half second between two
+looks, which then has seen no run at work and cannot say the invariants about one held."""
 
 
 @dataclass(frozen=True)
