@@ -83,10 +83,13 @@ def package_shape(record: AttemptRecord, folder: Path) -> tuple[Any, ...]:
     Screenshots count by what they show, not how often: a story may take one
     twice on a course it is written to take on a loaded machine (a Stop that
     missed a run that had just ended asks for more work and shows it again).
+    Checks count by whether they failed: whether one was observable at all can
+    depend on the machine's pace (an invariant about work in progress is not,
+    where no look of the watch fell inside a short run), never on the engine.
     """
     files = (str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and "logs" not in p.parts)
     entries = sorted({SCREENSHOT_ORDINAL.sub(r"\1", entry) for entry in files})
-    checks = sorted({(check.id, check.passed) for check in record.checks})
+    checks = sorted({(check.id, check.failed) for check in record.checks})
     return record.verdict, checks, [d.phase for d in record.downloads], entries
 
 
