@@ -36,6 +36,9 @@ from harness.products.api import ProductApi
 from harness.products.http import ProductApiError
 
 SAMPLE_INTERVAL_S = 0.5
+QUIET_INTERVALS = 1.5
+"""Intervals without a look at a wait before the thread looks: longer than one poll of a wait takes, so the looks
+at waits (which also read the page) keep their cadence."""
 # What a look may meet while the product restarts under a fault: keep it as unreadable, keep watching.
 # Anything else (a record that breaks its contract, a harness bug) ends the story like any other error.
 UNREADABLE = (httpx.TransportError, ProductApiError)
@@ -88,7 +91,8 @@ class InvariantWatch:
             self._stop()
 
     def sample(self, shown: Callable[[], tuple[RecordId, str]] | None = None) -> list[Task]:
-        """Look at the product now, unless the last look was less than ``interval_s`` ago and enough were taken.
+        """Look at the product now, at a wait, unless the last look at a wait was less than ``interval_s`` ago and
+        enough were taken.
 
         ``shown`` reads the page the person looks at: (task id, status on its badge). Returns every task's
         record this look read from the product's API (none when it took no look or could not read them), for
@@ -102,8 +106,7 @@ class InvariantWatch:
             if now < self._next_at and self.looks.enough and not self._unshot:
                 return []
             self._next_at = now + self.interval_s
-            # between waits only once the story has not looked for longer than a poll of its wait takes
-            self._quiet_until = max(self._quiet_until, now + self.interval_s * 1.5)
+            self._quiet_until = max(self._quiet_until, now + self.interval_s * QUIET_INTERVALS)
             sample, tasks = self._look(shown)
             broken = self._unshot | {v.invariant for v in self.looks.look(sample)}
             self._unshot = set()
