@@ -23,7 +23,7 @@ from harness.products import cool_down, warm_up
 from harness.running import interrupt
 from harness.running.browser import launch_options
 from harness.running.selection import select
-from harness.running.shared_browser import SharedBrowser
+from harness.running.shared_browser import SharedBrowser, TargetClosedError
 
 # Where each process keeps the settings it parsed from the option (the controller and every worker alike).
 SETTINGS_KEY = pytest.StashKey[RunSettings]()
@@ -86,17 +86,19 @@ def browser_type_launch_args(browser_type_launch_args: dict, playwright: Playwri
 def browser(launch_browser: Callable[[], Browser]) -> Iterator[Browser]:
     """pytest-playwright's browser, whose closing after a stop signal cannot fail the run.
 
-    A terminal's Ctrl-C ends Playwright's driver with the harness: closing
-    the browser then raises from pytest's session end, past the verdicts.
+    A terminal's Ctrl-C ends Playwright's driver with the harness, and a
+    driver may die mid-run: closing the browser then raises from pytest's
+    session end, past the verdicts.
     """
     launched = launch_browser()
     yield launched
     try:
         launched.close()
-    except Exception:
-        if not interrupt.interrupted():
+    except Exception as error:
+        if not (interrupt.interrupted() or isinstance(error, TargetClosedError)):
             raise
-        # The driver's pending calls died with it: asyncio would report each of their futures as "never retrieved".
+        # The driver ended first (a stop signal, or a driver that died mid-run, which the shared browser recovered
+        # from): its pending calls died with it, and asyncio would report each of their futures as "never retrieved".
         logging.getLogger("asyncio").setLevel(logging.CRITICAL)
 
 
