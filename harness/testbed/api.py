@@ -42,6 +42,9 @@ from .models import (
 )
 from .origin import same_origin_if_browser
 
+LISTING_TRIES = 5
+"""Readings of a workspace that changes while it is listed, before the listing says it has nothing to show."""
+
 # Every id in a path: a number SQLite can hold, else 422 naming it (never a 500).
 PathId = Annotated[int, Path(ge=1, le=SQLITE_INT_MAX)]
 router = APIRouter(prefix="/api", tags=["public"], dependencies=[Depends(same_origin_if_browser)])
@@ -245,9 +248,6 @@ def task_workspace(task_id: PathId, request: Request) -> list[WorkspaceFile]:
         if listed is not None:
             return listed
     return []  # changing through every try: nothing to show at this moment
-
-
-LISTING_TRIES = 5
 
 
 def _workspace_files(root: pathlib.Path) -> list[WorkspaceFile] | None:

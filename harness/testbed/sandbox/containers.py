@@ -123,7 +123,7 @@ def extract(tar: bytes, staging: Path) -> Path:
 
 def bring_back(tar: bytes, folder: Path) -> None:
     """Replace the task's workspace with the sandbox's copy: two renames, so a reader of the folder meets the old
-    files or the new ones, never a folder half removed."""
+    files, the new ones or (between the renames) no folder, never a folder half removed."""
     with tempfile.TemporaryDirectory(prefix=".returning-", dir=folder.parent, ignore_cleanup_errors=True) as staging:
         returned = extract(tar, Path(staging))
         if folder.exists():
